@@ -1,0 +1,37 @@
+// Errors are values with stable, machine-readable codes (ERR_ILLEGAL_MOVE, ERR_BAD_FEN, ...).
+// The code travels as a payload on absl::Status so domain libraries stay free of gRPC; the service
+// layer maps the canonical absl code to gRPC and copies the stable code into the response.
+// Clients match on the code, never on the message.
+//
+//   return base::Error(absl::StatusCode::kInvalidArgument, "ERR_BAD_FEN", "column 3: ...");
+//   if (base::ErrorCode(status) == "ERR_AMBIGUOUS_SAN") ...
+#ifndef ARBITER_LIBS_BASE_ERROR_H_
+#define ARBITER_LIBS_BASE_ERROR_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+
+namespace base {
+
+// The payload type URL under which the stable code is stored.
+inline constexpr absl::string_view kErrorCodePayload = "type.arbiter.dev/arbiter.v1.ErrorCode";
+
+// A status with a canonical code, a stable error code and a human message.
+absl::Status Error(absl::StatusCode code, absl::string_view error_code, absl::string_view message);
+
+// Shorthands for the canonical codes the project uses (see STYLE.md).
+absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message);     // malformed
+absl::Status FailedPrecondition(absl::string_view error_code, absl::string_view message);  // not now
+absl::Status NotFound(absl::string_view error_code, absl::string_view message);
+absl::Status Aborted(absl::string_view error_code, absl::string_view message);      // lost a race
+absl::Status Unavailable(absl::string_view error_code, absl::string_view message);  // backend down
+
+// The stable code of `status`: its payload if set, otherwise a generic code derived from the
+// canonical code ("ERR_INVALID_ARGUMENT", ...); "" for OK.
+std::string ErrorCode(const absl::Status& status);
+
+}  // namespace base
+
+#endif  // ARBITER_LIBS_BASE_ERROR_H_

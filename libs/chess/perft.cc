@@ -1,0 +1,33 @@
+#include "libs/chess/perft.h"
+
+#include "libs/chess/movegen.h"
+
+namespace chess {
+
+std::uint64_t Perft(const Position& pos, int depth) {
+  if (depth <= 0) return 1;
+  if (depth == 1) return static_cast<std::uint64_t>(CountLegalMoves(pos));
+  MoveList list;
+  GenerateLegalMoves(pos, &list);
+  std::uint64_t nodes = 0;
+  for (Move m : list) {
+    Position child = pos;
+    child.PlayUnchecked(m);
+    nodes += Perft(child, depth - 1);
+  }
+  return nodes;
+}
+
+std::vector<std::pair<Move, std::uint64_t>> PerftDivide(const Position& pos, int depth) {
+  std::vector<std::pair<Move, std::uint64_t>> out;
+  MoveList list;
+  GenerateLegalMoves(pos, &list);
+  for (Move m : list) {
+    Position child = pos;
+    child.PlayUnchecked(m);
+    out.emplace_back(m, Perft(child, depth - 1));
+  }
+  return out;
+}
+
+}  // namespace chess
