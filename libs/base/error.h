@@ -9,9 +9,9 @@
 #define ARBITER_LIBS_BASE_ERROR_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace base {
 
@@ -22,8 +22,9 @@ inline constexpr absl::string_view kErrorCodePayload = "type.arbiter.dev/arbiter
 absl::Status Error(absl::StatusCode code, absl::string_view error_code, absl::string_view message);
 
 // Shorthands for the canonical codes the project uses (see STYLE.md).
-absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message);     // malformed
-absl::Status FailedPrecondition(absl::string_view error_code, absl::string_view message);  // not now
+absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message);  // malformed
+absl::Status FailedPrecondition(absl::string_view error_code,
+                                absl::string_view message);  // not now
 absl::Status NotFound(absl::string_view error_code, absl::string_view message);
 absl::Status Aborted(absl::string_view error_code, absl::string_view message);      // lost a race
 absl::Status Unavailable(absl::string_view error_code, absl::string_view message);  // backend down

@@ -10,11 +10,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
+#define RETURN_IF_ERROR(expr)                                             \
+  do {                                                                    \
     if (::absl::Status _arbiter_status = (expr); !_arbiter_status.ok()) { \
-      return _arbiter_status;                                   \
-    }                                                           \
+      return _arbiter_status;                                             \
+    }                                                                     \
   } while (false)
 
 #define ARBITER_STATUS_CONCAT_INNER(a, b) a##b

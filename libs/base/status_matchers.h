@@ -1,4 +1,5 @@
-// GoogleTest matchers for absl::Status / StatusOr and the stable error code, which our Abseil lacks.
+// GoogleTest matchers for absl::Status / StatusOr and the stable error code, which our Abseil
+// lacks.
 //
 //   EXPECT_OK(status);
 //   EXPECT_THAT(result, IsOk());

@@ -99,9 +99,9 @@ void InitMagics(const int (*deltas)[2], Magic* magics, Bitboard* table) {
 
 AttackTables Build() {
   AttackTables t{};
-  constexpr int kKnightDeltas[8][2] = {{1, 2}, {2, 1}, {2, -1}, {1, -2},
+  constexpr int kKnightDeltas[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
                                        {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
-  constexpr int kKingDeltas[8][2] = {{1, 0}, {1, 1}, {0, 1}, {-1, 1},
+  constexpr int kKingDeltas[8][2] = {{1, 0},  {1, 1},   {0, 1},  {-1, 1},
                                      {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
   constexpr int kWhitePawn[2][2] = {{-1, 1}, {1, 1}};
   constexpr int kBlackPawn[2][2] = {{-1, -1}, {1, -1}};
@@ -119,8 +119,8 @@ AttackTables Build() {
     for (int b = 0; b < 64; ++b) {
       Square sb = static_cast<Square>(b);
       if (a == b) continue;
-      const int (*kinds[2])[2] = {kBishopDeltas, kRookDeltas};
-      for (const int (*deltas)[2] : kinds) {
+      const int(*kinds[2])[2] = {kBishopDeltas, kRookDeltas};
+      for (const int(*deltas)[2] : kinds) {
         if (SlidingAttacks(sa, 0, deltas) & SquareBB(sb)) {
           t.line[a][b] = (SlidingAttacks(sa, 0, deltas) & SlidingAttacks(sb, 0, deltas)) |
                          SquareBB(sa) | SquareBB(sb);
@@ -143,12 +143,18 @@ AttackTables tables = Build();
 
 Bitboard Attacks(PieceType t, Square s, Bitboard occupied) {
   switch (t) {
-    case PieceType::kKnight: return KnightAttacks(s);
-    case PieceType::kBishop: return BishopAttacks(s, occupied);
-    case PieceType::kRook: return RookAttacks(s, occupied);
-    case PieceType::kQueen: return QueenAttacks(s, occupied);
-    case PieceType::kKing: return KingAttacks(s);
-    default: return 0;
+    case PieceType::kKnight:
+      return KnightAttacks(s);
+    case PieceType::kBishop:
+      return BishopAttacks(s, occupied);
+    case PieceType::kRook:
+      return RookAttacks(s, occupied);
+    case PieceType::kQueen:
+      return QueenAttacks(s, occupied);
+    case PieceType::kKing:
+      return KingAttacks(s);
+    default:
+      return 0;
   }
 }
 

@@ -37,8 +37,16 @@ constexpr bool MoreThanOne(Bitboard b) { return (b & (b - 1)) != 0; }
 constexpr bool Contains(Bitboard b, Square s) { return (b & SquareBB(s)) != 0; }
 
 // One step in a direction without wrapping around the board's edge.
-enum Direction : int { kNorth = 8, kSouth = -8, kEast = 1, kWest = -1,
-                       kNorthEast = 9, kNorthWest = 7, kSouthEast = -7, kSouthWest = -9 };
+enum Direction : int {
+  kNorth = 8,
+  kSouth = -8,
+  kEast = 1,
+  kWest = -1,
+  kNorthEast = 9,
+  kNorthWest = 7,
+  kSouthEast = -7,
+  kSouthWest = -9
+};
 template <Direction D>
 constexpr Bitboard Shift(Bitboard b) {
   if constexpr (D == kNorth) return b << 8;
@@ -67,7 +75,7 @@ struct Magic {
 struct AttackTables {
   std::array<Bitboard, 64> knight;
   std::array<Bitboard, 64> king;
-  std::array<std::array<Bitboard, 64>, 2> pawn;  // [colour][square]: squares that pawn attacks
+  std::array<std::array<Bitboard, 64>, 2> pawn;      // [colour][square]: squares that pawn attacks
   std::array<std::array<Bitboard, 64>, 64> between;  // strictly between two aligned squares
   std::array<std::array<Bitboard, 64>, 64> line;     // the whole line through two aligned squares
   std::array<Magic, 64> bishop;

@@ -36,23 +36,28 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     char c = fen[i];
     if (c == ' ') break;
     if (c == '/') {
-      if (file != 8) return FenError(i, absl::StrCat("rank ", rank + 1, " has ", file, " squares, not 8"));
+      if (file != 8)
+        return FenError(i, absl::StrCat("rank ", rank + 1, " has ", file, " squares, not 8"));
       if (rank == 0) return FenError(i, "more than 8 ranks");
       --rank;
       file = 0;
     } else if (c >= '1' && c <= '8') {
-      if (i > 0 && fen[i - 1] >= '1' && fen[i - 1] <= '8') return FenError(i, "two digits in a row");
+      if (i > 0 && fen[i - 1] >= '1' && fen[i - 1] <= '8')
+        return FenError(i, "two digits in a row");
       file += c - '0';
       if (file > 8) return FenError(i, absl::StrCat("rank ", rank + 1, " has more than 8 squares"));
     } else {
       Piece p = PieceFromFenChar(c);
-      if (IsNone(p)) return FenError(i, absl::StrCat("'", absl::string_view(&c, 1), "' is not a piece letter"));
-      if (file >= 8) return FenError(i, absl::StrCat("rank ", rank + 1, " has more than 8 squares"));
+      if (IsNone(p))
+        return FenError(i, absl::StrCat("'", absl::string_view(&c, 1), "' is not a piece letter"));
+      if (file >= 8)
+        return FenError(i, absl::StrCat("rank ", rank + 1, " has more than 8 squares"));
       setup.board[MakeSquare(file, rank)] = p;
       ++file;
     }
   }
-  if (rank != 0 || file != 8) return FenError(i, "the placement must describe 8 ranks of 8 squares");
+  if (rank != 0 || file != 8)
+    return FenError(i, "the placement must describe 8 ranks of 8 squares");
   ++i;
   // Field 2: side to move.
   if (i >= fen.size()) return FenError(i, "missing side to move");
@@ -64,7 +69,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     return FenError(i, "side to move must be 'w' or 'b'");
   }
   ++i;
-  if (i >= fen.size() || fen[i] != ' ') return FenError(i, "expected a space after the side to move");
+  if (i >= fen.size() || fen[i] != ' ')
+    return FenError(i, "expected a space after the side to move");
   ++i;
   // Field 3: castling.
   if (i >= fen.size()) return FenError(i, "missing castling field");
@@ -84,7 +90,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     }
     if (i == start) return FenError(i, "empty castling field");
   }
-  if (i >= fen.size() || fen[i] != ' ') return FenError(i, "expected a space after the castling field");
+  if (i >= fen.size() || fen[i] != ' ')
+    return FenError(i, "expected a space after the castling field");
   ++i;
   // Field 4: en passant square.
   if (i >= fen.size()) return FenError(i, "missing en passant field");
@@ -93,7 +100,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
   } else {
     auto sq = i + 1 < fen.size() ? ParseSquare(fen.substr(i, 2)) : std::nullopt;
     if (!sq.has_value()) return FenError(i, "en passant field must be '-' or a square");
-    if (RankOf(*sq) != 2 && RankOf(*sq) != 5) return FenError(i, "en passant square must be on rank 3 or 6");
+    if (RankOf(*sq) != 2 && RankOf(*sq) != 5)
+      return FenError(i, "en passant square must be on rank 3 or 6");
     setup.ep_square = *sq;
     i += 2;
   }
@@ -102,8 +110,10 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
   ++i;
   // Fields 5 and 6: half-move clock and move number.
   size_t space = fen.find(' ', i);
-  if (space == absl::string_view::npos) return FenError(i, "missing move number after the half-move clock");
-  if (!ParseCounter(fen.substr(i, space - i), &setup.halfmove_clock)) return FenError(i, "half-move clock must be a number 0..99999");
+  if (space == absl::string_view::npos)
+    return FenError(i, "missing move number after the half-move clock");
+  if (!ParseCounter(fen.substr(i, space - i), &setup.halfmove_clock))
+    return FenError(i, "half-move clock must be a number 0..99999");
   i = space + 1;
   if (!ParseCounter(fen.substr(i), &setup.fullmove_number) || setup.fullmove_number < 1) {
     return FenError(i, "move number must be a number 1..99999");

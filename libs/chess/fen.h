@@ -3,8 +3,8 @@
 // Writing gives the en passant square only when an en passant capture is legal (as Lichess and
 // python-chess do), so equal positions (9.2) have equal FENs.
 //
-//   absl::StatusOr<Position> pos = ParseFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
-//   std::string fen = ToFen(*pos);
+//   absl::StatusOr<Position> pos = ParseFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
+//   0 1"); std::string fen = ToFen(*pos);
 #ifndef ARBITER_LIBS_CHESS_FEN_H_
 #define ARBITER_LIBS_CHESS_FEN_H_
 
@@ -17,7 +17,8 @@
 
 namespace chess {
 
-inline constexpr absl::string_view kStartFen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+inline constexpr absl::string_view kStartFen =
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 // Syntax only: INVALID_ARGUMENT ERR_BAD_FEN "column N: ..." on malformed text.
 absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen);

@@ -12,8 +12,9 @@ bool SamePositionForRepetition(const Position& a, const Position& b) {
                       PieceType::kQueen, PieceType::kKing}) {
     if (a.pieces(t) != b.pieces(t)) return false;
   }
-  return a.pieces(Color::kWhite) == b.pieces(Color::kWhite) && a.side_to_move() == b.side_to_move() &&
-         a.castling_rights() == b.castling_rights() && a.ep_square() == b.ep_square();
+  return a.pieces(Color::kWhite) == b.pieces(Color::kWhite) &&
+         a.side_to_move() == b.side_to_move() && a.castling_rights() == b.castling_rights() &&
+         a.ep_square() == b.ep_square();
 }
 
 Game::Game(Position start) { positions_.push_back(std::move(start)); }
@@ -21,9 +22,9 @@ Game::Game(Position start) { positions_.push_back(std::move(start)); }
 absl::Status Game::Play(Move m) {
   const Position& current = position();
   if (!current.HasLegalMoves()) {
-    return base::FailedPrecondition(
-        "ERR_GAME_OVER", current.InCheck() ? "the game has ended by checkmate (5.1a)"
-                                           : "the game has ended by stalemate (5.2a)");
+    return base::FailedPrecondition("ERR_GAME_OVER",
+                                    current.InCheck() ? "the game has ended by checkmate (5.1a)"
+                                                      : "the game has ended by stalemate (5.2a)");
   }
   Position next = current;
   if (absl::Status st = next.Play(m); !st.ok()) return st;

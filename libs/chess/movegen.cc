@@ -78,8 +78,10 @@ int Generate(const Position& pos, Move* out) {
   const Bitboard ours = pos.pieces(kUs);
   const Bitboard theirs = pos.pieces(kThem);
   const Square ksq = pos.KingSquare(kUs);
-  const Bitboard their_rq = pos.pieces(kThem, PieceType::kRook) | pos.pieces(kThem, PieceType::kQueen);
-  const Bitboard their_bq = pos.pieces(kThem, PieceType::kBishop) | pos.pieces(kThem, PieceType::kQueen);
+  const Bitboard their_rq =
+      pos.pieces(kThem, PieceType::kRook) | pos.pieces(kThem, PieceType::kQueen);
+  const Bitboard their_bq =
+      pos.pieces(kThem, PieceType::kBishop) | pos.pieces(kThem, PieceType::kQueen);
 
   const Bitboard checkers = pos.AttackersTo(ksq, occ) & theirs;
 
@@ -106,8 +108,7 @@ int Generate(const Position& pos, Move* out) {
   }
 
   // In check: capture the checker or interpose (pinned pieces cannot do either).
-  const Bitboard target =
-      checkers ? (Between(ksq, Lsb(checkers)) | checkers) : ~ours;
+  const Bitboard target = checkers ? (Between(ksq, Lsb(checkers)) | checkers) : ~ours;
   const Bitboard movable = checkers ? ~pinned : ~Bitboard{0};
 
   // Pawns (3.7).
@@ -150,7 +151,8 @@ int Generate(const Position& pos, Move* out) {
       }
     }
 
-    // 3.7d: en passant. Checked in full, because removing two pawns from one rank can expose the king.
+    // 3.7d: en passant. Checked in full, because removing two pawns from one rank can expose the
+    // king.
     if (pos.ep_square() != kNoSquare) {
       const Square ep = pos.ep_square();
       const Square victim = static_cast<Square>(static_cast<int>(ep) - kUp);
@@ -158,9 +160,10 @@ int Generate(const Position& pos, Move* out) {
       while (capturers) {
         Square from = PopLsb(capturers);
         Bitboard after = (occ ^ SquareBB(from) ^ SquareBB(victim)) | SquareBB(ep);
-        bool exposed = (RookAttacks(ksq, after) & their_rq) || (BishopAttacks(ksq, after) & their_bq) ||
-                       (KnightAttacks(ksq) & pos.pieces(kThem, PieceType::kKnight)) ||
-                       (PawnAttacks(kUs, ksq) & pos.pieces(kThem, PieceType::kPawn) & ~SquareBB(victim));
+        bool exposed =
+            (RookAttacks(ksq, after) & their_rq) || (BishopAttacks(ksq, after) & their_bq) ||
+            (KnightAttacks(ksq) & pos.pieces(kThem, PieceType::kKnight)) ||
+            (PawnAttacks(kUs, ksq) & pos.pieces(kThem, PieceType::kPawn) & ~SquareBB(victim));
         if (!exposed) sink.AddOne(Move(from, ep, Move::kEnPassant));
       }
     }
@@ -176,14 +179,16 @@ int Generate(const Position& pos, Move* out) {
   }
   // Sliders.
   {
-    Bitboard diag = (pos.pieces(kUs, PieceType::kBishop) | pos.pieces(kUs, PieceType::kQueen)) & movable;
+    Bitboard diag =
+        (pos.pieces(kUs, PieceType::kBishop) | pos.pieces(kUs, PieceType::kQueen)) & movable;
     while (diag) {
       Square from = PopLsb(diag);
       Bitboard t = BishopAttacks(from, occ) & target;
       if (Contains(pinned, from)) t &= Line(ksq, from);
       sink.Add(from, t);
     }
-    Bitboard ortho = (pos.pieces(kUs, PieceType::kRook) | pos.pieces(kUs, PieceType::kQueen)) & movable;
+    Bitboard ortho =
+        (pos.pieces(kUs, PieceType::kRook) | pos.pieces(kUs, PieceType::kQueen)) & movable;
     while (ortho) {
       Square from = PopLsb(ortho);
       Bitboard t = RookAttacks(from, occ) & target;
@@ -219,8 +224,9 @@ int Generate(const Position& pos, Move* out) {
 }  // namespace
 
 void GenerateLegalMoves(const Position& pos, MoveList* list) {
-  list->size = pos.side_to_move() == Color::kWhite ? Generate<Color::kWhite, false>(pos, list->moves)
-                                                   : Generate<Color::kBlack, false>(pos, list->moves);
+  list->size = pos.side_to_move() == Color::kWhite
+                   ? Generate<Color::kWhite, false>(pos, list->moves)
+                   : Generate<Color::kBlack, false>(pos, list->moves);
 }
 
 int CountLegalMoves(const Position& pos) {

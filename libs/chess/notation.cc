@@ -23,16 +23,30 @@ bool IsRank(char c) { return c >= '1' && c <= '8'; }
 
 PieceType PromotionFromChar(char c) {
   switch (c) {
-    case 'q': case 'Q': case 'D': return PieceType::kQueen;
-    case 'r': case 'R': case 'T': return PieceType::kRook;
-    case 'b': case 'B': case 'L': return PieceType::kBishop;
-    case 'n': case 'N': case 'S': return PieceType::kKnight;
-    default: return PieceType::kNone;
+    case 'q':
+    case 'Q':
+    case 'D':
+      return PieceType::kQueen;
+    case 'r':
+    case 'R':
+    case 'T':
+      return PieceType::kRook;
+    case 'b':
+    case 'B':
+    case 'L':
+      return PieceType::kBishop;
+    case 'n':
+    case 'N':
+    case 'S':
+      return PieceType::kKnight;
+    default:
+      return PieceType::kNone;
   }
 }
 
 bool EndsWith(const std::string& s, absl::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
 }
 
 }  // namespace
@@ -44,18 +58,21 @@ std::string ToUci(Move m) {
 }
 
 absl::StatusOr<Move> ParseUci(const Position& pos, absl::string_view text) {
-  if ((text.size() != 4 && text.size() != 5) || !IsFile(text[0]) || !IsRank(text[1]) || !IsFile(text[2]) ||
-      !IsRank(text[3])) {
-    return base::InvalidArgument("ERR_BAD_UCI", absl::StrCat("'", text, "' is not a UCI move (e.g. e2e4, e7e8q)"));
+  if ((text.size() != 4 && text.size() != 5) || !IsFile(text[0]) || !IsRank(text[1]) ||
+      !IsFile(text[2]) || !IsRank(text[3])) {
+    return base::InvalidArgument("ERR_BAD_UCI",
+                                 absl::StrCat("'", text, "' is not a UCI move (e.g. e2e4, e7e8q)"));
   }
   PieceType promotion = PieceType::kNone;
   if (text.size() == 5) {
     if (text[4] != 'q' && text[4] != 'r' && text[4] != 'b' && text[4] != 'n') {
-      return base::InvalidArgument("ERR_BAD_UCI", absl::StrCat("'", text, "': promotion must be q, r, b or n"));
+      return base::InvalidArgument("ERR_BAD_UCI",
+                                   absl::StrCat("'", text, "': promotion must be q, r, b or n"));
     }
     promotion = PromotionFromChar(text[4]);
   }
-  Move m = pos.MakeMove(*ParseSquare(text.substr(0, 2)), *ParseSquare(text.substr(2, 2)), promotion);
+  Move m =
+      pos.MakeMove(*ParseSquare(text.substr(0, 2)), *ParseSquare(text.substr(2, 2)), promotion);
   IllegalMoveReason reason = pos.Diagnose(m);
   if (reason != IllegalMoveReason::kNone) return IllegalMove(text, reason);
   return m;
@@ -123,14 +140,16 @@ std::string ToSan(const Position& pos, Move m, SanStyle style, Letters letters) 
 
 absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   auto bad = [&](absl::string_view why) {
-    return base::InvalidArgument("ERR_BAD_SAN", absl::StrCat("'", text, "' is not a move in algebraic notation: ", why));
+    return base::InvalidArgument(
+        "ERR_BAD_SAN", absl::StrCat("'", text, "' is not a move in algebraic notation: ", why));
   };
   if (text.empty()) return bad("empty");
   if (text.size() > 16) return bad("too long");
 
   // Normalise: drop annotations and the markers people add or leave out.
   std::string s(text);
-  while (!s.empty() && (s.back() == '!' || s.back() == '?' || s.back() == '+' || s.back() == '#')) s.pop_back();
+  while (!s.empty() && (s.back() == '!' || s.back() == '?' || s.back() == '+' || s.back() == '#'))
+    s.pop_back();
   for (absl::string_view suffix : {"e.p.", "e. p.", "ep"}) {
     if (EndsWith(s, suffix)) {
       s.resize(s.size() - suffix.size());
@@ -149,7 +168,8 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
     const bool king_side = s.size() == 3;
     const Square from = pos.side_to_move() == Color::kWhite ? kE1 : kE8;
     const Move m(from, static_cast<Square>(king_side ? from + 2 : from - 2), Move::kCastling);
-    if (TypeOf(pos.PieceOn(from)) != PieceType::kKing || ColorOf(pos.PieceOn(from)) != pos.side_to_move()) {
+    if (TypeOf(pos.PieceOn(from)) != PieceType::kKing ||
+        ColorOf(pos.PieceOn(from)) != pos.side_to_move()) {
       return IllegalMove(text, IllegalMoveReason::kCastlingRightLost);
     }
     IllegalMoveReason reason = pos.Diagnose(m);
@@ -168,10 +188,12 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   PieceType promotion = PieceType::kNone;
   if (!IsRank(core.back())) {
     promotion = PromotionFromChar(core.back());
-    if (promotion == PieceType::kNone) return bad("it does not end in a square or a promotion piece");
+    if (promotion == PieceType::kNone)
+      return bad("it does not end in a square or a promotion piece");
     core.pop_back();
   }
-  if (core.size() < 2 || !IsFile(core[core.size() - 2]) || !IsRank(core.back())) return bad("no destination square");
+  if (core.size() < 2 || !IsFile(core[core.size() - 2]) || !IsRank(core.back()))
+    return bad("no destination square");
   const Square to = MakeSquare(core[core.size() - 2] - 'a', core.back() - '1');
   core.resize(core.size() - 2);
 
@@ -189,7 +211,8 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   if (type != PieceType::kPawn && promotion != PieceType::kNone) return bad("only pawns promote");
 
   auto matches_from = [&](Square from) {
-    return (from_file < 0 || FileOf(from) == from_file) && (from_rank < 0 || RankOf(from) == from_rank);
+    return (from_file < 0 || FileOf(from) == from_file) &&
+           (from_rank < 0 || RankOf(from) == from_rank);
   };
   Move found;
   int count = 0;
@@ -202,8 +225,10 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   }
   if (count == 1) return found;
   if (count > 1) {
-    return base::InvalidArgument("ERR_AMBIGUOUS_SAN",
-                                 absl::StrCat("'", text, "' fits more than one legal move (Appendix E9: name the file or rank)"));
+    return base::InvalidArgument(
+        "ERR_AMBIGUOUS_SAN",
+        absl::StrCat("'", text,
+                     "' fits more than one legal move (Appendix E9: name the file or rank)"));
   }
   // No legal move: say why, if one piece of that kind could make the move but for the rules.
   IllegalMoveReason reason = IllegalMoveReason::kNotHowThePieceMoves;
@@ -223,8 +248,8 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
 }
 
 absl::StatusOr<Move> ParseMove(const Position& pos, absl::string_view text) {
-  const bool uci_shape = (text.size() == 4 || text.size() == 5) && IsFile(text[0]) && IsRank(text[1]) &&
-                         IsFile(text[2]) && IsRank(text[3]) &&
+  const bool uci_shape = (text.size() == 4 || text.size() == 5) && IsFile(text[0]) &&
+                         IsRank(text[1]) && IsFile(text[2]) && IsRank(text[3]) &&
                          (text.size() == 4 || (text[4] >= 'a' && text[4] <= 'z'));
   if (uci_shape) return ParseUci(pos, text);
   return ParseSan(pos, text);

@@ -54,7 +54,8 @@ TEST(SanWriteTest, PgnAndAppendixE) {
   const std::string mate = "6k1/5ppp/8/8/8/8/8/R3K3 w - - 0 1";
   EXPECT_EQ(San(mate, "a1a8"), "Ra8#");
   EXPECT_EQ(San(mate, "a1a8", SanStyle::kAppendixE, Letters::kGerman), "Ta8++");
-  EXPECT_EQ(San("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1", "b1c3", SanStyle::kPgn, Letters::kGerman), "Sc3");
+  EXPECT_EQ(San("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1", "b1c3", SanStyle::kPgn, Letters::kGerman),
+            "Sc3");
 }
 
 TEST(SanReadTest, TolerantForms) {

@@ -14,7 +14,9 @@
 namespace chess {
 namespace {
 
-bool IsResult(absl::string_view w) { return w == "1-0" || w == "0-1" || w == "1/2-1/2" || w == "*"; }
+bool IsResult(absl::string_view w) {
+  return w == "1-0" || w == "0-1" || w == "1/2-1/2" || w == "*";
+}
 
 // Reads "[%clk 1:23:45]" or "[%clk 1:23:45.6]" out of a comment.
 std::optional<std::int64_t> ClockFromComment(absl::string_view comment) {
@@ -88,7 +90,8 @@ class Parser {
 
  private:
   absl::Status Error(absl::string_view what) const {
-    return base::InvalidArgument("ERR_BAD_PGN", absl::StrCat("line ", line_, ", column ", pos_ - line_start_ + 1, ": ", what));
+    return base::InvalidArgument("ERR_BAD_PGN", absl::StrCat("line ", line_, ", column ",
+                                                             pos_ - line_start_ + 1, ": ", what));
   }
 
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
@@ -122,7 +125,8 @@ class Parser {
       Advance();
       SkipSpace();
       std::string name;
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_')) {
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(Peek())) || Peek() == '_')) {
         name += Peek();
         Advance();
       }
@@ -132,9 +136,11 @@ class Parser {
       Advance();
       std::string value;
       while (true) {
-        if (pos_ >= text_.size() || Peek() == '\n') return Error(absl::StrCat("tag ", name, ": unterminated value"));
+        if (pos_ >= text_.size() || Peek() == '\n')
+          return Error(absl::StrCat("tag ", name, ": unterminated value"));
         char c = Peek();
-        if (c == '\\' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == '"' || text_[pos_ + 1] == '\\')) {
+        if (c == '\\' && pos_ + 1 < text_.size() &&
+            (text_[pos_ + 1] == '"' || text_[pos_ + 1] == '\\')) {
           Advance();
           value += Peek();
           Advance();
@@ -227,15 +233,16 @@ class Parser {
       std::string word;
       while (pos_ < text_.size()) {
         char w = Peek();
-        if (std::isspace(static_cast<unsigned char>(w)) || w == '{' || w == '}' || w == '(' || w == ')' ||
-            w == '[' || w == ']' || w == ';' || w == '$') {
+        if (std::isspace(static_cast<unsigned char>(w)) || w == '{' || w == '}' || w == '(' ||
+            w == ')' || w == '[' || w == ']' || w == ';' || w == '$') {
           break;
         }
         word += w;
         Advance();
         if (word.size() > 64) return Error("token too long");
       }
-      if (word.empty()) return Error(absl::StrCat("unexpected character '", absl::string_view(&c, 1), "'"));
+      if (word.empty())
+        return Error(absl::StrCat("unexpected character '", absl::string_view(&c, 1), "'"));
       if (IsResult(word)) {
         if (depth > 0) return Error("a result inside a variation");
         game->result = word;
@@ -261,7 +268,8 @@ class Parser {
       PgnMove move;
       size_t end = word.size();
       while (end > 0 && (word[end - 1] == '!' || word[end - 1] == '?')) --end;
-      if (int nag = NagFromSuffix(absl::string_view(word).substr(end)); nag != 0) move.nags.push_back(nag);
+      if (int nag = NagFromSuffix(absl::string_view(word).substr(end)); nag != 0)
+        move.nags.push_back(nag);
       move.san = word.substr(0, end);
       if (move.san.empty()) return Error(absl::StrCat("'", word, "' is not a move"));
       move.line = word_line;
@@ -314,7 +322,8 @@ void PgnGame::SetTag(absl::string_view name, absl::string_view value) {
   tags.emplace_back(std::string(name), std::string(value));
 }
 
-absl::StatusOr<std::vector<PgnGame>> ParsePgn(absl::string_view text, const PgnReadOptions& options) {
+absl::StatusOr<std::vector<PgnGame>> ParsePgn(absl::string_view text,
+                                              const PgnReadOptions& options) {
   return Parser(text, options).Run();
 }
 
@@ -340,9 +349,11 @@ absl::Status ReplayLine(const Position& start, std::vector<PgnMove>* line, int* 
     if (!move.ok()) {
       if (bad_ply != nullptr) *bad_ply = static_cast<int>(i);
       absl::Status st = move.status();
-      absl::Status out(st.code(), absl::StrCat("move ", number, black ? "... " : ". ", pm.san, " (line ", pm.line,
-                                               ", column ", pm.column, "): ", st.message()));
-      st.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+      absl::Status out(st.code(),
+                       absl::StrCat("move ", number, black ? "... " : ". ", pm.san, " (line ",
+                                    pm.line, ", column ", pm.column, "): ", st.message()));
+      st.ForEachPayload(
+          [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
       return out;
     }
     pm.move = *move;
@@ -439,7 +450,8 @@ void WriteLine(MovetextWriter* w, const std::vector<PgnMove>& line, int number, 
 
 std::string WritePgn(const PgnGame& game) {
   std::string out;
-  static constexpr absl::string_view kRoster[] = {"Event", "Site", "Date", "Round", "White", "Black", "Result"};
+  static constexpr absl::string_view kRoster[] = {"Event", "Site",  "Date",  "Round",
+                                                  "White", "Black", "Result"};
   for (absl::string_view name : kRoster) {
     std::string value = name == "Result" ? game.result : game.Tag(name);
     if (value.empty()) value = name == "Date" ? "????.??.??" : "?";

@@ -23,11 +23,11 @@
 namespace chess {
 
 struct PgnMove {
-  std::string san;             // as written in the file
-  Move move;                   // filled by ReplayGame
-  std::vector<int> nags;       // $1 .. $255 (and !, ?, !!, ??, !?, ?! as $1..$6)
+  std::string san;        // as written in the file
+  Move move;              // filled by ReplayGame
+  std::vector<int> nags;  // $1 .. $255 (and !, ?, !!, ??, !?, ?! as $1..$6)
   std::vector<std::string> comments;
-  std::optional<std::int64_t> clock_ms;  // [%clk h:mm:ss(.f)] in a comment after the move
+  std::optional<std::int64_t> clock_ms;          // [%clk h:mm:ss(.f)] in a comment after the move
   std::vector<std::vector<PgnMove>> variations;  // alternatives to this move (kept if asked)
   int line = 0;
   int column = 0;
@@ -35,10 +35,10 @@ struct PgnMove {
 
 struct PgnGame {
   std::vector<std::pair<std::string, std::string>> tags;  // in file order
-  std::vector<std::string> leading_comments;               // before the first move
-  std::vector<PgnMove> moves;                              // the main line
-  std::string result = "*";                                // 1-0, 0-1, 1/2-1/2 or *
-  int line = 0;                                            // where the game starts
+  std::vector<std::string> leading_comments;              // before the first move
+  std::vector<PgnMove> moves;                             // the main line
+  std::string result = "*";                               // 1-0, 0-1, 1/2-1/2 or *
+  int line = 0;                                           // where the game starts
 
   // The value of a tag, or "" when absent.
   std::string Tag(absl::string_view name) const;
@@ -51,7 +51,8 @@ struct PgnReadOptions {
 };
 
 // INVALID_ARGUMENT ERR_BAD_PGN "line L, column C: ..." on malformed text.
-absl::StatusOr<std::vector<PgnGame>> ParsePgn(absl::string_view text, const PgnReadOptions& options = {});
+absl::StatusOr<std::vector<PgnGame>> ParsePgn(absl::string_view text,
+                                              const PgnReadOptions& options = {});
 
 // The game's start position: its FEN tag (with SetUp "1") or the initial position.
 absl::StatusOr<Position> StartPosition(const PgnGame& game);

@@ -62,8 +62,8 @@ constexpr std::array<CastlingRights, 64> kCastlingMask = MakeCastlingMask();
 
 Setup Setup::Initial() {
   Setup s;
-  constexpr PieceType kBack[8] = {PieceType::kRook, PieceType::kKnight, PieceType::kBishop,
-                                  PieceType::kQueen, PieceType::kKing, PieceType::kBishop,
+  constexpr PieceType kBack[8] = {PieceType::kRook,   PieceType::kKnight, PieceType::kBishop,
+                                  PieceType::kQueen,  PieceType::kKing,   PieceType::kBishop,
                                   PieceType::kKnight, PieceType::kRook};
   for (int f = 0; f < 8; ++f) {
     s.board[MakeSquare(f, 0)] = MakePiece(Color::kWhite, kBack[f]);
@@ -77,61 +77,104 @@ Setup Setup::Initial() {
 
 absl::string_view SetupProblemCode(SetupProblemKind kind) {
   switch (kind) {
-    case SetupProblemKind::kNoKing: return "ERR_SETUP_NO_KING";
-    case SetupProblemKind::kTooManyKings: return "ERR_SETUP_TOO_MANY_KINGS";
-    case SetupProblemKind::kPawnOnBackRank: return "ERR_SETUP_PAWN_ON_BACK_RANK";
-    case SetupProblemKind::kTooManyPieces: return "ERR_SETUP_TOO_MANY_PIECES";
-    case SetupProblemKind::kTooManyPawns: return "ERR_SETUP_TOO_MANY_PAWNS";
-    case SetupProblemKind::kTooManyPromotedPieces: return "ERR_SETUP_TOO_MANY_PROMOTED_PIECES";
-    case SetupProblemKind::kOppositeCheck: return "ERR_SETUP_OPPOSITE_CHECK";
-    case SetupProblemKind::kImpossibleCheck: return "ERR_SETUP_IMPOSSIBLE_CHECK";
-    case SetupProblemKind::kBadCastlingRights: return "ERR_SETUP_BAD_CASTLING_RIGHTS";
-    case SetupProblemKind::kBadEnPassant: return "ERR_SETUP_BAD_EN_PASSANT";
-    case SetupProblemKind::kBadMoveCounters: return "ERR_SETUP_BAD_MOVE_COUNTERS";
+    case SetupProblemKind::kNoKing:
+      return "ERR_SETUP_NO_KING";
+    case SetupProblemKind::kTooManyKings:
+      return "ERR_SETUP_TOO_MANY_KINGS";
+    case SetupProblemKind::kPawnOnBackRank:
+      return "ERR_SETUP_PAWN_ON_BACK_RANK";
+    case SetupProblemKind::kTooManyPieces:
+      return "ERR_SETUP_TOO_MANY_PIECES";
+    case SetupProblemKind::kTooManyPawns:
+      return "ERR_SETUP_TOO_MANY_PAWNS";
+    case SetupProblemKind::kTooManyPromotedPieces:
+      return "ERR_SETUP_TOO_MANY_PROMOTED_PIECES";
+    case SetupProblemKind::kOppositeCheck:
+      return "ERR_SETUP_OPPOSITE_CHECK";
+    case SetupProblemKind::kImpossibleCheck:
+      return "ERR_SETUP_IMPOSSIBLE_CHECK";
+    case SetupProblemKind::kBadCastlingRights:
+      return "ERR_SETUP_BAD_CASTLING_RIGHTS";
+    case SetupProblemKind::kBadEnPassant:
+      return "ERR_SETUP_BAD_EN_PASSANT";
+    case SetupProblemKind::kBadMoveCounters:
+      return "ERR_SETUP_BAD_MOVE_COUNTERS";
   }
   return "ERR_SETUP";
 }
 
 absl::string_view IllegalMoveReasonName(IllegalMoveReason reason) {
   switch (reason) {
-    case IllegalMoveReason::kNone: return "NONE";
-    case IllegalMoveReason::kNoPiece: return "NO_PIECE";
-    case IllegalMoveReason::kNotYourPiece: return "NOT_YOUR_PIECE";
-    case IllegalMoveReason::kNotHowThePieceMoves: return "NOT_HOW_THE_PIECE_MOVES";
-    case IllegalMoveReason::kBlocked: return "BLOCKED";
-    case IllegalMoveReason::kOwnPieceOnTarget: return "OWN_PIECE_ON_TARGET";
-    case IllegalMoveReason::kNothingToCapture: return "NOTHING_TO_CAPTURE";
-    case IllegalMoveReason::kPromotionRequired: return "PROMOTION_REQUIRED";
-    case IllegalMoveReason::kPromotionNotAllowed: return "PROMOTION_NOT_ALLOWED";
-    case IllegalMoveReason::kLeavesKingInCheck: return "LEAVES_KING_IN_CHECK";
-    case IllegalMoveReason::kCastlingRightLost: return "CASTLING_RIGHT_LOST";
-    case IllegalMoveReason::kCastlingBlocked: return "CASTLING_BLOCKED";
-    case IllegalMoveReason::kCastlingOutOfCheck: return "CASTLING_OUT_OF_CHECK";
-    case IllegalMoveReason::kCastlingThroughCheck: return "CASTLING_THROUGH_CHECK";
-    case IllegalMoveReason::kCastlingIntoCheck: return "CASTLING_INTO_CHECK";
-    case IllegalMoveReason::kNoLegalMoves: return "NO_LEGAL_MOVES";
+    case IllegalMoveReason::kNone:
+      return "NONE";
+    case IllegalMoveReason::kNoPiece:
+      return "NO_PIECE";
+    case IllegalMoveReason::kNotYourPiece:
+      return "NOT_YOUR_PIECE";
+    case IllegalMoveReason::kNotHowThePieceMoves:
+      return "NOT_HOW_THE_PIECE_MOVES";
+    case IllegalMoveReason::kBlocked:
+      return "BLOCKED";
+    case IllegalMoveReason::kOwnPieceOnTarget:
+      return "OWN_PIECE_ON_TARGET";
+    case IllegalMoveReason::kNothingToCapture:
+      return "NOTHING_TO_CAPTURE";
+    case IllegalMoveReason::kPromotionRequired:
+      return "PROMOTION_REQUIRED";
+    case IllegalMoveReason::kPromotionNotAllowed:
+      return "PROMOTION_NOT_ALLOWED";
+    case IllegalMoveReason::kLeavesKingInCheck:
+      return "LEAVES_KING_IN_CHECK";
+    case IllegalMoveReason::kCastlingRightLost:
+      return "CASTLING_RIGHT_LOST";
+    case IllegalMoveReason::kCastlingBlocked:
+      return "CASTLING_BLOCKED";
+    case IllegalMoveReason::kCastlingOutOfCheck:
+      return "CASTLING_OUT_OF_CHECK";
+    case IllegalMoveReason::kCastlingThroughCheck:
+      return "CASTLING_THROUGH_CHECK";
+    case IllegalMoveReason::kCastlingIntoCheck:
+      return "CASTLING_INTO_CHECK";
+    case IllegalMoveReason::kNoLegalMoves:
+      return "NO_LEGAL_MOVES";
   }
   return "UNKNOWN";
 }
 
 absl::string_view IllegalMoveReasonText(IllegalMoveReason reason) {
   switch (reason) {
-    case IllegalMoveReason::kNone: return "legal";
-    case IllegalMoveReason::kNoPiece: return "there is no piece on the from square";
-    case IllegalMoveReason::kNotYourPiece: return "that piece belongs to the opponent (1.1)";
-    case IllegalMoveReason::kNotHowThePieceMoves: return "the piece does not move that way (3.2-3.8)";
-    case IllegalMoveReason::kBlocked: return "a piece stands in the way (3.5)";
-    case IllegalMoveReason::kOwnPieceOnTarget: return "the target square holds a piece of the same colour (3.1)";
-    case IllegalMoveReason::kNothingToCapture: return "a pawn moves diagonally only to capture (3.7c, 3.7d)";
-    case IllegalMoveReason::kPromotionRequired: return "a pawn reaching the last rank must be promoted (3.7e)";
-    case IllegalMoveReason::kPromotionNotAllowed: return "only a pawn reaching the last rank is promoted (3.7e)";
-    case IllegalMoveReason::kLeavesKingInCheck: return "the move leaves or puts the own king in check (3.9)";
-    case IllegalMoveReason::kCastlingRightLost: return "castling is illegal: the king or that rook has moved (3.8a ii)";
-    case IllegalMoveReason::kCastlingBlocked: return "castling is prevented: a piece stands between king and rook (3.8b)";
-    case IllegalMoveReason::kCastlingOutOfCheck: return "castling is prevented: the king is in check (3.8b)";
-    case IllegalMoveReason::kCastlingThroughCheck: return "castling is prevented: the king crosses an attacked square (3.8b)";
-    case IllegalMoveReason::kCastlingIntoCheck: return "castling is prevented: the king's destination is attacked (3.8b)";
-    case IllegalMoveReason::kNoLegalMoves: return "the side to move has no legal move: the game is over (5.1a, 5.2a)";
+    case IllegalMoveReason::kNone:
+      return "legal";
+    case IllegalMoveReason::kNoPiece:
+      return "there is no piece on the from square";
+    case IllegalMoveReason::kNotYourPiece:
+      return "that piece belongs to the opponent (1.1)";
+    case IllegalMoveReason::kNotHowThePieceMoves:
+      return "the piece does not move that way (3.2-3.8)";
+    case IllegalMoveReason::kBlocked:
+      return "a piece stands in the way (3.5)";
+    case IllegalMoveReason::kOwnPieceOnTarget:
+      return "the target square holds a piece of the same colour (3.1)";
+    case IllegalMoveReason::kNothingToCapture:
+      return "a pawn moves diagonally only to capture (3.7c, 3.7d)";
+    case IllegalMoveReason::kPromotionRequired:
+      return "a pawn reaching the last rank must be promoted (3.7e)";
+    case IllegalMoveReason::kPromotionNotAllowed:
+      return "only a pawn reaching the last rank is promoted (3.7e)";
+    case IllegalMoveReason::kLeavesKingInCheck:
+      return "the move leaves or puts the own king in check (3.9)";
+    case IllegalMoveReason::kCastlingRightLost:
+      return "castling is illegal: the king or that rook has moved (3.8a ii)";
+    case IllegalMoveReason::kCastlingBlocked:
+      return "castling is prevented: a piece stands between king and rook (3.8b)";
+    case IllegalMoveReason::kCastlingOutOfCheck:
+      return "castling is prevented: the king is in check (3.8b)";
+    case IllegalMoveReason::kCastlingThroughCheck:
+      return "castling is prevented: the king crosses an attacked square (3.8b)";
+    case IllegalMoveReason::kCastlingIntoCheck:
+      return "castling is prevented: the king's destination is attacked (3.8b)";
+    case IllegalMoveReason::kNoLegalMoves:
+      return "the side to move has no legal move: the game is over (5.1a, 5.2a)";
   }
   return "unknown";
 }
@@ -246,8 +289,10 @@ void Position::PlayUnchecked(Move m) {
       const Piece rook = board_[rook_from];
       MovePiece(from, to);
       MovePiece(rook_from, rook_to);
-      key_ ^= kZobrist.piece[static_cast<int>(piece)][from] ^ kZobrist.piece[static_cast<int>(piece)][to] ^
-              kZobrist.piece[static_cast<int>(rook)][rook_from] ^ kZobrist.piece[static_cast<int>(rook)][rook_to];
+      key_ ^= kZobrist.piece[static_cast<int>(piece)][from] ^
+              kZobrist.piece[static_cast<int>(piece)][to] ^
+              kZobrist.piece[static_cast<int>(rook)][rook_from] ^
+              kZobrist.piece[static_cast<int>(rook)][rook_to];
       break;
     }
     case Move::kEnPassant: {
@@ -256,7 +301,8 @@ void Position::PlayUnchecked(Move m) {
       RemovePiece(victim);
       MovePiece(from, to);
       key_ ^= kZobrist.piece[static_cast<int>(captured)][victim] ^
-              kZobrist.piece[static_cast<int>(piece)][from] ^ kZobrist.piece[static_cast<int>(piece)][to];
+              kZobrist.piece[static_cast<int>(piece)][from] ^
+              kZobrist.piece[static_cast<int>(piece)][to];
       halfmove_clock_ = 0;
       break;
     }
@@ -268,7 +314,8 @@ void Position::PlayUnchecked(Move m) {
         halfmove_clock_ = 0;
       }
       MovePiece(from, to);
-      key_ ^= kZobrist.piece[static_cast<int>(piece)][from] ^ kZobrist.piece[static_cast<int>(piece)][to];
+      key_ ^= kZobrist.piece[static_cast<int>(piece)][from] ^
+              kZobrist.piece[static_cast<int>(piece)][to];
       if (type == PieceType::kPawn) {
         halfmove_clock_ = 0;
         if (m.kind() == Move::kPromotion) {
@@ -276,7 +323,8 @@ void Position::PlayUnchecked(Move m) {
           const Piece promoted = MakePiece(us, m.promotion());
           RemovePiece(to);
           PutPiece(promoted, to);
-          key_ ^= kZobrist.piece[static_cast<int>(piece)][to] ^ kZobrist.piece[static_cast<int>(promoted)][to];
+          key_ ^= kZobrist.piece[static_cast<int>(piece)][to] ^
+                  kZobrist.piece[static_cast<int>(promoted)][to];
         }
       }
       break;
@@ -304,8 +352,8 @@ void Position::PlayUnchecked(Move m) {
 bool operator==(const Position& a, const Position& b) {
   for (int i = 0; i < kPieceTypeCount; ++i)
     if (a.by_type_[i] != b.by_type_[i]) return false;
-  return a.by_color_[0] == b.by_color_[0] && a.by_color_[1] == b.by_color_[1] && a.side_ == b.side_ &&
-         a.castling_ == b.castling_ && a.ep_square_ == b.ep_square_ &&
+  return a.by_color_[0] == b.by_color_[0] && a.by_color_[1] == b.by_color_[1] &&
+         a.side_ == b.side_ && a.castling_ == b.castling_ && a.ep_square_ == b.ep_square_ &&
          a.halfmove_clock_ == b.halfmove_clock_ && a.fullmove_number_ == b.fullmove_number_;
 }
 
@@ -335,22 +383,32 @@ std::vector<SetupProblem> Position::Validate(const Setup& setup) {
     if (IsNone(p)) continue;
     ++count[Index(ColorOf(p))][Index(TypeOf(p))];
     if (TypeOf(p) == PieceType::kKing) king[Index(ColorOf(p))] = static_cast<Square>(s);
-    if (TypeOf(p) == PieceType::kPawn && (RankOf(static_cast<Square>(s)) == 0 || RankOf(static_cast<Square>(s)) == 7)) {
+    if (TypeOf(p) == PieceType::kPawn &&
+        (RankOf(static_cast<Square>(s)) == 0 || RankOf(static_cast<Square>(s)) == 7)) {
       add(SetupProblemKind::kPawnOnBackRank,
-          absl::StrCat("a pawn stands on ", SquareName(static_cast<Square>(s)), " (3.7e: pawns never stand on the first or last rank)"));
+          absl::StrCat("a pawn stands on ", SquareName(static_cast<Square>(s)),
+                       " (3.7e: pawns never stand on the first or last rank)"));
     }
   }
   for (Color c : {Color::kWhite, Color::kBlack}) {
     const int* n = count[Index(c)];
     int total = 0;
     for (int t = 1; t < kPieceTypeCount; ++t) total += n[t];
-    if (n[Index(PieceType::kKing)] == 0) add(SetupProblemKind::kNoKing, absl::StrCat(ColorName(c), " has no king"));
-    if (n[Index(PieceType::kKing)] > 1) add(SetupProblemKind::kTooManyKings, absl::StrCat(ColorName(c), " has more than one king"));
-    if (total > 16) add(SetupProblemKind::kTooManyPieces, absl::StrCat(ColorName(c), " has ", total, " pieces (at most 16)"));
-    if (n[Index(PieceType::kPawn)] > 8) add(SetupProblemKind::kTooManyPawns, absl::StrCat(ColorName(c), " has ", n[Index(PieceType::kPawn)], " pawns (at most 8)"));
+    if (n[Index(PieceType::kKing)] == 0)
+      add(SetupProblemKind::kNoKing, absl::StrCat(ColorName(c), " has no king"));
+    if (n[Index(PieceType::kKing)] > 1)
+      add(SetupProblemKind::kTooManyKings, absl::StrCat(ColorName(c), " has more than one king"));
+    if (total > 16)
+      add(SetupProblemKind::kTooManyPieces,
+          absl::StrCat(ColorName(c), " has ", total, " pieces (at most 16)"));
+    if (n[Index(PieceType::kPawn)] > 8)
+      add(SetupProblemKind::kTooManyPawns,
+          absl::StrCat(ColorName(c), " has ", n[Index(PieceType::kPawn)], " pawns (at most 8)"));
     // Every piece beyond the initial set must come from a promotion, which costs a pawn.
-    int promoted = std::max(0, n[Index(PieceType::kQueen)] - 1) + std::max(0, n[Index(PieceType::kRook)] - 2) +
-                   std::max(0, n[Index(PieceType::kBishop)] - 2) + std::max(0, n[Index(PieceType::kKnight)] - 2);
+    int promoted = std::max(0, n[Index(PieceType::kQueen)] - 1) +
+                   std::max(0, n[Index(PieceType::kRook)] - 2) +
+                   std::max(0, n[Index(PieceType::kBishop)] - 2) +
+                   std::max(0, n[Index(PieceType::kKnight)] - 2);
     if (n[Index(PieceType::kPawn)] <= 8 && promoted > 8 - n[Index(PieceType::kPawn)]) {
       add(SetupProblemKind::kTooManyPromotedPieces,
           absl::StrCat(ColorName(c), " has ", promoted, " pieces beyond the initial set but only ",
@@ -359,22 +417,35 @@ std::vector<SetupProblem> Position::Validate(const Setup& setup) {
   }
   if (setup.halfmove_clock < 0 || setup.halfmove_clock > 65535 || setup.fullmove_number < 1 ||
       setup.fullmove_number > 65535) {
-    add(SetupProblemKind::kBadMoveCounters, "the half-move clock must be 0..65535 and the move number 1..65535");
+    add(SetupProblemKind::kBadMoveCounters,
+        "the half-move clock must be 0..65535 and the move number 1..65535");
   }
 
   // Castling rights need the king and that rook on their initial squares (3.8a ii).
-  struct RightNeeds { CastlingRights right; Square king; Square rook; Piece king_piece; Piece rook_piece; const char* name; };
+  struct RightNeeds {
+    CastlingRights right;
+    Square king;
+    Square rook;
+    Piece king_piece;
+    Piece rook_piece;
+    const char* name;
+  };
   const RightNeeds needs[4] = {
-      {kWhiteKingSide, kE1, kH1, MakePiece(Color::kWhite, PieceType::kKing), MakePiece(Color::kWhite, PieceType::kRook), "K"},
-      {kWhiteQueenSide, kE1, kA1, MakePiece(Color::kWhite, PieceType::kKing), MakePiece(Color::kWhite, PieceType::kRook), "Q"},
-      {kBlackKingSide, kE8, kH8, MakePiece(Color::kBlack, PieceType::kKing), MakePiece(Color::kBlack, PieceType::kRook), "k"},
-      {kBlackQueenSide, kE8, kA8, MakePiece(Color::kBlack, PieceType::kKing), MakePiece(Color::kBlack, PieceType::kRook), "q"},
+      {kWhiteKingSide, kE1, kH1, MakePiece(Color::kWhite, PieceType::kKing),
+       MakePiece(Color::kWhite, PieceType::kRook), "K"},
+      {kWhiteQueenSide, kE1, kA1, MakePiece(Color::kWhite, PieceType::kKing),
+       MakePiece(Color::kWhite, PieceType::kRook), "Q"},
+      {kBlackKingSide, kE8, kH8, MakePiece(Color::kBlack, PieceType::kKing),
+       MakePiece(Color::kBlack, PieceType::kRook), "k"},
+      {kBlackQueenSide, kE8, kA8, MakePiece(Color::kBlack, PieceType::kKing),
+       MakePiece(Color::kBlack, PieceType::kRook), "q"},
   };
   for (const RightNeeds& n : needs) {
-    if ((setup.castling & n.right) && (setup.board[n.king] != n.king_piece || setup.board[n.rook] != n.rook_piece)) {
+    if ((setup.castling & n.right) &&
+        (setup.board[n.king] != n.king_piece || setup.board[n.rook] != n.rook_piece)) {
       add(SetupProblemKind::kBadCastlingRights,
-          absl::StrCat("castling right ", n.name, " needs the king on ", SquareName(n.king), " and the rook on ",
-                       SquareName(n.rook), " (3.8a ii)"));
+          absl::StrCat("castling right ", n.name, " needs the king on ", SquareName(n.king),
+                       " and the rook on ", SquareName(n.rook), " (3.8a ii)"));
     }
   }
 
@@ -392,7 +463,8 @@ std::vector<SetupProblem> Position::Validate(const Setup& setup) {
     }
     if (!ok) {
       add(SetupProblemKind::kBadEnPassant,
-          absl::StrCat("en passant square ", SquareName(ep), " could not have come from a double pawn step (3.7d)"));
+          absl::StrCat("en passant square ", SquareName(ep),
+                       " could not have come from a double pawn step (3.7d)"));
       pushed_from = pushed_to = kNoSquare;
     }
   }
@@ -441,7 +513,8 @@ absl::StatusOr<Position> Position::FromSetup(const Setup& setup) {
   std::vector<SetupProblem> problems = Validate(setup);
   if (!problems.empty()) {
     std::vector<std::string> parts;
-    for (const SetupProblem& p : problems) parts.push_back(absl::StrCat(SetupProblemCode(p.kind), ": ", p.message));
+    for (const SetupProblem& p : problems)
+      parts.push_back(absl::StrCat(SetupProblemCode(p.kind), ": ", p.message));
     return base::InvalidArgument("ERR_BAD_SETUP", absl::StrJoin(parts, "; "));
   }
   Position pos;
@@ -482,11 +555,12 @@ bool Position::IsInsufficientMaterial() const {
 
 Move Position::MakeMove(Square from, Square to, PieceType promotion) const {
   const Piece p = board_[from];
-  if (TypeOf(p) == PieceType::kKing && (from == kE1 || from == kE8) && (to == from + 2 || to == from - 2)) {
+  if (TypeOf(p) == PieceType::kKing && (from == kE1 || from == kE8) &&
+      (to == from + 2 || to == from - 2)) {
     return Move(from, to, Move::kCastling);
   }
-  if (TypeOf(p) == PieceType::kPawn && promotion == PieceType::kNone && FileOf(from) != FileOf(to) &&
-      IsNone(board_[to]) && to == ep_square_) {
+  if (TypeOf(p) == PieceType::kPawn && promotion == PieceType::kNone &&
+      FileOf(from) != FileOf(to) && IsNone(board_[to]) && to == ep_square_) {
     return Move(from, to, Move::kEnPassant);
   }
   if (promotion != PieceType::kNone) return Move(from, to, Move::kPromotion, promotion);
@@ -508,11 +582,13 @@ IllegalMoveReason Position::Diagnose(Move m) const {
   if (from == to) return IllegalMoveReason::kNotHowThePieceMoves;
 
   // Castling (3.8): the king's two-square step along its first rank.
-  if (type == PieceType::kKing && RankOf(from) == RankOf(to) && (to == from + 2 || to == from - 2)) {
+  if (type == PieceType::kKing && RankOf(from) == RankOf(to) &&
+      (to == from + 2 || to == from - 2)) {
     const bool king_side = to > from;
     const Square home = us == Color::kWhite ? kE1 : kE8;
-    const CastlingRights right = us == Color::kWhite ? (king_side ? kWhiteKingSide : kWhiteQueenSide)
-                                                     : (king_side ? kBlackKingSide : kBlackQueenSide);
+    const CastlingRights right = us == Color::kWhite
+                                     ? (king_side ? kWhiteKingSide : kWhiteQueenSide)
+                                     : (king_side ? kBlackKingSide : kBlackQueenSide);
     if (from != home) return IllegalMoveReason::kNotHowThePieceMoves;
     if (!(castling_ & right)) return IllegalMoveReason::kCastlingRightLost;
     const Square rook = static_cast<Square>(king_side ? home + 3 : home - 4);
@@ -558,8 +634,8 @@ absl::Status Position::Play(Move m) {
   IllegalMoveReason reason = Diagnose(m);
   if (reason != IllegalMoveReason::kNone) {
     absl::Status status = base::InvalidArgument(
-        "ERR_ILLEGAL_MOVE", absl::StrCat("illegal move ", SquareName(m.from()), SquareName(m.to()), ": ",
-                                         IllegalMoveReasonText(reason)));
+        "ERR_ILLEGAL_MOVE", absl::StrCat("illegal move ", SquareName(m.from()), SquareName(m.to()),
+                                         ": ", IllegalMoveReasonText(reason)));
     status.SetPayload(kIllegalMoveReasonPayload, absl::Cord(IllegalMoveReasonName(reason)));
     return status;
   }

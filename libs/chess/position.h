@@ -25,17 +25,17 @@ namespace chess {
 
 // What is wrong with a setup. The names of the codes (SetupProblemCode) are stable API.
 enum class SetupProblemKind {
-  kNoKing,                // a side has no king
-  kTooManyKings,          // a side has more than one king
-  kPawnOnBackRank,        // a pawn on the first or last rank
-  kTooManyPieces,         // more than 16 pieces of one colour
-  kTooManyPawns,          // more than 8 pawns of one colour
-  kTooManyPromotedPieces, // more pieces beyond the initial set than missing pawns could give
-  kOppositeCheck,         // the side not to move is in check
-  kImpossibleCheck,       // a check no legal last move could have given
-  kBadCastlingRights,     // a castling right without the king and rook on their initial squares
-  kBadEnPassant,          // an en passant square that no double pawn step could have produced
-  kBadMoveCounters,       // negative half-move clock or move number below 1
+  kNoKing,                 // a side has no king
+  kTooManyKings,           // a side has more than one king
+  kPawnOnBackRank,         // a pawn on the first or last rank
+  kTooManyPieces,          // more than 16 pieces of one colour
+  kTooManyPawns,           // more than 8 pawns of one colour
+  kTooManyPromotedPieces,  // more pieces beyond the initial set than missing pawns could give
+  kOppositeCheck,          // the side not to move is in check
+  kImpossibleCheck,        // a check no legal last move could have given
+  kBadCastlingRights,      // a castling right without the king and rook on their initial squares
+  kBadEnPassant,           // an en passant square that no double pawn step could have produced
+  kBadMoveCounters,        // negative half-move clock or move number below 1
 };
 
 struct SetupProblem {
@@ -49,21 +49,21 @@ absl::string_view SetupProblemCode(SetupProblemKind kind);
 // Why a move is not legal (Article 3). The names (IllegalMoveReasonName) are stable API.
 enum class IllegalMoveReason {
   kNone = 0,
-  kNoPiece,                // no piece on the from square
-  kNotYourPiece,           // the piece belongs to the opponent (1.1: players move alternately)
-  kNotHowThePieceMoves,    // the geometry of the move is not that of the piece (3.2-3.8)
-  kBlocked,                // a piece stands in the way (3.5)
-  kOwnPieceOnTarget,       // the target square holds a piece of the same colour (3.1)
-  kNothingToCapture,       // a pawn's diagonal move onto an empty square, not en passant (3.7c, d)
-  kPromotionRequired,      // a pawn reaching the last rank must be exchanged (3.7e)
-  kPromotionNotAllowed,    // a promotion piece given for a move that is not a promotion
-  kLeavesKingInCheck,      // 3.9: the move would leave or put the own king in check
-  kCastlingRightLost,      // 3.8a ii: the king or that rook has moved
-  kCastlingBlocked,        // 3.8b: a piece stands between king and rook
-  kCastlingOutOfCheck,     // 3.8b: the king is in check
-  kCastlingThroughCheck,   // 3.8b: the king passes over an attacked square
-  kCastlingIntoCheck,      // 3.8b / 3.9: the king's destination is attacked
-  kNoLegalMoves,           // the game is over: checkmate or stalemate (5.1a, 5.2a)
+  kNoPiece,               // no piece on the from square
+  kNotYourPiece,          // the piece belongs to the opponent (1.1: players move alternately)
+  kNotHowThePieceMoves,   // the geometry of the move is not that of the piece (3.2-3.8)
+  kBlocked,               // a piece stands in the way (3.5)
+  kOwnPieceOnTarget,      // the target square holds a piece of the same colour (3.1)
+  kNothingToCapture,      // a pawn's diagonal move onto an empty square, not en passant (3.7c, d)
+  kPromotionRequired,     // a pawn reaching the last rank must be exchanged (3.7e)
+  kPromotionNotAllowed,   // a promotion piece given for a move that is not a promotion
+  kLeavesKingInCheck,     // 3.9: the move would leave or put the own king in check
+  kCastlingRightLost,     // 3.8a ii: the king or that rook has moved
+  kCastlingBlocked,       // 3.8b: a piece stands between king and rook
+  kCastlingOutOfCheck,    // 3.8b: the king is in check
+  kCastlingThroughCheck,  // 3.8b: the king passes over an attacked square
+  kCastlingIntoCheck,     // 3.8b / 3.9: the king's destination is attacked
+  kNoLegalMoves,          // the game is over: checkmate or stalemate (5.1a, 5.2a)
 };
 
 // "NO_PIECE", "LEAVES_KING_IN_CHECK", ...
@@ -106,7 +106,9 @@ class Position {
 
   // Pieces of colour `by` that attack `s` given `occ` as the occupancy.
   Bitboard AttackersTo(Square s, Bitboard occ) const;
-  bool IsAttackedBy(Square s, Color by) const { return (AttackersTo(s, occupied()) & pieces(by)) != 0; }
+  bool IsAttackedBy(Square s, Color by) const {
+    return (AttackersTo(s, occupied()) & pieces(by)) != 0;
+  }
   Bitboard Checkers() const;
   bool InCheck() const { return Checkers() != 0; }
 
@@ -124,9 +126,13 @@ class Position {
   // a pawn's diagonal step onto the en passant square is en passant. `promotion` kNone for none.
   Move MakeMove(Square from, Square to, PieceType promotion = PieceType::kNone) const;
 
-  bool IsCapture(Move m) const { return m.kind() == Move::kEnPassant || (m.kind() != Move::kCastling && !IsNone(board_[m.to()])); }
+  bool IsCapture(Move m) const {
+    return m.kind() == Move::kEnPassant || (m.kind() != Move::kCastling && !IsNone(board_[m.to()]));
+  }
   // A capture or a pawn move: resets the 50-move count (9.3).
-  bool IsZeroing(Move m) const { return IsCapture(m) || TypeOf(board_[m.from()]) == PieceType::kPawn; }
+  bool IsZeroing(Move m) const {
+    return IsCapture(m) || TypeOf(board_[m.from()]) == PieceType::kPawn;
+  }
 
   // kNone when legal; otherwise the first reason that applies.
   IllegalMoveReason Diagnose(Move m) const;

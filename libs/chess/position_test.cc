@@ -26,7 +26,8 @@ IllegalMoveReason Why(const std::string& fen, const std::string& uci) {
   Position pos = Fen(fen);
   Square from = *ParseSquare(uci.substr(0, 2));
   Square to = *ParseSquare(uci.substr(2, 2));
-  PieceType promo = uci.size() == 5 ? PieceTypeFromLetter(static_cast<char>(uci[4] - 'a' + 'A')) : PieceType::kNone;
+  PieceType promo = uci.size() == 5 ? PieceTypeFromLetter(static_cast<char>(uci[4] - 'a' + 'A'))
+                                    : PieceType::kNone;
   return pos.Diagnose(pos.MakeMove(from, to, promo));
 }
 
@@ -45,14 +46,17 @@ bool Has(const std::vector<SetupProblemKind>& v, SetupProblemKind k) {
 // 3.8b: castling is prevented out of, through and into check; 3.8a ii after the rook has gone.
 TEST(CastlingTest, Article3_8) {
   // Black bishop on b4 attacks e1? No: c5-f2 diagonal. Here the rook on f8 covers f1.
-  EXPECT_EQ(Why("4kr2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), IllegalMoveReason::kCastlingThroughCheck);
+  EXPECT_EQ(Why("4kr2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),
+            IllegalMoveReason::kCastlingThroughCheck);
   EXPECT_EQ(Why("4k1r1/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), IllegalMoveReason::kCastlingIntoCheck);
-  EXPECT_EQ(Why("4r1k1/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"), IllegalMoveReason::kCastlingOutOfCheck);
+  EXPECT_EQ(Why("4r1k1/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),
+            IllegalMoveReason::kCastlingOutOfCheck);
   EXPECT_EQ(Why("4k3/8/8/8/8/8/8/4KB1R w K - 0 1", "e1g1"), IllegalMoveReason::kCastlingBlocked);
   EXPECT_EQ(Why("4k3/8/8/8/8/8/8/4K2R w - - 0 1", "e1g1"), IllegalMoveReason::kCastlingRightLost);
   // Queen side: b1 may be attacked, c1 and d1 may not.
   EXPECT_EQ(Why("1r2k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1"), IllegalMoveReason::kNone);
-  EXPECT_EQ(Why("3rk3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1"), IllegalMoveReason::kCastlingThroughCheck);
+  EXPECT_EQ(Why("3rk3/8/8/8/8/8/8/R3K3 w Q - 0 1", "e1c1"),
+            IllegalMoveReason::kCastlingThroughCheck);
   // 3.8a ii: after the rook on h1 was captured the right is gone, even if another rook arrives.
   Position pos = Fen("4k3/8/8/8/8/8/6b1/4K2R b K - 0 1");
   ASSERT_OK(pos.Play(pos.MakeMove(kG2, kH1)));
@@ -77,7 +81,8 @@ TEST(EnPassantTest, Article3_7d) {
   Position pinned = Fen("7k/8/8/KPp4r/8/8/8/8 w - c6 0 1");
   EXPECT_EQ(pinned.ep_square(), kNoSquare);  // the capture is illegal, so no e.p. square at all
   Position pinned2 = Fen("8/8/8/8/k1pP3R/8/8/7K b - d3 0 1");
-  EXPECT_EQ(pinned2.Diagnose(Move(kC4, kD3, Move::kEnPassant)), IllegalMoveReason::kNothingToCapture);
+  EXPECT_EQ(pinned2.Diagnose(Move(kC4, kD3, Move::kEnPassant)),
+            IllegalMoveReason::kNothingToCapture);
 }
 
 // 3.7e: promotion to queen, rook, bishop or knight is mandatory; with capture and check.
@@ -92,12 +97,14 @@ TEST(PromotionTest, Article3_7e) {
   int promotions = 0;
   for (Move m : pos.LegalMoves()) promotions += m.is_promotion();
   EXPECT_EQ(promotions, 8);  // e8 and exd8, four pieces each
-  EXPECT_EQ(Why("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e3q"), IllegalMoveReason::kPromotionNotAllowed);
+  EXPECT_EQ(Why("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e3q"),
+            IllegalMoveReason::kPromotionNotAllowed);
 }
 
 // 3.9: no move may leave the own king in check; pins restrict movement to the pin line.
 TEST(KingSafetyTest, Article3_9) {
-  EXPECT_EQ(Why("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", "e2c3"), IllegalMoveReason::kLeavesKingInCheck);
+  EXPECT_EQ(Why("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", "e2c3"),
+            IllegalMoveReason::kLeavesKingInCheck);
   EXPECT_EQ(Why("4k3/4r3/8/8/8/8/8/4K3 w - - 0 1", "e1e2"), IllegalMoveReason::kLeavesKingInCheck);
   EXPECT_EQ(Why("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "a1b2"), IllegalMoveReason::kNotHowThePieceMoves);
   EXPECT_EQ(Why("4k3/8/8/8/8/8/8/RN2K3 w - - 0 1", "a1c1"), IllegalMoveReason::kBlocked);
@@ -106,7 +113,8 @@ TEST(KingSafetyTest, Article3_9) {
   EXPECT_EQ(Why("4k3/8/8/8/8/8/8/RN2K3 w - - 0 1", "d4d5"), IllegalMoveReason::kNoPiece);
   EXPECT_EQ(Why("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2d3"), IllegalMoveReason::kNothingToCapture);
   // A pinned piece still gives check (3.8a i, 3.8b): the black king may not step next to it.
-  EXPECT_EQ(Why("4r3/8/8/8/8/2k5/4B3/4K3 b - - 0 1", "c3d3"), IllegalMoveReason::kLeavesKingInCheck);
+  EXPECT_EQ(Why("4r3/8/8/8/8/2k5/4B3/4K3 b - - 0 1", "c3d3"),
+            IllegalMoveReason::kLeavesKingInCheck);
   EXPECT_EQ(Why("4r3/8/8/8/8/2k5/4B3/4K3 b - - 0 1", "c3c2"), IllegalMoveReason::kNone);
 }
 
@@ -155,16 +163,22 @@ TEST(SetupTest, ReportsEveryProblemAtOnce) {
   EXPECT_TRUE(Has(p, SetupProblemKind::kPawnOnBackRank));
   EXPECT_TRUE(Has(p, SetupProblemKind::kBadCastlingRights));
   EXPECT_TRUE(Has(p, SetupProblemKind::kBadEnPassant));
-  EXPECT_TRUE(Has(Problems("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1"), SetupProblemKind::kTooManyPawns));
-  EXPECT_TRUE(Has(Problems("QQQQk3/8/8/8/8/8/PPPPPPP1/4K3 b - - 0 1"), SetupProblemKind::kTooManyPromotedPieces));
+  EXPECT_TRUE(
+      Has(Problems("4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1"), SetupProblemKind::kTooManyPawns));
+  EXPECT_TRUE(Has(Problems("QQQQk3/8/8/8/8/8/PPPPPPP1/4K3 b - - 0 1"),
+                  SetupProblemKind::kTooManyPromotedPieces));
   EXPECT_TRUE(Has(Problems("4k3/8/8/8/8/8/8/4K2q b - - 0 1"), SetupProblemKind::kOppositeCheck));
   // Triple check and a double check by two knights cannot arise from one move.
-  EXPECT_TRUE(Has(Problems("4k3/2N5/5N2/8/8/8/8/4K3 b - - 0 1"), SetupProblemKind::kImpossibleCheck));
-  EXPECT_TRUE(Has(Problems("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1"), SetupProblemKind::kImpossibleCheck));
+  EXPECT_TRUE(
+      Has(Problems("4k3/2N5/5N2/8/8/8/8/4K3 b - - 0 1"), SetupProblemKind::kImpossibleCheck));
+  EXPECT_TRUE(
+      Has(Problems("4r2k/8/8/8/8/3n4/8/r3K3 w - - 0 1"), SetupProblemKind::kImpossibleCheck));
   // A double check by rook and knight (a discovered check) is possible.
-  EXPECT_FALSE(Has(Problems("4k3/8/5N2/8/8/8/8/4RK2 b - - 0 1"), SetupProblemKind::kImpossibleCheck));
+  EXPECT_FALSE(
+      Has(Problems("4k3/8/5N2/8/8/8/8/4RK2 b - - 0 1"), SetupProblemKind::kImpossibleCheck));
   // After e2-e4 the check must come from the pawn or through e2.
-  EXPECT_TRUE(Has(Problems("R7/8/8/8/4P3/8/8/k5K1 b - e3 0 1"), SetupProblemKind::kImpossibleCheck));
+  EXPECT_TRUE(
+      Has(Problems("R7/8/8/8/4P3/8/8/k5K1 b - e3 0 1"), SetupProblemKind::kImpossibleCheck));
   absl::StatusOr<chess::Setup> setup = ParseFenSetup("kk6/8/8/8/8/8/8/P3K3 w - - 0 1");
   ASSERT_OK(setup);
   absl::StatusOr<Position> pos = Position::FromSetup(*setup);
@@ -183,7 +197,8 @@ TEST(RepetitionKeyTest, UncapturableEnPassantIsIgnored) {
   Position not_capturable = Fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
   EXPECT_NE(capturable.key(), not_capturable.key());
   // Castling rights are part of the identity.
-  EXPECT_NE(Fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").key(), Fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1").key());
+  EXPECT_NE(Fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").key(),
+            Fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1").key());
 }
 
 }  // namespace

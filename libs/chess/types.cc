@@ -27,12 +27,22 @@ char PieceLetter(PieceType t, Letters letters) {
 
 PieceType PieceTypeFromLetter(char c) {
   switch (c) {
-    case 'K': return PieceType::kKing;
-    case 'Q': case 'D': return PieceType::kQueen;
-    case 'R': case 'T': return PieceType::kRook;
-    case 'B': case 'L': return PieceType::kBishop;
-    case 'N': case 'S': return PieceType::kKnight;
-    default: return PieceType::kNone;
+    case 'K':
+      return PieceType::kKing;
+    case 'Q':
+    case 'D':
+      return PieceType::kQueen;
+    case 'R':
+    case 'T':
+      return PieceType::kRook;
+    case 'B':
+    case 'L':
+      return PieceType::kBishop;
+    case 'N':
+    case 'S':
+      return PieceType::kKnight;
+    default:
+      return PieceType::kNone;
   }
 }
 
@@ -48,13 +58,26 @@ Piece PieceFromFenChar(char c) {
   char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   PieceType t = PieceType::kNone;
   switch (lower) {
-    case 'p': t = PieceType::kPawn; break;
-    case 'n': t = PieceType::kKnight; break;
-    case 'b': t = PieceType::kBishop; break;
-    case 'r': t = PieceType::kRook; break;
-    case 'q': t = PieceType::kQueen; break;
-    case 'k': t = PieceType::kKing; break;
-    default: return Piece::kNone;
+    case 'p':
+      t = PieceType::kPawn;
+      break;
+    case 'n':
+      t = PieceType::kKnight;
+      break;
+    case 'b':
+      t = PieceType::kBishop;
+      break;
+    case 'r':
+      t = PieceType::kRook;
+      break;
+    case 'q':
+      t = PieceType::kQueen;
+      break;
+    case 'k':
+      t = PieceType::kKing;
+      break;
+    default:
+      return Piece::kNone;
   }
   return MakePiece(color, t);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+
 #include "absl/strings/string_view.h"
 
 namespace chess {
@@ -59,7 +60,9 @@ constexpr Square MakeSquare(int file, int rank) { return static_cast<Square>(ran
 constexpr int FileOf(Square s) { return s & 7; }
 constexpr int RankOf(Square s) { return s >> 3; }
 // The rank as seen from `c`'s side: a1..h1 is rank 0 for White, rank 7 for Black.
-constexpr int RelativeRank(Color c, Square s) { return c == Color::kWhite ? RankOf(s) : 7 - RankOf(s); }
+constexpr int RelativeRank(Color c, Square s) {
+  return c == Color::kWhite ? RankOf(s) : 7 - RankOf(s);
+}
 constexpr Square Flip(Square s) { return static_cast<Square>(s ^ 56); }
 constexpr bool IsValid(Square s) { return s < 64; }
 
@@ -93,9 +96,11 @@ class Move {
   enum Kind : std::uint16_t { kNormal = 0, kPromotion = 1, kEnPassant = 2, kCastling = 3 };
 
   constexpr Move() = default;
-  constexpr Move(Square from, Square to, Kind kind = kNormal, PieceType promotion = PieceType::kKnight)
+  constexpr Move(Square from, Square to, Kind kind = kNormal,
+                 PieceType promotion = PieceType::kKnight)
       : bits_(static_cast<std::uint16_t>(
-            from | (to << 6) | ((kind == kPromotion ? Index(promotion) - Index(PieceType::kKnight) : 0) << 12) |
+            from | (to << 6) |
+            ((kind == kPromotion ? Index(promotion) - Index(PieceType::kKnight) : 0) << 12) |
             (kind << 14))) {}
 
   static constexpr Move FromBits(std::uint16_t bits) {
