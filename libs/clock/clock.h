@@ -1,0 +1,257 @@
+// The chess clock of Article 6 as a pure state machine. Time is always an argument (the caller's
+// monotonic milliseconds), never read; every operation is exact to the millisecond in integer
+// arithmetic. A Clock is a small trivially copyable value (no allocation): snapshot it, store it,
+// replay a game's events into it.
+//
+//   ASSIGN_OR_RETURN(TimeControl tc, ParsePgnTimeControl("40/5400+30:1800+30"));
+//   ASSIGN_OR_RETURN(Clock clock, Clock::Create(tc));
+//   RETURN_IF_ERROR(clock.Start(t0));            // 6.5: White's clock runs
+//   RETURN_IF_ERROR(clock.Press(t0 + 61'234));   // 6.8a: White's move 1 complete, +30 s
+//   clock.RemainingMs(Color::kWhite, now);       // 5'400'000 - 61'234 + 30'000
+//   clock.Deadline();                            // when Black's flag falls if he never moves
+//
+// Semantics, with the article each follows:
+// - Start (6.5) runs White's clock at the scheduled start. Players may be absent; the absent
+//   player's clock runs like any other (6.6: White loses all time until arrival). LostByDefault
+//   tells whether an absent player has lost under 6.7 (arrival more than the default time after the
+//   start; ClockOptions::default_time_ms, see DefaultTimeMs in edition.h).
+// - Press (6.8a) completes the running player's move: the move counter advances, the bonus of the
+//   period in which the move lies is applied exactly (increment added; Bronstein: time used this
+//   turn given back up to the delay; simple delay: nothing, the main time only ran after the
+//   delay), and if the move was the period's last, the next period's time is added (6.2b: saved
+//   time carries over). The period of a move follows from the move count alone.
+// - The flag (6.1) falls at the instant the running player's main time reaches zero (after the
+//   simple delay). Deadline() gives that instant from the state; FlagTime/FlagFallen answer for any
+//   time. A flag does not stop the clock: whether and when it counts (6.9, B6) and what it decides
+//   (6.10) is the arbiter's; the clock keeps the exact overrun (times may go below zero only after
+//   a flag) and remembers each side's first flag. CheckMoveCount is the 6.3 / 8.6 check.
+// - Pause/Resume (6.13): paused time counts for nobody; the delay left in the turn is kept.
+// - Adjust (7.4b, 8.1, 6.8d, 9.5b, 10.2, 13.4, 13.5), Set (6.14: both clocks, the move counters and
+//   the side to move after an earlier position is restored), Replace (6.11: a replacement clock
+//   with the arbiter's times).
+//
+// 6.2b "except in delay mode": read by default as the per-move delay never being saved (a press
+// inside it leaves the main time unchanged, and its unused part is not carried anywhere), while
+// main time saved at a period's end carries over as in every mode. The literal alternative, that
+// in delay mode no time saved in a period carries over, is DelaySavedTime::kDiscard.
+//
+// Every operation fails with the clock unchanged: INVALID_ARGUMENT for malformed input
+// (ERR_TIME_WENT_BACKWARDS when now_ms is earlier than the last operation, ERR_BAD_ADJUSTMENT,
+// ERR_BAD_SETTING, ERR_BAD_MOVE_COUNT), FAILED_PRECONDITION when not allowed now
+// (ERR_CLOCK_NOT_STARTED, ERR_CLOCK_ALREADY_STARTED, ERR_CLOCK_PAUSED, ERR_CLOCK_NOT_PAUSED,
+// ERR_NOT_YOUR_TURN, ERR_PLAYER_ABSENT, ERR_ALREADY_PRESENT, ERR_ADJUST_BELOW_ZERO, ERR_NO_FLAG).
+// Queries take now_ms >= the last operation's time (an earlier one reads as that time).
+#ifndef ARBITER_LIBS_CLOCK_CLOCK_H_
+#define ARBITER_LIBS_CLOCK_CLOCK_H_
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "libs/chess/types.h"
+#include "libs/clock/edition.h"
+#include "libs/clock/lag_compensation.h"
+#include "libs/clock/time_control.h"
+
+namespace chessclock {
+
+enum class ClockStatus : std::uint8_t { kNotStarted, kRunning, kPaused };
+absl::string_view ClockStatusName(ClockStatus status);  // "not_started", "running", "paused"
+
+// See "6.2b" above.
+enum class DelaySavedTime : std::uint8_t { kCarry, kDiscard };
+
+struct ClockOptions {
+  // 6.7: DefaultTimeMs(edition, event regulations). One hour unless set.
+  std::int64_t default_time_ms = 3'600'000;
+  DelaySavedTime delay_saved_time = DelaySavedTime::kCarry;
+  // Optional per game; see lag_compensation.h.
+  bool lag_compensation = false;
+  LagParams lag;
+};
+
+// Why the arbiter changes a player's time. Fixes the sign where the Laws do.
+enum class AdjustReason : std::uint8_t {
+  kArbiter,             // either sign: the arbiter's decision, no article given
+  kAssistant,           // 6.8d: either sign, adjusted "in fairer Weise"
+  kUnableToKeepScore,   // 8.1: deducted
+  kIllegalMove,         // 7.4b: added to the opponent
+  kIncorrectClaim,      // 9.5b: added to the opponent, deducted from the claimant
+  kQuickplayPostponed,  // 10.2b: added to the opponent
+  kQuickplayRejected,   // 10.2c: added to the opponent
+  kPenaltyMoreTime,     // 13.4b: added to the opponent
+  kPenaltyLessTime,     // 13.4c: deducted from the offender
+  kDisturbance,         // 13.5: added
+};
+// "", "6.8d", "8.1", "7.4b", "9.5b", "10.2b", "10.2c", "13.4b", "13.4c", "13.5".
+absl::string_view AdjustReasonArticle(AdjustReason reason);
+// The inverse; "" is kArbiter. INVALID_ARGUMENT ERR_BAD_ADJUSTMENT otherwise.
+absl::StatusOr<AdjustReason> ParseAdjustReason(absl::string_view article);
+
+struct FlagFall {
+  chess::Color side;
+  std::int64_t at_ms;
+  friend bool operator==(const FlagFall&, const FlagFall&) = default;
+};
+
+// 6.3 / 8.6: after a flag, were the moves of the period completed?
+enum class MoveCountOutcome : std::uint8_t {
+  kNotCompleted,  // 6.10: the player has lost (unless the opponent cannot mate, or 5.1/5.2 ended
+                  // it)
+  kCompleted,     // the clock's counter was behind: the next period has begun, its time added
+};
+struct MoveCountCheck {
+  MoveCountOutcome outcome;
+  int moves;         // the player's move count afterwards
+  int period_index;  // the period of his next move afterwards (0-based)
+  absl::string_view article;
+};
+
+// 6.14: what the arbiter sets when an earlier position is restored.
+struct ClockSetting {
+  std::int64_t white_ms = 0;
+  std::int64_t black_ms = 0;
+  std::optional<int> white_moves;  // correct the move counter, if given
+  std::optional<int> black_moves;
+  std::optional<chess::Color> to_move;  // whose clock runs afterwards, if it changes
+};
+
+inline constexpr int kMaxMoveCount = 1'000'000;
+
+class Clock {
+ public:
+  // INVALID_ARGUMENT ERR_BAD_TIME_CONTROL for an untimed control (no clock to run),
+  // ERR_BAD_OPTIONS / ERR_BAD_LAG_PARAMS for bad options.
+  static absl::StatusOr<Clock> Create(const TimeControl& tc, const ClockOptions& options = {});
+
+  // --- Operations
+  // ---------------------------------------------------------------------------------
+
+  // 6.5 at the scheduled start; absent players arrive later (6.6, 6.7).
+  absl::Status Start(std::int64_t now_ms, bool white_present = true, bool black_present = true);
+  // An absent player arrives (6.6, 6.7). Whether he arrived too late: LostByDefault.
+  absl::Status Arrive(chess::Color side, std::int64_t now_ms);
+  // 6.8a: the running player completes his move. `lag_ms` is the network lag he reports, used only
+  // with lag compensation; the compensation never reaches back past the last operation.
+  absl::Status Press(std::int64_t now_ms, std::int64_t lag_ms = 0);
+  // As above, checking that `side` is the one whose clock runs (ERR_NOT_YOUR_TURN).
+  absl::Status Press(chess::Color side, std::int64_t now_ms, std::int64_t lag_ms = 0);
+  // 6.13.
+  absl::Status Pause(std::int64_t now_ms);
+  absl::Status Resume(std::int64_t now_ms);
+  // Adds `delta_ms` (negative: deducts) to `side`'s time. A deduction must leave time on the clock
+  // (ERR_ADJUST_BELOW_ZERO; to run a clock out, Set it). Allowed before the start (8.1).
+  absl::Status Adjust(chess::Color side, std::int64_t delta_ms, AdjustReason reason,
+                      std::int64_t now_ms);
+  // 6.14. The turn restarts (a fresh delay). A side set to 0 has its flag fallen now; a side set
+  // above 0 has no flag.
+  absl::Status Set(const ClockSetting& setting, std::int64_t now_ms);
+  // 6.11: as Set, times only.
+  absl::Status Replace(std::int64_t white_ms, std::int64_t black_ms, std::int64_t now_ms);
+  // 6.3 after `side`'s flag fell (ERR_NO_FLAG otherwise): `moves_completed` is his move count as
+  // the scoresheets prove it, or nullopt when they cannot show it; then 8.6: the next move counts
+  // as the first of the next period. In the final period the answer is always kNotCompleted.
+  absl::StatusOr<MoveCountCheck> CheckMoveCount(chess::Color side,
+                                                std::optional<int> moves_completed,
+                                                std::int64_t now_ms);
+
+  // --- Queries
+  // ------------------------------------------------------------------------------------
+
+  // The main time left; below zero only after the flag fell (the overrun).
+  std::int64_t RemainingMs(chess::Color side, std::int64_t now_ms) const;
+  // The running player's per-move delay left in this turn (simple or Bronstein); 0 without delay.
+  std::int64_t DelayLeftMs(std::int64_t now_ms) const;
+  // The instant the running player's flag falls (or fell) if nothing else happens; nullopt when no
+  // clock runs.
+  std::optional<std::int64_t> Deadline() const;
+  // When `side`'s first flag fell, if it has by `now_ms`.
+  std::optional<std::int64_t> FlagTime(chess::Color side, std::int64_t now_ms) const;
+  bool FlagFallen(chess::Color side, std::int64_t now_ms) const {
+    return FlagTime(side, now_ms).has_value();
+  }
+  // The earlier of the two flags, if any.
+  std::optional<FlagFall> FirstFlag(std::int64_t now_ms) const;
+  // Whether `side`'s next move lies in the period in which all remaining moves must be made.
+  bool InFinalPeriod(chess::Color side) const;
+  // 8.4: whether `side` is freed from recording the moves: under 5 minutes left, unless his moves
+  // get an increment of at least 30 s. (Rapid and blitz have no duty at all, B3: that is the
+  // ruleset's to decide.)
+  bool ScoresheetDutyLapsed(chess::Color side, std::int64_t now_ms) const;
+  // 6.7: the start plus the default time; an absent player arriving later loses. nullopt before the
+  // start.
+  std::optional<std::int64_t> DefaultDeadline() const;
+  bool LostByDefault(chess::Color side, std::int64_t now_ms) const;
+
+  ClockStatus status() const { return status_; }
+  // The side whose clock is running; nullopt before the start and while paused.
+  std::optional<chess::Color> running() const {
+    if (status_ != ClockStatus::kRunning) return std::nullopt;
+    return to_move_;
+  }
+  // The side whose clock runs (or will run on start/resume).
+  chess::Color to_move() const { return to_move_; }
+  // Completed moves (6.8a) of `side`.
+  int moves(chess::Color side) const { return sides_[chess::Index(side)].moves; }
+  // The 0-based period of `side`'s next move.
+  int period_index(chess::Color side) const { return tc_.PeriodOfMove(moves(side) + 1); }
+  bool present(chess::Color side) const { return sides_[chess::Index(side)].present; }
+  std::int64_t lag_quota_ms(chess::Color side) const {
+    return sides_[chess::Index(side)].quota.quota_ms();
+  }
+  // The time of the last operation.
+  std::int64_t last_operation_ms() const { return since_ms_; }
+  const TimeControl& time_control() const { return tc_; }
+  const ClockOptions& options() const { return options_; }
+
+ private:
+  static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min();
+
+  struct Side {
+    std::int64_t remaining_ms = 0;
+    std::int64_t flag_ms = kNever;     // the first flag, once the state has passed it
+    std::int64_t arrived_ms = kNever;  // when an absent player arrived
+    int moves = 0;
+    bool present = true;
+    LagQuota quota;
+  };
+
+  Clock(const TimeControl& tc, const ClockOptions& options);
+
+  absl::Status CheckTime(std::int64_t now_ms) const;
+  // Brings the state to `now_ms` (>= since_ms_): the running clock consumes the delay, then the
+  // main time, and the flag is recorded at its exact instant.
+  void Advance(std::int64_t now_ms);
+  // A new turn for to_move_: no time used, a fresh simple delay.
+  void StartTurn();
+  // The bonus of the next move of the side to move.
+  const Bonus& NextBonus() const {
+    return tc_.BonusOfMove(sides_[chess::Index(to_move_)].moves + 1);
+  }
+  // Adds the time of period `index` (reached on a move count boundary) to `side`.
+  void EnterPeriod(Side& side, int index);
+
+  TimeControl tc_;
+  ClockOptions options_;
+  std::array<Side, 2> sides_;
+  std::int64_t since_ms_ = kNever;  // the state is exact as of this instant (the last operation)
+  std::int64_t start_ms_ = kNever;
+  std::int64_t delay_left_ms_ = 0;  // simple delay left in this turn
+  std::int64_t turn_used_ms_ = 0;   // clock time the side to move has used in this turn
+  ClockStatus status_ = ClockStatus::kNotStarted;
+  chess::Color to_move_ = chess::Color::kWhite;
+};
+
+// 6.12 / 10.3 / B8 for this clock at `now_ms`: the ruling if both flags have fallen and it cannot
+// be established which fell first; nullopt unless both have fallen. "In the final period" means
+// both players' next moves lie in the period in which all remaining moves must be made.
+std::optional<BothFlagsRuling> RuleBothFlags(const Clock& clock, Edition edition,
+                                             std::int64_t now_ms);
+
+}  // namespace chessclock
+
+#endif  // ARBITER_LIBS_CLOCK_CLOCK_H_

@@ -1,0 +1,83 @@
+// Presses per second through the clock state machine.
+//   bazel run //libs/clock:clock_benchmark
+#include <cstdint>
+
+#include "benchmark/benchmark.h"
+#include "libs/chess/types.h"
+#include "libs/clock/clock.h"
+#include "libs/clock/time_control.h"
+
+namespace chessclock {
+namespace {
+
+Clock StartedClock(absl::string_view human, const ClockOptions& options = {}) {
+  Clock clock = *Clock::Create(*ParseHumanTimeControl(human), options);
+  (void)clock.Start(0);
+  return clock;
+}
+
+// A press every 1.234 s; the increment (30 s) keeps both flags up however long it runs.
+void BM_PressIncrement(benchmark::State& state) {
+  Clock clock = StartedClock("40/90+30, 30+30");
+  std::int64_t now = 0;
+  for (auto _ : state) {
+    now += 1'234;
+    benchmark::DoNotOptimize(clock.Press(now));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PressIncrement);
+
+void BM_PressSimpleDelay(benchmark::State& state) {
+  Clock clock = StartedClock("40/120 d5, 20/60 d5");  // the last period repeats: never runs out
+  std::int64_t now = 0;
+  for (auto _ : state) {
+    now += 4'321;
+    benchmark::DoNotOptimize(clock.Press(now));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PressSimpleDelay);
+
+void BM_PressWithLagCompensation(benchmark::State& state) {
+  ClockOptions options;
+  options.lag_compensation = true;
+  options.lag = {1'000, 3'000, 7'000};
+  Clock clock = StartedClock("3+2", options);
+  std::int64_t now = 0;
+  for (auto _ : state) {
+    now += 1'500;
+    benchmark::DoNotOptimize(clock.Press(now, /*lag_ms=*/120));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PressWithLagCompensation);
+
+// The query a flag index needs after every press.
+void BM_PressAndDeadline(benchmark::State& state) {
+  Clock clock = StartedClock("40/90+30, 30+30");
+  std::int64_t now = 0;
+  for (auto _ : state) {
+    now += 1'234;
+    benchmark::DoNotOptimize(clock.Press(now));
+    benchmark::DoNotOptimize(clock.Deadline());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PressAndDeadline);
+
+// Copying the whole state (a snapshot) is a memcpy.
+void BM_CopyClock(benchmark::State& state) {
+  Clock clock = StartedClock("40/90+30, 30+30");
+  for (auto _ : state) {
+    Clock copy = clock;
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_CopyClock);
+
+}  // namespace
+}  // namespace chessclock
+
+BENCHMARK_MAIN();

@@ -1,0 +1,566 @@
+// The clock by article, with exact millisecond expectations.
+#include "libs/clock/clock.h"
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
+#include "libs/chess/types.h"
+#include "libs/clock/edition.h"
+#include "libs/clock/time_control.h"
+
+namespace chessclock {
+namespace {
+
+using ::base::HasErrorCode;
+using ::base::HasStatusCode;
+using ::chess::Color;
+
+constexpr Color kWhite = Color::kWhite;
+constexpr Color kBlack = Color::kBlack;
+constexpr std::int64_t kSecond = 1000;
+constexpr std::int64_t kMinute = 60 * kSecond;
+constexpr std::int64_t kT0 = 1'000'000;  // an arbitrary monotonic origin
+
+Clock MakeClock(absl::string_view pgn_or_human, ClockOptions options = {}) {
+  absl::StatusOr<TimeControl> tc = ParsePgnTimeControl(pgn_or_human);
+  if (!tc.ok()) tc = ParseHumanTimeControl(pgn_or_human);
+  EXPECT_OK(tc) << pgn_or_human;
+  absl::StatusOr<Clock> clock = Clock::Create(*tc, options);
+  EXPECT_OK(clock);
+  return *clock;
+}
+
+// Presses `count` times, each move taking `move_ms`, starting at `*now`.
+void PlayMoves(Clock& clock, std::int64_t* now, int count, std::int64_t move_ms) {
+  for (int i = 0; i < count; ++i) {
+    *now += move_ms;
+    ASSERT_OK(clock.Press(*now));
+  }
+}
+
+// --- 6.5, 6.8a -----------------------------------------------------------------------------------
+
+TEST(Article6_5, WhitesClockRunsFromTheScheduledStart) {
+  Clock clock = MakeClock("40/5400+30:1800+30");
+  EXPECT_EQ(clock.status(), ClockStatus::kNotStarted);
+  EXPECT_EQ(clock.running(), std::nullopt);
+  EXPECT_EQ(clock.Deadline(), std::nullopt);
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0), 90 * kMinute);
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_EQ(clock.running(), kWhite);
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 1234), 90 * kMinute - 1234);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 1234), 90 * kMinute);
+  EXPECT_EQ(clock.Deadline(), kT0 + 90 * kMinute);
+  EXPECT_THAT(clock.Start(kT0 + 1), HasErrorCode("ERR_CLOCK_ALREADY_STARTED"));
+}
+
+TEST(Article6_8a, AMoveIsCompleteWhenItsPlayerPresses) {
+  Clock clock = MakeClock("300+2");
+  EXPECT_THAT(clock.Press(kT0), HasErrorCode("ERR_CLOCK_NOT_STARTED"));
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_EQ(clock.moves(kWhite), 0);
+  ASSERT_OK(clock.Press(kWhite, kT0 + 61'234));
+  EXPECT_EQ(clock.moves(kWhite), 1);
+  EXPECT_EQ(clock.moves(kBlack), 0);
+  EXPECT_EQ(clock.running(), kBlack);
+  // The time until the press is White's; then Black's runs.
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 70'000), 300'000 - 61'234 + 2'000);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 70'000), 300'000 - (70'000 - 61'234));
+  EXPECT_THAT(clock.Press(kWhite, kT0 + 70'000), HasErrorCode("ERR_NOT_YOUR_TURN"));
+  EXPECT_THAT(clock.Press(kT0 + 60'000), HasErrorCode("ERR_TIME_WENT_BACKWARDS"));
+  EXPECT_THAT(clock.Press(kT0 + 60'000), HasStatusCode(absl::StatusCode::kInvalidArgument));
+}
+
+// --- 6.2: periods and bonuses
+// ---------------------------------------------------------------------
+
+// 40/90 + 30 s from move 1: the second period's 30 minutes arrive exactly on move 40's press.
+TEST(Article6_2, PeriodAddedExactlyOnMove40sPress) {
+  Clock clock = MakeClock("40/5400+30:1800+30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  // 39 moves each, 100 s a move.
+  for (int i = 0; i < 39; ++i) {
+    PlayMoves(clock, &now, 2, 100 * kSecond);
+  }
+  EXPECT_EQ(clock.moves(kWhite), 39);
+  EXPECT_EQ(clock.period_index(kWhite), 0);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 90 * kMinute - 39 * 100 * kSecond + 39 * 30 * kSecond);
+  // White's 40th move.
+  now += 100 * kSecond;
+  ASSERT_OK(clock.Press(now));
+  EXPECT_EQ(clock.moves(kWhite), 40);
+  EXPECT_EQ(clock.period_index(kWhite), 1);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now),
+            90 * kMinute - 40 * 100 * kSecond + 40 * 30 * kSecond + 30 * kMinute);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 4'400'000);
+  EXPECT_EQ(clock.period_index(kBlack), 0);  // Black's 40th move is still to come
+  EXPECT_TRUE(clock.InFinalPeriod(kWhite));
+  EXPECT_FALSE(clock.InFinalPeriod(kBlack));
+}
+
+TEST(Article6_2, IncrementFromMoveOne) {
+  Clock clock = MakeClock("40/90+30, 30+30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 1, 61'234);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 5'400'000 - 61'234 + 30'000);
+}
+
+TEST(Article6_2, IncrementFromMove41Only) {
+  Clock clock = MakeClock("40/90, 30+30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 1, 61'234);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 5'400'000 - 61'234);  // no increment on move 1
+  PlayMoves(clock, &now, 78, 100 * kSecond);  // to White's move 40 complete, Black's 39
+  ASSERT_EQ(clock.moves(kWhite), 40);
+  const std::int64_t after_40 = 5'400'000 - 61'234 - 39 * 100 * kSecond + 30 * kMinute;
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), after_40);  // no increment on move 40 either
+  PlayMoves(clock, &now, 2, 100 * kSecond);             // Black's 40th, White's 41st
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), after_40 - 100 * kSecond + 30 * kSecond);
+}
+
+// PGN 9.6.1: a last period with a move count repeats (20 moves per hour after move 40).
+TEST(Article6_2, LastPeriodWithMoveCountRepeats) {
+  Clock clock = MakeClock("40/120, 20/60");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 2 * 80, 10 * kSecond);
+  EXPECT_EQ(clock.period_index(kWhite), 3);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 120 * kMinute + 3 * 60 * kMinute - 80 * 10 * kSecond);
+  EXPECT_FALSE(clock.InFinalPeriod(kWhite));
+}
+
+// 6.2b: in delay mode the main time starts after the per-move time; a press inside it leaves the
+// main time unchanged.
+TEST(Article6_2b, SimpleDelayPressInsideTheDelayLeavesMainTimeUnchanged) {
+  Clock clock = MakeClock("G/60 d5");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  EXPECT_EQ(clock.DelayLeftMs(now), 5'000);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now + 4'999), 60 * kMinute);
+  EXPECT_EQ(clock.DelayLeftMs(now + 3'000), 2'000);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now + 8'000), 60 * kMinute - 3'000);
+  PlayMoves(clock, &now, 1, 4'999);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 60 * kMinute);
+  PlayMoves(clock, &now, 1, 5'000);  // exactly the delay
+  EXPECT_EQ(clock.RemainingMs(kBlack, now), 60 * kMinute);
+  PlayMoves(clock, &now, 1, 8'000);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 60 * kMinute - 3'000);
+}
+
+TEST(Article6_2b, SimpleDelayNeverIncreasesTheMainTime) {
+  Clock clock = MakeClock("G/60 d5");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  std::int64_t previous[2] = {60 * kMinute, 60 * kMinute};
+  for (int i = 0; i < 100; ++i) {
+    const Color mover = clock.to_move();
+    PlayMoves(clock, &now, 1, (i * 7919) % 9'000);
+    const std::int64_t remaining = clock.RemainingMs(mover, now);
+    EXPECT_LE(remaining, previous[chess::Index(mover)]);
+    previous[chess::Index(mover)] = remaining;
+  }
+}
+
+TEST(Article6_2b, BronsteinGivesBackAtMostTheDelay) {
+  Clock clock = MakeClock("G/60 b5");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  // The main time runs at once.
+  EXPECT_EQ(clock.RemainingMs(kWhite, now + 3'000), 60 * kMinute - 3'000);
+  EXPECT_EQ(clock.DelayLeftMs(now + 3'000), 2'000);
+  PlayMoves(clock, &now, 1, 3'000);  // 3 s given back
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 60 * kMinute);
+  PlayMoves(clock, &now, 1, 20'000);  // only 5 s given back
+  EXPECT_EQ(clock.RemainingMs(kBlack, now), 60 * kMinute - 15'000);
+}
+
+TEST(Article6_2b, BothDelaysEndEqualForEqualPlay) {
+  Clock simple = MakeClock("40/90 d5, 30 d5");
+  Clock bronstein = MakeClock("40/90 b5, 30 b5");
+  std::int64_t now = kT0;
+  ASSERT_OK(simple.Start(now));
+  ASSERT_OK(bronstein.Start(now));
+  for (int i = 0; i < 120; ++i) {
+    now += (i * 104'729) % 12'000;
+    ASSERT_OK(simple.Press(now));
+    ASSERT_OK(bronstein.Press(now));
+    for (Color side : {kWhite, kBlack}) {
+      EXPECT_EQ(simple.RemainingMs(side, now), bronstein.RemainingMs(side, now)) << "move " << i;
+    }
+  }
+  // ... but the flag falls differently: after delay + main time vs at the main time.
+  EXPECT_EQ(*simple.Deadline(), now + 5'000 + simple.RemainingMs(simple.to_move(), now));
+  EXPECT_EQ(*bronstein.Deadline(), now + bronstein.RemainingMs(bronstein.to_move(), now));
+}
+
+TEST(Article6_2b, DelayModeSavedTimeReadings) {
+  // Default: main time saved in period 1 carries over; the unused delay never does.
+  Clock carry = MakeClock("40/90 d5, 30 d5");
+  std::int64_t now = kT0;
+  ASSERT_OK(carry.Start(now));
+  PlayMoves(carry, &now, 79, 65'000);  // 60 s of main time a move
+  EXPECT_EQ(carry.RemainingMs(kWhite, now), 90 * kMinute - 40 * 60'000 + 30 * kMinute);
+  // The literal reading: nothing saved in a period carries over in delay mode.
+  ClockOptions options;
+  options.delay_saved_time = DelaySavedTime::kDiscard;
+  Clock discard = MakeClock("40/90 d5, 30 d5", options);
+  now = kT0;
+  ASSERT_OK(discard.Start(now));
+  PlayMoves(discard, &now, 79, 65'000);
+  EXPECT_EQ(discard.RemainingMs(kWhite, now), 30 * kMinute);
+}
+
+// --- 6.1, 6.3, 8.6: the flag
+// -----------------------------------------------------------------------
+
+TEST(Article6_1, FlagFallsWhenTheAllottedTimeIsUsedUp) {
+  Clock clock = MakeClock("300+2");
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_EQ(clock.Deadline(), kT0 + 300'000);
+  EXPECT_FALSE(clock.FlagFallen(kWhite, kT0 + 299'999));
+  EXPECT_TRUE(clock.FlagFallen(kWhite, kT0 + 300'000));
+  EXPECT_EQ(clock.FirstFlag(kT0 + 400'000), (FlagFall{kWhite, kT0 + 300'000}));
+  // The clock keeps the overrun and the flag after a late press.
+  ASSERT_OK(clock.Press(kT0 + 301'000));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 301'000), -1'000 + 2'000);
+  EXPECT_EQ(clock.FlagTime(kWhite, kT0 + 301'000), kT0 + 300'000);
+  EXPECT_EQ(clock.Deadline(), kT0 + 301'000 + 300'000);
+}
+
+TEST(Article6_1, DelayDeadlines) {
+  Clock simple = MakeClock("G/1 d5");
+  ASSERT_OK(simple.Start(kT0));
+  EXPECT_EQ(simple.Deadline(), kT0 + 65'000);
+  Clock bronstein = MakeClock("G/1 b5");
+  ASSERT_OK(bronstein.Start(kT0));
+  EXPECT_EQ(bronstein.Deadline(), kT0 + 60'000);
+}
+
+TEST(Article6_3, ScoresheetProvesThePeriodsMovesWereMade) {
+  Clock clock = MakeClock("40/90, 30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 78, 60 * kSecond);  // 39 moves each, 39 minutes used
+  // White forgot to press once: the clock counts 39, the scoresheet shows 40.
+  EXPECT_THAT(clock.CheckMoveCount(kWhite, 40, now), HasErrorCode("ERR_NO_FLAG"));
+  const std::int64_t flag = now + 51 * kMinute;
+  EXPECT_EQ(clock.Deadline(), flag);
+  now = flag + 5'000;
+  absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, 40, now);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
+  EXPECT_EQ(check->moves, 40);
+  EXPECT_EQ(check->period_index, 1);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 30 * kMinute - 5'000);
+  EXPECT_FALSE(clock.FlagFallen(kWhite, now));
+  EXPECT_EQ(clock.Deadline(), now + 30 * kMinute - 5'000);
+}
+
+TEST(Article6_3, MovesNotCompletedLoses) {
+  Clock clock = MakeClock("40/90, 30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 76, 60 * kSecond);
+  now += 60 * kMinute;
+  absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, 38, now);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
+  EXPECT_EQ(check->article, "6.3, 6.10");
+  EXPECT_TRUE(clock.FlagFallen(kWhite, now));
+}
+
+TEST(Article8_6, UnknownCountMakesTheNextMoveTheFirstOfTheNextPeriod) {
+  Clock clock = MakeClock("40/90, 30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 70, 60 * kSecond);
+  now += 60 * kMinute;  // 55 minutes were left: White's flag fell 5 minutes ago
+  absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, std::nullopt, now);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
+  EXPECT_EQ(check->article, "8.6");
+  EXPECT_EQ(clock.moves(kWhite), 40);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 30 * kMinute - 5 * kMinute);
+  EXPECT_TRUE(clock.InFinalPeriod(kWhite));
+}
+
+TEST(Article6_10, FlagInTheFinalPeriodAlwaysLoses) {
+  Clock clock = MakeClock("G/5");
+  ASSERT_OK(clock.Start(kT0));
+  absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, 100, kT0 + 5 * kMinute);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
+}
+
+// --- 6.12 / 10.3 / B8: both flags
+// ------------------------------------------------------------------
+
+// Both clocks set low (6.14) in period 1 or in the final period; both flags fall.
+Clock BothFlagsFallen(absl::string_view tc, int moves_each) {
+  Clock clock = MakeClock(tc);
+  EXPECT_OK(clock.Start(kT0));
+  ClockSetting setting;
+  setting.white_ms = 1'000;
+  setting.black_ms = 1'000;
+  setting.white_moves = moves_each;
+  setting.black_moves = moves_each;
+  EXPECT_OK(clock.Set(setting, kT0 + 10'000));
+  EXPECT_OK(clock.Press(kT0 + 12'000));  // White's flag fell at +11 s
+  EXPECT_TRUE(clock.FlagFallen(kWhite, kT0 + 12'000));
+  EXPECT_FALSE(clock.FlagFallen(kBlack, kT0 + 12'000));
+  EXPECT_TRUE(clock.FlagFallen(kBlack, kT0 + 13'000));
+  return clock;
+}
+
+TEST(Article6_12, Edition2001ContinuesBeforeTheFinalPeriodAnd10_3DrawsInIt) {
+  const std::int64_t now = kT0 + 20'000;
+  Clock before = BothFlagsFallen("40/120, 60", 10);
+  EXPECT_EQ(RuleBothFlags(before, Edition::kFide2001, now),
+            (BothFlagsRuling{BothFlagsOutcome::kContinue, "6.12"}));
+  Clock final_period = BothFlagsFallen("40/120, 60", 45);
+  EXPECT_EQ(RuleBothFlags(final_period, Edition::kFide2001, now),
+            (BothFlagsRuling{BothFlagsOutcome::kDraw, "10.3"}));
+}
+
+TEST(Article6_12, Edition2005ContinuesInAnyPeriodButTheLastAndDrawsInTheLast) {
+  const std::int64_t now = kT0 + 20'000;
+  Clock before = BothFlagsFallen("40/120, 60", 10);
+  EXPECT_EQ(RuleBothFlags(before, Edition::kFide2005, now),
+            (BothFlagsRuling{BothFlagsOutcome::kContinue, "6.12a"}));
+  Clock final_period = BothFlagsFallen("40/120, 60", 45);
+  EXPECT_EQ(RuleBothFlags(final_period, Edition::kFide2005, now),
+            (BothFlagsRuling{BothFlagsOutcome::kDraw, "6.12b"}));
+  // A repeating period is never the last: the game continues.
+  Clock repeating = BothFlagsFallen("40/120, 20/60", 45);
+  EXPECT_EQ(RuleBothFlags(repeating, Edition::kFide2005, now)->outcome,
+            BothFlagsOutcome::kContinue);
+}
+
+TEST(AppendixB8, RapidDrawsWhenBothFlagsFall) {
+  const std::int64_t now = kT0 + 20'000;
+  Clock rapid = BothFlagsFallen("40/20, 10", 10);  // 30 minutes: rapid under B1
+  EXPECT_EQ(RuleBothFlags(rapid, Edition::kFide2001, now),
+            (BothFlagsRuling{BothFlagsOutcome::kDraw, "B8"}));
+  EXPECT_EQ(RuleBothFlags(rapid, Edition::kFide2001, kT0 + 12'500), std::nullopt);
+}
+
+// --- 6.13: pause
+// ----------------------------------------------------------------------------------
+
+TEST(Article6_13, TimePausedCountsForNobody) {
+  Clock clock = MakeClock("300+2");
+  ASSERT_OK(clock.Start(kT0));
+  ASSERT_OK(clock.Pause(kT0 + 70'000));
+  EXPECT_EQ(clock.running(), std::nullopt);
+  EXPECT_EQ(clock.Deadline(), std::nullopt);
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 90'000), 230'000);
+  EXPECT_THAT(clock.Press(kT0 + 80'000), HasErrorCode("ERR_CLOCK_PAUSED"));
+  EXPECT_THAT(clock.Press(kT0 + 80'000), HasStatusCode(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(clock.Pause(kT0 + 80'000), HasErrorCode("ERR_CLOCK_PAUSED"));
+  ASSERT_OK(clock.Resume(kT0 + 90'000));
+  EXPECT_THAT(clock.Resume(kT0 + 90'000), HasErrorCode("ERR_CLOCK_NOT_PAUSED"));
+  EXPECT_EQ(clock.running(), kWhite);
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 95'000), 225'000);
+  EXPECT_EQ(clock.Deadline(), kT0 + 90'000 + 230'000);
+}
+
+TEST(Article6_13, TheDelayLeftSurvivesAPause) {
+  Clock clock = MakeClock("G/60 d5");
+  ASSERT_OK(clock.Start(kT0));
+  ASSERT_OK(clock.Pause(kT0 + 2'000));
+  EXPECT_EQ(clock.DelayLeftMs(kT0 + 50'000), 3'000);
+  ASSERT_OK(clock.Resume(kT0 + 100'000));
+  ASSERT_OK(clock.Press(kT0 + 102'500));  // 4.5 s of the turn used: inside the delay
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 102'500), 60 * kMinute);
+}
+
+// --- Arbiter operations
+// ----------------------------------------------------------------------------
+
+TEST(Article6_14, SetBothClocksAndCorrectTheMoveCounter) {
+  Clock clock = MakeClock("40/90, 30");
+  std::int64_t now = kT0;
+  ASSERT_OK(clock.Start(now));
+  PlayMoves(clock, &now, 81, 30 * kSecond);  // White 41, Black 40: both past move 40
+  ASSERT_EQ(clock.period_index(kWhite), 1);
+  // An illegal move is found at White's move 38: the position before it is restored, White to move.
+  ClockSetting setting;
+  setting.white_ms = 72 * kMinute;
+  setting.black_ms = 71 * kMinute;
+  setting.white_moves = 37;
+  setting.black_moves = 37;
+  setting.to_move = kWhite;
+  ASSERT_OK(clock.Set(setting, now + 1'000));
+  EXPECT_EQ(clock.moves(kWhite), 37);
+  EXPECT_EQ(clock.period_index(kWhite), 0);
+  EXPECT_EQ(clock.period_index(kBlack), 0);
+  EXPECT_EQ(clock.running(), kWhite);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now + 11'000), 72 * kMinute - 10'000);
+  EXPECT_EQ(clock.RemainingMs(kBlack, now + 11'000), 71 * kMinute);
+  // Three more moves each reach the control again, with its time added.
+  now += 1'000;
+  PlayMoves(clock, &now, 5, 60 * kSecond);
+  EXPECT_EQ(clock.moves(kWhite), 40);
+  EXPECT_EQ(clock.RemainingMs(kWhite, now), 72 * kMinute - 3 * kMinute + 30 * kMinute);
+  ClockSetting negative;
+  negative.white_ms = -1;
+  EXPECT_THAT(clock.Set(negative, now), HasErrorCode("ERR_BAD_SETTING"));
+}
+
+TEST(Article6_11, ReplacementClockGetsTheArbitersTimes) {
+  Clock clock = MakeClock("G/90");
+  ASSERT_OK(clock.Start(kT0));
+  ASSERT_OK(clock.Press(kT0 + 60'000));
+  ASSERT_OK(clock.Replace(80 * kMinute, 85 * kMinute, kT0 + 120'000));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 130'000), 80 * kMinute);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 130'000), 85 * kMinute - 10'000);
+  EXPECT_EQ(clock.moves(kWhite), 1);
+  EXPECT_EQ(clock.running(), kBlack);
+}
+
+TEST(ArbiterAdjustments, PenaltiesAndExtraTime) {
+  Clock clock = MakeClock("40/90, 30");
+  // 8.1: a player unable to keep score has time deducted at the start.
+  ASSERT_OK(clock.Adjust(kBlack, -10 * kMinute, AdjustReason::kUnableToKeepScore, kT0 - 1));
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0), 80 * kMinute);
+  // 7.4b: two minutes to the opponent of an illegal move.
+  ASSERT_OK(clock.Adjust(kBlack, 2 * kMinute, AdjustReason::kIllegalMove, kT0 + 5'000));
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 5'000), 82 * kMinute);
+  // 13.4c on the running clock.
+  ASSERT_OK(clock.Adjust(kWhite, -kMinute, AdjustReason::kPenaltyLessTime, kT0 + 10'000));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 10'000), 89 * kMinute - 10'000);
+  EXPECT_EQ(clock.Deadline(), kT0 + 90 * kMinute - kMinute);
+  // Signs the Laws fix, and no silent flag.
+  EXPECT_THAT(clock.Adjust(kWhite, -kMinute, AdjustReason::kIllegalMove, kT0 + 10'000),
+              HasErrorCode("ERR_BAD_ADJUSTMENT"));
+  EXPECT_THAT(clock.Adjust(kWhite, kMinute, AdjustReason::kUnableToKeepScore, kT0 + 10'000),
+              HasErrorCode("ERR_BAD_ADJUSTMENT"));
+  EXPECT_THAT(clock.Adjust(kWhite, -90 * kMinute, AdjustReason::kArbiter, kT0 + 10'000),
+              HasErrorCode("ERR_ADJUST_BELOW_ZERO"));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 10'000), 89 * kMinute - 10'000);  // unchanged
+  // 6.8d: an assistant: either way.
+  ASSERT_OK(clock.Adjust(kWhite, 5 * kMinute, AdjustReason::kAssistant, kT0 + 10'000));
+  EXPECT_EQ(AdjustReasonArticle(AdjustReason::kDisturbance), "13.5");
+  EXPECT_EQ(*ParseAdjustReason("10.2c"), AdjustReason::kQuickplayRejected);
+  EXPECT_THAT(ParseAdjustReason("99"), HasErrorCode("ERR_BAD_ADJUSTMENT"));
+}
+
+// --- 8.4
+// ------------------------------------------------------------------------------------------
+
+TEST(Article8_4, ScoresheetDutyLapsesUnderFiveMinutesUnlessTheIncrementIsAtLeast30s) {
+  Clock plain = MakeClock("G/90");
+  ASSERT_OK(plain.Start(kT0));
+  EXPECT_FALSE(plain.ScoresheetDutyLapsed(kWhite, kT0 + 85 * kMinute));
+  EXPECT_TRUE(plain.ScoresheetDutyLapsed(kWhite, kT0 + 85 * kMinute + 1));
+  EXPECT_FALSE(plain.ScoresheetDutyLapsed(kBlack, kT0 + 85 * kMinute + 1));
+  Clock increment30 = MakeClock("90+30");
+  ASSERT_OK(increment30.Start(kT0));
+  EXPECT_FALSE(increment30.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
+  Clock increment29 = MakeClock("90+29");
+  ASSERT_OK(increment29.Start(kT0));
+  EXPECT_TRUE(increment29.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
+  // An increment only from move 41 does not help before it.
+  Clock later = MakeClock("40/90, 30+30");
+  ASSERT_OK(later.Start(kT0));
+  EXPECT_TRUE(later.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
+}
+
+// --- 6.6, 6.7: arrival and default
+// -----------------------------------------------------------------
+
+TEST(Article6_6, NeitherPresentWhitesTimeRunsUntilArrival) {
+  Clock clock = MakeClock("G/90");
+  ASSERT_OK(clock.Start(kT0, /*white_present=*/false, /*black_present=*/false));
+  EXPECT_THAT(clock.Press(kT0 + 1'000), HasErrorCode("ERR_PLAYER_ABSENT"));
+  ASSERT_OK(clock.Arrive(kBlack, kT0 + 5 * kMinute));
+  ASSERT_OK(clock.Arrive(kWhite, kT0 + 12 * kMinute));
+  EXPECT_THAT(clock.Arrive(kWhite, kT0 + 12 * kMinute), HasErrorCode("ERR_ALREADY_PRESENT"));
+  ASSERT_OK(clock.Press(kT0 + 13 * kMinute));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 13 * kMinute), 77 * kMinute);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 13 * kMinute), 90 * kMinute);
+}
+
+TEST(Article6_7, DefaultTimeOneHourIn2001) {
+  ClockOptions options;
+  options.default_time_ms = DefaultTimeMs(Edition::kFide2001, std::nullopt);
+  Clock on_time = MakeClock("G/120", options);
+  ASSERT_OK(on_time.Start(kT0, true, false));
+  EXPECT_EQ(on_time.DefaultDeadline(), kT0 + 3'600'000);
+  EXPECT_FALSE(on_time.LostByDefault(kBlack, kT0 + 3'600'000));
+  EXPECT_TRUE(on_time.LostByDefault(kBlack, kT0 + 3'600'001));  // "mehr als eine Stunde"
+  ASSERT_OK(on_time.Press(kT0 + 1'000));
+  ASSERT_OK(on_time.Arrive(kBlack, kT0 + 3'600'000));
+  EXPECT_FALSE(on_time.LostByDefault(kBlack, kT0 + 4'000'000));
+  EXPECT_FALSE(on_time.LostByDefault(kWhite, kT0 + 4'000'000));
+
+  Clock late = MakeClock("G/120", options);
+  ASSERT_OK(late.Start(kT0, true, false));
+  ASSERT_OK(late.Arrive(kBlack, kT0 + 3'600'001));
+  EXPECT_TRUE(late.LostByDefault(kBlack, kT0 + 3'600'001));
+}
+
+TEST(Article6_7, DefaultTimeZeroIn2023UnlessTheEventSetsOne) {
+  ClockOptions options;
+  options.default_time_ms = DefaultTimeMs(Edition::kFide2023, std::nullopt);
+  Clock clock = MakeClock("G/90", options);
+  ASSERT_OK(clock.Start(kT0, false, true));
+  EXPECT_FALSE(clock.LostByDefault(kWhite, kT0));
+  EXPECT_TRUE(clock.LostByDefault(kWhite, kT0 + 1));
+}
+
+// --- Options
+// ---------------------------------------------------------------------------------------
+
+TEST(Hourglass, TheOtherClockGainsWhatTheRunningOneLoses) {
+  Clock clock = MakeClock("*60");
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 10'000), 50'000);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 10'000), 70'000);
+  ASSERT_OK(clock.Press(kT0 + 10'000));
+  ASSERT_OK(clock.Press(kT0 + 14'000));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 14'000), 54'000);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 14'000), 66'000);
+  EXPECT_EQ(clock.Deadline(), kT0 + 14'000 + 54'000);
+}
+
+TEST(LagCompensation, CompensationIsChargedToNobody) {
+  ClockOptions options;
+  options.lag_compensation = true;
+  options.lag = {100, 300, 700};
+  Clock clock = MakeClock("300+0", options);
+  ASSERT_OK(clock.Start(kT0));
+  ASSERT_OK(clock.Press(kT0 + 10'000, /*lag_ms=*/250));
+  EXPECT_EQ(clock.RemainingMs(kWhite, kT0 + 10'000), 300'000 - 10'000 + 250);
+  EXPECT_EQ(clock.lag_quota_ms(kWhite), 150);
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000);  // starts at the press
+  ASSERT_OK(clock.Press(kT0 + 11'000, /*lag_ms=*/5'000));               // capped by the quota
+  EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000 + 300);
+  // A late press is saved when the compensated move ended before the flag.
+  Clock blitz = MakeClock("10", options);
+  ASSERT_OK(blitz.Start(kT0));
+  ASSERT_OK(blitz.Press(kT0 + 10'100, /*lag_ms=*/200));
+  EXPECT_FALSE(blitz.FlagFallen(kWhite, kT0 + 10'100));
+  EXPECT_EQ(blitz.RemainingMs(kWhite, kT0 + 10'100), 100);
+}
+
+TEST(ClockTest, CreateRejectsUntimedAndBadOptions) {
+  EXPECT_THAT(Clock::Create(TimeControl::Untimed()), HasErrorCode("ERR_BAD_TIME_CONTROL"));
+  ClockOptions options;
+  options.default_time_ms = -1;
+  EXPECT_THAT(Clock::Create(*ParsePgnTimeControl("60"), options), HasErrorCode("ERR_BAD_OPTIONS"));
+  options = {};
+  options.lag_compensation = true;
+  options.lag = {1, 10, 5};
+  EXPECT_THAT(Clock::Create(*ParsePgnTimeControl("60"), options),
+              HasErrorCode("ERR_BAD_LAG_PARAMS"));
+}
+
+}  // namespace
+}  // namespace chessclock

@@ -1,0 +1,133 @@
+#include "libs/clock/edition.h"
+
+#include <cstdint>
+
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+
+namespace chessclock {
+namespace {
+
+constexpr std::int64_t kMinute = 60'000;
+constexpr std::int64_t kHour = 60 * kMinute;
+
+constexpr BothFlagsRuling kContinue(absl::string_view article) {
+  return {BothFlagsOutcome::kContinue, article};
+}
+constexpr BothFlagsRuling kDraw(absl::string_view article) {
+  return {BothFlagsOutcome::kDraw, article};
+}
+
+// The "Editions" table of LAWS.md, one row per edition, indexed by Edition.
+//
+// Speed: B1 "zwischen 15 und 60 Minuten" (15 and 60 included), C1 "weniger als 15 Minuten"; only
+// the fixed time counts. 2023: blitz <= 10 min, rapid > 10 and < 60 min, base + 60 x increment.
+constexpr SpeedRule kAppendixB1C1{0, 15 * kMinute - 1, 60 * kMinute, "B1, C1"};
+constexpr SpeedRule k2023{60, 10 * kMinute, 60 * kMinute - 1, "A.1, B.1 (2023)"};
+
+constexpr std::array<EditionRules, 4> kTable = {{
+    // 1997: seed 004 holds only the appendices; Articles 6 and 10 are carried as in 2001.
+    {Edition::kFide1997,
+     kAppendixB1C1,
+     {kContinue("6.12 (as 2001)"), kDraw("10.3 (as 2001)")},
+     {kDraw("B8"), kDraw("B8")},
+     kHour,
+     "6.7 (as 2001)"},
+    // 2001: 6.12 the game continues; 10.3 drawn in the quickplay finish (the final period); B8.
+    {Edition::kFide2001,
+     kAppendixB1C1,
+     {kContinue("6.12"), kDraw("10.3")},
+     {kDraw("B8"), kDraw("B8")},
+     kHour,
+     "6.7"},
+    // 2005: 6.12 a) continues in any period but the last, b) drawn in the last. Seed 003 revises
+    // only Article 6, so the appendices (B8) are carried as in 2001.
+    {Edition::kFide2005,
+     kAppendixB1C1,
+     {kContinue("6.12a"), kDraw("6.12b")},
+     {kDraw("B8 (as 2001)"), kDraw("B8 (as 2001)")},
+     kHour,
+     "6.7"},
+    // 2023: as 2005 in every category (Guidelines III); the default time is the event's, 0 if the
+    // regulations say nothing.
+    {Edition::kFide2023,
+     k2023,
+     {kContinue("6.12a (as 2005)"), kDraw("6.12b (as 2005)")},
+     {kContinue("6.12a (as 2005)"), kDraw("6.12b (as 2005)")},
+     0,
+     "6.7.1 (2023)"},
+}};
+
+constexpr bool TableIsIndexedByEdition() {
+  for (int i = 0; i < static_cast<int>(kTable.size()); ++i) {
+    if (static_cast<int>(kTable[i].edition) != i) return false;
+  }
+  return true;
+}
+static_assert(TableIsIndexedByEdition());
+
+}  // namespace
+
+absl::string_view EditionName(Edition edition) {
+  switch (edition) {
+    case Edition::kFide1997:
+      return "fide1997";
+    case Edition::kFide2001:
+      return "fide2001";
+    case Edition::kFide2005:
+      return "fide2005";
+    case Edition::kFide2023:
+      return "fide2023";
+  }
+  return "?";
+}
+
+absl::StatusOr<Edition> ParseEdition(absl::string_view name) {
+  for (Edition e : kAllEditions) {
+    if (EditionName(e) == name) return e;
+  }
+  return base::InvalidArgument(
+      "ERR_BAD_EDITION",
+      absl::StrCat("unknown edition \"", name,
+                   "\"; expected one of fide1997, fide2001, fide2005, fide2023"));
+}
+
+absl::string_view SpeedCategoryName(SpeedCategory category) {
+  switch (category) {
+    case SpeedCategory::kStandard:
+      return "standard";
+    case SpeedCategory::kRapid:
+      return "rapid";
+    case SpeedCategory::kBlitz:
+      return "blitz";
+  }
+  return "?";
+}
+
+absl::string_view BothFlagsOutcomeName(BothFlagsOutcome outcome) {
+  return outcome == BothFlagsOutcome::kDraw ? "draw" : "continue";
+}
+
+const EditionRules& Rules(Edition edition) { return kTable[static_cast<int>(edition)]; }
+
+SpeedCategory CategoryForCountedTime(Edition edition, std::int64_t counted_ms) {
+  const SpeedRule& rule = Rules(edition).speed;
+  if (counted_ms <= rule.blitz_max_ms) return SpeedCategory::kBlitz;
+  if (counted_ms <= rule.rapid_max_ms) return SpeedCategory::kRapid;
+  return SpeedCategory::kStandard;
+}
+
+BothFlagsRuling RuleBothFlagsFallen(Edition edition, SpeedCategory category, bool in_final_period) {
+  const EditionRules& rules = Rules(edition);
+  const BothFlagsRule& rule = category == SpeedCategory::kStandard ? rules.both_flags_standard
+                                                                   : rules.both_flags_rapid_blitz;
+  return in_final_period ? rule.final : rule.before_final;
+}
+
+std::int64_t DefaultTimeMs(Edition edition, std::optional<std::int64_t> event_default_ms) {
+  // 6.7: "es sei denn, das Turnierreglement sehe etwas anderes vor".
+  if (event_default_ms.has_value()) return *event_default_ms;
+  return Rules(edition).default_time_ms;
+}
+
+}  // namespace chessclock

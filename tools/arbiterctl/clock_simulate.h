@@ -1,0 +1,55 @@
+// `arbiterctl clock simulate`: replays clock scenarios for people and scripts checking a ruling.
+// JSON lines in, one scenario a line; one JSON line out per scenario (blank lines are skipped).
+//
+// In:
+//   {"time_control": "40/5400+30:1800+30"        PGN TimeControl tag, seconds; or instead
+//    "time_control_human": "G/60 d5",             the arbiters' form, minutes (see time_control.h)
+//    "edition": "fide1997" | "fide2001" | "fide2005" | "fide2023",
+//    "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"}, ...],
+//    "query_ms": 123456,
+//    optional: "default_time_ms": n (6.7, the event regulations' default time),
+//              "delay_saved_time": "carry" | "discard" (the 6.2b reading, see clock.h),
+//              "lag_compensation": true | {"quota_gain_ms", "initial_quota_ms", "quota_max_ms"},
+//              "name": "..." (echoed), "comment": "..." (ignored)}
+//   Events, in time order, each with "at_ms" and "type":
+//     "start"      6.5; optional "absent": ["white", "black"] (6.6)
+//     "press"      6.8a; optional "side" (checked), "lag_ms" (with lag compensation)
+//     "pause", "resume"                                   6.13
+//     "adjust"     "side", "delta_ms"; optional "reason": "7.4b", "8.1", "6.8d", "9.5b", "10.2b",
+//                  "10.2c", "13.4b", "13.4c", "13.5"
+//     "set"        6.14: "white_ms", "black_ms"; optional "moves": {"white": n, "black": n},
+//                  "to_move": "white" | "black"
+//     "replace"    6.11: "white_ms", "black_ms"
+//     "arrive"     6.6/6.7: "side"
+//     "flag_check" 6.3: "side"; optional "moves_completed": n (absent or null: unknown, 8.6)
+//
+// Out, the clock at query_ms:
+//   {"white_ms", "black_ms"            main time left (0 once used up),
+//    "running": "white" | "black" | null,
+//    "moves": {"white": n, "black": n} completed moves,
+//    "period": {"white": i, "black": i} the period of each side's next move, 1 = the first,
+//    "delay_left_ms",                  the running side's delay left this turn,
+//    "flag": {"side", "at_ms"} | null  the first flag fallen,
+//    "speed": "standard" | "rapid" | "blitz",
+//    and: "status", "to_move", "deadline_ms", "display" (h:mm:ss.cc), "flags" (each side's),
+//    "both_flags" ({"outcome", "article"}: 6.12/10.3/B8 if the order cannot be established),
+//    "defaulted" (sides lost under 6.7), "scoresheet_duty_lapsed" (8.4, per side),
+//    "flag_checks" (results of flag_check events),
+//    "lag_quota_ms" (with lag compensation)}
+//   or {"error": {"code": "ERR_...", "message": "..."}} for that line alone.
+#ifndef ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_
+#define ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_
+
+#include <iosfwd>
+#include <string>
+
+namespace arbiterctl {
+
+// Answers one scenario line (without its newline) with one JSON line (without newline).
+std::string SimulateClockLine(const std::string& line);
+// Reads lines until EOF, writing one line per non-blank input line; returns 0.
+int RunClockSimulate(std::istream& in, std::ostream& out);
+
+}  // namespace arbiterctl
+
+#endif  // ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_
