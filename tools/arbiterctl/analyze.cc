@@ -1,0 +1,131 @@
+#include "tools/arbiterctl/analyze.h"
+
+#include <algorithm>
+#include <istream>
+#include <ostream>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/game.h"
+#include "libs/chess/notation.h"
+#include "nlohmann/json.hpp"
+
+namespace arbiterctl {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxLineBytes = 1 << 20;
+constexpr size_t kMaxMoves = 10000;
+
+json ErrorJson(const absl::Status& status) {
+  return json{
+      {"error", {{"code", base::ErrorCode(status)}, {"message", std::string(status.message())}}}};
+}
+
+std::vector<std::string> SortedStrings(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+std::string AnalyzeLine(const std::string& line) {
+  if (line.size() > kMaxLineBytes) {
+    return ErrorJson(base::InvalidArgument("ERR_TOO_LARGE", "input line longer than 1 MiB")).dump();
+  }
+  json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (in.is_discarded() || !in.is_object()) {
+    return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "each line must be one JSON object"))
+        .dump();
+  }
+  std::string fen = "startpos";
+  if (in.contains("fen")) {
+    if (!in["fen"].is_string())
+      return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "\"fen\" must be a string")).dump();
+    fen = in["fen"].get<std::string>();
+  }
+  absl::StatusOr<chess::Position> start = chess::ParseFenOrStartpos(fen);
+  if (!start.ok()) return ErrorJson(start.status()).dump();
+  chess::Game game(*start);
+  if (in.contains("moves")) {
+    const json& moves = in["moves"];
+    if (!moves.is_array())
+      return ErrorJson(
+                 base::InvalidArgument("ERR_BAD_JSON", "\"moves\" must be an array of strings"))
+          .dump();
+    if (moves.size() > kMaxMoves)
+      return ErrorJson(base::InvalidArgument("ERR_TOO_LARGE", "at most 10000 moves")).dump();
+    for (size_t i = 0; i < moves.size(); ++i) {
+      if (!moves[i].is_string()) {
+        return ErrorJson(base::InvalidArgument("ERR_BAD_JSON",
+                                               absl::StrCat("moves[", i, "] must be a string")))
+            .dump();
+      }
+      const std::string text = moves[i].get<std::string>();
+      absl::StatusOr<chess::Move> move = chess::ParseMove(game.position(), text);
+      absl::Status status = move.ok() ? game.Play(*move) : move.status();
+      if (!status.ok()) {
+        json err = ErrorJson(status);
+        err["error"]["message"] = absl::StrCat("moves[", i, "] ", text, ": ", status.message());
+        err["error"]["move_index"] = i;
+        if (chess::IllegalReasonOf(status) != chess::IllegalMoveReason::kNone) {
+          err["error"]["reason"] =
+              std::string(chess::IllegalMoveReasonName(chess::IllegalReasonOf(status)));
+        }
+        return err.dump();
+      }
+    }
+  }
+  const chess::Position& pos = game.position();
+  std::vector<std::string> uci, san;
+  for (chess::Move m : pos.LegalMoves()) {
+    uci.push_back(chess::ToUci(m));
+    san.push_back(chess::ToSan(pos, m));
+  }
+  chess::DrawClaim threefold = game.ThreefoldClaim();
+  chess::DrawClaim fifty = game.FiftyMoveClaim();
+  std::vector<std::string> threefold_moves, fifty_moves;
+  for (chess::Move m : threefold.by_moves) threefold_moves.push_back(chess::ToUci(m));
+  for (chess::Move m : fifty.by_moves) fifty_moves.push_back(chess::ToUci(m));
+  const bool checkmate = pos.IsCheckmate();
+  json out = {
+      {"fen", chess::ToFen(pos)},
+      {"legal_uci", SortedStrings(std::move(uci))},
+      {"legal_san", SortedStrings(std::move(san))},
+      {"check", pos.InCheck()},
+      {"checkmate", checkmate},
+      {"stalemate", pos.IsStalemate()},
+      {"insufficient_material", pos.IsInsufficientMaterial()},
+      {"can_claim_threefold", threefold.possible()},
+      {"can_claim_fifty", fifty.possible()},
+      {"fivefold", game.IsFivefoldRepetition()},
+      {"seventyfive", game.IsSeventyFiveMoveRule()},
+      // Extensions: how the claims can be made (9.2a/9.3a moves, in UCI) and the counters.
+      {"threefold_now", threefold.now},
+      {"threefold_moves", SortedStrings(std::move(threefold_moves))},
+      {"fifty_now", fifty.now},
+      {"fifty_moves", SortedStrings(std::move(fifty_moves))},
+      {"repetitions", game.RepetitionCount()},
+      {"halfmove_clock", pos.halfmove_clock()},
+      {"fullmove_number", pos.fullmove_number()},
+      {"turn", std::string(chess::ColorName(pos.side_to_move()))},
+  };
+  return out.dump();
+}
+
+int RunAnalyze(std::istream& in, std::ostream& out) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    out << AnalyzeLine(line) << '\n';
+  }
+  out.flush();
+  return 0;
+}
+
+}  // namespace arbiterctl

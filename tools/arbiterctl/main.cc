@@ -1,0 +1,139 @@
+// arbiterctl: the command-line tool of Arbiter.
+//
+//   arbiterctl perft --fen <FEN|startpos> --depth N [--divide]
+//   arbiterctl analyze            < JSON lines
+//   arbiterctl pgn check FILE [--json]
+//   arbiterctl clock simulate     < JSON lines
+//   arbiterctl demo               (a short demonstration game)
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "libs/base/error.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/chess/perft.h"
+#include "tools/arbiterctl/analyze.h"
+#include "tools/arbiterctl/clock_simulate.h"
+#include "tools/arbiterctl/demo.h"
+#include "tools/arbiterctl/pgn_check.h"
+
+namespace arbiterctl {
+namespace {
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  arbiterctl perft --fen <FEN|startpos> --depth N [--divide]\n"
+    "  arbiterctl analyze < JSON lines ({\"fen\": ..., \"moves\": [...]})\n"
+    "  arbiterctl pgn check FILE [--json]\n"
+    "  arbiterctl clock simulate < JSON lines (scenarios)\n"
+    "  arbiterctl demo\n";
+
+// Positional arguments and --flag / --flag=value / --flag value options.
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> flags;
+
+  static Args Parse(int argc, char** argv, const std::vector<std::string>& boolean_flags) {
+    Args args;
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a.rfind("--", 0) != 0) {
+        args.positional.push_back(a);
+        continue;
+      }
+      a = a.substr(2);
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        args.flags[a.substr(0, eq)] = a.substr(eq + 1);
+      } else if (std::find(boolean_flags.begin(), boolean_flags.end(), a) != boolean_flags.end()) {
+        args.flags[a] = "true";
+      } else if (i + 1 < argc) {
+        args.flags[a] = argv[++i];
+      } else {
+        args.flags[a] = "";
+      }
+    }
+    return args;
+  }
+  bool Has(const std::string& name) const { return flags.count(name) > 0; }
+  std::string Get(const std::string& name, const std::string& fallback = "") const {
+    auto it = flags.find(name);
+    return it == flags.end() ? fallback : it->second;
+  }
+};
+
+int Fail(const absl::Status& status) {
+  std::cerr << "arbiterctl: " << base::ErrorCode(status) << ": " << status.message() << "\n";
+  return 2;
+}
+
+int Perft(const Args& args) {
+  absl::StatusOr<chess::Position> pos = chess::ParseFenOrStartpos(args.Get("fen", "startpos"));
+  if (!pos.ok()) return Fail(pos.status());
+  int depth = 0;
+  if (!absl::SimpleAtoi(args.Get("depth", ""), &depth) || depth < 0 || depth > 12) {
+    return Fail(base::InvalidArgument("ERR_BAD_ARGUMENT", "--depth must be a whole number 0..12"));
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::uint64_t nodes = 0;
+  if (args.Has("divide") && depth >= 1) {
+    for (const auto& [move, count] : chess::PerftDivide(*pos, depth)) {
+      std::cout << chess::ToUci(move) << ": " << count << "\n";
+      nodes += count;
+    }
+    std::cout << "\n";
+  } else {
+    nodes = chess::Perft(*pos, depth);
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << "perft depth " << depth << ": " << nodes << " nodes in "
+            << static_cast<long long>(seconds * 1000) << " ms, "
+            << static_cast<long long>(seconds > 0 ? nodes / seconds : 0) << " nodes/s\n";
+  std::cout << "Nodes searched: " << nodes << "\n";
+  return 0;
+}
+
+int Pgn(const Args& args) {
+  if (args.positional.size() != 3 || args.positional[1] != "check") {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::ifstream file(args.positional[2], std::ios::binary);
+  if (!file) return Fail(base::NotFound("ERR_FILE_NOT_FOUND", "cannot open " + args.positional[2]));
+  std::stringstream text;
+  text << file.rdbuf();
+  return CheckPgn(text.str(), args.Has("json"), std::cout);
+}
+
+int Main(int argc, char** argv) {
+  Args args = Args::Parse(argc, argv, {"divide", "json"});
+  if (args.positional.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string& command = args.positional[0];
+  if (command == "perft") return Perft(args);
+  if (command == "analyze") return RunAnalyze(std::cin, std::cout);
+  if (command == "pgn") return Pgn(args);
+  if (command == "clock" && args.positional.size() == 2 && args.positional[1] == "simulate") {
+    return RunClockSimulate(std::cin, std::cout);
+  }
+  if (command == "demo") return RunDemo(std::cout);
+  std::cerr << kUsage;
+  return 2;
+}
+
+}  // namespace
+}  // namespace arbiterctl
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  return arbiterctl::Main(argc, argv);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Sums test cases over the gtest XML files Bazel leaves in bazel-testlogs: prints "passed failed".
+A test binary that crashed still has a test.xml with errors="1"; it counts as failed."""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+root_dir = sys.argv[1] if len(sys.argv) > 1 else "bazel-testlogs"
+passed = failed = 0
+for dirpath, _, files in os.walk(root_dir, followlinks=True):
+    if "test.xml" not in files:
+        continue
+    path = os.path.join(dirpath, "test.xml")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError:
+        failed += 1
+        print(f"FAIL: unreadable {path}", file=sys.stderr)
+        continue
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    tests = failures = errors = skipped = 0
+    for s in suites:
+        tests += int(s.get("tests", 0))
+        failures += int(s.get("failures", 0))
+        errors += int(s.get("errors", 0))
+        skipped += int(s.get("skipped", 0)) + int(s.get("disabled", 0))
+    if root.tag == "testsuites" and not suites:
+        tests = int(root.get("tests", 0))
+        failures = int(root.get("failures", 0))
+        errors = int(root.get("errors", 0))
+    bad = failures + errors
+    if bad:
+        print(f"FAIL: {os.path.relpath(dirpath, root_dir)}: {bad} failed", file=sys.stderr)
+    failed += bad
+    passed += max(0, tests - bad - skipped)
+print(passed, failed)
