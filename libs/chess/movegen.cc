@@ -159,12 +159,7 @@ int Generate(const Position& pos, Move* out) {
       Bitboard capturers = PawnAttacks(kThem, ep) & pos.pieces(kUs, PieceType::kPawn);
       while (capturers) {
         Square from = PopLsb(capturers);
-        Bitboard after = (occ ^ SquareBB(from) ^ SquareBB(victim)) | SquareBB(ep);
-        bool exposed =
-            (RookAttacks(ksq, after) & their_rq) || (BishopAttacks(ksq, after) & their_bq) ||
-            (KnightAttacks(ksq) & pos.pieces(kThem, PieceType::kKnight)) ||
-            (PawnAttacks(kUs, ksq) & pos.pieces(kThem, PieceType::kPawn) & ~SquareBB(victim));
-        if (!exposed) sink.AddOne(Move(from, ep, Move::kEnPassant));
+        if (EnPassantLeavesKingSafe(pos, from, ep)) sink.AddOne(Move(from, ep, Move::kEnPassant));
       }
     }
   }
@@ -222,6 +217,19 @@ int Generate(const Position& pos, Move* out) {
 }
 
 }  // namespace
+
+bool EnPassantLeavesKingSafe(const Position& pos, Square from, Square ep) {
+  const Color us = pos.side_to_move();
+  const Color them = ~us;
+  const Square ksq = pos.KingSquare(us);
+  const Square victim = static_cast<Square>(us == Color::kWhite ? ep - 8 : ep + 8);
+  const Bitboard after = (pos.occupied() ^ SquareBB(from) ^ SquareBB(victim)) | SquareBB(ep);
+  const Bitboard rq = pos.pieces(them, PieceType::kRook) | pos.pieces(them, PieceType::kQueen);
+  const Bitboard bq = pos.pieces(them, PieceType::kBishop) | pos.pieces(them, PieceType::kQueen);
+  return !(RookAttacks(ksq, after) & rq) && !(BishopAttacks(ksq, after) & bq) &&
+         !(KnightAttacks(ksq) & pos.pieces(them, PieceType::kKnight)) &&
+         !(PawnAttacks(us, ksq) & pos.pieces(them, PieceType::kPawn) & ~SquareBB(victim));
+}
 
 void GenerateLegalMoves(const Position& pos, MoveList* list) {
   list->size = pos.side_to_move() == Color::kWhite

@@ -25,6 +25,10 @@ void GenerateLegalMoves(const Position& pos, MoveList* list);
 // The number of legal moves, counted without listing them (perft's bulk count at the leaves).
 int CountLegalMoves(const Position& pos);
 
+// 3.7d with 3.9: whether the side to move's pawn on `from` may capture en passant onto `ep` without
+// exposing its king (removing two pawns from one rank can uncover a rook or queen).
+bool EnPassantLeavesKingSafe(const Position& pos, Square from, Square ep);
+
 }  // namespace chess
 
 #endif  // ARBITER_LIBS_CHESS_MOVEGEN_H_

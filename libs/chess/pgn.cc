@@ -446,6 +446,15 @@ void WriteLine(MovetextWriter* w, const std::vector<PgnMove>& line, int number, 
   }
 }
 
+void AppendTag(std::string* out, absl::string_view name, absl::string_view value) {
+  std::string escaped;
+  for (char c : value) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  absl::StrAppend(out, "[", name, " \"", escaped, "\"]\n");
+}
+
 }  // namespace
 
 std::string WritePgn(const PgnGame& game) {
@@ -455,23 +464,13 @@ std::string WritePgn(const PgnGame& game) {
   for (absl::string_view name : kRoster) {
     std::string value = name == "Result" ? game.result : game.Tag(name);
     if (value.empty()) value = name == "Date" ? "????.??.??" : "?";
-    std::string escaped;
-    for (char c : value) {
-      if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    absl::StrAppend(&out, "[", name, " \"", escaped, "\"]\n");
+    AppendTag(&out, name, value);
   }
   for (const auto& [name, value] : game.tags) {
     bool roster = false;
     for (absl::string_view r : kRoster) roster = roster || r == name;
     if (roster) continue;
-    std::string escaped;
-    for (char c : value) {
-      if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    absl::StrAppend(&out, "[", name, " \"", escaped, "\"]\n");
+    AppendTag(&out, name, value);
   }
   out += "\n";
   MovetextWriter w;

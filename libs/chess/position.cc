@@ -242,19 +242,9 @@ std::uint64_t Position::ComputeKey() const {
 
 // Whether the side to move has a legal en passant capture onto `ep` (3.7d, and 9.2 identity).
 bool Position::EnPassantCaptureLegal(Square ep) const {
-  const Color us = side_;
-  const Square victim = static_cast<Square>(us == Color::kWhite ? ep - 8 : ep + 8);
-  Bitboard capturers = PawnAttacks(~us, ep) & pieces(us, PieceType::kPawn);
-  const Square ksq = KingSquare(us);
-  const Bitboard their_rq = pieces(~us, PieceType::kRook) | pieces(~us, PieceType::kQueen);
-  const Bitboard their_bq = pieces(~us, PieceType::kBishop) | pieces(~us, PieceType::kQueen);
+  Bitboard capturers = PawnAttacks(~side_, ep) & pieces(side_, PieceType::kPawn);
   while (capturers) {
-    Square from = PopLsb(capturers);
-    Bitboard after = (occupied() ^ SquareBB(from) ^ SquareBB(victim)) | SquareBB(ep);
-    bool exposed = (RookAttacks(ksq, after) & their_rq) || (BishopAttacks(ksq, after) & their_bq) ||
-                   (KnightAttacks(ksq) & pieces(~us, PieceType::kKnight)) ||
-                   (PawnAttacks(us, ksq) & pieces(~us, PieceType::kPawn) & ~SquareBB(victim));
-    if (!exposed) return true;
+    if (EnPassantLeavesKingSafe(*this, PopLsb(capturers), ep)) return true;
   }
   return false;
 }
