@@ -84,6 +84,12 @@ struct AttackTables {
 
 extern AttackTables tables;
 
+// The search that found the magic multipliers built into bitboard.cc (sparse random numbers from
+// a fixed seed, kept when no two occupancies with different attacks share an index).
+std::array<Bitboard, 64> FindMagics(bool rook);
+// Attacks by walking the rays square by square: the reference for tests.
+Bitboard ReferenceSlidingAttacks(bool rook, Square s, Bitboard occupied);
+
 }  // namespace internal
 
 inline Bitboard KnightAttacks(Square s) { return internal::tables.knight[s]; }
