@@ -1,20 +1,56 @@
 #!/bin/bash
-# The main job: builds Arbiter and runs a short demo a person can follow.
-# (Today the demo is `arbiterctl demo` over the rules core; the all-in-one server joins it when the
-# service issues land.)
+# The main job: builds Arbiter, starts the all-in-one server (arbiterd --services=all, in-memory
+# store, --insecure_dev) and runs a short demo against it with arbiterctl, then stops it.
+# KEEP=1 tools/run.sh leaves the server running afterwards (stop it with Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-bazel build //tools/arbiterctl
+bazel build //services/arbiterd //tools/arbiterctl
+GRPC="${ARBITER_GRPC:-127.0.0.1:7070}"
+METRICS="${ARBITER_METRICS:-127.0.0.1:9090}"
+log=$(mktemp)
+bazel-bin/services/arbiterd/arbiterd --services=all --insecure_dev --grpc_address="$GRPC" \
+  --metrics_address="$METRICS" --shutdown_grace=500ms 2> "$log" &
+pid=$!
+stop() { kill -TERM $pid 2>/dev/null && wait $pid 2>/dev/null; rm -f "$log"; }
+trap stop EXIT
+for _ in $(seq 100); do grep -q '"msg":"serving"' "$log" && break; sleep 0.1; done
+grep -q '"msg":"serving"' "$log" || { cat "$log"; echo "arbiterd did not start" >&2; exit 1; }
+
+A=(bazel-bin/tools/arbiterctl/arbiterctl --server="$GRPC")
+step() { echo; echo "\$ arbiterctl $*"; }
+echo "arbiterd is serving on $GRPC (gRPC) with metrics on http://$METRICS/metrics"
+echo "(it runs with --insecure_dev: no authentication, as its log says loudly)"
+
+step health
+"${A[@]}" health
+step rules validate --fen startpos --move Sf3
+"${A[@]}" rules validate --fen startpos --move Sf3
+step rules validate --fen startpos --move e2e5
+"${A[@]}" rules validate --fen startpos --move e2e5 || true
+step rules validate --fen "'4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1'" --move Nc3
+"${A[@]}" rules validate --fen "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1" --move Nc3 || true
+step rules apply --fen startpos --moves e4,e5,Nf3,Nc6,Bb5
+"${A[@]}" rules apply --fen startpos --moves e4,e5,Nf3,Nc6,Bb5
+step rules status --fen startpos --moves Nf3,Nf6,Ng1,Ng8,Nf3,Nf6,Ng1
+"${A[@]}" rules status --fen startpos --moves Nf3,Nf6,Ng1,Ng8,Nf3,Nf6,Ng1
+step rules validate --fen nonsense --move e4 --json
+"${A[@]}" rules validate --fen nonsense --move e4 --json || true
+
 echo
-bazel-bin/tools/arbiterctl/arbiterctl demo
+echo "Metrics an operator would watch (http://$METRICS/metrics):"
+python3 - "$METRICS" <<'PY'
+import sys, urllib.request
+body = urllib.request.urlopen(f"http://{sys.argv[1]}/metrics", timeout=5).read().decode()
+for line in body.splitlines():
+    if line.startswith(("arbiter_grpc_requests_total", "arbiter_insecure_dev", "arbiter_build_info")):
+        print("  " + line)
+PY
 echo
-echo "A scenario for the chess clock (arbiterctl clock simulate), 90 min + 30 s per move:"
-scenario='{"time_control_human": "90+30", "edition": "fide2001", "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"}], "query_ms": 120000}'
-echo "  in:  $scenario"
-echo "  out: $(echo "$scenario" | bazel-bin/tools/arbiterctl/arbiterctl clock simulate)"
-echo
-echo "Position analysis (arbiterctl analyze):"
-line='{"fen": "startpos", "moves": ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]}'
-echo "  in:  $line"
-echo "  out: $(echo "$line" | bazel-bin/tools/arbiterctl/arbiterctl analyze | cut -c1-400)..."
+echo "Offline tools on the same core: arbiterctl demo, analyze, pgn check, clock simulate:"
+echo '{"time_control_human": "90+30", "edition": "fide2001", "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"}], "query_ms": 120000}' |
+  bazel-bin/tools/arbiterctl/arbiterctl clock simulate | cut -c1-200
+if [ "${KEEP:-0}" = 1 ]; then
+  echo "KEEP=1: arbiterd keeps running on $GRPC; Ctrl-C stops it."
+  wait $pid
+fi

@@ -20,6 +20,7 @@
 #include "libs/chess/notation.h"
 #include "libs/chess/perft.h"
 #include "tools/arbiterctl/analyze.h"
+#include "tools/arbiterctl/client.h"
 #include "tools/arbiterctl/clock_simulate.h"
 #include "tools/arbiterctl/demo.h"
 #include "tools/arbiterctl/pgn_check.h"
@@ -33,7 +34,12 @@ constexpr char kUsage[] =
     "  arbiterctl analyze < JSON lines ({\"fen\": ..., \"moves\": [...]})\n"
     "  arbiterctl pgn check FILE [--json]\n"
     "  arbiterctl clock simulate < JSON lines (scenarios)\n"
-    "  arbiterctl demo\n";
+    "  arbiterctl demo\n"
+    "client commands (a running server; --server=host:port --token=JWT --json):\n"
+    "  arbiterctl health [--service NAME]\n"
+    "  arbiterctl rules validate --fen <FEN|startpos> --move <UCI|SAN>\n"
+    "  arbiterctl rules status --fen <FEN|startpos> [--moves m1,m2,...] [--edition fide2023]\n"
+    "  arbiterctl rules apply|legal|perft --fen ... [--moves ...] [--depth N]\n";
 
 // Positional arguments and --flag / --flag=value / --flag value options.
 struct Args {
@@ -126,6 +132,10 @@ int Main(int argc, char** argv) {
     return RunClockSimulate(std::cin, std::cout);
   }
   if (command == "demo") return RunDemo(std::cout);
+  if (command == "health" || command == "rules") {
+    ClientArgs client{args.positional, args.flags};
+    return RunClient(client, std::cout, std::cerr);
+  }
   std::cerr << kUsage;
   return 2;
 }

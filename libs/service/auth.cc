@@ -1,0 +1,232 @@
+#include "libs/service/auth.h"
+
+#include <jwt.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "libs/base/error.h"
+#include "nlohmann/json.hpp"
+
+namespace service {
+namespace {
+
+absl::Status Unauthenticated(absl::string_view why) {
+  return base::Error(absl::StatusCode::kUnauthenticated, "ERR_UNAUTHENTICATED", why);
+}
+
+absl::Status BadKeys(absl::string_view why) {
+  return base::InvalidArgument("ERR_BAD_AUTH_KEYS", why);
+}
+
+bool KnownAlg(absl::string_view alg) {
+  return jwt_str_alg(std::string(alg).c_str()) != JWT_ALG_INVAL && alg != "none";
+}
+
+bool IsSymmetric(absl::string_view alg) { return absl::StartsWith(alg, "HS"); }
+
+struct JwtDeleter {
+  void operator()(jwt_t* j) const { jwt_free(j); }
+};
+using JwtPtr = std::unique_ptr<jwt_t, JwtDeleter>;
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return BadKeys(absl::StrCat("cannot read ", path));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+absl::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kPlatform:
+      return "platform";
+    case Role::kPlayer:
+      return "player";
+    case Role::kArbiter:
+      return "arbiter";
+    case Role::kObserver:
+      return "observer";
+    case Role::kService:
+      return "service";
+  }
+  return "unknown";
+}
+
+std::optional<Role> ParseRole(absl::string_view name) {
+  for (Role r : {Role::kPlatform, Role::kPlayer, Role::kArbiter, Role::kObserver, Role::kService}) {
+    if (RoleName(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<KeySet> KeySet::FromJson(absl::string_view json, absl::string_view base_dir) {
+  nlohmann::json doc = nlohmann::json::parse(std::string(json), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("keys") || !doc["keys"].is_array()) {
+    return BadKeys("the keys file must be a JSON object {\"keys\": [...]}");
+  }
+  KeySet set;
+  for (const nlohmann::json& k : doc["keys"]) {
+    if (!k.is_object() || !k.contains("kid") || !k["kid"].is_string() || !k.contains("alg") ||
+        !k["alg"].is_string()) {
+      return BadKeys("every key needs a string \"kid\" and \"alg\"");
+    }
+    SigningKey key;
+    key.kid = k["kid"].get<std::string>();
+    key.alg = k["alg"].get<std::string>();
+    if (!KnownAlg(key.alg))
+      return BadKeys(absl::StrCat("key ", key.kid, ": unknown alg ", key.alg));
+    auto text = [&](const char* inline_name, const char* file_name) -> absl::StatusOr<std::string> {
+      if (k.contains(inline_name) && k[inline_name].is_string())
+        return k[inline_name].get<std::string>();
+      if (k.contains(file_name) && k[file_name].is_string()) {
+        std::string path = k[file_name].get<std::string>();
+        if (!path.empty() && path[0] != '/' && !base_dir.empty())
+          path = absl::StrCat(base_dir, "/", path);
+        return ReadFile(path);
+      }
+      return std::string();
+    };
+    if (IsSymmetric(key.alg)) {
+      absl::StatusOr<std::string> secret = text("secret", "secret_file");
+      if (!secret.ok()) return secret.status();
+      if (secret->size() < 16)
+        return BadKeys(absl::StrCat("key ", key.kid, ": secret shorter than 16 bytes"));
+      key.material = *secret;
+    } else {
+      absl::StatusOr<std::string> pem = text("public_key_pem", "public_key_file");
+      if (!pem.ok()) return pem.status();
+      if (pem->empty())
+        return BadKeys(absl::StrCat("key ", key.kid, ": needs public_key_pem or public_key_file"));
+      key.material = *pem;
+      absl::StatusOr<std::string> priv = text("private_key_pem", "private_key_file");
+      if (!priv.ok()) return priv.status();
+      key.private_pem = *priv;
+    }
+    if (!set.keys_.emplace(key.kid, key).second)
+      return BadKeys(absl::StrCat("duplicate kid ", key.kid));
+  }
+  return set;
+}
+
+absl::StatusOr<KeySet> KeySet::FromFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  size_t slash = path.rfind('/');
+  return FromJson(*text, slash == std::string::npos ? "" : path.substr(0, slash));
+}
+
+const SigningKey* KeySet::Find(absl::string_view kid) const {
+  auto it = keys_.find(std::string(kid));
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view token, absl::Time now) {
+  if (token.empty()) return Unauthenticated("no bearer token");
+  if (token.size() > 8192) return Unauthenticated("token too long");
+  // The key is chosen by the header's kid, so the header is read before the signature is checked;
+  // nothing else from an unverified token is trusted.
+  size_t dot = token.find('.');
+  if (dot == absl::string_view::npos) return Unauthenticated("malformed token");
+  std::string header_json;
+  if (!absl::WebSafeBase64Unescape(token.substr(0, dot), &header_json)) {
+    return Unauthenticated("malformed token header");
+  }
+  nlohmann::json header = nlohmann::json::parse(header_json, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || !header.contains("kid") ||
+      !header["kid"].is_string()) {
+    return Unauthenticated("the token header names no key (kid)");
+  }
+  const SigningKey* key = keys.Find(header["kid"].get<std::string>());
+  if (key == nullptr) return Unauthenticated("the token's key is unknown");
+  if (!header.contains("alg") || header["alg"] != key->alg) {
+    return Unauthenticated("the token's algorithm is not its key's");
+  }
+  jwt_t* raw = nullptr;
+  std::string token_str(token);
+  int rc = jwt_decode(&raw, token_str.c_str(),
+                      reinterpret_cast<const unsigned char*>(key->material.data()),
+                      static_cast<int>(key->material.size()));
+  JwtPtr jwt(raw);
+  if (rc != 0 || jwt == nullptr) return Unauthenticated("the token's signature does not verify");
+  if (jwt_get_alg(jwt.get()) != jwt_str_alg(key->alg.c_str())) {
+    return Unauthenticated("the token's algorithm is not its key's");
+  }
+  const long long now_s = absl::ToUnixSeconds(now);
+  errno = 0;
+  long exp = jwt_get_grant_int(jwt.get(), "exp");
+  if (errno != 0 || exp <= 0) return Unauthenticated("the token has no expiry (exp)");
+  if (now_s >= exp) return Unauthenticated("the token has expired");
+  errno = 0;
+  long nbf = jwt_get_grant_int(jwt.get(), "nbf");
+  if (errno == 0 && nbf > 0 && now_s < nbf) return Unauthenticated("the token is not valid yet");
+  const char* role_name = jwt_get_grant(jwt.get(), "role");
+  std::optional<Role> role = role_name ? ParseRole(role_name) : std::nullopt;
+  if (!role.has_value()) return Unauthenticated("the token has no known role");
+  Principal p;
+  p.role = *role;
+  p.key_id = key->kid;
+  if (const char* sub = jwt_get_grant(jwt.get(), "sub")) p.subject = sub;
+  if (p.role == Role::kPlayer) {
+    const char* game = jwt_get_grant(jwt.get(), "game");
+    const char* color = jwt_get_grant(jwt.get(), "color");
+    if (game == nullptr || *game == '\0')
+      return Unauthenticated("a player token must name its game");
+    p.game_id = game;
+    if (color == nullptr || (std::string(color) != "white" && std::string(color) != "black")) {
+      return Unauthenticated("a player token must name its colour (white or black)");
+    }
+    p.color = std::string(color) == "white" ? chess::Color::kWhite : chess::Color::kBlack;
+  }
+  return p;
+}
+
+absl::StatusOr<Principal> VerifyBearer(const KeySet& keys, absl::string_view authorization,
+                                       absl::Time now) {
+  absl::string_view token = authorization;
+  if (!absl::ConsumePrefix(&token, "Bearer ") && !absl::ConsumePrefix(&token, "bearer ")) {
+    return Unauthenticated("expected 'authorization: Bearer <token>'");
+  }
+  return VerifyToken(keys, absl::StripAsciiWhitespace(token), now);
+}
+
+absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& claims) {
+  jwt_t* raw = nullptr;
+  if (jwt_new(&raw) != 0) return absl::InternalError("jwt_new failed");
+  JwtPtr jwt(raw);
+  const std::string& material = IsSymmetric(key.alg) ? key.material : key.private_pem;
+  if (material.empty())
+    return base::FailedPrecondition("ERR_NO_PRIVATE_KEY", "this key cannot sign");
+  if (jwt_set_alg(jwt.get(), jwt_str_alg(key.alg.c_str()),
+                  reinterpret_cast<const unsigned char*>(material.data()),
+                  static_cast<int>(material.size())) != 0) {
+    return base::InvalidArgument("ERR_BAD_AUTH_KEYS", "cannot sign with this key");
+  }
+  jwt_add_header(jwt.get(), "kid", key.kid.c_str());
+  jwt_add_grant(jwt.get(), "role", std::string(RoleName(claims.role)).c_str());
+  if (!claims.subject.empty()) jwt_add_grant(jwt.get(), "sub", claims.subject.c_str());
+  if (!claims.game_id.empty()) jwt_add_grant(jwt.get(), "game", claims.game_id.c_str());
+  if (claims.color.has_value())
+    jwt_add_grant(jwt.get(), "color", std::string(chess::ColorName(*claims.color)).c_str());
+  jwt_add_grant_int(jwt.get(), "exp", static_cast<long>(absl::ToUnixSeconds(claims.expires)));
+  if (claims.not_before.has_value()) {
+    jwt_add_grant_int(jwt.get(), "nbf", static_cast<long>(absl::ToUnixSeconds(*claims.not_before)));
+  }
+  char* out = jwt_encode_str(jwt.get());
+  if (out == nullptr) return absl::InternalError("jwt_encode_str failed");
+  std::string token(out);
+  std::free(out);  // libjwt 1.10 allocates with malloc and has no jwt_free_str
+  return token;
+}
+
+}  // namespace service

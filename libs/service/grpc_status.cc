@@ -1,0 +1,48 @@
+#include "libs/service/grpc_status.h"
+
+#include <string>
+
+#include "absl/strings/cord.h"
+#include "libs/base/error.h"
+#include "libs/chess/position.h"
+
+namespace service {
+
+arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
+  arbiter::v1::ErrorInfo info;
+  if (status.ok()) return info;
+  info.set_code(base::ErrorCode(status));
+  info.set_message(std::string(status.message()));
+  chess::IllegalMoveReason reason = chess::IllegalReasonOf(status);
+  if (reason != chess::IllegalMoveReason::kNone) {
+    info.set_illegal_move_reason(std::string(chess::IllegalMoveReasonName(reason)));
+  }
+  return info;
+}
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbering.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()),
+                      ToErrorInfo(status).SerializeAsString());
+}
+
+arbiter::v1::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
+  arbiter::v1::ErrorInfo info;
+  if (!status.error_details().empty()) info.ParseFromString(status.error_details());
+  return info;
+}
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  arbiter::v1::ErrorInfo info = ErrorInfoOf(status);
+  absl::StatusCode code = static_cast<absl::StatusCode>(status.error_code());
+  if (info.code().empty()) return absl::Status(code, status.error_message());
+  absl::Status out = base::Error(code, info.code(), status.error_message());
+  if (!info.illegal_move_reason().empty()) {
+    out.SetPayload(chess::kIllegalMoveReasonPayload, absl::Cord(info.illegal_move_reason()));
+  }
+  return out;
+}
+
+}  // namespace service

@@ -1,0 +1,53 @@
+#include "libs/service/policy.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "libs/base/error.h"
+
+namespace service {
+namespace {
+
+absl::Status Denied(absl::string_view why) {
+  return base::Error(absl::StatusCode::kPermissionDenied, "ERR_PERMISSION_DENIED", why);
+}
+
+}  // namespace
+
+void Policy::Add(MethodPolicy policy) { rows_[policy.method] = std::move(policy); }
+
+const MethodPolicy* Policy::Find(absl::string_view method) const {
+  auto it = rows_.find(method);
+  return it == rows_.end() ? nullptr : &it->second;
+}
+
+absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
+                       const google::protobuf::Message* request) {
+  if (policy == nullptr) return Denied("no policy allows this method");
+  if (std::find(policy->roles.begin(), policy->roles.end(), principal.role) ==
+      policy->roles.end()) {
+    return Denied(
+        absl::StrCat("role ", RoleName(principal.role), " may not call ", policy->method));
+  }
+  if (!policy->game_bound || principal.role != Role::kPlayer || request == nullptr) {
+    return absl::OkStatus();
+  }
+  // A player acts only in his own game and for his own colour.
+  const google::protobuf::Descriptor* d = request->GetDescriptor();
+  const google::protobuf::Reflection* r = request->GetReflection();
+  const google::protobuf::FieldDescriptor* game = d->FindFieldByName("game_id");
+  if (game == nullptr || r->GetString(*request, game) != principal.game_id) {
+    return Denied("a player token acts only in its own game");
+  }
+  const google::protobuf::FieldDescriptor* color = d->FindFieldByName("color");
+  if (color != nullptr && color->type() == google::protobuf::FieldDescriptor::TYPE_ENUM) {
+    // arbiter.v1.Color: 1 = white, 2 = black.
+    int value = r->GetEnumValue(*request, color);
+    int expected = principal.color == chess::Color::kWhite ? 1 : 2;
+    if (value != expected) return Denied("a player token acts only for its own colour");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace service

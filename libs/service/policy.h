@@ -1,0 +1,49 @@
+// Who may call what: one declarative table, method -> allowed roles, consulted for every call by
+// the framework's single entry (Serve in server.h). Deny by default: a method without a row is
+// PERMISSION_DENIED for everyone.
+//
+// gRPC C++ server interceptors cannot reject a call (grpc/grpc#24017), so the check runs in the
+// one function every handler is entered through rather than in an interceptor; metrics and request
+// logs, which only observe, are an interceptor (metrics.h).
+#ifndef ARBITER_LIBS_SERVICE_POLICY_H_
+#define ARBITER_LIBS_SERVICE_POLICY_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
+#include "libs/service/auth.h"
+
+namespace service {
+
+struct MethodPolicy {
+  std::string method;       // full name: "/arbiter.v1.RulesValidation/ValidateMove"
+  std::vector<Role> roles;  // who may call it
+  // A player may call it only for the game and colour of the token: the request's "game_id" field
+  // must equal the token's game, and its "color" field (if the message has one) the token's colour.
+  bool game_bound = false;
+};
+
+class Policy {
+ public:
+  void Add(MethodPolicy policy);
+  const MethodPolicy* Find(absl::string_view method) const;
+  const absl::flat_hash_map<std::string, MethodPolicy>& rows() const { return rows_; }
+
+ private:
+  absl::flat_hash_map<std::string, MethodPolicy> rows_;
+};
+
+// PERMISSION_DENIED ERR_PERMISSION_DENIED unless `principal` may call `policy`'s method with
+// `request` (nullptr for streams, whose messages are checked one by one).
+absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
+                       const google::protobuf::Message* request);
+
+inline const std::vector<Role> kAllRoles = {Role::kPlatform, Role::kPlayer, Role::kArbiter,
+                                            Role::kObserver, Role::kService};
+
+}  // namespace service
+
+#endif  // ARBITER_LIBS_SERVICE_POLICY_H_

@@ -1,0 +1,165 @@
+// What every Arbiter server shares: configuration, the gRPC server with health (grpc.health.v1,
+// a status per hosted service), reflection, message-size limits, TLS / mutual TLS, the metrics
+// interceptor and exposer, and graceful shutdown (health NOT_SERVING first, then in-flight calls
+// drain, then exit). Handlers enter through ServiceEnv::Serve, which authenticates, authorises by
+// the policy table, honours the caller's deadline and converts absl::Status to grpc::Status.
+//
+//   ServiceEnv env = *ServiceEnv::Create(config);
+//   auto rules = std::make_unique<RulesValidationService>(&env);
+//   env.policy().Add(...);                                   // the service's rows
+//   auto server = *Server::Start(config, &env, {{"arbiter.v1.RulesValidation", rules.get()}});
+//   server->Wait();                                         // Shutdown() from a signal thread
+#ifndef ARBITER_LIBS_SERVICE_SERVER_H_
+#define ARBITER_LIBS_SERVICE_SERVER_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "google/protobuf/message.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_context.h"
+#include "libs/service/auth.h"
+#include "libs/service/grpc_status.h"
+#include "libs/service/metrics.h"
+#include "libs/service/policy.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace service {
+
+struct ServerConfig {
+  std::string grpc_address = "127.0.0.1:7070";
+  std::string metrics_address = "127.0.0.1:9090";  // "" or "none": no exposer
+  std::string services = "all";
+  std::string store = "memory";
+  std::string tls_cert, tls_key, tls_ca;  // PEM files; tls_ca turns on mutual TLS
+  std::string auth_keys;                  // keys file (see auth.h)
+  bool insecure_dev = false;              // no authentication at all
+  std::string log_level = "info";
+  int max_message_bytes = 4 << 20;
+  absl::Duration shutdown_grace = absl::Seconds(5);  // NOT_SERVING before draining
+  absl::Duration drain_timeout = absl::Seconds(20);  // in-flight calls get this long
+};
+
+// A call's view for long-running domain work: whether to stop (deadline passed or cancelled).
+class CallContext {
+ public:
+  explicit CallContext(grpc::ServerContextBase* ctx) : ctx_(ctx) {}
+  bool Cancelled() const {
+    return ctx_ != nullptr &&
+           (ctx_->IsCancelled() || std::chrono::system_clock::now() > ctx_->deadline());
+  }
+  grpc::ServerContextBase* server_context() const { return ctx_; }
+
+ private:
+  grpc::ServerContextBase* ctx_;
+};
+
+// Shared by the services of one process: keys, the policy table, metrics.
+class ServiceEnv {
+ public:
+  static absl::StatusOr<std::unique_ptr<ServiceEnv>> Create(const ServerConfig& config);
+
+  Policy& policy() { return policy_; }
+  Metrics& metrics() { return metrics_; }
+  const ServerConfig& config() const { return config_; }
+  bool insecure() const { return config_.insecure_dev; }
+
+  // Who is calling: the verified principal, or (with --insecure_dev) an arbiter-equivalent
+  // development principal.
+  absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase& ctx) const;
+  // Authenticate + Authorize for `full_method` and `request`.
+  absl::StatusOr<Principal> Admit(const grpc::ServerContextBase& ctx, absl::string_view full_method,
+                                  const google::protobuf::Message* request) const;
+
+  // The single entry of every unary handler: admission, deadline, then `fn` (returning
+  // absl::Status), converted to grpc::Status.
+  //   ServerUnaryReactor* M(CallbackServerContext* ctx, const Req* req, Resp* resp) {
+  //     return Finish(ctx, env->Serve(ctx, kMethod, *req, [&](const CallContext&, const Principal&)
+  //     {...}));
+  //   }
+  template <typename Fn>
+  grpc::Status Serve(grpc::ServerContextBase* ctx, absl::string_view full_method,
+                     const google::protobuf::Message& request, Fn&& fn) const {
+    absl::StatusOr<Principal> who = Admit(*ctx, full_method, &request);
+    if (!who.ok()) return ToGrpcStatus(who.status());
+    CallContext call(ctx);
+    if (call.Cancelled()) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          "the deadline passed before the work began");
+    }
+    absl::Status status = fn(call, *who);
+    if (call.Cancelled() && status.ok()) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
+    }
+    return ToGrpcStatus(status);
+  }
+
+ private:
+  explicit ServiceEnv(const ServerConfig& config) : config_(config) {}
+
+  ServerConfig config_;
+  KeySet keys_;
+  Policy policy_;
+  Metrics metrics_;
+};
+
+// Finishes a callback unary call with `status` on its default reactor.
+inline grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
+                                        const grpc::Status& status) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+struct HostedService {
+  std::string name;  // the full gRPC service name, for health: "arbiter.v1.RulesValidation"
+  grpc::Service* service;
+};
+
+class Server {
+ public:
+  // Binds, starts and marks every hosted service SERVING.
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServerConfig& config, ServiceEnv* env,
+                                                       std::vector<HostedService> services);
+  ~Server();
+
+  int port() const { return port_; }                  // the bound gRPC port
+  int metrics_port() const { return metrics_port_; }  // 0 without an exposer
+
+  // Graceful: health NOT_SERVING for every service, wait the grace period (load balancers stop
+  // sending), then stop accepting and let in-flight calls finish within the drain timeout.
+  void Shutdown();
+  void Wait();
+  bool shutting_down() const { return shutting_down_.load(); }
+
+ private:
+  Server() = default;
+
+  ServerConfig config_;
+  std::vector<HostedService> services_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr
+  int port_ = 0;
+  int metrics_port_ = 0;
+  std::atomic<bool> shutting_down_{false};
+};
+
+// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts afterwards; call it
+// first in main, before any thread exists.
+void BlockShutdownSignals();
+// Starts a thread that waits for SIGTERM or SIGINT and then calls server->Shutdown() once.
+void ShutdownOnSignals(Server* server);
+
+}  // namespace service
+
+#endif  // ARBITER_LIBS_SERVICE_SERVER_H_

@@ -1,0 +1,457 @@
+#include "services/rules_validation/rules_service.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/game.h"
+#include "libs/chess/movegen.h"
+#include "libs/chess/notation.h"
+#include "libs/chess/perft.h"
+#include "libs/chess/pgn.h"
+
+namespace rules_validation {
+namespace {
+
+using service::CallContext;
+using service::Principal;
+namespace v1 = arbiter::v1;
+
+std::string Method(absl::string_view name) {
+  return absl::StrCat("/", RulesValidationService::kName, "/", name);
+}
+
+chess::Letters LettersOf(v1::Letters l) {
+  return l == v1::LETTERS_GERMAN ? chess::Letters::kGerman : chess::Letters::kEnglish;
+}
+
+absl::StatusOr<chess::Position> PositionOf(const v1::Position& p) {
+  if (p.fen().empty())
+    return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required (a FEN or \"startpos\")");
+  return chess::ParseFenOrStartpos(p.fen());
+}
+
+// `move` must be legal in `pos`.
+v1::Move MoveProto(const chess::Position& pos, chess::Move move, chess::Letters letters) {
+  v1::Move out;
+  out.set_uci(chess::ToUci(move));
+  out.set_san(chess::ToSan(pos, move));
+  out.set_appendix_e(chess::ToSan(pos, move, chess::SanStyle::kAppendixE, letters));
+  return out;
+}
+
+bool IsAnswerNotRequestError(const absl::Status& st) {
+  std::string code = base::ErrorCode(st);
+  return code == "ERR_ILLEGAL_MOVE" || code == "ERR_AMBIGUOUS_SAN";
+}
+
+// One validation: a malformed request is an error; an illegal or ambiguous move is an answer.
+absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveResponse* resp) {
+  resp->set_id(req.id());
+  ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req.position()));
+  if (req.move().empty()) return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
+  absl::StatusOr<chess::Move> move = chess::ParseMove(pos, req.move());
+  if (!move.ok()) {
+    if (!IsAnswerNotRequestError(move.status())) return move.status();
+    resp->set_legal(false);
+    *resp->mutable_error() = service::ToErrorInfo(move.status());
+    return absl::OkStatus();
+  }
+  resp->set_legal(true);
+  *resp->mutable_move() = MoveProto(pos, *move, LettersOf(req.letters()));
+  chess::Position after = pos;
+  after.PlayUnchecked(*move);
+  resp->mutable_after()->set_fen(chess::ToFen(after));
+  resp->set_check(after.InCheck());
+  resp->set_checkmate(after.IsCheckmate());
+  return absl::OkStatus();
+}
+
+void FillClaim(const chess::Position& pos, const chess::DrawClaim& claim, v1::DrawClaim* out) {
+  out->set_now(claim.now);
+  for (chess::Move m : claim.by_moves)
+    *out->add_by_moves() = MoveProto(pos, m, chess::Letters::kEnglish);
+}
+
+void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus* out) {
+  const chess::Position& pos = game.position();
+  out->mutable_position()->set_fen(chess::ToFen(pos));
+  out->set_turn(pos.side_to_move() == chess::Color::kWhite ? v1::COLOR_WHITE : v1::COLOR_BLACK);
+  out->set_check(pos.InCheck());
+  const bool mate = pos.IsCheckmate();
+  const bool stalemate = pos.IsStalemate();
+  out->set_checkmate(mate);
+  out->set_stalemate(stalemate);
+  out->set_insufficient_material(pos.IsInsufficientMaterial());
+  FillClaim(pos, game.ThreefoldClaim(), out->mutable_threefold());
+  FillClaim(pos, game.FiftyMoveClaim(), out->mutable_fifty_moves());
+  out->set_fivefold(game.IsFivefoldRepetition());
+  out->set_seventy_five_moves(game.IsSeventyFiveMoveRule());
+  out->set_repetitions(game.RepetitionCount());
+  out->set_halfmove_clock(pos.halfmove_clock());
+  out->set_fullmove_number(pos.fullmove_number());
+
+  // What ends the game by the position alone, under the edition asked for (LAWS.md, Editions).
+  const bool edition_2023 = edition == v1::EDITION_UNSPECIFIED || edition == v1::EDITION_FIDE_2023;
+  const bool dead_position_rule =
+      edition != v1::EDITION_FIDE_1997;  // 1997 appendices: stalemate only
+  v1::Outcome* outcome = out->mutable_automatic_outcome();
+  outcome->set_result(v1::RESULT_ONGOING);
+  if (mate) {  // 5.1a, and it takes precedence over the 75-move rule (9.6.2)
+    outcome->set_result(pos.side_to_move() == chess::Color::kWhite ? v1::RESULT_BLACK_WINS
+                                                                   : v1::RESULT_WHITE_WINS);
+    outcome->set_termination(v1::TERMINATION_CHECKMATE);
+    outcome->set_winner(pos.side_to_move() == chess::Color::kWhite ? v1::COLOR_BLACK
+                                                                   : v1::COLOR_WHITE);
+  } else if (stalemate) {  // 5.2a
+    outcome->set_result(v1::RESULT_DRAW);
+    outcome->set_termination(v1::TERMINATION_STALEMATE);
+  } else if (dead_position_rule && pos.IsInsufficientMaterial()) {  // 5.2b, 9.6
+    outcome->set_result(v1::RESULT_DRAW);
+    outcome->set_termination(v1::TERMINATION_DEAD_POSITION);
+  } else if (edition_2023 && game.IsFivefoldRepetition()) {  // 9.6.1
+    outcome->set_result(v1::RESULT_DRAW);
+    outcome->set_termination(v1::TERMINATION_FIVEFOLD_REPETITION);
+  } else if (edition_2023 && game.IsSeventyFiveMoveRule()) {  // 9.6.2
+    outcome->set_result(v1::RESULT_DRAW);
+    outcome->set_termination(v1::TERMINATION_SEVENTY_FIVE_MOVES);
+  }
+}
+
+// Plays `moves` into `game`; INVALID_ARGUMENT naming the first bad one.
+absl::Status PlayAll(
+    chess::Game* game, const google::protobuf::RepeatedPtrField<std::string>& moves, int max,
+    const std::function<void(const chess::Position&, chess::Move)>& each = nullptr) {
+  if (moves.size() > max)
+    return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max, " moves"));
+  for (int i = 0; i < moves.size(); ++i) {
+    const chess::Position before = game->position();
+    absl::StatusOr<chess::Move> m = chess::ParseMove(before, moves[i]);
+    absl::Status st = m.ok() ? game->Play(*m) : m.status();
+    if (!st.ok()) {
+      absl::Status out = base::Error(st.code(), base::ErrorCode(st),
+                                     absl::StrCat("moves[", i, "] ", moves[i], ": ", st.message()));
+      st.ForEachPayload([&](absl::string_view url, const absl::Cord& p) {
+        if (url != base::kErrorCodePayload) out.SetPayload(url, p);
+      });
+      return out;
+    }
+    if (each) each(before, *m);
+  }
+  return absl::OkStatus();
+}
+
+// Perft that stops when the call is cancelled or its deadline passes: subtrees are small enough
+// (depth <= 3, well under a millisecond) that the check between them is prompt.
+absl::StatusOr<std::uint64_t> CancellablePerft(const chess::Position& pos, int depth,
+                                               const CallContext& call) {
+  if (depth <= 3) return chess::Perft(pos, depth);
+  if (call.Cancelled()) return absl::DeadlineExceededError("perft stopped: the deadline passed");
+  chess::MoveList list;
+  chess::GenerateLegalMoves(pos, &list);
+  std::uint64_t nodes = 0;
+  for (chess::Move m : list) {
+    chess::Position child = pos;
+    child.PlayUnchecked(m);
+    ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, depth - 1, call));
+    nodes += n;
+  }
+  return nodes;
+}
+
+}  // namespace
+
+RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLimits limits)
+    : env_(env), limits_(limits) {
+  using service::Role;
+  // Stateless questions about the Laws: anyone authenticated may ask. Perft is CPU work with no
+  // use to a player or observer in a game, so only platforms, arbiters and services may run it.
+  for (const char* m : {"ValidateMove", "ValidateMoveBatch", "ValidateMoveStream", "ApplyMoves",
+                        "LegalMoves", "GetStatus", "ConvertMove", "ValidateSetup", "ValidatePgn"}) {
+    env_->policy().Add({Method(m), service::kAllRoles, false});
+  }
+  env_->policy().Add({Method("Perft"), {Role::kPlatform, Role::kArbiter, Role::kService}, false});
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ValidateMove(grpc::CallbackServerContext* ctx,
+                                                               const v1::ValidateMoveRequest* req,
+                                                               v1::ValidateMoveResponse* resp) {
+  return service::Finish(ctx, env_->Serve(ctx, Method("ValidateMove"), *req,
+                                          [&](const CallContext&, const Principal&) {
+                                            return ValidateOne(*req, resp);
+                                          }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ValidateMoveBatch(
+    grpc::CallbackServerContext* ctx, const v1::ValidateMoveBatchRequest* req,
+    v1::ValidateMoveBatchResponse* resp) {
+  return service::Finish(
+      ctx,
+      env_->Serve(
+          ctx, Method("ValidateMoveBatch"), *req, [&](const CallContext& call, const Principal&) {
+            if (req->requests_size() > limits_.max_batch) {
+              return base::InvalidArgument(
+                  "ERR_TOO_LARGE", absl::StrCat("at most ", limits_.max_batch, " items per batch"));
+            }
+            for (const v1::ValidateMoveRequest& item : req->requests()) {
+              if (call.Cancelled())
+                return absl::DeadlineExceededError("batch stopped: the deadline passed");
+              v1::ValidateMoveResponse* out = resp->add_responses();
+              absl::Status st = ValidateOne(item, out);
+              if (!st.ok()) {  // each item answers for itself
+                out->set_legal(false);
+                *out->mutable_error() = service::ToErrorInfo(st);
+              }
+            }
+            return absl::OkStatus();
+          }));
+}
+
+namespace {
+
+// One response per request, in order; a malformed item answers with its error (the stream goes on).
+class ValidateStream
+    : public grpc::ServerBidiReactor<v1::ValidateMoveRequest, v1::ValidateMoveResponse> {
+ public:
+  ValidateStream(grpc::CallbackServerContext* ctx, absl::Status admitted) : ctx_(ctx) {
+    if (!admitted.ok()) {
+      Finish(service::ToGrpcStatus(admitted));
+      return;
+    }
+    StartRead(&request_);
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    if (CallContext(ctx_).Cancelled()) {
+      Finish(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
+      return;
+    }
+    response_.Clear();
+    absl::Status st = ValidateOne(request_, &response_);
+    if (!st.ok()) {
+      response_.set_legal(false);
+      *response_.mutable_error() = service::ToErrorInfo(st);
+    }
+    StartWrite(&response_);
+  }
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+      return;
+    }
+    StartRead(&request_);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  grpc::CallbackServerContext* ctx_;
+  v1::ValidateMoveRequest request_;
+  v1::ValidateMoveResponse response_;
+};
+
+}  // namespace
+
+grpc::ServerBidiReactor<v1::ValidateMoveRequest, v1::ValidateMoveResponse>*
+RulesValidationService::ValidateMoveStream(grpc::CallbackServerContext* ctx) {
+  return new ValidateStream(ctx, env_->Admit(*ctx, Method("ValidateMoveStream"), nullptr).status());
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ApplyMoves(grpc::CallbackServerContext* ctx,
+                                                             const v1::ApplyMovesRequest* req,
+                                                             v1::ApplyMovesResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("ApplyMoves"), *req,
+                       [&](const CallContext&, const Principal&) -> absl::Status {
+                         ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
+                         chess::Game game(start);
+                         const chess::Letters letters = LettersOf(req->letters());
+                         RETURN_IF_ERROR(
+                             PlayAll(&game, req->moves(), limits_.max_moves,
+                                     [&](const chess::Position& before, chess::Move m) {
+                                       v1::AppliedMove* applied = resp->add_moves();
+                                       *applied->mutable_move() = MoveProto(before, m, letters);
+                                       chess::Position after = before;
+                                       after.PlayUnchecked(m);
+                                       applied->mutable_after()->set_fen(chess::ToFen(after));
+                                     }));
+                         FillStatus(game, v1::EDITION_UNSPECIFIED, resp->mutable_status());
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::LegalMoves(grpc::CallbackServerContext* ctx,
+                                                             const v1::LegalMovesRequest* req,
+                                                             v1::LegalMovesResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("LegalMoves"), *req,
+                       [&](const CallContext&, const Principal&) -> absl::Status {
+                         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+                         std::vector<v1::Move> moves;
+                         for (chess::Move m : pos.LegalMoves())
+                           moves.push_back(MoveProto(pos, m, LettersOf(req->letters())));
+                         std::sort(moves.begin(), moves.end(),
+                                   [](const v1::Move& a, const v1::Move& b) {
+                                     return a.uci() < b.uci();
+                                   });
+                         for (v1::Move& m : moves) *resp->add_moves() = std::move(m);
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::GetStatus(grpc::CallbackServerContext* ctx,
+                                                            const v1::GetStatusRequest* req,
+                                                            v1::GetStatusResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("GetStatus"), *req,
+                       [&](const CallContext&, const Principal&) -> absl::Status {
+                         ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
+                         chess::Game game(start);
+                         RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves));
+                         FillStatus(game, req->edition(), resp->mutable_status());
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ConvertMove(grpc::CallbackServerContext* ctx,
+                                                              const v1::ConvertMoveRequest* req,
+                                                              v1::ConvertMoveResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("ConvertMove"), *req,
+                       [&](const CallContext&, const Principal&) -> absl::Status {
+                         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+                         if (req->move().empty())
+                           return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
+                         ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
+                         *resp->mutable_move() = MoveProto(pos, m, LettersOf(req->letters()));
+                         switch (req->to()) {
+                           case v1::NOTATION_UCI:
+                             resp->set_text(resp->move().uci());
+                             break;
+                           case v1::NOTATION_APPENDIX_E:
+                             resp->set_text(resp->move().appendix_e());
+                             break;
+                           default:
+                             resp->set_text(chess::ToSan(pos, m, chess::SanStyle::kPgn,
+                                                         LettersOf(req->letters())));
+                             break;
+                         }
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ValidateSetup(grpc::CallbackServerContext* ctx,
+                                                                const v1::ValidateSetupRequest* req,
+                                                                v1::ValidateSetupResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("ValidateSetup"), *req,
+                       [&](const CallContext&, const Principal&) -> absl::Status {
+                         if (req->position().fen().empty())
+                           return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required");
+                         chess::Setup setup;
+                         if (req->position().fen() == "startpos") {
+                           setup = chess::Setup::Initial();
+                         } else {
+                           ASSIGN_OR_RETURN(setup, chess::ParseFenSetup(req->position().fen()));
+                         }
+                         std::vector<chess::SetupProblem> problems =
+                             chess::Position::Validate(setup);
+                         resp->set_valid(problems.empty());
+                         for (const chess::SetupProblem& p : problems) {
+                           v1::SetupProblem* out = resp->add_problems();
+                           out->set_code(std::string(chess::SetupProblemCode(p.kind)));
+                           out->set_message(p.message);
+                         }
+                         if (problems.empty())
+                           resp->mutable_normalized()->set_fen(
+                               chess::ToFen(*chess::Position::FromSetup(setup)));
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::ValidatePgn(grpc::CallbackServerContext* ctx,
+                                                              const v1::ValidatePgnRequest* req,
+                                                              v1::ValidatePgnResponse* resp) {
+  return service::Finish(
+      ctx, env_->Serve(ctx, Method("ValidatePgn"), *req,
+                       [&](const CallContext& call, const Principal&) -> absl::Status {
+                         chess::PgnReadOptions options;
+                         options.max_games = limits_.max_pgn_games;
+                         absl::StatusOr<std::vector<chess::PgnGame>> games =
+                             chess::ParsePgn(req->pgn(), options);
+                         if (!games.ok()) {
+                           resp->set_ok(false);
+                           *resp->mutable_syntax_error() = service::ToErrorInfo(games.status());
+                           return absl::OkStatus();
+                         }
+                         bool all_ok = true;
+                         for (size_t i = 0; i < games->size(); ++i) {
+                           if (call.Cancelled())
+                             return absl::DeadlineExceededError(
+                                 "PGN validation stopped: the deadline passed");
+                           chess::PgnGame& game = (*games)[i];
+                           v1::PgnGameReport* report = resp->add_games();
+                           report->set_game(static_cast<int>(i) + 1);
+                           report->set_moves(static_cast<int>(game.moves.size()));
+                           report->set_result(game.result);
+                           int ply = -1;
+                           absl::Status st = chess::ReplayGame(&game, &ply);
+                           report->set_ok(st.ok());
+                           if (st.ok()) continue;
+                           all_ok = false;
+                           *report->mutable_error() = service::ToErrorInfo(st);
+                           if (ply >= 0) {
+                             report->set_ply(ply + 1);
+                             report->set_san(game.moves[ply].san);
+                             report->set_line(game.moves[ply].line);
+                             report->set_column(game.moves[ply].column);
+                           }
+                         }
+                         resp->set_ok(all_ok);
+                         return absl::OkStatus();
+                       }));
+}
+
+grpc::ServerUnaryReactor* RulesValidationService::Perft(grpc::CallbackServerContext* ctx,
+                                                        const v1::PerftRequest* req,
+                                                        v1::PerftResponse* resp) {
+  return service::Finish(
+      ctx,
+      env_->Serve(
+          ctx, Method("Perft"), *req,
+          [&](const CallContext& call, const Principal&) -> absl::Status {
+            ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+            if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
+              return base::InvalidArgument(
+                  "ERR_BAD_ARGUMENT",
+                  absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
+            }
+            if (req->divide() && req->depth() >= 1) {
+              chess::MoveList list;
+              chess::GenerateLegalMoves(pos, &list);
+              std::uint64_t total = 0;
+              for (chess::Move m : list) {
+                chess::Position child = pos;
+                child.PlayUnchecked(m);
+                ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, req->depth() - 1, call));
+                v1::PerftDivide* d = resp->add_divide();
+                d->set_uci(chess::ToUci(m));
+                d->set_nodes(n);
+                total += n;
+              }
+              resp->set_nodes(total);
+            } else {
+              ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(pos, req->depth(), call));
+              resp->set_nodes(n);
+            }
+            return absl::OkStatus();
+          }));
+}
+
+}  // namespace rules_validation

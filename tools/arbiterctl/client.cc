@@ -1,0 +1,258 @@
+#include "tools/arbiterctl/client.h"
+
+#include <chrono>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "libs/service/grpc_status.h"
+#include "nlohmann/json.hpp"
+#include "proto/arbiter/v1/rules.grpc.pb.h"
+#include "proto/grpc/health/v1/health.grpc.pb.h"
+
+namespace arbiterctl {
+namespace {
+
+namespace v1 = arbiter::v1;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<grpc::Channel> Connect(const ClientArgs& args) {
+  const std::string target = args.Get("server", "127.0.0.1:7070");
+  std::shared_ptr<grpc::ChannelCredentials> creds;
+  if (args.Has("tls_ca")) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = ReadFile(args.Get("tls_ca"));
+    if (args.Has("tls_cert")) {
+      options.pem_cert_chain = ReadFile(args.Get("tls_cert"));
+      options.pem_private_key = ReadFile(args.Get("tls_key"));
+    }
+    creds = grpc::SslCredentials(options);
+  } else {
+    creds = grpc::InsecureChannelCredentials();
+  }
+  return grpc::CreateChannel(target, creds);
+}
+
+void Prepare(const ClientArgs& args, grpc::ClientContext* ctx) {
+  if (args.Has("token")) ctx->AddMetadata("authorization", "Bearer " + args.Get("token"));
+  int timeout_ms = 10000;
+  absl::SimpleAtoi(args.Get("timeout_ms", "10000"), &timeout_ms);
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+}
+
+std::string ToJson(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, options);
+  return out;
+}
+
+// An RPC failure: exit code 2 and the gRPC code with the stable code.
+int Failed(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
+  v1::ErrorInfo info = service::ErrorInfoOf(status);
+  static const char* kCodes[] = {"OK",
+                                 "CANCELLED",
+                                 "UNKNOWN",
+                                 "INVALID_ARGUMENT",
+                                 "DEADLINE_EXCEEDED",
+                                 "NOT_FOUND",
+                                 "ALREADY_EXISTS",
+                                 "PERMISSION_DENIED",
+                                 "RESOURCE_EXHAUSTED",
+                                 "FAILED_PRECONDITION",
+                                 "ABORTED",
+                                 "OUT_OF_RANGE",
+                                 "UNIMPLEMENTED",
+                                 "INTERNAL",
+                                 "UNAVAILABLE",
+                                 "DATA_LOSS",
+                                 "UNAUTHENTICATED"};
+  const int c = static_cast<int>(status.error_code());
+  const std::string grpc_code = c >= 0 && c <= 16 ? kCodes[c] : std::to_string(c);
+  if (json) {
+    out << nlohmann::json{{"error",
+                           {{"grpc_code", grpc_code},
+                            {"code", info.code()},
+                            {"message", status.error_message()}}}}
+               .dump()
+        << "\n";
+  } else {
+    err << "arbiterctl: " << grpc_code << (info.code().empty() ? "" : " " + info.code()) << ": "
+        << status.error_message() << "\n";
+  }
+  return 2;
+}
+
+std::vector<std::string> SplitMoves(const std::string& text) {
+  std::vector<std::string> moves;
+  for (absl::string_view m : absl::StrSplit(text, absl::ByAnyChar(", "), absl::SkipEmpty()))
+    moves.emplace_back(m);
+  return moves;
+}
+
+v1::Edition EditionOf(const std::string& name) {
+  if (name == "fide1997") return v1::EDITION_FIDE_1997;
+  if (name == "fide2001") return v1::EDITION_FIDE_2001;
+  if (name == "fide2005") return v1::EDITION_FIDE_2005;
+  return v1::EDITION_FIDE_2023;
+}
+
+int Health(const ClientArgs& args, std::ostream& out, std::ostream& err) {
+  auto stub = grpc::health::v1::Health::NewStub(Connect(args));
+  grpc::ClientContext ctx;
+  Prepare(args, &ctx);
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service(args.Get("service", ""));
+  grpc::health::v1::HealthCheckResponse resp;
+  grpc::Status st = stub->Check(&ctx, req, &resp);
+  const bool json = args.Has("json");
+  if (!st.ok()) return Failed(st, json, out, err);
+  const std::string status =
+      grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status());
+  if (json) {
+    out << nlohmann::json{{"service", req.service()}, {"status", status}}.dump() << "\n";
+  } else {
+    out << (req.service().empty() ? "server" : req.service()) << ": " << status << "\n";
+  }
+  return resp.status() == grpc::health::v1::HealthCheckResponse::SERVING ? 0 : 1;
+}
+
+int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
+  auto stub = v1::RulesValidation::NewStub(Connect(args));
+  const bool json = args.Has("json");
+  const std::string what = args.positional.size() > 1 ? args.positional[1] : "";
+  grpc::ClientContext ctx;
+  Prepare(args, &ctx);
+  v1::Position position;
+  position.set_fen(args.Get("fen", "startpos"));
+  if (what == "validate") {
+    v1::ValidateMoveRequest req;
+    *req.mutable_position() = position;
+    req.set_move(args.Get("move"));
+    req.set_letters(args.Get("letters") == "german" ? v1::LETTERS_GERMAN : v1::LETTERS_ENGLISH);
+    v1::ValidateMoveResponse resp;
+    grpc::Status st = stub->ValidateMove(&ctx, req, &resp);
+    if (!st.ok()) return Failed(st, json, out, err);
+    if (json) {
+      out << ToJson(resp) << "\n";
+    } else if (resp.legal()) {
+      out << "legal: " << resp.move().san() << " (UCI " << resp.move().uci() << ", Appendix E "
+          << resp.move().appendix_e() << ")"
+          << (resp.checkmate() ? ", checkmate"
+              : resp.check()   ? ", check"
+                               : "")
+          << "\n  after: " << resp.after().fen() << "\n";
+    } else {
+      out << "illegal: " << resp.error().code()
+          << (resp.error().illegal_move_reason().empty() ? ""
+                                                         : " " + resp.error().illegal_move_reason())
+          << ": " << resp.error().message() << "\n";
+    }
+    return resp.legal() ? 0 : 1;
+  }
+  if (what == "status") {
+    v1::GetStatusRequest req;
+    *req.mutable_position() = position;
+    for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
+    req.set_edition(EditionOf(args.Get("edition", "fide2023")));
+    v1::GetStatusResponse resp;
+    grpc::Status st = stub->GetStatus(&ctx, req, &resp);
+    if (!st.ok()) return Failed(st, json, out, err);
+    if (json) {
+      out << ToJson(resp) << "\n";
+      return 0;
+    }
+    const v1::PositionStatus& s = resp.status();
+    out << "position: " << s.position().fen() << "\n"
+        << "check: " << s.check() << "  checkmate: " << s.checkmate()
+        << "  stalemate: " << s.stalemate()
+        << "  insufficient material: " << s.insufficient_material() << "\n"
+        << "repetitions: " << s.repetitions() << "  half-move clock: " << s.halfmove_clock()
+        << "\n";
+    out << "threefold claim (9.2): "
+        << (s.threefold().now()             ? "now"
+            : s.threefold().by_moves_size() ? "with a move"
+                                            : "no");
+    for (const v1::Move& m : s.threefold().by_moves()) out << " " << m.san();
+    out << "\nfifty-move claim (9.3): "
+        << (s.fifty_moves().now()             ? "now"
+            : s.fifty_moves().by_moves_size() ? "with a move"
+                                              : "no");
+    for (const v1::Move& m : s.fifty_moves().by_moves()) out << " " << m.san();
+    out << "\nends the game by itself: "
+        << (s.automatic_outcome().result() == v1::RESULT_ONGOING
+                ? std::string("no")
+                : v1::Termination_Name(s.automatic_outcome().termination()))
+        << "\n";
+    return 0;
+  }
+  if (what == "apply") {
+    v1::ApplyMovesRequest req;
+    *req.mutable_position() = position;
+    for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
+    v1::ApplyMovesResponse resp;
+    grpc::Status st = stub->ApplyMoves(&ctx, req, &resp);
+    if (!st.ok()) return Failed(st, json, out, err);
+    if (json) {
+      out << ToJson(resp) << "\n";
+    } else {
+      for (const v1::AppliedMove& m : resp.moves())
+        out << m.move().san() << "  " << m.after().fen() << "\n";
+    }
+    return 0;
+  }
+  if (what == "legal") {
+    v1::LegalMovesRequest req;
+    *req.mutable_position() = position;
+    v1::LegalMovesResponse resp;
+    grpc::Status st = stub->LegalMoves(&ctx, req, &resp);
+    if (!st.ok()) return Failed(st, json, out, err);
+    if (json) {
+      out << ToJson(resp) << "\n";
+    } else {
+      for (const v1::Move& m : resp.moves()) out << m.uci() << " " << m.san() << "\n";
+    }
+    return 0;
+  }
+  if (what == "perft") {
+    v1::PerftRequest req;
+    *req.mutable_position() = position;
+    int depth = 0;
+    absl::SimpleAtoi(args.Get("depth", "1"), &depth);
+    req.set_depth(depth);
+    v1::PerftResponse resp;
+    grpc::Status st = stub->Perft(&ctx, req, &resp);
+    if (!st.ok()) return Failed(st, json, out, err);
+    if (json) {
+      out << ToJson(resp) << "\n";
+    } else {
+      out << "Nodes searched: " << resp.nodes() << "\n";
+    }
+    return 0;
+  }
+  err << "arbiterctl rules: validate | status | apply | legal | perft\n";
+  return 2;
+}
+
+}  // namespace
+
+int RunClient(const ClientArgs& args, std::ostream& out, std::ostream& err) {
+  if (args.positional.empty()) return 2;
+  if (args.positional[0] == "health") return Health(args, out, err);
+  if (args.positional[0] == "rules") return Rules(args, out, err);
+  return 2;
+}
+
+}  // namespace arbiterctl

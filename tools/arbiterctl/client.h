@@ -1,0 +1,35 @@
+// arbiterctl's client commands: call a running Arbiter server over gRPC.
+//   arbiterctl [--server=host:port] [--token=JWT] [--tls_ca=PEM [--tls_cert=PEM --tls_key=PEM]]
+//     health [--service NAME] [--json]
+//     rules validate --fen <FEN|startpos> --move <UCI|SAN> [--json]
+//     rules status --fen <FEN|startpos> [--moves m1,m2,...] [--edition fide2023] [--json]
+//     rules apply --fen <FEN|startpos> --moves m1,m2,... [--json]
+//     rules legal --fen <FEN|startpos> [--json]
+//     rules perft --fen <FEN|startpos> --depth N [--json]
+// Exit codes: 0 done (for validate: the move is legal), 1 an answer of "no" (illegal move,
+// NOT_SERVING), 2 an error (with its gRPC code and stable ERR_ code on stderr, or in the JSON).
+#ifndef ARBITER_TOOLS_ARBITERCTL_CLIENT_H_
+#define ARBITER_TOOLS_ARBITERCTL_CLIENT_H_
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace arbiterctl {
+
+struct ClientArgs {
+  std::vector<std::string> positional;  // e.g. {"rules", "validate"}
+  std::map<std::string, std::string> flags;
+  std::string Get(const std::string& name, const std::string& fallback = "") const {
+    auto it = flags.find(name);
+    return it == flags.end() ? fallback : it->second;
+  }
+  bool Has(const std::string& name) const { return flags.count(name) > 0; }
+};
+
+int RunClient(const ClientArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace arbiterctl
+
+#endif  // ARBITER_TOOLS_ARBITERCTL_CLIENT_H_
