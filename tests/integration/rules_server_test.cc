@@ -2,7 +2,9 @@
 // the error codes, the auth matrix (each role x each method, expired and forged tokens), oversize
 // messages, deadlines, health during shutdown, and /metrics with its labels.
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -539,6 +541,71 @@ TEST(RulesServerInsecureTest, InsecureDevNeedsNoTokenAndSaysSo) {
   EXPECT_EQ(resp.nodes(), 400u);
   EXPECT_TRUE(absl::StrContains(testing_util::HttpGet(r->server->metrics_port(), "/metrics"),
                                 "arbiter_insecure_dev 1"));
+}
+
+}  // namespace
+
+namespace {
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<grpc::Channel> TlsChannel(int port, bool with_client_cert) {
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = Read("libs/service/testdata/ca.pem");
+  if (with_client_cert) {
+    options.pem_cert_chain = Read("libs/service/testdata/client.pem");
+    options.pem_private_key = Read("libs/service/testdata/client.key.pem");
+  }
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride("localhost");
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
+                                   grpc::SslCredentials(options), args);
+}
+
+grpc::StatusCode LegalMovesOver(const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = v1::RulesValidation::NewStub(channel);
+  v1::LegalMovesRequest req;
+  req.mutable_position()->set_fen("startpos");
+  v1::LegalMovesResponse resp;
+  grpc::ClientContext ctx;
+  Authorize(&ctx, Token(Role::kObserver), 3000);
+  return stub->LegalMoves(&ctx, req, &resp).error_code();
+}
+
+TEST(RulesServerTlsTest, TlsAndMutualTls) {
+  service::ServerConfig tls = SecureConfig();
+  tls.tls_cert = "libs/service/testdata/server.pem";
+  tls.tls_key = "libs/service/testdata/server.key.pem";
+  std::unique_ptr<Running> r = StartServer(tls);
+  EXPECT_EQ(LegalMovesOver(TlsChannel(r->server->port(), false)), grpc::StatusCode::OK);
+  // A plaintext client cannot talk to a TLS server.
+  EXPECT_EQ(LegalMovesOver(r->channel), grpc::StatusCode::UNAVAILABLE);
+
+  service::ServerConfig mtls = tls;
+  mtls.tls_ca = "libs/service/testdata/ca.pem";
+  std::unique_ptr<Running> m = StartServer(mtls);
+  EXPECT_EQ(LegalMovesOver(TlsChannel(m->server->port(), true)), grpc::StatusCode::OK);
+  EXPECT_EQ(LegalMovesOver(TlsChannel(m->server->port(), false)), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST(RulesServerConfigTest, BadFlagsFailAtStart) {
+  service::ServerConfig no_keys;
+  EXPECT_FALSE(
+      service::ServiceEnv::Create(no_keys).ok());  // neither --auth_keys nor --insecure_dev
+  service::ServerConfig half_tls = SecureConfig();
+  half_tls.tls_cert = "libs/service/testdata/server.pem";
+  auto env = service::ServiceEnv::Create(half_tls);
+  ASSERT_TRUE(env.ok());
+  half_tls.grpc_address = "127.0.0.1:0";
+  EXPECT_FALSE(service::Server::Start(half_tls, env->get(), {}).ok());
+  service::ServerConfig level = SecureConfig();
+  level.log_level = "loud";
+  EXPECT_FALSE(service::ServiceEnv::Create(level).ok());
 }
 
 }  // namespace
