@@ -1,0 +1,222 @@
+#include "libs/store/memory_game_store.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+
+namespace store {
+namespace {
+
+using arbiter::v1::GameEvent;
+using arbiter::v1::GameSnapshot;
+
+absl::Status GameNotFound(absl::string_view game_id) {
+  return base::NotFound(kErrGameNotFound, absl::StrCat("game ", game_id, " does not exist"));
+}
+
+// What makes a retry "the same command" when the caller gives no fingerprint: everything the
+// request would write. Length-prefixed so no two requests share an encoding. (The Redis store
+// hashes the same parts with SHA-1 in its script.)
+std::string Identity(const AppendRequest& request) {
+  if (!request.fingerprint.empty()) return absl::StrCat("c:", request.fingerprint);
+  std::string out = "r:";
+  auto part = [&out](absl::string_view s) { absl::StrAppend(&out, s.size(), ":", s); };
+  part(absl::StrCat(request.expected_version));
+  // As the Redis store sends it: the deadline's value counts only when it is set.
+  const bool set = request.deadline.kind == DeadlineUpdate::Kind::kSet;
+  part(absl::StrCat(static_cast<int>(request.deadline.kind)));
+  part(absl::StrCat(set ? request.deadline.deadline_ms : 0));
+  part(request.snapshot.SerializeAsString());
+  for (const GameEvent& e : request.events) part(e.SerializeAsString());
+  return out;
+}
+
+}  // namespace
+
+MemoryGameStore::MemoryGameStore(MemoryGameStoreOptions options)
+    : num_shards_(std::max(1, options.num_deadline_shards)),
+      now_ms_(options.now_ms ? std::move(options.now_ms)
+                             : [] { return absl::ToUnixMillis(absl::Now()); }),
+      shards_(num_shards_) {}
+
+absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& request) {
+  RETURN_IF_ERROR(ValidateAppendRequest(request));
+  std::string identity = Identity(request);
+  absl::MutexLock lock(&mu_);
+  auto it = games_.find(request.game_id);
+  // The order of the checks is the Redis script's: a recorded command id wins over everything, so
+  // a retry gets its original answer even after the game moved on.
+  if (it != games_.end()) {
+    if (auto cmd = it->second.commands.find(request.command_id); cmd != it->second.commands.end()) {
+      if (cmd->second.identity != identity) {
+        return base::FailedPrecondition(
+            kErrCommandIdReused,
+            absl::StrCat("command id ", request.command_id, " of game ", request.game_id,
+                         " was used for another command (versions ", cmd->second.first_version,
+                         "..", cmd->second.version, ")"));
+      }
+      return AppendResult{cmd->second.first_version, cmd->second.version, /*replayed=*/true};
+    }
+  }
+  const std::int64_t current = it == games_.end() ? 0 : it->second.snapshot.version();
+  if (request.expected_version == 0 && it != games_.end()) {
+    return base::Error(absl::StatusCode::kAlreadyExists, kErrGameExists,
+                       absl::StrCat("game ", request.game_id, " exists (version ", current, ")"));
+  }
+  if (request.expected_version != 0 && it == games_.end()) return GameNotFound(request.game_id);
+  if (current != request.expected_version) {
+    return base::Aborted(kErrVersionConflict,
+                         absl::StrCat("game ", request.game_id, " is at version ", current,
+                                      ", not ", request.expected_version));
+  }
+  if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
+  Game& game = it->second;
+  for (GameEvent& e : StampedEvents(request)) game.log.push_back(std::move(e));
+  game.snapshot = StampedSnapshot(request);
+  const AppendResult result{request.expected_version + 1, game.snapshot.version(), false};
+  game.commands[request.command_id] = {result.first_version, result.version, std::move(identity)};
+  Shard& shard = shards_[DeadlineShard(request.game_id, num_shards_)];
+  switch (request.deadline.kind) {
+    case DeadlineUpdate::Kind::kKeep:
+      break;
+    case DeadlineUpdate::Kind::kSet:
+      SetEntry(shard, request.deadline.deadline_ms,
+               Deadline{.game_id = request.game_id,
+                        .deadline_ms = request.deadline.deadline_ms,
+                        .set_at_version = result.version});
+      break;
+    case DeadlineUpdate::Kind::kClear:
+      EraseEntry(shard, request.game_id);
+      break;
+  }
+  appended_.SignalAll();
+  return result;
+}
+
+absl::StatusOr<std::optional<AppendResult>> MemoryGameStore::LookupCommand(
+    absl::string_view game_id, absl::string_view command_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  absl::MutexLock lock(&mu_);
+  auto it = games_.find(game_id);
+  if (it == games_.end()) return std::nullopt;
+  auto cmd = it->second.commands.find(command_id);
+  if (cmd == it->second.commands.end()) return std::nullopt;
+  return AppendResult{cmd->second.first_version, cmd->second.version, /*replayed=*/true};
+}
+
+absl::StatusOr<GameSnapshot> MemoryGameStore::ReadSnapshot(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  absl::MutexLock lock(&mu_);
+  auto it = games_.find(game_id);
+  if (it == games_.end()) return GameNotFound(game_id);
+  return it->second.snapshot;
+}
+
+absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::ReadEvents(absl::string_view game_id,
+                                                                   std::int64_t from_version,
+                                                                   std::int64_t to_version) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (from_version < 1) return base::InvalidArgument(kErrBadArgument, "from_version must be >= 1");
+  absl::MutexLock lock(&mu_);
+  auto it = games_.find(game_id);
+  if (it == games_.end()) return GameNotFound(game_id);
+  const std::vector<GameEvent>& log = it->second.log;
+  std::vector<GameEvent> out;
+  const std::int64_t last = std::min<std::int64_t>(to_version, log.size());
+  for (std::int64_t v = from_version; v <= last; ++v) out.push_back(log[v - 1]);
+  return out;
+}
+
+absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::string_view game_id,
+                                                                      std::int64_t after_version,
+                                                                      absl::Duration timeout,
+                                                                      int max_events) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (after_version < 0)
+    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
+  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  timeout = std::min(timeout, kMaxWait);
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    auto it = games_.find(game_id);
+    if (it == games_.end()) return GameNotFound(game_id);
+    const std::vector<GameEvent>& log = it->second.log;
+    if (static_cast<std::int64_t>(log.size()) > after_version) {
+      const std::int64_t end =
+          std::min<std::int64_t>(log.size(), after_version + static_cast<std::int64_t>(max_events));
+      return std::vector<GameEvent>(log.begin() + after_version, log.begin() + end);
+    }
+    // WaitWithDeadline returns true on timeout; a spurious or unrelated wake-up just loops.
+    if (appended_.WaitWithDeadline(&mu_, deadline)) return std::vector<GameEvent>();
+  }
+}
+
+void MemoryGameStore::SetEntry(Shard& shard, std::int64_t score, Deadline entry) {
+  EraseEntry(shard, entry.game_id);
+  shard.by_score.emplace(score, entry.game_id);
+  std::string id = entry.game_id;
+  shard.entries.emplace(std::move(id), std::make_pair(score, std::move(entry)));
+}
+
+void MemoryGameStore::EraseEntry(Shard& shard, const std::string& game_id) {
+  auto it = shard.entries.find(game_id);
+  if (it == shard.entries.end()) return;
+  shard.by_score.erase({it->second.first, game_id});
+  shard.entries.erase(it);
+}
+
+absl::StatusOr<std::optional<Deadline>> MemoryGameStore::GetDeadline(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  absl::MutexLock lock(&mu_);
+  const Shard& shard = shards_[DeadlineShard(game_id, num_shards_)];
+  auto it = shard.entries.find(game_id);
+  if (it == shard.entries.end()) return std::nullopt;
+  return it->second.second;
+}
+
+absl::StatusOr<std::vector<Deadline>> MemoryGameStore::ClaimDueDeadlines(
+    int shard_index, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
+  RETURN_IF_ERROR(ValidateClaim(shard_index, num_shards_, lease_ms, max, owner));
+  absl::MutexLock lock(&mu_);
+  Shard& shard = shards_[shard_index];
+  std::vector<std::string> due;
+  for (auto it = shard.by_score.begin();
+       it != shard.by_score.end() && it->first <= now_ms && static_cast<int>(due.size()) < max;
+       ++it) {
+    due.push_back(it->second);
+  }
+  std::vector<Deadline> out;
+  for (const std::string& game_id : due) {
+    Deadline entry = shard.entries.at(game_id).second;
+    entry.claims++;
+    entry.lease_until_ms = now_ms + lease_ms;
+    entry.owner = std::string(owner);
+    SetEntry(shard, entry.lease_until_ms, entry);
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+absl::StatusOr<bool> MemoryGameStore::ReleaseDeadline(absl::string_view game_id,
+                                                      absl::string_view owner,
+                                                      std::int64_t claimable_at_ms) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  RETURN_IF_ERROR(ValidateOwner(owner));
+  absl::MutexLock lock(&mu_);
+  Shard& shard = shards_[DeadlineShard(game_id, num_shards_)];
+  auto it = shard.entries.find(game_id);
+  if (it == shard.entries.end() || it->second.second.owner != owner) return false;
+  Deadline entry = it->second.second;
+  entry.lease_until_ms = 0;
+  entry.owner.clear();
+  SetEntry(shard, claimable_at_ms, std::move(entry));
+  return true;
+}
+
+absl::StatusOr<std::int64_t> MemoryGameStore::NowMs() { return now_ms_(); }
+
+}  // namespace store

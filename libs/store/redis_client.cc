@@ -1,0 +1,174 @@
+#include "libs/store/redis_client.h"
+
+#include <cerrno>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "libs/base/error.h"
+#include "libs/store/game_store.h"
+
+namespace store {
+namespace {
+
+// Error replies that mean "not now" rather than "wrong": a restarted Redis still loading its AOF,
+// a long script, a replica or a failing disk (MISCONF), a full memory (OOM), a cluster in
+// transition, an authentication that the deployment has not set up yet.
+constexpr absl::string_view kTransientErrors[] = {
+    "LOADING", "BUSY",       "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN",
+    "MISCONF", "NOREPLICAS", "OOM",        "NOAUTH",   "WRONGPASS"};
+
+std::string ErrorPrefix(absl::string_view message) {
+  return std::string(message.substr(0, message.find(' ')));
+}
+
+}  // namespace
+
+RedisClient::RedisClient(RedisConnectionOptions options)
+    : options_(std::move(options)), address_(absl::StrCat(options_.host, ":", options_.port)) {}
+
+RedisClient::~RedisClient() {
+  absl::MutexLock lock(&mu_);
+  for (redisContext* c : idle_) redisFree(c);
+}
+
+absl::Status RedisClient::Unavailable(absl::string_view what) const {
+  return base::Unavailable(kErrStoreUnavailable, absl::StrCat("redis ", address_, ": ", what));
+}
+
+absl::Status RedisClient::ReplyStatus(const redisReply& reply) const {
+  if (reply.type != REDIS_REPLY_ERROR) return absl::OkStatus();
+  absl::string_view message(reply.str, reply.len);
+  std::string prefix = ErrorPrefix(message);
+  for (absl::string_view transient : kTransientErrors) {
+    if (prefix == transient) return Unavailable(message);
+  }
+  if (prefix == "MOVED" || prefix == "ASK") {
+    return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
+                       absl::StrCat("redis ", address_, ": ", message,
+                                    " (a cluster redirection: this client talks to one node)"));
+  }
+  return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
+                     absl::StrCat("redis ", address_, ": ", message));
+}
+
+absl::StatusOr<redisContext*> RedisClient::Connect() {
+  redisContext* c = redisConnectWithTimeout(options_.host.c_str(), options_.port,
+                                            absl::ToTimeval(options_.connect_timeout));
+  if (c == nullptr) return Unavailable("connect: out of memory");
+  if (c->err != 0) {
+    absl::Status status = Unavailable(absl::StrCat("connect: ", c->errstr));
+    redisFree(c);
+    return status;
+  }
+  if (redisSetTimeout(c, absl::ToTimeval(options_.command_timeout)) != REDIS_OK) {
+    absl::Status status = Unavailable(absl::StrCat("set timeout: ", c->errstr));
+    redisFree(c);
+    return status;
+  }
+  // Keepalive finds a peer that vanished without a FIN (a node lost with its network).
+  redisEnableKeepAlive(c);
+  if (!options_.password.empty()) {
+    const char* argv[] = {"AUTH", options_.password.c_str()};
+    const size_t lens[] = {4, options_.password.size()};
+    RedisReplyPtr reply(static_cast<redisReply*>(redisCommandArgv(c, 2, argv, lens)));
+    absl::Status status =
+        reply == nullptr ? Unavailable(absl::StrCat("AUTH: ", c->errstr)) : ReplyStatus(*reply);
+    if (!status.ok()) {
+      redisFree(c);
+      return status;
+    }
+  }
+  return c;
+}
+
+absl::StatusOr<RedisClient::Lease> RedisClient::Acquire() {
+  {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !idle_.empty() || open_ < options_.pool_size;
+    };
+    if (!mu_.AwaitWithTimeout(absl::Condition(&ready), options_.command_timeout)) {
+      return Unavailable(absl::StrCat("all ", options_.pool_size,
+                                      " pooled connections stayed busy for ",
+                                      absl::FormatDuration(options_.command_timeout)));
+    }
+    if (!idle_.empty()) {
+      redisContext* c = idle_.back();
+      idle_.pop_back();
+      return Lease{c, true};
+    }
+    ++open_;  // reserve the slot; connect outside the lock
+  }
+  absl::StatusOr<redisContext*> c = Connect();
+  if (!c.ok()) {
+    absl::MutexLock lock(&mu_);
+    --open_;
+    return c.status();
+  }
+  return Lease{*c, false};
+}
+
+void RedisClient::Release(redisContext* context, bool healthy) {
+  absl::MutexLock lock(&mu_);
+  if (healthy) {
+    idle_.push_back(context);
+  } else {
+    redisFree(context);
+    --open_;
+  }
+}
+
+void RedisClient::DiscardIdle() {
+  absl::MutexLock lock(&mu_);
+  for (redisContext* c : idle_) redisFree(c);
+  open_ -= static_cast<int>(idle_.size());
+  idle_.clear();
+}
+
+absl::StatusOr<RedisReplyPtr> RedisClient::Command(const std::vector<std::string>& args,
+                                                   absl::Duration extra_timeout) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  argv.reserve(args.size());
+  lens.reserve(args.size());
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<Lease> lease = Acquire();
+    if (!lease.ok()) return lease.status();
+    redisContext* c = lease->context;
+    const bool longer = extra_timeout > absl::ZeroDuration();
+    if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout + extra_timeout));
+    errno = 0;
+    RedisReplyPtr reply(static_cast<redisReply*>(
+        redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
+    const int saved_errno = errno;
+    if (reply != nullptr) {
+      if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout));
+      Release(c, /*healthy=*/true);
+      return reply;
+    }
+    const bool timed_out =
+        c->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK);
+    std::string error = c->errstr;
+    Release(c, /*healthy=*/false);
+    if (timed_out) {
+      return Unavailable(
+          absl::StrCat(args[0], ": no reply within ",
+                       absl::FormatDuration(options_.command_timeout + extra_timeout)));
+    }
+    // A pooled connection that broke most likely died with the server (a restart, a failover):
+    // its idle siblings are as dead, so drop them and try once on a new connection.
+    if (lease->reused && attempt == 0) {
+      DiscardIdle();
+      continue;
+    }
+    return Unavailable(absl::StrCat(args[0], ": ", error));
+  }
+}
+
+}  // namespace store

@@ -1,0 +1,84 @@
+// A small synchronous Redis client over hiredis for the Redis game store: a bounded pool of
+// connections with connect and read/write timeouts, reconnection, and one error vocabulary.
+// - A connection that failed is closed, never reused; the next command opens a new one, so the
+//   client reconnects by itself when Redis comes back.
+// - A command that fails on a connection taken from the pool (it may have died with a Redis
+//   restart) is retried once on a fresh connection; every other failure is returned. Callers only
+//   send commands that are safe to repeat: reads, appends (idempotent by command id), releases,
+//   and claims (a claim whose reply was lost leaves leases that simply run out).
+// - Every failure to reach Redis, a timeout, or a transient error reply (LOADING, BUSY, READONLY,
+//   MISCONF, OOM, ...) is UNAVAILABLE with ERR_STORE_UNAVAILABLE and a message naming the address;
+//   any other error reply is INTERNAL with ERR_STORE_INTERNAL.
+#ifndef ARBITER_LIBS_STORE_REDIS_CLIENT_H_
+#define ARBITER_LIBS_STORE_REDIS_CLIENT_H_
+
+#include <hiredis/hiredis.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace store {
+
+struct RedisConnectionOptions {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string password;  // AUTH after connecting when set
+  absl::Duration connect_timeout = absl::Milliseconds(500);
+  // The read/write timeout of a command, and the longest wait for a free pooled connection.
+  absl::Duration command_timeout = absl::Seconds(2);
+  int pool_size = 16;  // connections open at most
+};
+
+struct RedisReplyDeleter {
+  void operator()(redisReply* reply) const { freeReplyObject(reply); }
+};
+using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
+
+class RedisClient {
+ public:
+  explicit RedisClient(RedisConnectionOptions options);
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  // Sends one command and returns its reply, which may be an error reply (see ReplyStatus).
+  // `extra_timeout` lengthens the read timeout for a blocking command (XREAD BLOCK).
+  absl::StatusOr<RedisReplyPtr> Command(const std::vector<std::string>& args,
+                                        absl::Duration extra_timeout = absl::ZeroDuration());
+
+  // OK for a reply that is not an error; the mapped status of an error reply.
+  absl::Status ReplyStatus(const redisReply& reply) const;
+
+  // UNAVAILABLE / ERR_STORE_UNAVAILABLE naming this client's address.
+  absl::Status Unavailable(absl::string_view what) const;
+
+  const std::string& address() const { return address_; }
+
+ private:
+  struct Lease {
+    redisContext* context;
+    bool reused;
+  };
+  absl::StatusOr<Lease> Acquire();
+  void Release(redisContext* context, bool healthy);
+  void DiscardIdle();
+  absl::StatusOr<redisContext*> Connect();
+
+  const RedisConnectionOptions options_;
+  const std::string address_;
+  absl::Mutex mu_;
+  std::vector<redisContext*> idle_ ABSL_GUARDED_BY(mu_);
+  int open_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace store
+
+#endif  // ARBITER_LIBS_STORE_REDIS_CLIENT_H_

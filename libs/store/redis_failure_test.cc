@@ -1,0 +1,376 @@
+// What only the Redis store can show, against a real redis-server each test starts (free loopback
+// port, AOF on as in redis.conf): Redis down or killed mid-run gives UNAVAILABLE and never a
+// half-written game; after a restart nothing acknowledged is lost and the same store object
+// reconnects; a hung server times out; a lost script cache is reloaded; every key of a game is
+// under one hash tag.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
+#include "libs/store/game_store.h"
+#include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_server.h"
+#include "libs/store/testing/requests.h"
+
+namespace store {
+namespace {
+
+using ::base::HasErrorCode;
+using ::base::HasStatusCode;
+using ::testing::HasSubstr;
+using testing::RedisServer;
+using testing::Request;
+
+class RedisFailureTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    RedisGameStoreOptions options;
+    options.connection.port = server_->port();
+    options.connection.connect_timeout = absl::Milliseconds(500);
+    options.connection.command_timeout = absl::Seconds(1);
+    absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+  }
+
+  std::string Address() const { return absl::StrCat("redis 127.0.0.1:", server_->port()); }
+
+  // Every operation fails UNAVAILABLE with ERR_STORE_UNAVAILABLE naming the address, quickly.
+  void ExpectAllUnavailable(absl::string_view why) {
+    auto check = [&](const absl::Status& s, absl::string_view op) {
+      EXPECT_THAT(s, HasStatusCode(absl::StatusCode::kUnavailable)) << op;
+      EXPECT_THAT(s, HasErrorCode(kErrStoreUnavailable)) << op;
+      EXPECT_THAT(s.message(), HasSubstr(Address())) << op;
+      EXPECT_THAT(s.message(), HasSubstr(why)) << op;
+    };
+    const absl::Time start = absl::Now();
+    check(store_->Append(Request("g1", 1, "down")).status(), "Append");
+    check(store_->ReadSnapshot("g1").status(), "ReadSnapshot");
+    check(store_->ReadEvents("g1", 1, kHead).status(), "ReadEvents");
+    check(store_->WaitForEvents("g1", 0, absl::Seconds(5), 10).status(), "WaitForEvents");
+    check(store_->LookupCommand("g1", "c").status(), "LookupCommand");
+    check(store_->GetDeadline("g1").status(), "GetDeadline");
+    check(store_->ClaimDueDeadlines(0, 0, 10, 10, "r").status(), "ClaimDueDeadlines");
+    check(store_->ReleaseDeadline("g1", "r", 0).status(), "ReleaseDeadline");
+    check(store_->NowMs().status(), "NowMs");
+    // Refused connections fail at once, not after a timeout.
+    EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  }
+
+  std::unique_ptr<RedisServer> server_;
+  std::unique_ptr<RedisGameStore> store_;
+};
+
+TEST_F(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
+  ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
+  ASSERT_OK(server_->Stop(SIGTERM));
+  ExpectAllUnavailable("Connection refused");
+  ASSERT_OK(server_->Restart());
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 1);
+  // The restarted Redis lost its script cache: EVALSHA gets NOSCRIPT and the store reloads.
+  absl::StatusOr<AppendResult> next = store_->Append(Request("g1", 1, "c2"));
+  ASSERT_OK(next);
+  EXPECT_EQ(next->version, 2);
+}
+
+TEST_F(RedisFailureTest, AStoreMadeWhileRedisIsDownConnectsLater) {
+  ASSERT_OK(server_->Stop(SIGKILL));
+  RedisGameStoreOptions options;
+  options.connection.port = server_->port();
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
+  ASSERT_OK(store);
+  EXPECT_THAT((*store)->NowMs(), HasErrorCode(kErrStoreUnavailable));
+  ASSERT_OK(server_->Restart());
+  EXPECT_OK((*store)->NowMs());
+  EXPECT_OK((*store)->Append(Request("g1", 0, "c1")));
+}
+
+// Writers append 3-event commands to their games while Redis is SIGKILLed and restarted. While
+// it is down every call is UNAVAILABLE; a writer retries its pending command with the same id.
+// Afterwards every acknowledged command is in the log at its acknowledged versions, every game's
+// log is whole commands only, and the snapshot matches the log.
+TEST_F(RedisFailureTest, KilledMidRunLosesNothingAcknowledgedAndWritesNoPartialGame) {
+  constexpr int kWriters = 4;
+  constexpr int kEventsPerCommand = 3;
+  struct Acked {
+    std::string game;
+    std::string command_id;
+    AppendResult result;
+  };
+  absl::Mutex mu;
+  std::vector<Acked> acked;
+  std::map<std::string, int> errors;  // "code ERR_..." -> count
+  std::vector<int> acked_by(kWriters, 0);
+  std::vector<int> unavailable_by(kWriters, 0);
+  std::atomic<bool> stop = false;
+
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const std::string game = absl::StrCat("game-", w);
+      std::int64_t version = 0;
+      int k = 0;
+      AppendRequest pending = Request(game, 0, absl::StrCat(game, "-c", k), kEventsPerCommand);
+      while (!stop) {
+        absl::StatusOr<AppendResult> r = store_->Append(pending);
+        if (r.ok()) {
+          absl::MutexLock lock(&mu);
+          acked.push_back({game, pending.command_id, *r});
+          acked_by[w]++;
+          version = r->version;
+          ++k;
+          pending = Request(game, version, absl::StrCat(game, "-c", k), kEventsPerCommand);
+          continue;
+        }
+        {
+          absl::MutexLock lock(&mu);
+          errors[absl::StrCat(absl::StatusCodeToString(r.status().code()), " ",
+                              base::ErrorCode(r.status()))]++;
+          if (r.status().code() == absl::StatusCode::kUnavailable) unavailable_by[w]++;
+        }
+        absl::SleepFor(absl::Milliseconds(2));  // then retry the same command
+      }
+    });
+  }
+  auto wait_for = [&](auto condition, absl::Duration limit) {
+    const absl::Time give_up = absl::Now() + limit;
+    while (absl::Now() < give_up) {
+      {
+        absl::MutexLock lock(&mu);
+        if (condition()) return true;
+      }
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+    return false;
+  };
+  auto each_writer = [&](const std::vector<int>& counts, int at_least) {
+    for (int c : counts) {
+      if (c < at_least) return false;
+    }
+    return true;
+  };
+
+  ASSERT_TRUE(wait_for([&] { return each_writer(acked_by, 20); }, absl::Seconds(20)));
+  ASSERT_OK(server_->Stop(SIGKILL));
+  std::vector<int> acked_before_restart;
+  EXPECT_TRUE(wait_for([&] { return each_writer(unavailable_by, 3); }, absl::Seconds(10)));
+  {
+    absl::MutexLock lock(&mu);
+    acked_before_restart = acked_by;
+  }
+  ASSERT_OK(server_->Restart());
+  ASSERT_TRUE(wait_for(
+      [&] {
+        for (int w = 0; w < kWriters; ++w) {
+          if (acked_by[w] < acked_before_restart[w] + 10) return false;
+        }
+        return true;
+      },
+      absl::Seconds(20)));
+  stop = true;
+  for (std::thread& t : writers) t.join();
+
+  int total_unavailable = 0;
+  for (int u : unavailable_by) total_unavailable += u;
+  std::printf("acknowledged %zu commands (%s before the restart), %d UNAVAILABLE retries\n",
+              acked.size(), absl::StrJoin(acked_before_restart, "+").c_str(), total_unavailable);
+  // Only UNAVAILABLE was ever reported.
+  for (const auto& [error, count] : errors) {
+    EXPECT_EQ(error, absl::StrCat("UNAVAILABLE ", kErrStoreUnavailable)) << count;
+  }
+  // Every acknowledged command is there, at its versions.
+  std::map<std::string, std::vector<arbiter::v1::GameEvent>> logs;
+  for (int w = 0; w < kWriters; ++w) {
+    const std::string game = absl::StrCat("game-", w);
+    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_->ReadEvents(game, 1, kHead);
+    ASSERT_OK(log);
+    logs[game] = *log;
+    absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot(game);
+    ASSERT_OK(snapshot);
+    EXPECT_EQ(snapshot->version(), static_cast<std::int64_t>(log->size())) << game;
+    // Whole commands only: runs of kEventsPerCommand events of one command id, versions 1..n.
+    ASSERT_EQ(log->size() % kEventsPerCommand, 0u) << game;
+    for (size_t i = 0; i < log->size(); ++i) {
+      EXPECT_EQ((*log)[i].version(), static_cast<std::int64_t>(i + 1));
+      EXPECT_EQ((*log)[i].command_id(), (*log)[i - i % kEventsPerCommand].command_id());
+    }
+  }
+  for (const Acked& a : acked) {
+    const std::vector<arbiter::v1::GameEvent>& log = logs[a.game];
+    ASSERT_GE(static_cast<std::int64_t>(log.size()), a.result.version) << a.command_id;
+    for (std::int64_t v = a.result.first_version; v <= a.result.version; ++v) {
+      EXPECT_EQ(log[v - 1].command_id(), a.command_id) << "version " << v;
+    }
+    absl::StatusOr<std::optional<AppendResult>> recorded =
+        store_->LookupCommand(a.game, a.command_id);
+    ASSERT_OK(recorded);
+    ASSERT_TRUE(recorded->has_value());
+    EXPECT_EQ((*recorded)->version, a.result.version);
+  }
+}
+
+// A crash can leave the AOF's last write torn. Redis logs a script's effects as one MULTI/EXEC
+// block and, at load (aof-load-truncated yes), drops a block cut short whole: the game is at the
+// previous append, never between. The torn append was never acknowledged (its fsync had not
+// finished), so its retry applies it.
+TEST_F(RedisFailureTest, ATornAofTailDropsTheWholeLastAppend) {
+  ASSERT_OK(store_->Append(Request("g1", 0, "c1", 3, DeadlineUpdate::Set(100))));
+  ASSERT_OK(store_->Append(Request("g1", 3, "c2", 3, DeadlineUpdate::Set(200))));
+  ASSERT_OK(server_->Stop(SIGKILL));
+  std::string incr;
+  for (const auto& f : std::filesystem::directory_iterator(server_->dir() + "/appendonlydir")) {
+    if (absl::EndsWith(f.path().string(), ".incr.aof")) incr = f.path().string();
+  }
+  ASSERT_FALSE(incr.empty());
+  const auto size = std::filesystem::file_size(incr);
+  std::filesystem::resize_file(incr, size - 10);  // into the EXEC of c2's block
+  ASSERT_OK(server_->Restart());
+  EXPECT_THAT(server_->LogTail(), HasSubstr("Truncating the AOF"));  // it was torn
+
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(log);
+  EXPECT_EQ(log->size(), 3u);
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 3);
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  ASSERT_TRUE(deadline->has_value());
+  EXPECT_EQ((*deadline)->deadline_ms, 100);
+  absl::StatusOr<std::optional<AppendResult>> c2 = store_->LookupCommand("g1", "c2");
+  ASSERT_OK(c2);
+  EXPECT_FALSE(c2->has_value());
+  absl::StatusOr<AppendResult> retry =
+      store_->Append(Request("g1", 3, "c2", 3, DeadlineUpdate::Set(200)));
+  ASSERT_OK(retry);
+  EXPECT_EQ(*retry, (AppendResult{4, 6, false}));
+}
+
+TEST_F(RedisFailureTest, GracefulRestartKeepsEverything) {
+  for (int v = 0; v < 10; ++v) {
+    ASSERT_OK(
+        store_->Append(Request("g1", v, absl::StrCat("c", v), 1, DeadlineUpdate::Set(1000 + v))));
+  }
+  ASSERT_OK(server_->Stop(SIGTERM));
+  ASSERT_OK(server_->Restart());
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(log);
+  EXPECT_EQ(log->size(), 10u);
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  ASSERT_TRUE(deadline->has_value());
+  EXPECT_EQ((*deadline)->deadline_ms, 1009);
+  EXPECT_EQ((*deadline)->set_at_version, 10);
+  absl::StatusOr<AppendResult> retry =
+      store_->Append(Request("g1", 4, "c4", 1, DeadlineUpdate::Set(1004)));
+  ASSERT_OK(retry);
+  EXPECT_EQ(*retry, (AppendResult{5, 5, true}));
+}
+
+// A server that accepts but never answers (SIGSTOP): UNAVAILABLE after the command timeout, not a
+// hang. The append may still run when the server wakes up; retrying its command id settles it.
+TEST_F(RedisFailureTest, HungServerTimesOutAndARetrySettlesTheOutcome) {
+  ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
+  ASSERT_OK(server_->Pause());
+  const absl::Time start = absl::Now();
+  absl::StatusOr<AppendResult> hung = store_->Append(Request("g1", 1, "c2"));
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_THAT(hung, HasErrorCode(kErrStoreUnavailable));
+  EXPECT_THAT(hung.status().message(), HasSubstr("no reply within 1s"));
+  EXPECT_GE(took, absl::Milliseconds(900));
+  EXPECT_LT(took, absl::Seconds(4));
+  ASSERT_OK(server_->Resume());
+  absl::StatusOr<AppendResult> retry = store_->Append(Request("g1", 1, "c2"));
+  ASSERT_OK(retry);
+  EXPECT_EQ(retry->version, 2);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(log);
+  EXPECT_EQ(log->size(), 2u);
+}
+
+TEST_F(RedisFailureTest, AWatcherGetsUnavailableWhenRedisDies) {
+  ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> watched;
+  std::thread watcher([&] { watched = store_->WaitForEvents("g1", 1, absl::Seconds(20), 10); });
+  absl::SleepFor(absl::Milliseconds(200));
+  const absl::Time killed = absl::Now();
+  ASSERT_OK(server_->Stop(SIGKILL));
+  watcher.join();
+  EXPECT_THAT(watched, HasErrorCode(kErrStoreUnavailable));
+  EXPECT_LT(absl::Now() - killed, absl::Seconds(3));
+}
+
+TEST_F(RedisFailureTest, ALostScriptCacheIsReloaded) {
+  ASSERT_OK(store_->Append(Request("g1", 0, "c1", 1, DeadlineUpdate::Set(10))));
+  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
+  EXPECT_OK(store_->Append(Request("g1", 1, "c2")));
+  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
+  absl::StatusOr<std::vector<Deadline>> claimed =
+      store_->ClaimDueDeadlines(DeadlineShard("g1", kDefaultDeadlineShards), 10, 10, 10, "r");
+  ASSERT_OK(claimed);
+  EXPECT_EQ(claimed->size(), 1u);
+  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
+  EXPECT_OK(store_->ReleaseDeadline("g1", "r", 0));
+}
+
+// Redis Cluster runs a script only if all its keys hash to one slot: every key of a game, and its
+// shard's deadline index, carry the hash tag {<shard>}.
+TEST_F(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
+  std::vector<std::string> games = {"g1", "g2", "tournament-7:board-12", "x"};
+  for (const std::string& g : games) {
+    ASSERT_OK(store_->Append(Request(g, 0, "c1", 1, DeadlineUpdate::Set(5))));
+  }
+  absl::StatusOr<std::string> keys = server_->Command({"KEYS", "*"});
+  ASSERT_OK(keys);
+  std::set<std::string> all = absl::StrSplit(*keys, '\n');
+  std::set<std::string> expected;
+  for (const std::string& g : games) {
+    const std::string tag = absl::StrCat("{", DeadlineShard(g, kDefaultDeadlineShards), "}");
+    for (const char* kind : {"game", "log", "cmd"}) {
+      expected.insert(absl::StrCat("arbiter:", tag, ":", kind, ":", g));
+    }
+    expected.insert(absl::StrCat("arbiter:", tag, ":deadlines"));
+    expected.insert(absl::StrCat("arbiter:", tag, ":deadline-info"));
+  }
+  EXPECT_EQ(all, expected);
+  EXPECT_EQ(*server_->Command({"TYPE", store_->Key("log", "g1")}), "stream");
+  EXPECT_EQ(*server_->Command({"TYPE", store_->Key("game", "g1")}), "hash");
+  EXPECT_EQ(
+      *server_->Command(
+          {"TYPE", store_->ShardKey("deadlines", DeadlineShard("g1", kDefaultDeadlineShards))}),
+      "zset");
+}
+
+// The tests run with the shipped settings.
+TEST_F(RedisFailureTest, ServerRunsTheShippedPersistenceSettings) {
+  EXPECT_EQ(*server_->Command({"CONFIG", "GET", "appendonly"}), "appendonly\nyes");
+  EXPECT_EQ(*server_->Command({"CONFIG", "GET", "appendfsync"}), "appendfsync\nalways");
+  EXPECT_EQ(*server_->Command({"CONFIG", "GET", "save"}), "save\n");
+  EXPECT_EQ(*server_->Command({"CONFIG", "GET", "maxmemory-policy"}),
+            "maxmemory-policy\nnoeviction");
+  EXPECT_EQ(*server_->Command({"CONFIG", "GET", "bind"}), "bind\n127.0.0.1");
+}
+
+}  // namespace
+}  // namespace store

@@ -1,0 +1,343 @@
+#include "libs/store/redis_game_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/store/redis_scripts.h"
+
+namespace store {
+namespace {
+
+using arbiter::v1::GameEvent;
+using arbiter::v1::GameSnapshot;
+
+absl::string_view Str(const redisReply& r) { return absl::string_view(r.str, r.len); }
+
+bool IsString(const redisReply& r) {
+  return r.type == REDIS_REPLY_STRING || r.type == REDIS_REPLY_STATUS;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RedisGameStore>> RedisGameStore::Create(
+    RedisGameStoreOptions options) {
+  const RedisConnectionOptions& c = options.connection;
+  if (c.host.empty() || c.port <= 0 || c.port > 65535) {
+    return base::InvalidArgument(kErrBadArgument, "redis needs a host and a port in 1..65535");
+  }
+  if (c.pool_size < 1 || options.max_watchers < 1) {
+    return base::InvalidArgument(kErrBadArgument, "pool_size and max_watchers must be >= 1");
+  }
+  if (c.connect_timeout <= absl::ZeroDuration() || c.command_timeout <= absl::ZeroDuration()) {
+    return base::InvalidArgument(kErrBadArgument, "redis timeouts must be > 0");
+  }
+  if (options.num_deadline_shards < 1) {
+    return base::InvalidArgument(kErrBadArgument, "num_deadline_shards must be >= 1");
+  }
+  if (absl::StrContains(options.key_prefix, "{") || absl::StrContains(options.key_prefix, "}")) {
+    return base::InvalidArgument(kErrBadArgument, "the key prefix may not contain '{' or '}'");
+  }
+  return std::unique_ptr<RedisGameStore>(new RedisGameStore(std::move(options)));
+}
+
+RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
+    : options_(std::move(options)),
+      client_(options_.connection),
+      watch_client_([this] {
+        RedisConnectionOptions watch = options_.connection;
+        watch.pool_size = options_.max_watchers;
+        return watch;
+      }()),
+      append_script_{redis_scripts::kAppend},
+      claim_script_{redis_scripts::kClaim},
+      release_script_{redis_scripts::kRelease} {}
+
+std::string RedisGameStore::ShardKey(absl::string_view kind, int shard) const {
+  return absl::StrCat(options_.key_prefix, "{", shard, "}:", kind);
+}
+
+std::string RedisGameStore::Key(absl::string_view kind, absl::string_view game_id) const {
+  return absl::StrCat(ShardKey(kind, DeadlineShard(game_id, options_.num_deadline_shards)), ":",
+                      game_id);
+}
+
+absl::Status RedisGameStore::GameNotFound(absl::string_view game_id) const {
+  return base::NotFound(kErrGameNotFound, absl::StrCat("game ", game_id, " does not exist"));
+}
+
+absl::Status RedisGameStore::Corrupt(absl::string_view what) const {
+  return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
+                     absl::StrCat("redis ", client_.address(), ": unreadable ", what));
+}
+
+absl::StatusOr<RedisReplyPtr> RedisGameStore::Run(RedisClient& client,
+                                                  const std::vector<std::string>& args,
+                                                  absl::Duration extra_timeout) {
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, client.Command(args, extra_timeout));
+  RETURN_IF_ERROR(client.ReplyStatus(*reply));
+  return reply;
+}
+
+absl::StatusOr<std::string> RedisGameStore::LoadScript(Script& script) {
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"SCRIPT", "LOAD", script.body}));
+  if (!IsString(*reply)) return Corrupt("SCRIPT LOAD reply");
+  std::string sha(Str(*reply));
+  absl::MutexLock lock(&script.mu);
+  script.sha = sha;
+  return sha;
+}
+
+absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
+                                                   const std::vector<std::string>& keys,
+                                                   const std::vector<std::string>& args) {
+  std::string sha;
+  {
+    absl::MutexLock lock(&script.mu);
+    sha = script.sha;
+  }
+  if (sha.empty()) {
+    ASSIGN_OR_RETURN(sha, LoadScript(script));
+  }
+  std::vector<std::string> argv = {"EVALSHA", sha, absl::StrCat(keys.size())};
+  argv.insert(argv.end(), keys.begin(), keys.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, client_.Command(argv));
+  // NOSCRIPT: nothing ran, so loading and sending again is safe.
+  if (reply->type == REDIS_REPLY_ERROR && absl::StartsWith(Str(*reply), "NOSCRIPT")) {
+    ASSIGN_OR_RETURN(argv[1], LoadScript(script));
+    ASSIGN_OR_RETURN(reply, client_.Command(argv));
+  }
+  RETURN_IF_ERROR(client_.ReplyStatus(*reply));
+  return reply;
+}
+
+absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
+  RETURN_IF_ERROR(ValidateAppendRequest(request));
+  const std::string& id = request.game_id;
+  const int shard = DeadlineShard(id, options_.num_deadline_shards);
+  const std::vector<std::string> keys = {Key("game", id), Key("log", id), Key("cmd", id),
+                                         ShardKey("deadlines", shard),
+                                         ShardKey("deadline-info", shard)};
+  std::vector<std::string> args = {id, request.command_id, request.fingerprint,
+                                   absl::StrCat(request.expected_version)};
+  switch (request.deadline.kind) {
+    case DeadlineUpdate::Kind::kKeep:
+      args.insert(args.end(), {"keep", "0"});
+      break;
+    case DeadlineUpdate::Kind::kSet:
+      args.insert(args.end(), {"set", absl::StrCat(request.deadline.deadline_ms)});
+      break;
+    case DeadlineUpdate::Kind::kClear:
+      args.insert(args.end(), {"clear", "0"});
+      break;
+  }
+  args.push_back(StampedSnapshot(request).SerializeAsString());
+  for (const GameEvent& e : StampedEvents(request)) args.push_back(e.SerializeAsString());
+
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Eval(append_script_, keys, args));
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 || !IsString(*reply->element[0])) {
+    return Corrupt("append reply");
+  }
+  const absl::string_view outcome = Str(*reply->element[0]);
+  std::int64_t numbers[2] = {0, 0};
+  for (size_t i = 1; i < reply->elements && i <= 2; ++i) {
+    if (!IsString(*reply->element[i]) ||
+        !absl::SimpleAtoi(Str(*reply->element[i]), &numbers[i - 1])) {
+      return Corrupt("append reply");
+    }
+  }
+  if (outcome == "OK") return AppendResult{numbers[0], numbers[1], false};
+  if (outcome == "REPLAY") return AppendResult{numbers[0], numbers[1], true};
+  if (outcome == "REUSED") {
+    return base::FailedPrecondition(
+        kErrCommandIdReused, absl::StrCat("command id ", request.command_id, " of game ", id,
+                                          " was used for another command (versions ", numbers[0],
+                                          "..", numbers[1], ")"));
+  }
+  if (outcome == "EXISTS") {
+    return base::Error(absl::StatusCode::kAlreadyExists, kErrGameExists,
+                       absl::StrCat("game ", id, " exists (version ", numbers[0], ")"));
+  }
+  if (outcome == "CONFLICT") {
+    return base::Aborted(kErrVersionConflict,
+                         absl::StrCat("game ", id, " is at version ", numbers[0], ", not ",
+                                      request.expected_version));
+  }
+  if (outcome == "NOT_FOUND") return GameNotFound(id);
+  return Corrupt("append reply");
+}
+
+absl::StatusOr<std::optional<AppendResult>> RedisGameStore::LookupCommand(
+    absl::string_view game_id, absl::string_view command_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   Run(client_, {"HGET", Key("cmd", game_id), std::string(command_id)}));
+  if (reply->type == REDIS_REPLY_NIL) return std::nullopt;
+  if (!IsString(*reply)) return Corrupt("command record");
+  std::vector<absl::string_view> parts = absl::StrSplit(Str(*reply), absl::MaxSplits('|', 2));
+  AppendResult result{0, 0, true};
+  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &result.first_version) ||
+      !absl::SimpleAtoi(parts[1], &result.version)) {
+    return Corrupt("command record");
+  }
+  return result;
+}
+
+absl::StatusOr<GameSnapshot> RedisGameStore::ReadSnapshot(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", Key("game", game_id), "s"}));
+  if (reply->type == REDIS_REPLY_NIL) return GameNotFound(game_id);
+  GameSnapshot snapshot;
+  if (!IsString(*reply) || !snapshot.ParseFromArray(reply->str, static_cast<int>(reply->len))) {
+    return Corrupt(absl::StrCat("snapshot of game ", game_id));
+  }
+  return snapshot;
+}
+
+absl::Status RedisGameStore::CheckExists(absl::string_view game_id) {
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"EXISTS", Key("game", game_id)}));
+  if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("EXISTS reply");
+  return reply->integer == 0 ? GameNotFound(game_id) : absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisReply& entries) {
+  if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
+  std::vector<GameEvent> events(entries.elements);
+  for (size_t i = 0; i < entries.elements; ++i) {
+    const redisReply& entry = *entries.element[i];
+    // [id, [field, value]]; the script writes exactly one field, "e".
+    if (entry.type != REDIS_REPLY_ARRAY || entry.elements != 2 ||
+        entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2 ||
+        !IsString(*entry.element[1]->element[1]) ||
+        !events[i].ParseFromArray(entry.element[1]->element[1]->str,
+                                  static_cast<int>(entry.element[1]->element[1]->len))) {
+      return Corrupt("event");
+    }
+  }
+  return events;
+}
+
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_view game_id,
+                                                                  std::int64_t from_version,
+                                                                  std::int64_t to_version) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (from_version < 1) return base::InvalidArgument(kErrBadArgument, "from_version must be >= 1");
+  // Stream IDs are "<version>-0", so a range of versions is a range of IDs.
+  const std::string end = to_version == kHead ? "+" : absl::StrCat(to_version, "-0");
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"XRANGE", Key("log", game_id),
+                                                      absl::StrCat(from_version, "-0"), end}));
+  if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 0) {
+    RETURN_IF_ERROR(CheckExists(game_id));
+  }
+  return ParseEntries(*reply);
+}
+
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
+                                                                     std::int64_t after_version,
+                                                                     absl::Duration timeout,
+                                                                     int max_events) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (after_version < 0)
+    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
+  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  timeout = std::min(timeout, kMaxWait);
+  // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
+  RETURN_IF_ERROR(CheckExists(game_id));
+  std::vector<std::string> args = {"XREAD", "COUNT", absl::StrCat(max_events)};
+  absl::Duration block = absl::ZeroDuration();
+  if (timeout > absl::ZeroDuration()) {
+    // BLOCK 0 would mean "forever": at least 1 ms.
+    const std::int64_t ms = std::max<std::int64_t>(1, absl::ToInt64Milliseconds(timeout));
+    block = absl::Milliseconds(ms);
+    args.insert(args.end(), {"BLOCK", absl::StrCat(ms)});
+  }
+  args.insert(args.end(), {"STREAMS", Key("log", game_id), absl::StrCat(after_version, "-0")});
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(watch_client_, args, block));
+  if (reply->type == REDIS_REPLY_NIL) return std::vector<GameEvent>();
+  // [[stream key, entries]]
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 1 ||
+      reply->element[0]->type != REDIS_REPLY_ARRAY || reply->element[0]->elements != 2) {
+    return Corrupt("XREAD reply");
+  }
+  return ParseEntries(*reply->element[0]->element[1]);
+}
+
+absl::StatusOr<Deadline> RedisGameStore::ParseDeadline(absl::string_view game_id,
+                                                       absl::string_view info) {
+  std::vector<absl::string_view> parts = absl::StrSplit(info, absl::MaxSplits('|', 4));
+  Deadline d;
+  d.game_id = std::string(game_id);
+  if (parts.size() != 5 || !absl::SimpleAtoi(parts[0], &d.deadline_ms) ||
+      !absl::SimpleAtoi(parts[1], &d.set_at_version) || !absl::SimpleAtoi(parts[2], &d.claims) ||
+      !absl::SimpleAtoi(parts[3], &d.lease_until_ms)) {
+    return Corrupt(absl::StrCat("deadline entry of game ", game_id));
+  }
+  d.owner = std::string(parts[4]);
+  return d;
+}
+
+absl::StatusOr<std::optional<Deadline>> RedisGameStore::GetDeadline(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   Run(client_, {"HGET", ShardKey("deadline-info", shard), std::string(game_id)}));
+  if (reply->type == REDIS_REPLY_NIL) return std::nullopt;
+  if (!IsString(*reply)) return Corrupt("deadline entry");
+  return ParseDeadline(game_id, Str(*reply));
+}
+
+absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
+    int shard, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
+  RETURN_IF_ERROR(ValidateClaim(shard, options_.num_deadline_shards, lease_ms, max, owner));
+  // The lease's end is computed here: Lua numbers are doubles and print large ones as 1.7e+12.
+  ASSIGN_OR_RETURN(
+      RedisReplyPtr reply,
+      Eval(claim_script_, {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
+           {absl::StrCat(now_ms), absl::StrCat(now_ms + lease_ms), absl::StrCat(max),
+            std::string(owner)}));
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements % 2 != 0) return Corrupt("claim reply");
+  std::vector<Deadline> out;
+  for (size_t i = 0; i < reply->elements; i += 2) {
+    if (!IsString(*reply->element[i]) || !IsString(*reply->element[i + 1])) {
+      return Corrupt("claim reply");
+    }
+    ASSIGN_OR_RETURN(Deadline d,
+                     ParseDeadline(Str(*reply->element[i]), Str(*reply->element[i + 1])));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+absl::StatusOr<bool> RedisGameStore::ReleaseDeadline(absl::string_view game_id,
+                                                     absl::string_view owner,
+                                                     std::int64_t claimable_at_ms) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  RETURN_IF_ERROR(ValidateOwner(owner));
+  const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
+  ASSIGN_OR_RETURN(
+      RedisReplyPtr reply,
+      Eval(release_script_, {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
+           {std::string(game_id), std::string(owner), absl::StrCat(claimable_at_ms)}));
+  if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("release reply");
+  return reply->integer == 1;
+}
+
+absl::StatusOr<std::int64_t> RedisGameStore::NowMs() {
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"TIME"}));
+  std::int64_t seconds = 0;
+  std::int64_t micros = 0;
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 || !IsString(*reply->element[0]) ||
+      !IsString(*reply->element[1]) || !absl::SimpleAtoi(Str(*reply->element[0]), &seconds) ||
+      !absl::SimpleAtoi(Str(*reply->element[1]), &micros)) {
+    return Corrupt("TIME reply");
+  }
+  return seconds * 1000 + micros / 1000;
+}
+
+}  // namespace store

@@ -1,0 +1,104 @@
+// The GameStore on Redis (the contract is game_store.h; the keys and scripts are in
+// redis_scripts.h, the persistence settings in README.md and redis.conf).
+// - Append is one EVALSHA of a Lua script: the command-id check, the compare-and-set on the
+//   version, the events (XADD to the game's stream), the snapshot, the command record and the
+//   deadline index are one atomic step. With AOF on, Redis logs the script's effects as one
+//   MULTI/EXEC block, which a restart replays whole or (a torn tail) not at all.
+// - Every key of a game carries the hash tag of its deadline shard, the index's sorted set too,
+//   so each script touches one slot: the layout works on Redis Cluster. (The client itself talks
+//   to one address: a standalone Redis or a proxy; it does not follow cluster redirections.)
+// - WaitForEvents is XREAD BLOCK on the game's stream, on a separate pool (max_watchers) so
+//   watchers cannot starve writers of connections.
+// - Redis unreachable or slow: ERR_STORE_UNAVAILABLE naming the address after at most
+//   connect_timeout or command_timeout; the store reconnects on its own (redis_client.h).
+//
+//   ASSIGN_OR_RETURN(auto store, RedisGameStore::Create({.connection = {.port = 6379}}));
+#ifndef ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
+#define ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "libs/store/game_store.h"
+#include "libs/store/redis_client.h"
+
+namespace store {
+
+struct RedisGameStoreOptions {
+  RedisConnectionOptions connection;
+  int max_watchers = 64;  // connections for WaitForEvents, each held while it blocks
+  // Prepended to every key, so several deployments (or tests) can share one Redis.
+  std::string key_prefix = "arbiter:";
+  int num_deadline_shards = kDefaultDeadlineShards;  // fixed for a deployment
+};
+
+class RedisGameStore final : public GameStore {
+ public:
+  // Checks the options; connects lazily, so a service can start while Redis is still down.
+  static absl::StatusOr<std::unique_ptr<RedisGameStore>> Create(RedisGameStoreOptions options);
+
+  absl::StatusOr<AppendResult> Append(const AppendRequest& request) override;
+  absl::StatusOr<std::optional<AppendResult>> LookupCommand(absl::string_view game_id,
+                                                            absl::string_view command_id) override;
+  absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override;
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
+                                                                 std::int64_t from_version,
+                                                                 std::int64_t to_version) override;
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(absl::string_view game_id,
+                                                                    std::int64_t after_version,
+                                                                    absl::Duration timeout,
+                                                                    int max_events) override;
+  int NumDeadlineShards() const override { return options_.num_deadline_shards; }
+  absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
+  absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
+                                                          std::int64_t lease_ms, int max,
+                                                          absl::string_view owner) override;
+  absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
+                                       std::int64_t claimable_at_ms) override;
+  // Redis TIME.
+  absl::StatusOr<std::int64_t> NowMs() override;
+
+  // The key of `kind` ("game", "log", "cmd") of a game, or of its shard's index ("deadlines",
+  // "deadline-info" with an empty game id); see redis_scripts.h.
+  std::string Key(absl::string_view kind, absl::string_view game_id) const;
+  std::string ShardKey(absl::string_view kind, int shard) const;
+
+ private:
+  struct Script {
+    const char* body;
+    absl::Mutex mu;
+    std::string sha ABSL_GUARDED_BY(mu);  // from SCRIPT LOAD; "" until loaded
+  };
+
+  explicit RedisGameStore(RedisGameStoreOptions options);
+  // EVALSHA, loading the script first when this process has not yet, or when Redis lost it
+  // (a restart empties the script cache: NOSCRIPT).
+  absl::StatusOr<RedisReplyPtr> Eval(Script& script, const std::vector<std::string>& keys,
+                                     const std::vector<std::string>& args);
+  absl::StatusOr<std::string> LoadScript(Script& script);
+  // A command whose error reply is an error status.
+  absl::StatusOr<RedisReplyPtr> Run(RedisClient& client, const std::vector<std::string>& args,
+                                    absl::Duration extra_timeout = absl::ZeroDuration());
+  absl::Status GameNotFound(absl::string_view game_id) const;
+  absl::Status Corrupt(absl::string_view what) const;
+  // NOT_FOUND unless the game exists.
+  absl::Status CheckExists(absl::string_view game_id);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
+  absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
+
+  const RedisGameStoreOptions options_;
+  RedisClient client_;
+  RedisClient watch_client_;
+  Script append_script_;
+  Script claim_script_;
+  Script release_script_;
+};
+
+}  // namespace store
+
+#endif  // ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_

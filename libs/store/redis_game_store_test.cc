@@ -1,0 +1,70 @@
+// The contract suite (testing/game_store_contract.cc) on the Redis store, against a real
+// redis-server that this test starts on a free loopback port with the shipped redis.conf (AOF on,
+// appendfsync as deployed) and stops at the end. Redis-only behaviour is in redis_failure_test.cc.
+#include "libs/store/redis_game_store.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "libs/store/testing/game_store_contract.h"
+#include "libs/store/testing/redis_server.h"
+
+namespace store {
+namespace {
+
+using testing::GameStoreContractTest;
+using testing::RedisServer;
+using testing::StoreFactory;
+
+// One server for the whole binary, started from the main thread (see redis_server.h); every test
+// gets it empty (FLUSHALL).
+class RedisEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+  }
+  void TearDown() override { server_.reset(); }
+  static RedisServer* server() { return server_.get(); }
+
+ private:
+  static inline std::unique_ptr<RedisServer> server_;
+};
+
+[[maybe_unused]] ::testing::Environment* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
+
+std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options) {
+  RedisServer* server = RedisEnvironment::server();
+  if (server == nullptr) return nullptr;
+  absl::StatusOr<std::string> flushed = server->Command({"FLUSHALL"});
+  EXPECT_TRUE(flushed.ok()) << flushed.status();
+  options.connection.port = server->port();
+  options.connection.connect_timeout = absl::Seconds(1);
+  options.connection.command_timeout = absl::Seconds(5);
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+INSTANTIATE_TEST_SUITE_P(Redis, GameStoreContractTest,
+                         ::testing::Values(StoreFactory{"Redis", [] { return MakeStore({}); }}),
+                         testing::StoreFactoryName);
+
+// Other options: a key prefix, two shards, a pool smaller than the number of racing threads (they
+// queue for connections).
+INSTANTIATE_TEST_SUITE_P(RedisSmallPool, GameStoreContractTest,
+                         ::testing::Values(StoreFactory{"RedisSmallPool",
+                                                        [] {
+                                                          RedisGameStoreOptions o;
+                                                          o.key_prefix = "t:";
+                                                          o.num_deadline_shards = 2;
+                                                          o.connection.pool_size = 3;
+                                                          return MakeStore(o);
+                                                        }}),
+                         testing::StoreFactoryName);
+
+}  // namespace
+}  // namespace store

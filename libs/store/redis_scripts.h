@@ -1,0 +1,93 @@
+// The Redis game store's Lua scripts (run with EVALSHA). Each touches only keys that share one
+// hash tag, the game's deadline shard, so it runs on Redis Cluster as on one node. A script runs
+// atomically; each validates everything before its first write, so an error can never leave half
+// of a write behind (Redis does not roll back a script's earlier writes).
+//
+// Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
+//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot
+//   P{S}:log:G        stream one entry per event, ID "<version>-0", field e = serialized GameEvent
+//   P{S}:cmd:G        hash   command id -> "<first version>|<version>|<identity>"
+//   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
+//   P{S}:deadline-info hash  game id -> "<deadline>|<set at version>|<claims>|<lease
+//   until>|<owner>"
+#ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
+#define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
+
+namespace store::redis_scripts {
+
+// KEYS: game, log, cmd, deadlines, deadline-info.
+// ARGV: game id, command id, fingerprint ("" for none), expected version, deadline kind
+//   ("keep"|"set"|"clear"), deadline ms, snapshot, event...
+// Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version} or
+// {"NOT_FOUND"}.
+inline constexpr char kAppend[] = R"lua(
+local identity
+if ARGV[3] ~= '' then
+  identity = 'c:' .. redis.sha1hex(ARGV[3])
+else
+  local parts = {}
+  for i = 4, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+  identity = 'r:' .. redis.sha1hex(table.concat(parts))
+end
+local prev = redis.call('HGET', KEYS[3], ARGV[2])
+if prev then
+  local first, last, prev_identity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
+  if prev_identity ~= identity then return {'REUSED', first, last} end
+  return {'REPLAY', first, last}
+end
+local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+local expected = tonumber(ARGV[4])
+if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
+if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
+if version ~= expected then return {'CONFLICT', tostring(version)} end
+local n = #ARGV - 7
+for i = 1, n do
+  redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[7 + i])
+end
+local last = version + n
+redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[7])
+redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
+if ARGV[5] == 'set' then
+  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
+  redis.call('HSET', KEYS[5], ARGV[1], ARGV[6] .. '|' .. last .. '|0|0|')
+elseif ARGV[5] == 'clear' then
+  redis.call('ZREM', KEYS[4], ARGV[1])
+  redis.call('HDEL', KEYS[5], ARGV[1])
+end
+return {'OK', tostring(version + 1), tostring(last)}
+)lua";
+
+// KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.
+// Returns {game id, info, game id, info, ...} of the entries now leased to owner.
+inline constexpr char kClaim[] = R"lua(
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, id in ipairs(ids) do
+  local info = redis.call('HGET', KEYS[2], id)
+  if info then
+    local deadline, version, claims = string.match(info, '^(%-?%d+)|(%d+)|(%d+)|')
+    info = deadline .. '|' .. version .. '|' .. (tonumber(claims) + 1) .. '|' .. ARGV[2] .. '|' ..
+           ARGV[4]
+    redis.call('HSET', KEYS[2], id, info)
+    redis.call('ZADD', KEYS[1], ARGV[2], id)
+    out[#out + 1] = id
+    out[#out + 1] = info
+  end
+end
+return out
+)lua";
+
+// KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
+inline constexpr char kRelease[] = R"lua(
+local info = redis.call('HGET', KEYS[2], ARGV[1])
+if not info then return 0 end
+local deadline, version, claims, lease, owner = string.match(info, '^(%-?%d+)|(%d+)|(%d+)|(%d+)|(.*)$')
+if owner ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], deadline .. '|' .. version .. '|' .. claims .. '|0|')
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return 1
+)lua";
+
+}  // namespace store::redis_scripts
+
+#endif  // ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_

@@ -1,0 +1,146 @@
+// Appends per second through a GameStore, each client appending to its own game in a loop (one
+// event of ~100 bytes and a ~200-byte snapshot per append, like a move). Against Redis it starts
+// its own redis-server with the shipped redis.conf and the --appendfsync given, so the cost of
+// each fsync policy is measured with the store's real Lua write path (README.md, "Persistence"):
+//
+//   bazel run -c opt //libs/store:store_benchmark -- --appendfsync=always --clients=1,4,16
+//   bazel run -c opt //libs/store:store_benchmark -- --store=memory
+//
+// Prints one line per client count: appends/s and latency percentiles.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "libs/store/game_store.h"
+#include "libs/store/memory_game_store.h"
+#include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_server.h"
+#include "proto/arbiter/v1/store.pb.h"
+
+ABSL_FLAG(std::string, store, "redis", "redis or memory");
+ABSL_FLAG(std::string, appendfsync, "", "always, everysec or no; empty: as in redis.conf");
+ABSL_FLAG(std::string, clients, "1,16", "comma-separated numbers of concurrent clients");
+ABSL_FLAG(double, seconds, 5.0, "duration of each run");
+ABSL_FLAG(std::string, dir, "",
+          "redis data directory (default: a fresh one under /tmp); put it "
+          "on the disk you want to measure");
+
+namespace store {
+namespace {
+
+AppendRequest MoveRequest(const std::string& game, std::int64_t version) {
+  AppendRequest r;
+  r.game_id = game;
+  r.expected_version = version;
+  r.command_id = absl::StrCat("cmd-", version);
+  arbiter::v1::GameEvent& e = r.events.emplace_back();
+  e.set_schema_version(1);
+  e.set_recorded_at_ms(1'700'000'000'000 + version);
+  e.mutable_body()->set_type_url("type.googleapis.com/arbiter.v1.MoveMade");
+  e.mutable_body()->set_value(std::string(100, 'm'));
+  r.snapshot.set_schema_version(1);
+  r.snapshot.mutable_state()->set_type_url("type.googleapis.com/arbiter.v1.GameState");
+  r.snapshot.mutable_state()->set_value(std::string(200, 's'));
+  r.deadline = DeadlineUpdate::Set(1'700'000'000'000 + version * 1000);
+  return r;
+}
+
+int Run(GameStore& store, int clients, absl::Duration duration, const std::string& label) {
+  static int run = 0;
+  ++run;
+  std::atomic<bool> stop = false;
+  std::atomic<int> errors = 0;
+  std::vector<std::vector<double>> latencies_ms(clients);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      const std::string game = absl::StrCat("bench-", run, "-", c);
+      std::int64_t version = 0;
+      while (!stop) {
+        const absl::Time t0 = absl::Now();
+        absl::StatusOr<AppendResult> r = store.Append(MoveRequest(game, version));
+        latencies_ms[c].push_back(absl::ToDoubleMilliseconds(absl::Now() - t0));
+        if (!r.ok()) {
+          if (errors++ == 0) std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+          return;
+        }
+        version = r->version;
+      }
+    });
+  }
+  const absl::Time start = absl::Now();
+  absl::SleepFor(duration);
+  stop = true;
+  for (std::thread& t : threads) t.join();
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  std::vector<double> all;
+  for (const auto& l : latencies_ms) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  auto pct = [&](double p) {
+    return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))];
+  };
+  std::printf("%-28s clients=%-3d appends/s=%-8.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+              label.c_str(), clients, all.size() / seconds, pct(0.5), pct(0.99),
+              all.empty() ? 0.0 : all.back());
+  std::fflush(stdout);
+  return errors == 0 ? 0 : 1;
+}
+
+int Main() {
+  std::vector<int> client_counts;
+  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_clients), ',')) {
+    int n = 0;
+    if (!absl::SimpleAtoi(s, &n) || n < 1) {
+      std::fprintf(stderr, "bad --clients\n");
+      return 2;
+    }
+    client_counts.push_back(n);
+  }
+  const absl::Duration duration = absl::Seconds(absl::GetFlag(FLAGS_seconds));
+  std::unique_ptr<testing::RedisServer> server;
+  std::unique_ptr<GameStore> store;
+  std::string label;
+  if (absl::GetFlag(FLAGS_store) == "memory") {
+    store = std::make_unique<MemoryGameStore>();
+    label = "store=memory";
+  } else {
+    absl::StatusOr<std::unique_ptr<testing::RedisServer>> started = testing::RedisServer::Start(
+        {.appendfsync = absl::GetFlag(FLAGS_appendfsync), .dir = absl::GetFlag(FLAGS_dir)});
+    if (!started.ok()) {
+      std::fprintf(stderr, "%s\n", started.status().ToString().c_str());
+      return 1;
+    }
+    server = std::move(*started);
+    absl::StatusOr<std::string> fsync = server->Command({"CONFIG", "GET", "appendfsync"});
+    label =
+        absl::StrCat("store=redis appendfsync=",
+                     fsync.ok() ? std::string(absl::StripPrefix(*fsync, "appendfsync\n")) : "?");
+    RedisGameStoreOptions options;
+    options.connection.port = server->port();
+    options.connection.pool_size = 64;
+    absl::StatusOr<std::unique_ptr<RedisGameStore>> redis = RedisGameStore::Create(options);
+    if (!redis.ok()) return 1;
+    store = std::move(*redis);
+  }
+  int rc = 0;
+  for (int clients : client_counts) rc |= Run(*store, clients, duration, label);
+  return rc;
+}
+
+}  // namespace
+}  // namespace store
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  return store::Main();
+}

@@ -1,0 +1,787 @@
+#include "libs/store/testing/game_store_contract.h"
+
+#include <atomic>
+#include <barrier>
+#include <map>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "libs/base/status_matchers.h"
+#include "proto/arbiter/v1/common.pb.h"
+
+namespace store::testing {
+
+using arbiter::v1::GameEvent;
+using arbiter::v1::GameSnapshot;
+
+void GameStoreContractTest::SetUp() {
+  store_ = GetParam().make();
+  ASSERT_NE(store_, nullptr);
+}
+
+namespace {
+
+using ::base::HasErrorCode;
+using ::base::HasStatusCode;
+using ::base::IsOk;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAreArray;
+
+std::string Uci(const GameEvent& e) {
+  arbiter::v1::Move move;
+  EXPECT_TRUE(e.body().UnpackTo(&move));
+  return move.uci();
+}
+
+std::string Fen(const GameSnapshot& s) {
+  arbiter::v1::Position position;
+  EXPECT_TRUE(s.state().UnpackTo(&position));
+  return position.fen();
+}
+
+std::vector<std::int64_t> Versions(const std::vector<GameEvent>& events) {
+  std::vector<std::int64_t> out;
+  for (const GameEvent& e : events) out.push_back(e.version());
+  return out;
+}
+
+std::vector<std::string> GameIds(const std::vector<Deadline>& entries) {
+  std::vector<std::string> out;
+  for (const Deadline& d : entries) out.push_back(d.game_id);
+  return out;
+}
+
+// Appends, expecting success; the result.
+AppendResult AppendOk(GameStore& store, const AppendRequest& request) {
+  absl::StatusOr<AppendResult> result = store.Append(request);
+  EXPECT_OK(result) << "command " << request.command_id;
+  return result.ok() ? *result : AppendResult{};
+}
+
+std::int64_t LogLength(GameStore& store, const std::string& game_id) {
+  absl::StatusOr<std::vector<GameEvent>> events = store.ReadEvents(game_id, 1, kHead);
+  EXPECT_OK(events);
+  return events.ok() ? static_cast<std::int64_t>(events->size()) : -1;
+}
+
+// --- Append and reads ---------------------------------------------------------------------------
+
+TEST_P(GameStoreContractTest, CreateWritesEventsAndSnapshot) {
+  AppendRequest create = Request("g1", 0, "c1", 2);
+  create.events[0].set_recorded_at_ms(1234);
+  EXPECT_EQ(AppendOk(*store_, create), (AppendResult{1, 2, false}));
+
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 2);
+  EXPECT_EQ(snapshot->schema_version(), 1u);
+  EXPECT_EQ(Fen(*snapshot), "after c1");
+
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].version(), 1);
+  EXPECT_EQ((*events)[1].version(), 2);
+  EXPECT_EQ((*events)[0].command_id(), "c1");
+  EXPECT_EQ((*events)[1].command_id(), "c1");
+  EXPECT_EQ((*events)[0].recorded_at_ms(), 1234);
+  EXPECT_EQ((*events)[0].schema_version(), 1u);
+  EXPECT_EQ(Uci((*events)[0]), "c1/1");
+  EXPECT_EQ(Uci((*events)[1]), "c1/2");
+}
+
+TEST_P(GameStoreContractTest, AppendsAdvanceTheVersionAndRangesRead) {
+  AppendOk(*store_, Request("g1", 0, "c1", 1));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 1, "c2", 2)), (AppendResult{2, 3, false}));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 3, "c3", 1)), (AppendResult{4, 4, false}));
+
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 4);
+  EXPECT_EQ(Fen(*snapshot), "after c3");
+
+  auto range = [&](std::int64_t from, std::int64_t to) {
+    absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", from, to);
+    EXPECT_OK(events);
+    return events.ok() ? Versions(*events) : std::vector<std::int64_t>{-1};
+  };
+  EXPECT_THAT(range(1, kHead), ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT(range(2, 3), ElementsAre(2, 3));
+  EXPECT_THAT(range(4, kHead), ElementsAre(4));
+  EXPECT_THAT(range(3, 100), ElementsAre(3, 4));
+  EXPECT_THAT(range(5, kHead), IsEmpty());
+  EXPECT_THAT(range(3, 2), IsEmpty());
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 2, 3);
+  ASSERT_OK(events);
+  EXPECT_EQ(Uci((*events)[0]), "c2/1");
+  EXPECT_EQ(Uci((*events)[1]), "c2/2");
+  EXPECT_EQ((*events)[1].command_id(), "c2");
+  EXPECT_THAT(store_->ReadEvents("g1", 0, kHead), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->WaitForEvents("g1", 0, absl::ZeroDuration(), 0),
+              HasErrorCode(kErrBadArgument));
+}
+
+TEST_P(GameStoreContractTest, UnknownGameIsNotFound) {
+  EXPECT_THAT(store_->ReadSnapshot("nope"), HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->ReadSnapshot("nope"), HasStatusCode(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store_->ReadEvents("nope", 1, kHead), HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->WaitForEvents("nope", 0, absl::Milliseconds(10), 256),
+              HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->Append(Request("nope", 3, "c1")), HasErrorCode(kErrGameNotFound));
+  absl::StatusOr<std::optional<AppendResult>> command = store_->LookupCommand("nope", "c1");
+  ASSERT_OK(command);
+  EXPECT_FALSE(command->has_value());
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("nope");
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+  EXPECT_THAT(store_->ReadSnapshot("nope"), HasErrorCode(kErrGameNotFound));  // nothing created
+}
+
+TEST_P(GameStoreContractTest, CreatingAnExistingGameFails) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  absl::StatusOr<AppendResult> again = store_->Append(Request("g1", 0, "c2"));
+  EXPECT_THAT(again, HasErrorCode(kErrGameExists));
+  EXPECT_THAT(again, HasStatusCode(absl::StatusCode::kAlreadyExists));
+  EXPECT_EQ(LogLength(*store_, "g1"), 1);
+  absl::StatusOr<std::optional<AppendResult>> command = store_->LookupCommand("g1", "c2");
+  ASSERT_OK(command);
+  EXPECT_FALSE(command->has_value());
+}
+
+TEST_P(GameStoreContractTest, StaleVersionIsAConflictAndWritesNothing) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendOk(*store_, Request("g1", 1, "c2"));
+  absl::StatusOr<AppendResult> stale =
+      store_->Append(Request("g1", 1, "c3", 2, DeadlineUpdate::Set(5000)));
+  EXPECT_THAT(stale, HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(stale, HasStatusCode(absl::StatusCode::kAborted));
+  EXPECT_THAT(stale.status().message(), HasSubstr("version 2"));
+  EXPECT_THAT(store_->Append(Request("g1", 7, "c4")), HasErrorCode(kErrVersionConflict));
+
+  EXPECT_EQ(LogLength(*store_, "g1"), 2);
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(Fen(*snapshot), "after c2");
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+}
+
+// --- Idempotency --------------------------------------------------------------------------------
+
+TEST_P(GameStoreContractTest, RetryReturnsTheOriginalResultAndWritesNothing) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 1, "c2", 2)), (AppendResult{2, 3, false}));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 1, "c2", 2)), (AppendResult{2, 3, true}));
+  AppendOk(*store_, Request("g1", 3, "c3"));
+  // Even after the game moved on, and for the creating command.
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 1, "c2", 2)), (AppendResult{2, 3, true}));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 0, "c1")), (AppendResult{1, 1, true}));
+  // A deadline value that is not set is not part of the command.
+  AppendRequest noise = Request("g1", 1, "c2", 2);
+  noise.deadline.deadline_ms = 77;
+  EXPECT_EQ(AppendOk(*store_, noise), (AppendResult{2, 3, true}));
+  EXPECT_EQ(LogLength(*store_, "g1"), 4);
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 4);
+  EXPECT_EQ(Fen(*snapshot), "after c3");
+}
+
+TEST_P(GameStoreContractTest, CommandIdReusedForAnotherCommandFails) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendOk(*store_, Request("g1", 1, "c2"));
+  absl::StatusOr<AppendResult> reused = store_->Append(Request("g1", 1, "c2", 2));
+  EXPECT_THAT(reused, HasErrorCode(kErrCommandIdReused));
+  EXPECT_THAT(reused, HasStatusCode(absl::StatusCode::kFailedPrecondition));
+  // The id is checked before the version: a reuse at the right version is still a reuse.
+  EXPECT_THAT(store_->Append(Request("g1", 2, "c1")), HasErrorCode(kErrCommandIdReused));
+  AppendRequest other_deadline = Request("g1", 1, "c2");
+  other_deadline.deadline = DeadlineUpdate::Set(1);
+  EXPECT_THAT(store_->Append(other_deadline), HasErrorCode(kErrCommandIdReused));
+  EXPECT_EQ(LogLength(*store_, "g1"), 2);
+}
+
+TEST_P(GameStoreContractTest, FingerprintIdentifiesARetryWithNewTimestamps) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendRequest first = Request("g1", 1, "c2");
+  first.fingerprint = "platform-request-hash-1";
+  first.events[0].set_recorded_at_ms(100);
+  EXPECT_EQ(AppendOk(*store_, first), (AppendResult{2, 2, false}));
+
+  AppendRequest retry = first;
+  retry.events[0].set_recorded_at_ms(200);  // re-derived by another replica, later
+  EXPECT_EQ(AppendOk(*store_, retry), (AppendResult{2, 2, true}));
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 2, 2);
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), 1u);
+  EXPECT_EQ((*events)[0].recorded_at_ms(), 100);  // the original stands
+
+  retry.fingerprint = "platform-request-hash-2";
+  EXPECT_THAT(store_->Append(retry), HasErrorCode(kErrCommandIdReused));
+  retry.fingerprint.clear();
+  EXPECT_THAT(store_->Append(retry), HasErrorCode(kErrCommandIdReused));
+}
+
+TEST_P(GameStoreContractTest, FailedCommandLeavesNoRecord) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  EXPECT_THAT(store_->Append(Request("g1", 5, "c2")), HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(store_->Append(Request("g1", 0, "c2")), HasErrorCode(kErrGameExists));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 1, "c2")), (AppendResult{2, 2, false}));
+}
+
+TEST_P(GameStoreContractTest, LookupCommandAnswersFromTheRecord) {
+  AppendOk(*store_, Request("g1", 0, "c1", 3));
+  AppendOk(*store_, Request("g1", 3, "c2", 2));
+  absl::StatusOr<std::optional<AppendResult>> c1 = store_->LookupCommand("g1", "c1");
+  ASSERT_OK(c1);
+  EXPECT_EQ(*c1, (AppendResult{1, 3, true}));
+  absl::StatusOr<std::optional<AppendResult>> c2 = store_->LookupCommand("g1", "c2");
+  ASSERT_OK(c2);
+  EXPECT_EQ(*c2, (AppendResult{4, 5, true}));
+  absl::StatusOr<std::optional<AppendResult>> c3 = store_->LookupCommand("g1", "c3");
+  ASSERT_OK(c3);
+  EXPECT_FALSE(c3->has_value());
+}
+
+// --- Arguments ----------------------------------------------------------------------------------
+
+TEST_P(GameStoreContractTest, MalformedRequestsAreBadArguments) {
+  std::vector<std::pair<std::string, AppendRequest>> cases;
+  auto add = [&](std::string name, auto mutate) {
+    AppendRequest r = Request("g1", 0, "c1");
+    mutate(r);
+    cases.emplace_back(std::move(name), std::move(r));
+  };
+  add("empty game id", [](AppendRequest& r) { r.game_id = ""; });
+  add("space in game id", [](AppendRequest& r) { r.game_id = "g 1"; });
+  add("hash tag in game id", [](AppendRequest& r) { r.game_id = "g{1}"; });
+  add("long game id", [](AppendRequest& r) { r.game_id = std::string(kMaxIdLength + 1, 'g'); });
+  add("empty command id", [](AppendRequest& r) { r.command_id = ""; });
+  add("control char in command id", [](AppendRequest& r) { r.command_id = "c\n1"; });
+  add("negative version", [](AppendRequest& r) { r.expected_version = -1; });
+  add("no events", [](AppendRequest& r) { r.events.clear(); });
+  add("too many events",
+      [](AppendRequest& r) { r.events.assign(kMaxEventsPerAppend + 1, MoveEvent("e2e4")); });
+  add("event without schema", [](AppendRequest& r) { r.events[0].set_schema_version(0); });
+  add("event without body", [](AppendRequest& r) { r.events[0].clear_body(); });
+  add("huge event", [](AppendRequest& r) {
+    r.events[0].mutable_body()->set_value(std::string(kMaxEventBytes, 'x'));
+  });
+  add("snapshot without schema", [](AppendRequest& r) { r.snapshot.set_schema_version(0); });
+  add("snapshot without state", [](AppendRequest& r) { r.snapshot.clear_state(); });
+  add("negative deadline", [](AppendRequest& r) { r.deadline = DeadlineUpdate::Set(-5); });
+  add("long fingerprint",
+      [](AppendRequest& r) { r.fingerprint = std::string(kMaxFingerprintLength + 1, 'f'); });
+  for (const auto& [name, request] : cases) {
+    absl::StatusOr<AppendResult> result = store_->Append(request);
+    EXPECT_THAT(result, HasErrorCode(kErrBadArgument)) << name;
+    EXPECT_THAT(result, HasStatusCode(absl::StatusCode::kInvalidArgument)) << name;
+  }
+  EXPECT_THAT(store_->ReadSnapshot("g1"), HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->ReadSnapshot("g{1}"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->WaitForEvents("g1", -1, absl::ZeroDuration(), 256),
+              HasErrorCode(kErrBadArgument));
+
+  const int n = store_->NumDeadlineShards();
+  EXPECT_THAT(store_->ClaimDueDeadlines(-1, 0, 10, 1, "r"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ClaimDueDeadlines(n, 0, 10, 1, "r"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 0, 1, "r"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 10, 0, "r"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 10, kMaxClaim + 1, "r"),
+              HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 10, 1, ""), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ReleaseDeadline("g1", "", 0), HasErrorCode(kErrBadArgument));
+}
+
+TEST_P(GameStoreContractTest, LargeAndBinaryRecordsRoundTrip) {
+  AppendRequest request = Request("g1", 0, "c1", kMaxEventsPerAppend);
+  std::string blob;
+  for (int i = 0; i < kMaxEventBytes - 200; ++i) blob.push_back(static_cast<char>(i % 256));
+  request.events[5].mutable_body()->set_type_url("type.googleapis.com/test.Blob");
+  request.events[5].mutable_body()->set_value(blob);
+  std::string state;
+  for (int i = 0; i < 500'000; ++i) state.push_back(static_cast<char>((i * 7) % 256));
+  request.snapshot.mutable_state()->set_type_url("type.googleapis.com/test.State");
+  request.snapshot.mutable_state()->set_value(state);
+  EXPECT_EQ(AppendOk(*store_, request), (AppendResult{1, kMaxEventsPerAppend, false}));
+
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), static_cast<size_t>(kMaxEventsPerAppend));
+  EXPECT_EQ((*events)[5].body().value(), blob);
+  EXPECT_EQ(Uci((*events)[63]), "c1/64");
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->state().value(), state);
+  // A retry of a large request is recognised too.
+  EXPECT_EQ(AppendOk(*store_, request), (AppendResult{1, kMaxEventsPerAppend, true}));
+}
+
+// --- Concurrency --------------------------------------------------------------------------------
+
+// Each round, every writer has read the same version and appends at it: exactly one wins that
+// version, all others get ERR_VERSION_CONFLICT.
+TEST_P(GameStoreContractTest, RacingWritersExactlyOneWinsEachVersion) {
+  constexpr int kWriters = 8;
+  constexpr int kRounds = 25;
+  AppendOk(*store_, Request("g1", 0, "create"));
+  std::barrier sync(kWriters);
+  absl::Mutex mu;
+  std::map<std::int64_t, std::vector<std::string>> winners;  // version -> command ids
+  std::map<std::string, int> failures;                       // error code -> count
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      for (int round = 0; round < kRounds; ++round) {
+        absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+        sync.arrive_and_wait();  // everyone has read before anyone writes
+        std::string id = absl::StrCat("w", w, "-r", round);
+        absl::StatusOr<AppendResult> result =
+            snapshot.ok() ? store_->Append(Request("g1", snapshot->version(), id))
+                          : absl::StatusOr<AppendResult>(snapshot.status());
+        {
+          absl::MutexLock lock(&mu);
+          if (result.ok()) {
+            winners[result->version].push_back(id);
+          } else {
+            failures[absl::StrCat(absl::StatusCodeToString(result.status().code()), " ",
+                                  base::ErrorCode(result.status()))]++;
+          }
+        }
+        sync.arrive_and_wait();  // the round is over before anyone reads again
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+
+  ASSERT_EQ(winners.size(), static_cast<size_t>(kRounds));
+  for (const auto& [version, ids] : winners) EXPECT_EQ(ids.size(), 1u) << "version " << version;
+  EXPECT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[absl::StrCat(absl::StatusCodeToString(absl::StatusCode::kAborted), " ",
+                                  kErrVersionConflict)],
+            kRounds * (kWriters - 1));
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), static_cast<size_t>(kRounds + 1));
+  for (std::int64_t v = 2; v <= kRounds + 1; ++v) {
+    EXPECT_EQ((*events)[v - 1].version(), v);
+    EXPECT_EQ((*events)[v - 1].command_id(), winners[v][0]);
+  }
+}
+
+// Writers in a free read-append loop: the log stays one linear history with no gaps.
+TEST_P(GameStoreContractTest, FreeRunningWritersKeepOneLinearHistory) {
+  constexpr int kWriters = 6;
+  constexpr std::int64_t kTarget = 120;
+  AppendOk(*store_, Request("g1", 0, "create"));
+  absl::Mutex mu;
+  std::map<std::int64_t, std::string> winners;
+  std::atomic<int> conflicts = 0;
+  std::atomic<int> other_errors = 0;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      for (int attempt = 0;; ++attempt) {
+        absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+        if (!snapshot.ok()) {
+          other_errors++;
+          return;
+        }
+        if (snapshot->version() >= kTarget) return;
+        std::string id = absl::StrCat("w", w, "-", attempt);
+        absl::StatusOr<AppendResult> result =
+            store_->Append(Request("g1", snapshot->version(), id));
+        if (result.ok()) {
+          absl::MutexLock lock(&mu);
+          EXPECT_TRUE(winners.emplace(result->version, id).second) << result->version;
+        } else if (base::ErrorCode(result.status()) == kErrVersionConflict) {
+          conflicts++;
+        } else {
+          other_errors++;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(other_errors, 0);
+  absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 1, kHead);
+  ASSERT_OK(events);
+  ASSERT_GE(events->size(), static_cast<size_t>(kTarget));
+  ASSERT_EQ(winners.size() + 1, events->size());
+  for (size_t i = 1; i < events->size(); ++i) {
+    EXPECT_EQ((*events)[i].version(), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ((*events)[i].command_id(), winners[i + 1]);
+  }
+}
+
+TEST_P(GameStoreContractTest, RacingCreatorsOneWins) {
+  constexpr int kCreators = 8;
+  std::barrier sync(kCreators);
+  std::atomic<int> created = 0;
+  std::atomic<int> exists = 0;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kCreators; ++i) {
+    threads.emplace_back([&, i] {
+      sync.arrive_and_wait();
+      absl::StatusOr<AppendResult> r = store_->Append(Request("g1", 0, absl::StrCat("create-", i)));
+      if (r.ok()) created++;
+      if (base::ErrorCode(r.status()) == kErrGameExists) exists++;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(created, 1);
+  EXPECT_EQ(exists, kCreators - 1);
+  EXPECT_EQ(LogLength(*store_, "g1"), 1);
+}
+
+// Concurrent retries of one command (a client that retried before the first answer came back):
+// it is applied once and every caller gets the same result.
+TEST_P(GameStoreContractTest, ConcurrentRetriesOfOneCommandApplyOnce) {
+  constexpr int kRetries = 8;
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  std::barrier sync(kRetries);
+  absl::Mutex mu;
+  std::vector<AppendResult> results;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRetries; ++i) {
+    threads.emplace_back([&] {
+      sync.arrive_and_wait();
+      absl::StatusOr<AppendResult> r = store_->Append(Request("g1", 1, "c2", 3));
+      EXPECT_OK(r);
+      absl::MutexLock lock(&mu);
+      if (r.ok()) results.push_back(*r);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_EQ(results.size(), static_cast<size_t>(kRetries));
+  int applied = 0;
+  for (const AppendResult& r : results) {
+    EXPECT_EQ(r.first_version, 2);
+    EXPECT_EQ(r.version, 4);
+    applied += r.replayed ? 0 : 1;
+  }
+  EXPECT_EQ(applied, 1);
+  EXPECT_EQ(LogLength(*store_, "g1"), 4);
+}
+
+// --- Watch --------------------------------------------------------------------------------------
+
+TEST_P(GameStoreContractTest, WaitForEventsReturnsWhatIsThereAtOnce) {
+  AppendOk(*store_, Request("g1", 0, "c1", 3));
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::vector<GameEvent>> events =
+      store_->WaitForEvents("g1", 1, absl::Seconds(10), 256);
+  ASSERT_OK(events);
+  EXPECT_THAT(Versions(*events), ElementsAre(2, 3));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+  events = store_->WaitForEvents("g1", 0, absl::Seconds(10), 1);
+  ASSERT_OK(events);
+  EXPECT_THAT(Versions(*events), ElementsAre(1));
+  events = store_->WaitForEvents("g1", 0, absl::ZeroDuration(), 256);  // a poll
+  ASSERT_OK(events);
+  EXPECT_THAT(Versions(*events), ElementsAre(1, 2, 3));
+}
+
+TEST_P(GameStoreContractTest, WaitForEventsWakesOnAppend) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  absl::StatusOr<std::vector<GameEvent>> seen;
+  absl::Time woke;
+  std::thread watcher([&] {
+    seen = store_->WaitForEvents("g1", 1, absl::Seconds(20), 256);
+    woke = absl::Now();
+  });
+  absl::SleepFor(absl::Milliseconds(100));  // let the watcher block
+  const absl::Time appended = absl::Now();
+  AppendOk(*store_, Request("g1", 1, "c2", 2));
+  watcher.join();
+  ASSERT_OK(seen);
+  EXPECT_THAT(Versions(*seen), ElementsAre(2, 3));
+  EXPECT_LT(woke - appended, absl::Seconds(5));
+}
+
+TEST_P(GameStoreContractTest, WaitForEventsTimesOutEmpty) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::vector<GameEvent>> events =
+      store_->WaitForEvents("g1", 1, absl::Milliseconds(150), 256);
+  ASSERT_OK(events);
+  EXPECT_THAT(*events, IsEmpty());
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(140));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
+}
+
+// A watcher that loses its stream resumes from the last version it saw: nothing missed, nothing
+// repeated.
+TEST_P(GameStoreContractTest, WatchResumesAfterADisconnect) {
+  AppendOk(*store_, Request("g1", 0, "c1", 2));
+  std::vector<std::int64_t> seen;
+  absl::StatusOr<std::vector<GameEvent>> batch =
+      store_->WaitForEvents("g1", 0, absl::Seconds(5), 256);
+  ASSERT_OK(batch);
+  for (const GameEvent& e : *batch) seen.push_back(e.version());
+  const std::int64_t last_seen = seen.back();
+  // Disconnected: three commands land meanwhile.
+  AppendOk(*store_, Request("g1", 2, "c2", 1));
+  AppendOk(*store_, Request("g1", 3, "c3", 3));
+  AppendOk(*store_, Request("g1", 6, "c4", 1));
+  batch = store_->WaitForEvents("g1", last_seen, absl::Seconds(5), 256);
+  ASSERT_OK(batch);
+  for (const GameEvent& e : *batch) seen.push_back(e.version());
+  EXPECT_THAT(seen, ElementsAre(1, 2, 3, 4, 5, 6, 7));
+  EXPECT_EQ((*batch).front().command_id(), "c2");
+  EXPECT_EQ((*batch).back().command_id(), "c4");
+}
+
+// A watcher in a loop while a writer appends: it sees every version exactly once, in order.
+TEST_P(GameStoreContractTest, WatcherSeesEveryVersionOnceWhileAWriterAppends) {
+  constexpr std::int64_t kEvents = 60;
+  AppendOk(*store_, Request("g1", 0, "c0"));
+  std::vector<std::int64_t> seen;
+  absl::Status watch_status;
+  std::thread watcher([&] {
+    std::int64_t after = 0;
+    const absl::Time give_up = absl::Now() + absl::Seconds(30);
+    while (after < kEvents && absl::Now() < give_up) {
+      absl::StatusOr<std::vector<GameEvent>> batch =
+          store_->WaitForEvents("g1", after, absl::Milliseconds(500), 7);
+      if (!batch.ok()) {
+        watch_status = batch.status();
+        return;
+      }
+      for (const GameEvent& e : *batch) seen.push_back(e.version());
+      if (!batch->empty()) after = batch->back().version();
+    }
+  });
+  for (std::int64_t v = 1; v < kEvents; ++v) {
+    AppendOk(*store_, Request("g1", v, absl::StrCat("c", v)));
+  }
+  watcher.join();
+  ASSERT_OK(watch_status);
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kEvents));
+  for (std::int64_t v = 1; v <= kEvents; ++v) EXPECT_EQ(seen[v - 1], v);
+}
+
+// --- Deadline index -----------------------------------------------------------------------------
+
+TEST_P(GameStoreContractTest, DeadlineIsWrittenWithTheAppend) {
+  auto get = [&](const std::string& game) {
+    absl::StatusOr<std::optional<Deadline>> d = store_->GetDeadline(game);
+    EXPECT_OK(d);
+    return d.ok() ? *d : std::nullopt;
+  };
+  AppendOk(*store_, Request("g1", 0, "c1", 1, DeadlineUpdate::Set(5000)));
+  EXPECT_EQ(get("g1"), (Deadline{.game_id = "g1", .deadline_ms = 5000, .set_at_version = 1}));
+  AppendOk(*store_, Request("g1", 1, "c2", 1, DeadlineUpdate::Keep()));
+  EXPECT_EQ(get("g1"), (Deadline{.game_id = "g1", .deadline_ms = 5000, .set_at_version = 1}));
+  AppendOk(*store_, Request("g1", 2, "c3", 2, DeadlineUpdate::Set(9000)));
+  EXPECT_EQ(get("g1"), (Deadline{.game_id = "g1", .deadline_ms = 9000, .set_at_version = 4}));
+  // A failed append changes nothing.
+  EXPECT_THAT(store_->Append(Request("g1", 2, "c4", 1, DeadlineUpdate::Clear())),
+              HasErrorCode(kErrVersionConflict));
+  EXPECT_EQ(get("g1"), (Deadline{.game_id = "g1", .deadline_ms = 9000, .set_at_version = 4}));
+  AppendOk(*store_, Request("g1", 4, "c5", 1, DeadlineUpdate::Clear()));
+  EXPECT_EQ(get("g1"), std::nullopt);
+  AppendOk(*store_, Request("g1", 5, "c6", 1, DeadlineUpdate::Clear()));  // clearing nothing
+  EXPECT_EQ(get("g1"), std::nullopt);
+}
+
+TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 3 % n;
+  const std::string a = GameIdInShard(shard, n, 0);
+  const std::string b = GameIdInShard(shard, n, 1);
+  const std::string c = GameIdInShard(shard, n, 2);
+  AppendOk(*store_, Request(a, 0, "c", 1, DeadlineUpdate::Set(2000)));
+  AppendOk(*store_, Request(b, 0, "c", 1, DeadlineUpdate::Set(1000)));
+  AppendOk(*store_, Request(c, 0, "c", 1, DeadlineUpdate::Set(3000)));
+  if (n > 1) {
+    const std::string elsewhere = GameIdInShard((shard + 1) % n, n, 0);
+    AppendOk(*store_, Request(elsewhere, 0, "c", 1, DeadlineUpdate::Set(10)));
+  }
+
+  auto claim = [&](std::int64_t now, std::int64_t lease, int max, const std::string& owner) {
+    absl::StatusOr<std::vector<Deadline>> r =
+        store_->ClaimDueDeadlines(shard, now, lease, max, owner);
+    EXPECT_OK(r);
+    return r.ok() ? *r : std::vector<Deadline>{};
+  };
+  EXPECT_THAT(claim(999, 100, 10, "r1"), IsEmpty());
+  std::vector<Deadline> got = claim(2500, 100, 10, "r1");
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], (Deadline{.game_id = b,
+                              .deadline_ms = 1000,
+                              .set_at_version = 1,
+                              .claims = 1,
+                              .lease_until_ms = 2600,
+                              .owner = "r1"}));
+  EXPECT_EQ(got[1], (Deadline{.game_id = a,
+                              .deadline_ms = 2000,
+                              .set_at_version = 1,
+                              .claims = 1,
+                              .lease_until_ms = 2600,
+                              .owner = "r1"}));
+  absl::StatusOr<std::optional<Deadline>> stored = store_->GetDeadline(a);
+  ASSERT_OK(stored);
+  EXPECT_EQ(*stored, got[1]);
+  // Leased: not due for anyone until the lease ends.
+  EXPECT_THAT(claim(2599, 100, 10, "r2"), IsEmpty());
+  // r1 died: at the lease's end r2 takes both.
+  got = claim(2600, 1000, 10, "r2");
+  EXPECT_THAT(GameIds(got), UnorderedElementsAreArray({a, b}));
+  for (const Deadline& d : got) {
+    EXPECT_EQ(d.claims, 2);
+    EXPECT_EQ(d.owner, "r2");
+    EXPECT_EQ(d.lease_until_ms, 3600);
+  }
+  // `max` bounds a claim.
+  got = claim(5000, 100, 1, "r3");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].game_id, c);
+}
+
+// The clock authority's flag, with two replicas and one killed midway: the flag event is appended
+// exactly once.
+TEST_P(GameStoreContractTest, FlagIsAppendedExactlyOnceAcrossReplicas) {
+  const int n = store_->NumDeadlineShards();
+  const std::string game = GameIdInShard(0, n, 0);
+  AppendOk(*store_, Request(game, 0, "create", 1, DeadlineUpdate::Set(1000)));
+  AppendOk(*store_, Request(game, 1, "move", 1));  // the deadline stays
+  // Each replica records the event at its own time; the fingerprint makes them one command.
+  auto flag = [&](std::int64_t version, std::int64_t recorded_at_ms) {
+    AppendRequest r = Request(game, version, absl::StrCat("flag:", game, ":", version), 1,
+                              DeadlineUpdate::Clear());
+    r.events[0].set_recorded_at_ms(recorded_at_ms);
+    r.fingerprint = r.command_id;
+    return r;
+  };
+
+  // Replica A claims, reads the snapshot, then is killed before appending.
+  absl::StatusOr<std::vector<Deadline>> a = store_->ClaimDueDeadlines(0, 1000, 500, 10, "A");
+  ASSERT_OK(a);
+  ASSERT_EQ(a->size(), 1u);
+  absl::StatusOr<GameSnapshot> seen_by_a = store_->ReadSnapshot(game);
+  ASSERT_OK(seen_by_a);
+  // Replica B finds nothing while A's lease lasts, then takes the entry over and flags.
+  absl::StatusOr<std::vector<Deadline>> b = store_->ClaimDueDeadlines(0, 1200, 500, 10, "B");
+  ASSERT_OK(b);
+  EXPECT_THAT(*b, IsEmpty());
+  b = store_->ClaimDueDeadlines(0, 1500, 500, 10, "B");
+  ASSERT_OK(b);
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ((*b)[0].claims, 2);
+  absl::StatusOr<GameSnapshot> seen_by_b = store_->ReadSnapshot(game);
+  ASSERT_OK(seen_by_b);
+  EXPECT_EQ(AppendOk(*store_, flag(seen_by_b->version(), 1501)), (AppendResult{3, 3, false}));
+  // A comes back and does its part: the same command is a replay, nothing is written.
+  EXPECT_EQ(AppendOk(*store_, flag(seen_by_a->version(), 1777)), (AppendResult{3, 3, true}));
+  // A flag command under another id loses the compare-and-set.
+  AppendRequest other = flag(seen_by_a->version(), 1777);
+  other.command_id = "flag-by-A";
+  EXPECT_THAT(store_->Append(other), HasErrorCode(kErrVersionConflict));
+
+  EXPECT_EQ(LogLength(*store_, game), 3);
+  absl::StatusOr<std::optional<Deadline>> entry = store_->GetDeadline(game);
+  ASSERT_OK(entry);
+  EXPECT_FALSE(entry->has_value());
+  absl::StatusOr<std::vector<Deadline>> later =
+      store_->ClaimDueDeadlines(0, 1'000'000, 500, 10, "C");
+  ASSERT_OK(later);
+  EXPECT_THAT(*later, IsEmpty());
+}
+
+TEST_P(GameStoreContractTest, ConcurrentClaimersNeverShareAnEntry) {
+  constexpr int kGames = 40;
+  constexpr int kClaimers = 4;
+  const int n = store_->NumDeadlineShards();
+  const int shard = 5 % n;
+  std::set<std::string> all;
+  for (int i = 0; i < kGames; ++i) {
+    std::string game = GameIdInShard(shard, n, i);
+    AppendOk(*store_, Request(game, 0, "c", 1, DeadlineUpdate::Set(100 + i)));
+    all.insert(game);
+  }
+  std::barrier sync(kClaimers);
+  absl::Mutex mu;
+  std::vector<std::string> claimed;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClaimers; ++t) {
+    threads.emplace_back([&, t] {
+      sync.arrive_and_wait();
+      while (true) {
+        absl::StatusOr<std::vector<Deadline>> got =
+            store_->ClaimDueDeadlines(shard, 1'000'000, 1'000'000, 3, absl::StrCat("r", t));
+        EXPECT_OK(got);
+        if (!got.ok() || got->empty()) return;
+        absl::MutexLock lock(&mu);
+        for (const Deadline& d : *got) claimed.push_back(d.game_id);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(claimed.size(), static_cast<size_t>(kGames));
+  EXPECT_EQ(std::set<std::string>(claimed.begin(), claimed.end()), all);
+}
+
+TEST_P(GameStoreContractTest, ReleaseMakesAnEntryDueAgainLater) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 7 % n;
+  const std::string game = GameIdInShard(shard, n, 0);
+  AppendOk(*store_, Request(game, 0, "c", 1, DeadlineUpdate::Set(1000)));
+  ASSERT_OK(store_->ClaimDueDeadlines(shard, 1000, 60'000, 10, "r1"));
+  absl::StatusOr<bool> released = store_->ReleaseDeadline(game, "r2", 5000);
+  ASSERT_OK(released);
+  EXPECT_FALSE(*released);  // not r2's
+  released = store_->ReleaseDeadline(game, "r1", 5000);
+  ASSERT_OK(released);
+  EXPECT_TRUE(*released);
+  absl::StatusOr<std::optional<Deadline>> entry = store_->GetDeadline(game);
+  ASSERT_OK(entry);
+  EXPECT_EQ(*entry,
+            (Deadline{.game_id = game, .deadline_ms = 1000, .set_at_version = 1, .claims = 1}));
+  absl::StatusOr<std::vector<Deadline>> got = store_->ClaimDueDeadlines(shard, 4999, 10, 10, "r2");
+  ASSERT_OK(got);
+  EXPECT_THAT(*got, IsEmpty());
+  got = store_->ClaimDueDeadlines(shard, 5000, 10, 10, "r2");
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].claims, 2);
+  released = store_->ReleaseDeadline(GameIdInShard(shard, n, 1), "r2", 0);  // no entry
+  ASSERT_OK(released);
+  EXPECT_FALSE(*released);
+}
+
+TEST_P(GameStoreContractTest, ANewDeadlineEndsTheLease) {
+  const int n = store_->NumDeadlineShards();
+  const std::string game = GameIdInShard(0, n, 0);
+  AppendOk(*store_, Request(game, 0, "c1", 1, DeadlineUpdate::Set(1000)));
+  ASSERT_OK(store_->ClaimDueDeadlines(0, 1000, 60'000, 10, "r1"));
+  AppendOk(*store_, Request(game, 1, "c2", 1, DeadlineUpdate::Set(7000)));  // a move was made
+  absl::StatusOr<std::optional<Deadline>> entry = store_->GetDeadline(game);
+  ASSERT_OK(entry);
+  EXPECT_EQ(*entry, (Deadline{.game_id = game, .deadline_ms = 7000, .set_at_version = 2}));
+  absl::StatusOr<bool> released = store_->ReleaseDeadline(game, "r1", 0);
+  ASSERT_OK(released);
+  EXPECT_FALSE(*released);
+  absl::StatusOr<std::vector<Deadline>> got = store_->ClaimDueDeadlines(0, 7000, 10, 10, "r2");
+  ASSERT_OK(got);
+  EXPECT_EQ(GameIds(*got), std::vector<std::string>{game});
+}
+
+TEST_P(GameStoreContractTest, NowMsIsTheWallClock) {
+  absl::StatusOr<std::int64_t> now = store_->NowMs();
+  ASSERT_OK(now);
+  EXPECT_NEAR(static_cast<double>(*now), static_cast<double>(absl::ToUnixMillis(absl::Now())),
+              5000.0);
+}
+
+}  // namespace
+}  // namespace store::testing

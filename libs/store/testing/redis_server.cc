@@ -1,0 +1,279 @@
+#include "libs/store/testing/redis_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+
+namespace store::testing {
+namespace {
+
+absl::Status Internal(absl::string_view message) { return absl::InternalError(message); }
+
+// A port the kernel just handed out for 127.0.0.1 and that nobody listens on. Another process
+// could take it before redis-server binds it; Start then fails with the log saying so.
+absl::StatusOr<int> FreeLoopbackPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return Internal(absl::StrCat("socket: ", std::strerror(errno)));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    absl::Status s = Internal(absl::StrCat("bind 127.0.0.1:0: ", std::strerror(errno)));
+    close(fd);
+    return s;
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool Exists(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
+
+void FlattenReply(const redisReply& r, std::vector<std::string>& out) {
+  switch (r.type) {
+    case REDIS_REPLY_INTEGER:
+      out.push_back(absl::StrCat(r.integer));
+      break;
+    case REDIS_REPLY_NIL:
+      out.push_back("(nil)");
+      break;
+    case REDIS_REPLY_ARRAY:
+      for (size_t i = 0; i < r.elements; ++i) FlattenReply(*r.element[i], out);
+      break;
+    default:
+      out.emplace_back(r.str, r.len);
+  }
+}
+
+}  // namespace
+
+std::string FindRedisConf() {
+  const std::string rel = "arbiter/libs/store/redis.conf";
+  for (const char* env : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
+    if (const char* dir = std::getenv(env); dir != nullptr) {
+      if (std::string p = absl::StrCat(dir, "/", rel); Exists(p)) return p;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    if (std::string p = absl::StrCat(exe.string(), ".runfiles/", rel); Exists(p)) return p;
+  }
+  // `bazel run` starts in the runfiles' workspace directory.
+  if (Exists("libs/store/redis.conf")) {
+    return std::filesystem::absolute("libs/store/redis.conf").string();
+  }
+  return "";
+}
+
+absl::StatusOr<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions options) {
+  if (options.config_path.empty()) options.config_path = FindRedisConf();
+  if (!Exists(options.config_path)) {
+    return Internal("libs/store/redis.conf not found: add it to the target's data");
+  }
+  std::string dir = options.dir;
+  bool own_dir = false;
+  if (dir.empty()) {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    std::string pattern = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/redis.XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return Internal(absl::StrCat("mkdtemp ", pattern, ": ", std::strerror(errno)));
+    }
+    dir = pattern;
+    own_dir = true;
+  }
+  absl::Status last = absl::OkStatus();
+  for (int attempt = 0; attempt < 3; ++attempt) {  // the free port may be taken meanwhile
+    absl::StatusOr<int> port = FreeLoopbackPort();
+    if (!port.ok()) return port.status();
+    std::unique_ptr<RedisServer> server(new RedisServer(options, dir, own_dir, *port));
+    last = server->Spawn();
+    if (last.ok()) last = server->WaitUntilReady();
+    if (last.ok()) return server;
+    server->own_dir_ = false;  // the next attempt reuses the directory
+    server->Stop(SIGKILL).IgnoreError();
+  }
+  return last;
+}
+
+RedisServer::RedisServer(RedisServerOptions options, std::string dir, bool own_dir, int port)
+    : options_(std::move(options)), dir_(std::move(dir)), own_dir_(own_dir), port_(port) {}
+
+RedisServer::~RedisServer() {
+  if (running()) Stop(SIGKILL).IgnoreError();
+  if (own_dir_ && std::getenv("TEST_TMPDIR") == nullptr) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+}
+
+absl::Status RedisServer::Spawn() {
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> args = {options_.binary, options_.config_path,
+                                   "--port",        absl::StrCat(port_),
+                                   "--bind",        "127.0.0.1",
+                                   "--dir",         dir_,
+                                   "--logfile",     absl::StrCat(dir_, "/redis.log"),
+                                   "--daemonize",   "no",
+                                   "--appendonly",  "yes"};
+  if (!options_.appendfsync.empty()) {
+    args.insert(args.end(), {"--appendfsync", options_.appendfsync});
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string fallback = "/usr/bin/redis-server";
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return Internal(absl::StrCat("fork: ", std::strerror(errno)));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+      dup2(devnull, STDIN_FILENO);
+      dup2(devnull, STDOUT_FILENO);
+    }
+    execvp(argv[0], argv.data());
+    execv(fallback.c_str(), argv.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  return absl::OkStatus();
+}
+
+absl::Status RedisServer::WaitUntilReady() {
+  const absl::Time deadline = absl::Now() + options_.start_timeout;
+  std::string last_error = "no answer";
+  while (absl::Now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return Internal(absl::StrCat("redis-server exited (status ", status, ") on port ", port_,
+                                   "; log:\n", LogTail()));
+    }
+    redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, {0, 200'000});
+    if (c != nullptr && c->err == 0) {
+      redisSetTimeout(c, {1, 0});
+      auto* reply = static_cast<redisReply*>(redisCommand(c, "PING"));
+      if (reply != nullptr) {
+        const bool pong = reply->type == REDIS_REPLY_STATUS && std::string(reply->str) == "PONG";
+        last_error = std::string(reply->str, reply->len);  // e.g. LOADING while reading the AOF
+        freeReplyObject(reply);
+        if (pong) {
+          redisFree(c);
+          return absl::OkStatus();
+        }
+      }
+    } else if (c != nullptr) {
+      last_error = c->errstr;
+    }
+    if (c != nullptr) redisFree(c);
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return Internal(absl::StrCat("redis-server on port ", port_, " did not answer PING within ",
+                               absl::FormatDuration(options_.start_timeout), " (", last_error,
+                               "); log:\n", LogTail()));
+}
+
+absl::Status RedisServer::Stop(int signal) {
+  if (!running()) return absl::OkStatus();
+  kill(pid_, SIGCONT);  // a paused server cannot act on SIGTERM
+  kill(pid_, signal);
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (true) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno == ECHILD)) break;
+    if (absl::Now() > deadline) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+      break;
+    }
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  pid_ = -1;
+  return absl::OkStatus();
+}
+
+absl::Status RedisServer::Restart() {
+  if (running()) return absl::FailedPreconditionError("Restart needs a stopped server");
+  if (absl::Status s = Spawn(); !s.ok()) return s;
+  return WaitUntilReady();
+}
+
+absl::Status RedisServer::Pause() {
+  if (!running() || kill(pid_, SIGSTOP) != 0) return Internal("cannot pause redis-server");
+  return absl::OkStatus();
+}
+
+absl::Status RedisServer::Resume() {
+  if (!running() || kill(pid_, SIGCONT) != 0) return Internal("cannot resume redis-server");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> RedisServer::Command(const std::vector<std::string>& args) const {
+  redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, {2, 0});
+  if (c == nullptr || c->err != 0) {
+    std::string error = c != nullptr ? c->errstr : "out of memory";
+    if (c != nullptr) redisFree(c);
+    return absl::UnavailableError(absl::StrCat("connect 127.0.0.1:", port_, ": ", error));
+  }
+  redisSetTimeout(c, {10, 0});
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* reply = static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()));
+  if (reply == nullptr) {
+    std::string error = c->errstr;
+    redisFree(c);
+    return absl::UnavailableError(absl::StrCat(args[0], ": ", error));
+  }
+  absl::StatusOr<std::string> out;
+  if (reply->type == REDIS_REPLY_ERROR) {
+    out = Internal(std::string(reply->str, reply->len));
+  } else {
+    std::vector<std::string> lines;
+    FlattenReply(*reply, lines);
+    out = absl::StrJoin(lines, "\n");
+  }
+  freeReplyObject(reply);
+  redisFree(c);
+  return out;
+}
+
+std::string RedisServer::LogTail() const {
+  std::ifstream in(absl::StrCat(dir_, "/redis.log"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::vector<std::string> lines = absl::StrSplit(ss.str(), '\n');
+  const size_t keep = 20;
+  if (lines.size() > keep) lines.erase(lines.begin(), lines.end() - keep);
+  return absl::StrJoin(lines, "\n");
+}
+
+}  // namespace store::testing
