@@ -8,6 +8,27 @@
 
 namespace service {
 
+std::string GrpcCodeName(int code) {
+  static constexpr const char* kNames[] = {"OK",
+                                           "CANCELLED",
+                                           "UNKNOWN",
+                                           "INVALID_ARGUMENT",
+                                           "DEADLINE_EXCEEDED",
+                                           "NOT_FOUND",
+                                           "ALREADY_EXISTS",
+                                           "PERMISSION_DENIED",
+                                           "RESOURCE_EXHAUSTED",
+                                           "FAILED_PRECONDITION",
+                                           "ABORTED",
+                                           "OUT_OF_RANGE",
+                                           "UNIMPLEMENTED",
+                                           "INTERNAL",
+                                           "UNAVAILABLE",
+                                           "DATA_LOSS",
+                                           "UNAUTHENTICATED"};
+  return code >= 0 && code <= 16 ? kNames[code] : std::to_string(code);
+}
+
 arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
   arbiter::v1::ErrorInfo info;
   if (status.ok()) return info;

@@ -16,6 +16,9 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 // The reverse, for clients: the stable code comes back as the payload base::ErrorCode reads.
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
+// "OK", "INVALID_ARGUMENT", ... for a gRPC status code (its number otherwise).
+std::string GrpcCodeName(int code);
+
 // The ErrorInfo of a failed status (code, message, illegal-move reason).
 arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status);
 // The ErrorInfo carried by a grpc::Status; empty when none.

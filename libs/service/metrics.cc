@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "grpcpp/server_context.h"
+#include "libs/service/grpc_status.h"
 #include "libs/service/log.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
@@ -150,27 +151,6 @@ std::pair<std::string, std::string> SplitMethod(absl::string_view full_method) {
   size_t slash = m.find('/');
   if (slash == absl::string_view::npos) return {std::string(m), ""};
   return {std::string(m.substr(0, slash)), std::string(m.substr(slash + 1))};
-}
-
-std::string GrpcCodeName(int code) {
-  static constexpr const char* kNames[] = {"OK",
-                                           "CANCELLED",
-                                           "UNKNOWN",
-                                           "INVALID_ARGUMENT",
-                                           "DEADLINE_EXCEEDED",
-                                           "NOT_FOUND",
-                                           "ALREADY_EXISTS",
-                                           "PERMISSION_DENIED",
-                                           "RESOURCE_EXHAUSTED",
-                                           "FAILED_PRECONDITION",
-                                           "ABORTED",
-                                           "OUT_OF_RANGE",
-                                           "UNIMPLEMENTED",
-                                           "INTERNAL",
-                                           "UNAVAILABLE",
-                                           "DATA_LOSS",
-                                           "UNAUTHENTICATED"};
-  return code >= 0 && code <= 16 ? kNames[code] : absl::StrCat(code);
 }
 
 Metrics::Metrics()

@@ -57,8 +57,6 @@ class Metrics {
 
 // "/arbiter.v1.RulesValidation/ValidateMove" -> {"arbiter.v1.RulesValidation", "ValidateMove"}.
 std::pair<std::string, std::string> SplitMethod(absl::string_view full_method);
-// "OK", "INVALID_ARGUMENT", ...
-std::string GrpcCodeName(int code);
 
 // The interceptor: metrics for every RPC, a request id (from x-request-id or generated, echoed in
 // the response metadata) and one debug log line per request.

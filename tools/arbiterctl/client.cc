@@ -62,25 +62,7 @@ std::string ToJson(const google::protobuf::Message& m) {
 // An RPC failure: exit code 2 and the gRPC code with the stable code.
 int Failed(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
   v1::ErrorInfo info = service::ErrorInfoOf(status);
-  static const char* kCodes[] = {"OK",
-                                 "CANCELLED",
-                                 "UNKNOWN",
-                                 "INVALID_ARGUMENT",
-                                 "DEADLINE_EXCEEDED",
-                                 "NOT_FOUND",
-                                 "ALREADY_EXISTS",
-                                 "PERMISSION_DENIED",
-                                 "RESOURCE_EXHAUSTED",
-                                 "FAILED_PRECONDITION",
-                                 "ABORTED",
-                                 "OUT_OF_RANGE",
-                                 "UNIMPLEMENTED",
-                                 "INTERNAL",
-                                 "UNAVAILABLE",
-                                 "DATA_LOSS",
-                                 "UNAUTHENTICATED"};
-  const int c = static_cast<int>(status.error_code());
-  const std::string grpc_code = c >= 0 && c <= 16 ? kCodes[c] : std::to_string(c);
+  const std::string grpc_code = service::GrpcCodeName(static_cast<int>(status.error_code()));
   if (json) {
     out << nlohmann::json{{"error",
                            {{"grpc_code", grpc_code},
