@@ -19,6 +19,7 @@
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
 #include "libs/chess/perft.h"
+#include "tools/arbiterctl/analysis_cmds.h"
 #include "tools/arbiterctl/analyze.h"
 #include "tools/arbiterctl/client.h"
 #include "tools/arbiterctl/clock_simulate.h"
@@ -34,6 +35,9 @@ constexpr char kUsage[] =
     "  arbiterctl analyze < JSON lines ({\"fen\": ..., \"moves\": [...]})\n"
     "  arbiterctl pgn check FILE [--json]\n"
     "  arbiterctl clock simulate < JSON lines (scenarios)\n"
+    "  arbiterctl unwinnable < JSON lines ({\"fen\": ..., \"side\": \"white\"|\"black\"})\n"
+    "  arbiterctl dead --fen <FEN> [--max-nodes N]\n"
+    "  arbiterctl advise --fen <FEN> [--moves \"e4 e5 ...\"] [--engine PATH|none] [--depth N] ...\n"
     "  arbiterctl demo\n"
     "client commands (a running server; --server=host:port --token=JWT --json):\n"
     "  arbiterctl health [--service NAME]\n"
@@ -132,6 +136,9 @@ int Main(int argc, char** argv) {
     return RunClockSimulate(std::cin, std::cout);
   }
   if (command == "demo") return RunDemo(std::cout);
+  if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);
+  if (command == "dead") return RunDead(args.flags, std::cout, std::cerr);
+  if (command == "advise") return RunAdvise(args.flags, std::cout, std::cerr);
   if (command == "health" || command == "rules") {
     ClientArgs client{args.positional, args.flags};
     return RunClient(client, std::cout, std::cerr);

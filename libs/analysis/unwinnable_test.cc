@@ -1,0 +1,232 @@
+#include "libs/analysis/unwinnable.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "libs/analysis/static_proofs.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/movegen.h"
+#include "libs/chess/notation.h"
+
+namespace analysis {
+namespace {
+
+using chess::Color;
+using chess::Position;
+
+Position Fen(const std::string& fen) {
+  absl::StatusOr<Position> pos = chess::ParseFen(fen);
+  EXPECT_TRUE(pos.ok()) << fen << ": " << pos.status();
+  return pos.ok() ? *pos : Position::Initial();
+}
+
+std::string Uci(const std::vector<chess::Move>& line) {
+  std::vector<std::string> parts;
+  for (chess::Move m : line) parts.push_back(chess::ToUci(m));
+  return absl::StrJoin(parts, " ");
+}
+
+// Every winnable answer is replayed move by move with libs/chess and must end in checkmate by
+// that side (the soundness contract of unwinnable.h).
+void ExpectReplayMates(const Position& pos, Color winner, const UnwinnabilityResult& r) {
+  ASSERT_EQ(r.verdict, Verdict::kWinnable) << r.reason;
+  Position p = pos;
+  for (chess::Move m : r.line) {
+    ASSERT_TRUE(p.Play(m).ok()) << "illegal move " << chess::ToUci(m) << " in " << Uci(r.line);
+  }
+  EXPECT_TRUE(p.IsCheckmate()) << Uci(r.line);
+  EXPECT_EQ(p.side_to_move(), ~winner) << Uci(r.line);
+  EXPECT_TRUE(LineMates(pos, winner, r.line));
+}
+
+UnwinnabilityResult Expect(const std::string& fen, Color side, Verdict verdict) {
+  Position pos = Fen(fen);
+  UnwinnabilityResult r = AnalyzeUnwinnability(pos, side);
+  EXPECT_EQ(VerdictName(r.verdict), VerdictName(verdict))
+      << fen << " " << chess::ColorName(side) << ": " << r.reason;
+  if (r.verdict == Verdict::kWinnable) ExpectReplayMates(pos, side, r);
+  if (r.verdict != Verdict::kWinnable) {
+    EXPECT_TRUE(r.line.empty());
+  }
+  return r;
+}
+
+// --- 5.1a / 5.2a: the game is already over ---------------------------------------------------
+
+TEST(GameOver, AlreadyMatedHasEmptyLine) {
+  // Fool's mate: Black has mated.
+  auto r = Expect("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", Color::kBlack,
+                  Verdict::kWinnable);
+  EXPECT_TRUE(r.line.empty());
+  EXPECT_EQ(r.method, Method::kGameOver);
+  Expect("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", Color::kWhite,
+         Verdict::kUnwinnable);
+}
+
+TEST(GameOver, StalemateIsUnwinnable) {
+  Expect("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", Color::kWhite, Verdict::kUnwinnable);
+}
+
+TEST(Winnable, MateInOne) {
+  auto r = Expect("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", Color::kWhite, Verdict::kWinnable);
+  EXPECT_EQ(Uci(r.line), "a1a8");
+}
+
+TEST(Winnable, StartPositionBothSides) {
+  Expect(std::string(chess::kStartFen), Color::kWhite, Verdict::kWinnable);
+  Expect(std::string(chess::kStartFen), Color::kBlack, Verdict::kWinnable);
+}
+
+// --- 5.2b / 9.6: material ---------------------------------------------------------------------
+
+TEST(Material, LoneKingCannotMate) {
+  auto r =
+      Expect("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR b KQ - 0 1", Color::kBlack, Verdict::kUnwinnable);
+  EXPECT_EQ(r.method, Method::kMaterial);
+}
+
+// 9.6: bishops all on squares of one colour (both sides): dead.
+TEST(Material, BishopsOfOneColourOnlyAreDead) {
+  const std::string fen = "4k3/8/4b3/8/8/3B4/8/4KB2 w - - 0 1";  // d3, f1, e6: light squares
+  Expect(fen, Color::kWhite, Verdict::kUnwinnable);
+  Expect(fen, Color::kBlack, Verdict::kUnwinnable);
+  DeadPositionResult d = AnalyzeDeadPosition(Fen(fen));
+  EXPECT_TRUE(d.dead());
+}
+
+// Opposite-coloured bishops: the defender's bishop can block its own king, so either side can
+// be mated with help. Alive.
+TEST(Material, OppositeColouredBishopsAreAlive) {
+  const std::string fen = "4k3/8/4b3/8/8/2B5/8/4K3 w - - 0 1";  // c3 dark, e6 light
+  Expect(fen, Color::kWhite, Verdict::kWinnable);
+  Expect(fen, Color::kBlack, Verdict::kWinnable);
+  EXPECT_FALSE(AnalyzeDeadPosition(Fen(fen)).dead());
+}
+
+TEST(Material, KnightAgainstBareKing) {
+  Expect("8/8/3k4/8/8/8/2N5/4K3 w - - 0 1", Color::kWhite, Verdict::kUnwinnable);
+}
+
+// K+N v K+P: the knight mates only with the pawn blocking its own king; the loser must walk
+// into the corner and the winner bring king and knight: a long cooperative line.
+TEST(Winnable, KnightMatesOnlyWithTheOpponentsLongHelp) {
+  auto r = Expect("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1", Color::kWhite, Verdict::kWinnable);
+  EXPECT_GE(r.line.size(), 15u) << Uci(r.line);
+}
+
+// K+N v K+Q: the queen side can mate, the knight side never (every placement enumerated: the
+// queen, the only possible blocker, always attacks the checking knight).
+TEST(MatePattern, KnightAgainstQueenOnlyQueenSideCanMate) {
+  const std::string fen = "7q/8/8/4k3/8/8/2N5/4K3 w - - 0 1";
+  auto r = Expect(fen, Color::kWhite, Verdict::kUnwinnable);
+  EXPECT_EQ(r.method, Method::kMatePattern);
+  Expect(fen, Color::kBlack, Verdict::kWinnable);
+}
+
+TEST(MatePattern, KnightAgainstRookCanMate) {
+  Expect("7r/8/8/4k3/8/8/2N5/4K3 w - - 0 1", Color::kWhite, Verdict::kWinnable);
+}
+
+// --- locked pawns ------------------------------------------------------------------------------
+
+// Kings only behind a locked chain: neither king can ever reach an enemy pawn. Dead.
+TEST(LockedPawns, KingsOnlyBehindALockedChainAreDead) {
+  const std::string fen = "8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1";
+  auto r = Expect(fen, Color::kWhite, Verdict::kUnwinnable);
+  EXPECT_EQ(r.method, Method::kLockedPawns);
+  Expect(fen, Color::kBlack, Verdict::kUnwinnable);
+  EXPECT_TRUE(AnalyzeDeadPosition(Fen(fen)).dead());
+}
+
+// The same chain with one white pawn free to run (g-file): alive.
+TEST(LockedPawns, BreakableChainIsAlive) {
+  const std::string fen = "8/8/1k6/p1p1p3/P1P1P1P1/8/8/1K6 w - - 0 1";
+  Expect(fen, Color::kWhite, Verdict::kWinnable);
+  EXPECT_FALSE(AnalyzeDeadPosition(Fen(fen)).dead());
+}
+
+// A bishop locked on the wrong side of the chain cannot help either side.
+TEST(LockedPawns, BishopBehindTheChainCannotCheck) {
+  Expect("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K3B2 w - - 0 1", Color::kWhite, Verdict::kUnwinnable);
+}
+
+// --- mating potential (1997 C4) ----------------------------------------------------------------
+
+TEST(MatingPotential, TwoKnightsAreInsufficient) {
+  Position pos = Fen("8/8/3k4/8/8/8/2NN4/4K3 w - - 0 1");
+  EXPECT_EQ(AnalyzeUnwinnability(pos, Color::kWhite).verdict, Verdict::kWinnable);
+  EXPECT_EQ(AnalyzeMatingPotential(pos, Color::kWhite).verdict, Verdict::kUnwinnable);
+}
+
+TEST(MatingPotential, RookAgainstKnightIsSufficient) {
+  Position pos = Fen("8/8/3k4/8/3n4/8/8/R3K3 w - - 0 1");
+  UnwinnabilityResult r = AnalyzeMatingPotential(pos, Color::kWhite);
+  ASSERT_EQ(r.verdict, Verdict::kWinnable) << r.reason;
+  Position p = pos;
+  for (chess::Move m : r.line) ASSERT_TRUE(p.Play(m).ok());
+  EXPECT_TRUE(CannotPreventMateNextMove(p, Color::kWhite));
+}
+
+// Every mate needs an underpromotion: White's only checking move is b8=N#; every other move
+// (Kb8, b8=Q, b8=R, b8=B) stalemates Black and ends the game (5.2a).
+TEST(Winnable, MateThatNeedsAnUnderpromotion) {
+  const std::string fen = "K7/1P6/k1p5/p1P5/P7/8/8/8 w - - 0 1";
+  auto r = Expect(fen, Color::kWhite, Verdict::kWinnable);
+  EXPECT_EQ(Uci(r.line), "b7b8n");
+  // And Black, whose pawns are locked, can never mate: dead for Black (the game is alive only
+  // through White's knight promotion).
+  Expect(fen, Color::kBlack, Verdict::kUnwinnable);
+}
+
+// C4 (1997): K+N+N v K has no mating potential. The static rule in AnalyzeMatingPotential rests
+// on this enumeration: every placement (the lone king on a1-d1-d4, which the board's symmetry
+// allows without pawns or castling), with the lone king to move, can avoid mate next move.
+TEST(MatingPotential, TwoKnightsExhaustive) {
+  int positions = 0;
+  for (int k : {chess::kA1, chess::kB1, chess::kC1, chess::kD1, chess::kB2, chess::kC2, chess::kD2,
+                chess::kC3, chess::kD3, chess::kD4}) {
+    for (int w = 0; w < 64; ++w) {
+      for (int n1 = 0; n1 < 64; ++n1) {
+        for (int n2 = n1 + 1; n2 < 64; ++n2) {
+          if (w == k || n1 == k || n2 == k || n1 == w || n2 == w) continue;
+          chess::Setup setup;
+          setup.board[k] = chess::MakePiece(Color::kBlack, chess::PieceType::kKing);
+          setup.board[w] = chess::MakePiece(Color::kWhite, chess::PieceType::kKing);
+          setup.board[n1] = chess::MakePiece(Color::kWhite, chess::PieceType::kKnight);
+          setup.board[n2] = chess::MakePiece(Color::kWhite, chess::PieceType::kKnight);
+          setup.turn = Color::kBlack;
+          absl::StatusOr<Position> pos = Position::FromSetup(setup);
+          if (!pos.ok()) continue;
+          ++positions;
+          ASSERT_FALSE(CannotPreventMateNextMove(*pos, Color::kWhite)) << chess::ToFen(*pos);
+        }
+      }
+    }
+  }
+  EXPECT_GT(positions, 1000000);
+}
+
+// --- limits ------------------------------------------------------------------------------------
+
+TEST(Limits, NodeLimitGivesUndetermined) {
+  SearchLimits limits;
+  limits.max_nodes = 50;
+  UnwinnabilityResult r =
+      AnalyzeUnwinnability(Fen("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1"), Color::kWhite, limits);
+  EXPECT_EQ(r.verdict, Verdict::kUndetermined);
+  EXPECT_EQ(r.method, Method::kLimit);
+}
+
+TEST(Limits, CancellationGivesUndetermined) {
+  std::atomic<bool> cancel{true};
+  SearchLimits limits;
+  limits.cancel = &cancel;
+  UnwinnabilityResult r =
+      AnalyzeUnwinnability(Fen("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1"), Color::kWhite, limits);
+  EXPECT_EQ(r.verdict, Verdict::kUndetermined);
+}
+
+}  // namespace
+}  // namespace analysis
