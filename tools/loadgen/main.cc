@@ -16,6 +16,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/create_channel.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
@@ -91,6 +92,8 @@ void Issue(v1::RulesValidation::Stub* stub, grpc::CompletionQueue* cq, const Req
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  // As in the servers (libs/service/server.cc): the client should not pay for deadlock detection.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string method = absl::GetFlag(FLAGS_method);
   if (method != "ValidateMove" && method != "ApplyMoves" && method != "LegalMoves" &&
       method != "GetStatus") {
