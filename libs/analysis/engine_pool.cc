@@ -179,6 +179,17 @@ std::vector<pid_t> EnginePool::IdlePids() {
   return pids;
 }
 
+EnginePoolStats EnginePool::Stats() {
+  EnginePoolStats s;
+  s.size = options_.size;
+  s.restarts = restarts_.load();
+  absl::MutexLock lock(&mu_);
+  s.idle = static_cast<int>(idle_.size());
+  s.missing = missing_;
+  s.busy = std::max(0, s.size - s.idle - s.missing);
+  return s;
+}
+
 absl::StatusOr<EngineAnalysis> EnginePool::Analyze(const chess::Position& start,
                                                    const std::vector<chess::Move>& moves,
                                                    const EngineLimits& limits, absl::Time deadline,

@@ -63,6 +63,15 @@ struct EngineAnalysis {
   bool complete = true;
 };
 
+// A snapshot of the pool for metrics: size = idle + busy + missing.
+struct EnginePoolStats {
+  int size = 0;
+  int idle = 0;     // waiting for a request
+  int busy = 0;     // lent to a request (or being started for one)
+  int missing = 0;  // slots whose engine died and is not replaced yet (replaced on next use)
+  int restarts = 0;
+};
+
 struct EnginePoolOptions {
   std::string engine_path = kDefaultEnginePath;
   int size = 1;
@@ -89,6 +98,7 @@ class EnginePool {
   int restarts() const { return restarts_.load(); }
   // Process ids of the idle engines (for tests and metrics).
   std::vector<pid_t> IdlePids();
+  EnginePoolStats Stats();
 
  private:
   explicit EnginePool(const EnginePoolOptions& options) : options_(options) {}

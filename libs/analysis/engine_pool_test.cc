@@ -95,6 +95,35 @@ TEST(EnginePool, HungEngineIsCutByTheDeadlineKilledAndReplaced) {
   EXPECT_GE((*pool)->restarts(), 1);
 }
 
+// The snapshot the search-analysis service exports as metrics: busy while lent, missing once a
+// hung engine was killed (until the next request replaces it).
+TEST(EnginePool, StatsCountIdleBusyAndMissingEngines) {
+  auto pool = EnginePool::Create(
+      {.engine_path = TestData("hung_engine.sh"), .stop_grace = absl::Milliseconds(200)});
+  ASSERT_OK(pool);
+  EnginePoolStats s = (*pool)->Stats();
+  EXPECT_EQ(s.size, 1);
+  EXPECT_EQ(s.idle, 1);
+  EXPECT_EQ(s.busy, 0);
+  EXPECT_EQ(s.missing, 0);
+  std::thread request([&] {
+    (void)(*pool)->Analyze(chess::Position::Initial(), {}, {.depth = 30},
+                           absl::Now() + absl::Milliseconds(300));
+  });
+  usleep(150000);
+  s = (*pool)->Stats();
+  EXPECT_EQ(s.busy, 1);
+  EXPECT_EQ(s.idle, 0);
+  request.join();
+  s = (*pool)->Stats();
+  EXPECT_EQ(s.busy, 0);
+  EXPECT_EQ(s.missing, 1);
+  EXPECT_EQ(s.restarts, 0);
+  (void)(*pool)->Analyze(chess::Position::Initial(), {}, {.depth = 30},
+                         absl::Now() + absl::Milliseconds(100));
+  EXPECT_EQ((*pool)->Stats().restarts, 1);
+}
+
 TEST(EnginePool, CrashingEngineIsRetriedOnceThenUnavailable) {
   auto pool = EnginePool::Create({.engine_path = TestData("crash_engine.sh")});
   ASSERT_OK(pool);

@@ -107,12 +107,102 @@ bool AnyMateExists(SigPiece checker, const std::vector<SigPiece>& defenders) {
   return false;
 }
 
+// Is there any legal position, the loser (Black) to move and checkmated, with White = K and
+// `bishops` bishops on squares of `colour` and Black = K + `defenders`? Only bishops can check,
+// so the loser's king stands on `colour`; its neighbours of the other colour (the orthogonal
+// ones) are never attacked by a bishop: each must hold a defender or be covered by the winner's
+// king. That prunes the placements to corners and edges; the rest is enumerated and each
+// candidate checked by libs/chess.
+bool AnyBishopsMateExists(int bishops, Bitboard colour, const std::vector<SigPiece>& defenders) {
+  const Color w = Color::kWhite, l = Color::kBlack;
+  const int n = static_cast<int>(defenders.size());
+  int can_block = 0;
+  for (const SigPiece& d : defenders) can_block += (d.squares & ~colour) != 0;
+  for (Bitboard ks = colour; ks;) {
+    const Square k = chess::PopLsb(ks);
+    const Bitboard around = chess::KingAttacks(k);
+    const Bitboard orthogonal = around & ~colour;
+    if (chess::PopCount(orthogonal) - 1 > can_block) continue;  // the king covers at most one
+    for (int wi = 0; wi < 64; ++wi) {
+      const Square wk = static_cast<Square>(wi);
+      if (wk == k || chess::Contains(around, wk)) continue;
+      const Bitboard must_block = orthogonal & ~chess::KingAttacks(wk);
+      if (chess::PopCount(must_block) > can_block) continue;
+      const Bitboard taken = chess::SquareBB(k) | chess::SquareBB(wk);
+      std::vector<Square> placed(defenders.size(), chess::kNoSquare);
+      bool found = false;
+      // The bishops, once the defenders stand: combinations of free squares of `colour`, at
+      // least one of them checking, every flight square covered or occupied.
+      auto place_bishops = [&](Bitboard occ_defenders) {
+        const Bitboard occ0 = taken | occ_defenders;
+        const Bitboard free = colour & ~occ0;
+        std::vector<Square> squares;
+        for (Bitboard f = free; f;) squares.push_back(chess::PopLsb(f));
+        std::vector<int> pick(bishops);
+        auto rec = [&](auto&& self, int i, int from, Bitboard bb) -> void {
+          if (found) return;
+          if (i == bishops) {
+            const Bitboard occ = occ0 | bb;
+            const Bitboard no_king = occ ^ chess::SquareBB(k);
+            Bitboard checkers = 0;
+            Bitboard covered = chess::KingAttacks(wk);
+            for (Bitboard b = bb; b;) {
+              const Square s = chess::PopLsb(b);
+              const Bitboard att = chess::BishopAttacks(s, no_king);
+              if (chess::Contains(att, k)) checkers |= chess::SquareBB(s);
+              covered |= att;
+            }
+            if (!checkers || ((around & ~occ_defenders) & ~covered)) return;
+            chess::Setup setup;
+            setup.board[k] = chess::MakePiece(l, PieceType::kKing);
+            setup.board[wk] = chess::MakePiece(w, PieceType::kKing);
+            for (Bitboard b = bb; b;)
+              setup.board[chess::PopLsb(b)] = chess::MakePiece(w, PieceType::kBishop);
+            for (int j = 0; j < n; ++j)
+              setup.board[placed[j]] = chess::MakePiece(l, defenders[j].type);
+            setup.turn = l;
+            absl::StatusOr<Position> pos = Position::FromSetup(setup);
+            if (pos.ok() && pos->IsCheckmate()) found = true;
+            return;
+          }
+          for (int j = from; j < static_cast<int>(squares.size()) && !found; ++j) {
+            self(self, i + 1, j + 1, bb | chess::SquareBB(squares[j]));
+          }
+        };
+        rec(rec, 0, 0, 0);
+      };
+      auto place = [&](auto&& self, int i, Bitboard used, int blockers_left) -> void {
+        if (found) return;
+        const int open = chess::PopCount(must_block & ~used);
+        if (open > blockers_left) return;
+        if (i == n) {
+          place_bishops(used);
+          return;
+        }
+        const bool blocks = (defenders[i].squares & ~colour) != 0;
+        Bitboard candidates = defenders[i].squares & ~taken & ~used;
+        if (blocks && open == blockers_left) candidates &= must_block;
+        while (candidates && !found) {
+          const Square s = chess::PopLsb(candidates);
+          placed[i] = s;
+          self(self, i + 1, used | chess::SquareBB(s), blockers_left - (blocks ? 1 : 0));
+        }
+      };
+      place(place, 0, 0, can_block);
+      if (found) return true;
+    }
+  }
+  return false;
+}
+
 // The cache: per signature, whether no mate exists for it or any signature captures leave.
 class PatternCache {
  public:
-  bool NoMateEver(SigPiece checker, std::vector<SigPiece> defenders) {
+  // `checker`: the winner's one piece; for bishops of one colour, `bishops` > 1 of them
+  // (checker.squares their colour).
+  bool NoMateEver(SigPiece checker, std::vector<SigPiece> defenders, int bishops = 1) {
     std::sort(defenders.begin(), defenders.end());
-    const Key key{checker, defenders};
+    const Key key{{checker, bishops}, defenders};
     {
       absl::MutexLock lock(&mu_);
       auto it = cache_.find(key);
@@ -125,7 +215,11 @@ class PatternCache {
       std::vector<SigPiece> sub;
       for (size_t i = 0; i < n; ++i)
         if (mask & (1u << i)) sub.push_back(defenders[i]);
-      if (AnyMateExists(checker, sub)) none = false;
+      // Captures also take bishops away: every smaller number of them too.
+      for (int b = bishops; b >= 1 && none; --b) {
+        if (b == 1 ? AnyMateExists(checker, sub) : AnyBishopsMateExists(b, checker.squares, sub))
+          none = false;
+      }
     }
     absl::MutexLock lock(&mu_);
     cache_[key] = none;
@@ -133,7 +227,7 @@ class PatternCache {
   }
 
  private:
-  using Key = std::pair<SigPiece, std::vector<SigPiece>>;
+  using Key = std::pair<std::pair<SigPiece, int>, std::vector<SigPiece>>;
   absl::Mutex mu_;
   std::map<Key, bool> cache_ ABSL_GUARDED_BY(mu_);
 };
@@ -202,14 +296,23 @@ std::optional<StaticProof> MatePatternProof(const Position& pos, Color winner) {
   if (pos.pieces(PieceType::kPawn)) return std::nullopt;
   const Bitboard ours = NonKing(pos, winner);
   const Bitboard theirs = NonKing(pos, loser);
-  if (chess::PopCount(ours) != 1 || chess::PopCount(theirs) > 2) return std::nullopt;
+  if (chess::PopCount(theirs) > 2) return std::nullopt;
   const SigPiece checker = SigOf(pos, chess::Lsb(ours));
+  int bishops = 1;
+  if (chess::PopCount(ours) != 1) {
+    // Bishops all on squares of one colour (at most three: the enumeration grows with them).
+    if (ours != pos.pieces(winner, PieceType::kBishop) || (ours & ~checker.squares) ||
+        chess::PopCount(ours) > 3) {
+      return std::nullopt;
+    }
+    bishops = chess::PopCount(ours);
+  }
   if (checker.type != PieceType::kKnight && checker.type != PieceType::kBishop) {
     return std::nullopt;
   }
   std::vector<SigPiece> defenders;
   for (Bitboard b = theirs; b;) defenders.push_back(SigOf(pos, chess::PopLsb(b)));
-  if (!Patterns().NoMateEver(checker, defenders)) return std::nullopt;
+  if (!Patterns().NoMateEver(checker, defenders, bishops)) return std::nullopt;
   return StaticProof{Method::kMatePattern,
                      "no checkmate position exists with this material or any that captures "
                      "leave (every placement enumerated)"};

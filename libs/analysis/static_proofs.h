@@ -30,9 +30,12 @@ inline bool MaterialCannotMate(const chess::Position& pos, chess::Color winner) 
   return MaterialProof(pos, winner).has_value();
 }
 
-// No pawns, the winner has one minor piece, the loser at most two pieces besides the king: every
-// placement of that material and of everything captures can leave is enumerated once (cached per
-// material signature) and none is a checkmate of the loser. Example: K+N v K+Q.
+// No pawns, the winner has one minor piece or up to three bishops all on squares of one colour,
+// the loser at most two pieces besides the king: every placement of that material and of
+// everything captures can leave is enumerated once (cached per material signature) and none is a
+// checkmate of the loser. Examples: K+N v K+Q; K + two light-squared bishops v K+R (the rook is
+// the only blocker for the king's dark neighbours, and from there it always captures or
+// interposes).
 std::optional<StaticProof> MatePatternProof(const chess::Position& pos, chess::Color winner);
 
 // Locked pawns: every pawn is frozen (its way forward is blocked by a pawn, no enemy piece can

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <deque>
 #include <functional>
 #include <limits>
-#include <queue>
+#include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -25,12 +27,22 @@ using chess::PieceType;
 using chess::Position;
 using chess::Square;
 
-// Budgets of the phases, in thousandths of SearchLimits::max_nodes (positions generated). The
-// greedy search finds nearly every helpmate within the first; the exhaustive enumeration proves
-// small closed worlds; the last guided run takes what is left (see Search).
-constexpr std::int64_t kFirstGuidedPermille = 40;
-constexpr std::int64_t kCornerGuidedPermille = 40;  // each of four
-constexpr std::int64_t kExhaustivePermille = 50;
+// The schedule of the searches (see Search), in positions generated: the greedy search's first
+// run alone (shorter for a weak winner, whose mates the target searches find), the first turn of
+// the searches that then take turns (doubling each round), and the budget of the greedy search
+// that finishes each subgoal of the strip search.
+constexpr std::int64_t kSoloNodes = 3000;
+constexpr std::int64_t kWeakSoloNodes = 2000;
+constexpr std::int64_t kSliceNodes = 2000;
+constexpr std::int64_t kFinishNodes = 20000;
+// Shares of a turn: the greedy and strip searches find most lines; the exhaustive enumeration
+// only needs enough for small closed worlds (it takes half a share).
+constexpr int kGreedyShare = 3;
+constexpr int kPatientShare = 2;
+constexpr int kTargetShare = 1;
+constexpr int kStripShare = 3;
+constexpr size_t kMaxTargets = 3;
+constexpr size_t kReserve = 4096;  // initial capacity of a search's tables
 
 // Priority of a position in the guided search: h * heuristic + d * depth. Greedy (4, 1) finds
 // most helpmates at once; patient (1, 2) widens the search near the root and finds the long,
@@ -88,10 +100,6 @@ bool HasMateInOne(const Position& pos) {
 
 class Context {
  public:
-  std::int64_t Share(std::int64_t permille) const {
-    return std::max<std::int64_t>(1000, limits_.max_nodes / 1000 * permille);
-  }
-
   Context(Color winner, Goal goal, const SearchLimits& limits)
       : winner_(winner), goal_(goal), limits_(limits) {}
 
@@ -132,7 +140,7 @@ class Context {
   bool stopped_ = false;
 };
 
-enum class Outcome { kFound, kExhausted, kLimit };
+enum class Outcome { kFound, kExhausted, kLimit, kGaveUp, kSubgoal };
 
 int Distance(Square a, Square b) {
   return std::max(std::abs(chess::FileOf(a) - chess::FileOf(b)),
@@ -255,108 +263,639 @@ int Heuristic(const Position& p, Color winner, Bitboard target) {
   return h;
 }
 
-struct TreeNode {
-  Position pos;
-  std::int32_t parent;
-  Move move;
-  std::int32_t depth;
-};
-
-std::vector<Move> LineTo(const std::vector<TreeNode>& tree, std::int32_t index) {
-  std::vector<Move> line;
-  for (std::int32_t i = index; tree[i].parent >= 0; i = tree[i].parent)
-    line.push_back(tree[i].move);
-  std::reverse(line.begin(), line.end());
-  return line;
+// The loser has only his king and the winner can mate without the loser's help.
+bool Stripped(const Position& p, Color winner) {
+  return p.pieces(~winner) == p.pieces(~winner, PieceType::kKing) && !WeakWinner(p, winner) &&
+         p.HasLegalMoves();
 }
 
-// A node of the guided search: the move from its parent only (the position is replayed from the
-// root when the node is expanded; storing every position would cost 150 bytes a node).
+// How far `p` looks from Stripped (lower is closer): each of the loser's men counts, the more
+// so the farther it stands from the winner's men (the loser walks them into capture); the
+// winner's material is kept.
+int StripHeuristic(const Position& p, Color winner) {
+  const Color loser = ~winner;
+  int h = 0;
+  const Bitboard winners = p.pieces(winner);
+  for (Bitboard b = p.pieces(loser) & ~p.pieces(PieceType::kKing); b;) {
+    const Square s = chess::PopLsb(b);
+    int nearest = 7;
+    for (Bitboard w = winners; w;) nearest = std::min(nearest, Distance(s, chess::PopLsb(w)));
+    h += 24 + 2 * nearest;
+  }
+  int material = 0;
+  for (Bitboard b = winners & ~p.pieces(PieceType::kKing); b;) {
+    switch (chess::TypeOf(p.PieceOn(chess::PopLsb(b)))) {
+      case PieceType::kPawn:
+        material += 1;
+        break;
+      case PieceType::kKnight:
+      case PieceType::kBishop:
+        material += 3;
+        break;
+      case PieceType::kRook:
+        material += 5;
+        break;
+      case PieceType::kQueen:
+        material += 9;
+        break;
+      default:
+        break;
+    }
+  }
+  return h - 4 * material;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mate targets for a winner without queen or rook. A lone knight or bishops of one colour mate
+// only with the loser's own men blocking the king's flight squares; two minor pieces mate a bare
+// king only on the edge, one checking, the other covering. A target is one such checkmate near
+// the current position: squares for the loser's king, the winner's king, the checking piece, a
+// covering piece and each blocker. A search driven by the distance to a target finds such lines
+// far sooner than a general heuristic; the target only guides it (the goal is still a real
+// checkmate, replayed by libs/chess).
+
+constexpr int kFar = 64;  // "cannot get there" (pawns move forward only)
+
+struct KnightDistances {
+  std::array<std::array<std::uint8_t, 64>, 64> d{};
+  KnightDistances() {
+    for (int from = 0; from < 64; ++from) {
+      d[from].fill(kFar);
+      d[from][from] = 0;
+      std::vector<int> queue = {from};
+      for (size_t i = 0; i < queue.size(); ++i) {
+        const int s = queue[i];
+        for (Bitboard b = chess::KnightAttacks(static_cast<Square>(s)); b;) {
+          const int t = chess::PopLsb(b);
+          if (d[from][t] == kFar) {
+            d[from][t] = static_cast<std::uint8_t>(d[from][s] + 1);
+            queue.push_back(t);
+          }
+        }
+      }
+    }
+  }
+};
+
+// Moves a piece of type `t` and colour `c` needs from `a` to `b` on an empty board (a pawn
+// forward on its file, promotions aside).
+int PieceDistance(PieceType t, Color c, Square a, Square b) {
+  static const KnightDistances* knight = new KnightDistances();
+  if (a == b) return 0;
+  switch (t) {
+    case PieceType::kKing:
+      return Distance(a, b);
+    case PieceType::kKnight:
+      return knight->d[a][b];
+    case PieceType::kBishop:
+      if (chess::Contains(chess::BishopAttacks(a, 0), b)) return 1;
+      return (chess::Contains(chess::kDarkSquares, a) == chess::Contains(chess::kDarkSquares, b))
+                 ? 2
+                 : kFar;
+    case PieceType::kRook:
+      return chess::Contains(chess::RookAttacks(a, 0), b) ? 1 : 2;
+    case PieceType::kQueen:
+      return chess::Contains(chess::QueenAttacks(a, 0), b) ? 1 : 2;
+    case PieceType::kPawn: {
+      if (chess::FileOf(a) != chess::FileOf(b)) return kFar;
+      const int steps = chess::RelativeRank(c, b) - chess::RelativeRank(c, a);
+      if (steps <= 0 || chess::RelativeRank(c, b) == 7) return kFar;
+      return steps;
+    }
+    default:
+      return kFar;
+  }
+}
+
+struct MateTarget {
+  Square loser_king = chess::kNoSquare;
+  Square winner_king = chess::kNoSquare;
+  Square checker = chess::kNoSquare;
+  PieceType checker_type = PieceType::kNone;
+  int blockers = 0;
+  std::array<Square, 8> blocker_square{};
+  std::array<PieceType, 8> blocker_type{};  // as it stands in the mate (a pawn may promote)
+  std::array<Square, 8> blocker_from{};     // the man assigned, where he stands now
+  Bitboard keep_off = 0;  // squares the loser's other men must not attack (capture, interpose)
+  Square coverer = chess::kNoSquare;  // a second piece of the winner, covering flight squares
+  PieceType coverer_type = PieceType::kNone;
+  int cost = 0;
+};
+
+// Moves a man of `loser` of type `t` on `from` needs to stand on `to` as a piece of type `*as`
+// (a pawn may also promote and walk on). kFar when it cannot.
+int ManDistance(PieceType t, Color loser, Square from, Square to, PieceType* as) {
+  *as = t;
+  int best = PieceDistance(t, loser, from, to);
+  if (t != PieceType::kPawn) return best;
+  const Square promotion = chess::MakeSquare(chess::FileOf(from), loser == Color::kWhite ? 7 : 0);
+  const int steps = std::abs(chess::RankOf(promotion) - chess::RankOf(from));
+  for (PieceType p : {PieceType::kKnight, PieceType::kBishop, PieceType::kRook}) {
+    const int d = steps + PieceDistance(p, loser, promotion, to);
+    if (d < best) {
+      best = d;
+      *as = p;
+    }
+  }
+  return best;
+}
+
+// The cheapest assignment, square by square, of the loser's men (square, type) to the squares
+// of `targets` (each needs one man; the distance decides). Greedy: good enough to rank targets.
+int AssignBlockers(Bitboard targets, const std::vector<std::pair<Square, PieceType>>& men,
+                   Color loser, MateTarget* t) {
+  int total = 0;
+  std::uint32_t used = 0;
+  t->blockers = 0;
+  while (targets) {
+    const Square sq = chess::PopLsb(targets);
+    int best = kFar, best_i = -1;
+    PieceType best_as = PieceType::kNone;
+    for (size_t i = 0; i < men.size(); ++i) {
+      if (used & (1u << i)) continue;
+      PieceType as;
+      const int d = ManDistance(men[i].second, loser, men[i].first, sq, &as);
+      if (d < best) {
+        best = d;
+        best_i = static_cast<int>(i);
+        best_as = as;
+      }
+    }
+    if (best_i < 0 || best >= kFar) return kFar;
+    used |= 1u << best_i;
+    t->blocker_square[t->blockers] = sq;
+    t->blocker_type[t->blockers] = best_as;
+    t->blocker_from[t->blockers] = men[best_i].first;
+    ++t->blockers;
+    total += best;
+  }
+  return total;
+}
+
+// Up to `max_targets` checkmates of the loser near `root` by the winner's minor pieces, cheapest
+// first, each checked by libs/chess to be a checkmate with the rest of the material where it
+// stands (or, failing that, with the loser's other men out of the way: see keep_off).
+std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t max_targets) {
+  const Color loser = ~winner;
+  // The winner's pieces by kind: knights, bishops of each colour (minor pieces only).
+  struct Kind {
+    PieceType type;
+    Bitboard squares;  // where such a piece can stand
+    Bitboard pieces;
+  };
+  const Bitboard bishops = root.pieces(winner, PieceType::kBishop);
+  std::vector<Kind> kinds;
+  for (const Kind& k :
+       {Kind{PieceType::kKnight, ~Bitboard{0}, root.pieces(winner, PieceType::kKnight)},
+        Kind{PieceType::kBishop, chess::kDarkSquares, bishops & chess::kDarkSquares},
+        Kind{PieceType::kBishop, chess::kLightSquares, bishops & chess::kLightSquares}}) {
+    if (k.pieces) kinds.push_back(k);
+  }
+  if (kinds.empty()) return {};
+  std::vector<std::pair<Square, PieceType>> men;
+  for (Bitboard b = root.pieces(loser) & ~root.pieces(PieceType::kKing); b;) {
+    const Square s = chess::PopLsb(b);
+    men.push_back({s, chess::TypeOf(root.PieceOn(s))});
+  }
+  if (men.size() > 30) return {};
+  const int minors = chess::PopCount(root.pieces(winner) & ~root.pieces(PieceType::kKing));
+  const Square lk0 = root.KingSquare(loser);
+  const Square wk0 = root.KingSquare(winner);
+  const int coverable = (minors > 1 ? 7 : 5) + static_cast<int>(men.size());
+  auto nearest = [&](const Kind& kind, Square to) {
+    int d = kFar;
+    for (Bitboard b = kind.pieces; b;) {
+      d = std::min(d, PieceDistance(kind.type, winner, chess::PopLsb(b), to));
+    }
+    return d;
+  };
+  std::vector<MateTarget> candidates;
+  // The loser's men block what is left of `must`: one candidate per man when one square is left
+  // (the nearest may be one that would capture or interpose), the greedy assignment otherwise.
+  auto add_blocked = [&](MateTarget t, Bitboard must, int base) {
+    if (chess::PopCount(must) > static_cast<int>(men.size())) return;
+    if (!must) {
+      t.blockers = 0;
+      t.cost = base;
+      candidates.push_back(t);
+    } else if (chess::PopCount(must) == 1) {
+      const Square sq = chess::Lsb(must);
+      for (const auto& [from, mt] : men) {
+        PieceType as;
+        const int d = ManDistance(mt, loser, from, sq, &as);
+        if (d >= kFar) continue;
+        t.blockers = 1;
+        t.blocker_square[0] = sq;
+        t.blocker_type[0] = as;
+        t.blocker_from[0] = from;
+        t.cost = base + d;
+        candidates.push_back(t);
+      }
+    } else {
+      const int blockers = AssignBlockers(must, men, loser, &t);
+      if (blockers >= kFar) return;
+      t.cost = base + blockers;
+      candidates.push_back(t);
+    }
+  };
+  for (const Kind& checker : kinds) {
+    for (int ki = 0; ki < 64; ++ki) {
+      const Square k = static_cast<Square>(ki);
+      const Bitboard flights = chess::KingAttacks(k);
+      if (chess::PopCount(flights) > coverable) continue;
+      const bool edge = chess::PopCount(flights) < 8;  // or a corner
+      Bitboard checks = chess::Attacks(checker.type, k, 0) & checker.squares;
+      while (checks) {
+        const Square c = chess::PopLsb(checks);
+        const int dc = nearest(checker, c);
+        if (dc >= kFar) continue;
+        // The winner's king: two squares from the loser's (covering flights), or where it is.
+        Bitboard kings = chess::KingAttacks(k);
+        for (Bitboard b = kings; b;) kings |= chess::KingAttacks(chess::PopLsb(b));
+        kings &= ~chess::KingAttacks(k) & ~chess::SquareBB(k);
+        if (Distance(wk0, k) >= 2) kings |= chess::SquareBB(wk0);
+        kings &= ~chess::SquareBB(c);
+        while (kings) {
+          const Square wk = chess::PopLsb(kings);
+          if (chess::Contains(flights, c) && !chess::Contains(chess::KingAttacks(wk), c)) continue;
+          const Bitboard occ = chess::SquareBB(wk) | chess::SquareBB(c);
+          const Bitboard covered = chess::KingAttacks(wk) | chess::Attacks(checker.type, c, occ);
+          const Bitboard must = flights & ~covered & ~occ;
+          MateTarget t;
+          t.loser_king = k;
+          t.winner_king = wk;
+          t.checker = c;
+          t.checker_type = checker.type;
+          const int base = 2 * Distance(lk0, k) + dc + Distance(wk0, wk);
+          add_blocked(t, must, base);
+          if (!must || !edge || minors < 2) continue;
+          // A second piece of the winner covers some of what is left.
+          for (const Kind& cover : kinds) {
+            if (&cover == &checker && !chess::MoreThanOne(cover.pieces)) continue;
+            Bitboard spots = 0;
+            for (Bitboard m = must; m;) {
+              spots |= chess::Attacks(cover.type, chess::PopLsb(m), occ);
+            }
+            spots &= cover.squares & ~occ & ~flights & ~chess::SquareBB(k);
+            while (spots) {
+              const Square q = chess::PopLsb(spots);
+              const int dq = nearest(cover, q);
+              if (dq >= kFar) continue;
+              const Bitboard rest = must & ~chess::Attacks(cover.type, q, occ | chess::SquareBB(q));
+              MateTarget covered_t = t;
+              covered_t.coverer = q;
+              covered_t.coverer_type = cover.type;
+              add_blocked(covered_t, rest & ~chess::SquareBB(q), base + dq);
+            }
+          }
+        }
+      }
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [](const MateTarget& a, const MateTarget& b) { return a.cost < b.cost; });
+  // Whether `t` is a checkmate with the rest of the material where it stands now, or with the
+  // loser's other men away (`keep_extras` false).
+  auto is_mate = [&](const MateTarget& t, bool keep_extras) {
+    chess::Setup setup = root.ToSetup();
+    if (!keep_extras) {
+      for (const auto& [from, type] : men) {
+        if (std::none_of(t.blocker_from.begin(), t.blocker_from.begin() + t.blockers,
+                         [&, from = from](Square b) { return b == from; })) {
+          setup.board[from] = chess::Piece{};
+        }
+      }
+    }
+    // Take away the pieces the pattern moves: the kings, the assigned men, the winner's nearest
+    // checker and coverer; then put them on the pattern's squares.
+    auto take_nearest = [&](Color c, PieceType pt, Square to) {
+      int best = kFar + 1;
+      Square best_sq = chess::kNoSquare;
+      for (int i = 0; i < 64; ++i) {
+        if (setup.board[i] != chess::MakePiece(c, pt)) continue;
+        const int d = PieceDistance(pt, c, static_cast<Square>(i), to);
+        if (d < best) {
+          best = d;
+          best_sq = static_cast<Square>(i);
+        }
+      }
+      if (best_sq != chess::kNoSquare) setup.board[best_sq] = chess::Piece{};
+      return best_sq != chess::kNoSquare;
+    };
+    bool ok = take_nearest(loser, PieceType::kKing, t.loser_king) &&
+              take_nearest(winner, PieceType::kKing, t.winner_king) &&
+              take_nearest(winner, t.checker_type, t.checker) &&
+              (t.coverer == chess::kNoSquare || take_nearest(winner, t.coverer_type, t.coverer));
+    for (int i = 0; ok && i < t.blockers; ++i) {
+      ok = setup.board[t.blocker_from[i]] != chess::Piece{};
+      setup.board[t.blocker_from[i]] = chess::Piece{};
+    }
+    auto put = [&](Square sq, chess::Piece p) {
+      if (setup.board[sq] != chess::Piece{}) return false;
+      setup.board[sq] = p;
+      return true;
+    };
+    ok =
+        ok && put(t.loser_king, chess::MakePiece(loser, PieceType::kKing)) &&
+        put(t.winner_king, chess::MakePiece(winner, PieceType::kKing)) &&
+        put(t.checker, chess::MakePiece(winner, t.checker_type)) &&
+        (t.coverer == chess::kNoSquare || put(t.coverer, chess::MakePiece(winner, t.coverer_type)));
+    for (int i = 0; ok && i < t.blockers; ++i) {
+      ok = put(t.blocker_square[i], chess::MakePiece(loser, t.blocker_type[i]));
+    }
+    if (!ok) return false;
+    setup.turn = loser;
+    setup.castling = chess::kNoCastling;
+    setup.ep_square = chess::kNoSquare;
+    absl::StatusOr<Position> mate = Position::FromSetup(setup);
+    return mate.ok() && mate->IsCheckmate();
+  };
+  std::vector<MateTarget> out;
+  for (const MateTarget& t : candidates) {
+    if (out.size() >= max_targets) break;
+    if (is_mate(t, true)) {
+      out.push_back(t);
+    } else if (is_mate(t, false)) {
+      // A mate once the loser's other men step aside: the target asks them to keep off the
+      // check's line (no capture, no interposition).
+      MateTarget guarded = t;
+      guarded.keep_off = chess::SquareBB(t.checker) | chess::Between(t.checker, t.loser_king);
+      out.push_back(guarded);
+    }
+  }
+  return out;
+}
+
+// How far `p` is from `t` in moves (lower is closer): each piece of the pattern from the nearest
+// piece of its type (the loser's king counts double: it walks alone).
+int TargetHeuristic(const Position& p, Color winner, const MateTarget& t) {
+  const Color loser = ~winner;
+  int h = 2 * Distance(p.KingSquare(loser), t.loser_king) +
+          Distance(p.KingSquare(winner), t.winner_king);
+  int checker = kFar;
+  Square checker_from = chess::kNoSquare;
+  for (Bitboard b = p.pieces(winner, t.checker_type); b;) {
+    const Square s = chess::PopLsb(b);
+    const int d = PieceDistance(t.checker_type, winner, s, t.checker);
+    if (d < checker) {
+      checker = d;
+      checker_from = s;
+    }
+  }
+  h += std::min(checker, 8);
+  if (t.coverer != chess::kNoSquare) {
+    int coverer = kFar;
+    for (Bitboard b = p.pieces(winner, t.coverer_type); b;) {
+      const Square s = chess::PopLsb(b);
+      if (s != checker_from)
+        coverer = std::min(coverer, PieceDistance(t.coverer_type, winner, s, t.coverer));
+    }
+    h += std::min(coverer, 8);
+  }
+  Bitboard used = 0;
+  for (int i = 0; i < t.blockers; ++i) {
+    int best = kFar;
+    Square best_sq = chess::kNoSquare;
+    for (Bitboard b =
+             (p.pieces(loser, t.blocker_type[i]) | p.pieces(loser, PieceType::kPawn)) & ~used;
+         b;) {
+      const Square s = chess::PopLsb(b);
+      const PieceType type = chess::TypeOf(p.PieceOn(s));
+      int d = kFar;
+      if (type == t.blocker_type[i]) {
+        d = PieceDistance(type, loser, s, t.blocker_square[i]);
+      } else if (type == PieceType::kPawn) {  // to be promoted to the pattern's piece
+        const Square promotion =
+            chess::MakeSquare(chess::FileOf(s), loser == Color::kWhite ? 7 : 0);
+        d = std::abs(chess::RankOf(promotion) - chess::RankOf(s)) +
+            PieceDistance(t.blocker_type[i], loser, promotion, t.blocker_square[i]);
+      }
+      if (d < best) {
+        best = d;
+        best_sq = s;
+      }
+    }
+    if (best_sq != chess::kNoSquare) used |= chess::SquareBB(best_sq);
+    h += std::min(best, 8);
+  }
+  if (t.keep_off) {
+    Bitboard blockers = 0;
+    for (int i = 0; i < t.blockers; ++i) blockers |= chess::SquareBB(t.blocker_square[i]);
+    const Bitboard occ = p.occupied();
+    for (Bitboard b = p.pieces(loser) & ~p.pieces(PieceType::kKing) & ~blockers; b;) {
+      const Square s = chess::PopLsb(b);
+      const PieceType type = chess::TypeOf(p.PieceOn(s));
+      const Bitboard att =
+          type == PieceType::kPawn ? chess::PawnAttacks(loser, s) : chess::Attacks(type, s, occ);
+      if (att & t.keep_off) h += 3;
+    }
+  }
+  return h;
+}
+
+// A node of the guided search: the move from its parent only. The positions of expanded nodes
+// are kept apart (a few per hundred generated), so a node's position is its parent's plus one
+// move; storing every generated position would cost 150 bytes a node.
 struct MoveNode {
   std::int32_t parent;
-  Move move;
   std::int32_t depth;
+  std::int32_t slot;  // index into the expanded positions, -1 until expanded
+  Move move;
+};
+
+// A priority queue for small integer priorities: one bucket per priority, first in first out
+// within a bucket (as a binary heap ordered by (priority, index) would pop them).
+class BucketQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  void push(int priority, std::int32_t index) {
+    if (buckets_.empty()) offset_ = priority - 64;
+    if (priority < offset_) {
+      const int grow = offset_ - priority + 64;
+      buckets_.insert(buckets_.begin(), grow, Bucket{});
+      offset_ -= grow;
+      min_ += grow;
+    }
+    const size_t b = static_cast<size_t>(priority - offset_);
+    if (b >= buckets_.size()) buckets_.resize(b + 64);
+    buckets_[b].items.push_back(index);
+    if (size_ == 0 || static_cast<int>(b) < min_) min_ = static_cast<int>(b);
+    ++size_;
+  }
+  std::int32_t pop() {
+    while (buckets_[min_].next == buckets_[min_].items.size()) ++min_;
+    Bucket& bucket = buckets_[min_];
+    const std::int32_t index = bucket.items[bucket.next++];
+    if (bucket.next == bucket.items.size()) {
+      bucket.items.clear();
+      bucket.next = 0;
+    }
+    --size_;
+    return index;
+  }
+
+ private:
+  struct Bucket {
+    std::vector<std::int32_t> items;
+    size_t next = 0;
+  };
+  std::vector<Bucket> buckets_;
+  int offset_ = 0;
+  int min_ = 0;
+  std::int64_t size_ = 0;
 };
 
 // Greedy best-first search over the tree of legal moves, ordered by Heuristic (and by depth,
-// more or less as `w` says). Finds, never proves.
-Outcome GuidedSearch(const Position& root, Context& ctx, std::int64_t cap, Bitboard corners,
-                     Weights w, std::vector<Move>* line) {
-  const std::int64_t stop_at = ctx.nodes() + cap;
-  std::vector<MoveNode> tree;
-  tree.push_back({-1, Move(), 0});
-  absl::flat_hash_set<std::uint64_t> seen;
-  seen.insert(root.key());
-  using Entry = std::pair<int, std::int32_t>;  // priority, index
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
-  open.push({0, 0});
-  std::vector<Move> path;
-  auto line_to = [&](std::int32_t index) {
+// more or less as `w` says). Finds, never proves. Resumable: each Run continues where the last
+// one stopped, so several searches can share a budget in turns without repeating work.
+class GuidedSearch {
+ public:
+  // `strip`: instead of a mate, look for positions where the loser has only his king left and
+  // the winner can still mate alone (not WeakWinner); each is a subgoal (TakeSubgoals).
+  GuidedSearch(const Position& root, Context& ctx, Bitboard corners, Weights w, bool strip = false,
+               const MateTarget* target = nullptr)
+      : root_(root), ctx_(ctx), corners_(corners), w_(w), strip_(strip) {
+    if (target != nullptr) target_ = *target;
+    tree_.reserve(kReserve);
+    seen_.reserve(kReserve);
+    expanded_.reserve(kReserve / 16);
+    tree_.push_back({-1, 0, -1, Move()});
+    seen_.insert(root.key());
+    open_.push(0, 0);
+  }
+
+  // Generates about `budget` more positions (a node's children are never split).
+  Outcome Run(std::int64_t budget, std::vector<Move>* line) {
+    const std::int64_t stop_at = ctx_.nodes() + budget;
+    while (!open_.empty()) {
+      if (ctx_.nodes() >= stop_at || ctx_.stopped()) return Outcome::kLimit;
+      const std::int32_t index = open_.pop();
+      Position pos = index == 0 ? root_ : expanded_[tree_[tree_[index].parent].slot];
+      if (index != 0) pos.PlayUnchecked(tree_[index].move);
+      tree_[index].slot = static_cast<std::int32_t>(expanded_.size());
+      expanded_.push_back(pos);
+      MoveList list;
+      chess::GenerateLegalMoves(pos, &list);
+      const std::int32_t depth = tree_[index].depth + 1;
+      for (Move m : list) {
+        if (!ctx_.Tick()) return Outcome::kLimit;
+        Position child = pos;
+        child.PlayUnchecked(m);
+        if (!seen_.insert(child.key()).second) continue;
+        if (ctx_.IsGoal(child)) {
+          *line = LineTo(index);
+          line->push_back(m);
+          return Outcome::kFound;
+        }
+        if (ctx_.Hopeless(child)) continue;
+        if (strip_ && Stripped(child, ctx_.winner())) {
+          subgoals_.push_back({LineTo(index), child});
+          subgoals_.back().first.push_back(m);
+          continue;
+        }
+        const int h = target_  ? TargetHeuristic(child, ctx_.winner(), *target_)
+                      : strip_ ? StripHeuristic(child, ctx_.winner())
+                               : Heuristic(child, ctx_.winner(), corners_);
+        tree_.push_back({index, depth, -1, m});
+        open_.push(w_.h * h + w_.d * depth, static_cast<std::int32_t>(tree_.size() - 1));
+      }
+      if (!subgoals_.empty()) return Outcome::kSubgoal;
+    }
+    return Outcome::kExhausted;  // every reachable position seen (by hash: not a proof)
+  }
+
+  // The subgoals met since the last call: the line to each and the position it reaches.
+  std::vector<std::pair<std::vector<Move>, Position>> TakeSubgoals() {
+    return std::move(subgoals_);
+  }
+
+ private:
+  std::vector<Move> LineTo(std::int32_t index) const {
     std::vector<Move> moves;
-    for (std::int32_t i = index; tree[i].parent >= 0; i = tree[i].parent) {
-      moves.push_back(tree[i].move);
+    for (std::int32_t i = index; tree_[i].parent >= 0; i = tree_[i].parent) {
+      moves.push_back(tree_[i].move);
     }
     std::reverse(moves.begin(), moves.end());
     return moves;
-  };
-  while (!open.empty()) {
-    const std::int32_t index = open.top().second;
-    open.pop();
-    Position pos = root;
-    path = line_to(index);
-    for (Move m : path) pos.PlayUnchecked(m);
-    MoveList list;
-    chess::GenerateLegalMoves(pos, &list);
-    const std::int32_t depth = tree[index].depth + 1;
-    for (Move m : list) {
-      if (!ctx.Tick() || ctx.nodes() >= stop_at) return Outcome::kLimit;
-      Position child = pos;
-      child.PlayUnchecked(m);
-      if (!seen.insert(child.key()).second) continue;
-      if (ctx.IsGoal(child)) {
-        path.push_back(m);
-        *line = std::move(path);
-        return Outcome::kFound;
-      }
-      if (ctx.Hopeless(child)) continue;
-      const int priority = w.h * Heuristic(child, ctx.winner(), corners) + w.d * depth;
-      tree.push_back({index, m, depth});
-      open.push({priority, static_cast<std::int32_t>(tree.size() - 1)});
-    }
   }
-  return Outcome::kExhausted;  // every reachable position seen (by hash: not a proof)
-}
 
-// Breadth-first enumeration of every position reachable from `root`, by exact identity. When it
-// completes without meeting the goal, no series of legal moves reaches it: a proof.
-Outcome Exhaust(const Position& root, Context& ctx, std::int64_t cap, std::vector<Move>* line,
-                std::int64_t* positions) {
-  const std::int64_t stop_at = ctx.nodes() + cap;
-  std::vector<TreeNode> tree;
-  tree.push_back({root, -1, Move(), 0});
-  absl::flat_hash_set<ExactKey> seen;
-  seen.insert(MakeExactKey(root));
-  for (size_t next = 0; next < tree.size(); ++next) {
-    MoveList list;
-    chess::GenerateLegalMoves(tree[next].pos, &list);
-    for (Move m : list) {
-      if (!ctx.Tick() || ctx.nodes() >= stop_at) return Outcome::kLimit;
-      Position child = tree[next].pos;
-      child.PlayUnchecked(m);
-      if (!seen.insert(MakeExactKey(child)).second) continue;
-      const std::int32_t parent = static_cast<std::int32_t>(next);
-      if (ctx.IsGoal(child)) {
-        tree.push_back({child, parent, m, tree[next].depth + 1});
-        *line = LineTo(tree, static_cast<std::int32_t>(tree.size() - 1));
-        return Outcome::kFound;
-      }
-      if (ctx.Hopeless(child)) continue;  // proven: no mate below it
-      tree.push_back({child, parent, m, tree[next].depth + 1});
-    }
+  const Position root_;
+  Context& ctx_;
+  const Bitboard corners_;
+  const Weights w_;
+  const bool strip_;
+  std::optional<MateTarget> target_;
+  std::vector<std::pair<std::vector<Move>, Position>> subgoals_;
+  std::vector<MoveNode> tree_;
+  std::vector<Position> expanded_;
+  absl::flat_hash_set<std::uint64_t> seen_;
+  BucketQueue open_;
+};
+
+// Breadth-first enumeration of every position reachable from the root, by exact identity. When
+// it completes without meeting the goal, no series of legal moves reaches it: a proof.
+// Resumable like GuidedSearch. Only the frontier's positions are kept; each node is its parent
+// and the move from it.
+class Exhaustive {
+ public:
+  Exhaustive(const Position& root, Context& ctx) : ctx_(ctx) {
+    tree_.push_back({-1, Move()});
+    frontier_.push_back(root);
+    seen_.insert(MakeExactKey(root));
   }
-  *positions = static_cast<std::int64_t>(seen.size());
-  return Outcome::kExhausted;
-}
+
+  Outcome Run(std::int64_t budget, std::vector<Move>* line) {
+    const std::int64_t stop_at = ctx_.nodes() + budget;
+    while (!frontier_.empty()) {
+      if (ctx_.nodes() >= stop_at || ctx_.stopped()) return Outcome::kLimit;
+      // Memory: past this many positions the enumeration gives up (kGaveUp).
+      if (seen_.size() > kMaxPositions) return Outcome::kGaveUp;
+      const Position pos = frontier_.front();
+      frontier_.pop_front();
+      const std::int32_t parent = next_++;
+      MoveList list;
+      chess::GenerateLegalMoves(pos, &list);
+      for (Move m : list) {
+        if (!ctx_.Tick()) return Outcome::kLimit;
+        Position child = pos;
+        child.PlayUnchecked(m);
+        if (!seen_.insert(MakeExactKey(child)).second) continue;
+        if (ctx_.IsGoal(child)) {
+          *line = LineTo(parent);
+          line->push_back(m);
+          return Outcome::kFound;
+        }
+        if (ctx_.Hopeless(child)) continue;  // proven: no goal below it
+        tree_.push_back({parent, m});
+        frontier_.push_back(child);
+      }
+    }
+    return Outcome::kExhausted;
+  }
+
+  std::int64_t positions() const { return static_cast<std::int64_t>(seen_.size()); }
+
+ private:
+  static constexpr size_t kMaxPositions = 2'000'000;
+  struct Node {
+    std::int32_t parent;
+    Move move;
+  };
+  std::vector<Move> LineTo(std::int32_t index) const {
+    std::vector<Move> moves;
+    for (std::int32_t i = index; tree_[i].parent >= 0; i = tree_[i].parent) {
+      moves.push_back(tree_[i].move);
+    }
+    std::reverse(moves.begin(), moves.end());
+    return moves;
+  }
+
+  Context& ctx_;
+  std::vector<Node> tree_;
+  std::deque<Position> frontier_;  // the positions of tree_[next_ ...], in order
+  std::int32_t next_ = 0;
+  absl::flat_hash_set<ExactKey> seen_;
+};
 
 UnwinnabilityResult Found(std::vector<Move> line, Method method, std::int64_t nodes,
                           absl::string_view what) {
@@ -378,45 +917,104 @@ UnwinnabilityResult Proven(Method method, std::string reason, std::int64_t nodes
   return r;
 }
 
-// The search phases shared by mate and mating potential: a greedy guided search towards the
-// nearest corner; for a weak winner (WeakWinner), one patient guided search per corner (the
-// loser's blockers must gather there, and the nearest corner is often the wrong one); the
-// exhaustive enumeration (a proof when it completes); a last patient guided search with the rest
-// of the budget.
+// The searches shared by mate and mating potential. A greedy guided search towards the nearest
+// corner runs alone first: it finds most helpmates within a few thousand positions. Then the
+// searches take turns, each resuming where it stopped (none repeats another's work, and each has
+// its share whatever the limit): the greedy one; a patient one (which widens the search near the
+// root and finds the long, narrow lines); for a winner without queen or rook, one search per
+// mate target (MateTargets); for a winner who can mate alone, the strip search (take the loser's
+// men, then mate the bare king); and the exhaustive enumeration (a proof when it completes).
 UnwinnabilityResult Search(const Position& pos, Context& ctx, absl::string_view goal_text) {
   std::vector<Move> line;
-  if (GuidedSearch(pos, ctx, ctx.Share(kFirstGuidedPermille), kCorners, kGreedy, &line) ==
-      Outcome::kFound) {
+  const Color winner = ctx.winner();
+  const bool weak = WeakWinner(pos, winner);
+  auto greedy = std::make_unique<GuidedSearch>(pos, ctx, kCorners, kGreedy);
+  if (greedy->Run(weak ? kWeakSoloNodes : kSoloNodes, &line) == Outcome::kFound) {
     return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
   }
-  if (WeakWinner(pos, ctx.winner())) {
-    for (Bitboard c = kCorners; c && !ctx.stopped();) {
-      const Square corner = chess::PopLsb(c);
-      if (GuidedSearch(pos, ctx, ctx.Share(kCornerGuidedPermille), chess::SquareBB(corner),
-                       kPatient, &line) == Outcome::kFound) {
-        return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+  struct Turn {
+    std::unique_ptr<GuidedSearch> search;
+    int share;
+  };
+  std::vector<Turn> guided;
+  guided.push_back({std::move(greedy), kGreedyShare});
+  guided.push_back({std::make_unique<GuidedSearch>(pos, ctx, kCorners, kPatient), kPatientShare});
+  // No queen or rook: searches driven towards concrete checkmates by a minor piece (the loser's
+  // men as blockers, a second piece covering flight squares).
+  if (!(pos.pieces(winner, PieceType::kQueen) | pos.pieces(winner, PieceType::kRook))) {
+    for (const MateTarget& t : MateTargets(pos, winner, kMaxTargets)) {
+      guided.push_back({std::make_unique<GuidedSearch>(pos, ctx, kCorners, kGreedy,
+                                                       /*strip=*/false, &t),
+                        kTargetShare});
+    }
+  }
+  // A winner who can mate alone may first take the loser's men (the loser walking them into
+  // capture), then mate the bare king: subgoals of the strip search, each finished by a greedy
+  // mate search.
+  std::unique_ptr<GuidedSearch> strip;
+  if (!weak && pos.pieces(ctx.loser()) != pos.pieces(ctx.loser(), PieceType::kKing)) {
+    strip = std::make_unique<GuidedSearch>(pos, ctx, kCorners, kGreedy, /*strip=*/true);
+  }
+  Exhaustive exhaustive(pos, ctx);
+  bool exhaustive_active = true;
+  for (std::int64_t slice = kSliceNodes; !ctx.stopped(); slice *= 2) {
+    bool any = false;
+    for (Turn& turn : guided) {
+      if (turn.search == nullptr || ctx.stopped()) continue;
+      any = true;
+      switch (turn.search->Run(slice * turn.share, &line)) {
+        case Outcome::kFound:
+          return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+        case Outcome::kLimit:
+          break;
+        default:
+          turn.search.reset();  // every position seen: nothing more to find there
+          break;
       }
     }
-  }
-  if (!ctx.stopped()) {
-    std::int64_t positions = 0;
-    switch (Exhaust(pos, ctx, ctx.Share(kExhaustivePermille), &line, &positions)) {
-      case Outcome::kFound:
-        return Found(std::move(line), Method::kExhaustive, ctx.nodes(), goal_text);
-      case Outcome::kExhausted:
-        return Proven(Method::kExhaustive,
-                      absl::StrCat("all ", positions,
-                                   " reachable positions enumerated; none reaches the goal"),
-                      ctx.nodes());
-      case Outcome::kLimit:
-        break;
+    if (strip != nullptr && !ctx.stopped()) {
+      any = true;
+      switch (strip->Run(slice * kStripShare, &line)) {
+        case Outcome::kFound:
+          return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+        case Outcome::kSubgoal: {
+          // The finishing searches take at most the strip search's share of this turn.
+          const std::int64_t until = ctx.nodes() + slice * kStripShare;
+          for (auto& [prefix, reached] : strip->TakeSubgoals()) {
+            if (ctx.nodes() >= until || ctx.stopped()) break;
+            GuidedSearch finish(reached, ctx, kCorners, kGreedy);
+            if (finish.Run(std::min(kFinishNodes, until - ctx.nodes()), &line) == Outcome::kFound) {
+              prefix.insert(prefix.end(), line.begin(), line.end());
+              return Found(std::move(prefix), Method::kSearch, ctx.nodes(), goal_text);
+            }
+          }
+          break;
+        }
+        case Outcome::kLimit:
+          break;
+        default:
+          strip.reset();
+          break;
+      }
     }
-  }
-  if (!ctx.stopped()) {
-    if (GuidedSearch(pos, ctx, std::numeric_limits<std::int64_t>::max() / 2, kCorners, kPatient,
-                     &line) == Outcome::kFound) {
-      return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+    if (exhaustive_active && !ctx.stopped()) {
+      any = true;
+      switch (exhaustive.Run(slice / 2, &line)) {
+        case Outcome::kFound:
+          return Found(std::move(line), Method::kExhaustive, ctx.nodes(), goal_text);
+        case Outcome::kExhausted:
+          return Proven(Method::kExhaustive,
+                        absl::StrCat("all ", exhaustive.positions(),
+                                     " reachable positions enumerated; none reaches the goal"),
+                        ctx.nodes());
+        case Outcome::kGaveUp:
+          exhaustive_active = false;
+          break;
+        default:
+          break;
+      }
     }
+    if (!any) break;
   }
   UnwinnabilityResult r;
   r.verdict = Verdict::kUndetermined;

@@ -13,8 +13,10 @@
 // "any series of legal moves" is unbounded.
 //
 // The method follows the ideas of M. Ambrona, "A Practical Algorithm for Chess Unwinnability"
-// (FUN 2022): cheap static tests first, then a guided helpmate search, then an exhaustive one.
-// The code is our own.
+// (FUN 2022): cheap static tests first (material, mate patterns enumerated per material, locked
+// pawns), then guided helpmate searches taking turns with an exhaustive one: a greedy search,
+// searches driven towards concrete checkmates by minor pieces (the loser's men as blockers), and
+// one that first takes the loser's men and then mates the bare king. The code is our own.
 #ifndef ARBITER_LIBS_ANALYSIS_UNWINNABLE_H_
 #define ARBITER_LIBS_ANALYSIS_UNWINNABLE_H_
 

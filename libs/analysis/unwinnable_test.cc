@@ -129,6 +129,112 @@ TEST(MatePattern, KnightAgainstRookCanMate) {
   Expect("7r/8/8/4k3/8/8/2N5/4K3 w - - 0 1", Color::kWhite, Verdict::kWinnable);
 }
 
+// Bishops of one colour mate only on a square of their colour; the king's neighbours of the other
+// colour need blockers. Two light-squared bishops against a rook or a queen: the lone blocker,
+// in the only places a mate could happen (the light corners), always captures the checker or
+// interposes. Proven by enumerating every placement; the other side mates with help.
+TEST(MatePattern, TwoLightBishopsAgainstRookOrQueenCannotMate) {
+  for (const char* fen :
+       {"4B3/8/8/2r5/8/K2B4/6k1/8 b - - 6 129", "4k3/8/4B3/8/8/2q5/8/5BK1 b - - 9 180"}) {
+    auto r = Expect(fen, Color::kWhite, Verdict::kUnwinnable);
+    EXPECT_EQ(r.method, Method::kMatePattern) << fen;
+    Expect(fen, Color::kBlack, Verdict::kWinnable);
+  }
+  // Dark-squared bishops against a rook, for Black.
+  auto r = Expect("8/8/2k2b2/8/R7/8/8/2b3K1 w - - 22 138", Color::kBlack, Verdict::kUnwinnable);
+  EXPECT_EQ(r.method, Method::kMatePattern);
+}
+
+// The enumeration is no blanket rule: a knight can block without interposing, so two bishops of
+// one colour mate with its help.
+TEST(MatePattern, TwoLightBishopsAgainstKnightCanMate) {
+  Expect("8/8/B7/3n1K2/8/3B4/k7/8 b - - 75 148", Color::kWhite, Verdict::kWinnable);
+}
+
+// Soundness of the bishops' enumeration against the search: over random placements of K + two
+// or three light-squared bishops against K + up to two men, a position the search mates is never
+// one the pattern proof calls unwinnable.
+TEST(MatePattern, BishopsProofNeverContradictsAFoundMate) {
+  std::uint64_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>(seed >> 33);
+  };
+  const std::vector<std::string> men = {"n", "B", "nn", "nB", "rB", "qB", "nq", "bB", "r", "q"};
+  int mates = 0, proofs = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& m : men) {
+      chess::Setup setup;
+      auto place = [&](chess::Piece piece, chess::Bitboard allowed) {
+        while (true) {
+          const int sq = next() % 64;
+          if (chess::IsNone(setup.board[sq]) && (allowed >> sq & 1)) {
+            setup.board[sq] = piece;
+            return;
+          }
+        }
+      };
+      place(chess::MakePiece(Color::kWhite, chess::PieceType::kKing), ~chess::Bitboard{0});
+      place(chess::MakePiece(Color::kBlack, chess::PieceType::kKing), ~chess::Bitboard{0});
+      for (int b = 0; b < 2 + round % 2; ++b) {
+        place(chess::MakePiece(Color::kWhite, chess::PieceType::kBishop), chess::kLightSquares);
+      }
+      for (char c : m) {
+        const chess::PieceType t = c == 'n'   ? chess::PieceType::kKnight
+                                   : c == 'r' ? chess::PieceType::kRook
+                                   : c == 'q' ? chess::PieceType::kQueen
+                                              : chess::PieceType::kBishop;
+        // 'B': a bishop of the other colour (dark); 'b': of the winner's colour.
+        place(chess::MakePiece(Color::kBlack, t), c == 'B'   ? chess::kDarkSquares
+                                                  : c == 'b' ? chess::kLightSquares
+                                                             : ~chess::Bitboard{0});
+      }
+      absl::StatusOr<Position> pos = Position::FromSetup(setup);
+      if (!pos.ok() || !pos->HasLegalMoves()) continue;
+      SearchLimits limits;
+      limits.max_nodes = 200000;
+      const bool proof = MatePatternProof(*pos, Color::kWhite).has_value();
+      proofs += proof;
+      UnwinnabilityResult r = AnalyzeUnwinnability(*pos, Color::kWhite, limits);
+      if (r.verdict == Verdict::kWinnable) {
+        ++mates;
+        EXPECT_FALSE(proof) << chess::ToFen(*pos);
+        ExpectReplayMates(*pos, Color::kWhite, r);
+      }
+    }
+  }
+  EXPECT_GT(mates, 5);
+  EXPECT_GT(proofs, 3);
+}
+
+// --- the search's strategies -------------------------------------------------------------------
+
+// A winner who can mate alone takes the loser's men first (the loser walks them into capture),
+// then mates the bare king: queen against queen, queen against knight, in few positions.
+TEST(Search, StripsTheLosersMenThenMates) {
+  SearchLimits limits;
+  limits.max_nodes = 60000;
+  for (const char* fen :
+       {"8/3Q4/8/k7/8/1q6/8/7K w - - 23 110", "5k2/8/8/8/8/1n6/K3Q3/8 w - - 22 154"}) {
+    UnwinnabilityResult r = AnalyzeUnwinnability(Fen(fen), Color::kWhite, limits);
+    ExpectReplayMates(Fen(fen), Color::kWhite, r);
+  }
+}
+
+// A lone minor piece mates only with the loser's men as blockers; searches driven towards
+// concrete checkmates (the loser's queen as a blocker out of the way of the check, a pawn
+// promoted to become one) find such lines in few positions.
+TEST(Search, MateTargetsForALoneMinorPiece) {
+  SearchLimits limits;
+  limits.max_nodes = 100000;
+  for (auto [fen, side] : {std::pair{"8/5b2/5K2/5Q2/8/8/N6k/8 b - - 12 126", Color::kBlack},
+                           std::pair{"8/3k4/r7/8/8/8/7p/2B1K3 b - - 6 104", Color::kWhite},
+                           std::pair{"1k6/8/8/8/1B6/B5N1/7K/8 b - - 130 221", Color::kWhite}}) {
+    UnwinnabilityResult r = AnalyzeUnwinnability(Fen(fen), side, limits);
+    ExpectReplayMates(Fen(fen), side, r);
+  }
+}
+
 // --- locked pawns ------------------------------------------------------------------------------
 
 // Kings only behind a locked chain: neither king can ever reach an enemy pawn. Dead.
