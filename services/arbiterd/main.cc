@@ -19,7 +19,10 @@
 #include "libs/service/flags.h"
 #include "libs/service/log.h"
 #include "libs/service/server.h"
+#include "services/clock_authority/host.h"
 #include "services/rules_validation/rules_service.h"
+#include "services/search_analysis/analysis_service.h"
+#include "services/search_analysis/flags.h"
 
 ABSL_FLAG(int, max_perft_depth, 6, "rules_validation: the deepest perft a caller may ask for");
 
@@ -41,7 +44,7 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   service::ServerConfig config = service::ConfigFromFlags();
 
-  const std::vector<std::string> known = {"rules_validation"};
+  const std::vector<std::string> known = {"rules_validation", "search_analysis", "clock_authority"};
   std::set<std::string> wanted;
   for (absl::string_view s : absl::StrSplit(config.services, ',', absl::SkipWhitespace())) {
     if (s == "all") {
@@ -68,12 +71,36 @@ int main(int argc, char** argv) {
     rules = std::make_unique<rules_validation::RulesValidationService>(env->get(), limits);
     hosted.push_back({rules_validation::RulesValidationService::kName, rules.get()});
   }
+  std::unique_ptr<search_analysis::SearchAnalysisService> analysis;
+  if (wanted.count("search_analysis")) {  // 5.2b, 6.10, 9.6, 10.2, C3, C4: searches and the engine
+    absl::StatusOr<std::unique_ptr<search_analysis::SearchAnalysisService>> created =
+        search_analysis::SearchAnalysisService::Create(env->get(),
+                                                       search_analysis::OptionsFromFlags());
+    if (!created.ok()) return Fail(created.status());
+    analysis = *std::move(created);
+    hosted.push_back({search_analysis::SearchAnalysisService::kName, analysis.get()});
+  }
 
-  absl::StatusOr<std::unique_ptr<service::Server>> server =
-      service::Server::Start(config, env->get(), hosted);
-  if (!server.ok()) return Fail(server.status());
-  service::ShutdownOnSignals(server->get());
-  (*server)->Wait();
+  // The clock authority: its store is --store (memory by default, or redis://host:port).
+  std::unique_ptr<clock_authority::ClockAuthorityHost> clock;
+  if (wanted.count("clock_authority")) {
+    absl::StatusOr<std::unique_ptr<clock_authority::ClockAuthorityHost>> host =
+        clock_authority::ClockAuthorityHost::Create(config, env->get(),
+                                                    clock_authority::ClockHostOptionsFromFlags());
+    if (!host.ok()) return Fail(host.status());
+    clock = std::move(*host);
+    hosted.push_back({clock_authority::ClockAuthorityService::kName, clock->service()});
+  }
+
+  {
+    absl::StatusOr<std::unique_ptr<service::Server>> server =
+        service::Server::Start(config, env->get(), hosted);
+    if (!server.ok()) return Fail(server.status());
+    if (clock != nullptr) clock->Start();
+    service::ShutdownOnSignals(server->get());
+    (*server)->Wait();
+  }
+  if (clock != nullptr) clock->Stop();
   service::Log(service::LogLevel::kInfo, "stopped");
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "tools/arbiterctl/analysis_cmds.h"
 #include "tools/arbiterctl/analyze.h"
 #include "tools/arbiterctl/client.h"
+#include "tools/arbiterctl/clock_client.h"
 #include "tools/arbiterctl/clock_simulate.h"
 #include "tools/arbiterctl/demo.h"
 #include "tools/arbiterctl/pgn_check.h"
@@ -43,7 +44,10 @@ constexpr char kUsage[] =
     "  arbiterctl health [--service NAME]\n"
     "  arbiterctl rules validate --fen <FEN|startpos> --move <UCI|SAN>\n"
     "  arbiterctl rules status --fen <FEN|startpos> [--moves m1,m2,...] [--edition fide2023]\n"
-    "  arbiterctl rules apply|legal|perft --fen ... [--moves ...] [--depth N]\n";
+    "  arbiterctl rules apply|legal|perft --fen ... [--moves ...] [--depth N]\n"
+    "  arbiterctl clock create --game ID --time-control TC --edition E\n"
+    "  arbiterctl clock start|press|pause|resume|get|watch --game ID [--json]\n"
+    "  arbiterctl clock adjust --game ID --side S --delta-ms N\n";
 
 // Positional arguments and --flag / --flag=value / --flag value options.
 struct Args {
@@ -123,7 +127,7 @@ int Pgn(const Args& args) {
 }
 
 int Main(int argc, char** argv) {
-  Args args = Args::Parse(argc, argv, {"divide", "json"});
+  Args args = Args::Parse(argc, argv, {"divide", "json", "lag-compensation"});
   if (args.positional.empty()) {
     std::cerr << kUsage;
     return 2;
@@ -134,6 +138,11 @@ int Main(int argc, char** argv) {
   if (command == "pgn") return Pgn(args);
   if (command == "clock" && args.positional.size() == 2 && args.positional[1] == "simulate") {
     return RunClockSimulate(std::cin, std::cout);
+  }
+  if (command ==
+      "clock") {  // create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch
+    ClientArgs client{args.positional, args.flags};
+    return RunClockClient(client, std::cout, std::cerr);
   }
   if (command == "demo") return RunDemo(std::cout);
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);

@@ -1,0 +1,368 @@
+#include "libs/clock_authority/authority.h"
+
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+
+namespace clockauth {
+namespace {
+
+bool IsConflict(const absl::Status& st) {
+  return base::ErrorCode(st) == store::kErrVersionConflict;
+}
+
+absl::Status MapNotFound(const absl::Status& st, absl::string_view game_id) {
+  if (base::ErrorCode(st) == store::kErrGameNotFound) return ClockNotFound(game_id);
+  return st;
+}
+
+std::uint64_t Fnv1a64(absl::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The one command id every replica uses for the flags found on the state at `version`.
+std::string FlagCommandId(absl::string_view game_id, std::int64_t version) {
+  std::string id = absl::StrCat("flag:", game_id, ":", version);
+  if (id.size() > static_cast<size_t>(store::kMaxIdLength)) {
+    id = absl::StrCat("flag:h", absl::Hex(Fnv1a64(game_id), absl::kZeroPad16), ":", version);
+  }
+  return id;
+}
+
+std::string ProcessNonce() {
+  std::random_device rd;
+  return absl::StrCat(absl::Hex((static_cast<std::uint64_t>(rd()) << 32) | rd(), absl::kZeroPad16));
+}
+
+}  // namespace
+
+absl::Status ClockNotFound(absl::string_view game_id) {
+  return base::NotFound(kErrClockNotFound, absl::StrCat("no clock for game \"", game_id, "\""));
+}
+
+ClockAuthority::ClockAuthority(store::GameStore* store, TimeSource* time, AuthorityOptions options)
+    : store_(store),
+      time_(time),
+      options_(std::move(options)),
+      id_prefix_(absl::StrCat("a:", options_.owner.substr(0, 64), ":", ProcessNonce(), ":")) {}
+
+absl::string_view ClockAuthority::KindOf(const v1::ClockEvent& command) {
+  switch (command.event_case()) {
+    case v1::ClockEvent::kCreated:
+      return "create";
+    case v1::ClockEvent::kStarted:
+      return "start";
+    case v1::ClockEvent::kPressed:
+      return "press";
+    case v1::ClockEvent::kArrived:
+      return "arrive";
+    case v1::ClockEvent::kPaused:
+      return "pause";
+    case v1::ClockEvent::kResumed:
+      return "resume";
+    case v1::ClockEvent::kAdjusted:
+      return "adjust";
+    case v1::ClockEvent::kSet:
+      return "set";
+    case v1::ClockEvent::kReplaced:
+      return "replace";
+    case v1::ClockEvent::kFlagFell:
+      return "flag";
+    case v1::ClockEvent::kFlagClaimed:
+      return "claim";
+    case v1::ClockEvent::EVENT_NOT_SET:
+      break;
+  }
+  return "unknown";
+}
+
+std::string ClockAuthority::NewCommandId() {
+  return absl::StrCat(id_prefix_, next_id_.fetch_add(1, std::memory_order_relaxed));
+}
+
+void ClockAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
+  for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
+}
+
+std::shared_ptr<const ClockGame> ClockAuthority::Cached(absl::string_view game_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = cache_.find(game_id);
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+void ClockAuthority::Remember(absl::string_view game_id, std::shared_ptr<const ClockGame> game) {
+  absl::MutexLock lock(&mu_);
+  auto it = cache_.find(game_id);
+  if (it != cache_.end()) {
+    // Never replace a newer state by an older one (threads finish in any order).
+    if (it->second->version() <= game->version()) it->second = std::move(game);
+    return;
+  }
+  if (cache_.size() >= options_.cache_size && !cache_.empty()) cache_.erase(cache_.begin());
+  cache_.emplace(std::string(game_id), std::move(game));
+}
+
+void ClockAuthority::Forget(absl::string_view game_id) {
+  absl::MutexLock lock(&mu_);
+  cache_.erase(game_id);
+}
+
+absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::string_view game_id,
+                                                                      bool use_cache) {
+  if (use_cache) {
+    if (std::shared_ptr<const ClockGame> cached = Cached(game_id)) return cached;
+  }
+  absl::StatusOr<v1::GameSnapshot> snapshot = store_->ReadSnapshot(game_id);
+  if (!snapshot.ok()) return MapNotFound(snapshot.status(), game_id);
+  ASSIGN_OR_RETURN(ClockGame game, ClockGame::FromSnapshot(*snapshot));
+  auto shared = std::make_shared<const ClockGame>(std::move(game));
+  for (AuthorityObserver* o : observers_) o->OnLoaded(game_id, *shared);
+  Remember(game_id, shared);
+  return shared;
+}
+
+absl::StatusOr<store::AppendResult> ClockAuthority::Append(
+    absl::string_view game_id, const ClockGame& before, const ClockGame& after,
+    const std::vector<v1::ClockEvent>& events, const std::string& command_id,
+    const std::string& fingerprint, std::int64_t recorded_at_ms) {
+  store::AppendRequest request;
+  request.game_id = std::string(game_id);
+  request.expected_version = before.version();
+  request.command_id = command_id;
+  request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
+  for (const v1::ClockEvent& e : events) request.events.push_back(ToGameEvent(e, recorded_at_ms));
+  request.snapshot = after.Snapshot();
+  const std::optional<std::int64_t> deadline = NextDeadline(after);
+  request.deadline =
+      deadline.has_value() ? store::DeadlineUpdate::Set(*deadline) : store::DeadlineUpdate::Clear();
+  absl::StatusOr<store::AppendResult> result = store_->Append(request);
+  if (!result.ok()) return MapNotFound(result.status(), game_id);
+  if (!result->replayed) {
+    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, after, deadline);
+  }
+  return result;
+}
+
+absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::StateAt(absl::string_view game_id,
+                                                                         std::int64_t version) {
+  absl::StatusOr<std::vector<v1::GameEvent>> log = store_->ReadEvents(game_id, 1, version);
+  if (!log.ok()) return MapNotFound(log.status(), game_id);
+  std::vector<v1::ClockEvent> events;
+  events.reserve(log->size());
+  for (const v1::GameEvent& e : *log) {
+    ASSIGN_OR_RETURN(v1::ClockEvent event, FromGameEvent(e));
+    events.push_back(std::move(event));
+  }
+  ASSIGN_OR_RETURN(ClockGame game, ClockGame::Replay(events));
+  return std::make_shared<const ClockGame>(std::move(game));
+}
+
+absl::StatusOr<CommandResult> ClockAuthority::Replayed(absl::string_view game_id,
+                                                       std::int64_t version) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const ClockGame> game, StateAt(game_id, version));
+  CommandResult r;
+  r.now_ms = game->last_event_ms();
+  r.version = version;
+  r.replayed = true;
+  r.game = std::move(game);
+  return r;
+}
+
+absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
+                                                     const v1::CreateClockRequest& request,
+                                                     const CommandOptions& options) {
+  auto run = [&]() -> absl::StatusOr<CommandResult> {
+    RETURN_IF_ERROR(store::ValidateGameId(game_id));
+    const std::int64_t now = time_->NowMs();
+    ASSIGN_OR_RETURN(v1::ClockCreated created, NewClock(request, now));
+    ASSIGN_OR_RETURN(ClockGame game, ClockGame::Create(created));
+    v1::ClockEvent event;
+    *event.mutable_created() = created;
+    store::AppendRequest req;
+    req.game_id = std::string(game_id);
+    req.expected_version = 0;
+    req.command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    req.fingerprint = options.fingerprint.empty() ? req.command_id : options.fingerprint;
+    req.events.push_back(ToGameEvent(event, now));
+    req.snapshot = game.Snapshot();
+    ASSIGN_OR_RETURN(store::AppendResult result, store_->Append(req));
+    if (result.replayed) return Replayed(game_id, result.version);
+    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, game, std::nullopt);
+    CommandResult r;
+    r.version = result.version;
+    r.now_ms = now;
+    r.game = std::make_shared<const ClockGame>(std::move(game));
+    Remember(game_id, r.game);
+    return r;
+  };
+  absl::StatusOr<CommandResult> r = run();
+  NotifyCommand("create", r.status());
+  return r;
+}
+
+absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
+                                                      const v1::ClockEvent& command,
+                                                      const CommandOptions& options) {
+  const absl::string_view kind = KindOf(command);
+  auto run = [&]() -> absl::StatusOr<CommandResult> {
+    RETURN_IF_ERROR(store::ValidateGameId(game_id));
+    const std::string command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    bool use_cache = true;
+    for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const ClockGame> before, Load(game_id, use_cache));
+      const bool from_cache = use_cache;
+      use_cache = false;  // after any surprise, decide again on the store's state
+      if (options.expected_version != 0 && before->version() != options.expected_version) {
+        if (from_cache) continue;
+        if (!options.command_id.empty()) {
+          ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
+                           store_->LookupCommand(game_id, options.command_id));
+          if (done.has_value()) return Replayed(game_id, done->version);
+        }
+        return base::Aborted(store::kErrVersionConflict,
+                             absl::StrCat("the clock is at version ", before->version(), ", not ",
+                                          options.expected_version));
+      }
+      const std::int64_t now = time_->NowMs();
+      absl::StatusOr<Decision> decision = Decide(*before, command, now);
+      if (!decision.ok()) {
+        if (from_cache) continue;  // refuse only on the store's latest state
+        if (!options.command_id.empty()) {
+          // A retry of a command that was applied finds the game moved on: answer it from the
+          // record rather than refuse it.
+          ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
+                           store_->LookupCommand(game_id, options.command_id));
+          if (done.has_value()) return Replayed(game_id, done->version);
+        }
+        return decision.status();
+      }
+      ClockGame after = std::move(*decision->after);
+      // A refused command appends only the flags found before it, as the scheduler would.
+      const bool refused = !decision->refused.ok();
+      const std::string id = refused ? FlagCommandId(game_id, before->version()) : command_id;
+      const std::string fingerprint = refused ? id : options.fingerprint;
+      absl::StatusOr<store::AppendResult> result =
+          Append(game_id, *before, after, decision->events, id, fingerprint, now);
+      if (!result.ok()) {
+        if (IsConflict(result.status()) && options.expected_version == 0) {
+          for (AuthorityObserver* o : observers_) o->OnConflict();
+          Forget(game_id);
+          continue;
+        }
+        return result.status();
+      }
+      if (result->replayed) {
+        if (refused) {
+          Forget(game_id);
+          continue;  // another replica recorded these flags: decide again on its state
+        }
+        return Replayed(game_id, result->version);
+      }
+      if (refused) {
+        for (const v1::ClockEvent& e : decision->events) {
+          if (e.has_flag_fell()) {
+            for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
+          }
+        }
+      }
+      auto shared = std::make_shared<const ClockGame>(std::move(after));
+      Remember(game_id, shared);
+      if (refused) return decision->refused;
+      // Flags recorded before the command (B6: play goes on) or after it (a setting to zero).
+      for (const v1::ClockEvent& e : decision->events) {
+        if (e.has_flag_fell()) {
+          for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
+        }
+      }
+      CommandResult r;
+      r.version = result->version;
+      r.now_ms = now;
+      r.game = std::move(shared);
+      return r;
+    }
+    return base::Aborted(store::kErrVersionConflict,
+                         absl::StrCat("gave up after ", options_.max_attempts,
+                                      " version conflicts on game \"", game_id, "\""));
+  };
+  absl::StatusOr<CommandResult> r = run();
+  NotifyCommand(kind, r.status());
+  return r;
+}
+
+absl::StatusOr<CommandResult> ClockAuthority::Get(absl::string_view game_id) {
+  RETURN_IF_ERROR(store::ValidateGameId(game_id));
+  ASSIGN_OR_RETURN(std::shared_ptr<const ClockGame> game, Load(game_id, /*use_cache=*/false));
+  CommandResult r;
+  r.version = game->version();
+  r.now_ms = time_->NowMs();
+  r.game = std::move(game);
+  return r;
+}
+
+absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view game_id,
+                                                           std::int64_t known_version) {
+  bool use_cache = known_version > 0;
+  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+    std::shared_ptr<const ClockGame> before;
+    if (use_cache) {
+      before = Cached(game_id);
+      if (before != nullptr && before->version() != known_version) before = nullptr;
+    }
+    use_cache = false;
+    if (before == nullptr) {
+      ASSIGN_OR_RETURN(before, Load(game_id, /*use_cache=*/false));
+    }
+    const std::int64_t now = time_->NowMs();
+    std::vector<v1::ClockEvent> flags = SettleFlags(*before, now);
+    FlagCheckResult out;
+    if (flags.empty()) {
+      out.next_deadline = NextDeadline(*before);
+      out.version = before->version();
+      return out;
+    }
+    ClockGame after = *before;
+    for (const v1::ClockEvent& e : flags) {
+      if (absl::Status st = after.Apply(e); !st.ok()) {
+        return base::Error(absl::StatusCode::kInternal, kErrCorruptLog, st.message());
+      }
+    }
+    const std::string id = FlagCommandId(game_id, before->version());
+    absl::StatusOr<store::AppendResult> result =
+        Append(game_id, *before, after, flags, id, id, now);
+    if (!result.ok()) {
+      if (IsConflict(result.status())) {
+        for (AuthorityObserver* o : observers_) o->OnConflict();
+        Forget(game_id);
+        continue;
+      }
+      return result.status();
+    }
+    if (result->replayed) {
+      Forget(game_id);
+      out.already_recorded = true;
+      out.version = result->version;
+      return out;
+    }
+    for (const v1::ClockEvent& e : flags) {
+      for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
+    }
+    out.recorded = static_cast<int>(flags.size());
+    out.next_deadline = NextDeadline(after);
+    out.version = result->version;
+    Remember(game_id, std::make_shared<const ClockGame>(std::move(after)));
+    return out;
+  }
+  return base::Aborted(store::kErrVersionConflict,
+                       absl::StrCat("flag check gave up after ", options_.max_attempts,
+                                    " version conflicts on game \"", game_id, "\""));
+}
+
+}  // namespace clockauth

@@ -1,0 +1,154 @@
+// The clock authority's domain service: runs clock commands against the game store, one atomic
+// append each (events + snapshot + flag deadline, compare-and-set on the version), and checks
+// flags for the scheduler. The store and the time source are injected: no gRPC, no Redis here.
+//
+//   ClockAuthority authority(&store, &time, {.owner = "pod-a:1234"});
+//   ASSIGN_OR_RETURN(CommandResult r, authority.Create("g1", create_request, {}));
+//   v1::ClockEvent press;
+//   press.mutable_pressed();
+//   ASSIGN_OR_RETURN(r, authority.Execute("g1", press, {.command_id = "m1"}));
+//
+// - A command is decided (clock_log.h) on the latest state and appended at that state's version.
+//   The replica keeps the latest state of the games it served (a cache), so a command is usually
+//   one store round trip; a stale entry only costs the compare-and-set's ERR_VERSION_CONFLICT,
+//   after which the state is read again and the command decided again (a refusal is only ever
+//   given on a state just read from the store).
+// - Idempotent by command id: a retry (same id, same fingerprint) returns the original result,
+//   with the state as of that version, replayed.
+// - Every append sets or clears the game's flag deadline in the same write (NextDeadline).
+// - Flags: CheckFlags records every flag fallen by now with the command id
+//   "flag:<game>:<version>" (fingerprinted by that id), so any number of replicas checking the
+//   same state append it once; a command that finds the mover's flag fallen appends it the same
+//   way before refusing (6.9).
+#ifndef ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
+#define ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "libs/clock_authority/clock_log.h"
+#include "libs/clock_authority/time_source.h"
+#include "libs/store/game_store.h"
+
+namespace clockauth {
+
+struct AuthorityOptions {
+  std::string owner = "clock-authority";  // this replica, unique (pod name and pid)
+  int max_attempts = 8;                   // decide-and-append rounds on version conflicts
+  size_t cache_size = 50'000;  // games whose latest state this replica keeps (a few KB each)
+};
+
+// Hooks for metrics and for the flag scheduler. Called on the calling thread, after the fact.
+class AuthorityObserver {
+ public:
+  virtual ~AuthorityObserver() = default;
+  // A command finished (kind: "create", "press", ...; status OK or its error).
+  virtual void OnCommand(absl::string_view kind, const absl::Status& status) {}
+  // This replica appended a flag fall.
+  virtual void OnFlagRecorded(absl::string_view game_id, const v1::FlagFell& flag) {}
+  // A compare-and-set lost to another writer (the state is read again).
+  virtual void OnConflict() {}
+  // This replica appended; `deadline` is what the append set (nullopt: cleared).
+  virtual void OnAppended(absl::string_view game_id, const ClockGame& after,
+                          std::optional<std::int64_t> deadline) {}
+  // This replica read a game's latest state from the store.
+  virtual void OnLoaded(absl::string_view game_id, const ClockGame& game) {}
+};
+
+struct CommandOptions {
+  // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
+  // then a new command).
+  std::string command_id;
+  // The request's identity for retries (e.g. a hash of it); "" = the command id.
+  std::string fingerprint;
+  // 0: any version; otherwise ERR_VERSION_CONFLICT unless the game is at it.
+  std::int64_t expected_version = 0;
+};
+
+struct CommandResult {
+  std::shared_ptr<const ClockGame> game;  // the state after the command (replay: as of then)
+  std::int64_t version = 0;
+  bool replayed = false;
+  std::int64_t now_ms = 0;  // the instant to read the state at
+};
+
+struct FlagCheckResult {
+  int recorded = 0;                           // flag falls this call appended
+  bool already_recorded = false;              // another replica (or a retry) appended them first
+  std::optional<std::int64_t> next_deadline;  // of the state after the check
+  std::int64_t version = 0;
+};
+
+class ClockAuthority {
+ public:
+  ClockAuthority(store::GameStore* store, TimeSource* time, AuthorityOptions options = {});
+
+  // Observers must outlive the authority; add them before use.
+  void AddObserver(AuthorityObserver* observer) { observers_.push_back(observer); }
+
+  absl::StatusOr<CommandResult> Create(absl::string_view game_id,
+                                       const v1::CreateClockRequest& request,
+                                       const CommandOptions& options);
+  // A command (see Decide in clock_log.h); `kind` names it for observers.
+  absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const v1::ClockEvent& command,
+                                        const CommandOptions& options);
+  // The latest state, read from the store, and the time to read it at.
+  absl::StatusOr<CommandResult> Get(absl::string_view game_id);
+  // Records every flag of the game fallen by now. `known_version`: the version whose deadline
+  // triggered the check (the cached state is used when it is at that version).
+  absl::StatusOr<FlagCheckResult> CheckFlags(absl::string_view game_id,
+                                             std::int64_t known_version = 0);
+
+  // The state as of `version` (replaying the log's first `version` events).
+  absl::StatusOr<std::shared_ptr<const ClockGame>> StateAt(absl::string_view game_id,
+                                                           std::int64_t version);
+
+  TimeSource* time() const { return time_; }
+  store::GameStore* store() const { return store_; }
+  const std::string& owner() const { return options_.owner; }
+
+  // The command kind of a ClockEvent ("press", "pause", ...).
+  static absl::string_view KindOf(const v1::ClockEvent& command);
+
+ private:
+  // The latest state: from the cache if `use_cache`, else read from the store (and cached).
+  absl::StatusOr<std::shared_ptr<const ClockGame>> Load(absl::string_view game_id, bool use_cache);
+  std::shared_ptr<const ClockGame> Cached(absl::string_view game_id);
+  void Remember(absl::string_view game_id, std::shared_ptr<const ClockGame> game);
+  void Forget(absl::string_view game_id);
+  absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
+  // One append of `events` on `before`, giving `after`.
+  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const ClockGame& before,
+                                             const ClockGame& after,
+                                             const std::vector<v1::ClockEvent>& events,
+                                             const std::string& command_id,
+                                             const std::string& fingerprint,
+                                             std::int64_t recorded_at_ms);
+  std::string NewCommandId();
+  void NotifyCommand(absl::string_view kind, const absl::Status& status);
+
+  store::GameStore* const store_;
+  TimeSource* const time_;
+  const AuthorityOptions options_;
+  std::vector<AuthorityObserver*> observers_;
+  const std::string id_prefix_;
+  std::atomic<std::uint64_t> next_id_{0};
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const ClockGame>> cache_ ABSL_GUARDED_BY(mu_);
+};
+
+// Maps the store's "no such game" to the clock's (NOT_FOUND ERR_CLOCK_NOT_FOUND).
+absl::Status ClockNotFound(absl::string_view game_id);
+
+}  // namespace clockauth
+
+#endif  // ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_

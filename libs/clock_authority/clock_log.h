@@ -1,0 +1,189 @@
+// A game's clock as an event log (ARCHITECTURE.md, "A game is an event log"): the clock is a pure
+// function of its events and the current time. Two directions, both pure:
+//
+//   events -> state:   ClockGame::Replay(events), or ClockGame::FromSnapshot(snapshot)
+//   command -> events: Decide(game, command, now_ms)  (what to append; nothing is written here)
+//
+//   ASSIGN_OR_RETURN(v1::ClockCreated created, NewClock(create_request, now_ms));
+//   ASSIGN_OR_RETURN(ClockGame game, ClockGame::Create(created));
+//   v1::ClockEvent press;
+//   press.mutable_pressed()->set_side(v1::COLOR_WHITE);
+//   ASSIGN_OR_RETURN(Decision d, Decide(game, press, now_ms));  // d.events: [pressed] (or a flag)
+//   for (const v1::ClockEvent& e : d.events) RETURN_IF_ERROR(game.Apply(e));
+//   NextDeadline(game);                                            // for the store's index
+//
+// Flags (6.1, 6.9, B6): Decide and SettleFlags record every flag fallen by `now_ms` and not yet
+// recorded as a FlagFell event carrying the instant it fell (from the state, not when it was
+// noticed). Whether it counts at once is the edition's (FlagRuleFor): in standard play the arbiter
+// observes it (6.9) and the clock stops at the fall; in rapid/blitz under the 1997-2005 appendices
+// it counts only when a player claims it (B6, B7), so the fall is recorded and play goes on; both
+// flags down is B8 (or 6.12). Times never go backwards: an operation is recorded no earlier than
+// the game's last event.
+//
+// The log of a clock game holds only clock events (the game was created by the clock authority),
+// so the i-th event has version i.
+#ifndef ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_LOG_H_
+#define ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_LOG_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "libs/chess/types.h"
+#include "libs/clock/clock.h"
+#include "libs/clock/edition.h"
+#include "libs/clock/time_control.h"
+#include "proto/arbiter/v1/clock.pb.h"
+#include "proto/arbiter/v1/store.pb.h"
+
+namespace clockauth {
+
+namespace v1 = arbiter::v1;
+
+// The schema version of ClockEvent bodies and ClockSnapshot states in the store.
+inline constexpr std::uint32_t kClockSchemaVersion = 1;
+
+// Stable error codes of the clock authority (beyond libs/clock's).
+inline constexpr absl::string_view kErrClockNotFound = "ERR_CLOCK_NOT_FOUND";  // NOT_FOUND
+inline constexpr absl::string_view kErrFlagFallen = "ERR_FLAG_FALLEN";         // FAILED_PRECOND.
+inline constexpr absl::string_view kErrGameDecided = "ERR_GAME_DECIDED";       // FAILED_PRECOND.
+inline constexpr absl::string_view kErrCorruptLog = "ERR_CORRUPT_LOG";         // INTERNAL
+
+// Whether a flag fall counts the moment it is observed, or only when a player claims it.
+struct FlagRule {
+  bool counts_when_observed;
+  absl::string_view article;
+};
+// Standard: 6.9 (the arbiter observes it). Rapid and blitz: B6 in 1997, 2001 and 2005 (claim
+// only; seed 003 revises only Article 6, so 2005 carries 2001's appendix); 2023 A.4.5 (beyond the
+// seeds: the arbiter calls a flag fall he observes; a digital arbiter always observes).
+FlagRule FlagRuleFor(chessclock::Edition edition, chessclock::SpeedCategory category);
+
+struct RecordedFlag {
+  chess::Color side;
+  std::int64_t fell_at_ms;
+  std::int64_t noticed_at_ms;
+  bool counts;
+  std::string article;
+  std::int64_t version;
+};
+
+// The state a log describes: the clock, what was recorded about flags, and any decision.
+class ClockGame {
+ public:
+  // A new game from its creation event (validated).
+  static absl::StatusOr<ClockGame> Create(const v1::ClockCreated& created);
+  // Replays events; the first must be `created`. INTERNAL ERR_CORRUPT_LOG if one does not apply.
+  static absl::StatusOr<ClockGame> Replay(absl::Span<const v1::ClockEvent> events);
+  static absl::StatusOr<ClockGame> Replay(
+      const google::protobuf::RepeatedPtrField<v1::ClockEvent>& events);
+  // From a store snapshot whose state is a ClockSnapshot (ERR_CORRUPT_LOG otherwise).
+  static absl::StatusOr<ClockGame> FromSnapshot(const v1::GameSnapshot& snapshot);
+
+  // Applies one event at the end of the log. For a recorded event a failure means a corrupt log;
+  // Decide uses it to try a command, where a failure is the command's refusal.
+  absl::Status Apply(const v1::ClockEvent& event);
+
+  const chessclock::Clock& clock() const { return clock_; }
+  const v1::ClockCreated& created() const { return *created_; }
+  // The time control as the reading shows it: the PGN tag when expressible, else the arbiters'.
+  const std::string& time_control_text() const { return *time_control_text_; }
+  chessclock::Edition edition() const { return edition_; }
+  chessclock::SpeedCategory speed() const { return speed_; }
+  FlagRule flag_rule() const { return FlagRuleFor(edition_, speed_); }
+  // The number of events applied = the game's version in the store.
+  std::int64_t version() const { return version_; }
+  // The latest instant any event carries; later operations are recorded no earlier.
+  std::int64_t last_event_ms() const { return last_event_ms_; }
+  const std::vector<RecordedFlag>& recorded_flags() const { return flags_; }
+  const std::optional<v1::ClockDecision>& decision() const { return decision_; }
+  // The latest flag claim, granted or not.
+  const std::optional<v1::FlagClaimed>& last_claim() const { return last_claim_; }
+  // Whether `side`'s flag fell at `fell_at_ms` is in the log.
+  bool IsRecorded(chess::Color side, std::int64_t fell_at_ms) const;
+
+  // The snapshot for the store: the state's ClockSnapshot (every event), packed.
+  v1::GameSnapshot Snapshot() const;
+
+ private:
+  ClockGame(const v1::ClockCreated& created, chessclock::Clock clock, chessclock::Edition edition,
+            chessclock::SpeedCategory speed);
+  absl::Status ApplyOperation(const v1::ClockEvent& event);
+
+  // Shared by the copies a command makes: they never change after the creation.
+  std::shared_ptr<const v1::ClockCreated> created_;
+  std::shared_ptr<const std::string> time_control_text_;
+  chessclock::Clock clock_;
+  chessclock::Edition edition_;
+  chessclock::SpeedCategory speed_;
+  std::int64_t version_ = 0;
+  std::int64_t last_event_ms_ = 0;
+  std::vector<RecordedFlag> flags_;
+  std::optional<v1::ClockDecision> decision_;
+  std::optional<v1::FlagClaimed> last_claim_;
+  // The serialized ClockSnapshot: a repeated field's encoding is the concatenation of its
+  // elements, so applying an event appends its bytes (no re-serialization of the whole list).
+  std::string snapshot_bytes_;
+};
+
+// The creation event for a CreateClockRequest at `now_ms`: the time control parsed (exactly one
+// notation), the edition required, the category and the default time resolved. INVALID_ARGUMENT
+// (ERR_BAD_TIME_CONTROL, ERR_BAD_EDITION, ERR_BAD_ARGUMENT, ERR_BAD_OPTIONS) otherwise.
+absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
+                                          std::int64_t now_ms);
+
+// What a command appends, and whether the command itself was refused.
+struct Decision {
+  // The events to append, in order, their times filled in.
+  std::vector<v1::ClockEvent> events;
+  // OK, or why the command was refused. A refused command may still have events to append: the
+  // flags that had fallen before it (e.g. a press after the mover's flag fell, 6.9).
+  absl::Status refused;
+  // The state after `events`.
+  std::optional<ClockGame> after;
+};
+
+// The events a command appends at `now_ms` (clamped to the game's last event). The command is the
+// event it asks for, without its time: started{absent}, pressed{side?, lag_ms}, arrived{side},
+// paused, resumed, adjusted{side, delta_ms, reason}, set{...}, replaced{...},
+// flag_claimed{claimant} (the ruling, granted or not, is the event: a refused claim is recorded
+// and is not an error). Fails (nothing to append) with the refusal of libs/clock
+// (ERR_NOT_YOUR_TURN, ERR_CLOCK_PAUSED, ...) or ERR_GAME_DECIDED, ERR_BAD_ARGUMENT.
+absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& command,
+                                std::int64_t now_ms);
+
+// FlagFell events for every flag fallen by `now_ms` and not yet recorded (the flag scheduler's
+// check), in the order they fell; `noticed_at_ms` = now_ms.
+std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_ms);
+
+// The instant the game's next flag falls if nothing happens, for the store's deadline index:
+// none when no clock runs, the game is decided, or the running side's fall is already recorded.
+std::optional<std::int64_t> NextDeadline(const ClockGame& game);
+
+// The clock as it reads at `now_ms` (clamped to the last event), with `game_id` and version.
+v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int64_t now_ms);
+
+// The instant an event carries (its at_ms, or fell_at_ms for a flag).
+std::int64_t EventTime(const v1::ClockEvent& event);
+
+// Packing for the store.
+v1::GameEvent ToGameEvent(const v1::ClockEvent& event, std::int64_t recorded_at_ms);
+absl::StatusOr<v1::ClockEvent> FromGameEvent(const v1::GameEvent& event);
+
+// Conversions between the proto and libs/chess / libs/clock vocabularies.
+std::optional<chess::Color> ColorOf(v1::Color color);
+v1::Color ToProto(chess::Color color);
+absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition);
+v1::Edition ToProto(chessclock::Edition edition);
+v1::GameType ToProto(chessclock::SpeedCategory category);
+
+}  // namespace clockauth
+
+#endif  // ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_LOG_H_

@@ -1,0 +1,365 @@
+// The clock as an event log, by article: commands decide events at exact instants, flags are
+// recorded at the instant they fell and count per edition (6.9 / B6 / B7 / B8 / 2023 A.4.5), and
+// replaying the log (or the snapshot) gives the same clock.
+#include "libs/clock_authority/clock_log.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
+
+namespace clockauth {
+namespace {
+
+using ::base::HasErrorCode;
+
+v1::CreateClockRequest Request(const std::string& pgn, v1::Edition edition) {
+  v1::CreateClockRequest r;
+  r.set_game_id("g1");
+  r.set_time_control(pgn);
+  r.set_edition(edition);
+  return r;
+}
+
+ClockGame NewGame(const std::string& pgn, v1::Edition edition, std::int64_t at_ms = 0) {
+  absl::StatusOr<v1::ClockCreated> created = NewClock(Request(pgn, edition), at_ms);
+  EXPECT_OK(created);
+  absl::StatusOr<ClockGame> game = ClockGame::Create(*created);
+  EXPECT_OK(game);
+  return *game;
+}
+
+v1::ClockEvent Start() {
+  v1::ClockEvent e;
+  e.mutable_started();
+  return e;
+}
+v1::ClockEvent Press(v1::Color side = v1::COLOR_UNSPECIFIED) {
+  v1::ClockEvent e;
+  e.mutable_pressed()->set_side(side);
+  return e;
+}
+v1::ClockEvent Pause() {
+  v1::ClockEvent e;
+  e.mutable_paused();
+  return e;
+}
+v1::ClockEvent Resume() {
+  v1::ClockEvent e;
+  e.mutable_resumed();
+  return e;
+}
+v1::ClockEvent Claim(v1::Color claimant) {
+  v1::ClockEvent e;
+  e.mutable_flag_claimed()->set_claimant(claimant);
+  return e;
+}
+v1::ClockEvent SetClock(std::int64_t white_ms, std::int64_t black_ms) {
+  v1::ClockEvent e;
+  e.mutable_set()->set_white_ms(white_ms);
+  e.mutable_set()->set_black_ms(black_ms);
+  return e;
+}
+
+// Decides `command` at `now_ms` and applies what it appends; returns the decision.
+absl::StatusOr<Decision> Play(ClockGame& game, const v1::ClockEvent& command, std::int64_t now_ms,
+                              std::vector<v1::ClockEvent>* log = nullptr) {
+  absl::StatusOr<Decision> d = Decide(game, command, now_ms);
+  if (!d.ok()) return d;
+  for (const v1::ClockEvent& e : d->events) {
+    absl::Status st = game.Apply(e);
+    if (!st.ok()) return st;
+    if (log != nullptr) log->push_back(e);
+  }
+  return d;
+}
+
+TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
+  absl::StatusOr<v1::ClockCreated> created =
+      NewClock(Request("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->periods_size(), 2);
+  EXPECT_EQ(created->periods(0).moves(), 40);
+  EXPECT_EQ(created->periods(0).time_ms(), 5'400'000);
+  EXPECT_EQ(created->periods(0).bonus(), "increment");
+  EXPECT_EQ(created->periods(1).bonus_ms(), 30'000);
+  EXPECT_EQ(created->game_type(), v1::GAME_TYPE_STANDARD);
+  EXPECT_EQ(created->default_time_ms(), 3'600'000);  // 6.7 (2001): one hour
+  EXPECT_EQ(created->at_ms(), 1000);
+
+  v1::CreateClockRequest human;
+  human.set_time_control_human("G/5 d3");
+  human.set_edition(v1::EDITION_FIDE_2001);
+  created = NewClock(human, 0);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->game_type(), v1::GAME_TYPE_BLITZ);  // C1: under 15 minutes
+  EXPECT_EQ(created->periods(0).bonus(), "simple_delay");
+
+  v1::CreateClockRequest both = Request("300", v1::EDITION_FIDE_2023);
+  both.set_time_control_human("5");
+  EXPECT_THAT(NewClock(both, 0), HasErrorCode("ERR_BAD_TIME_CONTROL"));
+  EXPECT_THAT(NewClock(Request("-", v1::EDITION_FIDE_2023), 0),
+              HasErrorCode("ERR_BAD_TIME_CONTROL"));
+  EXPECT_THAT(NewClock(Request("300", v1::EDITION_UNSPECIFIED), 0),
+              HasErrorCode("ERR_BAD_EDITION"));
+  EXPECT_THAT(NewClock(Request("3x0", v1::EDITION_FIDE_2023), 0),
+              HasErrorCode("ERR_BAD_TIME_CONTROL"));
+}
+
+TEST(ClockLog, StartAndPressFollowArticleSix) {
+  ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2001);
+  EXPECT_EQ(Read(game, "g1", 0).status(), "not_started");
+  EXPECT_FALSE(NextDeadline(game).has_value());
+  ASSERT_OK(Play(game, Start(), 1000));  // 6.5
+  EXPECT_EQ(NextDeadline(game), 1000 + 5'400'000);
+  ASSERT_OK(Play(game, Press(v1::COLOR_WHITE), 62'234));  // 6.8a: +30 s
+  v1::ClockReading r = Read(game, "g1", 62'234);
+  EXPECT_EQ(r.white_ms(), 5'400'000 - 61'234 + 30'000);
+  EXPECT_EQ(r.running(), v1::COLOR_BLACK);
+  EXPECT_EQ(r.white_moves(), 1);
+  EXPECT_EQ(r.version(), 3);
+  EXPECT_EQ(NextDeadline(game), 62'234 + 5'400'000);
+  // Only the running side may press.
+  EXPECT_THAT(Decide(game, Press(v1::COLOR_WHITE), 70'000), HasErrorCode("ERR_NOT_YOUR_TURN"));
+}
+
+TEST(ClockLog, StandardFlagCountsAtTheInstantItFell) {
+  // A one-minute control is blitz by C1; the platform names the game standard.
+  v1::CreateClockRequest req = Request("60", v1::EDITION_FIDE_2001);
+  req.set_game_type(v1::GAME_TYPE_STANDARD);
+  ClockGame game = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_OK(Play(game, Start(), 1000));
+  EXPECT_TRUE(SettleFlags(game, 60'999).empty());
+  // Noticed 7 ms late: the event carries the instant it fell, and when it was noticed.
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, 61'007);
+  ASSERT_EQ(flags.size(), 1u);
+  const v1::FlagFell& f = flags[0].flag_fell();
+  EXPECT_EQ(f.side(), v1::COLOR_WHITE);
+  EXPECT_EQ(f.fell_at_ms(), 61'000);
+  EXPECT_EQ(f.noticed_at_ms(), 61'007);
+  EXPECT_TRUE(f.counts());
+  EXPECT_EQ(f.article(), "6.9");
+  ASSERT_OK(game.Apply(flags[0]));
+  // 6.9, 8.5a: decided, the clocks stopped at the fall: the display stays at zero.
+  v1::ClockReading r = Read(game, "g1", 90'000);
+  EXPECT_EQ(r.white_remaining_ms(), 0);
+  EXPECT_EQ(r.status(), "paused");
+  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(r.decision().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  EXPECT_EQ(r.flag_event().fell_at_ms(), 61'000);
+  EXPECT_EQ(r.flag_event().version(), 3);
+  EXPECT_FALSE(NextDeadline(game).has_value());
+  EXPECT_TRUE(SettleFlags(game, 90'000).empty());  // recorded once
+  EXPECT_THAT(Decide(game, Press(), 90'000), HasErrorCode("ERR_FLAG_FALLEN"));
+  EXPECT_THAT(Decide(game, Resume(), 90'000), HasErrorCode("ERR_GAME_DECIDED"));
+  // 6.14: the arbiter sets the clock; play may go on.
+  ASSERT_OK(Play(game, SetClock(10'000, 60'000), 95'000));
+  EXPECT_FALSE(Read(game, "g1", 95'000).has_decision());
+  ASSERT_OK(Play(game, Resume(), 96'000));
+  EXPECT_EQ(NextDeadline(game), 106'000);
+}
+
+TEST(ClockLog, APressAfterTheFlagIsRefusedAndTheFallRecorded) {
+  v1::CreateClockRequest req = Request("60", v1::EDITION_FIDE_2005);
+  req.set_game_type(v1::GAME_TYPE_STANDARD);
+  ClockGame game = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_OK(Play(game, Start(), 0));
+  // 6.1: the flag falls the instant the time is used up; a press at that instant is too late.
+  absl::StatusOr<Decision> d = Decide(game, Press(v1::COLOR_WHITE), 60'000);
+  ASSERT_OK(d);
+  EXPECT_THAT(d->refused, HasErrorCode("ERR_FLAG_FALLEN"));
+  ASSERT_EQ(d->events.size(), 1u);
+  EXPECT_EQ(d->events[0].flag_fell().fell_at_ms(), 60'000);
+  // One ms earlier the press is in time.
+  d = Decide(game, Press(v1::COLOR_WHITE), 59'999);
+  ASSERT_OK(d);
+  EXPECT_OK(d->refused);
+  ASSERT_EQ(d->events.size(), 1u);
+  EXPECT_TRUE(d->events[0].has_pressed());
+}
+
+TEST(ClockLog, BlitzFlagCountsOnlyWhenClaimed) {
+  // B6 (2001): the fall is recorded, but play goes on until a player claims it.
+  ClockGame game = NewGame("180", v1::EDITION_FIDE_2001);
+  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kBlitz);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, Press(), 1000));  // white 179 s left
+  std::vector<v1::ClockEvent> log;
+  // Black's flag falls at 181'000; black presses at 182'000: accepted, the fall recorded first.
+  absl::StatusOr<Decision> d = Play(game, Press(v1::COLOR_BLACK), 182'000, &log);
+  ASSERT_OK(d);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].flag_fell().fell_at_ms(), 181'000);
+  EXPECT_FALSE(log[0].flag_fell().counts());
+  EXPECT_EQ(log[0].flag_fell().article(), "B6");
+  EXPECT_TRUE(log[1].has_pressed());
+  EXPECT_FALSE(Read(game, "g1", 182'000).has_decision());
+  EXPECT_EQ(NextDeadline(game), 182'000 + 179'000);  // white's clock runs
+  // White's claim is not a refusal of the call: the ruling is recorded.
+  log.clear();
+  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 183'000, &log));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(log[0].flag_claimed().granted());
+  EXPECT_EQ(log[0].flag_claimed().article(), "B7");
+  v1::ClockReading r = Read(game, "g1", 200'000);
+  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(r.status(), "paused");  // B7: the claimant stops both clocks
+  EXPECT_FALSE(NextDeadline(game).has_value());
+}
+
+TEST(ClockLog, BlitzClaimRefusedWhenTheOpponentsFlagIsUp) {
+  ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 10'000, &log));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_FALSE(log[0].flag_claimed().granted());
+  EXPECT_EQ(Read(game, "g1", 10'000).status(), "running");  // refused: play goes on
+  // Black's own flag down, white's up: refused too (B7).
+  ASSERT_OK(Play(game, Press(), 10'000));
+  log.clear();
+  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 200'000, &log));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].flag_fell().side(), v1::COLOR_BLACK);
+  EXPECT_EQ(log[0].flag_fell().article(), "B6 (1997)");
+  EXPECT_FALSE(log[1].flag_claimed().granted());
+}
+
+TEST(ClockLog, BothFlagsDownInBlitzIsADraw) {
+  ClockGame game = NewGame("60", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(game, Start(), 0));
+  // White overruns (flag at 60'000, recorded, not counting), then presses; black's flag falls.
+  ASSERT_OK(Play(game, Press(), 61'000));
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 130'000, &log));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].flag_fell().fell_at_ms(), 121'000);
+  EXPECT_TRUE(log[1].flag_claimed().granted());
+  EXPECT_EQ(log[1].flag_claimed().article(), "B8");
+  v1::ClockReading r = Read(game, "g1", 130'000);
+  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(r.decision().outcome().termination(), v1::TERMINATION_BOTH_FLAGS);
+  EXPECT_EQ(r.both_flags_outcome(), "draw");
+}
+
+TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
+  ClockGame game = NewGame("900+10", v1::EDITION_FIDE_2023);
+  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kRapid);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, 900'001);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_TRUE(flags[0].flag_fell().counts());
+  EXPECT_EQ(flags[0].flag_fell().article(), "A.4.5 (2023)");
+}
+
+TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {
+  ClockGame game = NewGame("40/5400:1800", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, SetClock(60'000, 0), 5'000, &log));  // 6.14
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_TRUE(log[0].has_set());
+  EXPECT_EQ(log[1].flag_fell().side(), v1::COLOR_BLACK);
+  EXPECT_EQ(log[1].flag_fell().fell_at_ms(), 5'000);
+  EXPECT_EQ(Read(game, "g1", 5'000).decision().outcome().result(), v1::RESULT_WHITE_WINS);
+}
+
+TEST(ClockLog, PausedTimeCountsForNobody) {
+  ClockGame game = NewGame("300+2", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, Pause(), 10'000));  // 6.13
+  EXPECT_FALSE(NextDeadline(game).has_value());
+  EXPECT_TRUE(SettleFlags(game, 10'000'000).empty());
+  ASSERT_OK(Play(game, Resume(), 1'000'000));
+  EXPECT_EQ(Read(game, "g1", 1'000'000).white_ms(), 290'000);
+  EXPECT_EQ(NextDeadline(game), 1'000'000 + 290'000);
+  EXPECT_THAT(Decide(game, Resume(), 1'000'001), HasErrorCode("ERR_CLOCK_NOT_PAUSED"));
+}
+
+TEST(ClockLog, TimeNeverGoesBackwards) {
+  ClockGame game = NewGame("300", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(game, Start(), 50'000));
+  // A replica whose time estimate is a hair behind records at the last event's instant.
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, Press(), 49'999, &log));
+  EXPECT_EQ(log[0].pressed().at_ms(), 50'000);
+  EXPECT_EQ(game.last_event_ms(), 50'000);
+}
+
+TEST(ClockLog, ReplayAndSnapshotGiveTheSameClock) {
+  ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2001, 100);
+  std::vector<v1::ClockEvent> log;
+  v1::ClockEvent created;
+  *created.mutable_created() = game.created();
+  log.push_back(created);
+  ASSERT_OK(Play(game, Start(), 1'000, &log));
+  std::int64_t t = 1'000;
+  for (int i = 0; i < 90; ++i) {
+    t += 1'000 + (i * 7919) % 50'000;
+    ASSERT_OK(Play(game, Press(), t, &log));
+    if (i == 30) {  // 6.13: an interruption
+      ASSERT_OK(Play(game, Pause(), t + 10, &log));
+      ASSERT_OK(Play(game, Resume(), t + 20'000, &log));
+      t += 20'000;
+    }
+  }
+  v1::ClockEvent adjust;
+  adjust.mutable_adjusted()->set_side(v1::COLOR_BLACK);
+  adjust.mutable_adjusted()->set_delta_ms(120'000);
+  adjust.mutable_adjusted()->set_reason("7.4b");
+  ASSERT_OK(Play(game, adjust, t + 5, &log));
+
+  absl::StatusOr<ClockGame> replayed = ClockGame::Replay(log);
+  ASSERT_OK(replayed);
+  v1::GameSnapshot snapshot = game.Snapshot();
+  snapshot.set_version(game.version());
+  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(snapshot);
+  ASSERT_OK(restored);
+  for (std::int64_t at : {t + 5, t + 77'777, t + 9'999'999}) {
+    const std::string want = Read(game, "g1", at).SerializeAsString();
+    EXPECT_EQ(Read(*replayed, "g1", at).SerializeAsString(), want);
+    EXPECT_EQ(Read(*restored, "g1", at).SerializeAsString(), want);
+  }
+  EXPECT_EQ(replayed->version(), static_cast<std::int64_t>(log.size()));
+  EXPECT_EQ(NextDeadline(*restored), NextDeadline(game));
+}
+
+TEST(ClockLog, ACorruptLogIsReportedNotReplayed) {
+  ClockGame game = NewGame("300", v1::EDITION_FIDE_2023);
+  std::vector<v1::ClockEvent> log;
+  v1::ClockEvent created;
+  *created.mutable_created() = game.created();
+  log.push_back(created);
+  v1::ClockEvent started;
+  started.mutable_started()->set_at_ms(0);
+  log.push_back(started);
+  v1::ClockEvent flag;  // a flag that did not fall then
+  flag.mutable_flag_fell()->set_side(v1::COLOR_WHITE);
+  flag.mutable_flag_fell()->set_fell_at_ms(100'000);
+  flag.mutable_flag_fell()->set_noticed_at_ms(100'000);
+  log.push_back(flag);
+  EXPECT_THAT(ClockGame::Replay(log), HasErrorCode("ERR_CORRUPT_LOG"));
+  EXPECT_THAT(ClockGame::Replay(std::vector<v1::ClockEvent>{started}),
+              HasErrorCode("ERR_CORRUPT_LOG"));
+  v1::GameSnapshot foreign;
+  foreign.mutable_state()->set_type_url("type.googleapis.com/arbiter.v1.Position");
+  EXPECT_THAT(ClockGame::FromSnapshot(foreign), HasErrorCode("ERR_CORRUPT_LOG"));
+}
+
+TEST(ClockLog, AdjustmentsFollowTheirArticlesSign) {
+  ClockGame game = NewGame("300", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(game, Start(), 0));
+  v1::ClockEvent adjust;
+  adjust.mutable_adjusted()->set_side(v1::COLOR_WHITE);
+  adjust.mutable_adjusted()->set_delta_ms(-60'000);
+  adjust.mutable_adjusted()->set_reason("7.4b");  // time is added to the opponent
+  EXPECT_THAT(Decide(game, adjust, 1'000), HasErrorCode("ERR_BAD_ADJUSTMENT"));
+  adjust.mutable_adjusted()->set_reason("13.4c");
+  ASSERT_OK(Play(game, adjust, 1'000));
+  EXPECT_EQ(Read(game, "g1", 1'000).white_ms(), 300'000 - 1'000 - 60'000);
+  EXPECT_EQ(NextDeadline(game), 240'000);
+}
+
+}  // namespace
+}  // namespace clockauth

@@ -1,0 +1,255 @@
+#include "libs/clock_authority/flag_scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "libs/base/error.h"
+
+namespace clockauth {
+namespace {
+
+// A deadline for an entry that should not be in the index (no clock runs): look again later.
+constexpr std::int64_t kStaleRecheckMs = 60'000;
+
+}  // namespace
+
+FlagScheduler::FlagScheduler(ClockAuthority* authority, FlagSchedulerOptions options,
+                             FlagSchedulerHooks hooks)
+    : authority_(authority), options_(std::move(options)), hooks_(std::move(hooks)) {}
+
+FlagScheduler::~FlagScheduler() { Stop(); }
+
+void FlagScheduler::Start() {
+  if (!threads_.empty()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = false;
+  }
+  pool_ = std::make_unique<WorkerPool>(options_.workers);
+  threads_.emplace_back([this] { TimerLoop(); });
+  for (int i = 0; i < std::max(1, options_.sweepers); ++i) {
+    threads_.emplace_back([this, i] { SweepLoop(i); });
+  }
+}
+
+void FlagScheduler::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    wake_.SignalAll();
+    stop_.SignalAll();
+  }
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  pool_.reset();  // runs what is queued, then joins
+}
+
+size_t FlagScheduler::tracked() {
+  absl::MutexLock lock(&mu_);
+  return timers_.size();
+}
+
+void FlagScheduler::Error(const absl::Status& status) {
+  if (hooks_.on_error) hooks_.on_error(status);
+}
+
+void FlagScheduler::OnAppended(absl::string_view game_id, const ClockGame& after,
+                               std::optional<std::int64_t> deadline) {
+  if (deadline.has_value()) {
+    Track(game_id, {*deadline, after.version(), false});
+  } else {
+    Untrack(game_id);
+  }
+}
+
+void FlagScheduler::Track(absl::string_view game_id, Timer timer) {
+  absl::MutexLock lock(&mu_);
+  auto [it, inserted] = timers_.try_emplace(game_id, timer);
+  if (!inserted) {
+    if (it->second.version > timer.version && timer.version != 0) return;  // older news
+    heap_.erase({it->second.deadline_ms, &it->first});
+    timer.claimed = timer.claimed || (it->second.claimed && it->second.version == timer.version);
+    it->second = timer;
+  }
+  heap_.insert({timer.deadline_ms, &it->first});
+  if (heap_.begin()->first == timer.deadline_ms) wake_.Signal();
+}
+
+void FlagScheduler::Untrack(absl::string_view game_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = timers_.find(game_id);
+  if (it == timers_.end()) return;
+  heap_.erase({it->second.deadline_ms, &it->first});
+  timers_.erase(it);
+}
+
+std::vector<FlagScheduler::Due> FlagScheduler::PopDue(std::int64_t now_us) {
+  std::vector<Due> due;
+  while (!heap_.empty() && heap_.begin()->first * 1000 <= now_us) {
+    auto it = timers_.find(*heap_.begin()->second);
+    heap_.erase(heap_.begin());
+    due.push_back({it->first, it->second});
+    timers_.erase(it);
+  }
+  return due;
+}
+
+void FlagScheduler::TimerLoop() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    if (heap_.empty()) {
+      wake_.WaitWithTimeout(&mu_, absl::Milliseconds(100));
+      continue;
+    }
+    const std::int64_t now_us = authority_->time()->NowMicros();
+    const std::int64_t wait_us = heap_.begin()->first * 1000 - now_us;
+    if (wait_us > 0) {
+      wake_.WaitWithTimeout(&mu_, absl::Microseconds(std::min<std::int64_t>(wait_us, 100'000)));
+      continue;
+    }
+    std::vector<Due> due = PopDue(now_us);
+    mu_.Unlock();
+    for (Due& d : due) Dispatch(std::move(d));
+    mu_.Lock();
+  }
+}
+
+void FlagScheduler::Dispatch(Due due) {
+  {
+    absl::MutexLock lock(&mu_);
+    // One check per game at a time; the one running covers this trigger too (it reads the state
+    // after the trigger was set, or loses the compare-and-set and reads again).
+    if (!in_flight_.insert(due.game_id).second) return;
+  }
+  pool_->Schedule([this, due = std::move(due)] {
+    Check(due);
+    absl::MutexLock lock(&mu_);
+    in_flight_.erase(due.game_id);
+  });
+}
+
+int FlagScheduler::Check(const Due& due) {
+  store::GameStore* store = authority_->store();
+  absl::StatusOr<FlagCheckResult> result = authority_->CheckFlags(due.game_id, due.timer.version);
+  if (!result.ok()) {
+    Error(result.status());
+    const std::string code = base::ErrorCode(result.status());
+    const std::int64_t now = authority_->time()->NowMs();
+    if (code == kErrClockNotFound || code == kErrCorruptLog) {
+      // Not a clock this authority can read (another service's game, or damaged): look again
+      // later rather than spin on it.
+      if (due.timer.claimed) {
+        absl::StatusOr<bool> released =
+            store->ReleaseDeadline(due.game_id, authority_->owner(), now + kStaleRecheckMs);
+        if (!released.ok()) Error(released.status());
+      }
+      return 0;
+    }
+    // The store is down or slow: try again soon (a leased entry also comes back by itself).
+    Track(due.game_id,
+          {now + absl::ToInt64Milliseconds(options_.retry_after), 0, due.timer.claimed});
+    return 0;
+  }
+  if (result->recorded > 0 || result->already_recorded) return result->recorded;
+  // Nothing has fallen. Either the timer fired a hair early, or the game moved on.
+  if (result->next_deadline.has_value()) {
+    if (due.timer.claimed) {
+      // The index is due again at the real deadline, for whoever sweeps then.
+      absl::StatusOr<bool> released =
+          store->ReleaseDeadline(due.game_id, authority_->owner(), *result->next_deadline);
+      if (!released.ok()) Error(released.status());
+    }
+    if (!due.timer.claimed && (due.timer.version == 0 || result->version == due.timer.version)) {
+      Track(due.game_id, {*result->next_deadline, result->version, false});
+    }
+  } else if (due.timer.claimed) {
+    // An index entry without a running clock (should not exist: every append sets or clears it).
+    absl::StatusOr<bool> released = store->ReleaseDeadline(
+        due.game_id, authority_->owner(), authority_->time()->NowMs() + kStaleRecheckMs);
+    if (!released.ok()) Error(released.status());
+  }
+  return 0;
+}
+
+std::vector<FlagScheduler::Due> FlagScheduler::Claim(int shard, std::int64_t now_ms) {
+  std::vector<Due> due;
+  store::GameStore* store = authority_->store();
+  const std::int64_t claim_now = now_ms - absl::ToInt64Milliseconds(options_.sweep_grace);
+  const std::int64_t lease_ms =
+      std::max<std::int64_t>(1, absl::ToInt64Milliseconds(options_.lease));
+  while (true) {
+    absl::StatusOr<std::vector<store::Deadline>> got = store->ClaimDueDeadlines(
+        shard, claim_now, lease_ms, options_.max_claim, authority_->owner());
+    if (!got.ok()) {
+      Error(got.status());
+      break;
+    }
+    for (store::Deadline& d : *got) {
+      due.push_back({std::move(d.game_id), {d.deadline_ms, d.set_at_version, true}});
+    }
+    if (hooks_.on_claimed && !got->empty()) hooks_.on_claimed(static_cast<int>(got->size()));
+    if (static_cast<int>(got->size()) < options_.max_claim) break;
+  }
+  return due;
+}
+
+void FlagScheduler::SweepLoop(int index) {
+  const int shards = authority_->store()->NumDeadlineShards();
+  const int step = std::max(1, options_.sweepers);
+  while (true) {
+    const absl::Time start = absl::Now();
+    const std::int64_t now_ms = authority_->time()->NowMs();
+    bool found = false;
+    for (int shard = index; shard < shards; shard += step) {
+      for (Due& d : Claim(shard, now_ms)) {
+        found = true;
+        Dispatch(std::move(d));
+      }
+    }
+    const std::int64_t start_us = absl::ToUnixMicros(start);
+    if (found) {
+      const bool was_idle = start_us >= fast_until_us_.load();
+      fast_until_us_.store(start_us + absl::ToInt64Microseconds(options_.fast_sweep_period));
+      if (was_idle) {
+        absl::MutexLock lock(&mu_);
+        stop_.SignalAll();  // wake the other sweepers into the fast pace
+      }
+    }
+    if (hooks_.on_sweep && index == 0) hooks_.on_sweep(absl::Now() - start);
+    const bool fast = start_us < fast_until_us_.load();
+    const absl::Time next =
+        start + (fast ? options_.sweep_interval
+                      : std::max(options_.sweep_interval, options_.idle_sweep_interval));
+    absl::MutexLock lock(&mu_);
+    while (!stopping_ && absl::Now() < next) {
+      stop_.WaitWithDeadline(&mu_, next);
+      // Another sweeper found something: this one speeds up too.
+      if (!fast && absl::ToUnixMicros(absl::Now()) < fast_until_us_.load()) break;
+    }
+    if (stopping_) return;
+  }
+}
+
+absl::StatusOr<int> FlagScheduler::RunOnce() {
+  const std::int64_t now_ms = authority_->time()->NowMs();
+  std::vector<Due> due;
+  for (int shard = 0; shard < authority_->store()->NumDeadlineShards(); ++shard) {
+    for (Due& d : Claim(shard, now_ms)) due.push_back(std::move(d));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (Due& d : PopDue(authority_->time()->NowMicros())) due.push_back(std::move(d));
+  }
+  // One check per game, as Dispatch would.
+  absl::flat_hash_set<std::string> seen;
+  int recorded = 0;
+  for (const Due& d : due) {
+    if (seen.insert(d.game_id).second) recorded += Check(d);
+  }
+  return recorded;
+}
+
+}  // namespace clockauth

@@ -1,0 +1,142 @@
+// The flag scheduler: flags fire from the server, without any client message, exactly once, at
+// the instant they fell, with any number of replicas on one store and any of them killed midway.
+//
+// Two ways a replica learns that a flag is due, both ending in ClockAuthority::CheckFlags, whose
+// append (command id "flag:<game>:<version>", compare-and-set on the version, the deadline cleared
+// or moved in the same write) is what makes a flag recorded once however many replicas try:
+//
+// 1. Local timers: every append this replica makes sets or clears the game's deadline in the
+//    store's index (same write) and here, in a timer heap. A timer thread wakes at the deadline
+//    (to the microsecond on the authority's time base) and hands the game to a worker, which
+//    checks it on the cached state and appends the flag. This is the fast path.
+// 2. The index sweep: ClaimDueDeadlines over all shards leases the entries due for more than
+//    `sweep_grace` to this replica (`lease` long) and checks them. It finds the deadlines whose
+//    replica died (or restarted) before firing, and those set by other services. The grace leaves
+//    each entry to the replica that set it first; while that replica is alive its timer fires and
+//    the append clears the entry before any sweep sees it due. A sweep costs one store round trip
+//    per shard whether or not anything is due, so it is adaptive: every `idle_sweep_interval`
+//    while sweeps find nothing, every `sweep_interval` for `fast_sweep_period` after one found
+//    something (a replica has died, or is too busy to fire its own deadlines in time).
+//
+// A replica killed midway loses nothing: its unfired deadlines are in the index, due, and the next
+// sweep of another replica takes them (the first late by at most idle_sweep_interval +
+// sweep_grace, the following by at most sweep_interval + sweep_grace); an entry it had leased is
+// due again when its lease ends. A replica that checks a game another already flagged gets the
+// original append back (replayed) or loses the compare-and-set; either way no second flag is
+// written.
+//
+//   FlagScheduler scheduler(&authority, {.owner = "pod-a:1234"});
+//   authority.AddObserver(&scheduler);    // local timers for this replica's deadlines
+//   scheduler.Start();
+//
+// With a FakeTime, RunOnce() does one sweep and every due check inline: exact instants in tests.
+#ifndef ARBITER_LIBS_CLOCK_AUTHORITY_FLAG_SCHEDULER_H_
+#define ARBITER_LIBS_CLOCK_AUTHORITY_FLAG_SCHEDULER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/btree_set.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "libs/clock_authority/authority.h"
+#include "libs/clock_authority/worker_pool.h"
+
+namespace clockauth {
+
+struct FlagSchedulerOptions {
+  std::string owner = "clock-authority";  // unique per replica: the lease holder's name
+  absl::Duration sweep_interval = absl::Milliseconds(5);        // while sweeps find entries
+  absl::Duration idle_sweep_interval = absl::Milliseconds(25);  // while they find none
+  absl::Duration fast_sweep_period = absl::Seconds(2);          // fast after a find
+  absl::Duration sweep_grace = absl::Milliseconds(2);
+  absl::Duration lease = absl::Milliseconds(50);
+  int workers = 8;  // concurrent flag checks
+  // Threads sweeping the shards in parallel. Each claim waits for Redis (with appendfsync
+  // always, behind the fsync of whatever else it writes): claims in parallel share that wait.
+  int sweepers = 16;
+  int max_claim = 256;
+  absl::Duration retry_after = absl::Milliseconds(50);  // after a check failed (store down)
+};
+
+// What the scheduler did, for metrics.
+struct FlagSchedulerHooks {
+  std::function<void(int claimed)> on_claimed;        // entries a sweep leased
+  std::function<void(const absl::Status&)> on_error;  // a claim, check or release failed
+  std::function<void(absl::Duration)> on_sweep;       // the time one sweep of all shards took
+};
+
+class FlagScheduler final : public AuthorityObserver {
+ public:
+  FlagScheduler(ClockAuthority* authority, FlagSchedulerOptions options,
+                FlagSchedulerHooks hooks = {});
+  ~FlagScheduler() override;
+
+  void Start();
+  void Stop();  // joins; in-flight checks finish
+
+  // Test mode (without Start): claims every due entry of every shard and runs every due check,
+  // inline, at the time source's now. Returns the number of flag falls this replica appended.
+  absl::StatusOr<int> RunOnce();
+
+  // AuthorityObserver: this replica's appends set or clear local timers.
+  void OnAppended(absl::string_view game_id, const ClockGame& after,
+                  std::optional<std::int64_t> deadline) override;
+
+  size_t tracked();  // local timers pending
+
+ private:
+  struct Timer {
+    std::int64_t deadline_ms;
+    std::int64_t version;  // the version whose state set it (0: unknown)
+    bool claimed;          // leased to this replica in the index
+  };
+  struct Due {
+    std::string game_id;
+    Timer timer;
+  };
+
+  void Track(absl::string_view game_id, Timer timer);
+  void Untrack(absl::string_view game_id);
+  // Pops the timers due by `now_us`.
+  std::vector<Due> PopDue(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<Due> Claim(int shard, std::int64_t now_ms);
+  void Dispatch(Due due);
+  // Checks one game; returns the flags appended.
+  int Check(const Due& due);
+  void TimerLoop();
+  void SweepLoop(int index);
+  void Error(const absl::Status& status);
+
+  ClockAuthority* const authority_;
+  const FlagSchedulerOptions options_;
+  const FlagSchedulerHooks hooks_;
+
+  absl::Mutex mu_;
+  absl::CondVar wake_;  // the timer thread: an earlier deadline, or stop
+  absl::CondVar stop_;  // the sweepers: stop
+  // The timers by game (node-stable keys) and by deadline (pointing at those keys: a press
+  // moves a timer without copying the game id).
+  absl::node_hash_map<std::string, Timer> timers_ ABSL_GUARDED_BY(mu_);
+  absl::btree_set<std::pair<std::int64_t, const std::string*>> heap_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  std::atomic<std::int64_t> fast_until_us_{0};  // sweep fast until then (monotonic µs)
+  std::unique_ptr<WorkerPool> pool_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace clockauth
+
+#endif  // ARBITER_LIBS_CLOCK_AUTHORITY_FLAG_SCHEDULER_H_

@@ -1,0 +1,220 @@
+// The flag scheduler: with fake time, flags are recorded at the exact instants they fell and a
+// dead replica's deadlines (and leases) are taken over on schedule; with real time, two replicas
+// on one store record every flag once and promptly, one of them stopping midway.
+#include "libs/clock_authority/flag_scheduler.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
+#include "libs/clock_authority/authority.h"
+#include "libs/clock_authority/clock_log.h"
+#include "libs/clock_authority/time_source.h"
+#include "libs/store/memory_game_store.h"
+
+namespace clockauth {
+namespace {
+
+v1::CreateClockRequest Control(const std::string& human,
+                               v1::GameType type = v1::GAME_TYPE_STANDARD) {
+  v1::CreateClockRequest r;
+  r.set_time_control_human(human);
+  r.set_edition(v1::EDITION_FIDE_2005);
+  r.set_game_type(type);
+  return r;
+}
+
+v1::ClockEvent Start() {
+  v1::ClockEvent e;
+  e.mutable_started();
+  return e;
+}
+
+std::vector<v1::FlagFell> Flags(store::GameStore& store, const std::string& game) {
+  std::vector<v1::FlagFell> out;
+  absl::StatusOr<std::vector<v1::GameEvent>> log = store.ReadEvents(game, 1, store::kHead);
+  EXPECT_OK(log);
+  if (!log.ok()) return out;
+  for (const v1::GameEvent& e : *log) {
+    absl::StatusOr<v1::ClockEvent> event = FromGameEvent(e);
+    EXPECT_OK(event);
+    if (event.ok() && event->has_flag_fell()) out.push_back(event->flag_fell());
+  }
+  return out;
+}
+
+// One replica: an authority and its scheduler.
+struct Replica {
+  Replica(store::GameStore* store, TimeSource* time, const std::string& owner,
+          FlagSchedulerOptions options)
+      : authority(store, time, {.owner = owner}) {
+    options.owner = owner;
+    scheduler = std::make_unique<FlagScheduler>(&authority, options);
+    authority.AddObserver(scheduler.get());
+  }
+  ClockAuthority authority;
+  std::unique_ptr<FlagScheduler> scheduler;
+};
+
+TEST(FlagSchedulerFakeTime, FlagsAreRecordedAtTheInstantsTheyFell) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
+  for (auto [game, minutes] : {std::pair{"g60", "G/1"}, {"g90", "G/1.5"}, {"g120", "G/2"}}) {
+    ASSERT_OK(a.authority.Create(game, Control(minutes), {}));
+    ASSERT_OK(a.authority.Execute(game, Start(), {}));
+  }
+  EXPECT_EQ(a.scheduler->tracked(), 3u);
+  time.SetMs(1'059'999);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  time.SetMs(1'060'000);  // 6.1: the instant the minute is used up
+  EXPECT_EQ(*a.scheduler->RunOnce(), 1);
+  std::vector<v1::FlagFell> f = Flags(store, "g60");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].fell_at_ms(), 1'060'000);
+  EXPECT_EQ(f[0].noticed_at_ms(), 1'060'000);
+  EXPECT_EQ(f[0].side(), v1::COLOR_WHITE);
+  // Checked late: each event still carries its own instant.
+  time.SetMs(1'150'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 2);
+  f = Flags(store, "g90");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].fell_at_ms(), 1'090'000);
+  EXPECT_EQ(f[0].noticed_at_ms(), 1'150'000);
+  EXPECT_EQ(Flags(store, "g120")[0].fell_at_ms(), 1'120'000);
+  EXPECT_EQ(a.scheduler->tracked(), 0u);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // once
+  for (const char* game : {"g60", "g90", "g120"}) {
+    EXPECT_FALSE(store.GetDeadline(game)->has_value()) << game;
+  }
+}
+
+TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
+  FakeTime time(0);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
+  ASSERT_OK(a.authority.Create("g", Control("G/1"), {}));
+  ASSERT_OK(a.authority.Execute("g", Start(), {}));
+  time.SetMs(59'000);
+  v1::ClockEvent press;
+  press.mutable_pressed();
+  ASSERT_OK(a.authority.Execute("g", press, {}));  // black's minute runs from 59 s
+  time.SetMs(60'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // white's old deadline is gone
+  time.SetMs(119'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 1);
+  std::vector<v1::FlagFell> f = Flags(store, "g");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].side(), v1::COLOR_BLACK);
+  EXPECT_EQ(f[0].fell_at_ms(), 119'000);
+}
+
+TEST(FlagSchedulerFakeTime, ADeadReplicasDeadlinesAndLeasesAreTakenOver) {
+  FakeTime time(0);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  const FlagSchedulerOptions options{.sweep_grace = absl::Milliseconds(2),
+                                     .lease = absl::Milliseconds(100)};
+  Replica a(&store, &time, "A", options);
+  Replica b(&store, &time, "B", options);
+  // A creates and starts 20 clocks: white's flags fall at 60'000 + i ms.
+  for (int i = 0; i < 20; ++i) {
+    time.SetMs(i);
+    ASSERT_OK(a.authority.Create(absl::StrCat("g", i), Control("G/1"), {}));
+    ASSERT_OK(a.authority.Execute(absl::StrCat("g", i), Start(), {}));
+  }
+  // At 60'005, A's sweep leases the due entries g0..g3 (due before 60'003), then A is killed
+  // before checking them.
+  time.SetMs(60'005);
+  int leased_by_a = 0;
+  for (int shard = 0; shard < store.NumDeadlineShards(); ++shard) {
+    absl::StatusOr<std::vector<store::Deadline>> got =
+        store.ClaimDueDeadlines(shard, 60'003, 100, 100, "A");
+    ASSERT_OK(got);
+    leased_by_a += static_cast<int>(got->size());
+  }
+  EXPECT_EQ(leased_by_a, 4);
+  // B knows none of these deadlines locally; its sweep takes each unleased one once it is due
+  // for the grace: g4 (due 60'004) at 60'006, ...
+  time.SetMs(60'006);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 1);
+  EXPECT_EQ(Flags(store, "g4")[0].noticed_at_ms(), 60'006);
+  time.SetMs(60'021);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 15);
+  for (int i = 5; i < 20; ++i) {
+    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].fell_at_ms(), 60'000 + i);
+  }
+  // The entries A leased come back when its lease ends (60'003 + 100), plus the grace.
+  time.SetMs(60'104);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 0);
+  time.SetMs(60'105);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 4);
+  for (int i = 0; i < 4; ++i) {
+    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].fell_at_ms(), 60'000 + i);
+    EXPECT_EQ(f[0].noticed_at_ms(), 60'105);
+  }
+  // A comes back to life (a paused process, not a dead one) with its stale timers and cache:
+  // its checks are replays or lost races, never a second flag.
+  time.SetMs(60'200);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(Flags(store, absl::StrCat("g", i)).size(), 1u) << i;
+}
+
+TEST(FlagSchedulerRealTime, TwoReplicasRecordEveryFlagOnceAndOnTime) {
+  store::MemoryGameStore store({.num_deadline_shards = 16});
+  absl::StatusOr<std::unique_ptr<StoreTime>> time_a = StoreTime::Create(&store);
+  absl::StatusOr<std::unique_ptr<StoreTime>> time_b = StoreTime::Create(&store);
+  ASSERT_OK(time_a);
+  ASSERT_OK(time_b);
+  const FlagSchedulerOptions options{.sweep_interval = absl::Milliseconds(5),
+                                     .sweep_grace = absl::Milliseconds(2),
+                                     .lease = absl::Milliseconds(50),
+                                     .workers = 4};
+  Replica a(&store, time_a->get(), "A", options);
+  Replica b(&store, time_b->get(), "B", options);
+  a.scheduler->Start();
+  b.scheduler->Start();
+  // 200 clocks of 0.6 s, created over ~1 s by both replicas.
+  constexpr int kGames = 200;
+  for (int i = 0; i < kGames; ++i) {
+    Replica& r = i % 2 == 0 ? a : b;
+    const std::string game = absl::StrCat("rt", i);
+    ASSERT_OK(r.authority.Create(game, Control("G/0.01"), {}));
+    ASSERT_OK(r.authority.Execute(game, Start(), {}));
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // A stops mid-run: the deadlines it set and has not fired are left to B's sweep.
+  a.scheduler->Stop();
+  const absl::Time stopped = absl::Now();
+  absl::SleepFor(absl::Milliseconds(900));
+  b.scheduler->Stop();
+
+  std::vector<std::int64_t> delays;
+  for (int i = 0; i < kGames; ++i) {
+    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("rt", i));
+    ASSERT_EQ(f.size(), 1u) << "game " << i;
+    delays.push_back(f[0].noticed_at_ms() - f[0].fell_at_ms());
+  }
+  std::sort(delays.begin(), delays.end());
+  const std::int64_t p50 = delays[delays.size() / 2];
+  const std::int64_t p99 = delays[delays.size() * 99 / 100];
+  // Bounds loose enough for a loaded CI machine; the benchmark (tests/bench) measures p99.
+  EXPECT_LE(p50, 10) << "p99 " << p99 << " max " << delays.back();
+  EXPECT_LE(delays.back(), 200) << "p50 " << p50 << " p99 " << p99;
+  std::printf(
+      "real time, 200 clocks, replica A stopped at %s: delay p50 %lld ms, p99 %lld ms, "
+      "max %lld ms\n",
+      absl::FormatTime(stopped).c_str(), static_cast<long long>(p50), static_cast<long long>(p99),
+      static_cast<long long>(delays.back()));
+}
+
+}  // namespace
+}  // namespace clockauth

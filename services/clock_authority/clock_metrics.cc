@@ -1,0 +1,254 @@
+#include "services/clock_authority/clock_metrics.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+
+namespace clock_authority {
+namespace {
+
+const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {
+    0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+    0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5};
+const prometheus::Histogram::BucketBoundaries kDelayBuckets = {
+    0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
+
+std::string CodeOf(const absl::Status& status) {
+  return status.ok() ? "OK" : base::ErrorCode(status);
+}
+
+}  // namespace
+
+ClockMetrics::ClockMetrics(prometheus::Registry& registry)
+    : registry_(registry),
+      commands_(prometheus::BuildCounter()
+                    .Name("arbiter_clock_commands_total")
+                    .Help("Clock commands by kind and outcome (OK or the stable error code)")
+                    .Register(registry)),
+      presses_(prometheus::BuildCounter()
+                   .Name("arbiter_clock_presses_total")
+                   .Help("Clock presses (6.8a): ok, refused by the Laws, or failed")
+                   .Register(registry)),
+      presses_ok_(presses_.Add({{"result", "ok"}})),
+      presses_refused_(presses_.Add({{"result", "refused"}})),
+      presses_error_(presses_.Add({{"result", "error"}})),
+      flags_(prometheus::BuildCounter()
+                 .Name("arbiter_clock_flags_fired_total")
+                 .Help("Flag falls this replica recorded; counts=false: rapid/blitz, B6")
+                 .Register(registry)),
+      flags_counting_(flags_.Add({{"counts", "true"}})),
+      flags_claim_only_(flags_.Add({{"counts", "false"}})),
+      detection_delay_(prometheus::BuildHistogram()
+                           .Name("arbiter_clock_flag_detection_delay_seconds")
+                           .Help("Flag detection delay: when the fall was noticed minus when it "
+                                 "fell, on the authority's time base")
+                           .Register(registry)
+                           .Add({}, kDelayBuckets)),
+      conflicts_(prometheus::BuildCounter()
+                     .Name("arbiter_clock_version_conflicts_total")
+                     .Help("Appends that lost the compare-and-set to another writer (retried)")
+                     .Register(registry)
+                     .Add({})),
+      claims_(prometheus::BuildCounter()
+                  .Name("arbiter_clock_deadline_claims_total")
+                  .Help("Deadline index entries this replica's sweep leased")
+                  .Register(registry)
+                  .Add({})),
+      scheduler_errors_(prometheus::BuildCounter()
+                            .Name("arbiter_clock_scheduler_errors_total")
+                            .Help("Failed claims, flag checks and releases of the scheduler")
+                            .Register(registry)
+                            .Add({})),
+      sweep_(prometheus::BuildHistogram()
+                 .Name("arbiter_clock_sweep_seconds")
+                 .Help("The time one sweep of every deadline shard took")
+                 .Register(registry)
+                 .Add({}, kLatencyBuckets)),
+      running_gauge_(prometheus::BuildGauge()
+                         .Name("arbiter_clock_running_clocks")
+                         .Help("Clocks running as this replica last wrote or read them, their "
+                               "flag deadline not yet passed")
+                         .Register(registry)
+                         .Add({})),
+      tracked_(prometheus::BuildGauge()
+                   .Name("arbiter_clock_tracked_deadlines")
+                   .Help("Local flag timers pending on this replica")
+                   .Register(registry)
+                   .Add({})),
+      uncertainty_(prometheus::BuildGauge()
+                       .Name("arbiter_clock_time_uncertainty_seconds")
+                       .Help("Error bound of this replica's estimate of the store's clock")
+                       .Register(registry)
+                       .Add({})) {}
+
+void ClockMetrics::OnCommand(absl::string_view kind, const absl::Status& status) {
+  const std::string code = CodeOf(status);
+  prometheus::Counter* counter;
+  {
+    absl::MutexLock lock(&mu_);
+    const std::string key = absl::StrCat(kind, "|", code);
+    auto it = command_series_.find(key);
+    if (it == command_series_.end()) {
+      counter = &commands_.Add({{"command", std::string(kind)}, {"code", code}});
+      command_series_.emplace(key, counter);
+    } else {
+      counter = it->second;
+    }
+  }
+  counter->Increment();
+  if (kind == "press") {
+    if (status.ok()) {
+      presses_ok_.Increment();
+    } else if (status.code() == absl::StatusCode::kFailedPrecondition) {
+      presses_refused_.Increment();
+    } else {
+      presses_error_.Increment();
+    }
+  }
+}
+
+void ClockMetrics::OnFlagRecorded(absl::string_view, const arbiter::v1::FlagFell& flag) {
+  (flag.counts() ? flags_counting_ : flags_claim_only_).Increment();
+  detection_delay_.Observe(static_cast<double>(flag.noticed_at_ms() - flag.fell_at_ms()) / 1000.0);
+}
+
+void ClockMetrics::OnConflict() { conflicts_.Increment(); }
+
+void ClockMetrics::Running(absl::string_view game_id, std::optional<std::int64_t> deadline) {
+  absl::MutexLock lock(&mu_);
+  if (deadline.has_value()) {
+    running_[game_id] = *deadline;
+  } else {
+    running_.erase(game_id);
+  }
+  running_gauge_.Set(static_cast<double>(running_.size()));
+}
+
+void ClockMetrics::OnAppended(absl::string_view game_id, const clockauth::ClockGame& after,
+                              std::optional<std::int64_t> deadline) {
+  Running(game_id, deadline);
+}
+
+void ClockMetrics::OnLoaded(absl::string_view game_id, const clockauth::ClockGame& game) {
+  Running(game_id, clockauth::NextDeadline(game));
+}
+
+clockauth::FlagSchedulerHooks ClockMetrics::SchedulerHooks() {
+  clockauth::FlagSchedulerHooks hooks;
+  hooks.on_claimed = [this](int n) { claims_.Increment(n); };
+  hooks.on_error = [this](const absl::Status&) { scheduler_errors_.Increment(); };
+  hooks.on_sweep = [this](absl::Duration d) { sweep_.Observe(absl::ToDoubleSeconds(d)); };
+  return hooks;
+}
+
+void ClockMetrics::Tick(std::int64_t now_ms, size_t tracked_deadlines,
+                        std::int64_t time_uncertainty_us) {
+  {
+    absl::MutexLock lock(&mu_);
+    absl::erase_if(running_, [&](const auto& entry) { return entry.second < now_ms; });
+    running_gauge_.Set(static_cast<double>(running_.size()));
+  }
+  tracked_.Set(static_cast<double>(tracked_deadlines));
+  uncertainty_.Set(static_cast<double>(time_uncertainty_us) / 1e6);
+}
+
+// --- InstrumentedStore ---------------------------------------------------------------------------
+
+InstrumentedStore::InstrumentedStore(std::unique_ptr<store::GameStore> inner,
+                                     prometheus::Registry& registry)
+    : inner_(std::move(inner)),
+      errors_(prometheus::BuildCounter()
+                  .Name("arbiter_clock_store_errors_total")
+                  .Help("Failed game store calls of the clock authority, by operation and code")
+                  .Register(registry)) {
+  auto& latency = prometheus::BuildHistogram()
+                      .Name("arbiter_clock_store_latency_seconds")
+                      .Help("Game store calls of the clock authority, by operation")
+                      .Register(registry);
+  const char* names[kOps] = {
+      "append",       "lookup_command",      "read_snapshot",    "read_events", "wait_for_events",
+      "get_deadline", "claim_due_deadlines", "release_deadline", "now"};
+  for (int i = 0; i < kOps; ++i) {
+    series_[i] = {&latency.Add({{"op", names[i]}}, kLatencyBuckets), names[i]};
+  }
+}
+
+void InstrumentedStore::Failed(Op op, const absl::Status& status) {
+  // Lost races and "no such game" are answers, not store failures.
+  const std::string code = base::ErrorCode(status);
+  if (code == store::kErrVersionConflict || code == store::kErrGameNotFound ||
+      code == store::kErrGameExists || code == store::kErrCommandIdReused) {
+    return;
+  }
+  errors_.Add({{"op", series_[op].name}, {"code", code}}).Increment();
+}
+
+template <typename T, typename Fn>
+T InstrumentedStore::Timed(Op op, Fn&& fn) {
+  const auto start = std::chrono::steady_clock::now();
+  T result = fn();
+  series_[op].latency->Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  if (!result.ok()) Failed(op, result.status());
+  return result;
+}
+
+absl::StatusOr<store::AppendResult> InstrumentedStore::Append(const store::AppendRequest& request) {
+  return Timed<absl::StatusOr<store::AppendResult>>(kAppend,
+                                                    [&] { return inner_->Append(request); });
+}
+
+absl::StatusOr<std::optional<store::AppendResult>> InstrumentedStore::LookupCommand(
+    absl::string_view game_id, absl::string_view command_id) {
+  return Timed<absl::StatusOr<std::optional<store::AppendResult>>>(
+      kLookup, [&] { return inner_->LookupCommand(game_id, command_id); });
+}
+
+absl::StatusOr<arbiter::v1::GameSnapshot> InstrumentedStore::ReadSnapshot(
+    absl::string_view game_id) {
+  return Timed<absl::StatusOr<arbiter::v1::GameSnapshot>>(
+      kReadSnapshot, [&] { return inner_->ReadSnapshot(game_id); });
+}
+
+absl::StatusOr<std::vector<arbiter::v1::GameEvent>> InstrumentedStore::ReadEvents(
+    absl::string_view game_id, std::int64_t from_version, std::int64_t to_version) {
+  return Timed<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>>(
+      kReadEvents, [&] { return inner_->ReadEvents(game_id, from_version, to_version); });
+}
+
+absl::StatusOr<std::vector<arbiter::v1::GameEvent>> InstrumentedStore::WaitForEvents(
+    absl::string_view game_id, std::int64_t after_version, absl::Duration timeout, int max_events) {
+  // Not timed: its latency is mostly waiting. Errors count.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> r =
+      inner_->WaitForEvents(game_id, after_version, timeout, max_events);
+  if (!r.ok()) Failed(kWait, r.status());
+  return r;
+}
+
+absl::StatusOr<std::optional<store::Deadline>> InstrumentedStore::GetDeadline(
+    absl::string_view game_id) {
+  return Timed<absl::StatusOr<std::optional<store::Deadline>>>(
+      kGetDeadline, [&] { return inner_->GetDeadline(game_id); });
+}
+
+absl::StatusOr<std::vector<store::Deadline>> InstrumentedStore::ClaimDueDeadlines(
+    int shard, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
+  return Timed<absl::StatusOr<std::vector<store::Deadline>>>(
+      kClaim, [&] { return inner_->ClaimDueDeadlines(shard, now_ms, lease_ms, max, owner); });
+}
+
+absl::StatusOr<bool> InstrumentedStore::ReleaseDeadline(absl::string_view game_id,
+                                                        absl::string_view owner,
+                                                        std::int64_t claimable_at_ms) {
+  return Timed<absl::StatusOr<bool>>(
+      kRelease, [&] { return inner_->ReleaseDeadline(game_id, owner, claimable_at_ms); });
+}
+
+absl::StatusOr<std::int64_t> InstrumentedStore::NowMs() {
+  return Timed<absl::StatusOr<std::int64_t>>(kNow, [&] { return inner_->NowMs(); });
+}
+
+}  // namespace clock_authority

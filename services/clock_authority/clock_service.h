@@ -1,0 +1,101 @@
+// The clock-authority service (proto/arbiter/v1/clock.proto): a thin gRPC face of
+// libs/clock_authority. Each handler enters through ServiceEnv::Serve (authentication, the policy
+// table, deadlines, status conversion) and translates between protos and the domain.
+//
+// Store calls block (a Redis round trip, an fsync with appendfsync always), so handlers run on
+// this service's worker pool, not on gRPC's threads; the reactor finishes from there. WatchClock
+// streams are fed by a WatchHub (one store watch per game).
+//
+// Who may call what (the rows this service adds to the policy table):
+//   CreateClock, StartClock, RecordArrival      platform, arbiter, service
+//   PressClock, ClaimFlag                       platform, arbiter, service, player (game-bound:
+//                                               his own game and colour)
+//   GetClock, WatchClock                        every role
+//   Pause/Resume/Adjust/Set/ReplaceClock        arbiter, service (6.13, 6.14, 6.11, 7.4b, ...)
+// A player may not create or start a clock: that would let him pick his own game's time control
+// or start it at will (6.5: the arbiter starts the clocks).
+#ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_
+#define ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_
+
+#include <functional>
+#include <memory>
+
+#include "libs/clock_authority/authority.h"
+#include "libs/clock_authority/worker_pool.h"
+#include "libs/service/server.h"
+#include "proto/arbiter/v1/clock.grpc.pb.h"
+#include "services/clock_authority/watch_hub.h"
+
+namespace clock_authority {
+
+struct ServiceOptions {
+  int workers = 32;                // concurrent calls in the store
+  int max_watched_games = 256;     // games this replica streams at once
+  int max_watch_backlog = 10'000;  // updates queued for one slow watcher before it is cut off
+};
+
+class ClockAuthorityService final : public arbiter::v1::ClockAuthority::CallbackService {
+ public:
+  // Adds this service's rows to env->policy().
+  ClockAuthorityService(service::ServiceEnv* env, clockauth::ClockAuthority* authority,
+                        ServiceOptions options = {});
+  ~ClockAuthorityService() override;
+
+  static constexpr char kName[] = "arbiter.v1.ClockAuthority";
+
+  grpc::ServerUnaryReactor* CreateClock(grpc::CallbackServerContext* ctx,
+                                        const arbiter::v1::CreateClockRequest* req,
+                                        arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* StartClock(grpc::CallbackServerContext* ctx,
+                                       const arbiter::v1::StartClockRequest* req,
+                                       arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* PressClock(grpc::CallbackServerContext* ctx,
+                                       const arbiter::v1::PressClockRequest* req,
+                                       arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* RecordArrival(grpc::CallbackServerContext* ctx,
+                                          const arbiter::v1::RecordArrivalRequest* req,
+                                          arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* ClaimFlag(grpc::CallbackServerContext* ctx,
+                                      const arbiter::v1::ClaimFlagRequest* req,
+                                      arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* PauseClock(grpc::CallbackServerContext* ctx,
+                                       const arbiter::v1::PauseClockRequest* req,
+                                       arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* ResumeClock(grpc::CallbackServerContext* ctx,
+                                        const arbiter::v1::ResumeClockRequest* req,
+                                        arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* AdjustClock(grpc::CallbackServerContext* ctx,
+                                        const arbiter::v1::AdjustClockRequest* req,
+                                        arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* SetClock(grpc::CallbackServerContext* ctx,
+                                     const arbiter::v1::SetClockRequest* req,
+                                     arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* ReplaceClock(grpc::CallbackServerContext* ctx,
+                                         const arbiter::v1::ReplaceClockRequest* req,
+                                         arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerUnaryReactor* GetClock(grpc::CallbackServerContext* ctx,
+                                     const arbiter::v1::GetClockRequest* req,
+                                     arbiter::v1::ClockResponse* resp) override;
+  grpc::ServerWriteReactor<arbiter::v1::ClockUpdate>* WatchClock(
+      grpc::CallbackServerContext* ctx, const arbiter::v1::WatchClockRequest* req) override;
+
+ private:
+  // Runs `fn` on the worker pool and finishes the call with its status.
+  grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* ctx,
+                                    std::function<grpc::Status()> fn);
+  // A command through Serve: decided and appended by the authority, answered with the clock.
+  template <typename Request>
+  grpc::ServerUnaryReactor* Command(grpc::CallbackServerContext* ctx, const char* method,
+                                    const Request* req, arbiter::v1::ClockResponse* resp,
+                                    std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make);
+
+  service::ServiceEnv* env_;
+  clockauth::ClockAuthority* authority_;
+  const ServiceOptions options_;
+  WatchHub hub_;
+  std::unique_ptr<clockauth::WorkerPool> pool_;
+};
+
+}  // namespace clock_authority
+
+#endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_

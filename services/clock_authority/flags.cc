@@ -1,0 +1,48 @@
+// The clock authority's own flags, shared by its binary and arbiterd (libs/service/flags.h has
+// the flags every server takes, --store among them).
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/time/time.h"
+#include "services/clock_authority/host.h"
+
+ABSL_FLAG(std::string, clock_replica_id, "",
+          "clock authority: this replica's unique name in deadline leases (default host:pid)");
+ABSL_FLAG(int, clock_workers, 32, "clock authority: calls served concurrently (store calls block)");
+ABSL_FLAG(int, clock_max_watched_games, 256,
+          "clock authority: games this replica streams (WatchClock) at once");
+ABSL_FLAG(bool, flag_scheduler, true, "clock authority: run the flag scheduler in this process");
+ABSL_FLAG(absl::Duration, flag_sweep_interval, absl::Milliseconds(5),
+          "flag scheduler: how often every deadline shard is swept for due entries while sweeps "
+          "find some (a replica died or lags)");
+ABSL_FLAG(absl::Duration, flag_idle_sweep_interval, absl::Milliseconds(25),
+          "flag scheduler: how often the shards are swept while sweeps find nothing");
+ABSL_FLAG(absl::Duration, flag_sweep_grace, absl::Milliseconds(2),
+          "flag scheduler: a sweep takes entries due for longer than this (the replica that set a "
+          "deadline fires it first)");
+ABSL_FLAG(absl::Duration, flag_lease, absl::Milliseconds(50),
+          "flag scheduler: how long a swept entry is leased before another replica may take it");
+ABSL_FLAG(int, flag_workers, 16, "flag scheduler: concurrent flag checks");
+ABSL_FLAG(int, deadline_shards, 64,
+          "game store: deadline index shards; fixed for a deployment (it places the keys)");
+ABSL_FLAG(int, redis_pool_size, 64, "game store: Redis connections for commands");
+
+namespace clock_authority {
+
+ClockHostOptions ClockHostOptionsFromFlags() {
+  ClockHostOptions o;
+  o.replica_id = absl::GetFlag(FLAGS_clock_replica_id);
+  o.service.workers = absl::GetFlag(FLAGS_clock_workers);
+  o.service.max_watched_games = absl::GetFlag(FLAGS_clock_max_watched_games);
+  o.run_scheduler = absl::GetFlag(FLAGS_flag_scheduler);
+  o.scheduler.sweep_interval = absl::GetFlag(FLAGS_flag_sweep_interval);
+  o.scheduler.idle_sweep_interval = absl::GetFlag(FLAGS_flag_idle_sweep_interval);
+  o.scheduler.sweep_grace = absl::GetFlag(FLAGS_flag_sweep_grace);
+  o.scheduler.lease = absl::GetFlag(FLAGS_flag_lease);
+  o.scheduler.workers = absl::GetFlag(FLAGS_flag_workers);
+  o.deadline_shards = absl::GetFlag(FLAGS_deadline_shards);
+  o.redis_pool_size = absl::GetFlag(FLAGS_redis_pool_size);
+  return o;
+}
+
+}  // namespace clock_authority

@@ -1,0 +1,112 @@
+#include "services/clock_authority/host.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/service/log.h"
+#include "libs/store/memory_game_store.h"
+#include "libs/store/redis_game_store.h"
+
+namespace clock_authority {
+namespace {
+
+std::string DefaultReplicaId() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return absl::StrCat(host[0] ? host : "host", ":", getpid());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
+                                                            const ClockHostOptions& options) {
+  if (spec == "memory") {
+    return std::unique_ptr<store::GameStore>(std::make_unique<store::MemoryGameStore>(
+        store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
+  }
+  if (!absl::ConsumePrefix(&spec, "redis://")) {
+    return base::InvalidArgument(
+        "ERR_BAD_FLAG", absl::StrCat("--store: expected memory or redis://host:port, got ", spec));
+  }
+  store::RedisGameStoreOptions redis;
+  std::string host(spec);
+  int port = 6379;
+  if (size_t colon = spec.rfind(':'); colon != absl::string_view::npos) {
+    host = std::string(spec.substr(0, colon));
+    if (!absl::SimpleAtoi(spec.substr(colon + 1), &port) || port <= 0 || port > 65535) {
+      return base::InvalidArgument("ERR_BAD_FLAG", absl::StrCat("--store: bad port in ", spec));
+    }
+  }
+  if (host.empty()) return base::InvalidArgument("ERR_BAD_FLAG", "--store: redis:// needs a host");
+  redis.connection.host = host;
+  redis.connection.port = port;
+  redis.connection.pool_size = options.redis_pool_size;
+  redis.max_watchers = options.service.max_watched_games;
+  redis.key_prefix = options.redis_key_prefix;
+  redis.num_deadline_shards = options.deadline_shards;
+  ASSIGN_OR_RETURN(std::unique_ptr<store::RedisGameStore> store,
+                   store::RedisGameStore::Create(redis));
+  return std::unique_ptr<store::GameStore>(std::move(store));
+}
+
+absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
+    const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
+  std::unique_ptr<ClockAuthorityHost> host(new ClockAuthorityHost());
+  if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
+  options.scheduler.owner = options.replica_id;
+  host->options_ = options;
+  ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw, OpenStore(config.store, options));
+  host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
+  // The time base is the store's clock: measured before serving, so a restarted replica reads
+  // the same instants as the others.
+  ASSIGN_OR_RETURN(host->time_, clockauth::StoreTime::Create(host->store_.get()));
+  host->metrics_ = std::make_unique<ClockMetrics>(*env->metrics().registry());
+  host->authority_ = std::make_unique<clockauth::ClockAuthority>(
+      host->store_.get(), host->time_.get(),
+      clockauth::AuthorityOptions{.owner = options.replica_id});
+  host->authority_->AddObserver(host->metrics_.get());
+  if (options.run_scheduler) {
+    host->scheduler_ = std::make_unique<clockauth::FlagScheduler>(
+        host->authority_.get(), options.scheduler, host->metrics_->SchedulerHooks());
+    host->authority_->AddObserver(host->scheduler_.get());
+  }
+  host->service_ =
+      std::make_unique<ClockAuthorityService>(env, host->authority_.get(), options.service);
+  service::Log(service::LogLevel::kInfo, "clock authority ready",
+               {{"replica", options.replica_id},
+                {"store", config.store},
+                {"time_offset_us", absl::StrCat(host->time_->offset_us())},
+                {"time_uncertainty_us", absl::StrCat(host->time_->uncertainty_us())},
+                {"flag_scheduler", options.run_scheduler ? "on" : "off"}});
+  return host;
+}
+
+ClockAuthorityHost::~ClockAuthorityHost() { Stop(); }
+
+void ClockAuthorityHost::Start() {
+  time_->StartResync(options_.time_resync);
+  if (scheduler_ != nullptr) scheduler_->Start();
+  if (!ticker_.joinable()) {
+    ticker_ = std::thread([this] {
+      while (!stop_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+        metrics_->Tick(time_->NowMs(), scheduler_ ? scheduler_->tracked() : 0,
+                       time_->uncertainty_us());
+      }
+    });
+  }
+}
+
+void ClockAuthorityHost::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (ticker_.joinable()) ticker_.join();
+  if (scheduler_ != nullptr) scheduler_->Stop();
+}
+
+}  // namespace clock_authority

@@ -1,0 +1,80 @@
+// Everything a process needs to host the clock authority, wired once for both binaries
+// (services/clock_authority:clock_authority_server and services/arbiterd): the game store named
+// by --store (memory, or redis://host:port), timed for metrics; the time base (the store's
+// clock); the domain authority; the flag scheduler; the gRPC service; a ticker for gauges.
+//
+//   ASSIGN_OR_RETURN(auto host, ClockAuthorityHost::Create(config, env,
+//   ClockHostOptionsFromFlags())); hosted.push_back({ClockAuthorityService::kName,
+//   host->service()}); host->Start();                         // the flag scheduler
+//   ... server->Wait(); host->Stop();
+#ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
+#define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "libs/clock_authority/authority.h"
+#include "libs/clock_authority/flag_scheduler.h"
+#include "libs/clock_authority/time_source.h"
+#include "libs/service/server.h"
+#include "libs/store/game_store.h"
+#include "services/clock_authority/clock_metrics.h"
+#include "services/clock_authority/clock_service.h"
+
+namespace clock_authority {
+
+struct ClockHostOptions {
+  std::string replica_id;  // "" = hostname:pid
+  ServiceOptions service;
+  clockauth::FlagSchedulerOptions scheduler;
+  bool run_scheduler = true;
+  int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
+  int redis_pool_size = 64;
+  std::string redis_key_prefix = "arbiter:";
+  absl::Duration time_resync = absl::Seconds(1);
+};
+
+// The clock flags (see flags.cc): --clock_replica_id, --clock_workers, --clock_max_watched_games,
+// --flag_sweep_interval, --flag_sweep_grace, --flag_lease, --flag_workers, --flag_scheduler,
+// --deadline_shards, --redis_pool_size.
+ClockHostOptions ClockHostOptionsFromFlags();
+
+// "memory" or "redis://host[:port]". INVALID_ARGUMENT ERR_BAD_FLAG otherwise.
+absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
+                                                            const ClockHostOptions& options);
+
+class ClockAuthorityHost {
+ public:
+  // Opens the store and measures the time base (UNAVAILABLE if the store does not answer).
+  static absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> Create(
+      const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
+  ~ClockAuthorityHost();
+
+  ClockAuthorityService* service() { return service_.get(); }
+  clockauth::ClockAuthority* authority() { return authority_.get(); }
+  store::GameStore* store() { return store_.get(); }
+  const std::string& replica_id() const { return options_.replica_id; }
+
+  void Start();  // the flag scheduler and the gauges' ticker
+  void Stop();
+
+ private:
+  ClockAuthorityHost() = default;
+
+  ClockHostOptions options_;
+  std::unique_ptr<store::GameStore> store_;
+  std::unique_ptr<clockauth::StoreTime> time_;
+  std::unique_ptr<ClockMetrics> metrics_;
+  std::unique_ptr<clockauth::ClockAuthority> authority_;
+  std::unique_ptr<clockauth::FlagScheduler> scheduler_;
+  std::unique_ptr<ClockAuthorityService> service_;
+  absl::Notification stop_;
+  std::thread ticker_;
+};
+
+}  // namespace clock_authority
+
+#endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_

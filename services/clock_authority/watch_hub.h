@@ -1,0 +1,64 @@
+// Fans a game's new events out to every WatchClock stream of this replica: one blocking
+// WaitForEvents loop per watched game (not per watcher), so a thousand observers of one board
+// hold one store connection. Events come in order; a listener skips what it has and fetches any
+// gap itself (listeners join at their own version).
+//
+//   hub.Add("g1", 17, listener);   // delivers events after version 17 (or earlier ones: skip)
+//   hub.Remove("g1", listener.get());
+#ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_
+#define ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "libs/store/game_store.h"
+
+namespace clock_authority {
+
+class WatchHub {
+ public:
+  class Listener {
+   public:
+    virtual ~Listener() = default;
+    // New events of the game, in order (possibly some the listener has already seen).
+    virtual void OnEvents(const std::vector<arbiter::v1::GameEvent>& events) = 0;
+    // The store failed; the listener is removed after this.
+    virtual void OnError(const absl::Status& status) = 0;
+  };
+
+  // `max_games`: games watched at once (each holds a store watch connection while it waits).
+  WatchHub(store::GameStore* store, int max_games, absl::Duration wait = absl::Milliseconds(500));
+  ~WatchHub();  // stops every loop (each within `wait`)
+
+  // RESOURCE_EXHAUSTED ERR_TOO_MANY_WATCHES when max_games other games are watched.
+  absl::Status Add(const std::string& game_id, std::int64_t after_version,
+                   std::shared_ptr<Listener> listener);
+  void Remove(const std::string& game_id, Listener* listener);
+  int watched_games();
+
+ private:
+  struct Game {
+    std::vector<std::shared_ptr<Listener>> listeners;
+    std::int64_t version = 0;
+  };
+  void Loop(std::string game_id);
+
+  store::GameStore* const store_;
+  const int max_games_;
+  const absl::Duration wait_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Game> games_ ABSL_GUARDED_BY(mu_);
+  int loops_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace clock_authority
+
+#endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_

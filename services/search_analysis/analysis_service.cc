@@ -1,0 +1,636 @@
+#include "services/search_analysis/analysis_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "libs/analysis/advice.h"
+#include "libs/analysis/unwinnable.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/game.h"
+#include "libs/chess/movegen.h"
+#include "libs/chess/notation.h"
+#include "libs/chess/perft.h"
+#include "libs/service/log.h"
+
+namespace search_analysis {
+namespace {
+
+namespace v1 = arbiter::v1;
+using service::CallContext;
+using service::Principal;
+using Job = SearchAnalysisService::Job;
+using Work = SearchAnalysisService::Work;
+
+std::string Method(absl::string_view name) {
+  return absl::StrCat("/", SearchAnalysisService::kName, "/", name);
+}
+
+// The reactor of one call, finished from a worker. gRPC calls OnCancel when the call is cancelled
+// (the caller went away, the deadline passed, the server stops); the search polls the flag.
+class AnalysisReactor final : public grpc::ServerUnaryReactor {
+ public:
+  void OnCancel() override { cancelled_.store(true, std::memory_order_relaxed); }
+  void OnDone() override { delete this; }
+  void MarkCancelled() { cancelled_.store(true, std::memory_order_relaxed); }
+  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+absl::Time DeadlineOf(const grpc::ServerContextBase& ctx) {
+  const std::chrono::system_clock::time_point d = ctx.deadline();
+  if (d == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
+  return absl::FromChrono(d);
+}
+
+absl::Status BadLimits(absl::string_view message) {
+  return base::InvalidArgument("ERR_BAD_LIMITS", message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests: every field checked, every position through libs/chess.
+
+// The game from `position` through `moves`; INVALID_ARGUMENT naming the first bad move.
+absl::StatusOr<chess::Game> GameOf(const v1::Position& position,
+                                   const google::protobuf::RepeatedPtrField<std::string>& moves,
+                                   int max_moves) {
+  if (position.fen().empty()) {
+    return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required (a FEN or \"startpos\")");
+  }
+  if (moves.size() > max_moves) {
+    return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max_moves, " moves"));
+  }
+  ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenOrStartpos(position.fen()));
+  chess::Game game(start);
+  for (int i = 0; i < moves.size(); ++i) {
+    absl::StatusOr<chess::Move> m = chess::ParseMove(game.position(), moves[i]);
+    absl::Status st = m.ok() ? game.Play(*m) : m.status();
+    if (!st.ok()) {
+      absl::Status out = base::Error(st.code(), base::ErrorCode(st),
+                                     absl::StrCat("moves[", i, "] ", moves[i], ": ", st.message()));
+      st.ForEachPayload([&](absl::string_view url, const absl::Cord& p) {
+        if (url != base::kErrorCodePayload) out.SetPayload(url, p);
+      });
+      return out;
+    }
+  }
+  return game;
+}
+
+absl::StatusOr<chess::Color> SideOf(v1::Color c) {
+  if (c == v1::COLOR_WHITE) return chess::Color::kWhite;
+  if (c == v1::COLOR_BLACK) return chess::Color::kBlack;
+  return base::InvalidArgument("ERR_BAD_ARGUMENT", "side must be COLOR_WHITE or COLOR_BLACK");
+}
+
+absl::StatusOr<absl::Duration> TimeLimitOf(std::int64_t ms, const AnalysisOptions& o) {
+  const std::int64_t max_ms = absl::ToInt64Milliseconds(o.max_time);
+  if (ms < 0 || ms > max_ms) {
+    return BadLimits(absl::StrCat("time_limit_ms must be 0..", max_ms, " on this server"));
+  }
+  return ms == 0 ? o.default_time : absl::Milliseconds(ms);
+}
+
+// A search's own bounds, fixed at admission: its time limit counts from then.
+struct Budget {
+  std::int64_t max_nodes;
+  absl::Time until;  // admission + time limit
+
+  analysis::SearchLimits For(const Job& job) const {
+    analysis::SearchLimits limits;
+    limits.max_nodes = max_nodes;
+    limits.deadline = std::min(until, job.call_deadline);
+    limits.cancel = job.cancel;
+    return limits;
+  }
+};
+
+absl::StatusOr<Budget> BudgetOf(const v1::AnalysisLimits& l, const AnalysisOptions& o) {
+  if (l.max_nodes() < 0 || l.max_nodes() > o.max_nodes) {
+    return BadLimits(absl::StrCat("max_nodes must be 0..", o.max_nodes, " on this server"));
+  }
+  ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(l.time_limit_ms(), o));
+  return Budget{l.max_nodes() == 0 ? o.default_nodes : l.max_nodes(), absl::Now() + time};
+}
+
+absl::StatusOr<analysis::EngineLimits> EngineLimitsOf(const v1::EngineSettings& e,
+                                                      const AnalysisOptions& o,
+                                                      int default_multipv) {
+  if (e.depth() < 0 || e.depth() > o.max_engine_depth) {
+    return BadLimits(absl::StrCat("engine.depth must be 0..", o.max_engine_depth));
+  }
+  if (e.nodes() < 0 || e.nodes() > o.max_engine_nodes) {
+    return BadLimits(absl::StrCat("engine.nodes must be 0..", o.max_engine_nodes));
+  }
+  const std::int64_t max_ms = absl::ToInt64Milliseconds(o.max_time);
+  if (e.movetime_ms() < 0 || e.movetime_ms() > max_ms) {
+    return BadLimits(absl::StrCat("engine.movetime_ms must be 0..", max_ms));
+  }
+  if (e.multipv() < 0 || e.multipv() > o.max_multipv) {
+    return BadLimits(absl::StrCat("engine.multipv must be 0..", o.max_multipv));
+  }
+  analysis::EngineLimits limits;
+  limits.depth = e.depth();
+  limits.nodes = e.nodes();
+  limits.movetime = absl::Milliseconds(e.movetime_ms());
+  limits.multipv = e.multipv() == 0 ? default_multipv : e.multipv();
+  if (limits.depth == 0 && limits.nodes == 0 && limits.movetime == absl::ZeroDuration()) {
+    limits.depth = o.default_engine_depth;
+  }
+  return limits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses.
+
+// `m` must be legal in `pos`.
+v1::Move MoveProto(const chess::Position& pos, chess::Move m) {
+  v1::Move out;
+  out.set_uci(chess::ToUci(m));
+  out.set_san(chess::ToSan(pos, m));
+  out.set_appendix_e(chess::ToSan(pos, m, chess::SanStyle::kAppendixE));
+  return out;
+}
+
+v1::Color ColorProto(chess::Color c) {
+  return c == chess::Color::kWhite ? v1::COLOR_WHITE : v1::COLOR_BLACK;
+}
+
+v1::Verdict VerdictProto(analysis::Verdict v) {
+  switch (v) {
+    case analysis::Verdict::kWinnable:
+      return v1::VERDICT_WINNABLE;
+    case analysis::Verdict::kUnwinnable:
+      return v1::VERDICT_UNWINNABLE;
+    case analysis::Verdict::kUndetermined:
+      return v1::VERDICT_UNDETERMINED;
+  }
+  return v1::VERDICT_UNSPECIFIED;
+}
+
+v1::ProofMethod MethodProto(analysis::Method m) {
+  switch (m) {
+    case analysis::Method::kGameOver:
+      return v1::PROOF_METHOD_GAME_OVER;
+    case analysis::Method::kMaterial:
+      return v1::PROOF_METHOD_MATERIAL;
+    case analysis::Method::kMatePattern:
+      return v1::PROOF_METHOD_MATE_PATTERN;
+    case analysis::Method::kLockedPawns:
+      return v1::PROOF_METHOD_LOCKED_PAWNS;
+    case analysis::Method::kExhaustive:
+      return v1::PROOF_METHOD_EXHAUSTIVE;
+    case analysis::Method::kSearch:
+      return v1::PROOF_METHOD_SEARCH;
+    case analysis::Method::kLimit:
+      return v1::PROOF_METHOD_LIMIT;
+  }
+  return v1::PROOF_METHOD_UNSPECIFIED;
+}
+
+enum class Goal { kMate, kPotential };
+
+// Fills `out` from `r`. A winnable line is replayed by libs/chess and must reach the goal
+// (checkmate of the opponent, or for C4 a position where he cannot prevent it): a line that
+// does not is never sent (INTERNAL), so a client can trust every line it receives.
+absl::Status FillResult(const chess::Position& pos, chess::Color side,
+                        const analysis::UnwinnabilityResult& r, Goal goal,
+                        v1::UnwinnableResult* out) {
+  out->set_side(ColorProto(side));
+  out->set_verdict(VerdictProto(r.verdict));
+  out->set_method(MethodProto(r.method));
+  out->set_reason(r.reason);
+  out->set_nodes(r.nodes);
+  if (r.verdict != analysis::Verdict::kWinnable) return absl::OkStatus();
+  chess::Position p = pos;
+  for (chess::Move m : r.line) {
+    if (!p.IsLegal(m)) {
+      return base::Error(absl::StatusCode::kInternal, "ERR_INTERNAL",
+                         "the analysis produced an illegal line; no answer is given");
+    }
+    *out->add_line() = MoveProto(p, m);
+    p.PlayUnchecked(m);
+  }
+  const bool mated = p.side_to_move() == ~side && p.IsCheckmate();
+  const bool reached =
+      mated || (goal == Goal::kPotential && analysis::CannotPreventMateNextMove(p, side));
+  if (!reached) {
+    return base::Error(absl::StatusCode::kInternal, "ERR_INTERNAL",
+                       "the analysis produced a line that does not reach its goal; no answer is "
+                       "given");
+  }
+  out->mutable_goal_position()->set_fen(chess::ToFen(p));
+  return absl::OkStatus();
+}
+
+void FillPv(const chess::Position& pos, const analysis::PvLine& l, v1::PvLine* out) {
+  out->set_multipv(l.multipv);
+  out->set_depth(l.depth);
+  if (l.score_cp) out->set_score_cp(*l.score_cp);
+  if (l.mate_in) out->set_mate_in(*l.mate_in);
+  chess::Position p = pos;
+  for (chess::Move m : l.pv) {  // checked legal by the pool's parser
+    *out->add_pv() = MoveProto(p, m);
+    p.PlayUnchecked(m);
+  }
+}
+
+// Perft that stops between subtrees when `stop` says so (subtrees of depth 3 take well under a
+// millisecond, so the check is prompt).
+absl::StatusOr<std::uint64_t> StoppablePerft(const chess::Position& pos, int depth,
+                                             const std::function<absl::Status()>& stop) {
+  if (depth <= 3) return chess::Perft(pos, depth);
+  RETURN_IF_ERROR(stop());
+  chess::MoveList list;
+  chess::GenerateLegalMoves(pos, &list);
+  std::uint64_t nodes = 0;
+  for (chess::Move m : list) {
+    chess::Position child = pos;
+    child.PlayUnchecked(m);
+    ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(child, depth - 1, stop));
+    nodes += n;
+  }
+  return nodes;
+}
+
+absl::string_view DeadVerdictName(analysis::Verdict v) {
+  switch (v) {
+    case analysis::Verdict::kUnwinnable:
+      return "dead";
+    case analysis::Verdict::kWinnable:
+      return "alive";
+    case analysis::Verdict::kUndetermined:
+      return "undetermined";
+  }
+  return "undetermined";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+bool SearchAnalysisService::Job::CallOver() const {
+  return (cancel != nullptr && cancel->load(std::memory_order_relaxed)) ||
+         absl::Now() >= call_deadline;
+}
+
+absl::Status SearchAnalysisService::Job::CallOverStatus() const {
+  if (absl::Now() >= call_deadline) {
+    return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED",
+                       "the deadline passed: the analysis was stopped");
+  }
+  return base::Error(absl::StatusCode::kCancelled, "ERR_CANCELLED",
+                     "the call was cancelled: the analysis was stopped");
+}
+
+absl::StatusOr<std::unique_ptr<SearchAnalysisService>> SearchAnalysisService::Create(
+    service::ServiceEnv* env, AnalysisOptions options) {
+  auto bad = [](absl::string_view what) { return base::InvalidArgument("ERR_BAD_FLAG", what); };
+  if (options.workers < 1 || options.workers > 256) return bad("--analysis_workers must be 1..256");
+  if (options.max_queue < 0 || options.max_queue > 1'000'000) {
+    return bad("--analysis_max_queue must be 0..1000000");
+  }
+  if (options.engine_pool_size < 0 || options.engine_pool_size > 64) {
+    return bad("--engine_pool_size must be 0..64 (0: no engine)");
+  }
+  if (options.max_nodes < 1 || options.default_nodes < 1 ||
+      options.default_nodes > options.max_nodes) {
+    return bad("--analysis_max_nodes must be at least 1 and the default node limit");
+  }
+  if (options.max_time <= absl::ZeroDuration() || options.default_time > options.max_time) {
+    options.default_time = std::min(options.default_time, options.max_time);
+    if (options.max_time <= absl::ZeroDuration()) return bad("--analysis_max_time must be > 0");
+  }
+  if (options.max_perft_depth < 0 || options.max_perft_depth > 12) {
+    return bad("--analysis_max_perft_depth must be 0..12");
+  }
+  std::unique_ptr<analysis::EnginePool> engines;
+  std::string engine_error = "the engine is disabled on this server (--engine_pool_size=0)";
+  if (options.engine_pool_size > 0) {
+    analysis::EnginePoolOptions pool;
+    pool.engine_path = options.engine_path;
+    pool.size = options.engine_pool_size;
+    absl::StatusOr<std::unique_ptr<analysis::EnginePool>> started =
+        analysis::EnginePool::Create(pool);
+    if (started.ok()) {
+      engines = *std::move(started);
+    } else {
+      engine_error = absl::StrCat("no engine on this server (", options.engine_path,
+                                  "): ", started.status().message());
+      service::Log(service::LogLevel::kWarning,
+                   "search_analysis: engine unavailable; engine RPCs answer UNAVAILABLE",
+                   {{"engine_path", options.engine_path},
+                    {"error", std::string(started.status().message())}});
+    }
+  }
+  return std::make_unique<SearchAnalysisService>(env, std::move(engines), options, engine_error);
+}
+
+SearchAnalysisService::SearchAnalysisService(service::ServiceEnv* env,
+                                             std::unique_ptr<analysis::EnginePool> engines,
+                                             AnalysisOptions options, std::string engine_error)
+    : env_(env),
+      engines_(std::move(engines)),
+      options_(std::move(options)),
+      engine_error_(std::move(engine_error)),
+      metrics_(*env->metrics().registry()),
+      workers_(options_.workers, options_.max_queue) {
+  using service::Role;
+  // Search work for the system and its operators. Engine evaluation and claim advice are
+  // analysis that 12.2 forbids players during play: arbiters (10.2, D1) and services only.
+  for (const char* m : {"Unwinnable", "DeadPosition", "MatingPotential", "Perft"}) {
+    env_->policy().Add({Method(m), {Role::kPlatform, Role::kArbiter, Role::kService}, false});
+  }
+  for (const char* m : {"Evaluate", "AdviseClaim"}) {
+    env_->policy().Add({Method(m), {Role::kArbiter, Role::kService}, false});
+  }
+  RefreshGauges();
+  refresher_ = std::thread([this] {
+    while (!stop_refresher_.WaitForNotificationWithTimeout(options_.metrics_refresh)) {
+      RefreshGauges();
+    }
+  });
+}
+
+SearchAnalysisService::~SearchAnalysisService() {
+  stop_refresher_.Notify();
+  refresher_.join();
+}
+
+void SearchAnalysisService::RefreshGauges() {
+  metrics_.Workers(workers_.queued(), workers_.busy(), workers_.threads());
+  if (engines_ != nullptr) {
+    const analysis::EnginePoolStats stats = engines_->Stats();
+    metrics_.Engines(&stats);
+  } else {
+    metrics_.Engines(nullptr);
+  }
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::Dispatch(
+    grpc::CallbackServerContext* ctx, absl::string_view method, Kind kind,
+    const google::protobuf::Message& request,
+    const std::function<absl::StatusOr<Work>()>& prepare) {
+  auto* reactor = new AnalysisReactor();
+  Work work;
+  const absl::Time admitted_at = absl::Now();
+  grpc::Status admitted = env_->Serve(ctx, Method(method), request,
+                                      [&](const CallContext&, const Principal&) -> absl::Status {
+                                        ASSIGN_OR_RETURN(work, prepare());
+                                        return absl::OkStatus();
+                                      });
+  if (!admitted.ok()) {
+    reactor->Finish(admitted);
+    return reactor;
+  }
+  const bool queued =
+      workers_.Submit([this, ctx, reactor, kind, admitted_at, work = std::move(work)] {
+        metrics_.QueueWait(absl::ToDoubleSeconds(absl::Now() - admitted_at));
+        if (ctx->IsCancelled()) reactor->MarkCancelled();
+        const Job job{DeadlineOf(*ctx), reactor->cancel_flag()};
+        absl::Status status;
+        if (job.CallOver()) {
+          status = job.CallOverStatus();  // it waited in the queue past its deadline
+        } else {
+          const absl::Time started = absl::Now();
+          status = work(job);
+          metrics_.Duration(kind, absl::ToDoubleSeconds(absl::Now() - started));
+          if (status.ok() && job.CallOver()) status = job.CallOverStatus();
+        }
+        reactor->Finish(service::ToGrpcStatus(status));  // the reactor is gRPC's from here on
+      });
+  if (!queued) {
+    reactor->Finish(service::ToGrpcStatus(
+        base::Error(absl::StatusCode::kResourceExhausted, "ERR_BUSY",
+                    "every analysis worker is busy and the queue is full; retry later")));
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::Unwinnable(grpc::CallbackServerContext* ctx,
+                                                            const v1::UnwinnableRequest* req,
+                                                            v1::UnwinnableResponse* resp) {
+  return Dispatch(ctx, "Unwinnable", Kind::kUnwinnable, *req, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+    ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side()));
+    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+    return Work([this, pos = game.position(), side, budget, resp](const Job& job) -> absl::Status {
+      // 6.10 / C3: can `side` mate by some series of legal moves?
+      const analysis::UnwinnabilityResult r =
+          analysis::AnalyzeUnwinnability(pos, side, budget.For(job));
+      if (job.CallOver()) return job.CallOverStatus();
+      resp->mutable_position()->set_fen(chess::ToFen(pos));
+      RETURN_IF_ERROR(FillResult(pos, side, r, Goal::kMate, resp->mutable_result()));
+      metrics_.Verdict(Kind::kUnwinnable, analysis::VerdictName(r.verdict));
+      metrics_.Nodes(Kind::kUnwinnable, r.nodes);
+      return absl::OkStatus();
+    });
+  });
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::DeadPosition(grpc::CallbackServerContext* ctx,
+                                                              const v1::DeadPositionRequest* req,
+                                                              v1::DeadPositionResponse* resp) {
+  return Dispatch(ctx, "DeadPosition", Kind::kDeadPosition, *req, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+    return Work([this, pos = game.position(), budget, resp](const Job& job) -> absl::Status {
+      // 5.2b / 9.6: dead when neither side can mate.
+      const analysis::DeadPositionResult d = analysis::AnalyzeDeadPosition(pos, budget.For(job));
+      if (job.CallOver()) return job.CallOverStatus();
+      resp->mutable_position()->set_fen(chess::ToFen(pos));
+      switch (d.verdict) {
+        case analysis::Verdict::kUnwinnable:
+          resp->set_verdict(v1::DEAD_POSITION_VERDICT_DEAD);
+          break;
+        case analysis::Verdict::kWinnable:
+          resp->set_verdict(v1::DEAD_POSITION_VERDICT_ALIVE);
+          break;
+        case analysis::Verdict::kUndetermined:
+          resp->set_verdict(v1::DEAD_POSITION_VERDICT_UNDETERMINED);
+          break;
+      }
+      RETURN_IF_ERROR(
+          FillResult(pos, chess::Color::kWhite, d.white, Goal::kMate, resp->mutable_white()));
+      RETURN_IF_ERROR(
+          FillResult(pos, chess::Color::kBlack, d.black, Goal::kMate, resp->mutable_black()));
+      metrics_.Verdict(Kind::kDeadPosition, DeadVerdictName(d.verdict));
+      metrics_.Nodes(Kind::kDeadPosition, d.white.nodes + d.black.nodes);
+      return absl::OkStatus();
+    });
+  });
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::MatingPotential(
+    grpc::CallbackServerContext* ctx, const v1::MatingPotentialRequest* req,
+    v1::MatingPotentialResponse* resp) {
+  return Dispatch(
+      ctx, "MatingPotential", Kind::kMatingPotential, *req, [&]() -> absl::StatusOr<Work> {
+        ASSIGN_OR_RETURN(chess::Game game,
+                         GameOf(req->position(), req->moves(), options_.max_moves));
+        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side()));
+        ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+        return Work(
+            [this, pos = game.position(), side, budget, resp](const Job& job) -> absl::Status {
+              // 1997 C4: mating potential.
+              const analysis::UnwinnabilityResult r =
+                  analysis::AnalyzeMatingPotential(pos, side, budget.For(job));
+              if (job.CallOver()) return job.CallOverStatus();
+              resp->mutable_position()->set_fen(chess::ToFen(pos));
+              RETURN_IF_ERROR(FillResult(pos, side, r, Goal::kPotential, resp->mutable_result()));
+              metrics_.Verdict(Kind::kMatingPotential, analysis::VerdictName(r.verdict));
+              metrics_.Nodes(Kind::kMatingPotential, r.nodes);
+              return absl::OkStatus();
+            });
+      });
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::Evaluate(grpc::CallbackServerContext* ctx,
+                                                          const v1::EvaluateRequest* req,
+                                                          v1::EvaluateResponse* resp) {
+  return Dispatch(ctx, "Evaluate", Kind::kEvaluate, *req, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+    ASSIGN_OR_RETURN(analysis::EngineLimits limits, EngineLimitsOf(req->engine(), options_, 1));
+    ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
+    if (engines_ == nullptr) return base::Unavailable("ERR_ENGINE_UNAVAILABLE", engine_error_);
+    const absl::Time until = absl::Now() + time;
+    return Work([this, game = std::move(game), limits, until, resp](const Job& job) {
+      // Only positions and moves libs/chess has validated reach the engine (EnginePool).
+      absl::StatusOr<analysis::EngineAnalysis> a = engines_->Analyze(
+          game.start(), game.moves(), limits, std::min(until, job.call_deadline), job.cancel);
+      if (job.CallOver()) return job.CallOverStatus();
+      if (!a.ok()) return a.status();
+      const chess::Position& pos = game.position();
+      resp->mutable_position()->set_fen(chess::ToFen(pos));
+      resp->set_side_to_move(ColorProto(pos.side_to_move()));
+      for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
+      if (pos.IsLegal(a->best_move)) *resp->mutable_best_move() = MoveProto(pos, a->best_move);
+      resp->set_nodes(a->nodes);
+      resp->set_elapsed_ms(absl::ToInt64Milliseconds(a->elapsed));
+      resp->set_complete(a->complete);
+      return absl::OkStatus();
+    });
+  });
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::AdviseClaim(grpc::CallbackServerContext* ctx,
+                                                             const v1::AdviseClaimRequest* req,
+                                                             v1::AdviseClaimResponse* resp) {
+  return Dispatch(ctx, "AdviseClaim", Kind::kAdviseClaim, *req, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+    analysis::ClaimAdviceOptions advice;
+    advice.last_moves = req->last_moves() == 0 ? 10 : req->last_moves();
+    if (advice.last_moves < 1 || advice.last_moves > 500) {
+      return BadLimits("last_moves must be 0..500");
+    }
+    ASSIGN_OR_RETURN(advice.engine_limits, EngineLimitsOf(req->engine(), options_, 3));
+    advice.evaluate_earlier_position = !req->skip_earlier_evaluation();
+    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+    if (engines_ == nullptr && req->require_engine()) {
+      return base::Unavailable("ERR_ENGINE_UNAVAILABLE", engine_error_);
+    }
+    const absl::Time admitted = absl::Now();
+    return Work([this, game = std::move(game), advice, budget, admitted, resp](const Job& job) {
+      const analysis::SearchLimits limits = budget.For(job);
+      analysis::ClaimAdviceOptions options = advice;
+      // A quarter of the time for the proof (6.10 / 5.2b); the engine gets the rest.
+      options.unwinnable_limits = limits;
+      options.unwinnable_limits.deadline =
+          std::min(limits.deadline, admitted + (budget.until - admitted) / 4);
+      // 10.2 / D1: advice for the arbiter's ruling, never a ruling.
+      absl::StatusOr<analysis::ClaimAdvice> a =
+          analysis::AdviseClaim(game, engines_.get(), options, limits.deadline, job.cancel);
+      if (job.CallOver()) return job.CallOverStatus();
+      if (!a.ok()) return a.status();
+      const chess::Position& pos = game.position();
+      resp->set_label(a->label);
+      resp->mutable_position()->set_fen(chess::ToFen(pos));
+      resp->set_claimant(ColorProto(a->claimant));
+      resp->set_opponent(ColorProto(a->opponent));
+      RETURN_IF_ERROR(FillResult(pos, a->opponent, a->opponent_can_mate, Goal::kMate,
+                                 resp->mutable_opponent_can_mate()));
+      resp->set_engine_used(a->engine_used);
+      if (a->opponent_score_cp) resp->set_opponent_score_cp(*a->opponent_score_cp);
+      if (a->opponent_mate_in) resp->set_opponent_mate_in(*a->opponent_mate_in);
+      if (a->earlier_opponent_score_cp) {
+        resp->set_earlier_opponent_score_cp(*a->earlier_opponent_score_cp);
+      }
+      for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
+      v1::ClaimProgress* p = resp->mutable_progress();
+      p->set_moves_considered(a->moves_considered);
+      p->set_opponent_captures(a->opponent_captures);
+      p->set_opponent_pawn_moves(a->opponent_pawn_moves);
+      p->set_opponent_checks(a->opponent_checks);
+      p->set_halfmove_clock(a->halfmove_clock);
+      for (const analysis::MaterialPoint& m : a->material) {
+        v1::MaterialPoint* out = p->add_material();
+        out->set_ply(m.ply);
+        out->set_white(m.white);
+        out->set_black(m.black);
+      }
+      for (const std::string& n : a->notes) resp->add_notes(n);
+      if (engines_ == nullptr) {
+        resp->add_notes(
+            absl::StrCat("engine advice unavailable: ERR_ENGINE_UNAVAILABLE: ", engine_error_));
+      }
+      metrics_.Verdict(Kind::kAdviseClaim, analysis::VerdictName(a->opponent_can_mate.verdict));
+      metrics_.Nodes(Kind::kAdviseClaim, a->opponent_can_mate.nodes);
+      return absl::OkStatus();
+    });
+  });
+}
+
+grpc::ServerUnaryReactor* SearchAnalysisService::Perft(grpc::CallbackServerContext* ctx,
+                                                       const v1::AnalysisPerftRequest* req,
+                                                       v1::AnalysisPerftResponse* resp) {
+  return Dispatch(ctx, "Perft", Kind::kPerft, *req, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+    if (req->depth() < 0 || req->depth() > options_.max_perft_depth) {
+      return base::InvalidArgument(
+          "ERR_BAD_ARGUMENT",
+          absl::StrCat("depth must be 0..", options_.max_perft_depth, " on this server"));
+    }
+    ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
+    const absl::Time until = absl::Now() + time;
+    return Work([pos = game.position(), depth = req->depth(), divide = req->divide(), until, time,
+                 resp](const Job& job) -> absl::Status {
+      auto stop = [&]() -> absl::Status {
+        if (job.CallOver()) return job.CallOverStatus();
+        if (absl::Now() >= until) {
+          return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED",
+                             absl::StrCat("perft stopped: its time limit of ",
+                                          absl::FormatDuration(time), " passed"));
+        }
+        return absl::OkStatus();
+      };
+      resp->mutable_position()->set_fen(chess::ToFen(pos));
+      if (divide && depth >= 1) {
+        chess::MoveList list;
+        chess::GenerateLegalMoves(pos, &list);
+        std::uint64_t total = 0;
+        for (chess::Move m : list) {
+          chess::Position child = pos;
+          child.PlayUnchecked(m);
+          ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(child, depth - 1, stop));
+          v1::PerftMoveCount* d = resp->add_divide();
+          *d->mutable_move() = MoveProto(pos, m);
+          d->set_nodes(n);
+          total += n;
+        }
+        resp->set_nodes(total);
+      } else {
+        ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(pos, depth, stop));
+        resp->set_nodes(n);
+      }
+      return absl::OkStatus();
+    });
+  });
+}
+
+}  // namespace search_analysis

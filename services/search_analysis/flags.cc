@@ -1,0 +1,39 @@
+#include "services/search_analysis/flags.h"
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "libs/analysis/engine_pool.h"
+
+ABSL_FLAG(int, analysis_workers, 2,
+          "search_analysis: threads running analyses (gRPC's own threads only admit requests)");
+ABSL_FLAG(
+    int, analysis_max_queue, 64,
+    "search_analysis: admitted requests that may wait for a worker; beyond, RESOURCE_EXHAUSTED");
+ABSL_FLAG(int64_t, analysis_max_nodes, 20'000'000,
+          "search_analysis: the largest max_nodes a request may ask for (a search keeps about 50 "
+          "bytes per position: 20 million is about 1 GB at worst)");
+ABSL_FLAG(absl::Duration, analysis_max_time, absl::Minutes(2),
+          "search_analysis: the longest time limit a request may ask for");
+ABSL_FLAG(int, analysis_max_perft_depth, 7, "search_analysis: the deepest perft a caller may ask");
+ABSL_FLAG(std::string, engine_path, analysis::kDefaultEnginePath,
+          "search_analysis: the UCI engine (Stockfish); when it cannot start, engine RPCs answer "
+          "UNAVAILABLE and the search RPCs still work");
+ABSL_FLAG(int, engine_pool_size, 1, "search_analysis: engine processes (0: no engine)");
+
+namespace search_analysis {
+
+AnalysisOptions OptionsFromFlags() {
+  AnalysisOptions o;
+  o.workers = absl::GetFlag(FLAGS_analysis_workers);
+  o.max_queue = absl::GetFlag(FLAGS_analysis_max_queue);
+  o.max_nodes = absl::GetFlag(FLAGS_analysis_max_nodes);
+  o.max_time = absl::GetFlag(FLAGS_analysis_max_time);
+  o.max_perft_depth = absl::GetFlag(FLAGS_analysis_max_perft_depth);
+  o.engine_path = absl::GetFlag(FLAGS_engine_path);
+  o.engine_pool_size = absl::GetFlag(FLAGS_engine_pool_size);
+  return o;
+}
+
+}  // namespace search_analysis

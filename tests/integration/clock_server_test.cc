@@ -1,0 +1,569 @@
+// The clock-authority service over real gRPC on loopback, on the in-memory store and on a real
+// redis-server started by the test: every RPC, stable error codes, retries, the auth matrix
+// (roles x methods, a player's own game and colour), WatchClock with resume, flags that fire
+// from the server in real time, and /metrics.
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "libs/service/auth.h"
+#include "libs/service/grpc_status.h"
+#include "libs/service/server.h"
+#include "libs/store/testing/redis_server.h"
+#include "proto/arbiter/v1/clock.grpc.pb.h"
+#include "services/clock_authority/host.h"
+#include "tests/integration/http_get.h"
+
+namespace {
+
+namespace v1 = arbiter::v1;
+using service::Role;
+
+constexpr char kKeys[] = "libs/service/testdata/keys.json";
+
+std::string Token(Role role, const std::string& game = "",
+                  chess::Color color = chess::Color::kWhite) {
+  static service::KeySet* keys = new service::KeySet(*service::KeySet::FromFile(kKeys));
+  service::TokenClaims claims;
+  claims.role = role;
+  claims.subject = "test";
+  if (role == Role::kPlayer) {
+    claims.game_id = game;
+    claims.color = color;
+  }
+  claims.expires = absl::Now() + absl::Minutes(5);
+  return *service::MintToken(*keys->Find("hs-2026-1"), claims);
+}
+
+struct Call {
+  explicit Call(const std::string& token, int timeout_ms = 5000) {
+    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
+  }
+  grpc::ClientContext ctx;
+};
+
+std::string Code(const grpc::Status& st) { return service::ErrorInfoOf(st).code(); }
+
+struct Running {
+  std::unique_ptr<store::testing::RedisServer> redis;
+  std::unique_ptr<service::ServiceEnv> env;
+  std::unique_ptr<clock_authority::ClockAuthorityHost> host;
+  std::unique_ptr<service::Server> server;
+  std::shared_ptr<grpc::Channel> channel;
+  ~Running() {
+    if (server) server->Shutdown();
+    if (host) host->Stop();
+  }
+};
+
+std::unique_ptr<Running> StartServer(bool use_redis) {
+  auto r = std::make_unique<Running>();
+  service::ServerConfig config;
+  config.auth_keys = kKeys;
+  config.grpc_address = "127.0.0.1:0";
+  config.metrics_address = "127.0.0.1:0";
+  config.shutdown_grace = absl::Milliseconds(10);
+  config.drain_timeout = absl::Seconds(2);
+  config.store = "memory";
+  if (use_redis) {
+    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
+        store::testing::RedisServer::Start();
+    EXPECT_TRUE(redis.ok()) << redis.status();
+    r->redis = std::move(*redis);
+    config.store = absl::StrCat("redis://127.0.0.1:", r->redis->port());
+  }
+  auto env = service::ServiceEnv::Create(config);
+  EXPECT_TRUE(env.ok()) << env.status();
+  r->env = std::move(*env);
+  clock_authority::ClockHostOptions options;
+  options.replica_id = "test-replica";
+  options.service.workers = 8;
+  options.scheduler.workers = 4;
+  options.deadline_shards = 16;
+  auto host = clock_authority::ClockAuthorityHost::Create(config, r->env.get(), options);
+  EXPECT_TRUE(host.ok()) << host.status();
+  r->host = std::move(*host);
+  auto server = service::Server::Start(
+      config, r->env.get(), {{clock_authority::ClockAuthorityService::kName, r->host->service()}});
+  EXPECT_TRUE(server.ok()) << server.status();
+  r->server = std::move(*server);
+  r->host->Start();
+  r->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(r->server->port()),
+                                   grpc::InsecureChannelCredentials());
+  return r;
+}
+
+class ClockServerTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static void SetUpTestSuite() {
+    memory_ = StartServer(false).release();
+    redis_ = StartServer(true).release();
+  }
+  static void TearDownTestSuite() {
+    delete memory_;
+    delete redis_;
+  }
+  Running* running() { return GetParam() ? redis_ : memory_; }
+  std::unique_ptr<v1::ClockAuthority::Stub> Stub() {
+    return v1::ClockAuthority::NewStub(running()->channel);
+  }
+  // A game id unique to this test and store.
+  std::string Game(const std::string& name) {
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '-');  // game ids: [A-Za-z0-9._~:-]
+    return absl::StrCat(test, "-", GetParam() ? "redis" : "memory", "-", name);
+  }
+  grpc::Status Create(const std::string& game, const std::string& human, v1::Edition edition,
+                      v1::GameType type = v1::GAME_TYPE_UNSPECIFIED) {
+    v1::CreateClockRequest req;
+    req.set_game_id(game);
+    req.set_time_control_human(human);
+    req.set_edition(edition);
+    req.set_game_type(type);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kPlatform));
+    return Stub()->CreateClock(&call.ctx, req, &resp);
+  }
+  grpc::Status Start(const std::string& game) {
+    v1::StartClockRequest req;
+    req.set_game_id(game);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kArbiter));
+    return Stub()->StartClock(&call.ctx, req, &resp);
+  }
+  v1::ClockResponse Get(const std::string& game) {
+    v1::GetClockRequest req;
+    req.set_game_id(game);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kObserver));
+    grpc::Status st = Stub()->GetClock(&call.ctx, req, &resp);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return resp;
+  }
+  static Running* memory_;
+  static Running* redis_;
+};
+Running* ClockServerTest::memory_ = nullptr;
+Running* ClockServerTest::redis_ = nullptr;
+
+TEST_P(ClockServerTest, CreateStartPressGet) {
+  const std::string game = Game("g");
+  auto stub = Stub();
+  v1::CreateClockRequest create;
+  create.set_game_id(game);
+  create.set_time_control("40/5400+30:1800+30");
+  create.set_edition(v1::EDITION_FIDE_2001);
+  v1::ClockResponse resp;
+  {
+    Call call(Token(Role::kPlatform));
+    ASSERT_TRUE(stub->CreateClock(&call.ctx, create, &resp).ok());
+  }
+  EXPECT_EQ(resp.version(), 1);
+  EXPECT_EQ(resp.clock().status(), "not_started");
+  EXPECT_EQ(resp.clock().white_ms(), 5'400'000);
+  EXPECT_EQ(resp.clock().speed(), v1::GAME_TYPE_STANDARD);
+  EXPECT_EQ(resp.clock().time_control(), "40/5400+30:1800+30");
+  ASSERT_TRUE(Start(game).ok());
+  const std::int64_t started_at = Get(game).clock().server_time_ms();
+  absl::SleepFor(absl::Milliseconds(30));
+  v1::PressClockRequest press;
+  press.set_game_id(game);
+  press.set_color(v1::COLOR_WHITE);
+  {
+    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
+    grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+    ASSERT_TRUE(st.ok()) << st.error_message();
+  }
+  EXPECT_EQ(resp.version(), 3);
+  EXPECT_EQ(resp.clock().white_moves(), 1);
+  EXPECT_EQ(resp.clock().running(), v1::COLOR_BLACK);
+  // 6.8a + increment: white used ~30 ms and got 30 s.
+  EXPECT_GT(resp.clock().white_ms(), 5'400'000 + 30'000 - 1'000);
+  EXPECT_LT(resp.clock().white_ms(), 5'400'000 + 30'000 - 25);
+  v1::ClockResponse got = Get(game);
+  EXPECT_EQ(got.version(), 3);
+  EXPECT_GE(got.clock().server_time_ms(), started_at);
+  ASSERT_TRUE(got.clock().has_deadline_ms());
+  EXPECT_EQ(got.clock().deadline_ms(),
+            got.clock().server_time_ms() + got.clock().black_ms() + got.clock().delay_left_ms());
+}
+
+TEST_P(ClockServerTest, ARetryIsReplayedNotAppliedTwice) {
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
+  ASSERT_TRUE(Start(game).ok());
+  auto stub = Stub();
+  v1::PressClockRequest press;
+  press.set_game_id(game);
+  press.set_command_id("move-1");
+  v1::ClockResponse first, second;
+  {
+    Call call(Token(Role::kPlatform));
+    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &first).ok());
+  }
+  {
+    Call call(Token(Role::kPlatform));
+    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &second).ok());
+  }
+  EXPECT_FALSE(first.replayed());
+  EXPECT_TRUE(second.replayed());
+  EXPECT_EQ(second.version(), first.version());
+  EXPECT_EQ(Get(game).clock().white_moves() + Get(game).clock().black_moves(), 1);
+  // The same id for another request is refused.
+  press.set_lag_ms(5);
+  Call call(Token(Role::kPlatform));
+  grpc::Status st = stub->PressClock(&call.ctx, press, &second);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
+}
+
+TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
+  auto stub = Stub();
+  v1::ClockResponse resp;
+  {
+    v1::GetClockRequest req;
+    req.set_game_id(Game("none"));
+    Call call(Token(Role::kObserver));
+    grpc::Status st = stub->GetClock(&call.ctx, req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_FOUND");
+  }
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
+  grpc::Status st = Create(game, "G/60", v1::EDITION_FIDE_2023);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(Code(st), "ERR_GAME_EXISTS");
+  st = Create(Game("bad"), "G/sixty", v1::EDITION_FIDE_2023);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Code(st), "ERR_BAD_TIME_CONTROL");
+  st = Create("no spaces allowed", "G/60", v1::EDITION_FIDE_2023);
+  EXPECT_EQ(Code(st), "ERR_BAD_ARGUMENT");
+  v1::PressClockRequest press;
+  press.set_game_id(game);
+  {
+    Call call(Token(Role::kPlatform));
+    st = stub->PressClock(&call.ctx, press, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_STARTED");
+  }
+  ASSERT_TRUE(Start(game).ok());
+  press.set_color(v1::COLOR_BLACK);
+  {
+    Call call(Token(Role::kPlatform));
+    st = stub->PressClock(&call.ctx, press, &resp);
+    EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
+  }
+  press.set_color(v1::COLOR_WHITE);
+  press.set_expected_version(1);
+  {
+    Call call(Token(Role::kPlatform));
+    st = stub->PressClock(&call.ctx, press, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
+    EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
+  }
+}
+
+TEST_P(ClockServerTest, ArbiterOperations) {
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "90+30", v1::EDITION_FIDE_2001).ok());
+  ASSERT_TRUE(Start(game).ok());
+  auto stub = Stub();
+  const std::string arbiter = Token(Role::kArbiter);
+  v1::ClockResponse resp;
+  {
+    v1::PauseClockRequest req;
+    req.set_game_id(game);
+    Call call(arbiter);
+    ASSERT_TRUE(stub->PauseClock(&call.ctx, req, &resp).ok());
+    EXPECT_EQ(resp.clock().status(), "paused");
+    EXPECT_FALSE(resp.clock().has_deadline_ms());
+  }
+  {
+    v1::AdjustClockRequest req;  // 7.4b: an illegal move gives the opponent time
+    req.set_game_id(game);
+    req.set_side(v1::COLOR_BLACK);
+    req.set_delta_ms(120'000);
+    req.set_reason("7.4b");
+    Call call(arbiter);
+    ASSERT_TRUE(stub->AdjustClock(&call.ctx, req, &resp).ok());
+    EXPECT_EQ(resp.clock().black_ms(), 5'400'000 + 120'000);
+    req.set_delta_ms(-1);
+    Call bad(arbiter);
+    grpc::Status st = stub->AdjustClock(&bad.ctx, req, &resp);
+    EXPECT_EQ(Code(st), "ERR_BAD_ADJUSTMENT");
+  }
+  {
+    v1::ResumeClockRequest req;
+    req.set_game_id(game);
+    Call call(arbiter);
+    ASSERT_TRUE(stub->ResumeClock(&call.ctx, req, &resp).ok());
+    EXPECT_EQ(resp.clock().status(), "running");
+  }
+  {
+    v1::SetClockRequest req;  // 6.14
+    req.set_game_id(game);
+    req.set_white_ms(600'000);
+    req.set_black_ms(700'000);
+    req.set_white_moves(12);
+    req.set_black_moves(12);
+    Call call(arbiter);
+    ASSERT_TRUE(stub->SetClock(&call.ctx, req, &resp).ok());
+    EXPECT_EQ(resp.clock().white_moves(), 12);
+    EXPECT_EQ(resp.clock().black_ms(), 700'000);
+  }
+  {
+    v1::ReplaceClockRequest req;  // 6.11
+    req.set_game_id(game);
+    req.set_white_ms(500'000);
+    req.set_black_ms(400'000);
+    Call call(arbiter);
+    ASSERT_TRUE(stub->ReplaceClock(&call.ctx, req, &resp).ok());
+    EXPECT_EQ(resp.clock().black_ms(), 400'000);
+    EXPECT_EQ(resp.clock().white_moves(), 12);
+  }
+}
+
+TEST_P(ClockServerTest, AuthMatrix) {
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
+  auto stub = Stub();
+  // Each call: does `token` get past the policy? (Any answer but PERMISSION_DENIED.)
+  auto allowed = [&](const std::string& method, const std::string& token, v1::Color color,
+                     const std::string& game_id) {
+    v1::ClockResponse resp;
+    Call call(token);
+    grpc::Status st;
+    if (method == "CreateClock") {
+      v1::CreateClockRequest req;
+      req.set_game_id(game_id + "-new");
+      req.set_time_control("300");
+      req.set_edition(v1::EDITION_FIDE_2023);
+      st = stub->CreateClock(&call.ctx, req, &resp);
+    } else if (method == "StartClock") {
+      v1::StartClockRequest req;
+      req.set_game_id(game_id);
+      st = stub->StartClock(&call.ctx, req, &resp);
+    } else if (method == "PressClock") {
+      v1::PressClockRequest req;
+      req.set_game_id(game_id);
+      req.set_color(color);
+      st = stub->PressClock(&call.ctx, req, &resp);
+    } else if (method == "ClaimFlag") {
+      v1::ClaimFlagRequest req;
+      req.set_game_id(game_id);
+      req.set_color(color);
+      st = stub->ClaimFlag(&call.ctx, req, &resp);
+    } else if (method == "GetClock") {
+      v1::GetClockRequest req;
+      req.set_game_id(game_id);
+      st = stub->GetClock(&call.ctx, req, &resp);
+    } else if (method == "AdjustClock") {
+      v1::AdjustClockRequest req;
+      req.set_game_id(game_id);
+      req.set_side(v1::COLOR_WHITE);
+      req.set_delta_ms(1000);
+      st = stub->AdjustClock(&call.ctx, req, &resp);
+    } else if (method == "PauseClock") {
+      v1::PauseClockRequest req;
+      req.set_game_id(game_id);
+      st = stub->PauseClock(&call.ctx, req, &resp);
+    }
+    EXPECT_NE(st.error_code(), grpc::StatusCode::UNAUTHENTICATED) << method;
+    return st.error_code() != grpc::StatusCode::PERMISSION_DENIED;
+  };
+  const std::string platform = Token(Role::kPlatform);
+  const std::string arbiter = Token(Role::kArbiter);
+  const std::string observer = Token(Role::kObserver);
+  const std::string service_token = Token(Role::kService);
+  const std::string white = Token(Role::kPlayer, game, chess::Color::kWhite);
+  const std::string w = "COLOR_WHITE";
+  struct Row {
+    const char* method;
+    bool platform, arbiter, observer, service, player;
+  };
+  for (const Row& row : std::vector<Row>{{"CreateClock", true, true, false, true, false},
+                                         {"StartClock", true, true, false, true, false},
+                                         {"PressClock", true, true, false, true, true},
+                                         {"ClaimFlag", true, true, false, true, true},
+                                         {"GetClock", true, true, true, true, true},
+                                         {"AdjustClock", false, true, false, true, false},
+                                         {"PauseClock", false, true, false, true, false}}) {
+    EXPECT_EQ(allowed(row.method, platform, v1::COLOR_WHITE, game), row.platform) << row.method;
+    EXPECT_EQ(allowed(row.method, arbiter, v1::COLOR_WHITE, game), row.arbiter) << row.method;
+    EXPECT_EQ(allowed(row.method, observer, v1::COLOR_WHITE, game), row.observer) << row.method;
+    EXPECT_EQ(allowed(row.method, service_token, v1::COLOR_WHITE, game), row.service) << row.method;
+    EXPECT_EQ(allowed(row.method, white, v1::COLOR_WHITE, game), row.player) << row.method;
+  }
+  // A player presses only in his own game and for his own colour.
+  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_BLACK, game));
+  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_UNSPECIFIED, game));
+  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_WHITE, Game("other")));
+  // No token at all.
+  v1::GetClockRequest req;
+  req.set_game_id(game);
+  v1::ClockResponse resp;
+  Call call("");
+  EXPECT_EQ(stub->GetClock(&call.ctx, req, &resp).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+// Reads a watch stream until `until` returns true for an update or the deadline passes.
+std::vector<v1::ClockUpdate> Watch(v1::ClockAuthority::Stub* stub, const std::string& game,
+                                   std::int64_t after, int timeout_ms,
+                                   const std::function<bool(const v1::ClockUpdate&)>& until) {
+  v1::WatchClockRequest req;
+  req.set_game_id(game);
+  req.set_after_version(after);
+  Call call(Token(Role::kObserver), timeout_ms);
+  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = stub->WatchClock(&call.ctx, req);
+  std::vector<v1::ClockUpdate> out;
+  v1::ClockUpdate update;
+  while (reader->Read(&update)) {
+    out.push_back(update);
+    if (until(update)) {
+      call.ctx.TryCancel();
+      break;
+    }
+  }
+  reader->Finish();
+  return out;
+}
+
+TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
+  const std::string game = Game("g");
+  // 300 ms, standard: the flag counts when observed (6.9).
+  ASSERT_TRUE(Create(game, "G/0.005", v1::EDITION_FIDE_2005, v1::GAME_TYPE_STANDARD).ok());
+  auto stub = Stub();
+  std::vector<v1::ClockUpdate> updates;
+  std::thread watcher([&] {
+    updates = Watch(stub.get(), game, 0, 5000,
+                    [](const v1::ClockUpdate& u) { return u.event().has_flag_fell(); });
+  });
+  absl::SleepFor(absl::Milliseconds(50));
+  ASSERT_TRUE(Start(game).ok());
+  watcher.join();
+  ASSERT_EQ(updates.size(), 3u);
+  EXPECT_TRUE(updates[0].event().has_created());
+  EXPECT_TRUE(updates[1].event().has_started());
+  const v1::FlagFell& flag = updates[2].event().flag_fell();
+  const std::int64_t started = updates[1].event().started().at_ms();
+  EXPECT_EQ(flag.side(), v1::COLOR_WHITE);
+  EXPECT_EQ(flag.fell_at_ms(), started + 300);  // the instant it fell, exactly
+  EXPECT_TRUE(flag.counts());
+  EXPECT_EQ(flag.article(), "6.9");
+  EXPECT_GE(flag.noticed_at_ms(), flag.fell_at_ms());
+  EXPECT_LE(flag.noticed_at_ms() - flag.fell_at_ms(), 100);  // loose for CI; see the benchmark
+  EXPECT_EQ(updates[2].clock().white_ms(), 0);
+  EXPECT_EQ(updates[2].command_id(), absl::StrCat("flag:", game, ":2"));
+  v1::ClockResponse got = Get(game);
+  EXPECT_EQ(got.clock().decision().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(got.clock().flag_event().fell_at_ms(), flag.fell_at_ms());
+  EXPECT_EQ(got.clock().status(), "paused");
+  // A late press is refused, and nothing more is written.
+  v1::PressClockRequest press;
+  press.set_game_id(game);
+  v1::ClockResponse resp;
+  Call call(Token(Role::kPlatform));
+  grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+  EXPECT_EQ(Code(st), "ERR_FLAG_FALLEN");
+  EXPECT_EQ(Get(game).version(), 3);
+
+  const std::string metrics = testing_util::HttpGet(running()->server->metrics_port(), "/metrics");
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_flags_fired_total{counts=\"true\"}"))
+      << metrics.substr(0, 3000);
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_flag_detection_delay_seconds_bucket"));
+  EXPECT_TRUE(
+      absl::StrContains(metrics, "arbiter_clock_store_latency_seconds_count{op=\"append\"}"));
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_presses_total{result=\"refused\"}"));
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_running_clocks"));
+}
+
+TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "G/0.005", v1::EDITION_FIDE_2001).ok());  // blitz, B6
+  ASSERT_TRUE(Start(game).ok());
+  auto stub = Stub();
+  std::vector<v1::ClockUpdate> updates =
+      Watch(stub.get(), game, 2, 5000,
+            [](const v1::ClockUpdate& u) { return u.event().has_flag_fell(); });
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_FALSE(updates[0].event().flag_fell().counts());
+  EXPECT_EQ(updates[0].event().flag_fell().article(), "B6");
+  EXPECT_FALSE(Get(game).clock().has_decision());
+  EXPECT_EQ(Get(game).clock().status(), "running");
+  // B7: black claims; granted, both clocks stopped.
+  v1::ClaimFlagRequest claim;
+  claim.set_game_id(game);
+  claim.set_color(v1::COLOR_BLACK);
+  v1::ClockResponse resp;
+  Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
+  grpc::Status st = stub->ClaimFlag(&call.ctx, claim, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_TRUE(resp.claim().granted());
+  EXPECT_EQ(resp.claim().article(), "B7");
+  EXPECT_EQ(resp.clock().decision().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(resp.clock().status(), "paused");
+}
+
+TEST_P(ClockServerTest, WatchResumesFromAVersion) {
+  const std::string game = Game("g");
+  ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
+  ASSERT_TRUE(Start(game).ok());
+  auto stub = Stub();
+  for (int i = 0; i < 2; ++i) {
+    v1::PressClockRequest press;
+    press.set_game_id(game);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kPlatform));
+    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &resp).ok());
+  }
+  // From the start: every event, each with the clock as it read then.
+  std::vector<v1::ClockUpdate> all =
+      Watch(stub.get(), game, 0, 3000, [](const v1::ClockUpdate& u) { return u.version() == 4; });
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[2].clock().white_moves(), 1);
+  EXPECT_EQ(all[2].clock().running(), v1::COLOR_BLACK);
+  // Resumed after version 3: version 4 first, then the live press.
+  std::vector<v1::ClockUpdate> resumed;
+  std::thread watcher([&] {
+    resumed =
+        Watch(stub.get(), game, 3, 3000, [](const v1::ClockUpdate& u) { return u.version() == 5; });
+  });
+  absl::SleepFor(absl::Milliseconds(100));
+  v1::PressClockRequest press;
+  press.set_game_id(game);
+  v1::ClockResponse resp;
+  Call call(Token(Role::kPlatform));
+  ASSERT_TRUE(stub->PressClock(&call.ctx, press, &resp).ok());
+  watcher.join();
+  ASSERT_EQ(resumed.size(), 2u);
+  EXPECT_EQ(resumed[0].version(), 4);
+  EXPECT_EQ(resumed[1].version(), 5);
+  EXPECT_TRUE(resumed[1].event().has_pressed());
+  EXPECT_EQ(resumed[1].clock().white_moves(), 2);
+  // A version beyond the head is out of range.
+  v1::WatchClockRequest req;
+  req.set_game_id(game);
+  req.set_after_version(99);
+  Call bad(Token(Role::kObserver));
+  auto reader = stub->WatchClock(&bad.ctx, req);
+  v1::ClockUpdate update;
+  EXPECT_FALSE(reader->Read(&update));
+  grpc::Status st = reader->Finish();
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::OUT_OF_RANGE);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ClockServerTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Redis" : "Memory";
+                         });
+
+}  // namespace
