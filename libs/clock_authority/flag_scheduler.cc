@@ -27,7 +27,7 @@ void FlagScheduler::Start() {
     absl::MutexLock lock(&mu_);
     stopping_ = false;
   }
-  pool_ = std::make_unique<WorkerPool>(options_.workers);
+  pool_ = std::make_unique<service::WorkerPool>(options_.workers);
   threads_.emplace_back([this] { TimerLoop(); });
   for (int i = 0; i < std::max(1, options_.sweepers); ++i) {
     threads_.emplace_back([this, i] { SweepLoop(i); });
@@ -124,7 +124,7 @@ void FlagScheduler::Dispatch(Due due) {
     // after the trigger was set, or loses the compare-and-set and reads again).
     if (!in_flight_.insert(due.game_id).second) return;
   }
-  pool_->Schedule([this, due = std::move(due)] {
+  pool_->Submit([this, due = std::move(due)] {
     Check(due);
     absl::MutexLock lock(&mu_);
     in_flight_.erase(due.game_id);

@@ -50,7 +50,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "libs/clock_authority/authority.h"
-#include "libs/clock_authority/worker_pool.h"
+#include "libs/service/worker_pool.h"
 
 namespace clockauth {
 
@@ -133,7 +133,7 @@ class FlagScheduler final : public AuthorityObserver {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   std::atomic<std::int64_t> fast_until_us_{0};  // sweep fast until then (monotonic µs)
-  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<service::WorkerPool> pool_;
   std::vector<std::thread> threads_;
 };
 

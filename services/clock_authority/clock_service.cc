@@ -265,7 +265,7 @@ class WatchStream final : public grpc::ServerWriteReactor<v1::ClockUpdate> {
  public:
   WatchStream(service::ServiceEnv* env, grpc::CallbackServerContext* ctx,
               const v1::WatchClockRequest* req, store::GameStore* store, WatchHub* hub,
-              clockauth::WorkerPool* pool, int max_backlog)
+              service::WorkerPool* pool, int max_backlog)
       : hub_(hub),
         game_id_(req->game_id()),
         state_(std::make_shared<WatchState>(this, req->game_id(), store, max_backlog)) {
@@ -277,7 +277,7 @@ class WatchStream final : public grpc::ServerWriteReactor<v1::ClockUpdate> {
     }
     const std::int64_t after = req->after_version();
     std::shared_ptr<WatchState> state = state_;
-    pool->Schedule([state, hub, game = game_id_, after] {
+    pool->Submit([state, hub, game = game_id_, after] {
       state->SetAfter(after);
       absl::StatusOr<std::int64_t> head = state->Begin(after);
       if (!head.ok()) {
@@ -317,7 +317,7 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
       authority_(authority),
       options_(options),
       hub_(authority->store(), options.max_watched_games),
-      pool_(std::make_unique<clockauth::WorkerPool>(std::max(1, options.workers))) {
+      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))) {
   using service::Role;
   const std::vector<Role> setup = {Role::kPlatform, Role::kArbiter, Role::kService};
   const std::vector<Role> play = {Role::kPlatform, Role::kPlayer, Role::kArbiter, Role::kService};
@@ -344,7 +344,7 @@ grpc::ServerUnaryReactor* ClockAuthorityService::Offload(grpc::CallbackServerCon
     reactor->Finish(fn());
     return reactor;
   }
-  pool_->Schedule([reactor, fn = std::move(fn)] { reactor->Finish(fn()); });
+  pool_->Submit([reactor, fn = std::move(fn)] { reactor->Finish(fn()); });
   return reactor;
 }
 

@@ -21,8 +21,8 @@
 #include <memory>
 
 #include "libs/clock_authority/authority.h"
-#include "libs/clock_authority/worker_pool.h"
 #include "libs/service/server.h"
+#include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "services/clock_authority/watch_hub.h"
 
@@ -93,7 +93,7 @@ class ClockAuthorityService final : public arbiter::v1::ClockAuthority::Callback
   clockauth::ClockAuthority* authority_;
   const ServiceOptions options_;
   WatchHub hub_;
-  std::unique_ptr<clockauth::WorkerPool> pool_;
+  std::unique_ptr<service::WorkerPool> pool_;
 };
 
 }  // namespace clock_authority

@@ -28,9 +28,9 @@
 #include "absl/time/time.h"
 #include "libs/analysis/engine_pool.h"
 #include "libs/service/server.h"
+#include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/analysis.grpc.pb.h"
 #include "services/search_analysis/analysis_metrics.h"
-#include "services/search_analysis/worker_pool.h"
 
 namespace search_analysis {
 
@@ -120,7 +120,7 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Callback
   AnalysisMetrics metrics_;
   absl::Notification stop_refresher_;
   std::thread refresher_;
-  WorkerPool workers_;  // last: joined first, while everything it uses is alive
+  service::WorkerPool workers_;  // last: joined first, while everything it uses is alive
 };
 
 }  // namespace search_analysis

@@ -1,12 +1,13 @@
-// A small fixed pool of threads for long analyses, so that gRPC's callback threads only admit
-// and validate a request and never wait for a search (services/search_analysis). A bounded
-// queue in front: when every worker is busy and the queue is full, Submit refuses at once and
-// the caller answers RESOURCE_EXHAUSTED instead of letting work pile up.
+// A fixed pool of threads for work that must not run on gRPC's callback threads: long analyses
+// (services/search_analysis) and blocking store calls (libs/clock_authority, the clock service).
+// With a bounded queue, Submit refuses at once when every worker is busy and the queue is full,
+// so the caller can answer RESOURCE_EXHAUSTED instead of letting work pile up; max_queue < 0
+// means unbounded.
 //
 //   WorkerPool pool(/*threads=*/2, /*max_queue=*/64);
 //   if (!pool.Submit([reactor] { reactor->Finish(Run()); })) reactor->Finish(Busy());
-#ifndef ARBITER_SERVICES_SEARCH_ANALYSIS_WORKER_POOL_H_
-#define ARBITER_SERVICES_SEARCH_ANALYSIS_WORKER_POOL_H_
+#ifndef ARBITER_LIBS_SERVICE_WORKER_POOL_H_
+#define ARBITER_LIBS_SERVICE_WORKER_POOL_H_
 
 #include <deque>
 #include <functional>
@@ -15,12 +16,12 @@
 
 #include "absl/synchronization/mutex.h"
 
-namespace search_analysis {
+namespace service {
 
 class WorkerPool {
  public:
-  // `threads` >= 1; `max_queue` >= 0 jobs may wait beyond those running.
-  WorkerPool(int threads, int max_queue);
+  // `threads` >= 1; up to `max_queue` jobs may wait beyond those running (< 0: no limit).
+  WorkerPool(int threads, int max_queue = -1);
   // Runs every job already queued, then joins the threads.
   ~WorkerPool();
 
@@ -36,18 +37,16 @@ class WorkerPool {
 
  private:
   void Loop();
-  bool HasWorkOrStopping() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || !queue_.empty();
-  }
 
   const int max_queue_;
   absl::Mutex mu_;
+  absl::CondVar ready_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
   int busy_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 
-}  // namespace search_analysis
+}  // namespace service
 
-#endif  // ARBITER_SERVICES_SEARCH_ANALYSIS_WORKER_POOL_H_
+#endif  // ARBITER_LIBS_SERVICE_WORKER_POOL_H_

@@ -1,11 +1,11 @@
-#include "services/search_analysis/worker_pool.h"
+#include "libs/service/worker_pool.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace search_analysis {
+namespace service {
 
-WorkerPool::WorkerPool(int threads, int max_queue) : max_queue_(std::max(0, max_queue)) {
+WorkerPool::WorkerPool(int threads, int max_queue) : max_queue_(max_queue) {
   threads = std::max(1, threads);
   threads_.reserve(threads);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
@@ -15,6 +15,7 @@ WorkerPool::~WorkerPool() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    ready_.SignalAll();
   }
   for (std::thread& t : threads_) t.join();
 }
@@ -24,8 +25,12 @@ bool WorkerPool::Submit(std::function<void()> job) {
   if (stopping_) return false;
   // A job waits only when every thread is taken; the queue bounds how many may wait.
   const int free_threads = static_cast<int>(threads_.size()) - busy_;
-  if (static_cast<int>(queue_.size()) >= max_queue_ + std::max(0, free_threads)) return false;
+  if (max_queue_ >= 0 &&
+      static_cast<int>(queue_.size()) >= max_queue_ + std::max(0, free_threads)) {
+    return false;
+  }
   queue_.push_back(std::move(job));
+  ready_.Signal();
   return true;
 }
 
@@ -44,7 +49,9 @@ void WorkerPool::Loop() {
     std::function<void()> job;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &WorkerPool::HasWorkOrStopping));
+      // A condition variable, not Mutex::Await: with many idle threads, Await re-evaluates every
+      // waiter's condition on each unlock.
+      while (!stopping_ && queue_.empty()) ready_.Wait(&mu_);
       if (queue_.empty()) return;  // stopping, and nothing left to run
       job = std::move(queue_.front());
       queue_.pop_front();
@@ -56,4 +63,4 @@ void WorkerPool::Loop() {
   }
 }
 
-}  // namespace search_analysis
+}  // namespace service

@@ -1,4 +1,4 @@
-#include "services/search_analysis/worker_pool.h"
+#include "libs/service/worker_pool.h"
 
 #include <atomic>
 #include <thread>
@@ -7,7 +7,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
-namespace search_analysis {
+namespace service {
 namespace {
 
 TEST(WorkerPool, RunsEveryJobOnItsThreads) {
@@ -64,4 +64,4 @@ TEST(WorkerPool, NoQueueStillRunsOnAFreeThread) {
 }
 
 }  // namespace
-}  // namespace search_analysis
+}  // namespace service
