@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "absl/strings/match.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -85,8 +85,8 @@ absl::StatusOr<Principal> ServiceEnv::Admit(const grpc::ServerContextBase& ctx,
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config, ServiceEnv* env,
                                                       std::vector<HostedService> services) {
-  // Debian's Abseil is built with mutex deadlock detection on; gRPC locks absl::Mutex on every call,
-  // and the cycle bookkeeping cost about a tenth of the server's CPU (perf, under loadgen).
+  // Debian's Abseil is built with mutex deadlock detection on; gRPC locks absl::Mutex on every
+  // call, and the cycle bookkeeping cost about a tenth of the server's CPU (perf, under loadgen).
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::unique_ptr<Server> server(new Server());
   server->config_ = config;
