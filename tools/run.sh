@@ -1,6 +1,7 @@
 #!/bin/bash
-# The main job: builds Arbiter, starts the all-in-one server (arbiterd --services=all, in-memory
-# store, --insecure_dev) and runs a short demo against it with arbiterctl, then stops it.
+# The main job: builds Arbiter, starts the all-in-one server (arbiterd --services=all: rules
+# validation, clock authority, search analysis; in-memory store; --insecure_dev) and runs a short
+# demo against it with arbiterctl, then stops it.
 # KEEP=1 tools/run.sh leaves the server running afterwards (stop it with Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,15 @@ step rules apply --fen startpos --moves e4,e5,Nf3,Nc6,Bb5
 "${A[@]}" rules apply --fen startpos --moves e4,e5,Nf3,Nc6,Bb5
 step rules status --fen startpos --moves Nf3,Nf6,Ng1,Ng8,Nf3,Nf6,Ng1
 "${A[@]}" rules status --fen startpos --moves Nf3,Nf6,Ng1,Ng8,Nf3,Nf6,Ng1
+step clock create --game demo-1 --time-control "'G/3+2'" --edition fide2023
+"${A[@]}" clock create --game demo-1 --time-control "G/3+2" --edition fide2023
+step clock start --game demo-1
+"${A[@]}" clock start --game demo-1
+sleep 1.5
+step clock press --game demo-1 "   (White's first move, 1.5 s later: +2 s increment)"
+"${A[@]}" clock press --game demo-1
+step clock get --game demo-1 --json
+"${A[@]}" clock get --game demo-1 --json | cut -c1-240
 step rules validate --fen nonsense --move e4 --json
 "${A[@]}" rules validate --fen nonsense --move e4 --json || true
 
