@@ -18,6 +18,23 @@ std::uint64_t Perft(const Position& pos, int depth) {
   return nodes;
 }
 
+absl::StatusOr<std::uint64_t> Perft(const Position& pos, int depth,
+                                    const std::function<absl::Status()>& check) {
+  if (depth <= 3) return Perft(pos, depth);
+  if (absl::Status st = check(); !st.ok()) return st;
+  MoveList list;
+  GenerateLegalMoves(pos, &list);
+  std::uint64_t nodes = 0;
+  for (Move m : list) {
+    Position child = pos;
+    child.PlayUnchecked(m);
+    absl::StatusOr<std::uint64_t> n = Perft(child, depth - 1, check);
+    if (!n.ok()) return n.status();
+    nodes += *n;
+  }
+  return nodes;
+}
+
 std::vector<std::pair<Move, std::uint64_t>> PerftDivide(const Position& pos, int depth) {
   std::vector<std::pair<Move, std::uint64_t>> out;
   MoveList list;

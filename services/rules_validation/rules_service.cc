@@ -145,22 +145,13 @@ absl::Status PlayAll(
   return absl::OkStatus();
 }
 
-// Perft that stops when the call is cancelled or its deadline passes: subtrees are small enough
-// (depth <= 3, well under a millisecond) that the check between them is prompt.
+// Perft that stops when the call is cancelled or its deadline passes.
 absl::StatusOr<std::uint64_t> CancellablePerft(const chess::Position& pos, int depth,
                                                const CallContext& call) {
-  if (depth <= 3) return chess::Perft(pos, depth);
-  if (call.Cancelled()) return absl::DeadlineExceededError("perft stopped: the deadline passed");
-  chess::MoveList list;
-  chess::GenerateLegalMoves(pos, &list);
-  std::uint64_t nodes = 0;
-  for (chess::Move m : list) {
-    chess::Position child = pos;
-    child.PlayUnchecked(m);
-    ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, depth - 1, call));
-    nodes += n;
-  }
-  return nodes;
+  return chess::Perft(pos, depth, [&call] {
+    return call.Cancelled() ? absl::DeadlineExceededError("perft stopped: the deadline passed")
+                            : absl::OkStatus();
+  });
 }
 
 }  // namespace

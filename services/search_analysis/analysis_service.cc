@@ -245,18 +245,7 @@ void FillPv(const chess::Position& pos, const analysis::PvLine& l, v1::PvLine* o
 // millisecond, so the check is prompt).
 absl::StatusOr<std::uint64_t> StoppablePerft(const chess::Position& pos, int depth,
                                              const std::function<absl::Status()>& stop) {
-  if (depth <= 3) return chess::Perft(pos, depth);
-  RETURN_IF_ERROR(stop());
-  chess::MoveList list;
-  chess::GenerateLegalMoves(pos, &list);
-  std::uint64_t nodes = 0;
-  for (chess::Move m : list) {
-    chess::Position child = pos;
-    child.PlayUnchecked(m);
-    ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(child, depth - 1, stop));
-    nodes += n;
-  }
-  return nodes;
+  return chess::Perft(pos, depth, stop);
 }
 
 absl::string_view DeadVerdictName(analysis::Verdict v) {
