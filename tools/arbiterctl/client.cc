@@ -27,6 +27,8 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+}  // namespace
+
 std::shared_ptr<grpc::Channel> Connect(const ClientArgs& args) {
   const std::string target = args.Get("server", "127.0.0.1:7070");
   std::shared_ptr<grpc::ChannelCredentials> creds;
@@ -44,12 +46,15 @@ std::shared_ptr<grpc::Channel> Connect(const ClientArgs& args) {
   return grpc::CreateChannel(target, creds);
 }
 
-void Prepare(const ClientArgs& args, grpc::ClientContext* ctx) {
+void Prepare(const ClientArgs& args, grpc::ClientContext* ctx, bool deadline) {
   if (args.Has("token")) ctx->AddMetadata("authorization", "Bearer " + args.Get("token"));
+  if (!deadline && !args.Has("timeout_ms")) return;
   int timeout_ms = 10000;
-  absl::SimpleAtoi(args.Get("timeout_ms", "10000"), &timeout_ms);
+  (void)absl::SimpleAtoi(args.Get("timeout_ms", "10000"), &timeout_ms);
   ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
 }
+
+namespace {
 
 std::string ToJson(const google::protobuf::Message& m) {
   std::string out;

@@ -13,8 +13,12 @@
 
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 
 namespace arbiterctl {
 
@@ -29,6 +33,12 @@ struct ClientArgs {
 };
 
 int RunClient(const ClientArgs& args, std::ostream& out, std::ostream& err);
+
+// For every client command: the channel to --server (TLS with --tls_ca, mutual with
+// --tls_cert/--tls_key), and a call's metadata (--token) and deadline (--timeout_ms, 10 s by
+// default; with `deadline` false, none unless --timeout_ms is given, as a watch needs).
+std::shared_ptr<grpc::Channel> Connect(const ClientArgs& args);
+void Prepare(const ClientArgs& args, grpc::ClientContext* ctx, bool deadline = true);
 
 }  // namespace arbiterctl
 

@@ -26,39 +26,6 @@ namespace {
 namespace v1 = arbiter::v1;
 using OrderedJson = nlohmann::ordered_json;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::shared_ptr<grpc::Channel> Connect(const ClientArgs& args) {
-  const std::string target = args.Get("server", "127.0.0.1:7070");
-  std::shared_ptr<grpc::ChannelCredentials> creds;
-  if (args.Has("tls_ca")) {
-    grpc::SslCredentialsOptions options;
-    options.pem_root_certs = ReadFile(args.Get("tls_ca"));
-    if (args.Has("tls_cert")) {
-      options.pem_cert_chain = ReadFile(args.Get("tls_cert"));
-      options.pem_private_key = ReadFile(args.Get("tls_key"));
-    }
-    creds = grpc::SslCredentials(options);
-  } else {
-    creds = grpc::InsecureChannelCredentials();
-  }
-  return grpc::CreateChannel(target, creds);
-}
-
-// `deadline`: false for a watch, which runs until stopped (unless --timeout_ms is given).
-void Prepare(const ClientArgs& args, grpc::ClientContext* ctx, bool deadline = true) {
-  if (args.Has("token")) ctx->AddMetadata("authorization", "Bearer " + args.Get("token"));
-  if (!deadline && !args.Has("timeout_ms")) return;
-  int timeout_ms = 10000;
-  (void)absl::SimpleAtoi(args.Get("timeout_ms", "10000"), &timeout_ms);
-  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-}
-
 int Usage(std::ostream& err, const std::string& message) {
   err << "arbiterctl clock: " << message << "\n"
       << "usage: arbiterctl --server=host:port clock "
