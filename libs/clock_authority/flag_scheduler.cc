@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -97,22 +98,41 @@ std::vector<FlagScheduler::Due> FlagScheduler::PopDue(std::int64_t now_us) {
   return due;
 }
 
+std::vector<int> FlagScheduler::PopWakes(std::int64_t now_us) {
+  std::vector<int> shards;
+  while (!wakes_.empty() && wakes_.begin()->first * 1000 <= now_us) {
+    const int shard = wakes_.begin()->second;
+    wakes_.erase(wakes_.begin());
+    if (std::find(shards.begin(), shards.end(), shard) == shards.end()) shards.push_back(shard);
+  }
+  return shards;
+}
+
 void FlagScheduler::TimerLoop() {
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
-    if (heap_.empty()) {
+    const std::int64_t next_ms = std::min(heap_.empty() ? kNever : heap_.begin()->first,
+                                          wakes_.empty() ? kNever : wakes_.begin()->first);
+    if (next_ms == kNever) {
       wake_.WaitWithTimeout(&mu_, absl::Milliseconds(100));
       continue;
     }
     const std::int64_t now_us = authority_->time()->NowMicros();
-    const std::int64_t wait_us = heap_.begin()->first * 1000 - now_us;
+    const std::int64_t wait_us = next_ms * 1000 - now_us;
     if (wait_us > 0) {
       wake_.WaitWithTimeout(&mu_, absl::Microseconds(std::min<std::int64_t>(wait_us, 100'000)));
       continue;
     }
     std::vector<Due> due = PopDue(now_us);
+    std::vector<int> shards = PopWakes(now_us);
     mu_.Unlock();
     for (Due& d : due) Dispatch(std::move(d));
+    for (int shard : shards) {
+      pool_->Submit([this, shard] {
+        for (Due& d : Claim(shard, authority_->time()->NowMs())) Dispatch(std::move(d));
+      });
+    }
     mu_.Lock();
   }
 }
@@ -196,6 +216,31 @@ std::vector<FlagScheduler::Due> FlagScheduler::Claim(int shard, std::int64_t now
   return due;
 }
 
+void FlagScheduler::Peek(int shard, std::int64_t now_ms) {
+  absl::StatusOr<std::vector<store::DueEntry>> entries = authority_->store()->PeekDeadlines(
+      shard, now_ms + absl::ToInt64Milliseconds(options_.peek_ahead), options_.max_claim);
+  if (!entries.ok()) {
+    Error(entries.status());
+    return;
+  }
+  const std::int64_t grace_ms = absl::ToInt64Milliseconds(options_.sweep_grace);
+  absl::MutexLock lock(&mu_);
+  const std::int64_t earliest =
+      std::min(heap_.empty() ? std::numeric_limits<std::int64_t>::max() : heap_.begin()->first,
+               wakes_.empty() ? std::numeric_limits<std::int64_t>::max() : wakes_.begin()->first);
+  bool signal = false;
+  for (const store::DueEntry& e : *entries) {
+    // This replica's own timer fires first and its append clears the entry; the index is for
+    // what nobody here times.
+    auto own = timers_.find(e.game_id);
+    if (own != timers_.end() && own->second.deadline_ms <= e.due_ms) continue;
+    if (in_flight_.contains(e.game_id)) continue;
+    const std::int64_t at = e.due_ms + grace_ms;
+    if (wakes_.insert({at, shard}).second && at < earliest) signal = true;
+  }
+  if (signal) wake_.Signal();
+}
+
 void FlagScheduler::SweepLoop(int index) {
   const int shards = authority_->store()->NumDeadlineShards();
   const int step = std::max(1, options_.sweepers);
@@ -208,6 +253,7 @@ void FlagScheduler::SweepLoop(int index) {
         found = true;
         Dispatch(std::move(d));
       }
+      Peek(shard, now_ms);
     }
     const std::int64_t start_us = absl::ToUnixMicros(start);
     if (found) {

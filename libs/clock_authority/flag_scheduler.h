@@ -9,19 +9,25 @@
 //    store's index (same write) and here, in a timer heap. A timer thread wakes at the deadline
 //    (to the microsecond on the authority's time base) and hands the game to a worker, which
 //    checks it on the cached state and appends the flag. This is the fast path.
-// 2. The index sweep: ClaimDueDeadlines over all shards leases the entries due for more than
-//    `sweep_grace` to this replica (`lease` long) and checks them. It finds the deadlines whose
-//    replica died (or restarted) before firing, and those set by other services. The grace leaves
-//    each entry to the replica that set it first; while that replica is alive its timer fires and
-//    the append clears the entry before any sweep sees it due. A sweep costs one store round trip
-//    per shard whether or not anything is due, so it is adaptive: every `idle_sweep_interval`
-//    while sweeps find nothing, every `sweep_interval` for `fast_sweep_period` after one found
-//    something (a replica has died, or is too busy to fire its own deadlines in time).
+// 2. The index: ClaimDueDeadlines on a shard leases the entries due for more than `sweep_grace`
+//    to this replica (`lease` long) and checks them. That is how a replica takes over the
+//    deadlines whose replica died (or restarted) before firing, and those set by other services.
+//    The grace leaves each entry to the replica that set it; while that replica is alive its
+//    timer fires and the append clears the entry before anyone else's claim sees it due.
+//    Claims happen at two moments:
+//    a. Peer wake-ups: each sweep also reads (PeekDeadlines, no claim) the entries due within
+//       `peek_ahead` that this replica has no timer for, and sets a wake-up for their shard at
+//       their due time + `sweep_grace`. So a dead replica's deadline is taken over about
+//       sweep_grace after it fell, not a sweep interval later.
+//    b. The sweep itself, over all shards: the backstop for what no wake-up covered (a deadline
+//       set less than `peek_ahead` before it falls by a replica that then died, more entries than
+//       one peek returns). A sweep costs a store round trip or two per shard whether or not
+//       anything is due, so it is adaptive: every `idle_sweep_interval` while sweeps find
+//       nothing, every `sweep_interval` for `fast_sweep_period` after one found something.
 //
-// A replica killed midway loses nothing: its unfired deadlines are in the index, due, and the next
-// sweep of another replica takes them (the first late by at most idle_sweep_interval +
-// sweep_grace, the following by at most sweep_interval + sweep_grace); an entry it had leased is
-// due again when its lease ends. A replica that checks a game another already flagged gets the
+// A replica killed midway loses nothing: its unfired deadlines are in the index, due, and another
+// replica's wake-up (or, failing that, its next sweep) takes them; an entry it had leased is due
+// again when its lease ends. A replica that checks a game another already flagged gets the
 // original append back (replayed) or loses the compare-and-set; either way no second flag is
 // written.
 //
@@ -57,9 +63,12 @@ namespace clockauth {
 struct FlagSchedulerOptions {
   std::string owner = "clock-authority";  // unique per replica: the lease holder's name
   absl::Duration sweep_interval = absl::Milliseconds(5);        // while sweeps find entries
-  absl::Duration idle_sweep_interval = absl::Milliseconds(25);  // while they find none
-  absl::Duration fast_sweep_period = absl::Seconds(2);          // fast after a find
-  absl::Duration sweep_grace = absl::Milliseconds(2);
+  absl::Duration idle_sweep_interval = absl::Milliseconds(40);  // while they find none
+  // How far ahead each sweep reads the index for other replicas' deadlines: more than
+  // idle_sweep_interval, so that every deadline is seen by one sweep before it falls.
+  absl::Duration peek_ahead = absl::Milliseconds(100);
+  absl::Duration fast_sweep_period = absl::Seconds(2);  // fast after a find
+  absl::Duration sweep_grace = absl::Milliseconds(3);
   absl::Duration lease = absl::Milliseconds(50);
   int workers = 8;  // concurrent flag checks
   // Threads sweeping the shards in parallel. Each claim waits for Redis (with appendfsync
@@ -110,7 +119,12 @@ class FlagScheduler final : public AuthorityObserver {
   void Untrack(absl::string_view game_id);
   // Pops the timers due by `now_us`.
   std::vector<Due> PopDue(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Pops the shards whose wake-up is due by `now_us`.
+  std::vector<int> PopWakes(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Due> Claim(int shard, std::int64_t now_ms);
+  // Reads the shard's entries due within peek_ahead and sets wake-ups for those without a timer
+  // here.
+  void Peek(int shard, std::int64_t now_ms);
   void Dispatch(Due due);
   // Checks one game; returns the flags appended.
   int Check(const Due& due);
@@ -130,6 +144,8 @@ class FlagScheduler final : public AuthorityObserver {
   absl::node_hash_map<std::string, Timer> timers_ ABSL_GUARDED_BY(mu_);
   absl::btree_set<std::pair<std::int64_t, const std::string*>> heap_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> in_flight_ ABSL_GUARDED_BY(mu_);
+  // Peer wake-ups: (when, on the time base in ms; shard) to claim that shard's due entries.
+  absl::btree_set<std::pair<std::int64_t, int>> wakes_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   std::atomic<std::int64_t> fast_until_us_{0};  // sweep fast until then (monotonic µs)

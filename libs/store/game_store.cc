@@ -92,6 +92,14 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
   return ValidateOwner(owner);
 }
 
+absl::Status ValidatePeek(int shard, int num_shards, int max) {
+  if (shard < 0 || shard >= num_shards) {
+    return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
+  }
+  if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
+  return absl::OkStatus();
+}
+
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request) {
   std::vector<arbiter::v1::GameEvent> events = request.events;
   for (size_t i = 0; i < events.size(); ++i) {

@@ -134,6 +134,13 @@ struct Deadline {
   friend bool operator==(const Deadline&, const Deadline&) = default;
 };
 
+// An entry of the deadline index as the index orders it: when it is next due.
+struct DueEntry {
+  std::string game_id;
+  std::int64_t due_ms = 0;  // the deadline, or the end of the entry's lease
+  friend bool operator==(const DueEntry&, const DueEntry&) = default;
+};
+
 class GameStore {
  public:
   virtual ~GameStore() = default;
@@ -172,6 +179,11 @@ class GameStore {
   virtual absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
                                                                   std::int64_t lease_ms, int max,
                                                                   absl::string_view owner) = 0;
+  // Reads, without claiming, up to `max` entries of `shard` next due by `until_ms` (deadline, or
+  // the end of a lease), earliest first. A replica times its claims of the shard by it: it learns
+  // when other replicas' deadlines fall and claims them just after, if they are still there.
+  virtual absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
+                                                              int max) = 0;
   // Gives back an entry `owner` claimed, due again at claimable_at_ms (a claimant that finds the
   // flag not yet fallen). False, with no change, if the entry is gone or another replica has
   // claimed it since.
@@ -192,6 +204,7 @@ absl::Status ValidateAppendRequest(const AppendRequest& request);
 absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
                            absl::string_view owner);
 absl::Status ValidateOwner(absl::string_view owner);
+absl::Status ValidatePeek(int shard, int num_shards, int max);
 
 // The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);

@@ -201,6 +201,21 @@ absl::StatusOr<std::vector<Deadline>> MemoryGameStore::ClaimDueDeadlines(
   return out;
 }
 
+absl::StatusOr<std::vector<DueEntry>> MemoryGameStore::PeekDeadlines(int shard_index,
+                                                                     std::int64_t until_ms,
+                                                                     int max) {
+  RETURN_IF_ERROR(ValidatePeek(shard_index, num_shards_, max));
+  absl::MutexLock lock(&mu_);
+  const Shard& shard = shards_[shard_index];
+  std::vector<DueEntry> out;
+  for (auto it = shard.by_score.begin();
+       it != shard.by_score.end() && it->first <= until_ms && static_cast<int>(out.size()) < max;
+       ++it) {
+    out.push_back({it->second, it->first});
+  }
+  return out;
+}
+
 absl::StatusOr<bool> MemoryGameStore::ReleaseDeadline(absl::string_view game_id,
                                                       absl::string_view owner,
                                                       std::int64_t claimable_at_ms) {

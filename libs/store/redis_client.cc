@@ -1,5 +1,6 @@
 #include "libs/store/redis_client.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -129,6 +130,109 @@ void RedisClient::DiscardIdle() {
 
 absl::StatusOr<RedisReplyPtr> RedisClient::Command(const std::vector<std::string>& args,
                                                    absl::Duration extra_timeout) {
+  if (options_.pipeline_lanes > 0 && extra_timeout <= absl::ZeroDuration()) {
+    return CommandPipelined(args);
+  }
+  return CommandAlone(args, extra_timeout);
+}
+
+absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<std::string>& args) {
+  Pending mine;
+  mine.args = &args;
+  absl::MutexLock lock(&batch_mu_);
+  queue_.push_back(&mine);
+  while (true) {
+    while (!mine.done && (queue_.empty() || leaders_ >= options_.pipeline_lanes)) {
+      mine.cv.Wait(&batch_mu_);
+    }
+    if (mine.done) return std::move(mine.result);
+    // Lead a batch: the oldest queued commands (this caller's own among them, or in a later one).
+    ++leaders_;
+    std::vector<Pending*> batch;
+    const size_t n = std::min<size_t>(queue_.size(), std::max(1, options_.max_batch));
+    batch.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+    batch_mu_.Unlock();
+    RunBatch(batch);
+    batch_mu_.Lock();
+    --leaders_;
+    for (Pending* p : batch) {
+      p->done = true;
+      if (p != &mine) p->cv.Signal();
+    }
+    // Hand the lead on rather than keep it: this caller's reply is ready now.
+    if (!queue_.empty()) queue_.front()->cv.Signal();
+  }
+}
+
+void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
+  auto fail_rest = [&](const absl::Status& status) {
+    for (Pending* p : batch) {
+      if (!p->answered) {
+        p->result = status;
+        p->answered = true;
+      }
+    }
+  };
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<Lease> lease = Acquire();
+    if (!lease.ok()) return fail_rest(lease.status());
+    redisContext* c = lease->context;
+    bool broken = false;
+    for (Pending* p : batch) {
+      if (p->answered) continue;
+      argv.clear();
+      lens.clear();
+      for (const std::string& a : *p->args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+      }
+      if (redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
+          REDIS_OK) {
+        broken = true;
+        break;
+      }
+    }
+    errno = 0;
+    for (Pending* p : batch) {
+      if (broken || p->answered) continue;
+      void* reply = nullptr;
+      if (redisGetReply(c, &reply) != REDIS_OK || reply == nullptr) {
+        broken = true;
+        break;
+      }
+      p->result = RedisReplyPtr(static_cast<redisReply*>(reply));
+      p->answered = true;
+    }
+    const int saved_errno = errno;
+    if (!broken) {
+      Release(c, /*healthy=*/true);
+      return;
+    }
+    const bool timed_out =
+        c->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK);
+    std::string error = c->errstr;
+    Release(c, /*healthy=*/false);
+    const std::string& first = *batch.front()->args->begin();
+    if (timed_out) {
+      return fail_rest(Unavailable(absl::StrCat(first, ": no reply within ",
+                                                absl::FormatDuration(options_.command_timeout))));
+    }
+    // As for a single command: a broken pooled connection most likely died with the server; the
+    // commands not answered are sent once more on a new one (every command here is safe to
+    // repeat; see the header).
+    if (lease->reused && attempt == 0) {
+      DiscardIdle();
+      continue;
+    }
+    return fail_rest(Unavailable(absl::StrCat(first, ": ", error)));
+  }
+}
+
+absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::string>& args,
+                                                        absl::Duration extra_timeout) {
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   argv.reserve(args.size());

@@ -37,7 +37,9 @@ using ::testing::HasSubstr;
 using testing::RedisServer;
 using testing::Request;
 
-class RedisFailureTest : public ::testing::Test {
+// Every failure case twice: each command on its own connection, and pipelined (the parameter is
+// RedisConnectionOptions::pipeline_lanes).
+class RedisFailureTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
@@ -47,6 +49,7 @@ class RedisFailureTest : public ::testing::Test {
     options.connection.port = server_->port();
     options.connection.connect_timeout = absl::Milliseconds(500);
     options.connection.command_timeout = absl::Seconds(1);
+    options.connection.pipeline_lanes = GetParam();
     absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);
@@ -80,7 +83,7 @@ class RedisFailureTest : public ::testing::Test {
   std::unique_ptr<RedisGameStore> store_;
 };
 
-TEST_F(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
+TEST_P(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
   ASSERT_OK(server_->Stop(SIGTERM));
   ExpectAllUnavailable("Connection refused");
@@ -94,10 +97,11 @@ TEST_F(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
   EXPECT_EQ(next->version, 2);
 }
 
-TEST_F(RedisFailureTest, AStoreMadeWhileRedisIsDownConnectsLater) {
+TEST_P(RedisFailureTest, AStoreMadeWhileRedisIsDownConnectsLater) {
   ASSERT_OK(server_->Stop(SIGKILL));
   RedisGameStoreOptions options;
   options.connection.port = server_->port();
+  options.connection.pipeline_lanes = GetParam();
   absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
   ASSERT_OK(store);
   EXPECT_THAT((*store)->NowMs(), HasErrorCode(kErrStoreUnavailable));
@@ -110,7 +114,7 @@ TEST_F(RedisFailureTest, AStoreMadeWhileRedisIsDownConnectsLater) {
 // it is down every call is UNAVAILABLE; a writer retries its pending command with the same id.
 // Afterwards every acknowledged command is in the log at its acknowledged versions, every game's
 // log is whole commands only, and the snapshot matches the log.
-TEST_F(RedisFailureTest, KilledMidRunLosesNothingAcknowledgedAndWritesNoPartialGame) {
+TEST_P(RedisFailureTest, KilledMidRunLosesNothingAcknowledgedAndWritesNoPartialGame) {
   constexpr int kWriters = 4;
   constexpr int kEventsPerCommand = 3;
   struct Acked {
@@ -234,7 +238,7 @@ TEST_F(RedisFailureTest, KilledMidRunLosesNothingAcknowledgedAndWritesNoPartialG
 // block and, at load (aof-load-truncated yes), drops a block cut short whole: the game is at the
 // previous append, never between. The torn append was never acknowledged (its fsync had not
 // finished), so its retry applies it.
-TEST_F(RedisFailureTest, ATornAofTailDropsTheWholeLastAppend) {
+TEST_P(RedisFailureTest, ATornAofTailDropsTheWholeLastAppend) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1", 3, DeadlineUpdate::Set(100))));
   ASSERT_OK(store_->Append(Request("g1", 3, "c2", 3, DeadlineUpdate::Set(200))));
   ASSERT_OK(server_->Stop(SIGKILL));
@@ -267,7 +271,7 @@ TEST_F(RedisFailureTest, ATornAofTailDropsTheWholeLastAppend) {
   EXPECT_EQ(*retry, (AppendResult{4, 6, false}));
 }
 
-TEST_F(RedisFailureTest, GracefulRestartKeepsEverything) {
+TEST_P(RedisFailureTest, GracefulRestartKeepsEverything) {
   for (int v = 0; v < 10; ++v) {
     ASSERT_OK(
         store_->Append(Request("g1", v, absl::StrCat("c", v), 1, DeadlineUpdate::Set(1000 + v))));
@@ -290,7 +294,7 @@ TEST_F(RedisFailureTest, GracefulRestartKeepsEverything) {
 
 // A server that accepts but never answers (SIGSTOP): UNAVAILABLE after the command timeout, not a
 // hang. The append may still run when the server wakes up; retrying its command id settles it.
-TEST_F(RedisFailureTest, HungServerTimesOutAndARetrySettlesTheOutcome) {
+TEST_P(RedisFailureTest, HungServerTimesOutAndARetrySettlesTheOutcome) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
   ASSERT_OK(server_->Pause());
   const absl::Time start = absl::Now();
@@ -309,7 +313,7 @@ TEST_F(RedisFailureTest, HungServerTimesOutAndARetrySettlesTheOutcome) {
   EXPECT_EQ(log->size(), 2u);
 }
 
-TEST_F(RedisFailureTest, AWatcherGetsUnavailableWhenRedisDies) {
+TEST_P(RedisFailureTest, AWatcherGetsUnavailableWhenRedisDies) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1")));
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> watched;
   std::thread watcher([&] { watched = store_->WaitForEvents("g1", 1, absl::Seconds(20), 10); });
@@ -321,7 +325,7 @@ TEST_F(RedisFailureTest, AWatcherGetsUnavailableWhenRedisDies) {
   EXPECT_LT(absl::Now() - killed, absl::Seconds(3));
 }
 
-TEST_F(RedisFailureTest, ALostScriptCacheIsReloaded) {
+TEST_P(RedisFailureTest, ALostScriptCacheIsReloaded) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1", 1, DeadlineUpdate::Set(10))));
   ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
   EXPECT_OK(store_->Append(Request("g1", 1, "c2")));
@@ -336,7 +340,7 @@ TEST_F(RedisFailureTest, ALostScriptCacheIsReloaded) {
 
 // Redis Cluster runs a script only if all its keys hash to one slot: every key of a game, and its
 // shard's deadline index, carry the hash tag {<shard>}.
-TEST_F(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
+TEST_P(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
   std::vector<std::string> games = {"g1", "g2", "tournament-7:board-12", "x"};
   for (const std::string& g : games) {
     ASSERT_OK(store_->Append(Request(g, 0, "c1", 1, DeadlineUpdate::Set(5))));
@@ -363,7 +367,7 @@ TEST_F(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
 }
 
 // The tests run with the shipped settings.
-TEST_F(RedisFailureTest, ServerRunsTheShippedPersistenceSettings) {
+TEST_P(RedisFailureTest, ServerRunsTheShippedPersistenceSettings) {
   EXPECT_EQ(*server_->Command({"CONFIG", "GET", "appendonly"}), "appendonly\nyes");
   EXPECT_EQ(*server_->Command({"CONFIG", "GET", "appendfsync"}), "appendfsync\nalways");
   EXPECT_EQ(*server_->Command({"CONFIG", "GET", "save"}), "save\n");
@@ -371,6 +375,12 @@ TEST_F(RedisFailureTest, ServerRunsTheShippedPersistenceSettings) {
             "maxmemory-policy\nnoeviction");
   EXPECT_EQ(*server_->Command({"CONFIG", "GET", "bind"}), "bind\n127.0.0.1");
 }
+
+INSTANTIATE_TEST_SUITE_P(Pipelining, RedisFailureTest, ::testing::Values(0, 4),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == 0 ? std::string("OneCommandPerRoundTrip")
+                                                  : absl::StrCat("Lanes", info.param);
+                         });
 
 }  // namespace
 }  // namespace store

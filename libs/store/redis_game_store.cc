@@ -52,6 +52,7 @@ RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
       watch_client_([this] {
         RedisConnectionOptions watch = options_.connection;
         watch.pool_size = options_.max_watchers;
+        watch.pipeline_lanes = 0;  // blocking reads, one per connection
         return watch;
       }()),
       append_script_{redis_scripts::kAppend},
@@ -310,6 +311,28 @@ absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
     ASSIGN_OR_RETURN(Deadline d,
                      ParseDeadline(Str(*reply->element[i]), Str(*reply->element[i + 1])));
     out.push_back(std::move(d));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekDeadlines(int shard,
+                                                                    std::int64_t until_ms,
+                                                                    int max) {
+  RETURN_IF_ERROR(ValidatePeek(shard, options_.num_deadline_shards, max));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"ZRANGEBYSCORE", ShardKey("deadlines", shard),
+                                                      "-inf", absl::StrCat(until_ms), "WITHSCORES",
+                                                      "LIMIT", "0", absl::StrCat(max)}));
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements % 2 != 0) return Corrupt("peek reply");
+  std::vector<DueEntry> out;
+  out.reserve(reply->elements / 2);
+  for (size_t i = 0; i < reply->elements; i += 2) {
+    DueEntry e;
+    if (!IsString(*reply->element[i]) || !IsString(*reply->element[i + 1]) ||
+        !absl::SimpleAtoi(Str(*reply->element[i + 1]), &e.due_ms)) {
+      return Corrupt("peek reply");
+    }
+    e.game_id = std::string(Str(*reply->element[i]));
+    out.push_back(std::move(e));
   }
   return out;
 }

@@ -66,5 +66,18 @@ INSTANTIATE_TEST_SUITE_P(RedisSmallPool, GameStoreContractTest,
                                                         }}),
                          testing::StoreFactoryName);
 
+// Pipelined: concurrent commands share batches on few connections (the racing-writer cases run
+// through it with several batches in flight).
+INSTANTIATE_TEST_SUITE_P(RedisPipelined, GameStoreContractTest,
+                         ::testing::Values(StoreFactory{"RedisPipelined",
+                                                        [] {
+                                                          RedisGameStoreOptions o;
+                                                          o.connection.pool_size = 4;
+                                                          o.connection.pipeline_lanes = 2;
+                                                          o.connection.max_batch = 8;
+                                                          return MakeStore(o);
+                                                        }}),
+                         testing::StoreFactoryName);
+
 }  // namespace
 }  // namespace store

@@ -168,9 +168,16 @@ InstrumentedStore::InstrumentedStore(std::unique_ptr<store::GameStore> inner,
                       .Name("arbiter_clock_store_latency_seconds")
                       .Help("Game store calls of the clock authority, by operation")
                       .Register(registry);
-  const char* names[kOps] = {
-      "append",       "lookup_command",      "read_snapshot",    "read_events", "wait_for_events",
-      "get_deadline", "claim_due_deadlines", "release_deadline", "now"};
+  const char* names[kOps] = {"append",
+                             "lookup_command",
+                             "read_snapshot",
+                             "read_events",
+                             "wait_for_events",
+                             "get_deadline",
+                             "claim_due_deadlines",
+                             "peek_deadlines",
+                             "release_deadline",
+                             "now"};
   for (int i = 0; i < kOps; ++i) {
     series_[i] = {&latency.Add({{"op", names[i]}}, kLatencyBuckets), names[i]};
   }
@@ -238,6 +245,13 @@ absl::StatusOr<std::vector<store::Deadline>> InstrumentedStore::ClaimDueDeadline
     int shard, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
   return Timed<absl::StatusOr<std::vector<store::Deadline>>>(
       kClaim, [&] { return inner_->ClaimDueDeadlines(shard, now_ms, lease_ms, max, owner); });
+}
+
+absl::StatusOr<std::vector<store::DueEntry>> InstrumentedStore::PeekDeadlines(int shard,
+                                                                              std::int64_t until_ms,
+                                                                              int max) {
+  return Timed<absl::StatusOr<std::vector<store::DueEntry>>>(
+      kPeek, [&] { return inner_->PeekDeadlines(shard, until_ms, max); });
 }
 
 absl::StatusOr<bool> InstrumentedStore::ReleaseDeadline(absl::string_view game_id,

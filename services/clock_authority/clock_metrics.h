@@ -101,6 +101,8 @@ class InstrumentedStore final : public store::GameStore {
   absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
                                                                  std::int64_t lease_ms, int max,
                                                                  absl::string_view owner) override;
+  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
+                                                             int max) override;
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
                                        std::int64_t claimable_at_ms) override;
   absl::StatusOr<std::int64_t> NowMs() override;
@@ -114,6 +116,7 @@ class InstrumentedStore final : public store::GameStore {
     kWait,
     kGetDeadline,
     kClaim,
+    kPeek,
     kRelease,
     kNow,
     kOps

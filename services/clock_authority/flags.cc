@@ -15,17 +15,23 @@ ABSL_FLAG(bool, flag_scheduler, true, "clock authority: run the flag scheduler i
 ABSL_FLAG(absl::Duration, flag_sweep_interval, absl::Milliseconds(5),
           "flag scheduler: how often every deadline shard is swept for due entries while sweeps "
           "find some (a replica died or lags)");
-ABSL_FLAG(absl::Duration, flag_idle_sweep_interval, absl::Milliseconds(25),
+ABSL_FLAG(absl::Duration, flag_idle_sweep_interval, absl::Milliseconds(40),
           "flag scheduler: how often the shards are swept while sweeps find nothing");
-ABSL_FLAG(absl::Duration, flag_sweep_grace, absl::Milliseconds(2),
-          "flag scheduler: a sweep takes entries due for longer than this (the replica that set a "
-          "deadline fires it first)");
+ABSL_FLAG(absl::Duration, flag_peek_ahead, absl::Milliseconds(100),
+          "flag scheduler: each sweep reads the deadlines due within this (more than "
+          "--flag_idle_sweep_interval) and wakes up just after those of other replicas fall");
+ABSL_FLAG(absl::Duration, flag_sweep_grace, absl::Milliseconds(3),
+          "flag scheduler: another replica's deadline is taken once due for longer than this (the "
+          "replica that set it fires it first)");
 ABSL_FLAG(absl::Duration, flag_lease, absl::Milliseconds(50),
           "flag scheduler: how long a swept entry is leased before another replica may take it");
 ABSL_FLAG(int, flag_workers, 16, "flag scheduler: concurrent flag checks");
 ABSL_FLAG(int, deadline_shards, 64,
           "game store: deadline index shards; fixed for a deployment (it places the keys)");
 ABSL_FLAG(int, redis_pool_size, 64, "game store: Redis connections for commands");
+ABSL_FLAG(int, redis_pipeline_lanes, 4,
+          "game store: concurrent commands are sent to Redis in batches, at most this many in "
+          "flight (0: one command per connection and round trip)");
 
 namespace clock_authority {
 
@@ -38,10 +44,12 @@ ClockHostOptions ClockHostOptionsFromFlags() {
   o.scheduler.sweep_interval = absl::GetFlag(FLAGS_flag_sweep_interval);
   o.scheduler.idle_sweep_interval = absl::GetFlag(FLAGS_flag_idle_sweep_interval);
   o.scheduler.sweep_grace = absl::GetFlag(FLAGS_flag_sweep_grace);
+  o.scheduler.peek_ahead = absl::GetFlag(FLAGS_flag_peek_ahead);
   o.scheduler.lease = absl::GetFlag(FLAGS_flag_lease);
   o.scheduler.workers = absl::GetFlag(FLAGS_flag_workers);
   o.deadline_shards = absl::GetFlag(FLAGS_deadline_shards);
   o.redis_pool_size = absl::GetFlag(FLAGS_redis_pool_size);
+  o.redis_pipeline_lanes = absl::GetFlag(FLAGS_redis_pipeline_lanes);
   return o;
 }
 

@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.connection.host = host;
   redis.connection.port = port;
   redis.connection.pool_size = options.redis_pool_size;
+  redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
   redis.max_watchers = options.service.max_watched_games;
   redis.key_prefix = options.redis_key_prefix;
   redis.num_deadline_shards = options.deadline_shards;

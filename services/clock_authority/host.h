@@ -33,13 +33,15 @@ struct ClockHostOptions {
   bool run_scheduler = true;
   int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
   int redis_pool_size = 64;
+  int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
   std::string redis_key_prefix = "arbiter:";
   absl::Duration time_resync = absl::Seconds(1);
 };
 
 // The clock flags (see flags.cc): --clock_replica_id, --clock_workers, --clock_max_watched_games,
-// --flag_sweep_interval, --flag_sweep_grace, --flag_lease, --flag_workers, --flag_scheduler,
-// --deadline_shards, --redis_pool_size.
+// --flag_sweep_interval, --flag_peek_ahead, --flag_sweep_grace, --flag_lease, --flag_workers,
+// --flag_scheduler,
+// --deadline_shards, --redis_pool_size, --redis_pipeline_lanes.
 ClockHostOptions ClockHostOptionsFromFlags();
 
 // "memory" or "redis://host[:port]". INVALID_ARGUMENT ERR_BAD_FLAG otherwise.

@@ -298,6 +298,10 @@ TEST_P(GameStoreContractTest, MalformedRequestsAreBadArguments) {
   EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 10, kMaxClaim + 1, "r"),
               HasErrorCode(kErrBadArgument));
   EXPECT_THAT(store_->ClaimDueDeadlines(0, 0, 10, 1, ""), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->PeekDeadlines(-1, 0, 1), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->PeekDeadlines(n, 0, 1), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->PeekDeadlines(0, 0, 0), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->PeekDeadlines(0, 0, kMaxClaim + 1), HasErrorCode(kErrBadArgument));
   EXPECT_THAT(store_->ReleaseDeadline("g1", "", 0), HasErrorCode(kErrBadArgument));
 }
 
@@ -646,6 +650,38 @@ TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
   got = claim(5000, 100, 1, "r3");
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].game_id, c);
+}
+
+// A peek reads the index as a claim would see it (deadlines, then lease ends) and changes nothing.
+TEST_P(GameStoreContractTest, PeekReadsDueEntriesWithoutClaiming) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 5 % n;
+  const std::string a = GameIdInShard(shard, n, 0);
+  const std::string b = GameIdInShard(shard, n, 1);
+  const std::string c = GameIdInShard(shard, n, 2);
+  AppendOk(*store_, Request(a, 0, "c", 1, DeadlineUpdate::Set(2000)));
+  AppendOk(*store_, Request(b, 0, "c", 1, DeadlineUpdate::Set(1000)));
+  AppendOk(*store_, Request(c, 0, "c", 1, DeadlineUpdate::Set(3000)));
+  if (n > 1) {
+    const std::string elsewhere = GameIdInShard((shard + 1) % n, n, 0);
+    AppendOk(*store_, Request(elsewhere, 0, "c", 1, DeadlineUpdate::Set(10)));
+  }
+  auto peek = [&](std::int64_t until, int max) {
+    absl::StatusOr<std::vector<DueEntry>> r = store_->PeekDeadlines(shard, until, max);
+    EXPECT_OK(r);
+    return r.ok() ? *r : std::vector<DueEntry>{};
+  };
+  EXPECT_THAT(peek(999, 10), IsEmpty());
+  EXPECT_EQ(peek(2000, 10), (std::vector<DueEntry>{{b, 1000}, {a, 2000}}));
+  EXPECT_EQ(peek(5000, 1), (std::vector<DueEntry>{{b, 1000}}));
+  // Peeking claimed nothing: a claim still takes b, whose entry is then due at its lease's end.
+  absl::StatusOr<std::vector<Deadline>> claimed =
+      store_->ClaimDueDeadlines(shard, 1500, 100, 10, "r");
+  ASSERT_OK(claimed);
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ(peek(5000, 10), (std::vector<DueEntry>{{b, 1600}, {a, 2000}, {c, 3000}}));
+  AppendOk(*store_, Request(a, 1, "clear", 1, DeadlineUpdate::Clear()));
+  EXPECT_EQ(peek(5000, 10), (std::vector<DueEntry>{{b, 1600}, {c, 3000}}));
 }
 
 // The clock authority's flag, with two replicas and one killed midway: the flag event is appended
