@@ -22,7 +22,7 @@ def _system_library_impl(ctx):
             linkopts.append(flag)
         else:
             linkopts.append(flag)
-    linkopts += ctx.attr.extra_linkopts
+    linkopts = ctx.attr.linkopts_prefix + linkopts + ctx.attr.extra_linkopts
     ctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % ctx.name)
     ctx.file("BUILD.bazel", """
 package(default_visibility = ["//visibility:public"])
@@ -38,6 +38,7 @@ system_library = repository_rule(
     attrs = {
         "modules": attr.string_list(mandatory = True),
         "extra_linkopts": attr.string_list(default = []),
+        "linkopts_prefix": attr.string_list(default = []),
     },
     local = True,
 )
