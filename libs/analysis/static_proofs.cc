@@ -268,11 +268,16 @@ Bitboard PawnAttacksOf(Bitboard pawns, Color c) {
 
 }  // namespace
 
-std::optional<StaticProof> MaterialProof(const Position& pos, Color winner) {
+namespace {
+
+// Which argument of MaterialProof applies.
+enum class MaterialCase { kNone, kLoneKing, kBishopsOfOneColour, kKnightVersusKing };
+
+MaterialCase MaterialCaseOf(const Position& pos, Color winner) {
   const Color loser = ~winner;
   const Bitboard ours = NonKing(pos, winner);
-  if (!ours) return StaticProof{Method::kMaterial, "the side has only its king left"};
-  if (pos.pieces(PieceType::kPawn)) return std::nullopt;  // a pawn can promote to anything
+  if (!ours) return MaterialCase::kLoneKing;
+  if (pos.pieces(PieceType::kPawn)) return MaterialCase::kNone;  // a pawn can promote
   const Bitboard theirs = NonKing(pos, loser);
   const Bitboard our_bishops = pos.pieces(winner, PieceType::kBishop);
   if (ours == our_bishops) {
@@ -280,13 +285,33 @@ std::optional<StaticProof> MaterialProof(const Position& pos, Color winner) {
         (our_bishops & chess::kDarkSquares) ? chess::kDarkSquares : chess::kLightSquares;
     if (!(our_bishops & ~colour) && !(theirs & ~pos.pieces(loser, PieceType::kBishop)) &&
         !(theirs & ~colour)) {
-      return StaticProof{Method::kMaterial,
-                         "only bishops on squares of one colour (the king's orthogonal "
-                         "neighbours can be neither blocked nor covered)"};
+      return MaterialCase::kBishopsOfOneColour;
     }
   }
   if (ours == pos.pieces(winner, PieceType::kKnight) && !chess::MoreThanOne(ours) && !theirs) {
-    return StaticProof{Method::kMaterial, "king and knight against a bare king"};
+    return MaterialCase::kKnightVersusKing;
+  }
+  return MaterialCase::kNone;
+}
+
+}  // namespace
+
+bool MaterialCannotMate(const Position& pos, Color winner) {
+  return MaterialCaseOf(pos, winner) != MaterialCase::kNone;
+}
+
+std::optional<StaticProof> MaterialProof(const Position& pos, Color winner) {
+  switch (MaterialCaseOf(pos, winner)) {
+    case MaterialCase::kNone:
+      return std::nullopt;
+    case MaterialCase::kLoneKing:
+      return StaticProof{Method::kMaterial, "the side has only its king left"};
+    case MaterialCase::kBishopsOfOneColour:
+      return StaticProof{Method::kMaterial,
+                         "only bishops on squares of one colour (the king's orthogonal "
+                         "neighbours can be neither blocked nor covered)"};
+    case MaterialCase::kKnightVersusKing:
+      return StaticProof{Method::kMaterial, "king and knight against a bare king"};
   }
   return std::nullopt;
 }

@@ -26,9 +26,9 @@ struct StaticProof {
 //    them all without standing next to the loser's king);
 //  - no pawns, the winner has one knight and the loser a bare king.
 std::optional<StaticProof> MaterialProof(const chess::Position& pos, chess::Color winner);
-inline bool MaterialCannotMate(const chess::Position& pos, chess::Color winner) {
-  return MaterialProof(pos, winner).has_value();
-}
+// The same test without building the proof's sentence (no allocation: the searches call it for
+// every position they generate).
+bool MaterialCannotMate(const chess::Position& pos, chess::Color winner);
 
 // No pawns, the winner has one minor piece or up to three bishops all on squares of one colour,
 // the loser at most two pieces besides the king: every placement of that material and of

@@ -30,10 +30,14 @@ using chess::Square;
 // The schedule of the searches (see Search), in positions generated: the greedy search's first
 // run alone (shorter for a weak winner, whose mates the target searches find), the first turn of
 // the searches that then take turns (doubling each round), and the budget of the greedy search
-// that finishes each subgoal of the strip search.
-constexpr std::int64_t kSoloNodes = 3000;
-constexpr std::int64_t kWeakSoloNodes = 2000;
-constexpr std::int64_t kSliceNodes = 2000;
+// that finishes each subgoal of the strip search. The first turn is short: a line the greedy
+// search misses at first is found by another search as often as not, and a short turn costs a
+// question that ends in the first rounds far less (measured on tests/data/unwinnable_positions.txt
+// with tests/bench:unwinnable_bench: 2000/500/500 generate a fifth fewer positions than
+// 3000/2000/2000, with the same undetermined questions).
+constexpr std::int64_t kSoloNodes = 2000;
+constexpr std::int64_t kWeakSoloNodes = 500;
+constexpr std::int64_t kSliceNodes = 500;
 constexpr std::int64_t kFinishNodes = 20000;
 // Shares of a turn: the greedy and strip searches find most lines; the exhaustive enumeration
 // only needs enough for small closed worlds (it takes half a share).
@@ -123,11 +127,13 @@ class Context {
     return !stopped_;
   }
 
-  bool IsGoal(const Position& p) const {
+  // `loser_in_check`: the loser is to move and in check (LoserInCheck), known to the caller.
+  bool IsGoal(const Position& p, bool loser_in_check) const {
     if (p.side_to_move() != loser()) return false;
-    if (goal_ == Goal::kMate) return p.InCheck() && !p.HasLegalMoves();
+    if (goal_ == Goal::kMate) return loser_in_check && !p.HasLegalMoves();
     return CannotPreventMateNextMove(p, winner_);
   }
+  bool LoserInCheck(const Position& p) const { return p.side_to_move() == loser() && p.InCheck(); }
 
   // No goal below this position: sound pruning only.
   bool Hopeless(const Position& p) const { return MaterialCannotMate(p, winner_); }
@@ -142,10 +148,23 @@ class Context {
 
 enum class Outcome { kFound, kExhausted, kLimit, kGaveUp, kSubgoal };
 
-int Distance(Square a, Square b) {
-  return std::max(std::abs(chess::FileOf(a) - chess::FileOf(b)),
-                  std::abs(chess::RankOf(a) - chess::RankOf(b)));
-}
+// King moves from `a` to `b` on an empty board. A table: the heuristics ask for it for every
+// piece of every position the searches generate.
+struct KingDistances {
+  std::array<std::array<std::uint8_t, 64>, 64> d{};
+  constexpr KingDistances() {
+    for (int a = 0; a < 64; ++a) {
+      for (int b = 0; b < 64; ++b) {
+        const int files = (a & 7) > (b & 7) ? (a & 7) - (b & 7) : (b & 7) - (a & 7);
+        const int ranks = (a >> 3) > (b >> 3) ? (a >> 3) - (b >> 3) : (b >> 3) - (a >> 3);
+        d[a][b] = static_cast<std::uint8_t>(files > ranks ? files : ranks);
+      }
+    }
+  }
+};
+constexpr KingDistances kKingDistances;
+
+int Distance(Square a, Square b) { return kKingDistances.d[a][b]; }
 
 Bitboard AttacksBy(const Position& p, Color c, Bitboard occ) {
   const Bitboard pawns = p.pieces(c, PieceType::kPawn);
@@ -193,7 +212,8 @@ bool WeakWinner(const Position& p, Color winner) {
 }
 
 // `target`: the corners the loser's king is drawn to (all, or one chosen by the caller).
-int Heuristic(const Position& p, Color winner, Bitboard target) {
+// `loser_in_check`: the loser is to move and in check.
+int Heuristic(const Position& p, Color winner, Bitboard target, bool loser_in_check) {
   const Color loser = ~winner;
   const Square lk = p.KingSquare(loser);
   const Square wk = p.KingSquare(winner);
@@ -259,7 +279,7 @@ int Heuristic(const Position& p, Color winner, Bitboard target) {
       }
     }
   }
-  if (p.side_to_move() == loser && p.InCheck()) h -= 3;
+  if (loser_in_check) h -= 3;
   return h;
 }
 
@@ -400,32 +420,37 @@ int ManDistance(PieceType t, Color loser, Square from, Square to, PieceType* as)
   return best;
 }
 
-// The cheapest assignment, square by square, of the loser's men (square, type) to the squares
-// of `targets` (each needs one man; the distance decides). Greedy: good enough to rank targets.
-int AssignBlockers(Bitboard targets, const std::vector<std::pair<Square, PieceType>>& men,
-                   Color loser, MateTarget* t) {
+// One of the loser's men (the king aside) and what ManDistance says of it for every square,
+// computed once: the enumeration of MateTargets asks for it many times.
+struct Man {
+  Square from;
+  PieceType type;
+  std::array<std::uint8_t, 64> distance;  // ManDistance to each square (kFar: never)
+  std::array<PieceType, 64> as;           // the type it stands there as
+};
+
+// The cheapest assignment, square by square, of the loser's `men` to the squares of `targets`
+// (each needs one man; the distance decides). Greedy: good enough to rank targets.
+int AssignBlockers(Bitboard targets, const std::vector<Man>& men, MateTarget* t) {
   int total = 0;
   std::uint32_t used = 0;
   t->blockers = 0;
   while (targets) {
     const Square sq = chess::PopLsb(targets);
     int best = kFar, best_i = -1;
-    PieceType best_as = PieceType::kNone;
     for (size_t i = 0; i < men.size(); ++i) {
       if (used & (1u << i)) continue;
-      PieceType as;
-      const int d = ManDistance(men[i].second, loser, men[i].first, sq, &as);
+      const int d = men[i].distance[sq];
       if (d < best) {
         best = d;
         best_i = static_cast<int>(i);
-        best_as = as;
       }
     }
     if (best_i < 0 || best >= kFar) return kFar;
     used |= 1u << best_i;
     t->blocker_square[t->blockers] = sq;
-    t->blocker_type[t->blockers] = best_as;
-    t->blocker_from[t->blockers] = men[best_i].first;
+    t->blocker_type[t->blockers] = men[best_i].as[sq];
+    t->blocker_from[t->blockers] = men[best_i].from;
     ++t->blockers;
     total += best;
   }
@@ -442,6 +467,7 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
     PieceType type;
     Bitboard squares;  // where such a piece can stand
     Bitboard pieces;
+    std::array<std::uint8_t, 64> nearest{};  // moves the nearest of `pieces` needs to a square
   };
   const Bitboard bishops = root.pieces(winner, PieceType::kBishop);
   std::vector<Kind> kinds;
@@ -452,23 +478,32 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
     if (k.pieces) kinds.push_back(k);
   }
   if (kinds.empty()) return {};
-  std::vector<std::pair<Square, PieceType>> men;
+  for (Kind& kind : kinds) {
+    for (int to = 0; to < 64; ++to) {
+      int d = kFar;
+      for (Bitboard b = kind.pieces; b;) {
+        d = std::min(d,
+                     PieceDistance(kind.type, winner, chess::PopLsb(b), static_cast<Square>(to)));
+      }
+      kind.nearest[to] = static_cast<std::uint8_t>(d);
+    }
+  }
+  std::vector<Man> men;
   for (Bitboard b = root.pieces(loser) & ~root.pieces(PieceType::kKing); b;) {
-    const Square s = chess::PopLsb(b);
-    men.push_back({s, chess::TypeOf(root.PieceOn(s))});
+    Man man;
+    man.from = chess::PopLsb(b);
+    man.type = chess::TypeOf(root.PieceOn(man.from));
+    for (int to = 0; to < 64; ++to) {
+      man.distance[to] = static_cast<std::uint8_t>(
+          ManDistance(man.type, loser, man.from, static_cast<Square>(to), &man.as[to]));
+    }
+    men.push_back(man);
   }
   if (men.size() > 30) return {};
   const int minors = chess::PopCount(root.pieces(winner) & ~root.pieces(PieceType::kKing));
   const Square lk0 = root.KingSquare(loser);
   const Square wk0 = root.KingSquare(winner);
   const int coverable = (minors > 1 ? 7 : 5) + static_cast<int>(men.size());
-  auto nearest = [&](const Kind& kind, Square to) {
-    int d = kFar;
-    for (Bitboard b = kind.pieces; b;) {
-      d = std::min(d, PieceDistance(kind.type, winner, chess::PopLsb(b), to));
-    }
-    return d;
-  };
   std::vector<MateTarget> candidates;
   // The loser's men block what is left of `must`: one candidate per man when one square is left
   // (the nearest may be one that would capture or interpose), the greedy assignment otherwise.
@@ -480,19 +515,18 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
       candidates.push_back(t);
     } else if (chess::PopCount(must) == 1) {
       const Square sq = chess::Lsb(must);
-      for (const auto& [from, mt] : men) {
-        PieceType as;
-        const int d = ManDistance(mt, loser, from, sq, &as);
+      for (const Man& man : men) {
+        const int d = man.distance[sq];
         if (d >= kFar) continue;
         t.blockers = 1;
         t.blocker_square[0] = sq;
-        t.blocker_type[0] = as;
-        t.blocker_from[0] = from;
+        t.blocker_type[0] = man.as[sq];
+        t.blocker_from[0] = man.from;
         t.cost = base + d;
         candidates.push_back(t);
       }
     } else {
-      const int blockers = AssignBlockers(must, men, loser, &t);
+      const int blockers = AssignBlockers(must, men, &t);
       if (blockers >= kFar) return;
       t.cost = base + blockers;
       candidates.push_back(t);
@@ -507,7 +541,7 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
       Bitboard checks = chess::Attacks(checker.type, k, 0) & checker.squares;
       while (checks) {
         const Square c = chess::PopLsb(checks);
-        const int dc = nearest(checker, c);
+        const int dc = checker.nearest[c];
         if (dc >= kFar) continue;
         // The winner's king: two squares from the loser's (covering flights), or where it is.
         Bitboard kings = chess::KingAttacks(k);
@@ -539,7 +573,7 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
             spots &= cover.squares & ~occ & ~flights & ~chess::SquareBB(k);
             while (spots) {
               const Square q = chess::PopLsb(spots);
-              const int dq = nearest(cover, q);
+              const int dq = cover.nearest[q];
               if (dq >= kFar) continue;
               const Bitboard rest = must & ~chess::Attacks(cover.type, q, occ | chess::SquareBB(q));
               MateTarget covered_t = t;
@@ -552,17 +586,24 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
       }
     }
   }
-  std::sort(candidates.begin(), candidates.end(),
-            [](const MateTarget& a, const MateTarget& b) { return a.cost < b.cost; });
+  // Cheapest first (ties: the first enumerated). A heap, not a sort: only the first few that
+  // prove to be checkmates are taken, out of a thousand candidates or so.
+  std::vector<std::int32_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int32_t>(i);
+  auto after = [&](std::int32_t a, std::int32_t b) {
+    return candidates[a].cost != candidates[b].cost ? candidates[a].cost > candidates[b].cost
+                                                    : a > b;
+  };
+  std::make_heap(order.begin(), order.end(), after);
   // Whether `t` is a checkmate with the rest of the material where it stands now, or with the
   // loser's other men away (`keep_extras` false).
   auto is_mate = [&](const MateTarget& t, bool keep_extras) {
     chess::Setup setup = root.ToSetup();
     if (!keep_extras) {
-      for (const auto& [from, type] : men) {
+      for (const Man& man : men) {
         if (std::none_of(t.blocker_from.begin(), t.blocker_from.begin() + t.blockers,
-                         [&, from = from](Square b) { return b == from; })) {
-          setup.board[from] = chess::Piece{};
+                         [&](Square b) { return b == man.from; })) {
+          setup.board[man.from] = chess::Piece{};
         }
       }
     }
@@ -611,8 +652,10 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
     return mate.ok() && mate->IsCheckmate();
   };
   std::vector<MateTarget> out;
-  for (const MateTarget& t : candidates) {
-    if (out.size() >= max_targets) break;
+  while (!order.empty() && out.size() < max_targets) {
+    std::pop_heap(order.begin(), order.end(), after);
+    const MateTarget& t = candidates[order.back()];
+    order.pop_back();
     if (is_mate(t, true)) {
       out.push_back(t);
     } else if (is_mate(t, false)) {
@@ -704,7 +747,9 @@ struct MoveNode {
 };
 
 // A priority queue for small integer priorities: one bucket per priority, first in first out
-// within a bucket (as a binary heap ordered by (priority, index) would pop them).
+// within a bucket (as a binary heap ordered by (priority, index) would pop them). A bucket is a
+// linked list through next_, indexed by item (the items are tree indices, 0, 1, 2, ...): no
+// allocation per bucket.
 class BucketQueue {
  public:
   bool empty() const { return size_ == 0; }
@@ -718,28 +763,35 @@ class BucketQueue {
     }
     const size_t b = static_cast<size_t>(priority - offset_);
     if (b >= buckets_.size()) buckets_.resize(b + 64);
-    buckets_[b].items.push_back(index);
+    if (static_cast<size_t>(index) >= next_.size()) next_.resize(index + 1);
+    next_[index] = -1;
+    Bucket& bucket = buckets_[b];
+    if (bucket.tail < 0) {
+      bucket.head = index;
+    } else {
+      next_[bucket.tail] = index;
+    }
+    bucket.tail = index;
     if (size_ == 0 || static_cast<int>(b) < min_) min_ = static_cast<int>(b);
     ++size_;
   }
   std::int32_t pop() {
-    while (buckets_[min_].next == buckets_[min_].items.size()) ++min_;
+    while (buckets_[min_].head < 0) ++min_;
     Bucket& bucket = buckets_[min_];
-    const std::int32_t index = bucket.items[bucket.next++];
-    if (bucket.next == bucket.items.size()) {
-      bucket.items.clear();
-      bucket.next = 0;
-    }
+    const std::int32_t index = bucket.head;
+    bucket.head = next_[index];
+    if (bucket.head < 0) bucket.tail = -1;
     --size_;
     return index;
   }
 
  private:
   struct Bucket {
-    std::vector<std::int32_t> items;
-    size_t next = 0;
+    std::int32_t head = -1;
+    std::int32_t tail = -1;
   };
   std::vector<Bucket> buckets_;
+  std::vector<std::int32_t> next_;
   int offset_ = 0;
   int min_ = 0;
   std::int64_t size_ = 0;
@@ -758,7 +810,6 @@ class GuidedSearch {
     if (target != nullptr) target_ = *target;
     tree_.reserve(kReserve);
     seen_.reserve(kReserve);
-    expanded_.reserve(kReserve / 16);
     tree_.push_back({-1, 0, -1, Move()});
     seen_.insert(root.key());
     open_.push(0, 0);
@@ -770,10 +821,9 @@ class GuidedSearch {
     while (!open_.empty()) {
       if (ctx_.nodes() >= stop_at || ctx_.stopped()) return Outcome::kLimit;
       const std::int32_t index = open_.pop();
-      Position pos = index == 0 ? root_ : expanded_[tree_[tree_[index].parent].slot];
+      Position pos = index == 0 ? root_ : Expanded(tree_[tree_[index].parent].slot);
       if (index != 0) pos.PlayUnchecked(tree_[index].move);
-      tree_[index].slot = static_cast<std::int32_t>(expanded_.size());
-      expanded_.push_back(pos);
+      tree_[index].slot = AddExpanded(pos);
       MoveList list;
       chess::GenerateLegalMoves(pos, &list);
       const std::int32_t depth = tree_[index].depth + 1;
@@ -782,7 +832,8 @@ class GuidedSearch {
         Position child = pos;
         child.PlayUnchecked(m);
         if (!seen_.insert(child.key()).second) continue;
-        if (ctx_.IsGoal(child)) {
+        const bool check = ctx_.LoserInCheck(child);
+        if (ctx_.IsGoal(child, check)) {
           *line = LineTo(index);
           line->push_back(m);
           return Outcome::kFound;
@@ -795,7 +846,7 @@ class GuidedSearch {
         }
         const int h = target_  ? TargetHeuristic(child, ctx_.winner(), *target_)
                       : strip_ ? StripHeuristic(child, ctx_.winner())
-                               : Heuristic(child, ctx_.winner(), corners_);
+                               : Heuristic(child, ctx_.winner(), corners_, check);
         tree_.push_back({index, depth, -1, m});
         open_.push(w_.h * h + w_.d * depth, static_cast<std::int32_t>(tree_.size() - 1));
       }
@@ -827,7 +878,22 @@ class GuidedSearch {
   std::optional<MateTarget> target_;
   std::vector<std::pair<std::vector<Move>, Position>> subgoals_;
   std::vector<MoveNode> tree_;
-  std::vector<Position> expanded_;
+  // The positions of expanded nodes, in chunks that never move (one growing vector would copy
+  // them all each time it grows).
+  static constexpr int kChunkBits = 8;
+  const Position& Expanded(std::int32_t slot) const {
+    return expanded_[slot >> kChunkBits][slot & ((1 << kChunkBits) - 1)];
+  }
+  std::int32_t AddExpanded(const Position& p) {
+    if (expanded_.empty() || expanded_.back().size() == (size_t{1} << kChunkBits)) {
+      expanded_.emplace_back();
+      expanded_.back().reserve(size_t{1} << kChunkBits);
+    }
+    expanded_.back().push_back(p);
+    return static_cast<std::int32_t>(((expanded_.size() - 1) << kChunkBits) +
+                                     (expanded_.back().size() - 1));
+  }
+  std::vector<std::vector<Position>> expanded_;
   absl::flat_hash_set<std::uint64_t> seen_;
   BucketQueue open_;
 };
@@ -860,7 +926,7 @@ class Exhaustive {
         Position child = pos;
         child.PlayUnchecked(m);
         if (!seen_.insert(MakeExactKey(child)).second) continue;
-        if (ctx_.IsGoal(child)) {
+        if (ctx_.IsGoal(child, ctx_.LoserInCheck(child))) {
           *line = LineTo(parent);
           line->push_back(m);
           return Outcome::kFound;
