@@ -22,6 +22,12 @@ ABSL_FLAG(std::string, log_level, "info", "debug, info, warning or error");
 ABSL_FLAG(int, max_message_bytes, 4 << 20, "largest gRPC message accepted or sent");
 ABSL_FLAG(absl::Duration, shutdown_grace, absl::Seconds(5),
           "on SIGTERM: how long health reports NOT_SERVING before the server stops accepting");
+ABSL_FLAG(std::string, grpc_args, "",
+          "extra integer gRPC server channel arguments, name=value,... (e.g. "
+          "grpc.http2.bdp_probe=0)");
+ABSL_FLAG(int, grpc_cq_threads, 1,
+          "threads serving the hot unary methods (ValidateMove, LegalMoves, ConvertMove) from "
+          "completion queues; 1 suits a small machine shared with its clients");
 ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(20), "how long in-flight calls may finish");
 
 namespace service {
@@ -41,6 +47,8 @@ ServerConfig ConfigFromFlags() {
   c.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   c.shutdown_grace = absl::GetFlag(FLAGS_shutdown_grace);
   c.drain_timeout = absl::GetFlag(FLAGS_drain_timeout);
+  c.grpc_args = absl::GetFlag(FLAGS_grpc_args);
+  c.cq_threads = absl::GetFlag(FLAGS_grpc_cq_threads);
   return c;
 }
 

@@ -7,10 +7,11 @@
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
-#include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "libs/base/error.h"
@@ -128,13 +129,37 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
         {{"metric", "arbiter_insecure_dev=1"}});
   }
 
-  grpc::EnableDefaultHealthCheckService(true);
+  // Our own health service, not gRPC's callback-based default (health.h says why).
+  grpc::EnableDefaultHealthCheckService(false);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.grpc_address, credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   builder.SetMaxSendMessageSize(config.max_message_bytes);
-  for (const HostedService& s : services) builder.RegisterService(s.service);
+  for (absl::string_view arg : absl::StrSplit(config.grpc_args, ',', absl::SkipWhitespace())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
+    int value = 0;
+    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &value)) {
+      return base::InvalidArgument("ERR_BAD_FLAG",
+                                   absl::StrCat("--grpc_args: '", arg, "' is not name=integer"));
+    }
+    builder.AddChannelArgument(kv.first, value);
+  }
+  server->health_ = std::make_unique<HealthService>();
+  builder.RegisterService(server->health_.get());
+  bool any_async = false;
+  for (const HostedService& s : services) {
+    builder.RegisterService(s.service);
+    any_async = any_async || !s.async_methods.empty();
+  }
+  if (any_async) {
+    if (config.cq_threads < 1) {
+      return base::InvalidArgument("ERR_BAD_FLAG", "--grpc_cq_threads must be >= 1");
+    }
+    for (int i = 0; i < config.cq_threads; ++i) {
+      server->cqs_.push_back(builder.AddCompletionQueue());
+    }
+  }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(&env->metrics()));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
@@ -142,9 +167,23 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   if (server->server_ == nullptr || server->port_ == 0) {
     return base::Unavailable("ERR_BIND", absl::StrCat("cannot listen on ", config.grpc_address));
   }
-  grpc::HealthCheckServiceInterface* health = server->server_->GetHealthCheckService();
-  for (const HostedService& s : services) health->SetServingStatus(s.name, true);
-  health->SetServingStatus(true);
+  // Calls arriving before a request is armed wait in the server; a few armed per method and
+  // queue let a burst start without waiting for re-arming.
+  constexpr int kArmedPerMethod = 8;
+  for (const std::unique_ptr<grpc::ServerCompletionQueue>& cq : server->cqs_) {
+    for (const HostedService& s : services) {
+      for (AsyncUnaryMethod* m : s.async_methods) {
+        for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(cq.get());
+      }
+    }
+    server->cq_threads_.emplace_back([cq = cq.get()] {
+      void* tag = nullptr;
+      bool ok = false;
+      while (cq->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
+    });
+  }
+  for (const HostedService& s : services) server->health_->SetServing(s.name, true);
+  server->health_->SetServing("", true);
 
   if (!config.metrics_address.empty() && config.metrics_address != "none") {
     try {
@@ -171,17 +210,28 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
 Server::~Server() {
   if (server_ != nullptr && !shutting_down_.exchange(true))
     server_->Shutdown(std::chrono::system_clock::now());
+  StopQueues();
+}
+
+void Server::StopQueues() {
+  // After the server's shutdown has returned: nothing arms a call any more, and every pending
+  // request comes back with ok = false and deletes itself as the queue drains.
+  if (queues_stopped_) return;
+  queues_stopped_ = true;
+  for (const std::unique_ptr<grpc::ServerCompletionQueue>& cq : cqs_) cq->Shutdown();
+  for (std::thread& t : cq_threads_) t.join();
+  cq_threads_.clear();
 }
 
 void Server::Shutdown() {
   if (shutting_down_.exchange(true)) return;
   Log(LogLevel::kInfo, "shutting down: NOT_SERVING, then draining");
-  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
-  for (const HostedService& s : services_) health->SetServingStatus(s.name, false);
-  health->SetServingStatus(false);
+  health_->SetAllServing(false);
   absl::SleepFor(config_.shutdown_grace);
+  health_->Shutdown();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(config_.drain_timeout));
+  StopQueues();
 }
 
 void Server::Wait() { server_->Wait(); }

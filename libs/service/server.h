@@ -15,6 +15,8 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,8 +26,10 @@
 #include "google/protobuf/message.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_context.h"
+#include "libs/service/async_unary.h"
 #include "libs/service/auth.h"
 #include "libs/service/grpc_status.h"
+#include "libs/service/health.h"
 #include "libs/service/metrics.h"
 #include "libs/service/policy.h"
 
@@ -47,20 +51,32 @@ struct ServerConfig {
   int max_message_bytes = 4 << 20;
   absl::Duration shutdown_grace = absl::Seconds(5);  // NOT_SERVING before draining
   absl::Duration drain_timeout = absl::Seconds(20);  // in-flight calls get this long
+  // Extra integer gRPC channel arguments for the server, "name=value,name=value" (tuning, e.g.
+  // "grpc.http2.bdp_probe=0"); a malformed list fails Server::Start with ERR_BAD_FLAG.
+  std::string grpc_args;
+  // Threads polling a completion queue each, for the async methods (async_unary.h). One suits a
+  // small machine whose cores the clients share; more spread the hot methods over more cores.
+  int cq_threads = 1;
 };
 
 // A call's view for long-running domain work: whether to stop (deadline passed or cancelled).
 class CallContext {
  public:
-  explicit CallContext(grpc::ServerContextBase* ctx) : ctx_(ctx) {}
+  // kDeadlineOnly: a call served from a completion queue (async_unary.h), where gRPC can report a
+  // cancellation only through a notification tag that path does not request (IsCancelled is not
+  // valid there); its short work is bounded by the deadline alone.
+  enum Watch { kCancellationAndDeadline, kDeadlineOnly };
+  explicit CallContext(grpc::ServerContextBase* ctx, Watch watch = kCancellationAndDeadline)
+      : ctx_(ctx), watch_(watch) {}
   bool Cancelled() const {
-    return ctx_ != nullptr &&
-           (ctx_->IsCancelled() || std::chrono::system_clock::now() > ctx_->deadline());
+    return ctx_ != nullptr && ((watch_ == kCancellationAndDeadline && ctx_->IsCancelled()) ||
+                               std::chrono::system_clock::now() > ctx_->deadline());
   }
   grpc::ServerContextBase* server_context() const { return ctx_; }
 
  private:
   grpc::ServerContextBase* ctx_;
+  Watch watch_;
 };
 
 // Shared by the services of one process: keys, the policy table, metrics.
@@ -89,9 +105,22 @@ class ServiceEnv {
   template <typename Fn>
   grpc::Status Serve(grpc::ServerContextBase* ctx, absl::string_view full_method,
                      const google::protobuf::Message& request, Fn&& fn) const {
-    absl::StatusOr<Principal> who = Admit(*ctx, full_method, &request);
+    return ServeCall(CallContext(ctx), full_method, request, std::forward<Fn>(fn));
+  }
+  // The same for a method served from a completion queue (async_unary.h).
+  template <typename Fn>
+  grpc::Status ServeQueued(grpc::ServerContext* ctx, absl::string_view full_method,
+                           const google::protobuf::Message& request, Fn&& fn) const {
+    return ServeCall(CallContext(ctx, CallContext::kDeadlineOnly), full_method, request,
+                     std::forward<Fn>(fn));
+  }
+
+ private:
+  template <typename Fn>
+  grpc::Status ServeCall(const CallContext& call, absl::string_view full_method,
+                         const google::protobuf::Message& request, Fn&& fn) const {
+    absl::StatusOr<Principal> who = Admit(*call.server_context(), full_method, &request);
     if (!who.ok()) return ToGrpcStatus(who.status());
-    CallContext call(ctx);
     if (call.Cancelled()) {
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                           "the deadline passed before the work began");
@@ -103,7 +132,6 @@ class ServiceEnv {
     return ToGrpcStatus(status);
   }
 
- private:
   explicit ServiceEnv(const ServerConfig& config) : config_(config) {}
 
   ServerConfig config_;
@@ -123,6 +151,8 @@ inline grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
 struct HostedService {
   std::string name;  // the full gRPC service name, for health: "arbiter.v1.RulesValidation"
   grpc::Service* service;
+  // The service's methods served from completion queues (async_unary.h); owned by the service.
+  std::vector<AsyncUnaryMethod*> async_methods = {};
 };
 
 class Server {
@@ -144,8 +174,16 @@ class Server {
  private:
   Server() = default;
 
+  // Shuts the completion queues down (after the server) and joins their threads; idempotent.
+  void StopQueues();
+
   ServerConfig config_;
   std::vector<HostedService> services_;
+  std::unique_ptr<HealthService> health_;  // outlives server_ (declared before it)
+  // Declared before server_: the server is destroyed first, then its queues.
+  std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> cqs_;
+  std::vector<std::thread> cq_threads_;
+  bool queues_stopped_ = false;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
     rules_validation::RulesLimits limits;
     limits.max_perft_depth = absl::GetFlag(FLAGS_max_perft_depth);
     rules = std::make_unique<rules_validation::RulesValidationService>(env->get(), limits);
-    hosted.push_back({rules_validation::RulesValidationService::kName, rules.get()});
+    hosted.push_back(
+        {rules_validation::RulesValidationService::kName, rules.get(), rules->async_methods()});
   }
   std::unique_ptr<search_analysis::SearchAnalysisService> analysis;
   if (wanted.count("search_analysis")) {  // 5.2b, 6.10, 9.6, 10.2, C3, C4: searches and the engine

@@ -1,6 +1,7 @@
 #include "services/rules_validation/rules_service.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -166,283 +167,262 @@ RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLi
     env_->policy().Add({Method(m), service::kAllRoles, false});
   }
   env_->policy().Add({Method("Perft"), {Role::kPlatform, Role::kArbiter, Role::kService}, false});
+
+  async_.push_back(
+      std::make_unique<service::AsyncUnary<RulesValidationService, v1::ValidateMoveRequest,
+                                           v1::ValidateMoveResponse>>(
+          this, &RulesValidationService::RequestValidateMove,
+          [this](grpc::ServerContext* ctx, const v1::ValidateMoveRequest& req,
+                 v1::ValidateMoveResponse* resp) { return ValidateMove(ctx, &req, resp); }));
+  async_.push_back(
+      std::make_unique<service::AsyncUnary<RulesValidationService, v1::LegalMovesRequest,
+                                           v1::LegalMovesResponse>>(
+          this, &RulesValidationService::RequestLegalMoves,
+          [this](grpc::ServerContext* ctx, const v1::LegalMovesRequest& req,
+                 v1::LegalMovesResponse* resp) { return LegalMoves(ctx, &req, resp); }));
+  async_.push_back(
+      std::make_unique<service::AsyncUnary<RulesValidationService, v1::ConvertMoveRequest,
+                                           v1::ConvertMoveResponse>>(
+          this, &RulesValidationService::RequestConvertMove,
+          [this](grpc::ServerContext* ctx, const v1::ConvertMoveRequest& req,
+                 v1::ConvertMoveResponse* resp) { return ConvertMove(ctx, &req, resp); }));
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ValidateMove(grpc::CallbackServerContext* ctx,
-                                                               const v1::ValidateMoveRequest* req,
-                                                               v1::ValidateMoveResponse* resp) {
-  return service::Finish(ctx, env_->Serve(ctx, Method("ValidateMove"), *req,
-                                          [&](const CallContext&, const Principal&) {
-                                            return ValidateOne(*req, resp);
-                                          }));
+std::vector<service::AsyncUnaryMethod*> RulesValidationService::async_methods() const {
+  std::vector<service::AsyncUnaryMethod*> out;
+  for (const auto& m : async_) out.push_back(m.get());
+  return out;
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ValidateMoveBatch(
-    grpc::CallbackServerContext* ctx, const v1::ValidateMoveBatchRequest* req,
-    v1::ValidateMoveBatchResponse* resp) {
-  return service::Finish(
-      ctx,
-      env_->Serve(
-          ctx, Method("ValidateMoveBatch"), *req, [&](const CallContext& call, const Principal&) {
-            if (req->requests_size() > limits_.max_batch) {
-              return base::InvalidArgument(
-                  "ERR_TOO_LARGE", absl::StrCat("at most ", limits_.max_batch, " items per batch"));
-            }
-            for (const v1::ValidateMoveRequest& item : req->requests()) {
-              if (call.Cancelled())
-                return absl::DeadlineExceededError("batch stopped: the deadline passed");
-              v1::ValidateMoveResponse* out = resp->add_responses();
-              absl::Status st = ValidateOne(item, out);
-              if (!st.ok()) {  // each item answers for itself
-                out->set_legal(false);
-                *out->mutable_error() = service::ToErrorInfo(st);
-              }
-            }
-            return absl::OkStatus();
-          }));
+grpc::Status RulesValidationService::ValidateMove(grpc::ServerContext* ctx,
+                                                  const v1::ValidateMoveRequest* req,
+                                                  v1::ValidateMoveResponse* resp) {
+  return env_->ServeQueued(
+      ctx, Method("ValidateMove"), *req,
+      [&](const CallContext&, const Principal&) { return ValidateOne(*req, resp); });
 }
 
-namespace {
+grpc::Status RulesValidationService::ValidateMoveBatch(grpc::ServerContext* ctx,
+                                                       const v1::ValidateMoveBatchRequest* req,
+                                                       v1::ValidateMoveBatchResponse* resp) {
+  return env_->Serve(
+      ctx, Method("ValidateMoveBatch"), *req, [&](const CallContext& call, const Principal&) {
+        if (req->requests_size() > limits_.max_batch) {
+          return base::InvalidArgument(
+              "ERR_TOO_LARGE", absl::StrCat("at most ", limits_.max_batch, " items per batch"));
+        }
+        for (const v1::ValidateMoveRequest& item : req->requests()) {
+          if (call.Cancelled())
+            return absl::DeadlineExceededError("batch stopped: the deadline passed");
+          v1::ValidateMoveResponse* out = resp->add_responses();
+          absl::Status st = ValidateOne(item, out);
+          if (!st.ok()) {  // each item answers for itself
+            out->set_legal(false);
+            *out->mutable_error() = service::ToErrorInfo(st);
+          }
+        }
+        return absl::OkStatus();
+      });
+}
 
 // One response per request, in order; a malformed item answers with its error (the stream goes on).
-class ValidateStream
-    : public grpc::ServerBidiReactor<v1::ValidateMoveRequest, v1::ValidateMoveResponse> {
- public:
-  ValidateStream(grpc::CallbackServerContext* ctx, absl::Status admitted) : ctx_(ctx) {
-    if (!admitted.ok()) {
-      Finish(service::ToGrpcStatus(admitted));
-      return;
+grpc::Status RulesValidationService::ValidateMoveStream(
+    grpc::ServerContext* ctx,
+    grpc::ServerReaderWriter<v1::ValidateMoveResponse, v1::ValidateMoveRequest>* stream) {
+  absl::Status admitted = env_->Admit(*ctx, Method("ValidateMoveStream"), nullptr).status();
+  if (!admitted.ok()) return service::ToGrpcStatus(admitted);
+  v1::ValidateMoveRequest request;
+  v1::ValidateMoveResponse response;
+  while (stream->Read(&request)) {
+    if (CallContext(ctx).Cancelled()) {
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
     }
-    StartRead(&request_);
-  }
-  void OnReadDone(bool ok) override {
-    if (!ok) {
-      Finish(grpc::Status::OK);
-      return;
-    }
-    if (CallContext(ctx_).Cancelled()) {
-      Finish(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
-      return;
-    }
-    response_.Clear();
-    absl::Status st = ValidateOne(request_, &response_);
+    response.Clear();
+    absl::Status st = ValidateOne(request, &response);
     if (!st.ok()) {
-      response_.set_legal(false);
-      *response_.mutable_error() = service::ToErrorInfo(st);
+      response.set_legal(false);
+      *response.mutable_error() = service::ToErrorInfo(st);
     }
-    StartWrite(&response_);
-  }
-  void OnWriteDone(bool ok) override {
-    if (!ok) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
-      return;
+    if (!stream->Write(response)) {
+      return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     }
-    StartRead(&request_);
   }
-  void OnDone() override { delete this; }
-
- private:
-  grpc::CallbackServerContext* ctx_;
-  v1::ValidateMoveRequest request_;
-  v1::ValidateMoveResponse response_;
-};
-
-}  // namespace
-
-grpc::ServerBidiReactor<v1::ValidateMoveRequest, v1::ValidateMoveResponse>*
-RulesValidationService::ValidateMoveStream(grpc::CallbackServerContext* ctx) {
-  return new ValidateStream(ctx, env_->Admit(*ctx, Method("ValidateMoveStream"), nullptr).status());
+  return grpc::Status::OK;
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ApplyMoves(grpc::CallbackServerContext* ctx,
-                                                             const v1::ApplyMovesRequest* req,
-                                                             v1::ApplyMovesResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("ApplyMoves"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
-                         chess::Game game(start);
-                         const chess::Letters letters = LettersOf(req->letters());
-                         RETURN_IF_ERROR(
-                             PlayAll(&game, req->moves(), limits_.max_moves,
-                                     [&](const chess::Position& before, chess::Move m) {
-                                       v1::AppliedMove* applied = resp->add_moves();
-                                       *applied->mutable_move() = MoveProto(before, m, letters);
-                                       chess::Position after = before;
-                                       after.PlayUnchecked(m);
-                                       applied->mutable_after()->set_fen(chess::ToFen(after));
-                                     }));
-                         FillStatus(game, v1::EDITION_UNSPECIFIED, resp->mutable_status());
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::ApplyMoves(grpc::ServerContext* ctx,
+                                                const v1::ApplyMovesRequest* req,
+                                                v1::ApplyMovesResponse* resp) {
+  return env_->Serve(
+      ctx, Method("ApplyMoves"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
+        chess::Game game(start);
+        const chess::Letters letters = LettersOf(req->letters());
+        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves,
+                                [&](const chess::Position& before, chess::Move m) {
+                                  v1::AppliedMove* applied = resp->add_moves();
+                                  *applied->mutable_move() = MoveProto(before, m, letters);
+                                  chess::Position after = before;
+                                  after.PlayUnchecked(m);
+                                  applied->mutable_after()->set_fen(chess::ToFen(after));
+                                }));
+        FillStatus(game, v1::EDITION_UNSPECIFIED, resp->mutable_status());
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::LegalMoves(grpc::CallbackServerContext* ctx,
-                                                             const v1::LegalMovesRequest* req,
-                                                             v1::LegalMovesResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("LegalMoves"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-                         std::vector<v1::Move> moves;
-                         for (chess::Move m : pos.LegalMoves())
-                           moves.push_back(MoveProto(pos, m, LettersOf(req->letters())));
-                         std::sort(moves.begin(), moves.end(),
-                                   [](const v1::Move& a, const v1::Move& b) {
-                                     return a.uci() < b.uci();
-                                   });
-                         for (v1::Move& m : moves) *resp->add_moves() = std::move(m);
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::LegalMoves(grpc::ServerContext* ctx,
+                                                const v1::LegalMovesRequest* req,
+                                                v1::LegalMovesResponse* resp) {
+  return env_->ServeQueued(
+      ctx, Method("LegalMoves"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+        std::vector<v1::Move> moves;
+        for (chess::Move m : pos.LegalMoves())
+          moves.push_back(MoveProto(pos, m, LettersOf(req->letters())));
+        std::sort(moves.begin(), moves.end(),
+                  [](const v1::Move& a, const v1::Move& b) { return a.uci() < b.uci(); });
+        for (v1::Move& m : moves) *resp->add_moves() = std::move(m);
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::GetStatus(grpc::CallbackServerContext* ctx,
-                                                            const v1::GetStatusRequest* req,
-                                                            v1::GetStatusResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("GetStatus"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
-                         chess::Game game(start);
-                         RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves));
-                         FillStatus(game, req->edition(), resp->mutable_status());
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::GetStatus(grpc::ServerContext* ctx,
+                                               const v1::GetStatusRequest* req,
+                                               v1::GetStatusResponse* resp) {
+  return env_->Serve(ctx, Method("GetStatus"), *req,
+                     [&](const CallContext&, const Principal&) -> absl::Status {
+                       ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
+                       chess::Game game(start);
+                       RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves));
+                       FillStatus(game, req->edition(), resp->mutable_status());
+                       return absl::OkStatus();
+                     });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ConvertMove(grpc::CallbackServerContext* ctx,
-                                                              const v1::ConvertMoveRequest* req,
-                                                              v1::ConvertMoveResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("ConvertMove"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-                         if (req->move().empty())
-                           return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
-                         ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
-                         *resp->mutable_move() = MoveProto(pos, m, LettersOf(req->letters()));
-                         switch (req->to()) {
-                           case v1::NOTATION_UCI:
-                             resp->set_text(resp->move().uci());
-                             break;
-                           case v1::NOTATION_APPENDIX_E:
-                             resp->set_text(resp->move().appendix_e());
-                             break;
-                           default:
-                             resp->set_text(chess::ToSan(pos, m, chess::SanStyle::kPgn,
-                                                         LettersOf(req->letters())));
-                             break;
-                         }
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::ConvertMove(grpc::ServerContext* ctx,
+                                                 const v1::ConvertMoveRequest* req,
+                                                 v1::ConvertMoveResponse* resp) {
+  return env_->ServeQueued(
+      ctx, Method("ConvertMove"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+        if (req->move().empty())
+          return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
+        ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
+        *resp->mutable_move() = MoveProto(pos, m, LettersOf(req->letters()));
+        switch (req->to()) {
+          case v1::NOTATION_UCI:
+            resp->set_text(resp->move().uci());
+            break;
+          case v1::NOTATION_APPENDIX_E:
+            resp->set_text(resp->move().appendix_e());
+            break;
+          default:
+            resp->set_text(chess::ToSan(pos, m, chess::SanStyle::kPgn, LettersOf(req->letters())));
+            break;
+        }
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ValidateSetup(grpc::CallbackServerContext* ctx,
-                                                                const v1::ValidateSetupRequest* req,
-                                                                v1::ValidateSetupResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("ValidateSetup"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         if (req->position().fen().empty())
-                           return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required");
-                         chess::Setup setup;
-                         if (req->position().fen() == "startpos") {
-                           setup = chess::Setup::Initial();
-                         } else {
-                           ASSIGN_OR_RETURN(setup, chess::ParseFenSetup(req->position().fen()));
-                         }
-                         std::vector<chess::SetupProblem> problems =
-                             chess::Position::Validate(setup);
-                         resp->set_valid(problems.empty());
-                         for (const chess::SetupProblem& p : problems) {
-                           v1::SetupProblem* out = resp->add_problems();
-                           out->set_code(std::string(chess::SetupProblemCode(p.kind)));
-                           out->set_message(p.message);
-                         }
-                         if (problems.empty())
-                           resp->mutable_normalized()->set_fen(
-                               chess::ToFen(*chess::Position::FromSetup(setup)));
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::ValidateSetup(grpc::ServerContext* ctx,
+                                                   const v1::ValidateSetupRequest* req,
+                                                   v1::ValidateSetupResponse* resp) {
+  return env_->Serve(
+      ctx, Method("ValidateSetup"), *req,
+      [&](const CallContext&, const Principal&) -> absl::Status {
+        if (req->position().fen().empty())
+          return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required");
+        chess::Setup setup;
+        if (req->position().fen() == "startpos") {
+          setup = chess::Setup::Initial();
+        } else {
+          ASSIGN_OR_RETURN(setup, chess::ParseFenSetup(req->position().fen()));
+        }
+        std::vector<chess::SetupProblem> problems = chess::Position::Validate(setup);
+        resp->set_valid(problems.empty());
+        for (const chess::SetupProblem& p : problems) {
+          v1::SetupProblem* out = resp->add_problems();
+          out->set_code(std::string(chess::SetupProblemCode(p.kind)));
+          out->set_message(p.message);
+        }
+        if (problems.empty())
+          resp->mutable_normalized()->set_fen(chess::ToFen(*chess::Position::FromSetup(setup)));
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::ValidatePgn(grpc::CallbackServerContext* ctx,
-                                                              const v1::ValidatePgnRequest* req,
-                                                              v1::ValidatePgnResponse* resp) {
-  return service::Finish(
-      ctx, env_->Serve(ctx, Method("ValidatePgn"), *req,
-                       [&](const CallContext& call, const Principal&) -> absl::Status {
-                         chess::PgnReadOptions options;
-                         options.max_games = limits_.max_pgn_games;
-                         absl::StatusOr<std::vector<chess::PgnGame>> games =
-                             chess::ParsePgn(req->pgn(), options);
-                         if (!games.ok()) {
-                           resp->set_ok(false);
-                           *resp->mutable_syntax_error() = service::ToErrorInfo(games.status());
-                           return absl::OkStatus();
-                         }
-                         bool all_ok = true;
-                         for (size_t i = 0; i < games->size(); ++i) {
-                           if (call.Cancelled())
-                             return absl::DeadlineExceededError(
-                                 "PGN validation stopped: the deadline passed");
-                           chess::PgnGame& game = (*games)[i];
-                           v1::PgnGameReport* report = resp->add_games();
-                           report->set_game(static_cast<int>(i) + 1);
-                           report->set_moves(static_cast<int>(game.moves.size()));
-                           report->set_result(game.result);
-                           int ply = -1;
-                           absl::Status st = chess::ReplayGame(&game, &ply);
-                           report->set_ok(st.ok());
-                           if (st.ok()) continue;
-                           all_ok = false;
-                           *report->mutable_error() = service::ToErrorInfo(st);
-                           if (ply >= 0) {
-                             report->set_ply(ply + 1);
-                             report->set_san(game.moves[ply].san);
-                             report->set_line(game.moves[ply].line);
-                             report->set_column(game.moves[ply].column);
-                           }
-                         }
-                         resp->set_ok(all_ok);
-                         return absl::OkStatus();
-                       }));
+grpc::Status RulesValidationService::ValidatePgn(grpc::ServerContext* ctx,
+                                                 const v1::ValidatePgnRequest* req,
+                                                 v1::ValidatePgnResponse* resp) {
+  return env_->Serve(
+      ctx, Method("ValidatePgn"), *req,
+      [&](const CallContext& call, const Principal&) -> absl::Status {
+        chess::PgnReadOptions options;
+        options.max_games = limits_.max_pgn_games;
+        absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(req->pgn(), options);
+        if (!games.ok()) {
+          resp->set_ok(false);
+          *resp->mutable_syntax_error() = service::ToErrorInfo(games.status());
+          return absl::OkStatus();
+        }
+        bool all_ok = true;
+        for (size_t i = 0; i < games->size(); ++i) {
+          if (call.Cancelled())
+            return absl::DeadlineExceededError("PGN validation stopped: the deadline passed");
+          chess::PgnGame& game = (*games)[i];
+          v1::PgnGameReport* report = resp->add_games();
+          report->set_game(static_cast<int>(i) + 1);
+          report->set_moves(static_cast<int>(game.moves.size()));
+          report->set_result(game.result);
+          int ply = -1;
+          absl::Status st = chess::ReplayGame(&game, &ply);
+          report->set_ok(st.ok());
+          if (st.ok()) continue;
+          all_ok = false;
+          *report->mutable_error() = service::ToErrorInfo(st);
+          if (ply >= 0) {
+            report->set_ply(ply + 1);
+            report->set_san(game.moves[ply].san);
+            report->set_line(game.moves[ply].line);
+            report->set_column(game.moves[ply].column);
+          }
+        }
+        resp->set_ok(all_ok);
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* RulesValidationService::Perft(grpc::CallbackServerContext* ctx,
-                                                        const v1::PerftRequest* req,
-                                                        v1::PerftResponse* resp) {
-  return service::Finish(
-      ctx,
-      env_->Serve(
-          ctx, Method("Perft"), *req,
-          [&](const CallContext& call, const Principal&) -> absl::Status {
-            ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-            if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
-              return base::InvalidArgument(
-                  "ERR_BAD_ARGUMENT",
-                  absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
-            }
-            if (req->divide() && req->depth() >= 1) {
-              chess::MoveList list;
-              chess::GenerateLegalMoves(pos, &list);
-              std::uint64_t total = 0;
-              for (chess::Move m : list) {
-                chess::Position child = pos;
-                child.PlayUnchecked(m);
-                ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, req->depth() - 1, call));
-                v1::PerftDivide* d = resp->add_divide();
-                d->set_uci(chess::ToUci(m));
-                d->set_nodes(n);
-                total += n;
-              }
-              resp->set_nodes(total);
-            } else {
-              ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(pos, req->depth(), call));
-              resp->set_nodes(n);
-            }
-            return absl::OkStatus();
-          }));
+grpc::Status RulesValidationService::Perft(grpc::ServerContext* ctx, const v1::PerftRequest* req,
+                                           v1::PerftResponse* resp) {
+  return env_->Serve(
+      ctx, Method("Perft"), *req, [&](const CallContext& call, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+        if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
+          return base::InvalidArgument(
+              "ERR_BAD_ARGUMENT",
+              absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
+        }
+        if (req->divide() && req->depth() >= 1) {
+          chess::MoveList list;
+          chess::GenerateLegalMoves(pos, &list);
+          std::uint64_t total = 0;
+          for (chess::Move m : list) {
+            chess::Position child = pos;
+            child.PlayUnchecked(m);
+            ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, req->depth() - 1, call));
+            v1::PerftDivide* d = resp->add_divide();
+            d->set_uci(chess::ToUci(m));
+            d->set_nodes(n);
+            total += n;
+          }
+          resp->set_nodes(total);
+        } else {
+          ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(pos, req->depth(), call));
+          resp->set_nodes(n);
+        }
+        return absl::OkStatus();
+      });
 }
 
 }  // namespace rules_validation

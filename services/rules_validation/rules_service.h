@@ -4,6 +4,10 @@
 #ifndef ARBITER_SERVICES_RULES_VALIDATION_RULES_SERVICE_H_
 #define ARBITER_SERVICES_RULES_VALIDATION_RULES_SERVICE_H_
 
+#include <memory>
+#include <vector>
+
+#include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
 
@@ -16,46 +20,57 @@ struct RulesLimits {
   int max_pgn_games = 10000;
 };
 
-class RulesValidationService final : public arbiter::v1::RulesValidation::CallbackService {
+// The short, bounded methods (ValidateMove, LegalMoves, ConvertMove) are served from completion
+// queues (libs/service/async_unary.h: one thread runs a call from read to reply, no hand-offs);
+// the others, which may run long (batches, streams, PGN, perft, game histories), are synchronous,
+// on gRPC's thread pool. Not the callback API: a server with any callback method polls from extra
+// threads that take the queues' events away (libs/service/health.h has the figures).
+using RulesValidationBase = arbiter::v1::RulesValidation::WithAsyncMethod_ValidateMove<
+    arbiter::v1::RulesValidation::WithAsyncMethod_LegalMoves<
+        arbiter::v1::RulesValidation::WithAsyncMethod_ConvertMove<
+            arbiter::v1::RulesValidation::Service>>>;
+
+class RulesValidationService final : public RulesValidationBase {
  public:
   // Adds this service's rows to env->policy().
   RulesValidationService(service::ServiceEnv* env, RulesLimits limits = {});
 
   static constexpr char kName[] = "arbiter.v1.RulesValidation";
 
-  grpc::ServerUnaryReactor* ValidateMove(grpc::CallbackServerContext* ctx,
-                                         const arbiter::v1::ValidateMoveRequest* req,
-                                         arbiter::v1::ValidateMoveResponse* resp) override;
-  grpc::ServerUnaryReactor* ValidateMoveBatch(
-      grpc::CallbackServerContext* ctx, const arbiter::v1::ValidateMoveBatchRequest* req,
-      arbiter::v1::ValidateMoveBatchResponse* resp) override;
-  grpc::ServerBidiReactor<arbiter::v1::ValidateMoveRequest, arbiter::v1::ValidateMoveResponse>*
-  ValidateMoveStream(grpc::CallbackServerContext* ctx) override;
-  grpc::ServerUnaryReactor* ApplyMoves(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::ApplyMovesRequest* req,
-                                       arbiter::v1::ApplyMovesResponse* resp) override;
-  grpc::ServerUnaryReactor* LegalMoves(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::LegalMovesRequest* req,
-                                       arbiter::v1::LegalMovesResponse* resp) override;
-  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* ctx,
-                                      const arbiter::v1::GetStatusRequest* req,
-                                      arbiter::v1::GetStatusResponse* resp) override;
-  grpc::ServerUnaryReactor* ConvertMove(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::ConvertMoveRequest* req,
-                                        arbiter::v1::ConvertMoveResponse* resp) override;
-  grpc::ServerUnaryReactor* ValidateSetup(grpc::CallbackServerContext* ctx,
-                                          const arbiter::v1::ValidateSetupRequest* req,
-                                          arbiter::v1::ValidateSetupResponse* resp) override;
-  grpc::ServerUnaryReactor* ValidatePgn(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::ValidatePgnRequest* req,
-                                        arbiter::v1::ValidatePgnResponse* resp) override;
-  grpc::ServerUnaryReactor* Perft(grpc::CallbackServerContext* ctx,
-                                  const arbiter::v1::PerftRequest* req,
-                                  arbiter::v1::PerftResponse* resp) override;
+  // Async (see above): called on a completion queue's thread, must not block.
+  grpc::Status ValidateMove(grpc::ServerContext* ctx, const arbiter::v1::ValidateMoveRequest* req,
+                            arbiter::v1::ValidateMoveResponse* resp) override;
+  grpc::Status ValidateMoveBatch(grpc::ServerContext* ctx,
+                                 const arbiter::v1::ValidateMoveBatchRequest* req,
+                                 arbiter::v1::ValidateMoveBatchResponse* resp) override;
+  grpc::Status ValidateMoveStream(
+      grpc::ServerContext* ctx,
+      grpc::ServerReaderWriter<arbiter::v1::ValidateMoveResponse, arbiter::v1::ValidateMoveRequest>*
+          stream) override;
+  grpc::Status ApplyMoves(grpc::ServerContext* ctx, const arbiter::v1::ApplyMovesRequest* req,
+                          arbiter::v1::ApplyMovesResponse* resp) override;
+  // Async (see above): called on a completion queue's thread, must not block.
+  grpc::Status LegalMoves(grpc::ServerContext* ctx, const arbiter::v1::LegalMovesRequest* req,
+                          arbiter::v1::LegalMovesResponse* resp) override;
+  grpc::Status GetStatus(grpc::ServerContext* ctx, const arbiter::v1::GetStatusRequest* req,
+                         arbiter::v1::GetStatusResponse* resp) override;
+  // Async (see above): called on a completion queue's thread, must not block.
+  grpc::Status ConvertMove(grpc::ServerContext* ctx, const arbiter::v1::ConvertMoveRequest* req,
+                           arbiter::v1::ConvertMoveResponse* resp) override;
+  grpc::Status ValidateSetup(grpc::ServerContext* ctx, const arbiter::v1::ValidateSetupRequest* req,
+                             arbiter::v1::ValidateSetupResponse* resp) override;
+  grpc::Status ValidatePgn(grpc::ServerContext* ctx, const arbiter::v1::ValidatePgnRequest* req,
+                           arbiter::v1::ValidatePgnResponse* resp) override;
+  grpc::Status Perft(grpc::ServerContext* ctx, const arbiter::v1::PerftRequest* req,
+                     arbiter::v1::PerftResponse* resp) override;
+
+  // For Server::Start (HostedService::async_methods).
+  std::vector<service::AsyncUnaryMethod*> async_methods() const;
 
  private:
   service::ServiceEnv* env_;
   RulesLimits limits_;
+  std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
 };
 
 }  // namespace rules_validation

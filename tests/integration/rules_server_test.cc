@@ -44,8 +44,9 @@ std::unique_ptr<Running> StartServer(service::ServerConfig config) {
   rules_validation::RulesLimits limits;
   limits.max_perft_depth = 8;
   r->rules = std::make_unique<rules_validation::RulesValidationService>(r->env.get(), limits);
-  auto server = service::Server::Start(
-      config, r->env.get(), {{rules_validation::RulesValidationService::kName, r->rules.get()}});
+  auto server = service::Server::Start(config, r->env.get(),
+                                       {{rules_validation::RulesValidationService::kName,
+                                         r->rules.get(), r->rules->async_methods()}});
   EXPECT_TRUE(server.ok()) << server.status();
   r->server = std::move(*server);
   grpc::ChannelArguments args;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -16,6 +17,8 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/create_channel.h"
@@ -30,6 +33,8 @@ ABSL_FLAG(absl::Duration, warmup, absl::Seconds(2), "calls in this first period 
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured period");
 ABSL_FLAG(bool, minimal_stack, false,
           "client channels without optional filters (grpc.minimal_stack): less client CPU");
+ABSL_FLAG(std::string, grpc_args, "",
+          "extra integer client channel arguments, name=value,... (e.g. grpc.http2.bdp_probe=0)");
 ABSL_FLAG(int64_t, count, 0, "stop after this many measured calls instead (0: use --duration)");
 
 namespace {
@@ -133,6 +138,16 @@ int main(int argc, char** argv) {
       // which on a machine it shares with the server is capacity left to the server.
       args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
       if (absl::GetFlag(FLAGS_minimal_stack)) args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
+      for (absl::string_view arg :
+           absl::StrSplit(absl::GetFlag(FLAGS_grpc_args), ',', absl::SkipWhitespace())) {
+        std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
+        int value = 0;
+        if (!absl::SimpleAtoi(kv.second, &value)) {
+          std::fprintf(stderr, "--grpc_args: '%s' is not name=integer\n", std::string(arg).c_str());
+          std::exit(2);
+        }
+        args.SetInt(kv.first, value);
+      }
       auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
                                                grpc::InsecureChannelCredentials(), args);
       auto stub = v1::RulesValidation::NewStub(channel);
