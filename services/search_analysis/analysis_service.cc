@@ -1,11 +1,13 @@
 #include "services/search_analysis/analysis_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "libs/analysis/advice.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/base/error.h"
@@ -29,19 +31,6 @@ using Work = SearchAnalysisService::Work;
 std::string Method(absl::string_view name) {
   return absl::StrCat("/", SearchAnalysisService::kName, "/", name);
 }
-
-// The reactor of one call, finished from a worker. gRPC calls OnCancel when the call is cancelled
-// (the caller went away, the deadline passed, the server stops); the search polls the flag.
-class AnalysisReactor final : public grpc::ServerUnaryReactor {
- public:
-  void OnCancel() override { cancelled_.store(true, std::memory_order_relaxed); }
-  void OnDone() override { delete this; }
-  void MarkCancelled() { cancelled_.store(true, std::memory_order_relaxed); }
-  const std::atomic<bool>* cancel_flag() const { return &cancelled_; }
-
- private:
-  std::atomic<bool> cancelled_{false};
-};
 
 absl::Time DeadlineOf(const grpc::ServerContextBase& ctx) {
   const std::chrono::system_clock::time_point d = ctx.deadline();
@@ -362,11 +351,9 @@ void SearchAnalysisService::RefreshGauges() {
   }
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::Dispatch(
-    grpc::CallbackServerContext* ctx, absl::string_view method, Kind kind,
-    const google::protobuf::Message& request,
-    const std::function<absl::StatusOr<Work>()>& prepare) {
-  auto* reactor = new AnalysisReactor();
+grpc::Status SearchAnalysisService::Dispatch(grpc::ServerContext* ctx, absl::string_view method,
+                                             Kind kind, const google::protobuf::Message& request,
+                                             const std::function<absl::StatusOr<Work>()>& prepare) {
   Work work;
   const absl::Time admitted_at = absl::Now();
   grpc::Status admitted = env_->Serve(ctx, Method(method), request,
@@ -374,37 +361,40 @@ grpc::ServerUnaryReactor* SearchAnalysisService::Dispatch(
                                         ASSIGN_OR_RETURN(work, prepare());
                                         return absl::OkStatus();
                                       });
-  if (!admitted.ok()) {
-    reactor->Finish(admitted);
-    return reactor;
-  }
-  const bool queued =
-      workers_.Submit([this, ctx, reactor, kind, admitted_at, work = std::move(work)] {
-        metrics_.QueueWait(absl::ToDoubleSeconds(absl::Now() - admitted_at));
-        if (ctx->IsCancelled()) reactor->MarkCancelled();
-        const Job job{DeadlineOf(*ctx), reactor->cancel_flag()};
-        absl::Status status;
-        if (job.CallOver()) {
-          status = job.CallOverStatus();  // it waited in the queue past its deadline
-        } else {
-          const absl::Time started = absl::Now();
-          status = work(job);
-          metrics_.Duration(kind, absl::ToDoubleSeconds(absl::Now() - started));
-          if (status.ok() && job.CallOver()) status = job.CallOverStatus();
-        }
-        reactor->Finish(service::ToGrpcStatus(status));  // the reactor is gRPC's from here on
-      });
+  if (!admitted.ok()) return admitted;
+  // The job only ever runs while this thread waits for it, so it may use the context.
+  std::atomic<bool> cancelled{false};
+  absl::Notification done;
+  absl::Status status;
+  const bool queued = workers_.Submit([&, kind, admitted_at] {
+    metrics_.QueueWait(absl::ToDoubleSeconds(absl::Now() - admitted_at));
+    if (ctx->IsCancelled()) cancelled.store(true, std::memory_order_relaxed);
+    const Job job{DeadlineOf(*ctx), &cancelled};
+    if (job.CallOver()) {
+      status = job.CallOverStatus();  // it waited in the queue past its deadline
+    } else {
+      const absl::Time started = absl::Now();
+      status = work(job);
+      metrics_.Duration(kind, absl::ToDoubleSeconds(absl::Now() - started));
+      if (status.ok() && job.CallOver()) status = job.CallOverStatus();
+    }
+    done.Notify();
+  });
   if (!queued) {
-    reactor->Finish(service::ToGrpcStatus(
+    return service::ToGrpcStatus(
         base::Error(absl::StatusCode::kResourceExhausted, "ERR_BUSY",
-                    "every analysis worker is busy and the queue is full; retry later")));
+                    "every analysis worker is busy and the queue is full; retry later"));
   }
-  return reactor;
+  // The caller going away (or the server stopping) reaches the search through the flag it polls.
+  while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
+    if (ctx->IsCancelled()) cancelled.store(true, std::memory_order_relaxed);
+  }
+  return service::ToGrpcStatus(status);
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::Unwinnable(grpc::CallbackServerContext* ctx,
-                                                            const v1::UnwinnableRequest* req,
-                                                            v1::UnwinnableResponse* resp) {
+grpc::Status SearchAnalysisService::Unwinnable(grpc::ServerContext* ctx,
+                                               const v1::UnwinnableRequest* req,
+                                               v1::UnwinnableResponse* resp) {
   return Dispatch(ctx, "Unwinnable", Kind::kUnwinnable, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side()));
@@ -423,9 +413,9 @@ grpc::ServerUnaryReactor* SearchAnalysisService::Unwinnable(grpc::CallbackServer
   });
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::DeadPosition(grpc::CallbackServerContext* ctx,
-                                                              const v1::DeadPositionRequest* req,
-                                                              v1::DeadPositionResponse* resp) {
+grpc::Status SearchAnalysisService::DeadPosition(grpc::ServerContext* ctx,
+                                                 const v1::DeadPositionRequest* req,
+                                                 v1::DeadPositionResponse* resp) {
   return Dispatch(ctx, "DeadPosition", Kind::kDeadPosition, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
@@ -456,9 +446,9 @@ grpc::ServerUnaryReactor* SearchAnalysisService::DeadPosition(grpc::CallbackServ
   });
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::MatingPotential(
-    grpc::CallbackServerContext* ctx, const v1::MatingPotentialRequest* req,
-    v1::MatingPotentialResponse* resp) {
+grpc::Status SearchAnalysisService::MatingPotential(grpc::ServerContext* ctx,
+                                                    const v1::MatingPotentialRequest* req,
+                                                    v1::MatingPotentialResponse* resp) {
   return Dispatch(
       ctx, "MatingPotential", Kind::kMatingPotential, *req, [&]() -> absl::StatusOr<Work> {
         ASSIGN_OR_RETURN(chess::Game game,
@@ -480,9 +470,9 @@ grpc::ServerUnaryReactor* SearchAnalysisService::MatingPotential(
       });
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::Evaluate(grpc::CallbackServerContext* ctx,
-                                                          const v1::EvaluateRequest* req,
-                                                          v1::EvaluateResponse* resp) {
+grpc::Status SearchAnalysisService::Evaluate(grpc::ServerContext* ctx,
+                                             const v1::EvaluateRequest* req,
+                                             v1::EvaluateResponse* resp) {
   return Dispatch(ctx, "Evaluate", Kind::kEvaluate, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     ASSIGN_OR_RETURN(analysis::EngineLimits limits, EngineLimitsOf(req->engine(), options_, 1));
@@ -508,9 +498,9 @@ grpc::ServerUnaryReactor* SearchAnalysisService::Evaluate(grpc::CallbackServerCo
   });
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::AdviseClaim(grpc::CallbackServerContext* ctx,
-                                                             const v1::AdviseClaimRequest* req,
-                                                             v1::AdviseClaimResponse* resp) {
+grpc::Status SearchAnalysisService::AdviseClaim(grpc::ServerContext* ctx,
+                                                const v1::AdviseClaimRequest* req,
+                                                v1::AdviseClaimResponse* resp) {
   return Dispatch(ctx, "AdviseClaim", Kind::kAdviseClaim, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     analysis::ClaimAdviceOptions advice;
@@ -575,9 +565,9 @@ grpc::ServerUnaryReactor* SearchAnalysisService::AdviseClaim(grpc::CallbackServe
   });
 }
 
-grpc::ServerUnaryReactor* SearchAnalysisService::Perft(grpc::CallbackServerContext* ctx,
-                                                       const v1::AnalysisPerftRequest* req,
-                                                       v1::AnalysisPerftResponse* resp) {
+grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
+                                          const v1::AnalysisPerftRequest* req,
+                                          v1::AnalysisPerftResponse* resp) {
   return Dispatch(ctx, "Perft", Kind::kPerft, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     if (req->depth() < 0 || req->depth() > options_.max_perft_depth) {

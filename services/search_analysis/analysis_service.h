@@ -57,7 +57,10 @@ struct AnalysisOptions {
   absl::Duration metrics_refresh = absl::Milliseconds(250);  // engine and worker gauges
 };
 
-class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::CallbackService {
+// Synchronous gRPC methods (each call's thread waits for its worker): a server with any callback
+// method polls from extra threads that slow the completion-queue methods of the rules service
+// hosted beside it (libs/service/health.h).
+class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service {
  public:
   // Starts the engine pool (options.engine_path, engine_pool_size); when no engine starts, the
   // service still serves the search RPCs and the engine RPCs answer UNAVAILABLE
@@ -72,24 +75,19 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Callback
 
   static constexpr char kName[] = "arbiter.v1.SearchAnalysis";
 
-  grpc::ServerUnaryReactor* Unwinnable(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::UnwinnableRequest* req,
-                                       arbiter::v1::UnwinnableResponse* resp) override;
-  grpc::ServerUnaryReactor* DeadPosition(grpc::CallbackServerContext* ctx,
-                                         const arbiter::v1::DeadPositionRequest* req,
-                                         arbiter::v1::DeadPositionResponse* resp) override;
-  grpc::ServerUnaryReactor* MatingPotential(grpc::CallbackServerContext* ctx,
-                                            const arbiter::v1::MatingPotentialRequest* req,
-                                            arbiter::v1::MatingPotentialResponse* resp) override;
-  grpc::ServerUnaryReactor* Evaluate(grpc::CallbackServerContext* ctx,
-                                     const arbiter::v1::EvaluateRequest* req,
-                                     arbiter::v1::EvaluateResponse* resp) override;
-  grpc::ServerUnaryReactor* AdviseClaim(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::AdviseClaimRequest* req,
-                                        arbiter::v1::AdviseClaimResponse* resp) override;
-  grpc::ServerUnaryReactor* Perft(grpc::CallbackServerContext* ctx,
-                                  const arbiter::v1::AnalysisPerftRequest* req,
-                                  arbiter::v1::AnalysisPerftResponse* resp) override;
+  grpc::Status Unwinnable(grpc::ServerContext* ctx, const arbiter::v1::UnwinnableRequest* req,
+                          arbiter::v1::UnwinnableResponse* resp) override;
+  grpc::Status DeadPosition(grpc::ServerContext* ctx, const arbiter::v1::DeadPositionRequest* req,
+                            arbiter::v1::DeadPositionResponse* resp) override;
+  grpc::Status MatingPotential(grpc::ServerContext* ctx,
+                               const arbiter::v1::MatingPotentialRequest* req,
+                               arbiter::v1::MatingPotentialResponse* resp) override;
+  grpc::Status Evaluate(grpc::ServerContext* ctx, const arbiter::v1::EvaluateRequest* req,
+                        arbiter::v1::EvaluateResponse* resp) override;
+  grpc::Status AdviseClaim(grpc::ServerContext* ctx, const arbiter::v1::AdviseClaimRequest* req,
+                           arbiter::v1::AdviseClaimResponse* resp) override;
+  grpc::Status Perft(grpc::ServerContext* ctx, const arbiter::v1::AnalysisPerftRequest* req,
+                     arbiter::v1::AnalysisPerftResponse* resp) override;
 
   const AnalysisOptions& options() const { return options_; }
   bool engine_available() const { return engines_ != nullptr; }
@@ -108,9 +106,9 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Callback
  private:
   // Serve (admission + `prepare`, which validates and returns the work) on the callback thread;
   // the work on a worker, which finishes the call.
-  grpc::ServerUnaryReactor* Dispatch(grpc::CallbackServerContext* ctx, absl::string_view method,
-                                     Kind kind, const google::protobuf::Message& request,
-                                     const std::function<absl::StatusOr<Work>()>& prepare);
+  grpc::Status Dispatch(grpc::ServerContext* ctx, absl::string_view method, Kind kind,
+                        const google::protobuf::Message& request,
+                        const std::function<absl::StatusOr<Work>()>& prepare);
   void RefreshGauges();
 
   service::ServiceEnv* env_;
