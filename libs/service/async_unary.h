@@ -17,6 +17,10 @@
 //
 // Server::Start polls `--grpc_cq_threads` queues (one thread each) and arms every async method on
 // each; a call re-arms its method as it arrives, so a request is always waiting.
+//
+// A handler that blocks (a store round trip) is given a WorkerPool: the queue's thread hands the
+// call to a worker, which runs the handler and sends the reply; the queue's thread only sees the
+// call arrive and the reply leave.
 #ifndef ARBITER_LIBS_SERVICE_ASYNC_UNARY_H_
 #define ARBITER_LIBS_SERVICE_ASYNC_UNARY_H_
 
@@ -27,6 +31,7 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/async_unary_call.h"
 #include "grpcpp/support/status.h"
+#include "libs/service/worker_pool.h"
 
 namespace service {
 
@@ -53,8 +58,9 @@ class AsyncUnary final : public AsyncUnaryMethod {
                                       grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
   using Handler = std::function<grpc::Status(grpc::ServerContext*, const Request&, Response*)>;
 
-  AsyncUnary(Service* service, RequestFn request, Handler handler)
-      : service_(service), request_(request), handler_(std::move(handler)) {}
+  // `pool` (may be null: run on the queue's thread) runs the handler when it may block.
+  AsyncUnary(Service* service, RequestFn request, Handler handler, WorkerPool* pool = nullptr)
+      : service_(service), request_(request), handler_(std::move(handler)), pool_(pool) {}
 
   void Arm(grpc::ServerCompletionQueue* cq) override { (new Call(this, cq))->Ask(); }
 
@@ -75,8 +81,15 @@ class AsyncUnary final : public AsyncUnaryMethod {
         return;
       }
       method_->Arm(cq_);  // the next call of this method may arrive while this one runs
+      answered_ = true;   // the next event of this call is its reply having left
+      if (method_->pool_ == nullptr || !method_->pool_->Submit([this] { Answer(); })) {
+        Answer();  // no pool (or it is stopping): here
+      }
+    }
+
+   private:
+    void Answer() {
       const grpc::Status status = method_->handler_(&ctx_, request_, &response_);
-      answered_ = true;
       if (status.ok()) {
         writer_.Finish(response_, status, this);
       } else {
@@ -84,7 +97,6 @@ class AsyncUnary final : public AsyncUnaryMethod {
       }
     }
 
-   private:
     AsyncUnary* const method_;
     grpc::ServerCompletionQueue* const cq_;
     grpc::ServerContext ctx_;
@@ -97,6 +109,7 @@ class AsyncUnary final : public AsyncUnaryMethod {
   Service* const service_;
   const RequestFn request_;
   const Handler handler_;
+  WorkerPool* const pool_;
 };
 
 }  // namespace service

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
                                                     clock_authority::ClockHostOptionsFromFlags());
     if (!host.ok()) return Fail(host.status());
     clock = std::move(*host);
-    hosted.push_back({clock_authority::ClockAuthorityService::kName, clock->service()});
+    hosted.push_back(clock->hosted());
   }
 
   {

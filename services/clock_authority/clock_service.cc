@@ -74,13 +74,12 @@ absl::StatusOr<chess::Color> SideOf(v1::Color color, absl::string_view field) {
 
 // --- WatchClock ----------------------------------------------------------------------------------
 
-// The state of one stream, shared with the hub (which may deliver after the reactor is gone).
-// Writes are strictly one at a time; StartWrite and Finish are called outside the lock.
+// The state of one stream, shared with the hub (which may deliver after the stream is over). The
+// hub's thread queues updates; the call's thread writes them (Drain), one at a time.
 class WatchState final : public WatchHub::Listener {
  public:
-  WatchState(grpc::ServerWriteReactor<v1::ClockUpdate>* reactor, std::string game_id,
-             store::GameStore* store, int max_backlog)
-      : reactor_(reactor), game_id_(std::move(game_id)), store_(store), max_backlog_(max_backlog) {}
+  WatchState(std::string game_id, store::GameStore* store, int max_backlog)
+      : game_id_(std::move(game_id)), store_(store), max_backlog_(max_backlog) {}
 
   // Replays the log up to `after_version` and queues the updates after it. Returns the head.
   absl::StatusOr<std::int64_t> Begin(std::int64_t after_version) {
@@ -102,19 +101,13 @@ class WatchState final : public WatchHub::Listener {
   }
 
   void OnEvents(const std::vector<v1::GameEvent>& events) override {
-    {
-      absl::MutexLock lock(&mu_);
-      if (absl::StatusOr<std::int64_t> st = Consume(events); !st.ok()) Fail(st.status());
-    }
-    Pump();
+    absl::MutexLock lock(&mu_);
+    if (absl::StatusOr<std::int64_t> st = Consume(events); !st.ok()) Fail(st.status());
   }
 
   void OnError(const absl::Status& status) override {
-    {
-      absl::MutexLock lock(&mu_);
-      Fail(status);
-    }
-    Pump();
+    absl::MutexLock lock(&mu_);
+    Fail(status);
   }
 
   // After the hub has the listener: events appended between Begin and then.
@@ -133,63 +126,31 @@ class WatchState final : public WatchHub::Listener {
     }
   }
 
-  bool finished() {
-    absl::MutexLock lock(&mu_);
-    return finished_;
-  }
-
   void SetAfter(std::int64_t after_version) {
     absl::MutexLock lock(&mu_);
     after_version_ = after_version;
   }
 
-  void Cancel() {
-    {
-      absl::MutexLock lock(&mu_);
-      Fail(absl::CancelledError("the client cancelled the watch"));
-    }
-    Pump();
-  }
-
-  void FinishWith(const absl::Status& status) {
-    {
-      absl::MutexLock lock(&mu_);
-      Fail(status);
-    }
-    Pump();
-  }
-
-  void WriteDone(bool ok) {
-    {
-      absl::MutexLock lock(&mu_);
-      writing_ = false;
-      if (!queue_.empty()) queue_.pop_front();
-      if (!ok) Fail(absl::CancelledError("the client went away"));
-    }
-    Pump();
-  }
-
-  // Starts the next write, or finishes once a failure is pending and nothing is being written.
-  void Pump() {
-    const v1::ClockUpdate* next = nullptr;
-    std::optional<grpc::Status> finish;
-    {
-      absl::MutexLock lock(&mu_);
-      if (finished_ || writing_) return;
-      if (failure_.has_value()) {
-        finished_ = true;
-        finish = service::ToGrpcStatus(*failure_);
-      } else if (!queue_.empty()) {
-        writing_ = true;
-        next = &queue_.front();  // stable: a deque keeps its elements in place on push_back
-      } else {
-        return;
+  // Writes the queued updates as they come, until a failure (the watcher too slow, the store
+  // gone, the client gone or cancelled), which ends the stream with its status.
+  grpc::Status Drain(grpc::ServerContext* ctx, grpc::ServerWriter<v1::ClockUpdate>* writer) {
+    absl::MutexLock lock(&mu_);
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !queue_.empty() || failure_.has_value();
+    };
+    while (true) {
+      if (!mu_.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100))) {
+        // Nothing to write: see whether the client is still there.
+        if (ctx->IsCancelled()) Fail(absl::CancelledError("the client cancelled the watch"));
+        continue;
       }
-    }
-    if (finish.has_value()) {
-      reactor_->Finish(*finish);
-    } else {
-      reactor_->StartWrite(next);
+      if (failure_.has_value()) return service::ToGrpcStatus(*failure_);
+      v1::ClockUpdate next = std::move(queue_.front());
+      queue_.pop_front();
+      mu_.Unlock();
+      const bool written = writer->Write(next);
+      mu_.Lock();
+      if (!written) Fail(absl::CancelledError("the client went away"));
     }
   }
 
@@ -242,11 +203,10 @@ class WatchState final : public WatchHub::Listener {
   void Fail(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (failure_.has_value()) return;
     failure_ = status;
-    // Drop what is not being written: the client resumes from the last version it received.
-    while (queue_.size() > (writing_ ? 1u : 0u)) queue_.pop_back();
+    // Drop what is not written: the client resumes from the last version it received.
+    queue_.clear();
   }
 
-  grpc::ServerWriteReactor<v1::ClockUpdate>* const reactor_;
   const std::string game_id_;
   store::GameStore* const store_;
   const int max_backlog_;
@@ -256,56 +216,7 @@ class WatchState final : public WatchHub::Listener {
   std::int64_t cursor_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t after_version_ ABSL_GUARDED_BY(mu_) = 0;
   std::deque<v1::ClockUpdate> queue_ ABSL_GUARDED_BY(mu_);
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool finished_ ABSL_GUARDED_BY(mu_) = false;
   std::optional<absl::Status> failure_ ABSL_GUARDED_BY(mu_);
-};
-
-class WatchStream final : public grpc::ServerWriteReactor<v1::ClockUpdate> {
- public:
-  WatchStream(service::ServiceEnv* env, grpc::CallbackServerContext* ctx,
-              const v1::WatchClockRequest* req, store::GameStore* store, WatchHub* hub,
-              service::WorkerPool* pool, int max_backlog)
-      : hub_(hub),
-        game_id_(req->game_id()),
-        state_(std::make_shared<WatchState>(this, req->game_id(), store, max_backlog)) {
-    absl::Status admitted = env->Admit(*ctx, Method("WatchClock"), req).status();
-    if (admitted.ok()) admitted = store::ValidateGameId(req->game_id());
-    if (!admitted.ok()) {
-      state_->FinishWith(admitted);
-      return;
-    }
-    const std::int64_t after = req->after_version();
-    std::shared_ptr<WatchState> state = state_;
-    pool->Submit([state, hub, game = game_id_, after] {
-      state->SetAfter(after);
-      absl::StatusOr<std::int64_t> head = state->Begin(after);
-      if (!head.ok()) {
-        state->FinishWith(head.status());
-        return;
-      }
-      if (absl::Status added = hub->Add(game, *head, state); !added.ok()) {
-        state->FinishWith(added);
-        return;
-      }
-      state->CatchUp();
-      state->Pump();
-      // Cancelled before it was added: OnDone may have come and gone.
-      if (state->finished()) hub->Remove(game, state.get());
-    });
-  }
-
-  void OnWriteDone(bool ok) override { state_->WriteDone(ok); }
-  void OnCancel() override { state_->Cancel(); }
-  void OnDone() override {
-    hub_->Remove(game_id_, state_.get());
-    delete this;
-  }
-
- private:
-  WatchHub* const hub_;
-  const std::string game_id_;
-  std::shared_ptr<WatchState> state_;
 };
 
 }  // namespace
@@ -333,61 +244,72 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   for (const char* m : {"PauseClock", "ResumeClock", "AdjustClock", "SetClock", "ReplaceClock"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
+  Register<v1::CreateClockRequest>(&ClockAuthorityService::RequestCreateClock,
+                                   &ClockAuthorityService::CreateClock);
+  Register<v1::StartClockRequest>(&ClockAuthorityService::RequestStartClock,
+                                  &ClockAuthorityService::StartClock);
+  Register<v1::PressClockRequest>(&ClockAuthorityService::RequestPressClock,
+                                  &ClockAuthorityService::PressClock);
+  Register<v1::RecordArrivalRequest>(&ClockAuthorityService::RequestRecordArrival,
+                                     &ClockAuthorityService::RecordArrival);
+  Register<v1::ClaimFlagRequest>(&ClockAuthorityService::RequestClaimFlag,
+                                 &ClockAuthorityService::ClaimFlag);
+  Register<v1::PauseClockRequest>(&ClockAuthorityService::RequestPauseClock,
+                                  &ClockAuthorityService::PauseClock);
+  Register<v1::ResumeClockRequest>(&ClockAuthorityService::RequestResumeClock,
+                                   &ClockAuthorityService::ResumeClock);
+  Register<v1::AdjustClockRequest>(&ClockAuthorityService::RequestAdjustClock,
+                                   &ClockAuthorityService::AdjustClock);
+  Register<v1::SetClockRequest>(&ClockAuthorityService::RequestSetClock,
+                                &ClockAuthorityService::SetClock);
+  Register<v1::ReplaceClockRequest>(&ClockAuthorityService::RequestReplaceClock,
+                                    &ClockAuthorityService::ReplaceClock);
+  Register<v1::GetClockRequest>(&ClockAuthorityService::RequestGetClock,
+                                &ClockAuthorityService::GetClock);
 }
 
 ClockAuthorityService::~ClockAuthorityService() { pool_.reset(); }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::Offload(grpc::CallbackServerContext* ctx,
-                                                         std::function<grpc::Status()> fn) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  if (options_.workers <= 0) {  // inline, on gRPC's thread (for measurements)
-    reactor->Finish(fn());
-    return reactor;
-  }
-  pool_->Submit([reactor, fn = std::move(fn)] { reactor->Finish(fn()); });
-  return reactor;
+std::vector<service::AsyncUnaryMethod*> ClockAuthorityService::async_methods() const {
+  std::vector<service::AsyncUnaryMethod*> out;
+  for (const auto& m : async_) out.push_back(m.get());
+  return out;
 }
 
 template <typename Request>
-grpc::ServerUnaryReactor* ClockAuthorityService::Command(
-    grpc::CallbackServerContext* ctx, const char* method, const Request* req,
-    v1::ClockResponse* resp, std::function<absl::StatusOr<v1::ClockEvent>()> make) {
-  return Offload(ctx, [this, ctx, method, req, resp, make = std::move(make)] {
-    return env_->Serve(
-        ctx, Method(method), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-          ASSIGN_OR_RETURN(v1::ClockEvent command, make());
-          ASSIGN_OR_RETURN(CommandResult r,
-                           authority_->Execute(req->game_id(), command, OptionsOf(method, *req)));
-          Fill(req->game_id(), r, resp);
-          if (command.has_flag_claimed() && r.game->last_claim().has_value()) {
-            *resp->mutable_claim() = *r.game->last_claim();
-          }
-          return absl::OkStatus();
-        });
-  });
+grpc::Status ClockAuthorityService::Command(grpc::ServerContext* ctx, const char* method,
+                                            const Request* req, v1::ClockResponse* resp,
+                                            std::function<absl::StatusOr<v1::ClockEvent>()> make) {
+  return env_->ServeQueued(
+      ctx, Method(method), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(v1::ClockEvent command, make());
+        ASSIGN_OR_RETURN(CommandResult r,
+                         authority_->Execute(req->game_id(), command, OptionsOf(method, *req)));
+        Fill(req->game_id(), r, resp);
+        if (command.has_flag_claimed() && r.game->last_claim().has_value()) {
+          *resp->mutable_claim() = *r.game->last_claim();
+        }
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::CreateClock(grpc::CallbackServerContext* ctx,
-                                                             const v1::CreateClockRequest* req,
-                                                             v1::ClockResponse* resp) {
-  return Offload(ctx, [this, ctx, req, resp] {
-    return env_->Serve(ctx, Method("CreateClock"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         CommandOptions o;
-                         o.command_id = req->command_id();
-                         if (!o.command_id.empty())
-                           o.fingerprint = Fingerprint("CreateClock", *req);
-                         ASSIGN_OR_RETURN(CommandResult r,
-                                          authority_->Create(req->game_id(), *req, o));
-                         Fill(req->game_id(), r, resp);
-                         return absl::OkStatus();
-                       });
-  });
+grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
+                                                const v1::CreateClockRequest* req,
+                                                v1::ClockResponse* resp) {
+  return env_->ServeQueued(
+      ctx, Method("CreateClock"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        CommandOptions o;
+        o.command_id = req->command_id();
+        if (!o.command_id.empty()) o.fingerprint = Fingerprint("CreateClock", *req);
+        ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req, o));
+        Fill(req->game_id(), r, resp);
+        return absl::OkStatus();
+      });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::StartClock(grpc::CallbackServerContext* ctx,
-                                                            const v1::StartClockRequest* req,
-                                                            v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::StartClock(grpc::ServerContext* ctx,
+                                               const v1::StartClockRequest* req,
+                                               v1::ClockResponse* resp) {
   return Command(ctx, "StartClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     for (int side : req->absent()) {
@@ -399,9 +321,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::StartClock(grpc::CallbackServer
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::PressClock(grpc::CallbackServerContext* ctx,
-                                                            const v1::PressClockRequest* req,
-                                                            v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::PressClock(grpc::ServerContext* ctx,
+                                               const v1::PressClockRequest* req,
+                                               v1::ClockResponse* resp) {
   return Command(ctx, "PressClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     e.mutable_pressed()->set_side(req->color());
@@ -410,9 +332,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::PressClock(grpc::CallbackServer
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::RecordArrival(grpc::CallbackServerContext* ctx,
-                                                               const v1::RecordArrivalRequest* req,
-                                                               v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::RecordArrival(grpc::ServerContext* ctx,
+                                                  const v1::RecordArrivalRequest* req,
+                                                  v1::ClockResponse* resp) {
   return Command(ctx, "RecordArrival", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
     v1::ClockEvent e;
@@ -421,9 +343,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::RecordArrival(grpc::CallbackSer
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::ClaimFlag(grpc::CallbackServerContext* ctx,
-                                                           const v1::ClaimFlagRequest* req,
-                                                           v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::ClaimFlag(grpc::ServerContext* ctx,
+                                              const v1::ClaimFlagRequest* req,
+                                              v1::ClockResponse* resp) {
   return Command(ctx, "ClaimFlag", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     ASSIGN_OR_RETURN(chess::Color side, SideOf(req->color(), "color (the claimant)"));
     v1::ClockEvent e;
@@ -432,9 +354,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::ClaimFlag(grpc::CallbackServerC
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::PauseClock(grpc::CallbackServerContext* ctx,
-                                                            const v1::PauseClockRequest* req,
-                                                            v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::PauseClock(grpc::ServerContext* ctx,
+                                               const v1::PauseClockRequest* req,
+                                               v1::ClockResponse* resp) {
   return Command(ctx, "PauseClock", req, resp, []() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     e.mutable_paused();
@@ -442,9 +364,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::PauseClock(grpc::CallbackServer
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::ResumeClock(grpc::CallbackServerContext* ctx,
-                                                             const v1::ResumeClockRequest* req,
-                                                             v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::ResumeClock(grpc::ServerContext* ctx,
+                                                const v1::ResumeClockRequest* req,
+                                                v1::ClockResponse* resp) {
   return Command(ctx, "ResumeClock", req, resp, []() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     e.mutable_resumed();
@@ -452,9 +374,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::ResumeClock(grpc::CallbackServe
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::AdjustClock(grpc::CallbackServerContext* ctx,
-                                                             const v1::AdjustClockRequest* req,
-                                                             v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::AdjustClock(grpc::ServerContext* ctx,
+                                                const v1::AdjustClockRequest* req,
+                                                v1::ClockResponse* resp) {
   return Command(ctx, "AdjustClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
     v1::ClockEvent e;
@@ -466,9 +388,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::AdjustClock(grpc::CallbackServe
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::SetClock(grpc::CallbackServerContext* ctx,
-                                                          const v1::SetClockRequest* req,
-                                                          v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::SetClock(grpc::ServerContext* ctx,
+                                             const v1::SetClockRequest* req,
+                                             v1::ClockResponse* resp) {
   return Command(ctx, "SetClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     v1::ClockSet* s = e.mutable_set();
@@ -484,9 +406,9 @@ grpc::ServerUnaryReactor* ClockAuthorityService::SetClock(grpc::CallbackServerCo
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::ReplaceClock(grpc::CallbackServerContext* ctx,
-                                                              const v1::ReplaceClockRequest* req,
-                                                              v1::ClockResponse* resp) {
+grpc::Status ClockAuthorityService::ReplaceClock(grpc::ServerContext* ctx,
+                                                 const v1::ReplaceClockRequest* req,
+                                                 v1::ClockResponse* resp) {
   return Command(ctx, "ReplaceClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
     v1::ClockEvent e;
     e.mutable_replaced()->set_white_ms(req->white_ms());
@@ -495,23 +417,35 @@ grpc::ServerUnaryReactor* ClockAuthorityService::ReplaceClock(grpc::CallbackServ
   });
 }
 
-grpc::ServerUnaryReactor* ClockAuthorityService::GetClock(grpc::CallbackServerContext* ctx,
-                                                          const v1::GetClockRequest* req,
-                                                          v1::ClockResponse* resp) {
-  return Offload(ctx, [this, ctx, req, resp] {
-    return env_->Serve(ctx, Method("GetClock"), *req,
-                       [&](const CallContext&, const Principal&) -> absl::Status {
-                         ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
-                         Fill(req->game_id(), r, resp);
-                         return absl::OkStatus();
-                       });
-  });
+grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,
+                                             const v1::GetClockRequest* req,
+                                             v1::ClockResponse* resp) {
+  return env_->ServeQueued(ctx, Method("GetClock"), *req,
+                           [&](const CallContext&, const Principal&) -> absl::Status {
+                             ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                             Fill(req->game_id(), r, resp);
+                             return absl::OkStatus();
+                           });
 }
 
-grpc::ServerWriteReactor<v1::ClockUpdate>* ClockAuthorityService::WatchClock(
-    grpc::CallbackServerContext* ctx, const v1::WatchClockRequest* req) {
-  return new WatchStream(env_, ctx, req, authority_->store(), &hub_, pool_.get(),
-                         options_.max_watch_backlog);
+grpc::Status ClockAuthorityService::WatchClock(grpc::ServerContext* ctx,
+                                               const v1::WatchClockRequest* req,
+                                               grpc::ServerWriter<v1::ClockUpdate>* writer) {
+  absl::Status admitted = env_->Admit(*ctx, Method("WatchClock"), req).status();
+  if (admitted.ok()) admitted = store::ValidateGameId(req->game_id());
+  if (!admitted.ok()) return service::ToGrpcStatus(admitted);
+  const std::string& game = req->game_id();
+  auto state = std::make_shared<WatchState>(game, authority_->store(), options_.max_watch_backlog);
+  state->SetAfter(req->after_version());
+  absl::StatusOr<std::int64_t> head = state->Begin(req->after_version());
+  if (!head.ok()) return service::ToGrpcStatus(head.status());
+  if (absl::Status added = hub_.Add(game, *head, state); !added.ok()) {
+    return service::ToGrpcStatus(added);
+  }
+  state->CatchUp();
+  grpc::Status status = state->Drain(ctx, writer);
+  hub_.Remove(game, state.get());
+  return status;
 }
 
 }  // namespace clock_authority

@@ -19,8 +19,10 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "libs/clock_authority/authority.h"
+#include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
@@ -34,7 +36,22 @@ struct ServiceOptions {
   int max_watch_backlog = 10'000;  // updates queued for one slow watcher before it is cut off
 };
 
-class ClockAuthorityService final : public arbiter::v1::ClockAuthority::CallbackService {
+// The unary methods are served from a completion queue and run on a worker pool (they block on
+// the store): libs/service/async_unary.h. WatchClock is synchronous (a call's thread writes the
+// stream). Not the callback API: a server with any callback method polls from extra threads
+// that take the completion-queue events of the rules service hosted beside it
+// (libs/service/health.h). gRPC takes a method as async only when marked so on a base still
+// synchronous.
+using ClockGrpc = arbiter::v1::ClockAuthority;
+using ClockAuthorityBase =
+    ClockGrpc::WithAsyncMethod_CreateClock<ClockGrpc::WithAsyncMethod_StartClock<
+        ClockGrpc::WithAsyncMethod_PressClock<ClockGrpc::WithAsyncMethod_RecordArrival<
+            ClockGrpc::WithAsyncMethod_ClaimFlag<ClockGrpc::WithAsyncMethod_PauseClock<
+                ClockGrpc::WithAsyncMethod_ResumeClock<ClockGrpc::WithAsyncMethod_AdjustClock<
+                    ClockGrpc::WithAsyncMethod_SetClock<ClockGrpc::WithAsyncMethod_ReplaceClock<
+                        ClockGrpc::WithAsyncMethod_GetClock<ClockGrpc::Service>>>>>>>>>>>;
+
+class ClockAuthorityService final : public ClockAuthorityBase {
  public:
   // Adds this service's rows to env->policy().
   ClockAuthorityService(service::ServiceEnv* env, clockauth::ClockAuthority* authority,
@@ -43,57 +60,65 @@ class ClockAuthorityService final : public arbiter::v1::ClockAuthority::Callback
 
   static constexpr char kName[] = "arbiter.v1.ClockAuthority";
 
-  grpc::ServerUnaryReactor* CreateClock(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::CreateClockRequest* req,
-                                        arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* StartClock(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::StartClockRequest* req,
-                                       arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* PressClock(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::PressClockRequest* req,
-                                       arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* RecordArrival(grpc::CallbackServerContext* ctx,
-                                          const arbiter::v1::RecordArrivalRequest* req,
-                                          arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* ClaimFlag(grpc::CallbackServerContext* ctx,
-                                      const arbiter::v1::ClaimFlagRequest* req,
-                                      arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* PauseClock(grpc::CallbackServerContext* ctx,
-                                       const arbiter::v1::PauseClockRequest* req,
-                                       arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* ResumeClock(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::ResumeClockRequest* req,
-                                        arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* AdjustClock(grpc::CallbackServerContext* ctx,
-                                        const arbiter::v1::AdjustClockRequest* req,
-                                        arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* SetClock(grpc::CallbackServerContext* ctx,
-                                     const arbiter::v1::SetClockRequest* req,
-                                     arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* ReplaceClock(grpc::CallbackServerContext* ctx,
-                                         const arbiter::v1::ReplaceClockRequest* req,
-                                         arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerUnaryReactor* GetClock(grpc::CallbackServerContext* ctx,
-                                     const arbiter::v1::GetClockRequest* req,
-                                     arbiter::v1::ClockResponse* resp) override;
-  grpc::ServerWriteReactor<arbiter::v1::ClockUpdate>* WatchClock(
-      grpc::CallbackServerContext* ctx, const arbiter::v1::WatchClockRequest* req) override;
+  grpc::Status CreateClock(grpc::ServerContext* ctx, const arbiter::v1::CreateClockRequest* req,
+                           arbiter::v1::ClockResponse* resp) override;
+  grpc::Status StartClock(grpc::ServerContext* ctx, const arbiter::v1::StartClockRequest* req,
+                          arbiter::v1::ClockResponse* resp) override;
+  grpc::Status PressClock(grpc::ServerContext* ctx, const arbiter::v1::PressClockRequest* req,
+                          arbiter::v1::ClockResponse* resp) override;
+  grpc::Status RecordArrival(grpc::ServerContext* ctx, const arbiter::v1::RecordArrivalRequest* req,
+                             arbiter::v1::ClockResponse* resp) override;
+  grpc::Status ClaimFlag(grpc::ServerContext* ctx, const arbiter::v1::ClaimFlagRequest* req,
+                         arbiter::v1::ClockResponse* resp) override;
+  grpc::Status PauseClock(grpc::ServerContext* ctx, const arbiter::v1::PauseClockRequest* req,
+                          arbiter::v1::ClockResponse* resp) override;
+  grpc::Status ResumeClock(grpc::ServerContext* ctx, const arbiter::v1::ResumeClockRequest* req,
+                           arbiter::v1::ClockResponse* resp) override;
+  grpc::Status AdjustClock(grpc::ServerContext* ctx, const arbiter::v1::AdjustClockRequest* req,
+                           arbiter::v1::ClockResponse* resp) override;
+  grpc::Status SetClock(grpc::ServerContext* ctx, const arbiter::v1::SetClockRequest* req,
+                        arbiter::v1::ClockResponse* resp) override;
+  grpc::Status ReplaceClock(grpc::ServerContext* ctx, const arbiter::v1::ReplaceClockRequest* req,
+                            arbiter::v1::ClockResponse* resp) override;
+  grpc::Status GetClock(grpc::ServerContext* ctx, const arbiter::v1::GetClockRequest* req,
+                        arbiter::v1::ClockResponse* resp) override;
+  grpc::Status WatchClock(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest* req,
+                          grpc::ServerWriter<arbiter::v1::ClockUpdate>* writer) override;
+
+  // For Server::Start (HostedService::async_methods).
+  std::vector<service::AsyncUnaryMethod*> async_methods() const;
 
  private:
-  // Runs `fn` on the worker pool and finishes the call with its status.
-  grpc::ServerUnaryReactor* Offload(grpc::CallbackServerContext* ctx,
-                                    std::function<grpc::Status()> fn);
+  // Serves method `handle` from the completion queues, on the worker pool.
+  template <typename Request>
+  void Register(void (ClockAuthorityBase::*request)(
+                    grpc::ServerContext*, Request*,
+                    grpc::ServerAsyncResponseWriter<arbiter::v1::ClockResponse>*,
+                    grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*),
+                grpc::Status (ClockAuthorityService::*handle)(grpc::ServerContext*, const Request*,
+                                                              arbiter::v1::ClockResponse*)) {
+    async_.push_back(
+        std::make_unique<
+            service::AsyncUnary<ClockAuthorityService, Request, arbiter::v1::ClockResponse>>(
+            this, request,
+            [this, handle](grpc::ServerContext* ctx, const Request& req,
+                           arbiter::v1::ClockResponse* resp) {
+              return (this->*handle)(ctx, &req, resp);
+            },
+            pool_.get()));
+  }
   // A command through Serve: decided and appended by the authority, answered with the clock.
   template <typename Request>
-  grpc::ServerUnaryReactor* Command(grpc::CallbackServerContext* ctx, const char* method,
-                                    const Request* req, arbiter::v1::ClockResponse* resp,
-                                    std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make);
+  grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request* req,
+                       arbiter::v1::ClockResponse* resp,
+                       std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make);
 
   service::ServiceEnv* env_;
   clockauth::ClockAuthority* authority_;
   const ServiceOptions options_;
   WatchHub hub_;
-  std::unique_ptr<service::WorkerPool> pool_;
+  std::unique_ptr<service::WorkerPool> pool_;  // `workers` threads: the calls in the store
+  std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
 };
 
 }  // namespace clock_authority

@@ -4,8 +4,8 @@
 // clock); the domain authority; the flag scheduler; the gRPC service; a ticker for gauges.
 //
 //   ASSIGN_OR_RETURN(auto host, ClockAuthorityHost::Create(config, env,
-//   ClockHostOptionsFromFlags())); hosted.push_back({ClockAuthorityService::kName,
-//   host->service()}); host->Start();                         // the flag scheduler
+//   ClockHostOptionsFromFlags())); hosted.push_back(host->hosted());
+//   host->Start();                         // the flag scheduler
 //   ... server->Wait(); host->Stop();
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
@@ -56,6 +56,10 @@ class ClockAuthorityHost {
   ~ClockAuthorityHost();
 
   ClockAuthorityService* service() { return service_.get(); }
+  // What Server::Start takes: the service with its completion-queue methods.
+  service::HostedService hosted() {
+    return {ClockAuthorityService::kName, service_.get(), service_->async_methods()};
+  }
   clockauth::ClockAuthority* authority() { return authority_.get(); }
   store::GameStore* store() { return store_.get(); }
   const std::string& replica_id() const { return options_.replica_id; }

@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
                                                   clock_authority::ClockHostOptionsFromFlags());
   if (!host.ok()) return Fail(host.status());
   {
-    absl::StatusOr<std::unique_ptr<service::Server>> server = service::Server::Start(
-        config, env->get(), {{clock_authority::ClockAuthorityService::kName, (*host)->service()}});
+    absl::StatusOr<std::unique_ptr<service::Server>> server =
+        service::Server::Start(config, env->get(), {(*host)->hosted()});
     if (!server.ok()) return Fail(server.status());
     (*host)->Start();
     service::ShutdownOnSignals(server->get());

@@ -92,8 +92,7 @@ std::unique_ptr<Running> StartServer(bool use_redis) {
   auto host = clock_authority::ClockAuthorityHost::Create(config, r->env.get(), options);
   EXPECT_TRUE(host.ok()) << host.status();
   r->host = std::move(*host);
-  auto server = service::Server::Start(
-      config, r->env.get(), {{clock_authority::ClockAuthorityService::kName, r->host->service()}});
+  auto server = service::Server::Start(config, r->env.get(), {r->host->hosted()});
   EXPECT_TRUE(server.ok()) << server.status();
   r->server = std::move(*server);
   r->host->Start();

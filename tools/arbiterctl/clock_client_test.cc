@@ -35,9 +35,7 @@ class ClockClientTest : public ::testing::Test {
     options.replica_id = "ctl-test";
     options.service.workers = 4;
     host_ = clock_authority::ClockAuthorityHost::Create(config, env_, options)->release();
-    server_ = service::Server::Start(
-                  config, env_, {{clock_authority::ClockAuthorityService::kName, host_->service()}})
-                  ->release();
+    server_ = service::Server::Start(config, env_, {host_->hosted()})->release();
     host_->Start();
   }
   static void TearDownTestSuite() {
