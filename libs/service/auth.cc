@@ -169,13 +169,16 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   if (now_s >= exp) return Unauthenticated("the token has expired");
   errno = 0;
   long nbf = jwt_get_grant_int(jwt.get(), "nbf");
-  if (errno == 0 && nbf > 0 && now_s < nbf) return Unauthenticated("the token is not valid yet");
+  const bool has_nbf = errno == 0 && nbf > 0;
+  if (has_nbf && now_s < nbf) return Unauthenticated("the token is not valid yet");
   const char* role_name = jwt_get_grant(jwt.get(), "role");
   std::optional<Role> role = role_name ? ParseRole(role_name) : std::nullopt;
   if (!role.has_value()) return Unauthenticated("the token has no known role");
   Principal p;
   p.role = *role;
   p.key_id = key->kid;
+  p.expires = absl::FromUnixSeconds(exp);
+  if (has_nbf) p.not_before = absl::FromUnixSeconds(nbf);
   if (const char* sub = jwt_get_grant(jwt.get(), "sub")) p.subject = sub;
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");
@@ -198,6 +201,28 @@ absl::StatusOr<Principal> VerifyBearer(const KeySet& keys, absl::string_view aut
     return Unauthenticated("expected 'authorization: Bearer <token>'");
   }
   return VerifyToken(keys, absl::StripAsciiWhitespace(token), now);
+}
+
+absl::StatusOr<Principal> TokenCache::VerifyBearer(const KeySet& keys,
+                                                   absl::string_view authorization,
+                                                   absl::Time now) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = verified_.find(authorization);
+    if (it != verified_.end()) {
+      const Principal& p = it->second;
+      // The same checks, and wording, as a full verification.
+      if (now >= p.expires) return Unauthenticated("the token has expired");
+      if (now < p.not_before) return Unauthenticated("the token is not valid yet");
+      return p;
+    }
+  }
+  absl::StatusOr<Principal> p = service::VerifyBearer(keys, authorization, now);
+  if (!p.ok()) return p;  // failures are not remembered: nothing to gain, and no memory to fill
+  absl::MutexLock lock(&mu_);
+  if (verified_.size() >= max_entries_) verified_.clear();
+  verified_.emplace(std::string(authorization), *p);
+  return p;
 }
 
 absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& claims) {

@@ -16,8 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "libs/chess/types.h"
 
@@ -33,6 +36,9 @@ struct Principal {
   std::string game_id;                // players only
   std::optional<chess::Color> color;  // players only
   std::string key_id;
+  // The token's validity ("exp", "nbf"), checked again whenever a cached verification is reused.
+  absl::Time expires = absl::InfiniteFuture();
+  absl::Time not_before = absl::InfinitePast();
 };
 
 struct SigningKey {
@@ -60,6 +66,23 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
 // Takes "Bearer <token>" as sent in the authorization metadata.
 absl::StatusOr<Principal> VerifyBearer(const KeySet& keys, absl::string_view authorization,
                                        absl::Time now);
+
+// Verified tokens remembered, so that a client sending the same token on every call pays for its
+// signature once (about 30 µs of a ~60 µs ValidateMove on the development VM). The key is the
+// whole token, signature included: a forged or altered token never matches and is verified in
+// full. A hit is checked against the token's own exp/nbf at `now`. Keys are loaded once at start,
+// so a verification cannot go stale. When full, the cache starts over (bounded memory, no LRU).
+class TokenCache {
+ public:
+  explicit TokenCache(size_t max_entries = 10'000) : max_entries_(max_entries) {}
+  absl::StatusOr<Principal> VerifyBearer(const KeySet& keys, absl::string_view authorization,
+                                         absl::Time now);
+
+ private:
+  const size_t max_entries_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Principal> verified_ ABSL_GUARDED_BY(mu_);
+};
 
 struct TokenClaims {
   Role role = Role::kObserver;

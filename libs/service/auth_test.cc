@@ -73,6 +73,41 @@ TEST(AuthTest, RejectsExpiredForgedUnknownAndMissing) {
   EXPECT_THAT(VerifyToken(keys, "not.a.token", absl::Now()), HasErrorCode("ERR_UNAUTHENTICATED"));
 }
 
+// A verified token is remembered, yet its exp/nbf still count on every call, and a token differing
+// in any byte (a forgery) is verified in full.
+TEST(AuthTest, TokenCacheRechecksValidityAndNeverTrustsAnAlteredToken) {
+  KeySet keys = Keys();
+  const SigningKey& hs = *keys.Find("hs-2026-1");
+  TokenCache cache(/*max_entries=*/2);
+  const absl::Time now = absl::Now();
+  TokenClaims claims = Claims(Role::kPlatform);
+  claims.expires = now + absl::Seconds(10);
+  claims.not_before = now - absl::Seconds(10);
+  const std::string bearer = "Bearer " + *MintToken(hs, claims);
+  absl::StatusOr<Principal> first = cache.VerifyBearer(keys, bearer, now);
+  ASSERT_OK(first);
+  EXPECT_EQ(first->role, Role::kPlatform);
+  absl::StatusOr<Principal> again = cache.VerifyBearer(keys, bearer, now + absl::Seconds(1));
+  ASSERT_OK(again);
+  EXPECT_EQ(again->subject, "tester");
+  // Past its exp, and before its nbf, the cached token is refused like any other.
+  EXPECT_THAT(cache.VerifyBearer(keys, bearer, now + absl::Seconds(11)),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  EXPECT_THAT(cache.VerifyBearer(keys, bearer, now - absl::Seconds(11)),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  // The same token with its signature altered is not a hit. (A middle character: all six of its
+  // bits are signature; the last one's low bits are padding.)
+  std::string forged = bearer;
+  char& c = forged[forged.size() - 5];
+  c = c == 'A' ? 'Q' : 'A';
+  EXPECT_THAT(cache.VerifyBearer(keys, forged, now), HasErrorCode("ERR_UNAUTHENTICATED"));
+  // A full cache starts over and still answers.
+  for (Role r : {Role::kArbiter, Role::kObserver, Role::kService}) {
+    EXPECT_OK(cache.VerifyBearer(keys, "Bearer " + *MintToken(hs, Claims(r)), now));
+  }
+  EXPECT_OK(cache.VerifyBearer(keys, bearer, now));
+}
+
 TEST(AuthTest, PlayerTokensNameGameAndColour) {
   KeySet keys = Keys();
   const SigningKey& hs = *keys.Find("hs-2026-1");

@@ -70,7 +70,8 @@ absl::StatusOr<Principal> ServiceEnv::Authenticate(const grpc::ServerContextBase
     return base::Error(absl::StatusCode::kUnauthenticated, "ERR_UNAUTHENTICATED",
                        "no bearer token (metadata 'authorization: Bearer <token>')");
   }
-  return VerifyBearer(keys_, absl::string_view(it->second.data(), it->second.size()), absl::Now());
+  return token_cache_.VerifyBearer(keys_, absl::string_view(it->second.data(), it->second.size()),
+                                   absl::Now());
 }
 
 absl::StatusOr<Principal> ServiceEnv::Admit(const grpc::ServerContextBase& ctx,

@@ -136,6 +136,7 @@ class ServiceEnv {
 
   ServerConfig config_;
   KeySet keys_;
+  mutable TokenCache token_cache_;
   Policy policy_;
   Metrics metrics_;
 };
