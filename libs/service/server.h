@@ -7,7 +7,9 @@
 //   ServiceEnv env = *ServiceEnv::Create(config);
 //   auto rules = std::make_unique<RulesValidationService>(&env);
 //   env.policy().Add(...);                                   // the service's rows
-//   auto server = *Server::Start(config, &env, {{"arbiter.v1.RulesValidation", rules.get()}});
+//   auto server = *Server::Start(config, &env,
+//                                {{RulesValidationService::kName, rules.get(),
+//                                  rules->async_methods()}});  // served from completion queues
 //   server->Wait();                                         // Shutdown() from a signal thread
 #ifndef ARBITER_LIBS_SERVICE_SERVER_H_
 #define ARBITER_LIBS_SERVICE_SERVER_H_
@@ -97,10 +99,9 @@ class ServiceEnv {
                                   const google::protobuf::Message* request) const;
 
   // The single entry of every unary handler: admission, deadline, then `fn` (returning
-  // absl::Status), converted to grpc::Status.
-  //   ServerUnaryReactor* M(CallbackServerContext* ctx, const Req* req, Resp* resp) {
-  //     return Finish(ctx, env->Serve(ctx, kMethod, *req, [&](const CallContext&, const Principal&)
-  //     {...}));
+  //   absl::Status), converted to grpc::Status.
+  //   grpc::Status M(grpc::ServerContext* ctx, const Req* req, Resp* resp) {
+  //     return env->Serve(ctx, kMethod, *req, [&](const CallContext&, const Principal&) {...});
   //   }
   template <typename Fn>
   grpc::Status Serve(grpc::ServerContextBase* ctx, absl::string_view full_method,
@@ -140,14 +141,6 @@ class ServiceEnv {
   Policy policy_;
   Metrics metrics_;
 };
-
-// Finishes a callback unary call with `status` on its default reactor.
-inline grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx,
-                                        const grpc::Status& status) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(status);
-  return reactor;
-}
 
 struct HostedService {
   std::string name;  // the full gRPC service name, for health: "arbiter.v1.RulesValidation"

@@ -1,11 +1,12 @@
-// A fixed pool of threads for work that must not run on gRPC's callback threads: long analyses
-// (services/search_analysis) and blocking store calls (libs/clock_authority, the clock service).
+// A fixed pool of threads for work that must not run on the thread that received the call: long
+// analyses (services/search_analysis) and blocking store calls (the clock service, whose calls
+// arrive on a completion queue's thread: libs/service/async_unary.h).
 // With a bounded queue, Submit refuses at once when every worker is busy and the queue is full,
 // so the caller can answer RESOURCE_EXHAUSTED instead of letting work pile up; max_queue < 0
 // means unbounded.
 //
 //   WorkerPool pool(/*threads=*/2, /*max_queue=*/64);
-//   if (!pool.Submit([reactor] { reactor->Finish(Run()); })) reactor->Finish(Busy());
+//   if (!pool.Submit([job] { job->Run(); })) return Busy();
 #ifndef ARBITER_LIBS_SERVICE_WORKER_POOL_H_
 #define ARBITER_LIBS_SERVICE_WORKER_POOL_H_
 

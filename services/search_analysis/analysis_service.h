@@ -3,12 +3,13 @@
 // potential (1997 C4), engine evaluation, perft, and engine advice on quickplay-finish claims
 // (10.2, Appendix D) labelled as advice for a human ruling.
 //
-// Each handler enters through ServiceEnv::Serve on gRPC's callback thread, which authenticates,
-// authorises by the policy table and validates every field (every position by libs/chess); the
-// search itself runs on a small worker pool and finishes the call from there, so no callback
-// thread waits for a search. The call's deadline and a cancel flag (set when the call is
-// cancelled: the caller went away, its deadline passed, the server is stopping) are passed into
-// analysis::SearchLimits / EnginePool::Analyze, so the work stops with the call.
+// Each handler enters through ServiceEnv::Serve on the call's (synchronous) thread, which
+// authenticates, authorises by the policy table and validates every field (every position by
+// libs/chess); the search itself runs on a small bounded worker pool while the call's thread
+// waits, so searches beyond the pool's size are refused (RESOURCE_EXHAUSTED), not piled up. The
+// call's deadline and a cancel flag (set when the call is cancelled: the caller went away, its
+// deadline passed, the server is stopping) are passed into analysis::SearchLimits /
+// EnginePool::Analyze, so the work stops with the call.
 //
 //   auto svc = SearchAnalysisService::Create(env, options);  // starts the engine pool
 //   service::Server::Start(config, env, {{SearchAnalysisService::kName, svc->get()}});
@@ -104,8 +105,6 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service 
   using Work = std::function<absl::Status(const Job&)>;
 
  private:
-  // Serve (admission + `prepare`, which validates and returns the work) on the callback thread;
-  // the work on a worker, which finishes the call.
   grpc::Status Dispatch(grpc::ServerContext* ctx, absl::string_view method, Kind kind,
                         const google::protobuf::Message& request,
                         const std::function<absl::StatusOr<Work>()>& prepare);
