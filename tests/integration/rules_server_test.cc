@@ -527,6 +527,51 @@ TEST(RulesServerShutdownTest, HealthIsNotServingWhileDraining) {
   stopper.join();
 }
 
+// grpc.health.v1 Watch (libs/service/health.h): the status at once, each change, and the stream
+// ends when the server shuts down, so a watcher never holds the drain up. An unknown service is
+// NOT_FOUND for Check and SERVICE_UNKNOWN for Watch, as the protocol says.
+TEST(RulesServerShutdownTest, HealthWatchFollowsTheStatusAndEndsAtShutdown) {
+  using grpc::health::v1::HealthCheckResponse;
+  service::ServerConfig config = SecureConfig();
+  config.shutdown_grace = absl::Milliseconds(300);
+  std::unique_ptr<Running> r = StartServer(config);
+  auto health = grpc::health::v1::Health::NewStub(r->channel);
+  {
+    grpc::ClientContext ctx;
+    grpc::health::v1::HealthCheckRequest req;
+    req.set_service("no.such.Service");
+    HealthCheckResponse resp;
+    EXPECT_EQ(health->Check(&ctx, req, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
+  }
+  {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+    grpc::health::v1::HealthCheckRequest req;
+    req.set_service("no.such.Service");
+    auto reader = health->Watch(&ctx, req);
+    HealthCheckResponse resp;
+    ASSERT_TRUE(reader->Read(&resp));
+    EXPECT_EQ(resp.status(), HealthCheckResponse::SERVICE_UNKNOWN);
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service("arbiter.v1.RulesValidation");
+  auto reader = health->Watch(&ctx, req);
+  HealthCheckResponse resp;
+  ASSERT_TRUE(reader->Read(&resp));
+  EXPECT_EQ(resp.status(), HealthCheckResponse::SERVING);
+  const auto begin = std::chrono::steady_clock::now();
+  std::thread stopper([&] { r->server->Shutdown(); });
+  ASSERT_TRUE(reader->Read(&resp));
+  EXPECT_EQ(resp.status(), HealthCheckResponse::NOT_SERVING);
+  EXPECT_FALSE(reader->Read(&resp));  // the server ended the stream
+  EXPECT_TRUE(reader->Finish().ok());
+  stopper.join();
+  // Ended by the shutdown, not by the 2 s drain timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::milliseconds(1900));
+}
+
 TEST(RulesServerInsecureTest, InsecureDevNeedsNoTokenAndSaysSo) {
   service::ServerConfig config;
   config.insecure_dev = true;
