@@ -165,7 +165,7 @@ absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<st
   }
 }
 
-void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
+void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration extra_timeout) {
   auto fail_rest = [&](const absl::Status& status) {
     for (Pending* p : batch) {
       if (!p->answered) {
@@ -180,6 +180,8 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
     absl::StatusOr<Lease> lease = Acquire();
     if (!lease.ok()) return fail_rest(lease.status());
     redisContext* c = lease->context;
+    const bool longer = extra_timeout > absl::ZeroDuration();
+    if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout + extra_timeout));
     bool broken = false;
     for (Pending* p : batch) {
       if (p->answered) continue;
@@ -208,6 +210,7 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
     }
     const int saved_errno = errno;
     if (!broken) {
+      if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout));
       Release(c, /*healthy=*/true);
       return;
     }
@@ -217,12 +220,13 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
     Release(c, /*healthy=*/false);
     const std::string& first = *batch.front()->args->begin();
     if (timed_out) {
-      return fail_rest(Unavailable(absl::StrCat(first, ": no reply within ",
-                                                absl::FormatDuration(options_.command_timeout))));
+      return fail_rest(Unavailable(
+          absl::StrCat(first, ": no reply within ",
+                       absl::FormatDuration(options_.command_timeout + extra_timeout))));
     }
-    // As for a single command: a broken pooled connection most likely died with the server; the
-    // commands not answered are sent once more on a new one (every command here is safe to
-    // repeat; see the header).
+    // A pooled connection that broke most likely died with the server (a restart, a failover):
+    // its idle siblings are as dead, so drop them, and send the commands not answered once more
+    // on a new connection (every command here is safe to repeat; see the header).
     if (lease->reused && attempt == 0) {
       DiscardIdle();
       continue;
@@ -233,46 +237,10 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch) {
 
 absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::string>& args,
                                                         absl::Duration extra_timeout) {
-  std::vector<const char*> argv;
-  std::vector<size_t> lens;
-  argv.reserve(args.size());
-  lens.reserve(args.size());
-  for (const std::string& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  for (int attempt = 0;; ++attempt) {
-    absl::StatusOr<Lease> lease = Acquire();
-    if (!lease.ok()) return lease.status();
-    redisContext* c = lease->context;
-    const bool longer = extra_timeout > absl::ZeroDuration();
-    if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout + extra_timeout));
-    errno = 0;
-    RedisReplyPtr reply(static_cast<redisReply*>(
-        redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
-    const int saved_errno = errno;
-    if (reply != nullptr) {
-      if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout));
-      Release(c, /*healthy=*/true);
-      return reply;
-    }
-    const bool timed_out =
-        c->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK);
-    std::string error = c->errstr;
-    Release(c, /*healthy=*/false);
-    if (timed_out) {
-      return Unavailable(
-          absl::StrCat(args[0], ": no reply within ",
-                       absl::FormatDuration(options_.command_timeout + extra_timeout)));
-    }
-    // A pooled connection that broke most likely died with the server (a restart, a failover):
-    // its idle siblings are as dead, so drop them and try once on a new connection.
-    if (lease->reused && attempt == 0) {
-      DiscardIdle();
-      continue;
-    }
-    return Unavailable(absl::StrCat(args[0], ": ", error));
-  }
+  Pending mine;
+  mine.args = &args;
+  RunBatch({&mine}, extra_timeout);
+  return std::move(mine.result);
 }
 
 }  // namespace store

@@ -89,8 +89,10 @@ class RedisClient {
   absl::StatusOr<RedisReplyPtr> CommandAlone(const std::vector<std::string>& args,
                                              absl::Duration extra_timeout);
   absl::StatusOr<RedisReplyPtr> CommandPipelined(const std::vector<std::string>& args);
-  // Sends the batch on one pooled connection and fills every result.
-  void RunBatch(const std::vector<Pending*>& batch);
+  // Sends the batch on one pooled connection and fills every result. A command alone is a batch
+  // of one; `extra_timeout` lengthens the read timeout (blocking commands).
+  void RunBatch(const std::vector<Pending*>& batch,
+                absl::Duration extra_timeout = absl::ZeroDuration());
   absl::StatusOr<Lease> Acquire();
   void Release(redisContext* context, bool healthy);
   void DiscardIdle();
