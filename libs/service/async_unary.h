@@ -7,12 +7,10 @@
 // (server ~45 µs CPU per call, p99 ~1.3 ms) to ~40k (~22 µs, p99 ~0.4 ms). The handler must not
 // block: it runs on the queue's thread, and every call queued behind it waits.
 //
-//   // The service marks the method async in its base (WithAsyncMethod_ValidateMove<...>), then:
-//   async_.push_back(std::make_unique<service::AsyncUnary<MyService, Req, Resp>>(
-//       this, &MyService::RequestValidateMove,
-//       [this](grpc::ServerContext* ctx, const Req& req, Resp* resp) {
-//         return ValidateMove(ctx, &req, resp);
-//       }));
+//   // The service marks the method async in its base (WithAsyncMethod_ValidateMove<...>),
+//   // implements its synchronous signature, then:
+//   async_.push_back(service::ServedFromQueue(this, &MyService::RequestValidateMove,
+//                                             &MyService::ValidateMove));
 //   // and hands the methods to Server::Start in HostedService::async_methods.
 //
 // Server::Start polls `--grpc_cq_threads` queues (one thread each) and arms every async method on
@@ -25,6 +23,7 @@
 #define ARBITER_LIBS_SERVICE_ASYNC_UNARY_H_
 
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "grpcpp/completion_queue.h"
@@ -111,6 +110,22 @@ class AsyncUnary final : public AsyncUnaryMethod {
   const Handler handler_;
   WorkerPool* const pool_;
 };
+
+// `handle` (the method's synchronous signature, which gRPC never calls for an async method) served
+// from the completion queues: `request` is the RequestX of the service's WithAsyncMethod_X base;
+// `pool` as for AsyncUnary.
+template <typename Service, typename Request, typename Response>
+std::unique_ptr<AsyncUnaryMethod> ServedFromQueue(
+    Service* service, typename AsyncUnary<Service, Request, Response>::RequestFn request,
+    grpc::Status (Service::*handle)(grpc::ServerContext*, const Request*, Response*),
+    WorkerPool* pool = nullptr) {
+  return std::make_unique<AsyncUnary<Service, Request, Response>>(
+      service, request,
+      [service, handle](grpc::ServerContext* ctx, const Request& req, Response* resp) {
+        return (service->*handle)(ctx, &req, resp);
+      },
+      pool);
+}
 
 }  // namespace service
 

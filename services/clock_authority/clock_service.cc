@@ -244,28 +244,28 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   for (const char* m : {"PauseClock", "ResumeClock", "AdjustClock", "SetClock", "ReplaceClock"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
-  Register<v1::CreateClockRequest>(&ClockAuthorityService::RequestCreateClock,
-                                   &ClockAuthorityService::CreateClock);
-  Register<v1::StartClockRequest>(&ClockAuthorityService::RequestStartClock,
-                                  &ClockAuthorityService::StartClock);
-  Register<v1::PressClockRequest>(&ClockAuthorityService::RequestPressClock,
-                                  &ClockAuthorityService::PressClock);
-  Register<v1::RecordArrivalRequest>(&ClockAuthorityService::RequestRecordArrival,
-                                     &ClockAuthorityService::RecordArrival);
-  Register<v1::ClaimFlagRequest>(&ClockAuthorityService::RequestClaimFlag,
-                                 &ClockAuthorityService::ClaimFlag);
-  Register<v1::PauseClockRequest>(&ClockAuthorityService::RequestPauseClock,
-                                  &ClockAuthorityService::PauseClock);
-  Register<v1::ResumeClockRequest>(&ClockAuthorityService::RequestResumeClock,
-                                   &ClockAuthorityService::ResumeClock);
-  Register<v1::AdjustClockRequest>(&ClockAuthorityService::RequestAdjustClock,
-                                   &ClockAuthorityService::AdjustClock);
-  Register<v1::SetClockRequest>(&ClockAuthorityService::RequestSetClock,
-                                &ClockAuthorityService::SetClock);
-  Register<v1::ReplaceClockRequest>(&ClockAuthorityService::RequestReplaceClock,
-                                    &ClockAuthorityService::ReplaceClock);
-  Register<v1::GetClockRequest>(&ClockAuthorityService::RequestGetClock,
-                                &ClockAuthorityService::GetClock);
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestCreateClock,
+                                            &ClockAuthorityService::CreateClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestStartClock,
+                                            &ClockAuthorityService::StartClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestPressClock,
+                                            &ClockAuthorityService::PressClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestRecordArrival,
+                                            &ClockAuthorityService::RecordArrival, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestClaimFlag,
+                                            &ClockAuthorityService::ClaimFlag, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestPauseClock,
+                                            &ClockAuthorityService::PauseClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestResumeClock,
+                                            &ClockAuthorityService::ResumeClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestAdjustClock,
+                                            &ClockAuthorityService::AdjustClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestSetClock,
+                                            &ClockAuthorityService::SetClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestReplaceClock,
+                                            &ClockAuthorityService::ReplaceClock, pool_.get()));
+  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestGetClock,
+                                            &ClockAuthorityService::GetClock, pool_.get()));
 }
 
 ClockAuthorityService::~ClockAuthorityService() { pool_.reset(); }

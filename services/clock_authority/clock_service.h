@@ -89,24 +89,6 @@ class ClockAuthorityService final : public ClockAuthorityBase {
   std::vector<service::AsyncUnaryMethod*> async_methods() const;
 
  private:
-  // Serves method `handle` from the completion queues, on the worker pool.
-  template <typename Request>
-  void Register(void (ClockAuthorityBase::*request)(
-                    grpc::ServerContext*, Request*,
-                    grpc::ServerAsyncResponseWriter<arbiter::v1::ClockResponse>*,
-                    grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*),
-                grpc::Status (ClockAuthorityService::*handle)(grpc::ServerContext*, const Request*,
-                                                              arbiter::v1::ClockResponse*)) {
-    async_.push_back(
-        std::make_unique<
-            service::AsyncUnary<ClockAuthorityService, Request, arbiter::v1::ClockResponse>>(
-            this, request,
-            [this, handle](grpc::ServerContext* ctx, const Request& req,
-                           arbiter::v1::ClockResponse* resp) {
-              return (this->*handle)(ctx, &req, resp);
-            },
-            pool_.get()));
-  }
   // A command through Serve: decided and appended by the authority, answered with the clock.
   template <typename Request>
   grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request* req,

@@ -168,24 +168,12 @@ RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLi
   }
   env_->policy().Add({Method("Perft"), {Role::kPlatform, Role::kArbiter, Role::kService}, false});
 
-  async_.push_back(
-      std::make_unique<service::AsyncUnary<RulesValidationService, v1::ValidateMoveRequest,
-                                           v1::ValidateMoveResponse>>(
-          this, &RulesValidationService::RequestValidateMove,
-          [this](grpc::ServerContext* ctx, const v1::ValidateMoveRequest& req,
-                 v1::ValidateMoveResponse* resp) { return ValidateMove(ctx, &req, resp); }));
-  async_.push_back(
-      std::make_unique<service::AsyncUnary<RulesValidationService, v1::LegalMovesRequest,
-                                           v1::LegalMovesResponse>>(
-          this, &RulesValidationService::RequestLegalMoves,
-          [this](grpc::ServerContext* ctx, const v1::LegalMovesRequest& req,
-                 v1::LegalMovesResponse* resp) { return LegalMoves(ctx, &req, resp); }));
-  async_.push_back(
-      std::make_unique<service::AsyncUnary<RulesValidationService, v1::ConvertMoveRequest,
-                                           v1::ConvertMoveResponse>>(
-          this, &RulesValidationService::RequestConvertMove,
-          [this](grpc::ServerContext* ctx, const v1::ConvertMoveRequest& req,
-                 v1::ConvertMoveResponse* resp) { return ConvertMove(ctx, &req, resp); }));
+  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestValidateMove,
+                                            &RulesValidationService::ValidateMove));
+  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestLegalMoves,
+                                            &RulesValidationService::LegalMoves));
+  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestConvertMove,
+                                            &RulesValidationService::ConvertMove));
 }
 
 std::vector<service::AsyncUnaryMethod*> RulesValidationService::async_methods() const {
