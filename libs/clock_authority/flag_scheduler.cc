@@ -108,12 +108,15 @@ std::vector<int> FlagScheduler::PopWakes(std::int64_t now_us) {
   return shards;
 }
 
+std::int64_t FlagScheduler::NextWakeMs() const {
+  return std::min(heap_.empty() ? kNever : heap_.begin()->first,
+                  wakes_.empty() ? kNever : wakes_.begin()->first);
+}
+
 void FlagScheduler::TimerLoop() {
-  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
-    const std::int64_t next_ms = std::min(heap_.empty() ? kNever : heap_.begin()->first,
-                                          wakes_.empty() ? kNever : wakes_.begin()->first);
+    const std::int64_t next_ms = NextWakeMs();
     if (next_ms == kNever) {
       wake_.WaitWithTimeout(&mu_, absl::Milliseconds(100));
       continue;
@@ -225,9 +228,7 @@ void FlagScheduler::Peek(int shard, std::int64_t now_ms) {
   }
   const std::int64_t grace_ms = absl::ToInt64Milliseconds(options_.sweep_grace);
   absl::MutexLock lock(&mu_);
-  const std::int64_t earliest =
-      std::min(heap_.empty() ? std::numeric_limits<std::int64_t>::max() : heap_.begin()->first,
-               wakes_.empty() ? std::numeric_limits<std::int64_t>::max() : wakes_.begin()->first);
+  const std::int64_t earliest = NextWakeMs();
   bool signal = false;
   for (const store::DueEntry& e : *entries) {
     // This replica's own timer fires first and its append clears the entry; the index is for

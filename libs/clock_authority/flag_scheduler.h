@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -119,6 +120,9 @@ class FlagScheduler final : public AuthorityObserver {
   void Untrack(absl::string_view game_id);
   // Pops the timers due by `now_us`.
   std::vector<Due> PopDue(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The earliest timer or wake-up (ms on the time base), kNever when there is none.
+  static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+  std::int64_t NextWakeMs() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Pops the shards whose wake-up is due by `now_us`.
   std::vector<int> PopWakes(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Due> Claim(int shard, std::int64_t now_ms);
