@@ -22,6 +22,13 @@ absl::Status Unauthenticated(absl::string_view why) {
   return base::Error(absl::StatusCode::kUnauthenticated, "ERR_UNAUTHENTICATED", why);
 }
 
+// A token's validity window ("exp", "nbf") at `now`: on verification and on every cached reuse.
+absl::Status CheckValidity(absl::Time expires, absl::Time not_before, absl::Time now) {
+  if (now >= expires) return Unauthenticated("the token has expired");
+  if (now < not_before) return Unauthenticated("the token is not valid yet");
+  return absl::OkStatus();
+}
+
 absl::Status BadKeys(absl::string_view why) {
   return base::InvalidArgument("ERR_BAD_AUTH_KEYS", why);
 }
@@ -162,23 +169,24 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   if (jwt_get_alg(jwt.get()) != jwt_str_alg(key->alg.c_str())) {
     return Unauthenticated("the token's algorithm is not its key's");
   }
-  const long long now_s = absl::ToUnixSeconds(now);
   errno = 0;
   long exp = jwt_get_grant_int(jwt.get(), "exp");
   if (errno != 0 || exp <= 0) return Unauthenticated("the token has no expiry (exp)");
-  if (now_s >= exp) return Unauthenticated("the token has expired");
   errno = 0;
   long nbf = jwt_get_grant_int(jwt.get(), "nbf");
   const bool has_nbf = errno == 0 && nbf > 0;
-  if (has_nbf && now_s < nbf) return Unauthenticated("the token is not valid yet");
+  // exp and nbf are whole seconds: comparing `now` with them equals comparing its whole seconds.
+  const absl::Time expires = absl::FromUnixSeconds(exp);
+  const absl::Time not_before = has_nbf ? absl::FromUnixSeconds(nbf) : absl::InfinitePast();
+  if (absl::Status valid = CheckValidity(expires, not_before, now); !valid.ok()) return valid;
   const char* role_name = jwt_get_grant(jwt.get(), "role");
   std::optional<Role> role = role_name ? ParseRole(role_name) : std::nullopt;
   if (!role.has_value()) return Unauthenticated("the token has no known role");
   Principal p;
   p.role = *role;
   p.key_id = key->kid;
-  p.expires = absl::FromUnixSeconds(exp);
-  if (has_nbf) p.not_before = absl::FromUnixSeconds(nbf);
+  p.expires = expires;
+  p.not_before = not_before;
   if (const char* sub = jwt_get_grant(jwt.get(), "sub")) p.subject = sub;
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");
@@ -211,9 +219,9 @@ absl::StatusOr<Principal> TokenCache::VerifyBearer(const KeySet& keys,
     auto it = verified_.find(authorization);
     if (it != verified_.end()) {
       const Principal& p = it->second;
-      // The same checks, and wording, as a full verification.
-      if (now >= p.expires) return Unauthenticated("the token has expired");
-      if (now < p.not_before) return Unauthenticated("the token is not valid yet");
+      if (absl::Status valid = CheckValidity(p.expires, p.not_before, now); !valid.ok()) {
+        return valid;
+      }
       return p;
     }
   }
