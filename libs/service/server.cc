@@ -7,14 +7,13 @@
 #include <thread>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "libs/base/error.h"
+#include "libs/service/channel_args.h"
 #include "libs/service/log.h"
 #include "prometheus/exposer.h"
 
@@ -137,15 +136,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   builder.AddListeningPort(config.grpc_address, credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   builder.SetMaxSendMessageSize(config.max_message_bytes);
-  for (absl::string_view arg : absl::StrSplit(config.grpc_args, ',', absl::SkipWhitespace())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
-    int value = 0;
-    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &value)) {
-      return base::InvalidArgument("ERR_BAD_FLAG",
-                                   absl::StrCat("--grpc_args: '", arg, "' is not name=integer"));
-    }
-    builder.AddChannelArgument(kv.first, value);
-  }
+  absl::StatusOr<std::vector<std::pair<std::string, int>>> channel_args =
+      ParseIntChannelArgs(config.grpc_args, "--grpc_args");
+  if (!channel_args.ok()) return channel_args.status();
+  for (const auto& [name, value] : *channel_args) builder.AddChannelArgument(name, value);
   server->health_ = std::make_unique<HealthService>();
   builder.RegisterService(server->health_.get());
   bool any_async = false;

@@ -9,19 +9,18 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/create_channel.h"
+#include "libs/service/channel_args.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:7070", "host:port of the server");
@@ -118,6 +117,12 @@ int main(int argc, char** argv) {
   rq.status.mutable_position()->set_fen("startpos");
   for (const char* m : kGame) rq.status.add_moves(m);
 
+  absl::StatusOr<std::vector<std::pair<std::string, int>>> channel_args =
+      service::ParseIntChannelArgs(absl::GetFlag(FLAGS_grpc_args), "--grpc_args");
+  if (!channel_args.ok()) {
+    std::fprintf(stderr, "%s\n", channel_args.status().ToString().c_str());
+    return 2;
+  }
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int concurrency = std::max(1, absl::GetFlag(FLAGS_concurrency));
   const std::string token = absl::GetFlag(FLAGS_token);
@@ -138,16 +143,7 @@ int main(int argc, char** argv) {
       // which on a machine it shares with the server is capacity left to the server.
       args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
       if (absl::GetFlag(FLAGS_minimal_stack)) args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
-      for (absl::string_view arg :
-           absl::StrSplit(absl::GetFlag(FLAGS_grpc_args), ',', absl::SkipWhitespace())) {
-        std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
-        int value = 0;
-        if (!absl::SimpleAtoi(kv.second, &value)) {
-          std::fprintf(stderr, "--grpc_args: '%s' is not name=integer\n", std::string(arg).c_str());
-          std::exit(2);
-        }
-        args.SetInt(kv.first, value);
-      }
+      for (const auto& [name, value] : *channel_args) args.SetInt(name, value);
       auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
                                                grpc::InsecureChannelCredentials(), args);
       auto stub = v1::RulesValidation::NewStub(channel);
