@@ -1,5 +1,6 @@
 #include "libs/store/testing/game_store_contract.h"
 
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <map>
@@ -598,19 +599,26 @@ TEST_P(GameStoreContractTest, DeadlineIsWrittenWithTheAppend) {
   EXPECT_EQ(get("g1"), std::nullopt);
 }
 
-TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
-  const int n = store_->NumDeadlineShards();
-  const int shard = 3 % n;
-  const std::string a = GameIdInShard(shard, n, 0);
-  const std::string b = GameIdInShard(shard, n, 1);
-  const std::string c = GameIdInShard(shard, n, 2);
-  AppendOk(*store_, Request(a, 0, "c", 1, DeadlineUpdate::Set(2000)));
-  AppendOk(*store_, Request(b, 0, "c", 1, DeadlineUpdate::Set(1000)));
-  AppendOk(*store_, Request(c, 0, "c", 1, DeadlineUpdate::Set(3000)));
-  if (n > 1) {
-    const std::string elsewhere = GameIdInShard((shard + 1) % n, n, 0);
-    AppendOk(*store_, Request(elsewhere, 0, "c", 1, DeadlineUpdate::Set(10)));
+// Three games of `shard` due at 2000 (the first), 1000 and 3000 ms, and one due at 10 ms in
+// another shard, which claims and peeks of `shard` must not see.
+std::array<std::string, 3> ThreeDeadlinesInShard(GameStore& store, int shard) {
+  const int n = store.NumDeadlineShards();
+  std::array<std::string, 3> games;
+  const std::int64_t due[] = {2000, 1000, 3000};
+  for (int i = 0; i < 3; ++i) {
+    games[i] = GameIdInShard(shard, n, i);
+    AppendOk(store, Request(games[i], 0, "c", 1, DeadlineUpdate::Set(due[i])));
   }
+  if (n > 1) {
+    AppendOk(store,
+             Request(GameIdInShard((shard + 1) % n, n, 0), 0, "c", 1, DeadlineUpdate::Set(10)));
+  }
+  return games;
+}
+
+TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
+  const int shard = 3 % store_->NumDeadlineShards();
+  const auto [a, b, c] = ThreeDeadlinesInShard(*store_, shard);
 
   auto claim = [&](std::int64_t now, std::int64_t lease, int max, const std::string& owner) {
     absl::StatusOr<std::vector<Deadline>> r =
@@ -654,18 +662,8 @@ TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
 
 // A peek reads the index as a claim would see it (deadlines, then lease ends) and changes nothing.
 TEST_P(GameStoreContractTest, PeekReadsDueEntriesWithoutClaiming) {
-  const int n = store_->NumDeadlineShards();
-  const int shard = 5 % n;
-  const std::string a = GameIdInShard(shard, n, 0);
-  const std::string b = GameIdInShard(shard, n, 1);
-  const std::string c = GameIdInShard(shard, n, 2);
-  AppendOk(*store_, Request(a, 0, "c", 1, DeadlineUpdate::Set(2000)));
-  AppendOk(*store_, Request(b, 0, "c", 1, DeadlineUpdate::Set(1000)));
-  AppendOk(*store_, Request(c, 0, "c", 1, DeadlineUpdate::Set(3000)));
-  if (n > 1) {
-    const std::string elsewhere = GameIdInShard((shard + 1) % n, n, 0);
-    AppendOk(*store_, Request(elsewhere, 0, "c", 1, DeadlineUpdate::Set(10)));
-  }
+  const int shard = 5 % store_->NumDeadlineShards();
+  const auto [a, b, c] = ThreeDeadlinesInShard(*store_, shard);
   auto peek = [&](std::int64_t until, int max) {
     absl::StatusOr<std::vector<DueEntry>> r = store_->PeekDeadlines(shard, until, max);
     EXPECT_OK(r);
