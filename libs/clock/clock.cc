@@ -106,6 +106,82 @@ absl::StatusOr<Clock> Clock::Create(const TimeControl& tc, const ClockOptions& o
   return Clock(tc, options);
 }
 
+namespace {
+
+std::optional<std::int64_t> Instant(std::int64_t ms, std::int64_t never) {
+  if (ms == never) return std::nullopt;
+  return ms;
+}
+
+}  // namespace
+
+ClockState Clock::state() const {
+  ClockState out;
+  for (int i = 0; i < 2; ++i) {
+    const Side& side = sides_[i];
+    ClockSideState& s = out.sides[i];
+    s.remaining_ms = side.remaining_ms;
+    s.flag_ms = Instant(side.flag_ms, kNever);
+    s.arrived_ms = Instant(side.arrived_ms, kNever);
+    s.moves = side.moves;
+    s.present = side.present;
+    s.lag_quota_ms = side.quota.quota_ms();
+  }
+  out.since_ms = Instant(since_ms_, kNever);
+  out.start_ms = Instant(start_ms_, kNever);
+  out.delay_left_ms = delay_left_ms_;
+  out.turn_used_ms = turn_used_ms_;
+  out.status = status_;
+  out.to_move = to_move_;
+  return out;
+}
+
+absl::StatusOr<Clock> Clock::Restore(const TimeControl& tc, const ClockOptions& options,
+                                     const ClockState& state) {
+  ASSIGN_OR_RETURN(Clock clock, Create(tc, options));
+  auto bad = [](absl::string_view what) {
+    return base::InvalidArgument("ERR_BAD_CLOCK_STATE", absl::StrCat("clock state: ", what));
+  };
+  if (state.status != ClockStatus::kNotStarted && state.status != ClockStatus::kRunning &&
+      state.status != ClockStatus::kPaused) {
+    return bad("unknown status");
+  }
+  if (state.to_move != chess::Color::kWhite && state.to_move != chess::Color::kBlack) {
+    return bad("unknown side to move");
+  }
+  // A started clock has a start and a last operation; one not started has no start (it may have
+  // a last operation: an adjustment before the start, 8.1).
+  const bool started = state.status != ClockStatus::kNotStarted;
+  if (started != state.start_ms.has_value() || (started && !state.since_ms.has_value())) {
+    return bad("the start and the last operation go with the status");
+  }
+  if (state.delay_left_ms < 0 || state.turn_used_ms < 0) {
+    return bad("the delay left and the turn's time cannot be negative");
+  }
+  for (int i = 0; i < 2; ++i) {
+    const ClockSideState& s = state.sides[i];
+    if (s.moves < 0 || s.moves > kMaxMoveCount) return bad("a move count out of range");
+    if (s.lag_quota_ms < 0) return bad("a negative lag quota");
+    if (s.remaining_ms < 0 && !s.flag_ms.has_value()) {
+      return bad("time below zero without a fallen flag");
+    }
+    Side& side = clock.sides_[i];
+    side.remaining_ms = s.remaining_ms;
+    side.flag_ms = s.flag_ms.value_or(kNever);
+    side.arrived_ms = s.arrived_ms.value_or(kNever);
+    side.moves = s.moves;
+    side.present = s.present;
+    side.quota = LagQuota::WithQuota(s.lag_quota_ms);
+  }
+  clock.since_ms_ = state.since_ms.value_or(kNever);
+  clock.start_ms_ = state.start_ms.value_or(kNever);
+  clock.delay_left_ms_ = state.delay_left_ms;
+  clock.turn_used_ms_ = state.turn_used_ms;
+  clock.status_ = state.status;
+  clock.to_move_ = state.to_move;
+  return clock;
+}
+
 absl::Status Clock::CheckTime(std::int64_t now_ms) const {
   if (now_ms < since_ms_) {
     return base::InvalidArgument(

@@ -122,11 +122,39 @@ struct ClockSetting {
 
 inline constexpr int kMaxMoveCount = 1'000'000;
 
+// Everything a Clock holds beyond its time control and options: what a snapshot stores so that a
+// clock is restored as it was, without replaying its log. nullopt: the instant has not happened.
+struct ClockSideState {
+  std::int64_t remaining_ms = 0;
+  std::optional<std::int64_t> flag_ms;     // the first flag, once the state has passed it
+  std::optional<std::int64_t> arrived_ms;  // when an absent player arrived (6.6, 6.7)
+  int moves = 0;
+  bool present = true;
+  std::int64_t lag_quota_ms = 0;
+  friend bool operator==(const ClockSideState&, const ClockSideState&) = default;
+};
+struct ClockState {
+  std::array<ClockSideState, 2> sides;   // by chess::Index
+  std::optional<std::int64_t> since_ms;  // the last operation
+  std::optional<std::int64_t> start_ms;  // 6.5
+  std::int64_t delay_left_ms = 0;        // simple delay left in this turn
+  std::int64_t turn_used_ms = 0;         // clock time the side to move has used in this turn
+  ClockStatus status = ClockStatus::kNotStarted;
+  chess::Color to_move = chess::Color::kWhite;
+  friend bool operator==(const ClockState&, const ClockState&) = default;
+};
+
 class Clock {
  public:
   // INVALID_ARGUMENT ERR_BAD_TIME_CONTROL for an untimed control (no clock to run),
   // ERR_BAD_OPTIONS / ERR_BAD_LAG_PARAMS for bad options.
   static absl::StatusOr<Clock> Create(const TimeControl& tc, const ClockOptions& options = {});
+  // A clock as `state()` described it, under the same control and options. INVALID_ARGUMENT
+  // ERR_BAD_CLOCK_STATE for a state no clock of this control can be in (a damaged snapshot).
+  static absl::StatusOr<Clock> Restore(const TimeControl& tc, const ClockOptions& options,
+                                       const ClockState& state);
+  // The running state, for snapshots: Restore(time_control(), options(), state()) is this clock.
+  ClockState state() const;
 
   // --- Operations
   // ---------------------------------------------------------------------------------

@@ -162,6 +162,7 @@ struct Coverage {
   int compensated_presses = 0;
   int hourglass = 0;
   int discard = 0;
+  int restores = 0;  // clocks replaced by Restore(state()) mid-scenario
 };
 
 // Compares the Clock with the reference at the reference's current instant.
@@ -318,6 +319,15 @@ void RunScenario(int seed, Coverage& coverage) {
                 "ERR_TIME_WENT_BACKWARDS");
       changed = false;
     }
+    // Every other event, go on with the clock a snapshot restores (Restore(state())): whatever
+    // it failed to carry would show against the reference from then on.
+    if (event % 2 == 1) {
+      absl::StatusOr<Clock> restored = Clock::Restore(tc, options, clock.state());
+      ASSERT_OK(restored);
+      ASSERT_EQ(restored->state(), clock.state());
+      clock = *restored;
+      ++coverage.restores;
+    }
     ExpectSame(clock, ref, tc);
     ExpectDeadlineMatchesSimulation(clock, ref);
     if (::testing::Test::HasFatalFailure()) return;
@@ -344,6 +354,7 @@ TEST(ClockPropertyTest, RandomEventSequences) {
   EXPECT_GT(coverage.compensated_presses, 300);
   EXPECT_GT(coverage.hourglass, 10);
   EXPECT_GT(coverage.discard, 100);
+  EXPECT_EQ(coverage.restores, 300 * 30);
   std::printf(
       "coverage: %d scenarios, %d with a flag, %d presses after a flag, %d period "
       "changes, %d presses with a delay, %d with lag compensation, %d hourglass, %d "

@@ -562,5 +562,40 @@ TEST(ClockTest, CreateRejectsUntimedAndBadOptions) {
               HasErrorCode("ERR_BAD_LAG_PARAMS"));
 }
 
+// A snapshot restores a clock mid-game exactly; a damaged one is refused, not half-believed.
+TEST(ClockTest, RestoreFromStateContinuesTheGameAndRefusesDamagedStates) {
+  const TimeControl tc = *ParsePgnTimeControl("40/5400+30:1800+30");
+  absl::StatusOr<Clock> clock = Clock::Create(tc);
+  ASSERT_OK(clock);
+  ASSERT_OK(clock->Start(0));
+  ASSERT_OK(clock->Press(10'000));  // White's first move: 10 s used, 30 s increment
+  ASSERT_OK(clock->Pause(15'000));  // 6.13
+  absl::StatusOr<Clock> restored = Clock::Restore(tc, {}, clock->state());
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->state(), clock->state());
+  ASSERT_OK(clock->Resume(20'000));
+  ASSERT_OK(restored->Resume(20'000));
+  for (Color side : {Color::kWhite, Color::kBlack}) {
+    EXPECT_EQ(restored->RemainingMs(side, 30'000), clock->RemainingMs(side, 30'000));
+  }
+  EXPECT_EQ(restored->RemainingMs(Color::kWhite, 30'000), 5'400'000 - 10'000 + 30'000);
+  EXPECT_EQ(restored->Deadline(), clock->Deadline());
+
+  ClockState bad = clock->state();
+  bad.start_ms.reset();  // running without a start
+  EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
+  bad = clock->state();
+  bad.sides[0].moves = -1;
+  EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
+  bad = clock->state();
+  bad.sides[1].remaining_ms = -5;  // 6.1: below zero only once the flag fell
+  EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
+  bad.sides[1].flag_ms = 4'000;
+  EXPECT_OK(Clock::Restore(tc, {}, bad));
+  bad = clock->state();
+  bad.status = static_cast<ClockStatus>(7);
+  EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
+}
+
 }  // namespace
 }  // namespace chessclock

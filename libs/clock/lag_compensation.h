@@ -46,6 +46,12 @@ class LagQuota {
  public:
   LagQuota() = default;
   explicit LagQuota(const LagParams& params) : quota_ms_(params.initial_quota_ms) {}
+  // A quota as a snapshot recorded it (Clock::Restore).
+  static LagQuota WithQuota(std::int64_t quota_ms) {
+    LagQuota q;
+    q.quota_ms_ = quota_ms;
+    return q;
+  }
 
   // The compensation for a move with reported lag `lag_ms` (negative counts as 0), updating the
   // quota. Never more than the lag or the quota.

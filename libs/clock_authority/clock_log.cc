@@ -26,17 +26,76 @@ absl::Status BadArgument(absl::string_view message) {
   return base::InvalidArgument("ERR_BAD_ARGUMENT", message);
 }
 
-// Appends the encoding of field 1 (length-delimited) holding `bytes`: one more element of
-// ClockSnapshot.events.
-void AppendSnapshotElement(std::string& out, const std::string& bytes) {
-  out.push_back(static_cast<char>((1 << 3) | 2));
-  std::uint64_t n = bytes.size();
-  while (n >= 0x80) {
-    out.push_back(static_cast<char>((n & 0x7f) | 0x80));
-    n >>= 7;
+v1::ClockSideState SideToProto(const chessclock::ClockSideState& side) {
+  v1::ClockSideState out;
+  out.set_remaining_ms(side.remaining_ms);
+  if (side.flag_ms.has_value()) out.set_flag_ms(*side.flag_ms);
+  if (side.arrived_ms.has_value()) out.set_arrived_ms(*side.arrived_ms);
+  out.set_moves(side.moves);
+  out.set_absent(!side.present);
+  out.set_lag_quota_ms(side.lag_quota_ms);
+  return out;
+}
+
+chessclock::ClockSideState SideFromProto(const v1::ClockSideState& side) {
+  chessclock::ClockSideState out;
+  out.remaining_ms = side.remaining_ms();
+  if (side.has_flag_ms()) out.flag_ms = side.flag_ms();
+  if (side.has_arrived_ms()) out.arrived_ms = side.arrived_ms();
+  out.moves = side.moves();
+  out.present = !side.absent();
+  out.lag_quota_ms = side.lag_quota_ms();
+  return out;
+}
+
+v1::ClockRunState StateToProto(const chessclock::ClockState& state) {
+  v1::ClockRunState out;
+  *out.mutable_white() = SideToProto(state.sides[chess::Index(Color::kWhite)]);
+  *out.mutable_black() = SideToProto(state.sides[chess::Index(Color::kBlack)]);
+  if (state.since_ms.has_value()) out.set_since_ms(*state.since_ms);
+  if (state.start_ms.has_value()) out.set_start_ms(*state.start_ms);
+  out.set_delay_left_ms(state.delay_left_ms);
+  out.set_turn_used_ms(state.turn_used_ms);
+  switch (state.status) {
+    case chessclock::ClockStatus::kNotStarted:
+      out.set_status(v1::ClockRunState::STATUS_NOT_STARTED);
+      break;
+    case chessclock::ClockStatus::kRunning:
+      out.set_status(v1::ClockRunState::STATUS_RUNNING);
+      break;
+    case chessclock::ClockStatus::kPaused:
+      out.set_status(v1::ClockRunState::STATUS_PAUSED);
+      break;
   }
-  out.push_back(static_cast<char>(n));
-  out.append(bytes);
+  out.set_to_move(clockauth::ToProto(state.to_move));
+  return out;
+}
+
+absl::StatusOr<chessclock::ClockState> StateFromProto(const v1::ClockRunState& state) {
+  chessclock::ClockState out;
+  out.sides[chess::Index(Color::kWhite)] = SideFromProto(state.white());
+  out.sides[chess::Index(Color::kBlack)] = SideFromProto(state.black());
+  if (state.has_since_ms()) out.since_ms = state.since_ms();
+  if (state.has_start_ms()) out.start_ms = state.start_ms();
+  out.delay_left_ms = state.delay_left_ms();
+  out.turn_used_ms = state.turn_used_ms();
+  switch (state.status()) {
+    case v1::ClockRunState::STATUS_NOT_STARTED:
+      out.status = chessclock::ClockStatus::kNotStarted;
+      break;
+    case v1::ClockRunState::STATUS_RUNNING:
+      out.status = chessclock::ClockStatus::kRunning;
+      break;
+    case v1::ClockRunState::STATUS_PAUSED:
+      out.status = chessclock::ClockStatus::kPaused;
+      break;
+    default:
+      return Corrupt(absl::StrCat("unknown clock status ", state.status(), " in the snapshot"));
+  }
+  std::optional<Color> to_move = ColorOf(state.to_move());
+  if (!to_move.has_value()) return Corrupt("the snapshot's side to move is neither side");
+  out.to_move = *to_move;
+  return out;
 }
 
 absl::StatusOr<chessclock::BonusKind> BonusKindOf(absl::string_view name) {
@@ -268,9 +327,6 @@ absl::StatusOr<ClockGame> ClockGame::Create(const v1::ClockCreated& created) {
   ClockGame game(created, clock, edition, speed);
   game.version_ = 1;
   game.last_event_ms_ = created.at_ms();
-  v1::ClockEvent event;
-  *event.mutable_created() = created;
-  AppendSnapshotElement(game.snapshot_bytes_, event.SerializeAsString());
   return game;
 }
 
@@ -308,19 +364,46 @@ absl::StatusOr<ClockGame> ClockGame::FromSnapshot(const v1::GameSnapshot& snapsh
     return Corrupt(
         absl::StrCat("the game's state is not a clock (", snapshot.state().type_url(), ")"));
   }
-  if (snapshot.schema_version() != kClockSchemaVersion) {
-    return Corrupt(
-        absl::StrCat("unknown clock snapshot schema version ", snapshot.schema_version()));
+  const std::uint32_t schema = snapshot.schema_version();
+  if (schema != kClockSnapshotSchemaVersion && schema != kClockReplaySnapshotSchemaVersion) {
+    return Corrupt(absl::StrCat("unknown clock snapshot schema version ", schema));
   }
   v1::ClockSnapshot state;
   if (!state.ParseFromString(snapshot.state().value())) {
     return Corrupt("the clock snapshot does not parse");
   }
-  ASSIGN_OR_RETURN(ClockGame game, Replay(state.events()));
-  if (snapshot.version() != 0 && snapshot.version() != game.version()) {
+  absl::StatusOr<ClockGame> game =
+      schema == kClockSnapshotSchemaVersion ? FromState(state) : ClockGame::Replay(state.events());
+  if (!game.ok()) return game.status();
+  if (snapshot.version() != 0 && snapshot.version() != game->version()) {
     return Corrupt(absl::StrCat("the snapshot at version ", snapshot.version(), " holds ",
-                                game.version(), " events"));
+                                game->version(), " events"));
   }
+  return game;
+}
+
+absl::StatusOr<ClockGame> ClockGame::FromState(const v1::ClockSnapshot& state) {
+  absl::StatusOr<ClockGame> game = Create(state.created());
+  if (!game.ok()) {
+    return Corrupt(absl::StrCat("the snapshot's creation: ", game.status().message()));
+  }
+  absl::StatusOr<chessclock::ClockState> clock_state = StateFromProto(state.clock());
+  if (!clock_state.ok()) return clock_state.status();
+  absl::StatusOr<Clock> clock =
+      Clock::Restore(game->clock_.time_control(), game->clock_.options(), *clock_state);
+  if (!clock.ok()) return Corrupt(absl::StrCat("the snapshot's clock: ", clock.status().message()));
+  if (state.version() < 1) return Corrupt("a snapshot holds at least the creation");
+  game->clock_ = *clock;
+  game->version_ = state.version();
+  game->last_event_ms_ = state.last_event_ms();
+  for (const v1::ClockSnapshot::Flag& f : state.flags()) {
+    std::optional<Color> side = ColorOf(f.flag().side());
+    if (!side.has_value()) return Corrupt("a recorded flag of neither side in the snapshot");
+    game->flags_.push_back(RecordedFlag{*side, f.flag().fell_at_ms(), f.flag().noticed_at_ms(),
+                                        f.flag().counts(), f.flag().article(), f.version()});
+  }
+  if (state.has_decision()) game->decision_ = state.decision();
+  if (state.has_last_claim()) game->last_claim_ = state.last_claim();
   return game;
 }
 
@@ -332,10 +415,27 @@ bool ClockGame::IsRecorded(Color side, std::int64_t fell_at_ms) const {
 }
 
 v1::GameSnapshot ClockGame::Snapshot() const {
+  v1::ClockSnapshot state;
+  *state.mutable_created() = *created_;
+  *state.mutable_clock() = StateToProto(clock_.state());
+  state.set_version(version_);
+  state.set_last_event_ms(last_event_ms_);
+  for (const RecordedFlag& f : flags_) {
+    v1::ClockSnapshot::Flag* out = state.add_flags();
+    v1::FlagFell* flag = out->mutable_flag();
+    flag->set_side(ToProto(f.side));
+    flag->set_fell_at_ms(f.fell_at_ms);
+    flag->set_noticed_at_ms(f.noticed_at_ms);
+    flag->set_counts(f.counts);
+    flag->set_article(f.article);
+    out->set_version(f.version);
+  }
+  if (decision_.has_value()) *state.mutable_decision() = *decision_;
+  if (last_claim_.has_value()) *state.mutable_last_claim() = *last_claim_;
   v1::GameSnapshot snapshot;
-  snapshot.set_schema_version(kClockSchemaVersion);
+  snapshot.set_schema_version(kClockSnapshotSchemaVersion);
   snapshot.mutable_state()->set_type_url(std::string(kSnapshotType));
-  snapshot.mutable_state()->set_value(snapshot_bytes_);
+  snapshot.mutable_state()->set_value(state.SerializeAsString());
   return snapshot;
 }
 
@@ -361,7 +461,6 @@ absl::Status ClockGame::Apply(const v1::ClockEvent& event) {
   }
   ++version_;
   last_event_ms_ = std::max(last_event_ms_, at);
-  AppendSnapshotElement(snapshot_bytes_, event.SerializeAsString());
   return absl::OkStatus();
 }
 

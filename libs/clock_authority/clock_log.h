@@ -47,8 +47,12 @@ namespace clockauth {
 
 namespace v1 = arbiter::v1;
 
-// The schema version of ClockEvent bodies and ClockSnapshot states in the store.
+// The schema version of ClockEvent bodies in the store.
 inline constexpr std::uint32_t kClockSchemaVersion = 1;
+// The schema versions of ClockSnapshot states: 2, the clock's state (written); 1, the list of
+// events (still read, by replaying them).
+inline constexpr std::uint32_t kClockSnapshotSchemaVersion = 2;
+inline constexpr std::uint32_t kClockReplaySnapshotSchemaVersion = 1;
 
 // Stable error codes of the clock authority (beyond libs/clock's).
 inline constexpr absl::string_view kErrClockNotFound = "ERR_CLOCK_NOT_FOUND";  // NOT_FOUND
@@ -109,13 +113,15 @@ class ClockGame {
   // Whether `side`'s flag fell at `fell_at_ms` is in the log.
   bool IsRecorded(chess::Color side, std::int64_t fell_at_ms) const;
 
-  // The snapshot for the store: the state's ClockSnapshot (every event), packed.
+  // The snapshot for the store: the state's ClockSnapshot (schema 2, a fixed size), packed.
   v1::GameSnapshot Snapshot() const;
 
  private:
   ClockGame(const v1::ClockCreated& created, chessclock::Clock clock, chessclock::Edition edition,
             chessclock::SpeedCategory speed);
   absl::Status ApplyOperation(const v1::ClockEvent& event);
+  // From a schema 2 ClockSnapshot.
+  static absl::StatusOr<ClockGame> FromState(const v1::ClockSnapshot& state);
 
   // Shared by the copies a command makes: they never change after the creation.
   std::shared_ptr<const v1::ClockCreated> created_;
@@ -128,9 +134,6 @@ class ClockGame {
   std::vector<RecordedFlag> flags_;
   std::optional<v1::ClockDecision> decision_;
   std::optional<v1::FlagClaimed> last_claim_;
-  // The serialized ClockSnapshot: a repeated field's encoding is the concatenation of its
-  // elements, so applying an event appends its bytes (no re-serialization of the whole list).
-  std::string snapshot_bytes_;
 };
 
 // The creation event for a CreateClockRequest at `now_ms`: the time control parsed (exactly one

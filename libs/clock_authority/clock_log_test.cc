@@ -323,6 +323,72 @@ TEST(ClockLog, ReplayAndSnapshotGiveTheSameClock) {
   }
   EXPECT_EQ(replayed->version(), static_cast<std::int64_t>(log.size()));
   EXPECT_EQ(NextDeadline(*restored), NextDeadline(game));
+  EXPECT_EQ(restored->version(), game.version());
+  EXPECT_EQ(restored->last_event_ms(), game.last_event_ms());
+
+  // The snapshot is the state, not the history: after 90 moves it is as small as after none.
+  ClockGame fresh = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2001, 100);
+  ASSERT_OK(Play(fresh, Start(), 1'000));
+  EXPECT_LE(game.Snapshot().ByteSizeLong(), fresh.Snapshot().ByteSizeLong() + 16);
+  EXPECT_LT(game.Snapshot().ByteSizeLong(), 300u);
+
+  // Snapshots of schema 1 (the list of events) written before are still read, by replaying.
+  v1::ClockSnapshot events;
+  for (const v1::ClockEvent& e : log) *events.add_events() = e;
+  v1::GameSnapshot old_snapshot;
+  old_snapshot.set_schema_version(kClockReplaySnapshotSchemaVersion);
+  old_snapshot.set_version(game.version());
+  old_snapshot.mutable_state()->set_type_url(snapshot.state().type_url());
+  old_snapshot.mutable_state()->set_value(events.SerializeAsString());
+  absl::StatusOr<ClockGame> from_old = ClockGame::FromSnapshot(old_snapshot);
+  ASSERT_OK(from_old);
+  EXPECT_EQ(Read(*from_old, "g1", t + 77'777).SerializeAsString(),
+            Read(game, "g1", t + 77'777).SerializeAsString());
+  old_snapshot.set_schema_version(3);
+  EXPECT_THAT(ClockGame::FromSnapshot(old_snapshot), HasErrorCode("ERR_CORRUPT_LOG"));
+}
+
+// B6/B7 (2001 blitz): the recorded flag, the claim and the decision all survive the snapshot, so
+// a replica that loads the game refuses the moves and claims the log already ruled on.
+TEST(ClockLog, TheSnapshotCarriesFlagsClaimsAndTheDecision) {
+  ClockGame game = NewGame("180", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, Press(v1::COLOR_WHITE), 1'000));
+  ASSERT_OK(Play(game, Press(v1::COLOR_BLACK), 182'000));  // Black's flag fell at 181 s (B6)
+  ASSERT_EQ(game.recorded_flags().size(), 1u);
+  auto same = [](const ClockGame& a, const ClockGame& b) {
+    for (std::int64_t at : {183'000, 190'000, 900'000}) {
+      EXPECT_EQ(Read(a, "g1", at).SerializeAsString(), Read(b, "g1", at).SerializeAsString());
+    }
+    EXPECT_EQ(a.recorded_flags().size(), b.recorded_flags().size());
+    EXPECT_EQ(a.decision().has_value(), b.decision().has_value());
+    EXPECT_EQ(a.last_claim().has_value(), b.last_claim().has_value());
+    EXPECT_EQ(NextDeadline(a), NextDeadline(b));
+    EXPECT_EQ(a.version(), b.version());
+  };
+  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  ASSERT_OK(restored);
+  same(game, *restored);
+  EXPECT_FALSE(restored->recorded_flags()[0].counts);
+  EXPECT_EQ(restored->recorded_flags()[0].fell_at_ms, 181'000);
+
+  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 183'000));  // B7: granted
+  restored = ClockGame::FromSnapshot(game.Snapshot());
+  ASSERT_OK(restored);
+  same(game, *restored);
+  ASSERT_TRUE(restored->decision().has_value());
+  EXPECT_EQ(restored->decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+  ASSERT_TRUE(restored->last_claim().has_value());
+  EXPECT_TRUE(restored->last_claim()->granted());
+  EXPECT_THAT(Decide(*restored, Press(v1::COLOR_WHITE), 184'000), HasErrorCode(kErrGameDecided));
+
+  // A damaged snapshot is reported as a corrupt log, never half-believed.
+  v1::GameSnapshot damaged = game.Snapshot();
+  v1::ClockSnapshot state;
+  ASSERT_TRUE(state.ParseFromString(damaged.state().value()));
+  state.mutable_clock()->mutable_white()->set_moves(-3);
+  damaged.mutable_state()->set_value(state.SerializeAsString());
+  EXPECT_THAT(ClockGame::FromSnapshot(damaged), HasErrorCode("ERR_CORRUPT_LOG"));
 }
 
 TEST(ClockLog, ACorruptLogIsReportedNotReplayed) {
