@@ -219,18 +219,24 @@ std::vector<FlagScheduler::Due> FlagScheduler::Claim(int shard, std::int64_t now
   return due;
 }
 
-void FlagScheduler::Peek(int shard, std::int64_t now_ms) {
+std::optional<std::vector<store::DueEntry>> FlagScheduler::Peek(int shard, std::int64_t now_ms) {
   absl::StatusOr<std::vector<store::DueEntry>> entries = authority_->store()->PeekDeadlines(
       shard, now_ms + absl::ToInt64Milliseconds(options_.peek_ahead), options_.max_claim);
   if (!entries.ok()) {
     Error(entries.status());
-    return;
+    return std::nullopt;
   }
+  return *std::move(entries);
+}
+
+void FlagScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& entries,
+                             std::int64_t after_ms) {
   const std::int64_t grace_ms = absl::ToInt64Milliseconds(options_.sweep_grace);
   absl::MutexLock lock(&mu_);
   const std::int64_t earliest = NextWakeMs();
   bool signal = false;
-  for (const store::DueEntry& e : *entries) {
+  for (const store::DueEntry& e : entries) {
+    if (e.due_ms <= after_ms) continue;  // claimed by this sweep
     // This replica's own timer fires first and its append clears the entry; the index is for
     // what nobody here times.
     auto own = timers_.find(e.game_id);
@@ -249,12 +255,19 @@ void FlagScheduler::SweepLoop(int index) {
     const absl::Time start = absl::Now();
     const std::int64_t now_ms = authority_->time()->NowMs();
     bool found = false;
+    const std::int64_t claim_now = now_ms - absl::ToInt64Milliseconds(options_.sweep_grace);
     for (int shard = index; shard < shards; shard += step) {
-      for (Due& d : Claim(shard, now_ms)) {
-        found = true;
-        Dispatch(std::move(d));
+      // One read per shard: what falls within peek_ahead. Only a shard with an entry already
+      // due (the entries come earliest first) is claimed, so an idle sweep writes nothing.
+      std::optional<std::vector<store::DueEntry>> entries = Peek(shard, now_ms);
+      if (!entries.has_value()) continue;
+      if (!entries->empty() && entries->front().due_ms <= claim_now) {
+        for (Due& d : Claim(shard, now_ms)) {
+          found = true;
+          Dispatch(std::move(d));
+        }
       }
-      Peek(shard, now_ms);
+      SetWakes(shard, *entries, claim_now);
     }
     const std::int64_t start_us = absl::ToUnixMicros(start);
     if (found) {

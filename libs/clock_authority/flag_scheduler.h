@@ -21,8 +21,10 @@
 //       sweep_grace after it fell, not a sweep interval later.
 //    b. The sweep itself, over all shards: the backstop for what no wake-up covered (a deadline
 //       set less than `peek_ahead` before it falls by a replica that then died, more entries than
-//       one peek returns). A sweep costs a store round trip or two per shard whether or not
-//       anything is due, so it is adaptive: every `idle_sweep_interval` while sweeps find
+//       one peek returns). The peek is the sweep's read: a shard is claimed only when an entry in
+//       it is already due, so an idle sweep is one read per shard and writes nothing. Still, a
+//       sweep costs a store round trip per shard whether or not anything is due, so it is
+//       adaptive: every `idle_sweep_interval` while sweeps find
 //       nothing, every `sweep_interval` for `fast_sweep_period` after one found something.
 //
 // A replica killed midway loses nothing: its unfired deadlines are in the index, due, and another
@@ -44,6 +46,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -126,9 +129,10 @@ class FlagScheduler final : public AuthorityObserver {
   // Pops the shards whose wake-up is due by `now_us`.
   std::vector<int> PopWakes(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Due> Claim(int shard, std::int64_t now_ms);
-  // Reads the shard's entries due within peek_ahead and sets wake-ups for those without a timer
-  // here.
-  void Peek(int shard, std::int64_t now_ms);
+  // The shard's entries due within peek_ahead, earliest first (nullopt: the read failed).
+  std::optional<std::vector<store::DueEntry>> Peek(int shard, std::int64_t now_ms);
+  // Sets wake-ups for the entries due after `after_ms` that have no timer here.
+  void SetWakes(int shard, const std::vector<store::DueEntry>& entries, std::int64_t after_ms);
   void Dispatch(Due due);
   // Checks one game; returns the flags appended.
   int Check(const Due& due);
