@@ -129,7 +129,7 @@ absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::stri
   return shared;
 }
 
-absl::StatusOr<store::AppendResult> ClockAuthority::Append(
+store::AppendRequest ClockAuthority::AppendRequestFor(
     absl::string_view game_id, const ClockGame& before, const ClockGame& after,
     const std::vector<v1::ClockEvent>& events, const std::string& command_id,
     const std::string& fingerprint, std::int64_t recorded_at_ms) {
@@ -143,10 +143,18 @@ absl::StatusOr<store::AppendResult> ClockAuthority::Append(
   const std::optional<std::int64_t> deadline = NextDeadline(after);
   request.deadline =
       deadline.has_value() ? store::DeadlineUpdate::Set(*deadline) : store::DeadlineUpdate::Clear();
-  absl::StatusOr<store::AppendResult> result = store_->Append(request);
+  return request;
+}
+
+absl::StatusOr<store::AppendResult> ClockAuthority::Append(
+    absl::string_view game_id, const ClockGame& before, const ClockGame& after,
+    const std::vector<v1::ClockEvent>& events, const std::string& command_id,
+    const std::string& fingerprint, std::int64_t recorded_at_ms) {
+  absl::StatusOr<store::AppendResult> result = store_->Append(
+      AppendRequestFor(game_id, before, after, events, command_id, fingerprint, recorded_at_ms));
   if (!result.ok()) return MapNotFound(result.status(), game_id);
   if (!result->replayed) {
-    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, after, deadline);
+    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, after, NextDeadline(after));
   }
   return result;
 }
@@ -295,6 +303,82 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
   absl::StatusOr<CommandResult> r = run();
   NotifyCommand(kind, r.status());
   return r;
+}
+
+void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEvent& command,
+                                  const CommandOptions& options, const Offload& offload,
+                                  CommandCallback done) {
+  // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
+  auto slow = [this, offload](std::string game, v1::ClockEvent command, CommandOptions options,
+                              CommandCallback done) {
+    offload([this, game = std::move(game), command = std::move(command),
+             options = std::move(options),
+             done = std::move(done)] { done(Execute(game, command, options)); });
+  };
+  std::shared_ptr<const ClockGame> before;
+  if (store::ValidateGameId(game_id).ok()) before = Cached(game_id);
+  if (before == nullptr ||
+      (options.expected_version != 0 && before->version() != options.expected_version)) {
+    return slow(std::string(game_id), command, options, std::move(done));
+  }
+  const std::int64_t now = time_->NowMs();
+  absl::StatusOr<Decision> decision = Decide(*before, command, now);
+  // A refusal is given only on the store's latest state; a command that first records a fallen
+  // flag is Execute's too (rare).
+  if (!decision.ok() || !decision->refused.ok()) {
+    return slow(std::string(game_id), command, options, std::move(done));
+  }
+  CommandOptions sent = options;
+  if (sent.command_id.empty()) sent.command_id = NewCommandId();
+  store::AppendRequest request = AppendRequestFor(
+      game_id, *before, *decision->after, decision->events, sent.command_id, sent.fingerprint, now);
+  auto after = std::make_shared<const ClockGame>(std::move(*decision->after));
+  std::vector<v1::FlagFell> flags;
+  for (const v1::ClockEvent& e : decision->events) {
+    if (e.has_flag_fell()) flags.push_back(e.flag_fell());
+  }
+  store_->AppendAsync(std::move(request),
+                      [this, slow, offload, game = std::string(game_id), command, sent, after,
+                       flags = std::move(flags), now,
+                       done = std::move(done)](absl::StatusOr<store::AppendResult> result) mutable {
+                        const absl::string_view kind = KindOf(command);
+                        if (result.ok() && !result->replayed) {
+                          for (AuthorityObserver* o : observers_)
+                            o->OnAppended(game, *after, NextDeadline(*after));
+                          Remember(game, after);
+                          // Flags recorded before the command (B6: play goes on) or after it (a
+                          // setting to 0).
+                          for (const v1::FlagFell& f : flags) {
+                            for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game, f);
+                          }
+                          CommandResult r;
+                          r.version = result->version;
+                          r.now_ms = now;
+                          r.game = std::move(after);
+                          NotifyCommand(kind, absl::OkStatus());
+                          return done(std::move(r));
+                        }
+                        if (result.ok()) {
+                          // A retry of a command already applied (the link to Redis broke after it
+                          // ran): the state as of then, read from the log.
+                          const std::int64_t version = result->version;
+                          return offload([this, game, version, kind, done = std::move(done)] {
+                            absl::StatusOr<CommandResult> r = Replayed(game, version);
+                            NotifyCommand(kind, r.status());
+                            done(std::move(r));
+                          });
+                        }
+                        if (IsConflict(result.status()) && sent.expected_version == 0) {
+                          // Another writer got there first: decide again on the store's state (as
+                          // Execute does).
+                          for (AuthorityObserver* o : observers_) o->OnConflict();
+                          Forget(game);
+                          return slow(game, command, sent, std::move(done));
+                        }
+                        absl::Status status = MapNotFound(result.status(), game);
+                        NotifyCommand(kind, status);
+                        done(std::move(status));
+                      });
 }
 
 absl::StatusOr<CommandResult> ClockAuthority::Get(absl::string_view game_id) {

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,6 +101,16 @@ class ClockAuthority {
   // A command (see Decide in clock_log.h); `kind` names it for observers.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const v1::ClockEvent& command,
                                         const CommandOptions& options);
+  using CommandCallback = std::function<void(absl::StatusOr<CommandResult>)>;
+  // Runs `work` on a thread that may wait on the store (a worker pool's).
+  using Offload = std::function<void(std::function<void()>)>;
+  // Execute without waiting for the store where it can: a command on a state this replica has
+  // cached is decided on the caller's thread and appended with the store's AppendAsync, and
+  // `done` runs where the store completes it (the Redis store's I/O lane). Everything else (no
+  // cached state, a refusal to confirm on the store's state, a conflict, a replay) goes on as
+  // Execute, through `offload`. `done` runs exactly once; the outcome is Execute's.
+  void ExecuteAsync(absl::string_view game_id, const v1::ClockEvent& command,
+                    const CommandOptions& options, const Offload& offload, CommandCallback done);
   // The latest state, read from the store, and the time to read it at.
   absl::StatusOr<CommandResult> Get(absl::string_view game_id);
   // Records every flag of the game fallen by now. `known_version`: the version whose deadline
@@ -125,6 +136,13 @@ class ClockAuthority {
   void Remember(absl::string_view game_id, std::shared_ptr<const ClockGame> game);
   void Forget(absl::string_view game_id);
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
+  // The store request of one append of `events` on `before`, giving `after`.
+  store::AppendRequest AppendRequestFor(absl::string_view game_id, const ClockGame& before,
+                                        const ClockGame& after,
+                                        const std::vector<v1::ClockEvent>& events,
+                                        const std::string& command_id,
+                                        const std::string& fingerprint,
+                                        std::int64_t recorded_at_ms);
   // One append of `events` on `before`, giving `after`.
   absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const ClockGame& before,
                                              const ClockGame& after,

@@ -249,5 +249,179 @@ TEST_F(AuthorityTest, BlitzPressAfterTheFlagAppendsBothInOneWrite) {
   EXPECT_EQ((*d)->deadline_ms, 1'061'000 + 60'000);  // black's
 }
 
+// --- ExecuteAsync --------------------------------------------------------------------------------
+
+// The memory store with AppendAsync answered later, when the test says (as Redis's lanes answer
+// after other writers may have gone first).
+class DeferredStore final : public store::GameStore {
+ public:
+  explicit DeferredStore(store::GameStore* inner) : inner_(inner) {}
+  absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
+    return inner_->Append(r);
+  }
+  void AppendAsync(store::AppendRequest r, AppendCallback done) override {
+    queued_.push_back({std::move(r), std::move(done)});
+  }
+  // Runs the queued appends, in order, and their callbacks.
+  void Flush() {
+    std::vector<std::pair<store::AppendRequest, AppendCallback>> queued;
+    queued.swap(queued_);
+    for (auto& [request, done] : queued) done(inner_->Append(request));
+  }
+  size_t queued() const { return queued_.size(); }
+  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
+                                                                   absl::string_view c) override {
+    return inner_->LookupCommand(g, c);
+  }
+  absl::StatusOr<v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
+    return inner_->ReadSnapshot(g);
+  }
+  absl::StatusOr<std::vector<v1::GameEvent>> ReadEvents(absl::string_view g, std::int64_t from,
+                                                        std::int64_t to) override {
+    return inner_->ReadEvents(g, from, to);
+  }
+  absl::StatusOr<std::vector<v1::GameEvent>> WaitForEvents(absl::string_view g, std::int64_t after,
+                                                           absl::Duration t, int max) override {
+    return inner_->WaitForEvents(g, after, t, max);
+  }
+  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
+  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
+    return inner_->GetDeadline(g);
+  }
+  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
+                                                                 std::int64_t lease, int max,
+                                                                 absl::string_view owner) override {
+    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
+  }
+  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
+                                                             int max) override {
+    return inner_->PeekDeadlines(shard, until, max);
+  }
+  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
+                                       std::int64_t at) override {
+    return inner_->ReleaseDeadline(g, owner, at);
+  }
+  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
+
+ private:
+  store::GameStore* inner_;
+  std::vector<std::pair<store::AppendRequest, AppendCallback>> queued_;
+};
+
+class CommandCounter final : public AuthorityObserver {
+ public:
+  void OnCommand(absl::string_view kind, const absl::Status& status) override {
+    ++commands;
+    if (!status.ok()) ++failed;
+  }
+  int commands = 0;
+  int failed = 0;
+};
+
+class ExecuteAsyncTest : public AuthorityTest {
+ protected:
+  ExecuteAsyncTest() : deferred_(&store_), async_(&deferred_, &time_, {.owner = "C"}) {
+    async_.AddObserver(&commands_);
+  }
+
+  // ExecuteAsync; the result once the callback ran (nullopt while it has not).
+  std::shared_ptr<std::optional<absl::StatusOr<CommandResult>>> Send(
+      const std::string& game, const v1::ClockEvent& command, const CommandOptions& options) {
+    auto out = std::make_shared<std::optional<absl::StatusOr<CommandResult>>>();
+    async_.ExecuteAsync(
+        game, command, options,
+        [this](std::function<void()> work) {
+          ++offloaded_;
+          work();
+        },
+        [out](absl::StatusOr<CommandResult> r) {
+          EXPECT_FALSE(out->has_value()) << "answered twice";
+          *out = std::move(r);
+        });
+    return out;
+  }
+
+  DeferredStore deferred_;
+  ClockAuthority async_;
+  CommandCounter commands_;
+  int offloaded_ = 0;
+};
+
+TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
+  ASSERT_OK(async_.Create("g1", Standard(), {.command_id = "c"}));
+  ASSERT_OK(async_.Execute("g1", Start(), {.command_id = "s"}));
+  time_.AdvanceMs(2'000);
+  auto r = Send("g1", Press(v1::COLOR_WHITE), {.command_id = "m1"});
+  EXPECT_FALSE(r->has_value());  // nothing waits for the store
+  EXPECT_EQ(deferred_.queued(), 1u);
+  deferred_.Flush();
+  ASSERT_TRUE(r->has_value());
+  ASSERT_OK(**r);
+  EXPECT_EQ((**r)->version, 3);
+  EXPECT_FALSE((**r)->replayed);
+  EXPECT_EQ((**r)->game->clock().moves(chess::Color::kWhite), 1);
+  EXPECT_EQ(offloaded_, 0);
+  EXPECT_EQ(commands_.commands, 3);  // create, start, press: each reported once
+  // 6.8a: the deadline in the index moved with the press (the same write).
+  absl::StatusOr<std::optional<store::Deadline>> d = store_.GetDeadline("g1");
+  ASSERT_OK(d);
+  EXPECT_EQ((*d)->set_at_version, 3);
+  // The cache has the new state: the next press is decided on it, not refused as out of turn.
+  auto next = Send("g1", Press(v1::COLOR_BLACK), {.command_id = "m2"});
+  deferred_.Flush();
+  ASSERT_TRUE(next->has_value());
+  ASSERT_OK(**next);
+  EXPECT_EQ((**next)->version, 4);
+}
+
+TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
+  ASSERT_OK(async_.Create("g1", Standard(), {.command_id = "c"}));
+  ASSERT_OK(async_.Execute("g1", Start(), {.command_id = "s"}));
+  time_.AdvanceMs(1'000);
+  auto r = Send("g1", Press(), {.command_id = "m-async"});
+  // Another replica's press lands first: the deferred append finds version 3, not 2.
+  ASSERT_OK(b_.Execute("g1", Press(), {.command_id = "m-b"}));
+  deferred_.Flush();
+  ASSERT_TRUE(r->has_value());
+  ASSERT_OK(**r);
+  EXPECT_EQ((**r)->version, 4);  // applied once, after the other
+  EXPECT_EQ(offloaded_, 1);
+  absl::StatusOr<CommandResult> now = b_.Get("g1");
+  ASSERT_OK(now);
+  EXPECT_EQ(now->version, 4);
+  EXPECT_EQ(commands_.commands, 3);
+}
+
+TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
+  ASSERT_OK(a_.Create("g1", Standard(), {.command_id = "c"}));
+  ASSERT_OK(a_.Execute("g1", Start(), {.command_id = "s"}));
+  time_.AdvanceMs(1'000);
+  // Not cached by this replica: Execute (it loads the game), on the offload.
+  auto first = Send("g1", Press(), {.command_id = "m1", .fingerprint = "fp"});
+  ASSERT_TRUE(first->has_value());
+  ASSERT_OK(**first);
+  EXPECT_EQ(offloaded_, 1);
+  // A retry of m1, now decided on the cached state: the store answers it from its record.
+  auto retry = Send("g1", Press(), {.command_id = "m1", .fingerprint = "fp"});
+  deferred_.Flush();
+  ASSERT_TRUE(retry->has_value());
+  ASSERT_OK(**retry);
+  EXPECT_TRUE((**retry)->replayed);
+  EXPECT_EQ((**retry)->version, (**first)->version);
+  EXPECT_EQ(offloaded_, 2);  // the replayed state is read from the log
+  absl::StatusOr<CommandResult> now = b_.Get("g1");
+  ASSERT_OK(now);
+  EXPECT_EQ(now->version, 3);  // applied once
+  // Unknown games and refusals are Execute's, with its codes.
+  auto unknown = Send("nope", Press(), {});
+  ASSERT_TRUE(unknown->has_value());
+  EXPECT_THAT(**unknown, HasErrorCode(kErrClockNotFound));
+  auto wrong_side = Send("g1", Press(v1::COLOR_WHITE), {.command_id = "m2"});
+  ASSERT_TRUE(wrong_side->has_value());
+  EXPECT_THAT(**wrong_side, HasErrorCode("ERR_NOT_YOUR_TURN"));
+  EXPECT_EQ(commands_.commands, 4);
+  EXPECT_EQ(commands_.failed, 2);
+}
+
 }  // namespace
 }  // namespace clockauth

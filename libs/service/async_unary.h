@@ -19,6 +19,12 @@
 // A handler that blocks (a store round trip) is given a WorkerPool: the queue's thread hands the
 // call to a worker, which runs the handler and sends the reply; the queue's thread only sees the
 // call arrive and the reply leave.
+//
+// An AsyncHandler does its work without blocking and replies later from wherever it finishes
+// (a store's I/O thread), through the `reply` it is given: no thread waits for the store at all.
+// That is the clock press's path (ClockAuthority::ExecuteAsync): with a worker per call, each
+// press cost two sleeps and two wake-ups (the worker's, and its wait for Redis's reply), which on
+// a small machine weighed as much as the press.
 #ifndef ARBITER_LIBS_SERVICE_ASYNC_UNARY_H_
 #define ARBITER_LIBS_SERVICE_ASYNC_UNARY_H_
 
@@ -56,10 +62,17 @@ class AsyncUnary final : public AsyncUnaryMethod {
                                       grpc::ServerAsyncResponseWriter<Response>*,
                                       grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
   using Handler = std::function<grpc::Status(grpc::ServerContext*, const Request&, Response*)>;
+  // Runs on the queue's thread and must not block; calls `reply` exactly once, from any thread,
+  // after filling the response.
+  using Reply = std::function<void(grpc::Status)>;
+  using AsyncHandler =
+      std::function<void(grpc::ServerContext*, const Request&, Response*, Reply reply)>;
 
   // `pool` (may be null: run on the queue's thread) runs the handler when it may block.
   AsyncUnary(Service* service, RequestFn request, Handler handler, WorkerPool* pool = nullptr)
       : service_(service), request_(request), handler_(std::move(handler)), pool_(pool) {}
+  AsyncUnary(Service* service, RequestFn request, AsyncHandler handler)
+      : service_(service), request_(request), async_handler_(std::move(handler)), pool_(nullptr) {}
 
   void Arm(grpc::ServerCompletionQueue* cq) override { (new Call(this, cq))->Ask(); }
 
@@ -81,14 +94,20 @@ class AsyncUnary final : public AsyncUnaryMethod {
       }
       method_->Arm(cq_);  // the next call of this method may arrive while this one runs
       answered_ = true;   // the next event of this call is its reply having left
+      if (method_->async_handler_) {
+        method_->async_handler_(&ctx_, request_, &response_,
+                                [this](const grpc::Status& status) { Send(status); });
+        return;
+      }
       if (method_->pool_ == nullptr || !method_->pool_->Submit([this] { Answer(); })) {
         Answer();  // no pool (or it is stopping): here
       }
     }
 
    private:
-    void Answer() {
-      const grpc::Status status = method_->handler_(&ctx_, request_, &response_);
+    void Answer() { Send(method_->handler_(&ctx_, request_, &response_)); }
+
+    void Send(const grpc::Status& status) {
       if (status.ok()) {
         writer_.Finish(response_, status, this);
       } else {
@@ -108,6 +127,7 @@ class AsyncUnary final : public AsyncUnaryMethod {
   Service* const service_;
   const RequestFn request_;
   const Handler handler_;
+  const AsyncHandler async_handler_;
   WorkerPool* const pool_;
 };
 
@@ -125,6 +145,22 @@ std::unique_ptr<AsyncUnaryMethod> ServedFromQueue(
         return (service->*handle)(ctx, &req, resp);
       },
       pool);
+}
+
+// `handle` (the method's signature with a reply to call later) served from the completion
+// queues, as above; it runs on the queue's thread and must not block.
+template <typename Service, typename Request, typename Response>
+std::unique_ptr<AsyncUnaryMethod> ServedFromQueueAsync(
+    Service* service, typename AsyncUnary<Service, Request, Response>::RequestFn request,
+    void (Service::*handle)(grpc::ServerContext*, const Request*, Response*,
+                            typename AsyncUnary<Service, Request, Response>::Reply)) {
+  return std::make_unique<AsyncUnary<Service, Request, Response>>(
+      service, request,
+      typename AsyncUnary<Service, Request, Response>::AsyncHandler(
+          [service, handle](grpc::ServerContext* ctx, const Request& req, Response* resp,
+                            typename AsyncUnary<Service, Request, Response>::Reply reply) {
+            (service->*handle)(ctx, &req, resp, std::move(reply));
+          }));
 }
 
 }  // namespace service

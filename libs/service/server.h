@@ -15,6 +15,7 @@
 #define ARBITER_LIBS_SERVICE_SERVER_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -114,6 +115,27 @@ class ServiceEnv {
                            const google::protobuf::Message& request, Fn&& fn) const {
     return ServeCall(CallContext(ctx, CallContext::kDeadlineOnly), full_method, request,
                      std::forward<Fn>(fn));
+  }
+  // The same for a method whose work finishes later, on another thread (AsyncUnary's
+  // AsyncHandler): `fn(call, principal, finish)` must call `finish(status)` exactly once, and
+  // `reply` gets the call's grpc::Status once (at once when admission or the deadline refuses).
+  template <typename Fn>
+  void ServeQueuedAsync(grpc::ServerContext* ctx, absl::string_view full_method,
+                        const google::protobuf::Message& request, Fn&& fn,
+                        std::function<void(grpc::Status)> reply) const {
+    const CallContext call(ctx, CallContext::kDeadlineOnly);
+    absl::StatusOr<Principal> who = Admit(*ctx, full_method, &request);
+    if (!who.ok()) return reply(ToGrpcStatus(who.status()));
+    if (call.Cancelled()) {
+      return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                "the deadline passed before the work began"));
+    }
+    fn(call, *who, [call, reply = std::move(reply)](const absl::Status& status) {
+      if (call.Cancelled() && status.ok()) {
+        return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
+      }
+      reply(ToGrpcStatus(status));
+    });
   }
 
  private:

@@ -53,6 +53,7 @@
 #define ARBITER_LIBS_STORE_GAME_STORE_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -147,6 +148,12 @@ class GameStore {
 
   // The write primitive; see the contract above.
   virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
+
+  using AppendCallback = std::function<void(absl::StatusOr<AppendResult>)>;
+  // Append without waiting: `done` runs once with what Append would return, on a thread of the
+  // store's (the Redis store's I/O lanes), or on the caller's for a store that does not wait on
+  // anything (the default: Append, then `done`). `done` must not block for long.
+  virtual void AppendAsync(AppendRequest request, AppendCallback done) { done(Append(request)); }
 
   // The recorded result of a command id (replayed set), nullopt if it never appended; lets a
   // handler answer a retry before re-validating it against a newer state.

@@ -30,8 +30,67 @@ RedisClient::RedisClient(RedisConnectionOptions options)
     : options_(std::move(options)), address_(absl::StrCat(options_.host, ":", options_.port)) {}
 
 RedisClient::~RedisClient() {
+  std::vector<std::thread> lanes;
+  {
+    absl::MutexLock lock(&async_mu_);
+    stopping_ = true;
+    async_cv_.SignalAll();
+    lanes.swap(lanes_);
+  }
+  for (std::thread& t : lanes) t.join();  // each lane sends what is queued, then stops
   absl::MutexLock lock(&mu_);
   for (redisContext* c : idle_) redisFree(c);
+}
+
+void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done) {
+  if (options_.pipeline_lanes <= 0) {
+    done(CommandAlone(args, absl::ZeroDuration()));
+    return;
+  }
+  {
+    absl::MutexLock lock(&async_mu_);
+    if (!stopping_) {
+      if (lanes_.empty()) {
+        for (int i = 0; i < options_.pipeline_lanes; ++i) {
+          lanes_.emplace_back([this] { LaneLoop(); });
+        }
+      }
+      async_queue_.push_back({std::move(args), std::move(done)});
+      // A busy lane looks at the queue before it sleeps: only an idle one needs waking.
+      if (idle_lanes_ > 0) async_cv_.Signal();
+      return;
+    }
+  }
+  done(Unavailable("the client is shutting down"));
+}
+
+void RedisClient::LaneLoop() {
+  std::vector<AsyncCommand> batch;
+  while (true) {
+    batch.clear();
+    {
+      absl::MutexLock lock(&async_mu_);
+      while (async_queue_.empty() && !stopping_) {
+        ++idle_lanes_;
+        async_cv_.Wait(&async_mu_);
+        --idle_lanes_;
+      }
+      if (async_queue_.empty()) return;  // stopping, and nothing left to send
+      const size_t n = std::min<size_t>(async_queue_.size(), std::max(1, options_.max_batch));
+      for (size_t i = 0; i < n; ++i) {
+        batch.push_back(std::move(async_queue_.front()));
+        async_queue_.pop_front();
+      }
+    }
+    std::vector<Pending> pending(batch.size());
+    std::vector<Pending*> ptrs(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      pending[i].args = &batch[i].args;
+      ptrs[i] = &pending[i];
+    }
+    RunBatch(ptrs);
+    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(pending[i].result));
+  }
 }
 
 absl::Status RedisClient::Unavailable(absl::string_view what) const {

@@ -15,14 +15,20 @@
 //   instead of a command per turn and per connection: fewer system calls on both sides, which on a
 //   small machine is throughput (see services/clock_authority/README.md, "Measured"). Each
 //   command is still answered alone; a batch is not a transaction.
+// - CommandAsync: the same batches, sent by `pipeline_lanes` threads of the client's own, and the
+//   reply handed to a callback on that thread; the caller never waits. For the hot path of a
+//   server (a clock press), where a thread per command waiting for its reply costs more than the
+//   command: each wait is a sleep and a wake-up, twice per command.
 #ifndef ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 #define ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 
 #include <hiredis/hiredis.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -65,6 +71,12 @@ class RedisClient {
   absl::StatusOr<RedisReplyPtr> Command(const std::vector<std::string>& args,
                                         absl::Duration extra_timeout = absl::ZeroDuration());
 
+  using ReplyCallback = std::function<void(absl::StatusOr<RedisReplyPtr>)>;
+  // Sends one command without waiting for it: `done` runs once with what Command would return,
+  // on one of the client's lane threads (on the caller's, after a plain Command, when the client
+  // has no lanes). `done` must not block for long: the lane's next batch waits for it.
+  void CommandAsync(std::vector<std::string> args, ReplyCallback done);
+
   // OK for a reply that is not an error; the mapped status of an error reply.
   absl::Status ReplyStatus(const redisReply& reply) const;
 
@@ -86,6 +98,12 @@ class RedisClient {
     bool done = false;      // the batch that carried it is over
     absl::CondVar cv;       // signalled when done, or when this caller may lead a batch
   };
+  struct AsyncCommand {
+    std::vector<std::string> args;
+    ReplyCallback done;
+  };
+  // A lane thread: sends what CommandAsync queued, a batch at a time, and runs the callbacks.
+  void LaneLoop();
   absl::StatusOr<RedisReplyPtr> CommandAlone(const std::vector<std::string>& args,
                                              absl::Duration extra_timeout);
   absl::StatusOr<RedisReplyPtr> CommandPipelined(const std::vector<std::string>& args);
@@ -107,6 +125,13 @@ class RedisClient {
   absl::Mutex batch_mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(batch_mu_);
   int leaders_ ABSL_GUARDED_BY(batch_mu_) = 0;  // batches in flight
+
+  absl::Mutex async_mu_;
+  absl::CondVar async_cv_;  // a lane: commands queued, or stop
+  std::deque<AsyncCommand> async_queue_ ABSL_GUARDED_BY(async_mu_);
+  int idle_lanes_ ABSL_GUARDED_BY(async_mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(async_mu_) = false;
+  std::vector<std::thread> lanes_ ABSL_GUARDED_BY(async_mu_);  // started by the first CommandAsync
 };
 
 }  // namespace store

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -57,6 +58,18 @@ class RedisFailureTest : public ::testing::TestWithParam<int> {
 
   std::string Address() const { return absl::StrCat("redis 127.0.0.1:", server_->port()); }
 
+  // AppendAsync, waited for.
+  absl::StatusOr<AppendResult> AppendAsync(AppendRequest request) {
+    absl::Notification answered;
+    absl::StatusOr<AppendResult> out;
+    store_->AppendAsync(std::move(request), [&](absl::StatusOr<AppendResult> result) {
+      out = std::move(result);
+      answered.Notify();
+    });
+    EXPECT_TRUE(answered.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    return out;
+  }
+
   // Every operation fails UNAVAILABLE with ERR_STORE_UNAVAILABLE naming the address, quickly.
   void ExpectAllUnavailable(absl::string_view why) {
     auto check = [&](const absl::Status& s, absl::string_view op) {
@@ -75,6 +88,7 @@ class RedisFailureTest : public ::testing::TestWithParam<int> {
     check(store_->ClaimDueDeadlines(0, 0, 10, 10, "r").status(), "ClaimDueDeadlines");
     check(store_->ReleaseDeadline("g1", "r", 0).status(), "ReleaseDeadline");
     check(store_->NowMs().status(), "NowMs");
+    check(AppendAsync(Request("g1", 1, "down-async")).status(), "AppendAsync");
     // Refused connections fail at once, not after a timeout.
     EXPECT_LT(absl::Now() - start, absl::Seconds(3));
   }
@@ -95,6 +109,12 @@ TEST_P(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
   absl::StatusOr<AppendResult> next = store_->Append(Request("g1", 1, "c2"));
   ASSERT_OK(next);
   EXPECT_EQ(next->version, 2);
+  // The same for an append sent without waiting, after another restart.
+  ASSERT_OK(server_->Stop(SIGTERM));
+  ASSERT_OK(server_->Restart());
+  next = AppendAsync(Request("g1", 2, "c3"));
+  ASSERT_OK(next);
+  EXPECT_EQ(next->version, 3);
 }
 
 TEST_P(RedisFailureTest, AStoreMadeWhileRedisIsDownConnectsLater) {

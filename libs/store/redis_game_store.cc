@@ -94,54 +94,102 @@ absl::StatusOr<std::string> RedisGameStore::LoadScript(Script& script) {
   return sha;
 }
 
+absl::StatusOr<std::string> RedisGameStore::ScriptSha(Script& script) {
+  {
+    absl::MutexLock lock(&script.mu);
+    if (!script.sha.empty()) return script.sha;
+  }
+  return LoadScript(script);
+}
+
+bool RedisGameStore::IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply) {
+  return reply.ok() && (*reply)->type == REDIS_REPLY_ERROR &&
+         absl::StartsWith(Str(**reply), "NOSCRIPT");
+}
+
 absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
                                                    const std::vector<std::string>& keys,
                                                    const std::vector<std::string>& args) {
-  std::string sha;
-  {
-    absl::MutexLock lock(&script.mu);
-    sha = script.sha;
-  }
-  if (sha.empty()) {
-    ASSIGN_OR_RETURN(sha, LoadScript(script));
-  }
+  ASSIGN_OR_RETURN(std::string sha, ScriptSha(script));
   std::vector<std::string> argv = {"EVALSHA", sha, absl::StrCat(keys.size())};
   argv.insert(argv.end(), keys.begin(), keys.end());
   argv.insert(argv.end(), args.begin(), args.end());
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, client_.Command(argv));
+  absl::StatusOr<RedisReplyPtr> reply = client_.Command(argv);
   // NOSCRIPT: nothing ran, so loading and sending again is safe.
-  if (reply->type == REDIS_REPLY_ERROR && absl::StartsWith(Str(*reply), "NOSCRIPT")) {
+  if (IsNoScript(reply)) {
     ASSIGN_OR_RETURN(argv[1], LoadScript(script));
-    ASSIGN_OR_RETURN(reply, client_.Command(argv));
+    reply = client_.Command(argv);
   }
-  RETURN_IF_ERROR(client_.ReplyStatus(*reply));
+  if (!reply.ok()) return reply.status();
+  RETURN_IF_ERROR(client_.ReplyStatus(**reply));
   return reply;
+}
+
+std::vector<std::string> RedisGameStore::AppendCommand(const std::string& sha,
+                                                       const AppendRequest& request) const {
+  const std::string& id = request.game_id;
+  const int shard = DeadlineShard(id, options_.num_deadline_shards);
+  std::vector<std::string> argv;
+  argv.reserve(3 + 5 + 7 + request.events.size());
+  argv.insert(argv.end(), {"EVALSHA", sha, "5"});
+  // KEYS: game, log, cmd, deadlines, deadline-info.
+  argv.insert(argv.end(), {Key("game", id), Key("log", id), Key("cmd", id),
+                           ShardKey("deadlines", shard), ShardKey("deadline-info", shard)});
+  argv.insert(argv.end(), {id, request.command_id, request.fingerprint,
+                           absl::StrCat(request.expected_version)});
+  switch (request.deadline.kind) {
+    case DeadlineUpdate::Kind::kKeep:
+      argv.insert(argv.end(), {"keep", "0"});
+      break;
+    case DeadlineUpdate::Kind::kSet:
+      argv.insert(argv.end(), {"set", absl::StrCat(request.deadline.deadline_ms)});
+      break;
+    case DeadlineUpdate::Kind::kClear:
+      argv.insert(argv.end(), {"clear", "0"});
+      break;
+  }
+  argv.push_back(StampedSnapshot(request).SerializeAsString());
+  for (const GameEvent& e : StampedEvents(request)) argv.push_back(e.SerializeAsString());
+  return argv;
 }
 
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
   RETURN_IF_ERROR(ValidateAppendRequest(request));
-  const std::string& id = request.game_id;
-  const int shard = DeadlineShard(id, options_.num_deadline_shards);
-  const std::vector<std::string> keys = {Key("game", id), Key("log", id), Key("cmd", id),
-                                         ShardKey("deadlines", shard),
-                                         ShardKey("deadline-info", shard)};
-  std::vector<std::string> args = {id, request.command_id, request.fingerprint,
-                                   absl::StrCat(request.expected_version)};
-  switch (request.deadline.kind) {
-    case DeadlineUpdate::Kind::kKeep:
-      args.insert(args.end(), {"keep", "0"});
-      break;
-    case DeadlineUpdate::Kind::kSet:
-      args.insert(args.end(), {"set", absl::StrCat(request.deadline.deadline_ms)});
-      break;
-    case DeadlineUpdate::Kind::kClear:
-      args.insert(args.end(), {"clear", "0"});
-      break;
+  ASSIGN_OR_RETURN(std::string sha, ScriptSha(append_script_));
+  absl::StatusOr<RedisReplyPtr> reply = client_.Command(AppendCommand(sha, request));
+  if (IsNoScript(reply)) {
+    // Redis lost its scripts (a restart empties the cache): nothing ran, so load and send again.
+    ASSIGN_OR_RETURN(sha, LoadScript(append_script_));
+    reply = client_.Command(AppendCommand(sha, request));
   }
-  args.push_back(StampedSnapshot(request).SerializeAsString());
-  for (const GameEvent& e : StampedEvents(request)) args.push_back(e.SerializeAsString());
+  return AppendOutcome(request, std::move(reply));
+}
 
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Eval(append_script_, keys, args));
+void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
+  if (absl::Status st = ValidateAppendRequest(request); !st.ok()) return done(st);
+  absl::StatusOr<std::string> sha = ScriptSha(append_script_);
+  if (!sha.ok()) return done(sha.status());
+  std::vector<std::string> argv = AppendCommand(*sha, request);
+  client_.CommandAsync(std::move(argv),
+                       [this, request = std::move(request),
+                        done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
+                         if (IsNoScript(reply)) {
+                           // As in Append; on the client's lane thread, which may wait (rare: after
+                           // a restart).
+                           absl::StatusOr<std::string> sha = LoadScript(append_script_);
+                           reply = sha.ok() ? client_.Command(AppendCommand(*sha, request))
+                                            : absl::StatusOr<RedisReplyPtr>(sha.status());
+                         }
+                         done(AppendOutcome(request, std::move(reply)));
+                       });
+}
+
+absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& request,
+                                                           absl::StatusOr<RedisReplyPtr> sent) {
+  if (!sent.ok()) return sent.status();
+  const RedisReplyPtr& reply = *sent;
+  RETURN_IF_ERROR(client_.ReplyStatus(*reply));
+  const std::string& id = request.game_id;
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 || !IsString(*reply->element[0])) {
     return Corrupt("append reply");
   }

@@ -43,6 +43,8 @@ class RedisGameStore final : public GameStore {
   static absl::StatusOr<std::unique_ptr<RedisGameStore>> Create(RedisGameStoreOptions options);
 
   absl::StatusOr<AppendResult> Append(const AppendRequest& request) override;
+  // Sent by the client's lanes (RedisClient::CommandAsync); `done` runs on a lane thread.
+  void AppendAsync(AppendRequest request, AppendCallback done) override;
   absl::StatusOr<std::optional<AppendResult>> LookupCommand(absl::string_view game_id,
                                                             absl::string_view command_id) override;
   absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override;
@@ -83,6 +85,14 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<RedisReplyPtr> Eval(Script& script, const std::vector<std::string>& keys,
                                      const std::vector<std::string>& args);
   absl::StatusOr<std::string> LoadScript(Script& script);
+  // The script's SHA, loading it first if this process has not yet.
+  absl::StatusOr<std::string> ScriptSha(Script& script);
+  static bool IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply);
+  // The EVALSHA of the append script for `request`, and what its reply means.
+  std::vector<std::string> AppendCommand(const std::string& sha,
+                                         const AppendRequest& request) const;
+  absl::StatusOr<AppendResult> AppendOutcome(const AppendRequest& request,
+                                             absl::StatusOr<RedisReplyPtr> sent);
   // A command whose error reply is an error status.
   absl::StatusOr<RedisReplyPtr> Run(RedisClient& client, const std::vector<std::string>& args,
                                     absl::Duration extra_timeout = absl::ZeroDuration());

@@ -208,6 +208,17 @@ absl::StatusOr<store::AppendResult> InstrumentedStore::Append(const store::Appen
                                                     [&] { return inner_->Append(request); });
 }
 
+void InstrumentedStore::AppendAsync(store::AppendRequest request, AppendCallback done) {
+  const auto start = std::chrono::steady_clock::now();
+  inner_->AppendAsync(std::move(request), [this, start, done = std::move(done)](
+                                              absl::StatusOr<store::AppendResult> result) {
+    series_[kAppend].latency->Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!result.ok()) Failed(kAppend, result.status());
+    done(std::move(result));
+  });
+}
+
 absl::StatusOr<std::optional<store::AppendResult>> InstrumentedStore::LookupCommand(
     absl::string_view game_id, absl::string_view command_id) {
   return Timed<absl::StatusOr<std::optional<store::AppendResult>>>(

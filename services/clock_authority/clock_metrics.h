@@ -86,6 +86,7 @@ class InstrumentedStore final : public store::GameStore {
   InstrumentedStore(std::unique_ptr<store::GameStore> inner, prometheus::Registry& registry);
 
   absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& request) override;
+  void AppendAsync(store::AppendRequest request, AppendCallback done) override;
   absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(
       absl::string_view game_id, absl::string_view command_id) override;
   absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override;

@@ -246,24 +246,24 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   }
   async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestCreateClock,
                                             &ClockAuthorityService::CreateClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestStartClock,
-                                            &ClockAuthorityService::StartClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestPressClock,
-                                            &ClockAuthorityService::PressClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestRecordArrival,
-                                            &ClockAuthorityService::RecordArrival, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestClaimFlag,
-                                            &ClockAuthorityService::ClaimFlag, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestPauseClock,
-                                            &ClockAuthorityService::PauseClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestResumeClock,
-                                            &ClockAuthorityService::ResumeClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestAdjustClock,
-                                            &ClockAuthorityService::AdjustClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestSetClock,
-                                            &ClockAuthorityService::SetClock, pool_.get()));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestReplaceClock,
-                                            &ClockAuthorityService::ReplaceClock, pool_.get()));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestStartClock,
+                                                 &ClockAuthorityService::StartClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestPressClock,
+                                                 &ClockAuthorityService::PressClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestRecordArrival,
+                                                 &ClockAuthorityService::RecordArrival));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestClaimFlag,
+                                                 &ClockAuthorityService::ClaimFlag));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestPauseClock,
+                                                 &ClockAuthorityService::PauseClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestResumeClock,
+                                                 &ClockAuthorityService::ResumeClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestAdjustClock,
+                                                 &ClockAuthorityService::AdjustClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestSetClock,
+                                                 &ClockAuthorityService::SetClock));
+  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestReplaceClock,
+                                                 &ClockAuthorityService::ReplaceClock));
   async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestGetClock,
                                             &ClockAuthorityService::GetClock, pool_.get()));
 }
@@ -277,20 +277,31 @@ std::vector<service::AsyncUnaryMethod*> ClockAuthorityService::async_methods() c
 }
 
 template <typename Request>
-grpc::Status ClockAuthorityService::Command(grpc::ServerContext* ctx, const char* method,
-                                            const Request* req, v1::ClockResponse* resp,
-                                            std::function<absl::StatusOr<v1::ClockEvent>()> make) {
-  return env_->ServeQueued(
-      ctx, Method(method), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(v1::ClockEvent command, make());
-        ASSIGN_OR_RETURN(CommandResult r,
-                         authority_->Execute(req->game_id(), command, OptionsOf(method, *req)));
-        Fill(req->game_id(), r, resp);
-        if (command.has_flag_claimed() && r.game->last_claim().has_value()) {
-          *resp->mutable_claim() = *r.game->last_claim();
-        }
-        return absl::OkStatus();
-      });
+void ClockAuthorityService::Command(grpc::ServerContext* ctx, const char* method,
+                                    const Request* req, v1::ClockResponse* resp,
+                                    std::function<absl::StatusOr<v1::ClockEvent>()> make,
+                                    Reply reply) {
+  env_->ServeQueuedAsync(
+      ctx, Method(method), *req,
+      [&](const CallContext&, const Principal&, std::function<void(const absl::Status&)> finish) {
+        absl::StatusOr<v1::ClockEvent> command = make();
+        if (!command.ok()) return finish(command.status());
+        const bool claim = command->has_flag_claimed();
+        authority_->ExecuteAsync(
+            req->game_id(), *command, OptionsOf(method, *req),
+            [this](std::function<void()> work) {
+              if (!pool_->Submit(work)) work();  // the pool is stopping: here
+            },
+            [req, resp, claim, finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
+              if (!r.ok()) return finish(r.status());
+              Fill(req->game_id(), *r, resp);
+              if (claim && r->game->last_claim().has_value()) {
+                *resp->mutable_claim() = *r->game->last_claim();
+              }
+              finish(absl::OkStatus());
+            });
+      },
+      std::move(reply));
 }
 
 grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
@@ -307,114 +318,134 @@ grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
       });
 }
 
-grpc::Status ClockAuthorityService::StartClock(grpc::ServerContext* ctx,
-                                               const v1::StartClockRequest* req,
-                                               v1::ClockResponse* resp) {
-  return Command(ctx, "StartClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    for (int side : req->absent()) {
-      ASSIGN_OR_RETURN(chess::Color c, SideOf(static_cast<v1::Color>(side), "absent"));
-      e.mutable_started()->add_absent(clockauth::ToProto(c));
-    }
-    e.mutable_started();
-    return e;
-  });
+void ClockAuthorityService::StartClock(grpc::ServerContext* ctx, const v1::StartClockRequest* req,
+                                       v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "StartClock", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        for (int side : req->absent()) {
+          ASSIGN_OR_RETURN(chess::Color c, SideOf(static_cast<v1::Color>(side), "absent"));
+          e.mutable_started()->add_absent(clockauth::ToProto(c));
+        }
+        e.mutable_started();
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::PressClock(grpc::ServerContext* ctx,
-                                               const v1::PressClockRequest* req,
-                                               v1::ClockResponse* resp) {
-  return Command(ctx, "PressClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    e.mutable_pressed()->set_side(req->color());
-    e.mutable_pressed()->set_lag_ms(req->lag_ms());
-    return e;
-  });
+void ClockAuthorityService::PressClock(grpc::ServerContext* ctx, const v1::PressClockRequest* req,
+                                       v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "PressClock", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        e.mutable_pressed()->set_side(req->color());
+        e.mutable_pressed()->set_lag_ms(req->lag_ms());
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::RecordArrival(grpc::ServerContext* ctx,
-                                                  const v1::RecordArrivalRequest* req,
-                                                  v1::ClockResponse* resp) {
-  return Command(ctx, "RecordArrival", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
-    v1::ClockEvent e;
-    e.mutable_arrived()->set_side(clockauth::ToProto(side));
-    return e;
-  });
+void ClockAuthorityService::RecordArrival(grpc::ServerContext* ctx,
+                                          const v1::RecordArrivalRequest* req,
+                                          v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "RecordArrival", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
+        v1::ClockEvent e;
+        e.mutable_arrived()->set_side(clockauth::ToProto(side));
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::ClaimFlag(grpc::ServerContext* ctx,
-                                              const v1::ClaimFlagRequest* req,
-                                              v1::ClockResponse* resp) {
-  return Command(ctx, "ClaimFlag", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    ASSIGN_OR_RETURN(chess::Color side, SideOf(req->color(), "color (the claimant)"));
-    v1::ClockEvent e;
-    e.mutable_flag_claimed()->set_claimant(clockauth::ToProto(side));
-    return e;
-  });
+void ClockAuthorityService::ClaimFlag(grpc::ServerContext* ctx, const v1::ClaimFlagRequest* req,
+                                      v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "ClaimFlag", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->color(), "color (the claimant)"));
+        v1::ClockEvent e;
+        e.mutable_flag_claimed()->set_claimant(clockauth::ToProto(side));
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::PauseClock(grpc::ServerContext* ctx,
-                                               const v1::PauseClockRequest* req,
-                                               v1::ClockResponse* resp) {
-  return Command(ctx, "PauseClock", req, resp, []() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    e.mutable_paused();
-    return e;
-  });
+void ClockAuthorityService::PauseClock(grpc::ServerContext* ctx, const v1::PauseClockRequest* req,
+                                       v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "PauseClock", req, resp,
+      []() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        e.mutable_paused();
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::ResumeClock(grpc::ServerContext* ctx,
-                                                const v1::ResumeClockRequest* req,
-                                                v1::ClockResponse* resp) {
-  return Command(ctx, "ResumeClock", req, resp, []() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    e.mutable_resumed();
-    return e;
-  });
+void ClockAuthorityService::ResumeClock(grpc::ServerContext* ctx, const v1::ResumeClockRequest* req,
+                                        v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "ResumeClock", req, resp,
+      []() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        e.mutable_resumed();
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::AdjustClock(grpc::ServerContext* ctx,
-                                                const v1::AdjustClockRequest* req,
-                                                v1::ClockResponse* resp) {
-  return Command(ctx, "AdjustClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
-    v1::ClockEvent e;
-    v1::ClockAdjusted* a = e.mutable_adjusted();
-    a->set_side(clockauth::ToProto(side));
-    a->set_delta_ms(req->delta_ms());
-    a->set_reason(req->reason());
-    return e;
-  });
+void ClockAuthorityService::AdjustClock(grpc::ServerContext* ctx, const v1::AdjustClockRequest* req,
+                                        v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "AdjustClock", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
+        v1::ClockEvent e;
+        v1::ClockAdjusted* a = e.mutable_adjusted();
+        a->set_side(clockauth::ToProto(side));
+        a->set_delta_ms(req->delta_ms());
+        a->set_reason(req->reason());
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::SetClock(grpc::ServerContext* ctx,
-                                             const v1::SetClockRequest* req,
-                                             v1::ClockResponse* resp) {
-  return Command(ctx, "SetClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    v1::ClockSet* s = e.mutable_set();
-    s->set_white_ms(req->white_ms());
-    s->set_black_ms(req->black_ms());
-    if (req->has_white_moves()) s->set_white_moves(req->white_moves());
-    if (req->has_black_moves()) s->set_black_moves(req->black_moves());
-    if (req->to_move() != v1::COLOR_UNSPECIFIED) {
-      ASSIGN_OR_RETURN(chess::Color side, SideOf(req->to_move(), "to_move"));
-      s->set_to_move(clockauth::ToProto(side));
-    }
-    return e;
-  });
+void ClockAuthorityService::SetClock(grpc::ServerContext* ctx, const v1::SetClockRequest* req,
+                                     v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "SetClock", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        v1::ClockSet* s = e.mutable_set();
+        s->set_white_ms(req->white_ms());
+        s->set_black_ms(req->black_ms());
+        if (req->has_white_moves()) s->set_white_moves(req->white_moves());
+        if (req->has_black_moves()) s->set_black_moves(req->black_moves());
+        if (req->to_move() != v1::COLOR_UNSPECIFIED) {
+          ASSIGN_OR_RETURN(chess::Color side, SideOf(req->to_move(), "to_move"));
+          s->set_to_move(clockauth::ToProto(side));
+        }
+        return e;
+      },
+      std::move(reply));
 }
 
-grpc::Status ClockAuthorityService::ReplaceClock(grpc::ServerContext* ctx,
-                                                 const v1::ReplaceClockRequest* req,
-                                                 v1::ClockResponse* resp) {
-  return Command(ctx, "ReplaceClock", req, resp, [req]() -> absl::StatusOr<v1::ClockEvent> {
-    v1::ClockEvent e;
-    e.mutable_replaced()->set_white_ms(req->white_ms());
-    e.mutable_replaced()->set_black_ms(req->black_ms());
-    return e;
-  });
+void ClockAuthorityService::ReplaceClock(grpc::ServerContext* ctx,
+                                         const v1::ReplaceClockRequest* req,
+                                         v1::ClockResponse* resp, Reply reply) {
+  Command(
+      ctx, "ReplaceClock", req, resp,
+      [req]() -> absl::StatusOr<v1::ClockEvent> {
+        v1::ClockEvent e;
+        e.mutable_replaced()->set_white_ms(req->white_ms());
+        e.mutable_replaced()->set_black_ms(req->black_ms());
+        return e;
+      },
+      std::move(reply));
 }
 
 grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,

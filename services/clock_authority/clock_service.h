@@ -36,9 +36,10 @@ struct ServiceOptions {
   int max_watch_backlog = 10'000;  // updates queued for one slow watcher before it is cut off
 };
 
-// The unary methods are served from a completion queue and run on a worker pool (they block on
-// the store): libs/service/async_unary.h. WatchClock is synchronous (a call's thread writes the
-// stream). Not the callback API: a server with any callback method polls from extra threads
+// The unary methods are served from a completion queue (libs/service/async_unary.h): the
+// commands without any thread waiting for the store (ClockAuthority::ExecuteAsync), create and
+// get on a worker pool (they block on the store). WatchClock is synchronous (a call's thread writes
+// the stream). Not the callback API: a server with any callback method polls from extra threads
 // that take the completion-queue events of the rules service hosted beside it
 // (libs/service/health.h). gRPC takes a method as async only when marked so on a base still
 // synchronous.
@@ -60,26 +61,30 @@ class ClockAuthorityService final : public ClockAuthorityBase {
 
   static constexpr char kName[] = "arbiter.v1.ClockAuthority";
 
+  // The commands reply later, from where the store finishes the append (async_unary.h's
+  // AsyncHandler; ClockAuthority::ExecuteAsync); create and get run on the worker pool.
+  using Reply = std::function<void(grpc::Status)>;
+
   grpc::Status CreateClock(grpc::ServerContext* ctx, const arbiter::v1::CreateClockRequest* req,
                            arbiter::v1::ClockResponse* resp) override;
-  grpc::Status StartClock(grpc::ServerContext* ctx, const arbiter::v1::StartClockRequest* req,
-                          arbiter::v1::ClockResponse* resp) override;
-  grpc::Status PressClock(grpc::ServerContext* ctx, const arbiter::v1::PressClockRequest* req,
-                          arbiter::v1::ClockResponse* resp) override;
-  grpc::Status RecordArrival(grpc::ServerContext* ctx, const arbiter::v1::RecordArrivalRequest* req,
-                             arbiter::v1::ClockResponse* resp) override;
-  grpc::Status ClaimFlag(grpc::ServerContext* ctx, const arbiter::v1::ClaimFlagRequest* req,
-                         arbiter::v1::ClockResponse* resp) override;
-  grpc::Status PauseClock(grpc::ServerContext* ctx, const arbiter::v1::PauseClockRequest* req,
-                          arbiter::v1::ClockResponse* resp) override;
-  grpc::Status ResumeClock(grpc::ServerContext* ctx, const arbiter::v1::ResumeClockRequest* req,
-                           arbiter::v1::ClockResponse* resp) override;
-  grpc::Status AdjustClock(grpc::ServerContext* ctx, const arbiter::v1::AdjustClockRequest* req,
-                           arbiter::v1::ClockResponse* resp) override;
-  grpc::Status SetClock(grpc::ServerContext* ctx, const arbiter::v1::SetClockRequest* req,
-                        arbiter::v1::ClockResponse* resp) override;
-  grpc::Status ReplaceClock(grpc::ServerContext* ctx, const arbiter::v1::ReplaceClockRequest* req,
-                            arbiter::v1::ClockResponse* resp) override;
+  void StartClock(grpc::ServerContext* ctx, const arbiter::v1::StartClockRequest* req,
+                  arbiter::v1::ClockResponse* resp, Reply reply);
+  void PressClock(grpc::ServerContext* ctx, const arbiter::v1::PressClockRequest* req,
+                  arbiter::v1::ClockResponse* resp, Reply reply);
+  void RecordArrival(grpc::ServerContext* ctx, const arbiter::v1::RecordArrivalRequest* req,
+                     arbiter::v1::ClockResponse* resp, Reply reply);
+  void ClaimFlag(grpc::ServerContext* ctx, const arbiter::v1::ClaimFlagRequest* req,
+                 arbiter::v1::ClockResponse* resp, Reply reply);
+  void PauseClock(grpc::ServerContext* ctx, const arbiter::v1::PauseClockRequest* req,
+                  arbiter::v1::ClockResponse* resp, Reply reply);
+  void ResumeClock(grpc::ServerContext* ctx, const arbiter::v1::ResumeClockRequest* req,
+                   arbiter::v1::ClockResponse* resp, Reply reply);
+  void AdjustClock(grpc::ServerContext* ctx, const arbiter::v1::AdjustClockRequest* req,
+                   arbiter::v1::ClockResponse* resp, Reply reply);
+  void SetClock(grpc::ServerContext* ctx, const arbiter::v1::SetClockRequest* req,
+                arbiter::v1::ClockResponse* resp, Reply reply);
+  void ReplaceClock(grpc::ServerContext* ctx, const arbiter::v1::ReplaceClockRequest* req,
+                    arbiter::v1::ClockResponse* resp, Reply reply);
   grpc::Status GetClock(grpc::ServerContext* ctx, const arbiter::v1::GetClockRequest* req,
                         arbiter::v1::ClockResponse* resp) override;
   grpc::Status WatchClock(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest* req,
@@ -91,9 +96,9 @@ class ClockAuthorityService final : public ClockAuthorityBase {
  private:
   // A command through Serve: decided and appended by the authority, answered with the clock.
   template <typename Request>
-  grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request* req,
-                       arbiter::v1::ClockResponse* resp,
-                       std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make);
+  void Command(grpc::ServerContext* ctx, const char* method, const Request* req,
+               arbiter::v1::ClockResponse* resp,
+               std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make, Reply reply);
 
   service::ServiceEnv* env_;
   clockauth::ClockAuthority* authority_;

@@ -196,6 +196,57 @@ TEST_P(GameStoreContractTest, RetryReturnsTheOriginalResultAndWritesNothing) {
   EXPECT_EQ(Fen(*snapshot), "after c3");
 }
 
+// AppendAsync is Append without the wait: the same outcomes (new, replayed, conflict, bad
+// argument), each callback run once, also with many in flight on many games at once.
+TEST_P(GameStoreContractTest, AppendAsyncAnswersAsAppendDoes) {
+  absl::Mutex mu;
+  std::map<std::string, absl::StatusOr<AppendResult>> results;
+  int pending = 0;
+  auto send = [&](const std::string& tag, AppendRequest request) {
+    {
+      absl::MutexLock lock(&mu);
+      ++pending;
+    }
+    store_->AppendAsync(std::move(request), [&, tag](absl::StatusOr<AppendResult> result) {
+      absl::MutexLock lock(&mu);
+      EXPECT_TRUE(results.emplace(tag, std::move(result)).second) << tag << " answered twice";
+      --pending;
+    });
+  };
+  auto wait_all = [&] {
+    absl::MutexLock lock(&mu);
+    auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return pending == 0; };
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&done), absl::Seconds(10)));
+  };
+  constexpr int kGames = 40;
+  for (int g = 0; g < kGames; ++g)
+    send(absl::StrCat("create", g), Request(absl::StrCat("a", g), 0, "c1"));
+  wait_all();
+  for (int g = 0; g < kGames; ++g) {
+    send(absl::StrCat("move", g),
+         Request(absl::StrCat("a", g), 1, "c2", 2, DeadlineUpdate::Set(9000 + g)));
+  }
+  wait_all();
+  send("retry", Request("a0", 1, "c2", 2, DeadlineUpdate::Set(9000)));
+  send("stale", Request("a1", 1, "c3"));
+  send("bad", Request("", 1, "c4"));
+  wait_all();
+  for (int g = 0; g < kGames; ++g) {
+    EXPECT_THAT(results.at(absl::StrCat("create", g)), IsOk());
+    ASSERT_THAT(results.at(absl::StrCat("move", g)), IsOk());
+    EXPECT_EQ(*results.at(absl::StrCat("move", g)), (AppendResult{2, 3, false}));
+    EXPECT_EQ(LogLength(*store_, absl::StrCat("a", g)), 3);
+  }
+  ASSERT_THAT(results.at("retry"), IsOk());
+  EXPECT_EQ(*results.at("retry"), (AppendResult{2, 3, true}));
+  EXPECT_THAT(results.at("stale"), HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(results.at("bad"), HasStatusCode(absl::StatusCode::kInvalidArgument));
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("a7");
+  ASSERT_OK(deadline);
+  ASSERT_TRUE(deadline->has_value());
+  EXPECT_EQ((*deadline)->deadline_ms, 9007);
+}
+
 TEST_P(GameStoreContractTest, CommandIdReusedForAnotherCommandFails) {
   AppendOk(*store_, Request("g1", 0, "c1"));
   AppendOk(*store_, Request("g1", 1, "c2"));
