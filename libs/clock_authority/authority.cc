@@ -78,6 +78,8 @@ absl::string_view ClockAuthority::KindOf(const v1::ClockEvent& command) {
       return "flag";
     case v1::ClockEvent::kFlagClaimed:
       return "claim";
+    case v1::ClockEvent::kDefaulted:
+      return "default";
     case v1::ClockEvent::EVENT_NOT_SET:
       break;
   }
@@ -90,6 +92,16 @@ std::string ClockAuthority::NewCommandId() {
 
 void ClockAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
   for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
+}
+
+void ClockAuthority::NotifyRecorded(absl::string_view game_id,
+                                    const std::vector<v1::ClockEvent>& events) {
+  for (const v1::ClockEvent& e : events) {
+    for (AuthorityObserver* o : observers_) {
+      if (e.has_flag_fell()) o->OnFlagRecorded(game_id, e.flag_fell());
+      if (e.has_defaulted()) o->OnDefaultRecorded(game_id, e.defaulted());
+    }
+  }
 }
 
 std::shared_ptr<const ClockGame> ClockAuthority::Cached(absl::string_view game_id) {
@@ -274,22 +286,12 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
         }
         return Replayed(game_id, result->version);
       }
-      if (refused) {
-        for (const v1::ClockEvent& e : decision->events) {
-          if (e.has_flag_fell()) {
-            for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
-          }
-        }
-      }
+      // Flags (and a default) recorded before the command (B6: play goes on) or after it (a
+      // setting to zero).
+      NotifyRecorded(game_id, decision->events);
       auto shared = std::make_shared<const ClockGame>(std::move(after));
       Remember(game_id, shared);
       if (refused) return decision->refused;
-      // Flags recorded before the command (B6: play goes on) or after it (a setting to zero).
-      for (const v1::ClockEvent& e : decision->events) {
-        if (e.has_flag_fell()) {
-          for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
-        }
-      }
       CommandResult r;
       r.version = result->version;
       r.now_ms = now;
@@ -333,24 +335,20 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
   store::AppendRequest request = AppendRequestFor(
       game_id, *before, *decision->after, decision->events, sent.command_id, sent.fingerprint, now);
   auto after = std::make_shared<const ClockGame>(std::move(*decision->after));
-  std::vector<v1::FlagFell> flags;
+  std::vector<v1::ClockEvent> recorded;  // flags and a default, for the observers
   for (const v1::ClockEvent& e : decision->events) {
-    if (e.has_flag_fell()) flags.push_back(e.flag_fell());
+    if (e.has_flag_fell() || e.has_defaulted()) recorded.push_back(e);
   }
   store_->AppendAsync(std::move(request),
                       [this, slow, offload, game = std::string(game_id), command, sent, after,
-                       flags = std::move(flags), now,
+                       recorded = std::move(recorded), now,
                        done = std::move(done)](absl::StatusOr<store::AppendResult> result) mutable {
                         const absl::string_view kind = KindOf(command);
                         if (result.ok() && !result->replayed) {
                           for (AuthorityObserver* o : observers_)
                             o->OnAppended(game, *after, NextDeadline(*after));
                           Remember(game, after);
-                          // Flags recorded before the command (B6: play goes on) or after it (a
-                          // setting to 0).
-                          for (const v1::FlagFell& f : flags) {
-                            for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game, f);
-                          }
+                          NotifyRecorded(game, recorded);
                           CommandResult r;
                           r.version = result->version;
                           r.now_ms = now;
@@ -435,9 +433,7 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
       out.version = result->version;
       return out;
     }
-    for (const v1::ClockEvent& e : flags) {
-      for (AuthorityObserver* o : observers_) o->OnFlagRecorded(game_id, e.flag_fell());
-    }
+    NotifyRecorded(game_id, flags);
     out.recorded = static_cast<int>(flags.size());
     out.next_deadline = NextDeadline(after);
     out.version = result->version;

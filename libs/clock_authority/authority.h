@@ -16,10 +16,10 @@
 // - Idempotent by command id: a retry (same id, same fingerprint) returns the original result,
 //   with the state as of that version, replayed.
 // - Every append sets or clears the game's flag deadline in the same write (NextDeadline).
-// - Flags: CheckFlags records every flag fallen by now with the command id
-//   "flag:<game>:<version>" (fingerprinted by that id), so any number of replicas checking the
-//   same state append it once; a command that finds the mover's flag fallen appends it the same
-//   way before refusing (6.9).
+// - Flags: CheckFlags records every flag fallen by now (and a default, 6.7, once due) with the
+//   command id "flag:<game>:<version>" (fingerprinted by that id), so any number of replicas
+//   checking the same state append it once; a command that finds the mover's flag fallen (or the
+//   default time run out) appends it the same way before refusing (6.9, 6.7).
 #ifndef ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 #define ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 
@@ -55,6 +55,8 @@ class AuthorityObserver {
   virtual void OnCommand(absl::string_view kind, const absl::Status& status) {}
   // This replica appended a flag fall.
   virtual void OnFlagRecorded(absl::string_view game_id, const v1::FlagFell& flag) {}
+  // This replica appended a default (6.7).
+  virtual void OnDefaultRecorded(absl::string_view game_id, const v1::PlayerDefaulted& d) {}
   // A compare-and-set lost to another writer (the state is read again).
   virtual void OnConflict() {}
   // This replica appended; `deadline` is what the append set (nullopt: cleared).
@@ -152,6 +154,8 @@ class ClockAuthority {
                                              std::int64_t recorded_at_ms);
   std::string NewCommandId();
   void NotifyCommand(absl::string_view kind, const absl::Status& status);
+  // OnFlagRecorded / OnDefaultRecorded for the flag falls and defaults among `events`.
+  void NotifyRecorded(absl::string_view game_id, const std::vector<v1::ClockEvent>& events);
 
   store::GameStore* const store_;
   TimeSource* const time_;

@@ -160,6 +160,26 @@ bool BothInFinalPeriod(const Clock& clock) {
 }
 
 // The first flag of `side` as the state holds it, whatever the time (nullopt if not yet fallen).
+// 6.7: the sides that have lost by default at `at_ms` (absent, not arrived by the deadline).
+std::vector<Color> DefaultedSides(const Clock& clock, std::int64_t at_ms) {
+  std::vector<Color> out;
+  for (Color side : {Color::kWhite, Color::kBlack}) {
+    if (clock.LostByDefault(side, at_ms)) out.push_back(side);
+  }
+  return out;
+}
+
+// The instant 6.7 would decide the game if nobody arrives: nullopt when it cannot (not started,
+// already ruled on, decided, everyone present).
+std::optional<std::int64_t> DefaultDue(const ClockGame& game) {
+  const Clock& clock = game.clock();
+  if (game.default_recorded() || game.decision().has_value()) return std::nullopt;
+  if (clock.present(Color::kWhite) && clock.present(Color::kBlack)) return std::nullopt;
+  const std::optional<std::int64_t> deadline = clock.DefaultDeadline();
+  if (!deadline.has_value()) return std::nullopt;
+  return *deadline + 1;  // "more than" the default time late
+}
+
 std::optional<std::int64_t> FallenFlag(const Clock& clock, Color side) {
   return clock.FlagTime(side, std::numeric_limits<std::int64_t>::min());
 }
@@ -291,6 +311,8 @@ std::int64_t EventTime(const v1::ClockEvent& e) {
       return e.flag_fell().fell_at_ms();
     case v1::ClockEvent::kFlagClaimed:
       return e.flag_claimed().at_ms();
+    case v1::ClockEvent::kDefaulted:
+      return e.defaulted().at_ms();
     case v1::ClockEvent::EVENT_NOT_SET:
       break;
   }
@@ -404,6 +426,7 @@ absl::StatusOr<ClockGame> ClockGame::FromState(const v1::ClockSnapshot& state) {
   }
   if (state.has_decision()) game->decision_ = state.decision();
   if (state.has_last_claim()) game->last_claim_ = state.last_claim();
+  game->default_recorded_ = state.default_recorded();
   return game;
 }
 
@@ -432,6 +455,7 @@ v1::GameSnapshot ClockGame::Snapshot() const {
   }
   if (decision_.has_value()) *state.mutable_decision() = *decision_;
   if (last_claim_.has_value()) *state.mutable_last_claim() = *last_claim_;
+  state.set_default_recorded(default_recorded_);
   v1::GameSnapshot snapshot;
   snapshot.set_schema_version(kClockSnapshotSchemaVersion);
   snapshot.mutable_state()->set_type_url(std::string(kSnapshotType));
@@ -441,7 +465,9 @@ v1::GameSnapshot ClockGame::Snapshot() const {
 
 absl::Status ClockGame::Apply(const v1::ClockEvent& event) {
   const std::int64_t at = EventTime(event);
-  if (at < clock_.last_operation_ms() && event.event_case() != v1::ClockEvent::kFlagFell) {
+  // A flag fall or a default is recorded at the instant it happened, maybe noticed later.
+  if (at < clock_.last_operation_ms() && event.event_case() != v1::ClockEvent::kFlagFell &&
+      event.event_case() != v1::ClockEvent::kDefaulted) {
     return base::InvalidArgument(
         "ERR_TIME_WENT_BACKWARDS",
         absl::StrCat("an event at ", at, " ms is before the clock's last operation at ",
@@ -452,7 +478,9 @@ absl::Status ClockGame::Apply(const v1::ClockEvent& event) {
   const std::optional<v1::ClockDecision> decision_before = decision_;
   const size_t flags_before = flags_.size();
   const std::optional<v1::FlagClaimed> claim_before = last_claim_;
+  const bool default_before = default_recorded_;
   if (absl::Status st = ApplyOperation(event); !st.ok()) {
+    default_recorded_ = default_before;
     clock_ = clock_before;
     decision_ = decision_before;
     last_claim_ = claim_before;
@@ -504,6 +532,7 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       return clock_.Press(p.at_ms(), p.lag_ms());
     }
     case v1::ClockEvent::kArrived: {
+      if (decided) return refuse_decided();  // e.g. 6.7: he came after the default time
       std::optional<Color> side = ColorOf(e.arrived().side());
       if (!side.has_value()) return BadArgument("side is required: white or black");
       return clock_.Arrive(*side, e.arrived().at_ms());
@@ -576,6 +605,42 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       decision_ = d;
       if (clock_.status() == chessclock::ClockStatus::kRunning) {
         RETURN_IF_ERROR(clock_.Pause(f.fell_at_ms()));
+      }
+      return absl::OkStatus();
+    }
+    case v1::ClockEvent::kDefaulted: {
+      const v1::PlayerDefaulted& d = e.defaulted();
+      if (default_recorded_) return BadArgument("the default (6.7) is recorded");
+      if (decided) return refuse_decided();
+      const std::optional<std::int64_t> deadline = clock_.DefaultDeadline();
+      if (!deadline.has_value() || d.at_ms() != *deadline + 1) {
+        return BadArgument("a default is recorded the first instant after the default time");
+      }
+      std::vector<Color> late = DefaultedSides(clock_, d.at_ms());
+      std::vector<Color> named;
+      for (int side : d.sides()) {
+        std::optional<Color> c = ColorOf(static_cast<v1::Color>(side));
+        if (!c.has_value()) return BadArgument("defaulted: a side is white or black");
+        named.push_back(*c);
+      }
+      if (late.empty() || named != late) {
+        return BadArgument(
+            "the defaulted sides are not those absent when the default time ran out");
+      }
+      default_recorded_ = true;
+      v1::ClockDecision decision;
+      if (late.size() == 1) {
+        *decision.mutable_outcome() = WinFor(~late[0]);
+      } else {
+        decision.mutable_outcome()->set_result(v1::RESULT_DOUBLE_FORFEIT);
+      }
+      decision.mutable_outcome()->set_termination(v1::TERMINATION_DEFAULT);
+      decision.set_article(d.article());
+      decision.set_at_ms(d.at_ms());
+      decision_ = decision;
+      // The game is over: the clock stops (as the arbiter would stop it).
+      if (clock_.status() == chessclock::ClockStatus::kRunning) {
+        RETURN_IF_ERROR(clock_.Pause(std::max(d.at_ms(), clock_.last_operation_ms())));
       }
       return absl::OkStatus();
     }
@@ -665,7 +730,8 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   return created;
 }
 
-std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_ms) {
+// FlagFell events for every flag fallen by `now_ms` and not yet recorded, in the order they fell.
+static std::vector<v1::ClockEvent> FallenFlags(const ClockGame& game, std::int64_t now_ms) {
   now_ms = std::max(now_ms, game.last_event_ms());
   std::vector<std::pair<std::int64_t, Color>> fallen;
   for (Color side : {Color::kWhite, Color::kBlack}) {
@@ -686,6 +752,31 @@ std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_
     events.push_back(std::move(e));
   }
   return events;
+}
+
+std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_ms) {
+  now_ms = std::max(now_ms, game.last_event_ms());
+  std::vector<v1::ClockEvent> events = FallenFlags(game, now_ms);
+  const std::optional<std::int64_t> due = DefaultDue(game);
+  if (!due.has_value() || *due > now_ms) return events;
+  v1::ClockEvent dflt;
+  v1::PlayerDefaulted* d = dflt.mutable_defaulted();
+  for (Color side : DefaultedSides(game.clock(), *due)) d->add_sides(ToProto(side));
+  d->set_at_ms(*due);
+  d->set_noticed_at_ms(now_ms);
+  d->set_article("6.7");
+  // In the order they happened; what no longer applies after a decision did not happen (the
+  // clock stopped at the default: a later flag did not fall; a flag that decided first leaves
+  // nothing to default).
+  auto at = std::find_if(events.begin(), events.end(),
+                         [&](const v1::ClockEvent& e) { return EventTime(e) > *due; });
+  events.insert(at, std::move(dflt));
+  ClockGame g = game;
+  std::vector<v1::ClockEvent> out;
+  for (v1::ClockEvent& e : events) {
+    if (g.Apply(e).ok()) out.push_back(std::move(e));
+  }
+  return out;
 }
 
 absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& command,
@@ -746,6 +837,7 @@ absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& com
     }
     case v1::ClockEvent::kCreated:
     case v1::ClockEvent::kFlagFell:
+    case v1::ClockEvent::kDefaulted:
     case v1::ClockEvent::EVENT_NOT_SET:
       return BadArgument("not a clock command");
   }
@@ -769,11 +861,15 @@ absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& com
 
 std::optional<std::int64_t> NextDeadline(const ClockGame& game) {
   const Clock& clock = game.clock();
-  if (game.decision().has_value() || clock.status() != chessclock::ClockStatus::kRunning) {
-    return std::nullopt;
+  if (game.decision().has_value()) return std::nullopt;
+  std::optional<std::int64_t> flag;
+  if (clock.status() == chessclock::ClockStatus::kRunning &&
+      !FallenFlag(clock, clock.to_move()).has_value()) {
+    flag = clock.Deadline();
   }
-  if (FallenFlag(clock, clock.to_move()).has_value()) return std::nullopt;
-  return clock.Deadline();
+  const std::optional<std::int64_t> dflt = DefaultDue(game);
+  if (flag.has_value() && dflt.has_value()) return std::min(*flag, *dflt);
+  return flag.has_value() ? flag : dflt;
 }
 
 v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int64_t now_ms) {

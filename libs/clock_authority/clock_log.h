@@ -112,6 +112,8 @@ class ClockGame {
   const std::optional<v1::FlagClaimed>& last_claim() const { return last_claim_; }
   // Whether `side`'s flag fell at `fell_at_ms` is in the log.
   bool IsRecorded(chess::Color side, std::int64_t fell_at_ms) const;
+  // Whether 6.7 (a default) has been ruled on: it is, at most once per game.
+  bool default_recorded() const { return default_recorded_; }
 
   // The snapshot for the store: the state's ClockSnapshot (schema 2, a fixed size), packed.
   v1::GameSnapshot Snapshot() const;
@@ -134,6 +136,7 @@ class ClockGame {
   std::vector<RecordedFlag> flags_;
   std::optional<v1::ClockDecision> decision_;
   std::optional<v1::FlagClaimed> last_claim_;
+  bool default_recorded_ = false;
 };
 
 // The creation event for a CreateClockRequest at `now_ms`: the time control parsed (exactly one
@@ -162,12 +165,15 @@ struct Decision {
 absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& command,
                                 std::int64_t now_ms);
 
-// FlagFell events for every flag fallen by `now_ms` and not yet recorded (the flag scheduler's
-// check), in the order they fell; `noticed_at_ms` = now_ms.
+// What has happened by `now_ms` without anyone's command, not yet recorded (the flag scheduler's
+// check): a FlagFell for every flag fallen, and a PlayerDefaulted once the default time has run
+// out on an absent player (6.7), in the order they happened (what follows a decision no longer
+// happens: a flag after the default's loss does not fall); `noticed_at_ms` = now_ms.
 std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_ms);
 
-// The instant the game's next flag falls if nothing happens, for the store's deadline index:
-// none when no clock runs, the game is decided, or the running side's fall is already recorded.
+// The instant the game's next flag falls, or its default (6.7) comes due, if nothing happens, for
+// the store's deadline index: none when the game is decided, or nothing is pending (no clock
+// runs or the running side's fall is recorded, and nobody is absent).
 std::optional<std::int64_t> NextDeadline(const ClockGame& game);
 
 // The clock as it reads at `now_ms` (clamped to the last event), with `game_id` and version.

@@ -427,5 +427,100 @@ TEST(ClockLog, AdjustmentsFollowTheirArticlesSign) {
   EXPECT_EQ(NextDeadline(game), 240'000);
 }
 
+// --- 6.7: the default time ----------------------------------------------------------------------
+
+v1::ClockEvent StartAbsent(std::vector<v1::Color> absent) {
+  v1::ClockEvent e;
+  for (v1::Color c : absent) e.mutable_started()->add_absent(c);
+  return e;
+}
+v1::ClockEvent Arrive(v1::Color side) {
+  v1::ClockEvent e;
+  e.mutable_arrived()->set_side(side);
+  return e;
+}
+
+// 2005, 6.7: "more than one hour after the scheduled start" loses. The deadline is in the index
+// like a flag's, the scheduler's check records it at the first instant after the hour, and an
+// arrival after that is refused: the game is decided.
+TEST(ClockLog, AnAbsentPlayerLosesByDefaultTheInstantAfterTheDefaultTime) {
+  ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2005);
+  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_BLACK}), 0));
+  EXPECT_EQ(NextDeadline(game), 3'600'001);  // before White's flag (90 min)
+  EXPECT_TRUE(SettleFlags(game, 3'600'000).empty());
+  std::vector<v1::ClockEvent> due = SettleFlags(game, 3'600'250);
+  ASSERT_EQ(due.size(), 1u);
+  ASSERT_TRUE(due[0].has_defaulted());
+  EXPECT_EQ(due[0].defaulted().at_ms(), 3'600'001);
+  EXPECT_EQ(due[0].defaulted().noticed_at_ms(), 3'600'250);
+  EXPECT_EQ(due[0].defaulted().article(), "6.7");
+  ASSERT_EQ(due[0].defaulted().sides_size(), 1);
+  EXPECT_EQ(due[0].defaulted().sides(0), v1::COLOR_BLACK);
+
+  // Black arrives after the hour, before anyone recorded it: the default comes first.
+  ClockGame late = game;
+  std::vector<v1::ClockEvent> log;
+  absl::StatusOr<Decision> d = Decide(late, Arrive(v1::COLOR_BLACK), 3'650'000);
+  ASSERT_OK(d);
+  EXPECT_THAT(d->refused, HasErrorCode(kErrGameDecided));
+  ASSERT_EQ(d->events.size(), 1u);
+  EXPECT_TRUE(d->events[0].has_defaulted());
+
+  ASSERT_OK(game.Apply(due[0]));
+  v1::ClockReading r = Read(game, "g1", 4'000'000);
+  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(r.decision().outcome().termination(), v1::TERMINATION_DEFAULT);
+  EXPECT_EQ(r.decision().article(), "6.7");
+  EXPECT_EQ(r.status(), "paused");  // the clock stopped with the game
+  EXPECT_EQ(r.white_ms(), 5'400'000 - 3'600'001);
+  EXPECT_FALSE(NextDeadline(game).has_value());
+  EXPECT_TRUE(SettleFlags(game, 9'000'000).empty());  // ruled on once
+  EXPECT_THAT(Decide(game, Arrive(v1::COLOR_BLACK), 3'700'000), HasErrorCode(kErrGameDecided));
+  EXPECT_THAT(game.Apply(due[0]), HasErrorCode("ERR_BAD_ARGUMENT"));  // never twice
+
+  // The snapshot remembers it was ruled on; 6.14: the arbiter may let the game go on, and the
+  // default is not recorded again.
+  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  ASSERT_OK(restored);
+  EXPECT_TRUE(restored->default_recorded());
+  ASSERT_OK(Play(*restored, SetClock(1'000'000, 1'000'000), 3'700'000));
+  EXPECT_FALSE(restored->decision().has_value());
+  EXPECT_TRUE(SettleFlags(*restored, 3'800'000).empty());
+}
+
+TEST(ClockLog, ArrivingOnTheHourIsInTime) {
+  ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2005);
+  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_WHITE}), 0));
+  // 6.6: the absent White's clock runs; he arrives exactly one hour after the start.
+  ASSERT_OK(Play(game, Arrive(v1::COLOR_WHITE), 3'600'000));
+  EXPECT_EQ(NextDeadline(game), 5'400'000);  // only his flag is pending now
+  EXPECT_TRUE(SettleFlags(game, 4'000'000).empty());
+  EXPECT_FALSE(Read(game, "g1", 4'000'000).has_decision());
+}
+
+// 2023 without event regulations: the default time is 0, so a player absent at the start loses
+// at once; both absent, both lose.
+TEST(ClockLog, WithNoDefaultTimeAbsenceAtTheStartLoses) {
+  ClockGame game = NewGame("3+2", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_WHITE, v1::COLOR_BLACK}), 1'000));
+  EXPECT_EQ(NextDeadline(game), 1'001);
+  std::vector<v1::ClockEvent> due = SettleFlags(game, 1'001);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].defaulted().sides_size(), 2);
+  ASSERT_OK(game.Apply(due[0]));
+  EXPECT_EQ(game.decision()->outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  EXPECT_EQ(game.decision()->outcome().winner(), v1::COLOR_UNSPECIFIED);
+
+  // One absent, in blitz: his flag would fall after 3 minutes, the default came first.
+  ClockGame one = NewGame("3+2", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(one, StartAbsent({v1::COLOR_BLACK}), 0));
+  due = SettleFlags(one, 500'000);  // noticed late: White's flag "fell" after the default
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_TRUE(due[0].has_defaulted());
+  ASSERT_OK(one.Apply(due[0]));
+  EXPECT_EQ(one.decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_TRUE(SettleFlags(one, 900'000).empty());  // the clock stopped: no flag falls later
+}
+
 }  // namespace
 }  // namespace clockauth

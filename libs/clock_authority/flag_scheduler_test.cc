@@ -94,6 +94,41 @@ TEST(FlagSchedulerFakeTime, FlagsAreRecordedAtTheInstantsTheyFell) {
   }
 }
 
+// 6.7 fires like a flag, without any client message: the default deadline is the game's entry in
+// the index, and whoever checks it first (this replica's timer, or another's claim after it died)
+// records the loss at the instant the default time ran out.
+TEST(FlagSchedulerFakeTime, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
+  Replica b(&store, &time, "B", {.sweep_grace = absl::ZeroDuration()});
+  v1::ClockEvent start_absent = Start();
+  start_absent.mutable_started()->add_absent(v1::COLOR_BLACK);
+  for (const char* game : {"timer", "orphan"}) {
+    ASSERT_OK(a.authority.Create(game, Control("G/120"), {}));
+    ASSERT_OK(a.authority.Execute(game, start_absent, {}));
+  }
+  absl::StatusOr<std::optional<store::Deadline>> d = store.GetDeadline("timer");
+  ASSERT_OK(d);
+  EXPECT_EQ((*d)->deadline_ms, 1'000'000 + 3'600'000 + 1);  // not White's flag at 2 h
+  time.SetMs(4'600'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  time.SetMs(4'600'001);
+  // "orphan" is B's to take over: A's timer for it is gone with A (simulated: B alone runs).
+  EXPECT_EQ(*b.scheduler->RunOnce(), 2);
+  for (const char* game : {"timer", "orphan"}) {
+    absl::StatusOr<CommandResult> r = b.authority.Get(game);
+    ASSERT_OK(r);
+    ASSERT_TRUE(r->game->decision().has_value()) << game;
+    EXPECT_EQ(r->game->decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+    EXPECT_EQ(r->game->decision()->outcome().termination(), v1::TERMINATION_DEFAULT);
+    EXPECT_EQ(r->game->decision()->at_ms(), 4'600'001);
+    EXPECT_FALSE(store.GetDeadline(game)->has_value()) << game;
+  }
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // A's timers find them recorded: once
+  EXPECT_EQ(*b.scheduler->RunOnce(), 0);
+}
+
 TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
   FakeTime time(0);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});

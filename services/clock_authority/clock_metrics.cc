@@ -47,6 +47,12 @@ ClockMetrics::ClockMetrics(prometheus::Registry& registry)
                                  "fell, on the authority's time base")
                            .Register(registry)
                            .Add({}, kDelayBuckets)),
+      defaults_(prometheus::BuildCounter()
+                    .Name("arbiter_clock_defaults_total")
+                    .Help("Games this replica recorded as lost by default: absent when the "
+                          "default time ran out (6.7)")
+                    .Register(registry)
+                    .Add({})),
       conflicts_(prometheus::BuildCounter()
                      .Name("arbiter_clock_version_conflicts_total")
                      .Help("Appends that lost the compare-and-set to another writer (retried)")
@@ -113,6 +119,10 @@ void ClockMetrics::OnCommand(absl::string_view kind, const absl::Status& status)
 void ClockMetrics::OnFlagRecorded(absl::string_view, const arbiter::v1::FlagFell& flag) {
   (flag.counts() ? flags_counting_ : flags_claim_only_).Increment();
   detection_delay_.Observe(static_cast<double>(flag.noticed_at_ms() - flag.fell_at_ms()) / 1000.0);
+}
+
+void ClockMetrics::OnDefaultRecorded(absl::string_view, const arbiter::v1::PlayerDefaulted&) {
+  defaults_.Increment();
 }
 
 void ClockMetrics::OnConflict() { conflicts_.Increment(); }

@@ -6,6 +6,7 @@
 //   arbiter_clock_presses_total{result}             counter: presses, "ok" or "refused"/"error"
 //   arbiter_clock_flags_fired_total{counts}         counter: flag falls this replica appended
 //   arbiter_clock_flag_detection_delay_seconds      histogram: noticed - fell, per flag appended
+//   arbiter_clock_defaults_total                    counter: 6.7 defaults this replica appended
 //   arbiter_clock_version_conflicts_total           counter: compare-and-sets lost (then retried)
 //   arbiter_clock_deadline_claims_total             counter: index entries this replica leased
 //   arbiter_clock_scheduler_errors_total            counter: failed claims, checks, releases
@@ -43,6 +44,7 @@ class ClockMetrics final : public clockauth::AuthorityObserver {
   // AuthorityObserver.
   void OnCommand(absl::string_view kind, const absl::Status& status) override;
   void OnFlagRecorded(absl::string_view game_id, const arbiter::v1::FlagFell& flag) override;
+  void OnDefaultRecorded(absl::string_view game_id, const arbiter::v1::PlayerDefaulted&) override;
   void OnConflict() override;
   void OnAppended(absl::string_view game_id, const clockauth::ClockGame& after,
                   std::optional<std::int64_t> deadline) override;
@@ -67,6 +69,7 @@ class ClockMetrics final : public clockauth::AuthorityObserver {
   prometheus::Counter& flags_counting_;
   prometheus::Counter& flags_claim_only_;
   prometheus::Histogram& detection_delay_;
+  prometheus::Counter& defaults_;
   prometheus::Counter& conflicts_;
   prometheus::Counter& claims_;
   prometheus::Counter& scheduler_errors_;

@@ -286,6 +286,16 @@ OrderedJson EventJson(const v1::ClockEvent& e) {
              {"article", e.flag_claimed().article()}};
       if (e.flag_claimed().granted()) out["outcome"] = OutcomeJson(e.flag_claimed().outcome());
       break;
+    case v1::ClockEvent::kDefaulted: {
+      OrderedJson sides = OrderedJson::array();
+      for (int s : e.defaulted().sides()) sides.push_back(SideName(static_cast<v1::Color>(s)));
+      out = {{"type", "defaulted"},
+             {"sides", sides},
+             {"at_ms", e.defaulted().at_ms()},
+             {"noticed_at_ms", e.defaulted().noticed_at_ms()},
+             {"article", e.defaulted().article()}};
+      break;
+    }
     case v1::ClockEvent::EVENT_NOT_SET:
       out = {{"type", "unknown"}};
       break;
