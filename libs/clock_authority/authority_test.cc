@@ -297,6 +297,9 @@ class DeferredStore final : public store::GameStore {
                                                              int max) override {
     return inner_->PeekDeadlines(shard, until, max);
   }
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
+    return inner_->CountDeadlines(shard);
+  }
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
                                        std::int64_t at) override {
     return inner_->ReleaseDeadline(g, owner, at);

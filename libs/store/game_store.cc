@@ -92,10 +92,15 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
   return ValidateOwner(owner);
 }
 
-absl::Status ValidatePeek(int shard, int num_shards, int max) {
+absl::Status ValidateShard(int shard, int num_shards) {
   if (shard < 0 || shard >= num_shards) {
     return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ValidatePeek(int shard, int num_shards, int max) {
+  if (absl::Status st = ValidateShard(shard, num_shards); !st.ok()) return st;
   if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
   return absl::OkStatus();
 }

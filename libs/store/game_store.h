@@ -191,6 +191,9 @@ class GameStore {
   // when other replicas' deadlines fall and claims them just after, if they are still there.
   virtual absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                               int max) = 0;
+  // The number of entries in `shard` (games with a pending flag or default, whoever set it): for
+  // the operator's count of live clocks across every replica.
+  virtual absl::StatusOr<std::int64_t> CountDeadlines(int shard) = 0;
   // Gives back an entry `owner` claimed, due again at claimable_at_ms (a claimant that finds the
   // flag not yet fallen). False, with no change, if the entry is gone or another replica has
   // claimed it since.
@@ -212,6 +215,7 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
                            absl::string_view owner);
 absl::Status ValidateOwner(absl::string_view owner);
 absl::Status ValidatePeek(int shard, int num_shards, int max);
+absl::Status ValidateShard(int shard, int num_shards);
 
 // The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);

@@ -216,6 +216,12 @@ absl::StatusOr<std::vector<DueEntry>> MemoryGameStore::PeekDeadlines(int shard_i
   return out;
 }
 
+absl::StatusOr<std::int64_t> MemoryGameStore::CountDeadlines(int shard_index) {
+  RETURN_IF_ERROR(ValidateShard(shard_index, num_shards_));
+  absl::MutexLock lock(&mu_);
+  return static_cast<std::int64_t>(shards_[shard_index].entries.size());
+}
+
 absl::StatusOr<bool> MemoryGameStore::ReleaseDeadline(absl::string_view game_id,
                                                       absl::string_view owner,
                                                       std::int64_t claimable_at_ms) {

@@ -385,6 +385,13 @@ absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekDeadlines(int shard,
   return out;
 }
 
+absl::StatusOr<std::int64_t> RedisGameStore::CountDeadlines(int shard) {
+  RETURN_IF_ERROR(ValidateShard(shard, options_.num_deadline_shards));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"ZCARD", ShardKey("deadlines", shard)}));
+  if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("ZCARD reply");
+  return static_cast<std::int64_t>(reply->integer);
+}
+
 absl::StatusOr<bool> RedisGameStore::ReleaseDeadline(absl::string_view game_id,
                                                      absl::string_view owner,
                                                      std::int64_t claimable_at_ms) {

@@ -60,6 +60,7 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
                                                           std::int64_t lease_ms, int max,
                                                           absl::string_view owner) override;
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;  // ZCARD
   absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                       int max) override;
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,

@@ -84,6 +84,12 @@ ClockMetrics::ClockMetrics(prometheus::Registry& registry)
                    .Help("Local flag timers pending on this replica")
                    .Register(registry)
                    .Add({})),
+      pending_(prometheus::BuildGauge()
+                   .Name("arbiter_clock_pending_deadlines")
+                   .Help("Games with a flag or a default (6.7) pending in the store's deadline "
+                         "index, whichever replica set it: the live clocks of the deployment")
+                   .Register(registry)
+                   .Add({})),
       uncertainty_(prometheus::BuildGauge()
                        .Name("arbiter_clock_time_uncertainty_seconds")
                        .Help("Error bound of this replica's estimate of the store's clock")
@@ -154,6 +160,8 @@ clockauth::FlagSchedulerHooks ClockMetrics::SchedulerHooks() {
   return hooks;
 }
 
+void ClockMetrics::SetPendingDeadlines(std::int64_t n) { pending_.Set(static_cast<double>(n)); }
+
 void ClockMetrics::Tick(std::int64_t now_ms, size_t tracked_deadlines,
                         std::int64_t time_uncertainty_us) {
   {
@@ -186,6 +194,7 @@ InstrumentedStore::InstrumentedStore(std::unique_ptr<store::GameStore> inner,
                              "get_deadline",
                              "claim_due_deadlines",
                              "peek_deadlines",
+                             "count_deadlines",
                              "release_deadline",
                              "now"};
   for (int i = 0; i < kOps; ++i) {
@@ -273,6 +282,10 @@ absl::StatusOr<std::vector<store::DueEntry>> InstrumentedStore::PeekDeadlines(in
                                                                               int max) {
   return Timed<absl::StatusOr<std::vector<store::DueEntry>>>(
       kPeek, [&] { return inner_->PeekDeadlines(shard, until_ms, max); });
+}
+
+absl::StatusOr<std::int64_t> InstrumentedStore::CountDeadlines(int shard) {
+  return Timed<absl::StatusOr<std::int64_t>>(kCount, [&] { return inner_->CountDeadlines(shard); });
 }
 
 absl::StatusOr<bool> InstrumentedStore::ReleaseDeadline(absl::string_view game_id,

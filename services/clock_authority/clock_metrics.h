@@ -12,6 +12,8 @@
 //   arbiter_clock_scheduler_errors_total            counter: failed claims, checks, releases
 //   arbiter_clock_sweep_seconds                     histogram: one sweep of every shard
 //   arbiter_clock_tracked_deadlines                 gauge: local flag timers pending
+//   arbiter_clock_pending_deadlines                 gauge: games with a flag or default pending
+//                                                   in the store's index (all replicas' games)
 //   arbiter_clock_time_uncertainty_seconds          gauge: error bound of the time base
 //   arbiter_clock_store_latency_seconds{op}         histogram: store calls by operation
 //   arbiter_clock_store_errors_total{op,code}       counter: failed store calls by operation
@@ -53,6 +55,8 @@ class ClockMetrics final : public clockauth::AuthorityObserver {
   clockauth::FlagSchedulerHooks SchedulerHooks();
   // Called every second: prunes running clocks whose deadline passed, sets the gauges.
   void Tick(std::int64_t now_ms, size_t tracked_deadlines, std::int64_t time_uncertainty_us);
+  // The store's count of pending deadlines (CountDeadlines over every shard).
+  void SetPendingDeadlines(std::int64_t n);
 
   prometheus::Registry& registry() { return registry_; }
 
@@ -76,6 +80,7 @@ class ClockMetrics final : public clockauth::AuthorityObserver {
   prometheus::Histogram& sweep_;
   prometheus::Gauge& running_gauge_;
   prometheus::Gauge& tracked_;
+  prometheus::Gauge& pending_;
   prometheus::Gauge& uncertainty_;
 
   absl::Mutex mu_;
@@ -107,6 +112,7 @@ class InstrumentedStore final : public store::GameStore {
                                                                  absl::string_view owner) override;
   absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                              int max) override;
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
                                        std::int64_t claimable_at_ms) override;
   absl::StatusOr<std::int64_t> NowMs() override;
@@ -121,6 +127,7 @@ class InstrumentedStore final : public store::GameStore {
     kGetDeadline,
     kClaim,
     kPeek,
+    kCount,
     kRelease,
     kNow,
     kOps

@@ -69,6 +69,8 @@ class ClockAuthorityHost {
 
  private:
   ClockAuthorityHost() = default;
+  // Sets arbiter_clock_pending_deadlines from the store's index.
+  void CountPendingDeadlines();
 
   ClockHostOptions options_;
   std::unique_ptr<store::GameStore> store_;

@@ -570,6 +570,60 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_running_clocks"));
 }
 
+// 6.7 from the server: Black absent at the start, the event's default time (here 200 ms) runs
+// out, and the loss is recorded without any client message, at the first instant after it.
+TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
+  const std::string game = Game("g");
+  auto stub = Stub();
+  {
+    v1::CreateClockRequest req;
+    req.set_game_id(game);
+    req.set_time_control_human("G/60");
+    req.set_edition(v1::EDITION_FIDE_2005);
+    req.set_default_time_ms(200);  // the event's regulations (6.7: "unless ...")
+    v1::ClockResponse resp;
+    Call call(Token(Role::kPlatform));
+    ASSERT_TRUE(stub->CreateClock(&call.ctx, req, &resp).ok());
+  }
+  std::vector<v1::ClockUpdate> updates;
+  std::thread watcher([&] {
+    updates = Watch(stub.get(), game, 0, 5000,
+                    [](const v1::ClockUpdate& u) { return u.event().has_defaulted(); });
+  });
+  absl::SleepFor(absl::Milliseconds(50));
+  {
+    v1::StartClockRequest req;
+    req.set_game_id(game);
+    req.add_absent(v1::COLOR_BLACK);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kArbiter));
+    ASSERT_TRUE(stub->StartClock(&call.ctx, req, &resp).ok());
+  }
+  watcher.join();
+  ASSERT_EQ(updates.size(), 3u);
+  const v1::PlayerDefaulted& d = updates[2].event().defaulted();
+  ASSERT_EQ(d.sides_size(), 1);
+  EXPECT_EQ(d.sides(0), v1::COLOR_BLACK);
+  EXPECT_EQ(d.at_ms(), updates[1].event().started().at_ms() + 200 + 1);
+  EXPECT_EQ(d.article(), "6.7");
+  EXPECT_LE(d.noticed_at_ms() - d.at_ms(), 100);  // loose for CI
+  const v1::ClockResponse got = Get(game);
+  EXPECT_EQ(got.clock().decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(got.clock().decision().outcome().termination(), v1::TERMINATION_DEFAULT);
+  // Black arrives too late: refused, and nothing more is written.
+  v1::RecordArrivalRequest arrive;
+  arrive.set_game_id(game);
+  arrive.set_side(v1::COLOR_BLACK);
+  v1::ClockResponse resp;
+  Call call(Token(Role::kPlatform));
+  grpc::Status st = stub->RecordArrival(&call.ctx, arrive, &resp);
+  EXPECT_EQ(Code(st), "ERR_GAME_DECIDED");
+  EXPECT_EQ(Get(game).version(), 3);
+  const std::string metrics = testing_util::HttpGet(running()->server->metrics_port(), "/metrics");
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_defaults_total"));
+  EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_pending_deadlines"));
+}
+
 TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   const std::string game = Game("g");
   ASSERT_TRUE(Create(game, "G/0.005", v1::EDITION_FIDE_2001).ok());  // blitz, B6

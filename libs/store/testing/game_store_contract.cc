@@ -733,6 +733,28 @@ TEST_P(GameStoreContractTest, PeekReadsDueEntriesWithoutClaiming) {
   EXPECT_EQ(peek(5000, 10), (std::vector<DueEntry>{{b, 1600}, {c, 3000}}));
 }
 
+TEST_P(GameStoreContractTest, CountDeadlinesCountsAShardsEntries) {
+  const int shard = 3 % store_->NumDeadlineShards();
+  const auto [a, b, c] = ThreeDeadlinesInShard(*store_, shard);
+  auto count = [&](int s) {
+    absl::StatusOr<std::int64_t> n = store_->CountDeadlines(s);
+    EXPECT_OK(n);
+    return n.ok() ? *n : -1;
+  };
+  EXPECT_EQ(count(shard), 3);
+  // Claimed entries still count (their clocks still run); a cleared one does not.
+  ASSERT_OK(store_->ClaimDueDeadlines(shard, 5000, 100, 10, "r"));
+  EXPECT_EQ(count(shard), 3);
+  AppendOk(*store_, Request(b, 1, "clear-b", 1, DeadlineUpdate::Clear()));
+  EXPECT_EQ(count(shard), 2);
+  std::int64_t total = 0;
+  for (int s = 0; s < store_->NumDeadlineShards(); ++s) total += count(s);
+  EXPECT_EQ(total, store_->NumDeadlineShards() > 1 ? 3 : 2);  // and one in the next shard
+  EXPECT_THAT(store_->CountDeadlines(store_->NumDeadlineShards()),
+              HasStatusCode(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(store_->CountDeadlines(-1), HasStatusCode(absl::StatusCode::kInvalidArgument));
+}
+
 // The clock authority's flag, with two replicas and one killed midway: the flag event is appended
 // exactly once.
 TEST_P(GameStoreContractTest, FlagIsAppendedExactlyOnceAcrossReplicas) {
