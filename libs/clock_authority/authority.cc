@@ -165,10 +165,16 @@ absl::StatusOr<store::AppendResult> ClockAuthority::Append(
   absl::StatusOr<store::AppendResult> result = store_->Append(
       AppendRequestFor(game_id, before, after, events, command_id, fingerprint, recorded_at_ms));
   if (!result.ok()) return MapNotFound(result.status(), game_id);
-  if (!result->replayed) {
-    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, after, NextDeadline(after));
-  }
   return result;
+}
+
+void ClockAuthority::Landed(absl::string_view game_id, std::shared_ptr<const ClockGame> after,
+                            const std::vector<v1::ClockEvent>& events) {
+  for (AuthorityObserver* o : observers_) o->OnAppended(game_id, *after, NextDeadline(*after));
+  // Flags (and a default) recorded before the command (B6: play goes on) or after it (a setting
+  // to zero), or by a check.
+  NotifyRecorded(game_id, events);
+  Remember(game_id, std::move(after));
 }
 
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::StateAt(absl::string_view game_id,
@@ -215,12 +221,11 @@ absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
     req.snapshot = game.Snapshot();
     ASSIGN_OR_RETURN(store::AppendResult result, store_->Append(req));
     if (result.replayed) return Replayed(game_id, result.version);
-    for (AuthorityObserver* o : observers_) o->OnAppended(game_id, game, std::nullopt);
     CommandResult r;
     r.version = result.version;
     r.now_ms = now;
     r.game = std::make_shared<const ClockGame>(std::move(game));
-    Remember(game_id, r.game);
+    Landed(game_id, r.game, {});
     return r;
   };
   absl::StatusOr<CommandResult> r = run();
@@ -286,11 +291,8 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
         }
         return Replayed(game_id, result->version);
       }
-      // Flags (and a default) recorded before the command (B6: play goes on) or after it (a
-      // setting to zero).
-      NotifyRecorded(game_id, decision->events);
       auto shared = std::make_shared<const ClockGame>(std::move(after));
-      Remember(game_id, shared);
+      Landed(game_id, shared, decision->events);
       if (refused) return decision->refused;
       CommandResult r;
       r.version = result->version;
@@ -307,76 +309,76 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
   return r;
 }
 
+void ClockAuthority::ExecuteLater(const Offload& offload, std::string game_id,
+                                  v1::ClockEvent command, CommandOptions options,
+                                  CommandCallback done) {
+  offload([this, game_id = std::move(game_id), command = std::move(command),
+           options = std::move(options),
+           done = std::move(done)] { done(Execute(game_id, command, options)); });
+}
+
 void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEvent& command,
                                   const CommandOptions& options, const Offload& offload,
                                   CommandCallback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
-  auto slow = [this, offload](std::string game, v1::ClockEvent command, CommandOptions options,
-                              CommandCallback done) {
-    offload([this, game = std::move(game), command = std::move(command),
-             options = std::move(options),
-             done = std::move(done)] { done(Execute(game, command, options)); });
-  };
   std::shared_ptr<const ClockGame> before;
   if (store::ValidateGameId(game_id).ok()) before = Cached(game_id);
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version)) {
-    return slow(std::string(game_id), command, options, std::move(done));
+    return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
   }
   const std::int64_t now = time_->NowMs();
   absl::StatusOr<Decision> decision = Decide(*before, command, now);
   // A refusal is given only on the store's latest state; a command that first records a fallen
-  // flag is Execute's too (rare).
+  // flag (or a default) and is then refused is Execute's too (rare).
   if (!decision.ok() || !decision->refused.ok()) {
-    return slow(std::string(game_id), command, options, std::move(done));
+    return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
   }
-  CommandOptions sent = options;
-  if (sent.command_id.empty()) sent.command_id = NewCommandId();
-  store::AppendRequest request = AppendRequestFor(
-      game_id, *before, *decision->after, decision->events, sent.command_id, sent.fingerprint, now);
-  auto after = std::make_shared<const ClockGame>(std::move(*decision->after));
-  std::vector<v1::ClockEvent> recorded;  // flags and a default, for the observers
-  for (const v1::ClockEvent& e : decision->events) {
-    if (e.has_flag_fell() || e.has_defaulted()) recorded.push_back(e);
+  PendingCommand pending{std::string(game_id), command, options, nullptr, {}, now, offload,
+                         std::move(done)};
+  if (pending.options.command_id.empty()) pending.options.command_id = NewCommandId();
+  store::AppendRequest request =
+      AppendRequestFor(game_id, *before, *decision->after, decision->events,
+                       pending.options.command_id, pending.options.fingerprint, now);
+  pending.after = std::make_shared<const ClockGame>(std::move(*decision->after));
+  pending.events = std::move(decision->events);
+  store_->AppendAsync(std::move(request), [this, pending = std::move(pending)](
+                                              absl::StatusOr<store::AppendResult> result) mutable {
+    Appended(std::move(pending), std::move(result));
+  });
+}
+
+void ClockAuthority::Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result) {
+  const absl::string_view kind = KindOf(pending.command);
+  if (result.ok() && !result->replayed) {
+    Landed(pending.game_id, pending.after, pending.events);
+    CommandResult r;
+    r.version = result->version;
+    r.now_ms = pending.now_ms;
+    r.game = std::move(pending.after);
+    NotifyCommand(kind, absl::OkStatus());
+    return pending.done(std::move(r));
   }
-  store_->AppendAsync(std::move(request),
-                      [this, slow, offload, game = std::string(game_id), command, sent, after,
-                       recorded = std::move(recorded), now,
-                       done = std::move(done)](absl::StatusOr<store::AppendResult> result) mutable {
-                        const absl::string_view kind = KindOf(command);
-                        if (result.ok() && !result->replayed) {
-                          for (AuthorityObserver* o : observers_)
-                            o->OnAppended(game, *after, NextDeadline(*after));
-                          Remember(game, after);
-                          NotifyRecorded(game, recorded);
-                          CommandResult r;
-                          r.version = result->version;
-                          r.now_ms = now;
-                          r.game = std::move(after);
-                          NotifyCommand(kind, absl::OkStatus());
-                          return done(std::move(r));
-                        }
-                        if (result.ok()) {
-                          // A retry of a command already applied (the link to Redis broke after it
-                          // ran): the state as of then, read from the log.
-                          const std::int64_t version = result->version;
-                          return offload([this, game, version, kind, done = std::move(done)] {
-                            absl::StatusOr<CommandResult> r = Replayed(game, version);
-                            NotifyCommand(kind, r.status());
-                            done(std::move(r));
-                          });
-                        }
-                        if (IsConflict(result.status()) && sent.expected_version == 0) {
-                          // Another writer got there first: decide again on the store's state (as
-                          // Execute does).
-                          for (AuthorityObserver* o : observers_) o->OnConflict();
-                          Forget(game);
-                          return slow(game, command, sent, std::move(done));
-                        }
-                        absl::Status status = MapNotFound(result.status(), game);
-                        NotifyCommand(kind, status);
-                        done(std::move(status));
-                      });
+  if (result.ok()) {
+    // A retry of a command already applied (the link to Redis broke after it ran): the state as
+    // of then, read from the log.
+    return pending.offload([this, game_id = std::move(pending.game_id), version = result->version,
+                            kind, done = std::move(pending.done)] {
+      absl::StatusOr<CommandResult> r = Replayed(game_id, version);
+      NotifyCommand(kind, r.status());
+      done(std::move(r));
+    });
+  }
+  if (IsConflict(result.status()) && pending.options.expected_version == 0) {
+    // Another writer got there first: decide again on the store's state, as Execute does.
+    for (AuthorityObserver* o : observers_) o->OnConflict();
+    Forget(pending.game_id);
+    return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
+                        std::move(pending.options), std::move(pending.done));
+  }
+  absl::Status status = MapNotFound(result.status(), pending.game_id);
+  NotifyCommand(kind, status);
+  pending.done(std::move(status));
 }
 
 absl::StatusOr<CommandResult> ClockAuthority::Get(absl::string_view game_id) {
@@ -433,11 +435,10 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
       out.version = result->version;
       return out;
     }
-    NotifyRecorded(game_id, flags);
     out.recorded = static_cast<int>(flags.size());
     out.next_deadline = NextDeadline(after);
     out.version = result->version;
-    Remember(game_id, std::make_shared<const ClockGame>(std::move(after)));
+    Landed(game_id, std::make_shared<const ClockGame>(std::move(after)), flags);
     return out;
   }
   return base::Aborted(store::kErrVersionConflict,

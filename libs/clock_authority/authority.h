@@ -145,6 +145,26 @@ class ClockAuthority {
                                         const std::string& command_id,
                                         const std::string& fingerprint,
                                         std::int64_t recorded_at_ms);
+  // A command ExecuteAsync sent to the store, until the store answers.
+  struct PendingCommand {
+    std::string game_id;
+    v1::ClockEvent command;
+    CommandOptions options;  // with the command id it was sent with
+    std::shared_ptr<const ClockGame> after;
+    std::vector<v1::ClockEvent> events;
+    std::int64_t now_ms = 0;
+    Offload offload;
+    CommandCallback done;
+  };
+  // The store's answer to ExecuteAsync's append.
+  void Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result);
+  // Execute on the offload, then `done`.
+  void ExecuteLater(const Offload& offload, std::string game_id, v1::ClockEvent command,
+                    CommandOptions options, CommandCallback done);
+  // An append of `events` that landed (not a replay), giving `after`: the observers told, the
+  // state cached. One place for Create, Execute, ExecuteAsync and CheckFlags.
+  void Landed(absl::string_view game_id, std::shared_ptr<const ClockGame> after,
+              const std::vector<v1::ClockEvent>& events);
   // One append of `events` on `before`, giving `after`.
   absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const ClockGame& before,
                                              const ClockGame& after,
