@@ -297,6 +297,10 @@ class DeferredStore final : public store::GameStore {
                                                              int max) override {
     return inner_->PeekDeadlines(shard, until, max);
   }
+  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
+      const std::vector<store::WatchPosition>& games, absl::Duration t, int max) override {
+    return inner_->WaitForAnyEvents(games, t, max);
+  }
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
     return inner_->CountDeadlines(shard);
   }

@@ -1,5 +1,6 @@
 #include "libs/store/game_store.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -95,6 +96,27 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
 absl::Status ValidateShard(int shard, int num_shards) {
   if (shard < 0 || shard >= num_shards) {
     return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards,
+                           int max_events) {
+  if (games.empty() || static_cast<int>(games.size()) > kMaxWatchedAtOnce) {
+    return Bad(
+        absl::StrCat("watch 1 to ", kMaxWatchedAtOnce, " games at once, not ", games.size()));
+  }
+  if (max_events < 1) return Bad("max_events must be >= 1");
+  const int shard = DeadlineShard(games.front().game_id, num_shards);
+  absl::flat_hash_set<absl::string_view> seen;
+  for (const WatchPosition& g : games) {
+    if (absl::Status st = ValidateGameId(g.game_id); !st.ok()) return st;
+    if (g.after_version < 0) return Bad("after_version must be >= 0");
+    if (DeadlineShard(g.game_id, num_shards) != shard) {
+      return Bad(absl::StrCat("games ", games.front().game_id, " and ", g.game_id,
+                              " are in different shards: watch each shard on its own"));
+    }
+    if (!seen.insert(g.game_id).second) return Bad(absl::StrCat("game ", g.game_id, " twice"));
   }
   return absl::OkStatus();
 }

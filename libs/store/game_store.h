@@ -88,6 +88,8 @@ inline constexpr int kMaxFingerprintLength = 256;
 inline constexpr int kMaxClaim = 1000;
 // The longest WaitForEvents; a longer timeout counts as this.
 inline constexpr absl::Duration kMaxWait = absl::Hours(1);
+// The most games one WaitForAnyEvents watches.
+inline constexpr int kMaxWatchedAtOnce = 10'000;
 
 // The number of deadline shards unless configured. Fixed for a deployment: a game's Redis keys are
 // placed by its shard, so changing it moves every game (see README.md).
@@ -142,6 +144,16 @@ struct DueEntry {
   friend bool operator==(const DueEntry&, const DueEntry&) = default;
 };
 
+// A watcher's place in one game's log, and what came after it (WaitForAnyEvents).
+struct WatchPosition {
+  std::string game_id;
+  std::int64_t after_version = 0;
+};
+struct GameEvents {
+  std::string game_id;
+  std::vector<arbiter::v1::GameEvent> events;
+};
+
 class GameStore {
  public:
   virtual ~GameStore() = default;
@@ -176,6 +188,14 @@ class GameStore {
   virtual absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(
       absl::string_view game_id, std::int64_t after_version, absl::Duration timeout,
       int max_events) = 0;
+
+  // The watch of several games at once, all of one deadline shard (one Redis Cluster slot;
+  // ERR_BAD_ARGUMENT otherwise): waits up to `timeout` (as above) until any of them has events
+  // after its position, then returns those games' events (up to max_events each, in order; games
+  // with none are left out; empty if none came). A game that does not exist has no events. One
+  // blocked call (one connection) serves every watched game of a shard.
+  virtual absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(
+      const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) = 0;
 
   // The deadline index (see above).
   virtual int NumDeadlineShards() const = 0;
@@ -216,6 +236,8 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
 absl::Status ValidateOwner(absl::string_view owner);
 absl::Status ValidatePeek(int shard, int num_shards, int max);
 absl::Status ValidateShard(int shard, int num_shards);
+// WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
+absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
 
 // The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);

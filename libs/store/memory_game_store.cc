@@ -155,6 +155,29 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
   }
 }
 
+absl::StatusOr<std::vector<GameEvents>> MemoryGameStore::WaitForAnyEvents(
+    const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) {
+  RETURN_IF_ERROR(ValidateWatch(games, num_shards_, max_events));
+  timeout = std::min(timeout, kMaxWait);
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    std::vector<GameEvents> out;
+    for (const WatchPosition& g : games) {
+      auto it = games_.find(g.game_id);
+      if (it == games_.end()) continue;
+      const std::vector<GameEvent>& log = it->second.log;
+      if (static_cast<std::int64_t>(log.size()) <= g.after_version) continue;
+      const std::int64_t end = std::min<std::int64_t>(
+          log.size(), g.after_version + static_cast<std::int64_t>(max_events));
+      out.push_back(
+          {g.game_id, std::vector<GameEvent>(log.begin() + g.after_version, log.begin() + end)});
+    }
+    if (!out.empty()) return out;
+    if (appended_.WaitWithDeadline(&mu_, deadline)) return out;
+  }
+}
+
 void MemoryGameStore::SetEntry(Shard& shard, std::int64_t score, Deadline entry) {
   EraseEntry(shard, entry.game_id);
   shard.by_score.emplace(score, entry.game_id);

@@ -48,6 +48,9 @@ class MemoryGameStore final : public GameStore {
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
                                                           std::int64_t lease_ms, int max,
                                                           absl::string_view owner) override;
+  absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(const std::vector<WatchPosition>& games,
+                                                           absl::Duration timeout,
+                                                           int max_events) override;
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;
   absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                       int max) override;

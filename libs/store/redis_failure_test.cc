@@ -83,6 +83,8 @@ class RedisFailureTest : public ::testing::TestWithParam<int> {
     check(store_->ReadSnapshot("g1").status(), "ReadSnapshot");
     check(store_->ReadEvents("g1", 1, kHead).status(), "ReadEvents");
     check(store_->WaitForEvents("g1", 0, absl::Seconds(5), 10).status(), "WaitForEvents");
+    check(store_->WaitForAnyEvents({{"g1", 0}}, absl::Seconds(5), 10).status(), "WaitForAnyEvents");
+    check(store_->CountDeadlines(0).status(), "CountDeadlines");
     check(store_->LookupCommand("g1", "c").status(), "LookupCommand");
     check(store_->GetDeadline("g1").status(), "GetDeadline");
     check(store_->ClaimDueDeadlines(0, 0, 10, 10, "r").status(), "ClaimDueDeadlines");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -287,17 +288,10 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_v
   return ParseEntries(*reply);
 }
 
-absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
-                                                                     std::int64_t after_version,
-                                                                     absl::Duration timeout,
-                                                                     int max_events) {
-  RETURN_IF_ERROR(ValidateGameId(game_id));
-  if (after_version < 0)
-    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
-  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+absl::StatusOr<RedisReplyPtr> RedisGameStore::BlockingRead(const std::vector<std::string>& keys,
+                                                           const std::vector<std::string>& ids,
+                                                           absl::Duration timeout, int max_events) {
   timeout = std::min(timeout, kMaxWait);
-  // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
-  RETURN_IF_ERROR(CheckExists(game_id));
   std::vector<std::string> args = {"XREAD", "COUNT", absl::StrCat(max_events)};
   absl::Duration block = absl::ZeroDuration();
   if (timeout > absl::ZeroDuration()) {
@@ -306,8 +300,25 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
     block = absl::Milliseconds(ms);
     args.insert(args.end(), {"BLOCK", absl::StrCat(ms)});
   }
-  args.insert(args.end(), {"STREAMS", Key("log", game_id), absl::StrCat(after_version, "-0")});
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(watch_client_, args, block));
+  args.push_back("STREAMS");
+  args.insert(args.end(), keys.begin(), keys.end());
+  args.insert(args.end(), ids.begin(), ids.end());
+  return Run(watch_client_, args, block);
+}
+
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
+                                                                     std::int64_t after_version,
+                                                                     absl::Duration timeout,
+                                                                     int max_events) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (after_version < 0)
+    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
+  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
+  RETURN_IF_ERROR(CheckExists(game_id));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   BlockingRead({Key("log", game_id)}, {absl::StrCat(after_version, "-0")}, timeout,
+                                max_events));
   if (reply->type == REDIS_REPLY_NIL) return std::vector<GameEvent>();
   // [[stream key, entries]]
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 1 ||
@@ -315,6 +326,36 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
     return Corrupt("XREAD reply");
   }
   return ParseEntries(*reply->element[0]->element[1]);
+}
+
+absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
+    const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) {
+  RETURN_IF_ERROR(ValidateWatch(games, options_.num_deadline_shards, max_events));
+  std::vector<std::string> keys;
+  std::vector<std::string> ids;
+  absl::flat_hash_map<std::string, const std::string*> game_of_key;
+  for (const WatchPosition& g : games) {
+    keys.push_back(Key("log", g.game_id));
+    ids.push_back(absl::StrCat(g.after_version, "-0"));
+    game_of_key[keys.back()] = &g.game_id;
+  }
+  // One XREAD over every stream: they share the shard's hash tag, so one slot on Cluster.
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, BlockingRead(keys, ids, timeout, max_events));
+  std::vector<GameEvents> out;
+  if (reply->type == REDIS_REPLY_NIL) return out;
+  if (reply->type != REDIS_REPLY_ARRAY) return Corrupt("XREAD reply");
+  for (size_t i = 0; i < reply->elements; ++i) {
+    // [stream key, entries] per stream with news.
+    const redisReply& stream = *reply->element[i];
+    if (stream.type != REDIS_REPLY_ARRAY || stream.elements != 2 || !IsString(*stream.element[0])) {
+      return Corrupt("XREAD reply");
+    }
+    auto game = game_of_key.find(std::string(Str(*stream.element[0])));
+    if (game == game_of_key.end()) return Corrupt("XREAD reply: a stream not asked for");
+    ASSIGN_OR_RETURN(std::vector<GameEvent> events, ParseEntries(*stream.element[1]));
+    out.push_back({*game->second, std::move(events)});
+  }
+  return out;
 }
 
 absl::StatusOr<Deadline> RedisGameStore::ParseDeadline(absl::string_view game_id,

@@ -60,6 +60,10 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
                                                           std::int64_t lease_ms, int max,
                                                           absl::string_view owner) override;
+  // One XREAD BLOCK over the games' streams (on the watch pool).
+  absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(const std::vector<WatchPosition>& games,
+                                                           absl::Duration timeout,
+                                                           int max_events) override;
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;  // ZCARD
   absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                       int max) override;
@@ -101,6 +105,10 @@ class RedisGameStore final : public GameStore {
   absl::Status Corrupt(absl::string_view what) const;
   // NOT_FOUND unless the game exists.
   absl::Status CheckExists(absl::string_view game_id);
+  // XREAD [BLOCK] of `keys` after `ids` on the watch pool.
+  absl::StatusOr<RedisReplyPtr> BlockingRead(const std::vector<std::string>& keys,
+                                             const std::vector<std::string>& ids,
+                                             absl::Duration timeout, int max_events);
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 

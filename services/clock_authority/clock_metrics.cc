@@ -284,6 +284,15 @@ absl::StatusOr<std::vector<store::DueEntry>> InstrumentedStore::PeekDeadlines(in
       kPeek, [&] { return inner_->PeekDeadlines(shard, until_ms, max); });
 }
 
+absl::StatusOr<std::vector<store::GameEvents>> InstrumentedStore::WaitForAnyEvents(
+    const std::vector<store::WatchPosition>& games, absl::Duration timeout, int max_events) {
+  // Not timed, as WaitForEvents: its latency is mostly waiting. Errors count.
+  absl::StatusOr<std::vector<store::GameEvents>> r =
+      inner_->WaitForAnyEvents(games, timeout, max_events);
+  if (!r.ok()) Failed(kWait, r.status());
+  return r;
+}
+
 absl::StatusOr<std::int64_t> InstrumentedStore::CountDeadlines(int shard) {
   return Timed<absl::StatusOr<std::int64_t>>(kCount, [&] { return inner_->CountDeadlines(shard); });
 }

@@ -113,6 +113,9 @@ class InstrumentedStore final : public store::GameStore {
   absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                              int max) override;
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;
+  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
+      const std::vector<store::WatchPosition>& games, absl::Duration timeout,
+      int max_events) override;
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
                                        std::int64_t claimable_at_ms) override;
   absl::StatusOr<std::int64_t> NowMs() override;

@@ -597,6 +597,52 @@ TEST_P(GameStoreContractTest, WatchResumesAfterADisconnect) {
   EXPECT_EQ((*batch).back().command_id(), "c4");
 }
 
+// One watch over several games of a shard: returns at once what is there, wakes on an append to
+// any of them, times out empty, and refuses games of two shards.
+TEST_P(GameStoreContractTest, WaitForAnyEventsWatchesAShardsGamesAtOnce) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 2 % n;
+  const std::string a = GameIdInShard(shard, n, 0);
+  const std::string b = GameIdInShard(shard, n, 1);
+  const std::string unborn = GameIdInShard(shard, n, 2);
+  AppendOk(*store_, Request(a, 0, "c1", 2));
+  AppendOk(*store_, Request(b, 0, "c1", 1));
+  auto ids = [](const std::vector<GameEvents>& got) {
+    std::map<std::string, std::vector<std::int64_t>> out;
+    for (const GameEvents& g : got) out[g.game_id] = Versions(g.events);
+    return out;
+  };
+  absl::StatusOr<std::vector<GameEvents>> got =
+      store_->WaitForAnyEvents({{a, 1}, {b, 1}, {unborn, 0}}, absl::Seconds(5), 256);
+  ASSERT_OK(got);
+  EXPECT_EQ(ids(*got), (std::map<std::string, std::vector<std::int64_t>>{{a, {2}}}));
+  // Nothing new: it waits, and an append to the other game wakes it.
+  std::thread writer([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    AppendOk(*store_, Request(b, 1, "c2", 2));
+  });
+  const absl::Time start = absl::Now();
+  got = store_->WaitForAnyEvents({{a, 2}, {b, 1}, {unborn, 0}}, absl::Seconds(5), 1);
+  writer.join();
+  ASSERT_OK(got);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(4));
+  EXPECT_EQ(ids(*got), (std::map<std::string, std::vector<std::int64_t>>{{b, {2}}}));  // max 1
+  got = store_->WaitForAnyEvents({{a, 2}, {b, 3}}, absl::Milliseconds(50), 256);
+  ASSERT_OK(got);
+  EXPECT_THAT(*got, IsEmpty());
+  if (n > 1) {
+    EXPECT_THAT(store_->WaitForAnyEvents({{a, 0}, {GameIdInShard((shard + 1) % n, n, 0), 0}},
+                                         absl::Milliseconds(10), 10),
+                HasErrorCode(kErrBadArgument));
+  }
+  EXPECT_THAT(store_->WaitForAnyEvents({}, absl::Milliseconds(10), 10),
+              HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->WaitForAnyEvents({{a, 0}, {a, 1}}, absl::Milliseconds(10), 10),
+              HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->WaitForAnyEvents({{a, -1}}, absl::Milliseconds(10), 10),
+              HasErrorCode(kErrBadArgument));
+}
+
 // A watcher in a loop while a writer appends: it sees every version exactly once, in order.
 TEST_P(GameStoreContractTest, WatcherSeesEveryVersionOnceWhileAWriterAppends) {
   constexpr std::int64_t kEvents = 60;
