@@ -7,8 +7,9 @@
 // - Every key of a game carries the hash tag of its deadline shard, the index's sorted set too,
 //   so each script touches one slot: the layout works on Redis Cluster. (The client itself talks
 //   to one address: a standalone Redis or a proxy; it does not follow cluster redirections.)
-// - WaitForEvents is XREAD BLOCK on the game's stream, on a separate pool (max_watchers) so
-//   watchers cannot starve writers of connections.
+// - WaitForEvents is XREAD BLOCK on the game's stream, WaitForAnyEvents on a shard's games'
+//   streams (one slot), on a separate pool (max_watchers) so watchers cannot starve writers of
+//   connections.
 // - Redis unreachable or slow: ERR_STORE_UNAVAILABLE naming the address after at most
 //   connect_timeout or command_timeout; the store reconnects on its own (redis_client.h).
 //

@@ -32,7 +32,7 @@ namespace clock_authority {
 
 struct ServiceOptions {
   int workers = 32;                // concurrent calls in the store
-  int max_watched_games = 256;     // games this replica streams at once
+  int max_watched_games = 4096;    // games this replica streams at once (<= 10,000)
   int max_watch_backlog = 10'000;  // updates queued for one slow watcher before it is cut off
 };
 

@@ -9,8 +9,9 @@
 ABSL_FLAG(std::string, clock_replica_id, "",
           "clock authority: this replica's unique name in deadline leases (default host:pid)");
 ABSL_FLAG(int, clock_workers, 32, "clock authority: calls served concurrently (store calls block)");
-ABSL_FLAG(int, clock_max_watched_games, 256,
-          "clock authority: games this replica streams (WatchClock) at once");
+ABSL_FLAG(int, clock_max_watched_games, 4096,
+          "clock authority: games this replica streams (WatchClock) at once, 1..10000 (one store "
+          "watch per deadline shard serves them all)");
 ABSL_FLAG(bool, flag_scheduler, true, "clock authority: run the flag scheduler in this process");
 ABSL_FLAG(absl::Duration, flag_sweep_interval, absl::Milliseconds(5),
           "flag scheduler: how often every deadline shard is swept for due entries while sweeps "

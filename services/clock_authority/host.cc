@@ -49,7 +49,8 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.connection.port = port;
   redis.connection.pool_size = options.redis_pool_size;
   redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
-  redis.max_watchers = options.service.max_watched_games;
+  // The watch hub holds one blocked read per deadline shard with watched games.
+  redis.max_watchers = options.deadline_shards;
   redis.key_prefix = options.redis_key_prefix;
   redis.num_deadline_shards = options.deadline_shards;
   ASSIGN_OR_RETURN(std::unique_ptr<store::RedisGameStore> store,
@@ -59,6 +60,13 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
 
 absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
+  if (options.service.max_watched_games < 1 ||
+      options.service.max_watched_games > store::kMaxWatchedAtOnce) {
+    return base::InvalidArgument(
+        "ERR_BAD_FLAG",
+        absl::StrCat("--clock_max_watched_games must be in [1, ", store::kMaxWatchedAtOnce,
+                     "], not ", options.service.max_watched_games));
+  }
   std::unique_ptr<ClockAuthorityHost> host(new ClockAuthorityHost());
   if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
   options.scheduler.owner = options.replica_id;

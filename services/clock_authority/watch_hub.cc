@@ -16,7 +16,7 @@ WatchHub::~WatchHub() {
   absl::MutexLock lock(&mu_);
   stopping_ = true;
   mu_.Await(absl::Condition(
-      +[](int* loops) { return *loops == 0; }, &loops_));
+      +[](absl::flat_hash_set<int>* looping) { return looping->empty(); }, &looping_));
 }
 
 int WatchHub::watched_games() {
@@ -42,8 +42,10 @@ absl::Status WatchHub::Add(const std::string& game_id, std::int64_t after_versio
   Game& game = games_[game_id];
   game.listeners.push_back(std::move(listener));
   game.version = after_version;
-  ++loops_;
-  std::thread([this, game_id] { Loop(game_id); }).detach();
+  game.shard = store::DeadlineShard(game_id, store_->NumDeadlineShards());
+  if (looping_.insert(game.shard).second) {
+    std::thread([this, shard = game.shard] { Loop(shard); }).detach();
+  }
   return absl::OkStatus();
 }
 
@@ -57,38 +59,52 @@ void WatchHub::Remove(const std::string& game_id, Listener* listener) {
            ls.end());
 }
 
-void WatchHub::Loop(std::string game_id) {
+void WatchHub::Loop(int shard) {
   while (true) {
-    std::int64_t version;
+    std::vector<store::WatchPosition> positions;
     {
       absl::MutexLock lock(&mu_);
-      Game& game = games_[game_id];
-      if (stopping_ || game.listeners.empty()) {
-        games_.erase(game_id);
-        --loops_;
+      // A game nobody listens to any more is dropped here, by its shard's loop.
+      absl::erase_if(games_, [&](const auto& entry) {
+        return entry.second.shard == shard && entry.second.listeners.empty();
+      });
+      if (!stopping_) {
+        for (const auto& [id, game] : games_) {
+          if (game.shard == shard) positions.push_back({id, game.version});
+        }
+      }
+      if (positions.empty()) {
+        looping_.erase(shard);  // an Add after this starts a new loop
         return;
       }
-      version = game.version;
     }
-    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events =
-        store_->WaitForEvents(game_id, version, wait_, 256);
-    std::vector<std::shared_ptr<Listener>> listeners;
+    absl::StatusOr<std::vector<store::GameEvents>> got =
+        store_->WaitForAnyEvents(positions, wait_, 256);
+    // Deliveries outside the lock: a listener may call back into the hub.
+    std::vector<std::pair<std::vector<std::shared_ptr<Listener>>, const store::GameEvents*>> out;
+    std::vector<std::shared_ptr<Listener>> failed;
     {
       absl::MutexLock lock(&mu_);
-      Game& game = games_[game_id];
-      listeners = game.listeners;
-      if (!events.ok()) {
-        game.listeners.clear();  // each finishes its stream; the client resumes
-      } else if (!events->empty()) {
-        game.version = std::max(game.version, events->back().version());
+      if (!got.ok()) {
+        // Every stream of the shard ends with the store's error; the clients resume.
+        for (const store::WatchPosition& p : positions) {
+          auto it = games_.find(p.game_id);
+          if (it == games_.end()) continue;
+          failed.insert(failed.end(), it->second.listeners.begin(), it->second.listeners.end());
+          it->second.listeners.clear();
+        }
+      } else {
+        for (const store::GameEvents& g : *got) {
+          auto it = games_.find(g.game_id);
+          if (it == games_.end() || g.events.empty()) continue;
+          it->second.version = std::max(it->second.version, g.events.back().version());
+          out.emplace_back(it->second.listeners, &g);
+        }
       }
     }
-    for (const std::shared_ptr<Listener>& l : listeners) {
-      if (!events.ok()) {
-        l->OnError(events.status());
-      } else if (!events->empty()) {
-        l->OnEvents(*events);
-      }
+    for (const std::shared_ptr<Listener>& l : failed) l->OnError(got.status());
+    for (const auto& [listeners, game] : out) {
+      for (const std::shared_ptr<Listener>& l : listeners) l->OnEvents(game->events);
     }
   }
 }

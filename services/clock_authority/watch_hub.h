@@ -1,7 +1,12 @@
-// Fans a game's new events out to every WatchClock stream of this replica: one blocking
-// WaitForEvents loop per watched game (not per watcher), so a thousand observers of one board
-// hold one store connection. Events come in order; a listener skips what it has and fetches any
+// Fans games' new events out to every WatchClock stream of this replica: one blocking loop per
+// deadline shard with watched games (GameStore::WaitForAnyEvents over all of them), not per game
+// or per watcher, so a thousand observers of one board, or a thousand boards, hold at most one
+// store connection per shard. Events come in order; a listener skips what it has and fetches any
 // gap itself (listeners join at their own version).
+//
+// A game added while its shard's loop waits joins the next wait, at most `wait` later; the
+// listener's own catch-up read covers what was appended before it joined, so only events in
+// that short window arrive that much later.
 //
 //   hub.Add("g1", 17, listener);   // delivers events after version 17 (or earlier ones: skip)
 //   hub.Remove("g1", listener.get());
@@ -15,6 +20,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -33,8 +39,8 @@ class WatchHub {
     virtual void OnError(const absl::Status& status) = 0;
   };
 
-  // `max_games`: games watched at once (each holds a store watch connection while it waits).
-  WatchHub(store::GameStore* store, int max_games, absl::Duration wait = absl::Milliseconds(500));
+  // `max_games`: games watched at once (memory and the size of each shard's wait).
+  WatchHub(store::GameStore* store, int max_games, absl::Duration wait = absl::Milliseconds(200));
   ~WatchHub();  // stops every loop (each within `wait`)
 
   // RESOURCE_EXHAUSTED ERR_TOO_MANY_WATCHES when max_games other games are watched.
@@ -47,15 +53,16 @@ class WatchHub {
   struct Game {
     std::vector<std::shared_ptr<Listener>> listeners;
     std::int64_t version = 0;
+    int shard = 0;
   };
-  void Loop(std::string game_id);
+  void Loop(int shard);
 
   store::GameStore* const store_;
   const int max_games_;
   const absl::Duration wait_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Game> games_ ABSL_GUARDED_BY(mu_);
-  int loops_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_set<int> looping_ ABSL_GUARDED_BY(mu_);  // shards with a loop running
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
