@@ -26,6 +26,18 @@ absl::Status BadArgument(absl::string_view message) {
   return base::InvalidArgument("ERR_BAD_ARGUMENT", message);
 }
 
+// A recorded flag as the reading and the snapshot carry it.
+v1::FlagRecord FlagRecordOf(const RecordedFlag& f) {
+  v1::FlagRecord out;
+  out.set_side(ToProto(f.side));
+  out.set_fell_at_ms(f.fell_at_ms);
+  out.set_noticed_at_ms(f.noticed_at_ms);
+  out.set_counts(f.counts);
+  out.set_article(f.article);
+  out.set_version(f.version);
+  return out;
+}
+
 v1::ClockSideState SideToProto(const chessclock::ClockSideState& side) {
   v1::ClockSideState out;
   out.set_remaining_ms(side.remaining_ms);
@@ -418,11 +430,11 @@ absl::StatusOr<ClockGame> ClockGame::FromState(const v1::ClockSnapshot& state) {
   game->clock_ = *clock;
   game->version_ = state.version();
   game->last_event_ms_ = state.last_event_ms();
-  for (const v1::ClockSnapshot::Flag& f : state.flags()) {
-    std::optional<Color> side = ColorOf(f.flag().side());
+  for (const v1::FlagRecord& f : state.flags()) {
+    std::optional<Color> side = ColorOf(f.side());
     if (!side.has_value()) return Corrupt("a recorded flag of neither side in the snapshot");
-    game->flags_.push_back(RecordedFlag{*side, f.flag().fell_at_ms(), f.flag().noticed_at_ms(),
-                                        f.flag().counts(), f.flag().article(), f.version()});
+    game->flags_.push_back(RecordedFlag{*side, f.fell_at_ms(), f.noticed_at_ms(), f.counts(),
+                                        f.article(), f.version()});
   }
   if (state.has_decision()) game->decision_ = state.decision();
   if (state.has_last_claim()) game->last_claim_ = state.last_claim();
@@ -443,16 +455,7 @@ v1::GameSnapshot ClockGame::Snapshot() const {
   *state.mutable_clock() = StateToProto(clock_.state());
   state.set_version(version_);
   state.set_last_event_ms(last_event_ms_);
-  for (const RecordedFlag& f : flags_) {
-    v1::ClockSnapshot::Flag* out = state.add_flags();
-    v1::FlagFell* flag = out->mutable_flag();
-    flag->set_side(ToProto(f.side));
-    flag->set_fell_at_ms(f.fell_at_ms);
-    flag->set_noticed_at_ms(f.noticed_at_ms);
-    flag->set_counts(f.counts);
-    flag->set_article(f.article);
-    out->set_version(f.version);
-  }
+  for (const RecordedFlag& f : flags_) *state.add_flags() = FlagRecordOf(f);
   if (decision_.has_value()) *state.mutable_decision() = *decision_;
   if (last_claim_.has_value()) *state.mutable_last_claim() = *last_claim_;
   state.set_default_recorded(default_recorded_);
@@ -926,15 +929,7 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
     r.set_white_lag_quota_ms(clock.lag_quota_ms(kWhite));
     r.set_black_lag_quota_ms(clock.lag_quota_ms(kBlack));
   }
-  for (const RecordedFlag& f : game.recorded_flags()) {
-    v1::FlagRecord* out = r.add_recorded_flags();
-    out->set_side(ToProto(f.side));
-    out->set_fell_at_ms(f.fell_at_ms);
-    out->set_noticed_at_ms(f.noticed_at_ms);
-    out->set_counts(f.counts);
-    out->set_article(f.article);
-    out->set_version(f.version);
-  }
+  for (const RecordedFlag& f : game.recorded_flags()) *r.add_recorded_flags() = FlagRecordOf(f);
   if (r.recorded_flags_size() > 0)
     *r.mutable_flag_event() = r.recorded_flags(r.recorded_flags_size() - 1);
   if (game.decision().has_value()) *r.mutable_decision() = *game.decision();
