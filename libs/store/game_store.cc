@@ -83,21 +83,19 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
-                           absl::string_view owner) {
-  if (shard < 0 || shard >= num_shards) {
-    return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
-  }
-  if (lease_ms <= 0) return Bad("a lease must be > 0 ms");
-  if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
-  return ValidateOwner(owner);
-}
-
 absl::Status ValidateShard(int shard, int num_shards) {
   if (shard < 0 || shard >= num_shards) {
     return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
+                           absl::string_view owner) {
+  if (absl::Status st = ValidateShard(shard, num_shards); !st.ok()) return st;
+  if (lease_ms <= 0) return Bad("a lease must be > 0 ms");
+  if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
+  return ValidateOwner(owner);
 }
 
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards,

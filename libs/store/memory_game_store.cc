@@ -138,21 +138,15 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
   if (after_version < 0)
     return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
   if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
-  timeout = std::min(timeout, kMaxWait);
-  const absl::Time deadline = absl::Now() + timeout;
-  absl::MutexLock lock(&mu_);
-  while (true) {
-    auto it = games_.find(game_id);
-    if (it == games_.end()) return GameNotFound(game_id);
-    const std::vector<GameEvent>& log = it->second.log;
-    if (static_cast<std::int64_t>(log.size()) > after_version) {
-      const std::int64_t end =
-          std::min<std::int64_t>(log.size(), after_version + static_cast<std::int64_t>(max_events));
-      return std::vector<GameEvent>(log.begin() + after_version, log.begin() + end);
-    }
-    // WaitWithDeadline returns true on timeout; a spurious or unrelated wake-up just loops.
-    if (appended_.WaitWithDeadline(&mu_, deadline)) return std::vector<GameEvent>();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!games_.contains(game_id)) return GameNotFound(game_id);
   }
+  // A game is never removed: once it exists, the watch of it alone is the watch of one game.
+  ASSIGN_OR_RETURN(std::vector<GameEvents> got,
+                   WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
+  if (got.empty()) return std::vector<GameEvent>();
+  return std::move(got.front().events);
 }
 
 absl::StatusOr<std::vector<GameEvents>> MemoryGameStore::WaitForAnyEvents(

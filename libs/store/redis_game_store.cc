@@ -1,6 +1,7 @@
 #include "libs/store/redis_game_store.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -108,15 +109,25 @@ bool RedisGameStore::IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply) {
          absl::StartsWith(Str(**reply), "NOSCRIPT");
 }
 
+std::vector<std::string> RedisGameStore::EvalshaCommand(const std::string& sha,
+                                                        std::vector<std::string> keys,
+                                                        std::vector<std::string> args) {
+  std::vector<std::string> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.insert(argv.end(), {"EVALSHA", sha, absl::StrCat(keys.size())});
+  std::move(keys.begin(), keys.end(), std::back_inserter(argv));
+  std::move(args.begin(), args.end(), std::back_inserter(argv));
+  return argv;
+}
+
 absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
                                                    const std::vector<std::string>& keys,
                                                    const std::vector<std::string>& args) {
   ASSIGN_OR_RETURN(std::string sha, ScriptSha(script));
-  std::vector<std::string> argv = {"EVALSHA", sha, absl::StrCat(keys.size())};
-  argv.insert(argv.end(), keys.begin(), keys.end());
-  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> argv = EvalshaCommand(sha, keys, args);
   absl::StatusOr<RedisReplyPtr> reply = client_.Command(argv);
-  // NOSCRIPT: nothing ran, so loading and sending again is safe.
+  // NOSCRIPT: nothing ran (a restart empties Redis's script cache), so loading and sending
+  // again is safe.
   if (IsNoScript(reply)) {
     ASSIGN_OR_RETURN(argv[1], LoadScript(script));
     reply = client_.Command(argv);
@@ -126,60 +137,50 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
   return reply;
 }
 
-std::vector<std::string> RedisGameStore::AppendCommand(const std::string& sha,
-                                                       const AppendRequest& request) const {
+RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& request) const {
   const std::string& id = request.game_id;
   const int shard = DeadlineShard(id, options_.num_deadline_shards);
-  std::vector<std::string> argv;
-  argv.reserve(3 + 5 + 7 + request.events.size());
-  argv.insert(argv.end(), {"EVALSHA", sha, "5"});
-  // KEYS: game, log, cmd, deadlines, deadline-info.
-  argv.insert(argv.end(), {Key("game", id), Key("log", id), Key("cmd", id),
-                           ShardKey("deadlines", shard), ShardKey("deadline-info", shard)});
-  argv.insert(argv.end(), {id, request.command_id, request.fingerprint,
-                           absl::StrCat(request.expected_version)});
+  ScriptArgs a;
+  a.keys = {Key("game", id), Key("log", id), Key("cmd", id), ShardKey("deadlines", shard),
+            ShardKey("deadline-info", shard)};
+  a.args.reserve(7 + request.events.size());
+  a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint,
+                               absl::StrCat(request.expected_version)});
   switch (request.deadline.kind) {
     case DeadlineUpdate::Kind::kKeep:
-      argv.insert(argv.end(), {"keep", "0"});
+      a.args.insert(a.args.end(), {"keep", "0"});
       break;
     case DeadlineUpdate::Kind::kSet:
-      argv.insert(argv.end(), {"set", absl::StrCat(request.deadline.deadline_ms)});
+      a.args.insert(a.args.end(), {"set", absl::StrCat(request.deadline.deadline_ms)});
       break;
     case DeadlineUpdate::Kind::kClear:
-      argv.insert(argv.end(), {"clear", "0"});
+      a.args.insert(a.args.end(), {"clear", "0"});
       break;
   }
-  argv.push_back(StampedSnapshot(request).SerializeAsString());
-  for (const GameEvent& e : StampedEvents(request)) argv.push_back(e.SerializeAsString());
-  return argv;
+  a.args.push_back(StampedSnapshot(request).SerializeAsString());
+  for (const GameEvent& e : StampedEvents(request)) a.args.push_back(e.SerializeAsString());
+  return a;
 }
 
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
   RETURN_IF_ERROR(ValidateAppendRequest(request));
-  ASSIGN_OR_RETURN(std::string sha, ScriptSha(append_script_));
-  absl::StatusOr<RedisReplyPtr> reply = client_.Command(AppendCommand(sha, request));
-  if (IsNoScript(reply)) {
-    // Redis lost its scripts (a restart empties the cache): nothing ran, so load and send again.
-    ASSIGN_OR_RETURN(sha, LoadScript(append_script_));
-    reply = client_.Command(AppendCommand(sha, request));
-  }
-  return AppendOutcome(request, std::move(reply));
+  const ScriptArgs a = AppendArgs(request);
+  return AppendOutcome(request, Eval(append_script_, a.keys, a.args));
 }
 
 void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
   if (absl::Status st = ValidateAppendRequest(request); !st.ok()) return done(st);
   absl::StatusOr<std::string> sha = ScriptSha(append_script_);
   if (!sha.ok()) return done(sha.status());
-  std::vector<std::string> argv = AppendCommand(*sha, request);
-  client_.CommandAsync(std::move(argv),
+  ScriptArgs a = AppendArgs(request);
+  client_.CommandAsync(EvalshaCommand(*sha, std::move(a.keys), std::move(a.args)),
                        [this, request = std::move(request),
                         done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
                          if (IsNoScript(reply)) {
-                           // As in Append; on the client's lane thread, which may wait (rare: after
-                           // a restart).
-                           absl::StatusOr<std::string> sha = LoadScript(append_script_);
-                           reply = sha.ok() ? client_.Command(AppendCommand(*sha, request))
-                                            : absl::StatusOr<RedisReplyPtr>(sha.status());
+                           // Eval reloads the script and sends again, here on the client's lane
+                           // thread, which may wait (rare: after a Redis restart).
+                           const ScriptArgs again = AppendArgs(request);
+                           reply = Eval(append_script_, again.keys, again.args);
                          }
                          done(AppendOutcome(request, std::move(reply)));
                        });
@@ -288,24 +289,6 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_v
   return ParseEntries(*reply);
 }
 
-absl::StatusOr<RedisReplyPtr> RedisGameStore::BlockingRead(const std::vector<std::string>& keys,
-                                                           const std::vector<std::string>& ids,
-                                                           absl::Duration timeout, int max_events) {
-  timeout = std::min(timeout, kMaxWait);
-  std::vector<std::string> args = {"XREAD", "COUNT", absl::StrCat(max_events)};
-  absl::Duration block = absl::ZeroDuration();
-  if (timeout > absl::ZeroDuration()) {
-    // BLOCK 0 would mean "forever": at least 1 ms.
-    const std::int64_t ms = std::max<std::int64_t>(1, absl::ToInt64Milliseconds(timeout));
-    block = absl::Milliseconds(ms);
-    args.insert(args.end(), {"BLOCK", absl::StrCat(ms)});
-  }
-  args.push_back("STREAMS");
-  args.insert(args.end(), keys.begin(), keys.end());
-  args.insert(args.end(), ids.begin(), ids.end());
-  return Run(watch_client_, args, block);
-}
-
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
                                                                      std::int64_t after_version,
                                                                      absl::Duration timeout,
@@ -316,31 +299,33 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
   if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
   // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
   RETURN_IF_ERROR(CheckExists(game_id));
-  ASSIGN_OR_RETURN(RedisReplyPtr reply,
-                   BlockingRead({Key("log", game_id)}, {absl::StrCat(after_version, "-0")}, timeout,
-                                max_events));
-  if (reply->type == REDIS_REPLY_NIL) return std::vector<GameEvent>();
-  // [[stream key, entries]]
-  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 1 ||
-      reply->element[0]->type != REDIS_REPLY_ARRAY || reply->element[0]->elements != 2) {
-    return Corrupt("XREAD reply");
-  }
-  return ParseEntries(*reply->element[0]->element[1]);
+  ASSIGN_OR_RETURN(std::vector<GameEvents> got,
+                   WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
+  if (got.empty()) return std::vector<GameEvent>();
+  return std::move(got.front().events);
 }
 
 absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
     const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) {
   RETURN_IF_ERROR(ValidateWatch(games, options_.num_deadline_shards, max_events));
-  std::vector<std::string> keys;
-  std::vector<std::string> ids;
-  absl::flat_hash_map<std::string, const std::string*> game_of_key;
-  for (const WatchPosition& g : games) {
-    keys.push_back(Key("log", g.game_id));
-    ids.push_back(absl::StrCat(g.after_version, "-0"));
-    game_of_key[keys.back()] = &g.game_id;
+  timeout = std::min(timeout, kMaxWait);
+  std::vector<std::string> args = {"XREAD", "COUNT", absl::StrCat(max_events)};
+  absl::Duration block = absl::ZeroDuration();
+  if (timeout > absl::ZeroDuration()) {
+    // BLOCK 0 would mean "forever": at least 1 ms.
+    const std::int64_t ms = std::max<std::int64_t>(1, absl::ToInt64Milliseconds(timeout));
+    block = absl::Milliseconds(ms);
+    args.insert(args.end(), {"BLOCK", absl::StrCat(ms)});
   }
   // One XREAD over every stream: they share the shard's hash tag, so one slot on Cluster.
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, BlockingRead(keys, ids, timeout, max_events));
+  args.push_back("STREAMS");
+  absl::flat_hash_map<std::string, const std::string*> game_of_key;
+  for (const WatchPosition& g : games) {
+    args.push_back(Key("log", g.game_id));
+    game_of_key[args.back()] = &g.game_id;
+  }
+  for (const WatchPosition& g : games) args.push_back(absl::StrCat(g.after_version, "-0"));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(watch_client_, args, block));
   std::vector<GameEvents> out;
   if (reply->type == REDIS_REPLY_NIL) return out;
   if (reply->type != REDIS_REPLY_ARRAY) return Corrupt("XREAD reply");

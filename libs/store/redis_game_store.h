@@ -94,9 +94,16 @@ class RedisGameStore final : public GameStore {
   // The script's SHA, loading it first if this process has not yet.
   absl::StatusOr<std::string> ScriptSha(Script& script);
   static bool IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply);
-  // The EVALSHA of the append script for `request`, and what its reply means.
-  std::vector<std::string> AppendCommand(const std::string& sha,
-                                         const AppendRequest& request) const;
+  struct ScriptArgs {
+    std::vector<std::string> keys;
+    std::vector<std::string> args;
+  };
+  // EVALSHA sha numkeys keys... args...
+  static std::vector<std::string> EvalshaCommand(const std::string& sha,
+                                                 std::vector<std::string> keys,
+                                                 std::vector<std::string> args);
+  // The append script's keys and arguments for `request`, and what its reply means.
+  ScriptArgs AppendArgs(const AppendRequest& request) const;
   absl::StatusOr<AppendResult> AppendOutcome(const AppendRequest& request,
                                              absl::StatusOr<RedisReplyPtr> sent);
   // A command whose error reply is an error status.
@@ -106,10 +113,6 @@ class RedisGameStore final : public GameStore {
   absl::Status Corrupt(absl::string_view what) const;
   // NOT_FOUND unless the game exists.
   absl::Status CheckExists(absl::string_view game_id);
-  // XREAD [BLOCK] of `keys` after `ids` on the watch pool.
-  absl::StatusOr<RedisReplyPtr> BlockingRead(const std::vector<std::string>& keys,
-                                             const std::vector<std::string>& ids,
-                                             absl::Duration timeout, int max_events);
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 
