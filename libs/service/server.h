@@ -123,36 +123,40 @@ class ServiceEnv {
   void ServeQueuedAsync(grpc::ServerContext* ctx, absl::string_view full_method,
                         const google::protobuf::Message& request, Fn&& fn,
                         std::function<void(grpc::Status)> reply) const {
-    const CallContext call(ctx, CallContext::kDeadlineOnly);
-    absl::StatusOr<Principal> who = Admit(*ctx, full_method, &request);
-    if (!who.ok()) return reply(ToGrpcStatus(who.status()));
-    if (call.Cancelled()) {
-      return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                "the deadline passed before the work began"));
-    }
-    fn(call, *who, [call, reply = std::move(reply)](const absl::Status& status) {
-      if (call.Cancelled() && status.ok()) {
-        return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
-      }
-      reply(ToGrpcStatus(status));
-    });
+    ServeThen(CallContext(ctx, CallContext::kDeadlineOnly), full_method, request,
+              std::forward<Fn>(fn), std::move(reply));
   }
 
  private:
   template <typename Fn>
   grpc::Status ServeCall(const CallContext& call, absl::string_view full_method,
                          const google::protobuf::Message& request, Fn&& fn) const {
+    grpc::Status out;
+    ServeThen(
+        call, full_method, request,
+        [&fn](const CallContext& c, const Principal& who, auto&& finish) { finish(fn(c, who)); },
+        [&out](grpc::Status status) { out = std::move(status); });
+    return out;
+  }
+
+  // Admission, the deadline before the work, `fn(call, principal, finish)`, and the deadline
+  // after it: `reply` gets the call's status once, whenever `fn` finishes. Both ways of serving
+  // share it; templates, so the synchronous way allocates nothing for it.
+  template <typename Fn, typename Reply>
+  void ServeThen(const CallContext& call, absl::string_view full_method,
+                 const google::protobuf::Message& request, Fn&& fn, Reply reply) const {
     absl::StatusOr<Principal> who = Admit(*call.server_context(), full_method, &request);
-    if (!who.ok()) return ToGrpcStatus(who.status());
+    if (!who.ok()) return reply(ToGrpcStatus(who.status()));
     if (call.Cancelled()) {
-      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                          "the deadline passed before the work began");
+      return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                "the deadline passed before the work began"));
     }
-    absl::Status status = fn(call, *who);
-    if (call.Cancelled() && status.ok()) {
-      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
-    }
-    return ToGrpcStatus(status);
+    fn(call, *who, [call, reply = std::move(reply)](const absl::Status& status) mutable {
+      if (call.Cancelled() && status.ok()) {
+        return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
+      }
+      reply(ToGrpcStatus(status));
+    });
   }
 
   explicit ServiceEnv(const ServerConfig& config) : config_(config) {}
