@@ -1,0 +1,59 @@
+// The questions the rulings ask that need search (5.2b / 9.6 dead position, 6.10 and C3 "can the
+// opponent still mate", 1997 C4 mating potential), injected so that every ruling is testable and
+// the answer can come from this process (LocalAnalyst, libs/analysis) or the search-analysis
+// service. Answers are sound: kUnwinnable and kWinnable carry a proof; a limit gives kUndetermined.
+#ifndef ARBITER_LIBS_ARBITRATION_ANALYST_H_
+#define ARBITER_LIBS_ARBITRATION_ANALYST_H_
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "libs/analysis/unwinnable.h"
+#include "libs/chess/position.h"
+
+namespace arbitration {
+
+struct AnalystAnswer {
+  analysis::Verdict verdict = analysis::Verdict::kUndetermined;
+  std::string proof;  // the method and its reason, or the mating line in UCI
+};
+
+class Analyst {
+ public:
+  virtual ~Analyst() = default;
+  // Can `side` checkmate by some series of legal moves (6.10, C3)?
+  virtual AnalystAnswer CanMate(const chess::Position& pos, chess::Color side) = 0;
+  // 1997 C4: has `side` mating potential?
+  virtual AnalystAnswer MatingPotential(const chess::Position& pos, chess::Color side) = 0;
+  // 5.2b / 9.6: kUnwinnable = dead (neither side can mate), kWinnable = alive.
+  virtual AnalystAnswer DeadPosition(const chess::Position& pos) = 0;
+  // How many analyses the move path asked for (dead-position checks), for metrics.
+  std::int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+
+ protected:
+  void Count() { calls_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::int64_t> calls_{0};
+};
+
+struct LocalAnalystOptions {
+  std::int64_t max_nodes = 200'000;  // per question
+};
+
+// libs/analysis in this process.
+class LocalAnalyst final : public Analyst {
+ public:
+  explicit LocalAnalyst(LocalAnalystOptions options = {}) : options_(options) {}
+  AnalystAnswer CanMate(const chess::Position& pos, chess::Color side) override;
+  AnalystAnswer MatingPotential(const chess::Position& pos, chess::Color side) override;
+  AnalystAnswer DeadPosition(const chess::Position& pos) override;
+
+ private:
+  LocalAnalystOptions options_;
+};
+
+}  // namespace arbitration
+
+#endif  // ARBITER_LIBS_ARBITRATION_ANALYST_H_

@@ -1,0 +1,374 @@
+#include "libs/arbitration/game_state.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/arbitration/errors.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/laws/proto_convert.h"
+
+namespace arbitration {
+namespace {
+
+using chess::Color;
+
+absl::Status Corrupt(absl::string_view what) {
+  return Error(kErrCorruptLog, absl::StrCat("the game's log does not apply: ", what));
+}
+
+std::optional<Color> SideOf(v1::Color color) { return laws::ColorOf(color); }
+
+// The clock's reason for a recorded adjustment, by the article the ruling cited.
+chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
+  if (article == "9.5b" || article == "9.5.2") return chessclock::AdjustReason::kIncorrectClaim;
+  if (article == "10.2b") return chessclock::AdjustReason::kQuickplayPostponed;
+  if (article == "10.2c") return chessclock::AdjustReason::kQuickplayRejected;
+  return chessclock::AdjustReason::kArbiter;
+}
+
+laws::Regulations RegulationsOf(const v1::Regulations& r) {
+  laws::Regulations out;
+  if (r.has_default_time_ms()) out.default_time_ms = r.default_time_ms();
+  out.arbiter_present = r.arbiter_present();
+  out.no_draw_offers_before_move = r.no_draw_offers_before_move();
+  out.max_draw_offers = r.max_draw_offers();
+  if (r.points_win() != 0 || r.points_draw() != 0 || r.points_loss() != 0) {
+    out.points = {r.points_win(), r.points_draw(), r.points_loss()};
+  }
+  out.lag_compensation = r.lag_compensation();
+  return out;
+}
+
+}  // namespace
+
+absl::string_view GameStatusName(GameStatus status) {
+  switch (status) {
+    case GameStatus::kCreated:
+      return "created";
+    case GameStatus::kOngoing:
+      return "ongoing";
+    case GameStatus::kAwaitingRuling:
+      return "awaiting_ruling";
+    case GameStatus::kEnded:
+      return "ended";
+  }
+  return "ongoing";
+}
+
+absl::StatusOr<chessclock::TimeControl> ParseAnyTimeControl(absl::string_view text) {
+  absl::StatusOr<chessclock::TimeControl> pgn = chessclock::ParsePgnTimeControl(text);
+  if (pgn.ok()) return pgn;
+  absl::StatusOr<chessclock::TimeControl> human = chessclock::ParseHumanTimeControl(text);
+  if (human.ok()) return human;
+  return base::InvalidArgument(
+      "ERR_BAD_TIME_CONTROL",
+      absl::StrCat("time_control \"", text, "\" is neither a PGN tag (", pgn.status().message(),
+                   ") nor the arbiters' notation (", human.status().message(), ")"));
+}
+
+GameState::GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset,
+                     chess::Game game, chessclock::Clock clock)
+    : created_(std::move(created)),
+      ruleset_(std::move(ruleset)),
+      game_(std::move(game)),
+      clock_(std::move(clock)),
+      log_(std::make_shared<std::vector<v1::ArbitrationEvent>>()) {}
+
+absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created) {
+  if (!created.has_created()) return Corrupt("the first event is not the creation");
+  const v1::GameCreated& c = created.created();
+  ASSIGN_OR_RETURN(chessclock::Edition edition, laws::EditionOf(c.ruleset().edition()));
+  ASSIGN_OR_RETURN(chessclock::TimeControl tc, ParseAnyTimeControl(c.time_control()));
+  ASSIGN_OR_RETURN(chess::Position start,
+                   chess::ParseFenOrStartpos(c.start_fen().empty() ? "startpos" : c.start_fen()));
+  laws::Ruleset ruleset =
+      laws::Ruleset::Make(edition, tc, RegulationsOf(c.ruleset().regulations()));
+  chessclock::ClockOptions options;
+  options.default_time_ms = laws::DefaultTimeMs(ruleset);
+  options.lag_compensation = ruleset.regulations.lag_compensation;
+  ASSIGN_OR_RETURN(chessclock::Clock clock, chessclock::Clock::Create(tc, options));
+  GameState state(std::make_shared<const v1::GameCreated>(c), ruleset, chess::Game(start),
+                  std::move(clock));
+  state.turn_start_remaining_ms_ = tc.initial_ms();
+  state.last_event_ms_ = created.at_ms();
+  state.log_->push_back(created);
+  return state;
+}
+
+namespace {
+
+template <typename Events>
+absl::StatusOr<GameState> ReplayEvents(const Events& events) {
+  if (events.empty()) return Corrupt("the log is empty");
+  ASSIGN_OR_RETURN(GameState state, GameState::Create(*events.begin()));
+  int i = 0;
+  for (const v1::ArbitrationEvent& e : events) {
+    if (i++ == 0) continue;
+    absl::Status applied = state.Apply(e);
+    if (!applied.ok()) return Corrupt(absl::StrCat("event ", i, ": ", applied.message()));
+  }
+  return state;
+}
+
+}  // namespace
+
+absl::StatusOr<GameState> GameState::Replay(absl::Span<const v1::ArbitrationEvent> events) {
+  return ReplayEvents(events);
+}
+
+absl::StatusOr<GameState> GameState::FromSnapshot(const v1::GameLogSnapshot& snapshot) {
+  return ReplayEvents(snapshot.events());
+}
+
+v1::GameLogSnapshot GameState::Snapshot() const {
+  v1::GameLogSnapshot out;
+  out.mutable_events()->Reserve(static_cast<int>(log_->size()));
+  for (const v1::ArbitrationEvent& e : *log_) *out.add_events() = e;
+  return out;
+}
+
+bool GameState::FlagRecorded(Color side) const {
+  for (const v1::FlagRecorded& f : flags_) {
+    if (SideOf(f.side()) == side) return true;
+  }
+  return false;
+}
+
+std::int64_t GameState::RemainingMs(Color side, std::int64_t now_ms) const {
+  std::int64_t at = std::max(now_ms, last_event_ms_);
+  if (ended_at_ms_) at = *ended_at_ms_;
+  return clock_.RemainingMs(side, std::max(at, clock_.last_operation_ms()));
+}
+
+void GameState::StopClock(std::int64_t at_ms) {
+  if (clock_.status() == chessclock::ClockStatus::kRunning) {
+    absl::Status paused = clock_.Pause(at_ms);
+    (void)paused;  // running and at_ms >= its last operation: cannot fail
+  }
+}
+
+absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
+  if (event.has_created()) return Corrupt("a second creation");
+  if (event.at_ms() < last_event_ms_) {
+    return Corrupt(
+        absl::StrCat("event at ", event.at_ms(), " ms before the last at ", last_event_ms_, " ms"));
+  }
+  GameState next = *this;
+  RETURN_IF_ERROR(next.ApplyKind(event));
+  next.last_event_ms_ = event.at_ms();
+  if (next.log_.use_count() > 1) {
+    next.log_ = std::make_shared<std::vector<v1::ArbitrationEvent>>(*log_);
+  }
+  next.log_->push_back(event);
+  *this = std::move(next);
+  return absl::OkStatus();
+}
+
+absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
+  const std::int64_t at = event.at_ms();
+  switch (event.kind_case()) {
+    case v1::ArbitrationEvent::kStarted: {
+      if (status_ != GameStatus::kCreated) return Corrupt("started twice");
+      bool white_present = true;
+      bool black_present = true;
+      for (int c : event.started().absent()) {
+        std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
+        if (!side) return Corrupt("an absent side without a colour");
+        (*side == Color::kWhite ? white_present : black_present) = false;
+      }
+      // The clock starts from the position's side to move (a FEN may give Black the move).
+      RETURN_IF_ERROR(clock_.Start(at, white_present, black_present));
+      if (game_.position().side_to_move() == Color::kBlack) {
+        RETURN_IF_ERROR(clock_.Set({.white_ms = clock_.RemainingMs(Color::kWhite, at),
+                                    .black_ms = clock_.RemainingMs(Color::kBlack, at),
+                                    .to_move = Color::kBlack},
+                                   at));
+      }
+      // 6.7: counted from the scheduled start (issue 14.5), or from the start when none was set.
+      const std::int64_t scheduled =
+          created_->scheduled_start_ms() > 0 ? created_->scheduled_start_ms() : at;
+      default_deadline_ms_ = scheduled + laws::DefaultTimeMs(ruleset_);
+      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      status_ = GameStatus::kOngoing;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kArrived: {
+      std::optional<Color> side = SideOf(event.arrived().side());
+      if (!side) return Corrupt("an arrival without a colour");
+      return clock_.Arrive(*side, at);
+    }
+    case v1::ArbitrationEvent::kMove: {
+      const v1::MoveMade& m = event.move();
+      std::optional<Color> side = SideOf(m.side());
+      if (!side || *side != to_move()) return Corrupt("a move by the side not to move");
+      ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game_.position(), m.uci()));
+      RETURN_IF_ERROR(game_.Play(move));
+      if (m.ends_game()) {
+        StopClock(at);  // 6.8a: a move that ends the game is complete without the press
+      } else {
+        RETURN_IF_ERROR(clock_.Press(*side, at, m.lag_ms()));
+        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      }
+      // 9.1: the opponent's pending offer is rejected by this move.
+      if (draw_offer_ && *draw_offer_ != *side) draw_offer_.reset();
+      if (m.offer_draw()) {
+        draw_offer_ = *side;
+        ++offers_[chess::Index(*side)];
+      }
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kDrawOffered: {
+      std::optional<Color> side = SideOf(event.draw_offered().side());
+      if (!side) return Corrupt("an offer without a colour");
+      draw_offer_ = *side;
+      ++offers_[chess::Index(*side)];
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kDrawAnswered:
+      draw_offer_.reset();
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kResigned:
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kClaim: {
+      const v1::ClaimMade& c = event.claim();
+      std::optional<Color> side = SideOf(c.side());
+      if (!side) return Corrupt("a claim without a colour");
+      if (c.ruling() == v1::CLAIM_RULING_PENDING) {
+        pending_claim_ = c;
+        status_ = GameStatus::kAwaitingRuling;
+      }
+      // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer.
+      if (c.kind() != v1::CLAIM_KIND_TIME && c.ruling() != v1::CLAIM_RULING_CORRECT &&
+          c.kind() != v1::CLAIM_KIND_UNSPECIFIED) {
+        draw_offer_ = *side;
+      }
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kRuled: {
+      if (!pending_claim_ && !awaiting_after_flag_) return Corrupt("a ruling without a claim");
+      if (event.ruled().decision() == v1::RULING_DECISION_POSTPONE) claim_postponed_ = true;
+      pending_claim_.reset();
+      awaiting_after_flag_ = false;
+      if (status_ == GameStatus::kAwaitingRuling) status_ = GameStatus::kOngoing;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kFlag: {
+      std::optional<Color> side = SideOf(event.flag().side());
+      if (!side) return Corrupt("a flag without a colour");
+      flags_.push_back(event.flag());
+      // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
+      if (event.flag().counts() && claim_postponed_ && status_ == GameStatus::kOngoing) {
+        StopClock(at);
+        awaiting_after_flag_ = true;
+        status_ = GameStatus::kAwaitingRuling;
+      }
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kAdjusted: {
+      const v1::TimeAdjusted& a = event.adjusted();
+      std::optional<Color> side = SideOf(a.side());
+      if (!side) return Corrupt("an adjustment without a colour");
+      return clock_.Adjust(*side, a.delta_ms(), AdjustReasonFor(a.article()), at);
+    }
+    case v1::ArbitrationEvent::kClockStopped:
+      StopClock(at);
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kClockRestarted:
+      if (clock_.status() == chessclock::ClockStatus::kPaused) {
+        RETURN_IF_ERROR(clock_.Resume(at));
+        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      }
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kEnded: {
+      StopClock(at);
+      outcome_ = laws::OutcomeOf(event.ended().outcome());
+      proof_ = event.ended().proof();
+      review_ = event.ended().review();
+      status_ = GameStatus::kEnded;
+      ended_at_ms_ = at;
+      draw_offer_.reset();
+      pending_claim_.reset();
+      awaiting_after_flag_ = false;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kConfirmed: {
+      std::optional<Color> side = SideOf(event.confirmed().side());
+      if (!side) return Corrupt("a confirmation without a colour");
+      confirmed_[chess::Index(*side)] = true;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kResultSet: {
+      StopClock(at);
+      outcome_ = laws::OutcomeOf(event.result_set().outcome());
+      review_ = false;
+      status_ = GameStatus::kEnded;
+      if (!ended_at_ms_) ended_at_ms_ = at;
+      draw_offer_.reset();
+      pending_claim_.reset();
+      awaiting_after_flag_ = false;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kCreated:
+    case v1::ArbitrationEvent::KIND_NOT_SET:
+      break;
+  }
+  return Corrupt("an event of no known kind");
+}
+
+absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& request,
+                                             std::int64_t now_ms, const v1::Actor& actor) {
+  if (request.white_id().empty() || request.black_id().empty()) {
+    return Error(kErrBadArgument, "white_id and black_id are required");
+  }
+  if (request.white_id().size() > 128 || request.black_id().size() > 128 ||
+      request.event().size() > 256 || request.site().size() > 256 || request.round().size() > 64 ||
+      request.white_name().size() > 256 || request.black_name().size() > 256) {
+    return Error(kErrBadArgument, "an id or a name is too long");
+  }
+  if (request.broadcast_delay_plies() < 0 || request.broadcast_delay_ms() < 0 ||
+      request.scheduled_start_ms() < 0) {
+    return Error(kErrBadArgument, "delays and the scheduled start cannot be negative");
+  }
+  const v1::Regulations& regs = request.ruleset().regulations();
+  if (regs.no_draw_offers_before_move() < 0 || regs.max_draw_offers() < 0 ||
+      (regs.has_default_time_ms() && regs.default_time_ms() < 0)) {
+    return Error(kErrBadArgument, "regulations: counts and times cannot be negative");
+  }
+  ASSIGN_OR_RETURN(chessclock::Edition edition, laws::EditionOf(request.ruleset().edition()));
+  ASSIGN_OR_RETURN(chessclock::TimeControl tc, ParseAnyTimeControl(request.time_control()));
+  if (tc.untimed()) {
+    return base::InvalidArgument("ERR_BAD_TIME_CONTROL", "a game needs a timed control");
+  }
+  ASSIGN_OR_RETURN(
+      chess::Position start,
+      chess::ParseFenOrStartpos(request.start_fen().empty() ? "startpos" : request.start_fen()));
+  if (!start.HasLegalMoves() || start.IsInsufficientMaterial()) {
+    return Error(kErrBadStartPosition,
+                 "the start position is already over (checkmate, stalemate or dead, 5.1, 5.2)");
+  }
+  v1::ArbitrationEvent event;
+  event.set_at_ms(now_ms);
+  *event.mutable_actor() = actor;
+  v1::GameCreated* c = event.mutable_created();
+  c->set_white_id(request.white_id());
+  c->set_black_id(request.black_id());
+  *c->mutable_ruleset() = request.ruleset();
+  c->mutable_ruleset()->set_game_type(laws::ToProto(chessclock::Speed(tc, edition)));
+  c->set_time_control(request.time_control());
+  c->set_start_fen(request.start_fen().empty() ? "" : chess::ToFen(start));
+  c->set_scheduled_start_ms(request.scheduled_start_ms());
+  c->set_broadcast_delay_plies(request.broadcast_delay_plies());
+  c->set_broadcast_delay_ms(request.broadcast_delay_ms());
+  c->set_event(request.event());
+  c->set_site(request.site());
+  c->set_round(request.round());
+  c->set_white_name(request.white_name());
+  c->set_black_name(request.black_name());
+  return event;
+}
+
+}  // namespace arbitration

@@ -1,0 +1,146 @@
+// A game as the arbiter sees it: the state its event log describes (ARCHITECTURE.md, "A game is
+// an event log"). The log is a list of arbiter.v1.ArbitrationEvent: the creation, then what
+// happened, each with its instant and actor. Apply is mechanical: every ruling (what a move ends,
+// a claim's verdict, a penalty) is decided beforehand by rulings.h and recorded as events, so
+// replaying a log never re-runs a search and always gives the same state.
+//
+//   ASSIGN_OR_RETURN(v1::ArbitrationEvent created, NewGame(create_request, now_ms, actor));
+//   ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
+//   ASSIGN_OR_RETURN(Decision d, Decide(game, command, now_ms, analyst));  // rulings.h
+//   game = *d.after;                                                        // or Apply(events)
+#ifndef ARBITER_LIBS_ARBITRATION_GAME_STATE_H_
+#define ARBITER_LIBS_ARBITRATION_GAME_STATE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "libs/chess/game.h"
+#include "libs/clock/clock.h"
+#include "libs/laws/outcome.h"
+#include "libs/laws/ruleset.h"
+#include "proto/arbiter/v1/arbitration.pb.h"
+
+namespace arbitration {
+
+namespace v1 = arbiter::v1;
+
+// The schema version of ArbitrationEvent bodies and of GameLogSnapshot states in the store.
+inline constexpr std::uint32_t kEventSchemaVersion = 1;
+inline constexpr std::uint32_t kSnapshotSchemaVersion = 1;
+
+enum class GameStatus : std::uint8_t {
+  kCreated,         // not started (6.5)
+  kOngoing,         // play goes on
+  kAwaitingRuling,  // 10.2 / D1: the clocks stopped, the arbiter decides
+  kEnded,
+};
+// "created", "ongoing", "awaiting_ruling", "ended".
+absl::string_view GameStatusName(GameStatus status);
+
+class GameState {
+ public:
+  // A new game from its creation event (validated: time control, FEN, ruleset).
+  static absl::StatusOr<GameState> Create(const v1::ArbitrationEvent& created);
+  // Replays a whole log; the first event must be the creation. INTERNAL ERR_CORRUPT_LOG if an
+  // event does not apply.
+  static absl::StatusOr<GameState> Replay(absl::Span<const v1::ArbitrationEvent> events);
+  // From a store snapshot (GameLogSnapshot).
+  static absl::StatusOr<GameState> FromSnapshot(const v1::GameLogSnapshot& snapshot);
+
+  // Applies one event at the end of the log; the state is unchanged on failure.
+  absl::Status Apply(const v1::ArbitrationEvent& event);
+
+  // --- What the game is
+  const v1::GameCreated& created() const { return *created_; }
+  const laws::Ruleset& ruleset() const { return ruleset_; }
+  const chessclock::TimeControl& time_control() const { return clock_.time_control(); }
+
+  // --- Where it stands
+  GameStatus status() const { return status_; }
+  const laws::Outcome& outcome() const { return outcome_; }
+  const std::string& proof() const { return proof_; }
+  bool review() const { return review_; }
+  const chess::Game& game() const { return game_; }
+  const chess::Position& position() const { return game_.position(); }
+  chess::Color to_move() const { return game_.position().side_to_move(); }
+  const chessclock::Clock& clock() const { return clock_; }
+  // Each side's time at `now_ms` (clamped: the last event; frozen once the game ended).
+  std::int64_t RemainingMs(chess::Color side, std::int64_t now_ms) const;
+  // The mover's time when his current turn began (for [%emt]).
+  std::int64_t turn_start_remaining_ms() const { return turn_start_remaining_ms_; }
+  bool present(chess::Color side) const { return clock_.present(side); }
+  // 6.7: the instant after which an absent player has lost (the scheduled start, or the start,
+  // plus the default time); nullopt before the start.
+  std::optional<std::int64_t> default_deadline_ms() const { return default_deadline_ms_; }
+
+  // 9.1: the side whose draw offer is pending, and how many offers each side made.
+  std::optional<chess::Color> draw_offer() const { return draw_offer_; }
+  int draw_offers_made(chess::Color side) const { return offers_[chess::Index(side)]; }
+  // A claim awaiting the arbiter (10.2, D1), or the flag that fell in a postponed 10.2 game.
+  const std::optional<v1::ClaimMade>& pending_claim() const { return pending_claim_; }
+  bool claim_postponed() const { return claim_postponed_; }
+  bool awaiting_after_flag() const { return awaiting_after_flag_; }
+  // The flags recorded so far (each side's first fall).
+  const std::vector<v1::FlagRecorded>& flags() const { return flags_; }
+  bool FlagRecorded(chess::Color side) const;
+  // 8.7.
+  bool confirmed(chess::Color side) const { return confirmed_[chess::Index(side)]; }
+
+  // --- The log
+  std::int64_t version() const { return static_cast<std::int64_t>(log_->size()); }
+  std::int64_t last_event_ms() const { return last_event_ms_; }
+  std::optional<std::int64_t> ended_at_ms() const { return ended_at_ms_; }
+  // Every event applied, in order (event i has version i + 1).
+  const std::vector<v1::ArbitrationEvent>& events() const { return *log_; }
+  // The snapshot for the store: the log itself (schema 1).
+  v1::GameLogSnapshot Snapshot() const;
+
+ private:
+  GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
+            chessclock::Clock clock);
+  absl::Status ApplyKind(const v1::ArbitrationEvent& event);
+  void StopClock(std::int64_t at_ms);
+
+  std::shared_ptr<const v1::GameCreated> created_;
+  laws::Ruleset ruleset_;
+  chess::Game game_;
+  chessclock::Clock clock_;
+  GameStatus status_ = GameStatus::kCreated;
+  laws::Outcome outcome_;
+  std::string proof_;
+  bool review_ = false;
+  std::optional<std::int64_t> default_deadline_ms_;
+  std::int64_t turn_start_remaining_ms_ = 0;
+  std::optional<chess::Color> draw_offer_;
+  std::array<int, 2> offers_{};
+  std::optional<v1::ClaimMade> pending_claim_;
+  bool claim_postponed_ = false;
+  bool awaiting_after_flag_ = false;
+  std::vector<v1::FlagRecorded> flags_;
+  std::array<bool, 2> confirmed_{};
+  std::int64_t last_event_ms_ = 0;
+  std::optional<std::int64_t> ended_at_ms_;
+  // Shared between the copies a command makes until one appends (copy on write).
+  std::shared_ptr<std::vector<v1::ArbitrationEvent>> log_;
+};
+
+// The creation event for a request at `now_ms`: players, ruleset (edition required; the game
+// type derived), time control (PGN tag or arbiters' notation), start position (must be legal and
+// not already over). INVALID_ARGUMENT ERR_BAD_ARGUMENT / ERR_BAD_TIME_CONTROL / ERR_BAD_FEN /
+// ERR_BAD_START_POSITION / ERR_BAD_EDITION otherwise.
+absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& request,
+                                             std::int64_t now_ms, const v1::Actor& actor);
+
+// Either notation of a time control: the PGN tag first, then the arbiters' notation.
+absl::StatusOr<chessclock::TimeControl> ParseAnyTimeControl(absl::string_view text);
+
+}  // namespace arbitration
+
+#endif  // ARBITER_LIBS_ARBITRATION_GAME_STATE_H_

@@ -1,0 +1,719 @@
+#include "libs/arbitration/rulings.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/arbitration/errors.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/laws/proto_convert.h"
+#include "libs/laws/ruleset.h"
+
+namespace arbitration {
+namespace {
+
+using chess::Color;
+using laws::Outcome;
+using laws::Termination;
+
+// The working state of one decision: the state so far and the events that made it.
+struct Plan {
+  GameState state;
+  std::vector<v1::ArbitrationEvent> events;
+  std::int64_t now_ms;
+
+  // Records `event` at `at_ms` by `actor` and applies it.
+  absl::Status Add(v1::ArbitrationEvent event, std::int64_t at_ms, const v1::Actor& actor) {
+    event.set_at_ms(at_ms);
+    *event.mutable_actor() = actor;
+    RETURN_IF_ERROR(state.Apply(event));
+    events.push_back(std::move(event));
+    return absl::OkStatus();
+  }
+};
+
+v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "",
+                           bool review = false) {
+  v1::ArbitrationEvent e;
+  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
+  e.mutable_ended()->set_proof(std::string(proof));
+  e.mutable_ended()->set_review(review);
+  return e;
+}
+
+v1::ArbitrationEvent Adjusted(Color side, std::int64_t delta_ms, absl::string_view article) {
+  v1::ArbitrationEvent e;
+  e.mutable_adjusted()->set_side(laws::ToProto(side));
+  e.mutable_adjusted()->set_delta_ms(delta_ms);
+  e.mutable_adjusted()->set_article(std::string(article));
+  return e;
+}
+
+v1::ArbitrationEvent ClockStopped() {
+  v1::ArbitrationEvent e;
+  e.mutable_clock_stopped();
+  return e;
+}
+
+v1::ArbitrationEvent ClockRestarted() {
+  v1::ArbitrationEvent e;
+  e.mutable_clock_restarted();
+  return e;
+}
+
+// 6.10 / C3 / B7 / 1997 C4: what a fallen flag of `loser` decides in the current position. The
+// opponent wins unless he cannot mate (by any series of legal moves; in 1997 blitz, without
+// mating potential); an undetermined search counts for him and is marked for review.
+struct FlagVerdict {
+  Outcome outcome;
+  std::string proof;
+  bool review = false;
+};
+FlagVerdict RuleOnFlag(const GameState& game, Color loser, absl::string_view win_article,
+                       Analyst& analyst) {
+  const Color winner = ~loser;
+  const laws::WinOnTime test = laws::WinOnTimeOf(game.ruleset());
+  AnalystAnswer answer = test.test == laws::WinOnTimeTest::kMatingPotential
+                             ? analyst.MatingPotential(game.position(), winner)
+                             : analyst.CanMate(game.position(), winner);
+  FlagVerdict v;
+  v.proof = answer.proof;
+  if (answer.verdict == analysis::Verdict::kUnwinnable) {
+    v.outcome = Outcome::Draw(Termination::kTimeoutVsInsufficient, test.article);
+  } else {
+    v.outcome = Outcome::Win(winner, Termination::kTimeForfeit, win_article);
+    v.review = answer.verdict == analysis::Verdict::kUndetermined;
+  }
+  return v;
+}
+
+// A flag of `side` fell at `at_ms` (the clock's exact instant).
+absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& analyst) {
+  const laws::FlagRule rule = laws::FlagRuleOf(plan.state.ruleset());
+  v1::ArbitrationEvent flag;
+  flag.mutable_flag()->set_side(laws::ToProto(side));
+  flag.mutable_flag()->set_fell_at_ms(at_ms);
+  flag.mutable_flag()->set_counts(rule.counts_when_observed);
+  flag.mutable_flag()->set_article(std::string(rule.article));
+  RETURN_IF_ERROR(plan.Add(std::move(flag), at_ms, ServerActor()));
+  if (!rule.counts_when_observed) {
+    // B6: recorded, counted only on the opponent's claim (B7). Both down: B8 (or 6.12 / 10.3).
+    if (plan.state.FlagRecorded(~side)) {
+      const bool final_period = plan.state.clock().InFinalPeriod(Color::kWhite) &&
+                                plan.state.clock().InFinalPeriod(Color::kBlack);
+      chessclock::BothFlagsRuling both = laws::BothFlags(plan.state.ruleset(), final_period);
+      if (both.outcome == chessclock::BothFlagsOutcome::kDraw) {
+        return plan.Add(Ended(Outcome::Draw(Termination::kBothFlags, both.article)), at_ms,
+                        ServerActor());
+      }
+    }
+    return absl::OkStatus();
+  }
+  // 10.2b: a postponed claim; the arbiter fixes the result now that a flag fell.
+  if (plan.state.status() == GameStatus::kAwaitingRuling) return absl::OkStatus();
+  FlagVerdict v = RuleOnFlag(plan.state, side, "6.10", analyst);
+  return plan.Add(Ended(v.outcome, v.proof, v.review), at_ms, ServerActor());
+}
+
+// 6.7: an absent player arrived more than the default time after the scheduled start.
+absl::Status RecordDefault(Plan& plan, std::int64_t at_ms) {
+  const bool white_absent = !plan.state.present(Color::kWhite);
+  const bool black_absent = !plan.state.present(Color::kBlack);
+  Outcome outcome = white_absent && black_absent
+                        ? Outcome::BothLose(Termination::kDefault, "6.7")
+                        : Outcome::Win(white_absent ? Color::kBlack : Color::kWhite,
+                                       Termination::kDefault, "6.7");
+  return plan.Add(Ended(outcome), at_ms, ServerActor());
+}
+
+// Records, in the order they happened, the flags and defaults due by `now_ms`.
+absl::Status SettleInto(Plan& plan, std::int64_t now_ms, Analyst& analyst) {
+  for (int round = 0; round < 4; ++round) {
+    const GameState& s = plan.state;
+    if (s.status() != GameStatus::kOngoing) return absl::OkStatus();
+    std::optional<std::int64_t> flag_at;
+    Color flag_side = Color::kWhite;
+    if (std::optional<Color> running = s.clock().running(); running && !s.FlagRecorded(*running)) {
+      std::optional<std::int64_t> deadline = s.clock().Deadline();
+      if (deadline && *deadline <= now_ms) {
+        flag_at = std::max(*deadline, s.last_event_ms());
+        flag_side = *running;
+      }
+    }
+    std::optional<std::int64_t> default_at;
+    if (s.default_deadline_ms() && (!s.present(Color::kWhite) || !s.present(Color::kBlack))) {
+      // "more than one hour": the first instant after the deadline.
+      const std::int64_t t = std::max(*s.default_deadline_ms() + 1, s.last_event_ms());
+      if (t <= now_ms) default_at = t;
+    }
+    if (!flag_at && !default_at) return absl::OkStatus();
+    if (flag_at && (!default_at || *flag_at <= *default_at)) {
+      RETURN_IF_ERROR(RecordFlag(plan, flag_side, *flag_at, analyst));
+    } else {
+      RETURN_IF_ERROR(RecordDefault(plan, *default_at));
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct Ending {
+  Outcome outcome;
+  std::string proof;
+};
+
+// What the position after a move ends: 5.1a, 5.2a, 2023 9.6.1-2, 5.2b / 9.6. The dead-position
+// search runs only after a capture, a pawn move or a promotion: a piece move cannot take away the
+// last mating chance that material and pawn structure left (the material test runs always).
+std::optional<Ending> EndingAfterMove(const chess::Game& after, Color mover, bool zeroing,
+                                      const laws::Ruleset& ruleset, Analyst& analyst) {
+  const chess::Position& pos = after.position();
+  if (pos.IsCheckmate()) return Ending{Outcome::Win(mover, Termination::kCheckmate, "5.1a"), ""};
+  if (pos.IsStalemate()) return Ending{Outcome::Draw(Termination::kStalemate, "5.2a"), ""};
+  if (laws::AutomaticRepetitionDraws(ruleset)) {
+    if (after.IsFivefoldRepetition()) {
+      return Ending{Outcome::Draw(Termination::kFivefoldRepetition, "9.6.1"), ""};
+    }
+    if (after.IsSeventyFiveMoveRule()) {
+      return Ending{Outcome::Draw(Termination::kSeventyFiveMoves, "9.6.2"), ""};
+    }
+  }
+  if (pos.IsInsufficientMaterial()) {
+    return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"),
+                  "material: neither side has enough material to mate"};
+  }
+  if (zeroing) {
+    AnalystAnswer dead = analyst.DeadPosition(pos);
+    if (dead.verdict == analysis::Verdict::kUnwinnable) {
+      return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"), dead.proof};
+    }
+  }
+  return std::nullopt;
+}
+
+// Plays `move` for `side` at the plan's instant: the press (6.8a) unless the move ends the game.
+absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, std::int64_t lag_ms,
+                     const v1::Actor& actor, Analyst& analyst) {
+  const GameState& s = plan.state;
+  const chess::Position& before = s.position();
+  chess::Game after = s.game();
+  RETURN_IF_ERROR(after.Play(move));
+  std::optional<Ending> ending =
+      EndingAfterMove(after, side, before.IsZeroing(move), s.ruleset(), analyst);
+  const std::int64_t remaining = s.RemainingMs(side, plan.now_ms);
+  v1::ArbitrationEvent e;
+  v1::MoveMade* m = e.mutable_move();
+  m->set_side(laws::ToProto(side));
+  m->set_uci(chess::ToUci(move));
+  m->set_san(chess::ToSan(before, move));
+  m->set_offer_draw(offer_draw && !ending);
+  m->set_lag_ms(lag_ms);
+  m->set_ends_game(ending.has_value());
+  m->set_elapsed_ms(std::max<std::int64_t>(0, s.turn_start_remaining_ms() - remaining));
+  if (ending) {
+    m->set_clock_ms(remaining);
+  } else {
+    chessclock::Clock trial = s.clock();
+    RETURN_IF_ERROR(trial.Press(side, plan.now_ms, lag_ms));
+    m->set_clock_ms(trial.RemainingMs(side, plan.now_ms));
+  }
+  RETURN_IF_ERROR(plan.Add(std::move(e), plan.now_ms, actor));
+  if (ending) {
+    RETURN_IF_ERROR(plan.Add(Ended(ending->outcome, ending->proof), plan.now_ms, actor));
+  }
+  return absl::OkStatus();
+}
+
+// Moves, offers and 9.2 / 9.3 / 10.2 claims need a game in play.
+absl::Status CheckInPlay(const GameState& s) {
+  switch (s.status()) {
+    case GameStatus::kCreated:
+      return Error(kErrGameNotStarted, "the game has not started (6.5)");
+    case GameStatus::kEnded:
+      return Error(kErrGameOver,
+                   absl::StrCat("the game is over (", laws::ResultText(s.outcome().result), ", ",
+                                s.outcome().article, ")"));
+    case GameStatus::kAwaitingRuling:
+      return Error(kErrAwaitingRuling,
+                   "a claim awaits the arbiter's ruling; the clocks are stopped");
+    case GameStatus::kOngoing:
+      break;
+  }
+  return absl::OkStatus();
+}
+
+// Resignation and answers to offers are possible while a ruling is awaited, not before the start
+// or after the end.
+absl::Status CheckNotOver(const GameState& s) {
+  if (s.status() == GameStatus::kCreated) {
+    return Error(kErrGameNotStarted, "the game has not started (6.5)");
+  }
+  if (s.status() == GameStatus::kEnded) return Error(kErrGameOver, "the game is over");
+  return absl::OkStatus();
+}
+
+// The regulations' restrictions on offers (no offers before move N; 12.5 a limit per player).
+// `moves_made`: the offerer's completed moves, counting a move made with the offer.
+absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made) {
+  const laws::Regulations& regs = s.ruleset().regulations;
+  if (s.draw_offer()) {
+    return Error(kErrDrawOfferPending,
+                 *s.draw_offer() == side ? "your draw offer is pending (9.1)"
+                                         : "the opponent's offer is pending: accept or decline it");
+  }
+  if (moves_made < regs.no_draw_offers_before_move) {
+    return Error(kErrDrawOfferTooEarly,
+                 absl::StrCat("the regulations allow no draw offers before move ",
+                              regs.no_draw_offers_before_move));
+  }
+  if (s.draw_offers_made(side) >= laws::MaxDrawOffers(s.ruleset())) {
+    return Error(kErrTooManyDrawOffers,
+                 absl::StrCat("12.5: ", s.draw_offers_made(side),
+                              " draw offers made; the limit in this game is ",
+                              laws::MaxDrawOffers(s.ruleset())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RequireSide(const Command& c) {
+  if (!c.side) {
+    return Error(kErrBadArgument,
+                 absl::StrCat(CommandKindName(c.kind), ": the side (white or black) is required"));
+  }
+  return absl::OkStatus();
+}
+
+// 9.2 / 9.3 with 9.5: ruled at once.
+absl::Status DecideDrawClaim(Plan& plan, const Command& c, Color side, Analyst& analyst,
+                             v1::ClaimRuling* ruling) {
+  const GameState& s = plan.state;
+  RETURN_IF_ERROR(CheckInPlay(s));
+  if (side != s.to_move()) {
+    return Error(kErrNotYourTurn, "9.2 / 9.3: only the player on move claims");
+  }
+  std::optional<chess::Move> intended;
+  if (!c.move.empty()) {
+    ASSIGN_OR_RETURN(intended, chess::ParseMove(s.position(), c.move));
+  }
+  const bool threefold = c.claim == v1::CLAIM_KIND_THREEFOLD;
+  const chess::DrawClaim dc = threefold ? s.game().ThreefoldClaim() : s.game().FiftyMoveClaim();
+  const bool by_move =
+      intended && std::find(dc.by_moves.begin(), dc.by_moves.end(), *intended) != dc.by_moves.end();
+  const bool correct = dc.now || by_move;
+  const absl::string_view article =
+      threefold ? (by_move && !dc.now ? "9.2a" : "9.2b") : (by_move && !dc.now ? "9.3a" : "9.3b");
+  v1::ArbitrationEvent claim;
+  v1::ClaimMade* cm = claim.mutable_claim();
+  cm->set_side(laws::ToProto(side));
+  cm->set_kind(c.claim);
+  if (intended) {
+    cm->set_intended_uci(chess::ToUci(*intended));
+    cm->set_intended_san(chess::ToSan(s.position(), *intended));
+  }
+  cm->set_ruling(correct ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT);
+  cm->set_article(std::string(correct ? article : threefold ? "9.2" : "9.3"));
+  cm->set_reason(correct ? (threefold ? "the same position for at least the third time"
+                                      : "50 moves by each player without a capture or pawn move")
+                         : (threefold ? "the position has not stood three times"
+                                      : "the last 50 moves of each player include a capture or "
+                                        "pawn move"));
+  *ruling = cm->ruling();
+  const std::int64_t now = plan.now_ms;
+  const std::int64_t remaining = s.RemainingMs(side, now);
+  // 9.5: the claimant stops the clocks; the claim is ruled at once.
+  RETURN_IF_ERROR(plan.Add(ClockStopped(), now, c.actor));
+  RETURN_IF_ERROR(plan.Add(std::move(claim), now, c.actor));
+  if (correct) {
+    return plan.Add(
+        Ended(Outcome::Draw(
+            threefold ? Termination::kThreefoldRepetition : Termination::kFiftyMoves, article)),
+        now, c.actor);
+  }
+  // 9.5b (2023 9.5.2): the penalty, then the declared move is played and the game goes on.
+  const laws::ClaimPenalty penalty = laws::IncorrectClaimPenalty(plan.state.ruleset(), remaining);
+  RETURN_IF_ERROR(
+      plan.Add(Adjusted(~side, penalty.opponent_add_ms, penalty.article), now, c.actor));
+  if (penalty.claimant_after_ms != remaining) {
+    RETURN_IF_ERROR(plan.Add(Adjusted(side, penalty.claimant_after_ms - remaining, penalty.article),
+                             now, c.actor));
+  }
+  RETURN_IF_ERROR(plan.Add(ClockRestarted(), now, c.actor));
+  if (intended) RETURN_IF_ERROR(AddMove(plan, side, *intended, false, 0, c.actor, analyst));
+  return absl::OkStatus();
+}
+
+// 10.2 (with an arbiter) / D1 (without): the clocks stop and the arbiter decides.
+absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side,
+                                  v1::ClaimRuling* ruling) {
+  const GameState& s = plan.state;
+  RETURN_IF_ERROR(CheckInPlay(s));
+  const laws::QuickplayRule rule = laws::QuickplayRuleOf(s.ruleset());
+  if (rule.claim == laws::QuickplayClaim::kNotApplicable) {
+    return Error(kErrClaimNotAllowed,
+                 absl::StrCat(rule.article, ": Article 10.2 does not apply in blitz"));
+  }
+  // 10.2 is the claim of the player on move; D1 does not ask it (issue 14.9).
+  if (rule.claim == laws::QuickplayClaim::kArbiter && side != s.to_move()) {
+    return Error(kErrNotYourTurn, "10.2: only the player on move claims");
+  }
+  const std::int64_t remaining = s.RemainingMs(side, plan.now_ms);
+  if (remaining <= 0 || s.clock().FlagFallen(side, plan.now_ms)) {
+    return Error(kErrClaimNotAllowed,
+                 absl::StrCat(rule.article, ": the claimant's flag has fallen"));
+  }
+  if (remaining >= laws::kQuickplayThresholdMs) {
+    return Error(kErrClaimNotAllowed, absl::StrCat(rule.article, ": the claimant has ", remaining,
+                                                   " ms, not less than two minutes"));
+  }
+  if (!s.clock().InFinalPeriod(side)) {
+    return Error(kErrClaimNotAllowed,
+                 absl::StrCat(rule.article,
+                              ": only in the period in which all remaining moves must be made "
+                              "(10.1)"));
+  }
+  v1::ArbitrationEvent claim;
+  v1::ClaimMade* cm = claim.mutable_claim();
+  cm->set_side(laws::ToProto(side));
+  cm->set_kind(v1::CLAIM_KIND_QUICKPLAY);
+  cm->set_ruling(v1::CLAIM_RULING_PENDING);
+  cm->set_article(std::string(rule.article));
+  cm->set_ground(c.ground);
+  if (rule.claim == laws::QuickplayClaim::kAppendixD) {
+    // D1: "Dies beendet die Partie"; the final position written down for the arbiter.
+    cm->set_final_fen(chess::ToFen(s.position()));
+    cm->set_reason("Appendix D: the claim ends the game; an arbiter decides the result");
+  } else {
+    cm->set_reason("10.2: the clocks are stopped; the arbiter rules");
+  }
+  *ruling = v1::CLAIM_RULING_PENDING;
+  RETURN_IF_ERROR(plan.Add(ClockStopped(), plan.now_ms, c.actor));
+  return plan.Add(std::move(claim), plan.now_ms, c.actor);
+}
+
+// B7: a win on time claimed by the player whose flag is up.
+absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& analyst,
+                             v1::ClaimRuling* ruling) {
+  const GameState& s = plan.state;
+  RETURN_IF_ERROR(CheckInPlay(s));
+  const laws::FlagRule rule = laws::FlagRuleOf(s.ruleset());
+  if (rule.counts_when_observed) {
+    return Error(kErrClaimNotAllowed,
+                 absl::StrCat(rule.article,
+                              ": flags count the moment they fall here; there is nothing to "
+                              "claim"));
+  }
+  const bool own_up = !s.clock().FlagFallen(side, plan.now_ms);
+  const bool opponent_down = s.clock().FlagFallen(~side, plan.now_ms);
+  const bool correct = own_up && opponent_down;
+  v1::ArbitrationEvent claim;
+  v1::ClaimMade* cm = claim.mutable_claim();
+  cm->set_side(laws::ToProto(side));
+  cm->set_kind(v1::CLAIM_KIND_TIME);
+  cm->set_ruling(correct ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT);
+  cm->set_article("B7");
+  cm->set_reason(correct          ? "the claimant's flag is up and the opponent's has fallen"
+                 : !opponent_down ? "the opponent's flag has not fallen"
+                                  : "the claimant's own flag has fallen");
+  *ruling = cm->ruling();
+  RETURN_IF_ERROR(plan.Add(std::move(claim), plan.now_ms, c.actor));
+  if (!correct) return absl::OkStatus();
+  FlagVerdict v = RuleOnFlag(plan.state, ~side, "B7", analyst);
+  return plan.Add(Ended(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
+}
+
+v1::ArbitrationEvent Ruled(const Command& c, absl::string_view article) {
+  v1::ArbitrationEvent e;
+  e.mutable_ruled()->set_decision(c.decision);
+  e.mutable_ruled()->set_add_time(c.add_time);
+  e.mutable_ruled()->set_article(std::string(article));
+  e.mutable_ruled()->set_reason(c.reason);
+  return e;
+}
+
+// The arbiter on a claim awaiting him: 10.2 a/b/c, D1, or the result after a flag in a postponed
+// game (10.2b).
+absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
+  const GameState& s = plan.state;
+  if (s.status() != GameStatus::kAwaitingRuling) {
+    return Error(kErrNoPendingClaim, "no claim awaits a ruling");
+  }
+  const std::int64_t now = plan.now_ms;
+  const auto bad = [&](absl::string_view why) { return Error(kErrBadRuling, why); };
+  if (s.awaiting_after_flag()) {
+    // 10.2b: the arbiter fixes the result after a flag fell.
+    if (c.decision == v1::RULING_DECISION_POSTPONE) {
+      return bad("10.2b: the flag has fallen; rule draw or reject");
+    }
+    const v1::FlagRecorded& flag = s.flags().back();
+    const Color loser = *laws::ColorOf(flag.side());
+    RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2b"), now, c.actor));
+    if (c.decision == v1::RULING_DECISION_DRAW) {
+      return plan.Add(Ended(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2b")), now,
+                      c.actor);
+    }
+    FlagVerdict v = RuleOnFlag(plan.state, loser, "6.10", analyst);
+    return plan.Add(Ended(v.outcome, v.proof, v.review), now, c.actor);
+  }
+  const v1::ClaimMade claim = *s.pending_claim();
+  const Color claimant = *laws::ColorOf(claim.side());
+  if (claim.article() == "D1") {
+    if (c.decision == v1::RULING_DECISION_POSTPONE) {
+      return bad("D1: the claim ended the game; rule draw or reject");
+    }
+    RETURN_IF_ERROR(plan.Add(Ruled(c, "D1"), now, c.actor));
+    Outcome o = c.decision == v1::RULING_DECISION_DRAW
+                    ? Outcome::Draw(Termination::kQuickplayFinishClaim, "D1")
+                    : Outcome::Win(~claimant, Termination::kArbiterDecision, "D1");
+    return plan.Add(Ended(o), now, c.actor);
+  }
+  switch (c.decision) {
+    case v1::RULING_DECISION_DRAW:
+      RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2a"), now, c.actor));
+      return plan.Add(Ended(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2a")), now,
+                      c.actor);
+    case v1::RULING_DECISION_POSTPONE:
+      RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2b"), now, c.actor));
+      if (c.add_time) {
+        RETURN_IF_ERROR(
+            plan.Add(Adjusted(~claimant, laws::kQuickplayExtraMs, "10.2b"), now, c.actor));
+      }
+      return plan.Add(ClockRestarted(), now, c.actor);
+    case v1::RULING_DECISION_REJECT:
+      RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2c"), now, c.actor));
+      RETURN_IF_ERROR(
+          plan.Add(Adjusted(~claimant, laws::kQuickplayExtraMs, "10.2c"), now, c.actor));
+      return plan.Add(ClockRestarted(), now, c.actor);
+    default:
+      break;
+  }
+  return bad("a decision (draw, postpone or reject) is required");
+}
+
+// The command's own events on the settled plan. A returned error is the command's refusal.
+absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
+                           v1::ClaimRuling* ruling) {
+  const GameState& s = plan.state;
+  const std::int64_t now = plan.now_ms;
+  switch (c.kind) {
+    case CommandKind::kStart: {
+      if (s.status() == GameStatus::kEnded) return Error(kErrGameOver, "the game is over");
+      if (s.status() != GameStatus::kCreated) {
+        return Error(kErrGameAlreadyStarted, "the game has started already");
+      }
+      v1::ArbitrationEvent e;
+      for (Color side : c.absent) e.mutable_started()->add_absent(laws::ToProto(side));
+      e.mutable_started();
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kArrive: {
+      RETURN_IF_ERROR(CheckNotOver(s));
+      if (s.present(*c.side)) return Error(kErrAlreadyPresent, "the player is present already");
+      v1::ArbitrationEvent e;
+      e.mutable_arrived()->set_side(laws::ToProto(*c.side));
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kMove: {
+      RETURN_IF_ERROR(CheckInPlay(s));
+      const Color side = *c.side;
+      if (side != s.to_move()) {
+        return Error(kErrNotYourTurn,
+                     absl::StrCat("it is ", chess::ColorName(s.to_move()), "'s move"));
+      }
+      ASSIGN_OR_RETURN(chess::Move move, chess::ParseMove(s.position(), c.move));
+      if (c.offer_draw) RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1));
+      if (!s.present(side)) {
+        // A player who moves is at the board (6.6).
+        v1::ArbitrationEvent arrived;
+        arrived.mutable_arrived()->set_side(laws::ToProto(side));
+        RETURN_IF_ERROR(plan.Add(std::move(arrived), now, c.actor));
+      }
+      return AddMove(plan, side, move, c.offer_draw, c.lag_ms, c.actor, analyst);
+    }
+    case CommandKind::kResign: {
+      RETURN_IF_ERROR(CheckNotOver(s));
+      v1::ArbitrationEvent e;
+      e.mutable_resigned()->set_side(laws::ToProto(*c.side));
+      RETURN_IF_ERROR(plan.Add(std::move(e), now, c.actor));
+      return plan.Add(Ended(Outcome::Win(~*c.side, Termination::kResignation, "5.1b")), now,
+                      c.actor);
+    }
+    case CommandKind::kOfferDraw: {
+      RETURN_IF_ERROR(CheckInPlay(s));
+      RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side)));
+      v1::ArbitrationEvent e;
+      e.mutable_draw_offered()->set_side(laws::ToProto(*c.side));
+      // 9.1b: an offer on one's own time, before moving, is valid; 12.5 may apply.
+      e.mutable_draw_offered()->set_outside_move(*c.side == s.to_move());
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kAcceptDraw:
+    case CommandKind::kDeclineDraw: {
+      RETURN_IF_ERROR(CheckNotOver(s));
+      if (s.draw_offer() != ~*c.side) {
+        return Error(kErrNoDrawOffer, "no draw offer of the opponent's is pending (9.1)");
+      }
+      const bool accept = c.kind == CommandKind::kAcceptDraw;
+      v1::ArbitrationEvent e;
+      e.mutable_draw_answered()->set_side(laws::ToProto(*c.side));
+      e.mutable_draw_answered()->set_accepted(accept);
+      RETURN_IF_ERROR(plan.Add(std::move(e), now, c.actor));
+      if (!accept) return absl::OkStatus();
+      return plan.Add(Ended(Outcome::Draw(Termination::kAgreement, "9.1")), now, c.actor);
+    }
+    case CommandKind::kClaim:
+      switch (c.claim) {
+        case v1::CLAIM_KIND_THREEFOLD:
+        case v1::CLAIM_KIND_FIFTY:
+          return DecideDrawClaim(plan, c, *c.side, analyst, ruling);
+        case v1::CLAIM_KIND_QUICKPLAY:
+          return DecideQuickplayClaim(plan, c, *c.side, ruling);
+        case v1::CLAIM_KIND_TIME:
+          return DecideTimeClaim(plan, c, *c.side, analyst, ruling);
+        default:
+          break;
+      }
+      return Error(kErrBadArgument, "claim: kind threefold, fifty, quickplay or time");
+    case CommandKind::kRule:
+      return DecideRuling(plan, c, analyst);
+    case CommandKind::kConfirm: {
+      if (s.status() != GameStatus::kEnded) {
+        return Error(kErrGameNotOver, "8.7: the result is confirmed after the game");
+      }
+      if (s.confirmed(*c.side)) return Error(kErrAlreadyConfirmed, "8.7: confirmed already");
+      v1::ArbitrationEvent e;
+      e.mutable_confirmed()->set_side(laws::ToProto(*c.side));
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kSetResult: {
+      v1::ArbitrationEvent e;
+      laws::ToProto(c.outcome, e.mutable_result_set()->mutable_outcome());
+      e.mutable_result_set()->set_reason(c.reason);
+      return plan.Add(std::move(e), now, c.actor);
+    }
+  }
+  return Error(kErrBadArgument, "unknown command");
+}
+
+// Malformed commands: what is missing whatever the game's state.
+absl::Status ValidateCommand(const Command& c) {
+  switch (c.kind) {
+    case CommandKind::kStart:
+      if (c.absent.size() > 2) return Error(kErrBadArgument, "start: at most two absent players");
+      return absl::OkStatus();
+    case CommandKind::kMove:
+      RETURN_IF_ERROR(RequireSide(c));
+      if (c.move.empty() || c.move.size() > 16) {
+        return Error(kErrBadArgument, "move: a move in UCI or SAN is required");
+      }
+      if (c.lag_ms < 0 || c.lag_ms > 60'000) {
+        return Error(kErrBadArgument, "move: lag_ms must lie in [0, 60000]");
+      }
+      return absl::OkStatus();
+    case CommandKind::kClaim:
+      RETURN_IF_ERROR(RequireSide(c));
+      if (c.claim == v1::CLAIM_KIND_UNSPECIFIED) {
+        return Error(kErrBadArgument, "claim: kind threefold, fifty, quickplay or time");
+      }
+      if (c.move.size() > 16) return Error(kErrBadArgument, "claim: the move is too long");
+      return absl::OkStatus();
+    case CommandKind::kRule:
+      if (c.decision == v1::RULING_DECISION_UNSPECIFIED) {
+        return Error(kErrBadRuling, "a decision (draw, postpone or reject) is required");
+      }
+      return absl::OkStatus();
+    case CommandKind::kSetResult:
+      if (!c.outcome.over()) return Error(kErrBadArgument, "set_result: a result is required");
+      if (c.outcome.article.empty() || c.reason.empty()) {
+        return Error(kErrBadArgument, "set_result: the article and a reason are required");
+      }
+      if (c.outcome.article.size() > 32 || c.reason.size() > 1024) {
+        return Error(kErrBadArgument, "set_result: the article or the reason is too long");
+      }
+      return absl::OkStatus();
+    default:
+      return RequireSide(c);
+  }
+}
+
+}  // namespace
+
+absl::string_view CommandKindName(CommandKind kind) {
+  switch (kind) {
+    case CommandKind::kStart:
+      return "start";
+    case CommandKind::kArrive:
+      return "arrive";
+    case CommandKind::kMove:
+      return "move";
+    case CommandKind::kResign:
+      return "resign";
+    case CommandKind::kOfferDraw:
+      return "offer_draw";
+    case CommandKind::kAcceptDraw:
+      return "accept_draw";
+    case CommandKind::kDeclineDraw:
+      return "decline_draw";
+    case CommandKind::kClaim:
+      return "claim";
+    case CommandKind::kRule:
+      return "rule";
+    case CommandKind::kConfirm:
+      return "confirm";
+    case CommandKind::kSetResult:
+      return "set_result";
+  }
+  return "unknown";
+}
+
+v1::Actor ServerActor() {
+  v1::Actor a;
+  a.set_subject("arbiter");
+  a.set_role("server");
+  return a;
+}
+
+absl::StatusOr<Decision> Decide(const GameState& game, const Command& command, std::int64_t now_ms,
+                                Analyst& analyst) {
+  RETURN_IF_ERROR(ValidateCommand(command));
+  Plan plan{game, {}, std::max(now_ms, game.last_event_ms())};
+  RETURN_IF_ERROR(SettleInto(plan, plan.now_ms, analyst));
+  Decision d;
+  Plan settled = plan;
+  absl::Status refused = DecideCommand(plan, command, analyst, &d.claim_ruling);
+  if (refused.ok()) refused = SettleInto(plan, plan.now_ms, analyst);
+  if (!refused.ok()) {
+    plan = std::move(settled);  // a refused command changes nothing
+    d.claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;
+  }
+  d.events = std::move(plan.events);
+  d.refused = refused;
+  d.after = std::move(plan.state);
+  return d;
+}
+
+std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now_ms,
+                                         Analyst& analyst) {
+  Plan plan{game, {}, std::max(now_ms, game.last_event_ms())};
+  absl::Status settled = SettleInto(plan, plan.now_ms, analyst);
+  (void)settled;  // what applied before a failure is still what happened
+  return std::move(plan.events);
+}
+
+std::optional<std::int64_t> NextDeadline(const GameState& game) {
+  if (game.status() != GameStatus::kOngoing) return std::nullopt;
+  std::optional<std::int64_t> next;
+  if (std::optional<Color> running = game.clock().running();
+      running && !game.FlagRecorded(*running)) {
+    next = game.clock().Deadline();
+  }
+  if (game.default_deadline_ms() &&
+      (!game.present(Color::kWhite) || !game.present(Color::kBlack))) {
+    const std::int64_t t = *game.default_deadline_ms() + 1;
+    next = next ? std::min(*next, t) : t;
+  }
+  return next;
+}
+
+}  // namespace arbitration

@@ -1,0 +1,96 @@
+// The rulings: what a command or the passing of time does to a game, as the events to append.
+// Pure functions of the game's state, the command, the instant and the analyst's answers; they
+// cite the article they apply and read every edition difference from the ruleset (libs/laws).
+//
+//   Command move{.kind = CommandKind::kMove, .side = chess::Color::kWhite, .move = "e4"};
+//   ASSIGN_OR_RETURN(Decision d, Decide(game, move, now_ms, analyst));
+//   if (!d.refused.ok()) ...  // the command's refusal; d.events may still hold what fell before
+//   store.Append(d.events, d.after->Snapshot(), NextDeadline(*d.after));
+//
+// Time: before any command, Settle records what happened by `now_ms` without anyone's command, in
+// the order it happened and at the instant it happened: a flag (6.9 in standard play and in 2023,
+// the game ends at the fall; B6 in rapid and blitz under 1997-2005, recorded and counted only on
+// the opponent's claim, B7; both fallen: B8 / 6.12 / 10.3) and a default (6.7, from the scheduled
+// start). A move that ends the game ends it at its instant, so a flag that would fall later never
+// does (5.1, 6.8a). Times never go backwards: a command is recorded no earlier than the last event.
+#ifndef ARBITER_LIBS_ARBITRATION_RULINGS_H_
+#define ARBITER_LIBS_ARBITRATION_RULINGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/game_state.h"
+#include "libs/laws/outcome.h"
+
+namespace arbitration {
+
+enum class CommandKind : std::uint8_t {
+  kStart,        // 6.5 (platform or arbiter); `absent`: 6.6
+  kArrive,       // 6.6: `side` arrives
+  kMove,         // `side` plays `move` (UCI or SAN, English or German), `offer_draw`, `lag_ms`
+  kResign,       // 5.1b
+  kOfferDraw,    // 9.1 outside a move
+  kAcceptDraw,   // 9.1, 5.2c
+  kDeclineDraw,  // 9.1
+  kClaim,        // `claim`: 9.2 / 9.3 (`move`: the intended move), 10.2 / D1, B7
+  kRule,         // the arbiter on a pending claim: `decision`, `add_time`
+  kConfirm,      // 8.7
+  kSetResult,    // the arbiter: `outcome` (article required) and `reason`
+};
+// "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
+// "rule", "confirm", "set_result".
+absl::string_view CommandKindName(CommandKind kind);
+
+struct Command {
+  CommandKind kind = CommandKind::kMove;
+  v1::Actor actor;                   // recorded with every event the command appends
+  std::optional<chess::Color> side;  // the player acting (required for player commands)
+  std::vector<chess::Color> absent;  // kStart
+  std::string move;                  // kMove; kClaim: the intended move (optional)
+  bool offer_draw = false;           // kMove
+  std::int64_t lag_ms = 0;           // kMove
+  v1::ClaimKind claim = v1::CLAIM_KIND_UNSPECIFIED;
+  v1::QuickplayGround ground = v1::QUICKPLAY_GROUND_UNSPECIFIED;  // D1
+  v1::RulingDecision decision = v1::RULING_DECISION_UNSPECIFIED;  // kRule
+  bool add_time = false;                                          // kRule, 10.2b
+  laws::Outcome outcome;                                          // kSetResult
+  std::string reason;                                             // kRule, kSetResult
+};
+
+struct Decision {
+  // The events to append, in order, their instants and actors filled in.
+  std::vector<v1::ArbitrationEvent> events;
+  // OK, or why the command was refused. A refused command may still have events to append: what
+  // happened before it (a flag, a default).
+  absl::Status refused;
+  // The state after `events`.
+  std::optional<GameState> after;
+  // For a claim that was ruled on: correct, incorrect or pending.
+  v1::ClaimRuling claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;
+};
+
+// The events a command appends at `now_ms`. Fails (nothing to append) only for a malformed
+// command (ERR_BAD_ARGUMENT); every other refusal is Decision::refused.
+absl::StatusOr<Decision> Decide(const GameState& game, const Command& command, std::int64_t now_ms,
+                                Analyst& analyst);
+
+// What has happened by `now_ms` without anyone's command, not yet recorded (flags, defaults), as
+// events by the server (actor role "server").
+std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now_ms,
+                                         Analyst& analyst);
+
+// The instant the game's next flag falls, or its default (6.7) comes due, if nothing happens: for
+// the store's deadline index and the server's timers. None when nothing is pending.
+std::optional<std::int64_t> NextDeadline(const GameState& game);
+
+// The actor of what the server does by itself.
+v1::Actor ServerActor();
+
+}  // namespace arbitration
+
+#endif  // ARBITER_LIBS_ARBITRATION_RULINGS_H_

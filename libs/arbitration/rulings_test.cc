@@ -1,0 +1,544 @@
+// The rulings by article and edition: each case gives the position, the clock times and the
+// expected ruling.
+#include "libs/arbitration/rulings.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/game_state.h"
+#include "libs/base/status_matchers.h"
+#include "libs/chess/fen.h"
+
+namespace arbitration {
+namespace {
+
+using ::base::HasErrorCode;
+using chess::Color;
+using laws::Result;
+using laws::Termination;
+
+constexpr Color kW = Color::kWhite;
+constexpr Color kB = Color::kBlack;
+
+struct Options {
+  v1::Edition edition = v1::EDITION_FIDE_2001;
+  std::string time_control = "G/90";
+  std::string fen;
+  bool arbiter_present = true;
+  std::optional<std::int64_t> default_time_ms;
+  int no_offers_before = 0;
+  int max_offers = 0;
+  std::int64_t scheduled_start_ms = 0;
+};
+
+// A game driven through Decide, as the service and `game simulate` drive it.
+class Table {
+ public:
+  explicit Table(const Options& o = {}) {
+    v1::CreateGameRequest req;
+    req.set_white_id("w");
+    req.set_black_id("b");
+    req.mutable_ruleset()->set_edition(o.edition);
+    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(o.arbiter_present);
+    if (o.default_time_ms) {
+      req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(*o.default_time_ms);
+    }
+    req.mutable_ruleset()->mutable_regulations()->set_no_draw_offers_before_move(
+        o.no_offers_before);
+    req.mutable_ruleset()->mutable_regulations()->set_max_draw_offers(o.max_offers);
+    req.set_time_control(o.time_control);
+    req.set_start_fen(o.fen);
+    req.set_scheduled_start_ms(o.scheduled_start_ms);
+    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
+    EXPECT_OK(created.status());
+    absl::StatusOr<GameState> state = GameState::Create(*created);
+    EXPECT_OK(state.status());
+    game_ = std::make_unique<GameState>(*std::move(state));
+  }
+
+  // Runs a command at `at_ms`; returns the refusal (OK when applied).
+  absl::Status Do(Command c, std::int64_t at_ms) {
+    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
+    if (!d.ok()) return d.status();
+    last_ruling_ = d->claim_ruling;
+    *game_ = *d->after;
+    return d->refused;
+  }
+  absl::Status Start(std::int64_t at_ms = 0, std::vector<Color> absent = {}) {
+    return Do({.kind = CommandKind::kStart, .absent = absent}, at_ms);
+  }
+  absl::Status Move(Color side, std::string move, std::int64_t at_ms, bool offer = false) {
+    return Do({.kind = CommandKind::kMove, .side = side, .move = move, .offer_draw = offer}, at_ms);
+  }
+  // Plays moves alternately from the side to move, one second apart from `at_ms`.
+  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
+    for (const std::string& m : moves) {
+      EXPECT_OK(Move(game_->to_move(), m, at_ms)) << m;
+      at_ms += 1000;
+    }
+    return at_ms;
+  }
+  absl::Status Claim(Color side, v1::ClaimKind kind, std::int64_t at_ms, std::string move = "") {
+    return Do({.kind = CommandKind::kClaim, .side = side, .move = move, .claim = kind}, at_ms);
+  }
+  absl::Status Rule(v1::RulingDecision decision, std::int64_t at_ms, bool add_time = false) {
+    return Do({.kind = CommandKind::kRule, .decision = decision, .add_time = add_time}, at_ms);
+  }
+  void SettleTo(std::int64_t at_ms) {
+    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_)) {
+      ASSERT_OK(game_->Apply(e));
+    }
+  }
+
+  const GameState& game() const { return *game_; }
+  Result result() const { return game_->outcome().result; }
+  Termination termination() const { return game_->outcome().termination; }
+  std::string article() const { return game_->outcome().article; }
+  v1::ClaimRuling ruling() const { return last_ruling_; }
+  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
+
+ private:
+  LocalAnalyst analyst_;
+  std::unique_ptr<GameState> game_;
+  v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
+};
+
+const std::vector<std::string> kKnightDance = {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"};
+
+// --- Article 5 ---------------------------------------------------------------------------------
+
+TEST(Article5, CheckmateWinsAndStopsTheClockAtTheMove) {  // 5.1a, 6.8a
+  Table t;
+  ASSERT_OK(t.Start());
+  t.Play({"f3", "e5", "g4"}, 1000);
+  ASSERT_OK(t.Move(kB, "Dh4", 10'000));  // German letters (Appendix E)
+  EXPECT_EQ(t.game().status(), GameStatus::kEnded);
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+  EXPECT_EQ(t.termination(), Termination::kCheckmate);
+  EXPECT_EQ(t.article(), "5.1a");
+  // The clock stopped at the mating move: Black's time does not run afterwards.
+  EXPECT_EQ(t.ms(kB, 10'000), t.ms(kB, 5'000'000));
+  EXPECT_THAT(t.Move(kW, "a3", 11'000), HasErrorCode("ERR_GAME_OVER"));
+}
+
+TEST(Article5, StalemateDraws) {  // 5.2a
+  Table t({.fen = "7k/8/6Q1/8/8/8/8/K7 w - - 0 1"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "Qf7", 1000));
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kStalemate);
+}
+
+TEST(Article5, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9.6
+  Table t({.fen = "4k3/8/8/8/8/8/3nb3/4K3 w - - 0 1"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "Kxe2", 1000));
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kDeadPosition);
+  EXPECT_EQ(t.article(), "5.2b");
+  EXPECT_FALSE(t.game().proof().empty());
+}
+
+TEST(Article5, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: locked pawns, proved by analysis
+  Table u({.fen = "8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1"});
+  ASSERT_OK(u.Start());
+  ASSERT_OK(u.Move(kW, "g4", 1000));
+  EXPECT_EQ(u.termination(), Termination::kDeadPosition);
+  EXPECT_THAT(u.game().proof(), testing::HasSubstr("locked"));
+}
+
+TEST(Article5, NoGameFromAPositionAlreadyOver) {
+  v1::CreateGameRequest req;
+  req.set_white_id("w");
+  req.set_black_id("b");
+  req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
+  req.set_time_control("G/90");
+  req.set_start_fen("4k3/8/8/8/8/8/3n4/4K3 w - - 0 1");  // K+N v K: dead (5.2b)
+  EXPECT_THAT(NewGame(req, 0, v1::Actor()).status(), HasErrorCode("ERR_BAD_START_POSITION"));
+  req.set_start_fen("");
+  req.set_time_control("forty moves");
+  EXPECT_THAT(NewGame(req, 0, v1::Actor()).status(), HasErrorCode("ERR_BAD_TIME_CONTROL"));
+  req.set_time_control("G/90");
+  req.mutable_ruleset()->set_edition(v1::EDITION_UNSPECIFIED);
+  EXPECT_THAT(NewGame(req, 0, v1::Actor()).status(), HasErrorCode("ERR_BAD_EDITION"));
+}
+
+TEST(Article5, ResignationAnytime) {  // 5.1b
+  Table t;
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Do({.kind = CommandKind::kResign, .side = kB}, 500));  // not on move: allowed
+  EXPECT_EQ(t.result(), Result::kWhiteWins);
+  EXPECT_EQ(t.termination(), Termination::kResignation);
+  EXPECT_EQ(t.article(), "5.1b");
+}
+
+TEST(Article5, MovesBeforeTheStartAreRefused) {  // 6.5
+  Table t;
+  EXPECT_THAT(t.Move(kW, "e4", 0), HasErrorCode("ERR_GAME_NOT_STARTED"));
+  ASSERT_OK(t.Start());
+  EXPECT_THAT(t.Move(kB, "e5", 10), HasErrorCode("ERR_NOT_YOUR_TURN"));
+  EXPECT_THAT(t.Move(kW, "e5", 10), HasErrorCode("ERR_ILLEGAL_MOVE"));
+  EXPECT_EQ(t.game().version(), 2);  // refused commands changed nothing
+}
+
+TEST(Edition2023, FivefoldRepetitionEndsTheGame) {  // 2023 9.6.1
+  Table t({.edition = v1::EDITION_FIDE_2023});
+  ASSERT_OK(t.Start());
+  std::int64_t at = t.Play(kKnightDance, 1000);  // the initial position: 3rd time after Ng8
+  at = t.Play({"Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"}, at);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  ASSERT_OK(t.Move(kB, "Ng8", at));  // the fifth time
+  EXPECT_EQ(t.termination(), Termination::kFivefoldRepetition);
+  EXPECT_EQ(t.article(), "9.6.1");
+}
+
+TEST(Edition2001, FivefoldDoesNotEndTheGame) {
+  Table t({.edition = v1::EDITION_FIDE_2001});
+  ASSERT_OK(t.Start());
+  std::int64_t at = t.Play(kKnightDance, 1000);
+  t.Play({"Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"}, at);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+// --- Article 9: offers and claims ---------------------------------------------------------------
+
+TEST(Article9, OfferWithAMoveAcceptedIsADraw) {  // 9.1, 5.2c
+  Table t;
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000, /*offer=*/true));
+  EXPECT_EQ(t.game().draw_offer(), kW);
+  EXPECT_THAT(t.Do({.kind = CommandKind::kAcceptDraw, .side = kW}, 1500),
+              HasErrorCode("ERR_NO_DRAW_OFFER"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kAcceptDraw, .side = kB}, 2000));
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kAgreement);
+}
+
+TEST(Article9, TheOpponentsMoveRejectsTheOffer) {  // 9.1
+  Table t;
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000, true));
+  ASSERT_OK(t.Move(kB, "e5", 2000));
+  EXPECT_FALSE(t.game().draw_offer().has_value());
+  EXPECT_THAT(t.Do({.kind = CommandKind::kAcceptDraw, .side = kB}, 2500),
+              HasErrorCode("ERR_NO_DRAW_OFFER"));
+}
+
+TEST(Article9, DeclinedOfferAndRegulations) {  // 9.1, 12.5, the regulations
+  Table t({.no_offers_before = 2, .max_offers = 1});
+  ASSERT_OK(t.Start());
+  EXPECT_THAT(t.Move(kW, "e4", 1000, true), HasErrorCode("ERR_DRAW_OFFER_TOO_EARLY"));
+  ASSERT_OK(t.Move(kW, "e4", 1000));
+  ASSERT_OK(t.Move(kB, "e5", 2000));
+  ASSERT_OK(t.Move(kW, "Nf3", 3000, true));  // White's second move: allowed
+  ASSERT_OK(t.Do({.kind = CommandKind::kDeclineDraw, .side = kB}, 3500));
+  ASSERT_OK(t.Move(kB, "Nc6", 4000));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kOfferDraw, .side = kW}, 4500),
+              HasErrorCode("ERR_TOO_MANY_DRAW_OFFERS"));
+}
+
+TEST(Article9, CorrectThreefoldClaimWithTheIntendedMove) {  // 9.2a
+  Table t;
+  ASSERT_OK(t.Start());
+  std::int64_t at = t.Play(kKnightDance, 1000);  // Black to play Ng8: the third time
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_THREEFOLD, at, "Ng8"));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kThreefoldRepetition);
+  EXPECT_EQ(t.article(), "9.2a");
+}
+
+TEST(Article9, OnlyThePlayerOnMoveClaims) {  // 9.2
+  Table t;
+  ASSERT_OK(t.Start());
+  std::int64_t at = t.Play(kKnightDance, 1000);
+  EXPECT_THAT(t.Claim(kW, v1::CLAIM_KIND_THREEFOLD, at), HasErrorCode("ERR_NOT_YOUR_TURN"));
+}
+
+TEST(Article9, IncorrectClaim2001PenaltyAndTheMoveIsPlayed) {  // 9.5b (2001)
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  t.Play({"e4", "e5"}, 1000);  // White used 1 s, Black 1 s; White on move at 3 s
+  const std::int64_t white_before = t.ms(kW, 3000);
+  const std::int64_t black_before = t.ms(kB, 3000);
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_THREEFOLD, 3000, "Nf3"));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  // Opponent +3 min; the claimant (more than 2 min) loses half, at most 3 min.
+  EXPECT_EQ(t.ms(kB, 3000), black_before + 180'000);
+  EXPECT_EQ(t.ms(kW, 3000), white_before - 180'000);
+  // The declared move was played; 9.1c: the claim stands as an offer.
+  EXPECT_EQ(t.game().to_move(), kB);
+  EXPECT_EQ(t.game().draw_offer(), kW);
+}
+
+TEST(Article9, IncorrectClaimPenaltyBands2001) {  // 9.5b: 1-2 min set to 1 min; under 1 kept
+  laws::Ruleset r2001{.edition = laws::Edition::kFide2001};
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 300'000).claimant_after_ms, 150'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 600'000).claimant_after_ms, 420'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 120'000).claimant_after_ms, 60'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 90'000).claimant_after_ms, 60'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 60'000).claimant_after_ms, 60'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 45'000).claimant_after_ms, 45'000);
+  EXPECT_EQ(laws::IncorrectClaimPenalty(r2001, 45'000).opponent_add_ms, 180'000);
+}
+
+TEST(Article9, IncorrectClaim2023OpponentGetsTwoMinutes) {  // 2023 9.5.2
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  const std::int64_t white_before = t.ms(kW, 1000);
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_FIFTY, 1000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(t.ms(kB, 1000), 5'400'000 + 120'000);
+  EXPECT_EQ(t.ms(kW, 1000), white_before);
+  EXPECT_EQ(t.game().to_move(), kW);  // no declared move: White still to move, clock running
+  EXPECT_EQ(t.ms(kW, 2000), white_before - 1000);
+}
+
+TEST(Article9, FiftyMoveClaimCorrect) {  // 9.3b
+  Table t({.fen = "4k3/8/8/8/8/8/8/R3K3 w - - 100 80"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_FIFTY, 1000));
+  EXPECT_EQ(t.termination(), Termination::kFiftyMoves);
+  EXPECT_EQ(t.article(), "9.3b");
+}
+
+// --- Article 10 / Appendix D: quickplay finish ---------------------------------------------------
+
+TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  EXPECT_THAT(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1000), HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
+  ASSERT_OK(t.Move(kW, "e4", 5'290'000));  // White 110 s left
+  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_PENDING);
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  EXPECT_THAT(t.Move(kW, "Nf3", 5'293'000), HasErrorCode("ERR_AWAITING_RULING"));
+  const std::int64_t black = t.ms(kB, 5'300'000);
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 5'300'000, /*add_time=*/true));
+  EXPECT_EQ(t.ms(kB, 5'300'000), black + 120'000);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  // White's flag falls later: the arbiter fixes the result.
+  t.SettleTo(6'000'000);
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_DRAW, 6'000'000));
+  EXPECT_EQ(t.termination(), Termination::kQuickplayFinishClaim);
+}
+
+TEST(Article10, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
+  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  const std::int64_t black = t.ms(kB, 5'292'000);
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 5'310'000));
+  EXPECT_EQ(t.ms(kB, 5'310'000), black + 120'000);
+  EXPECT_EQ(t.game().to_move(), kW);
+  EXPECT_EQ(t.ms(kW, 5'311'000), t.ms(kW, 5'310'000) - 1000);  // White's clock runs again
+}
+
+TEST(Article10, QuickplayDrawRuling) {  // 10.2a
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
+  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_DRAW, 5'310'000));
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.article(), "10.2a");
+}
+
+TEST(AppendixC, NoQuickplayClaimInBlitz) {  // 2001 C4
+  Table t({.time_control = "G/5"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 200'000));
+  ASSERT_OK(t.Move(kB, "e5", 201'000));
+  EXPECT_THAT(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 202'000),
+              HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
+}
+
+TEST(AppendixD, ClaimWithoutArbiterEndsTheGameAndAwaitsTheDecision) {  // D1
+  Table t({.time_control = "G/20", .arbiter_present = false});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1'150'000));  // White 50 s left
+  // D1 asks no turn: White claims with Black on move.
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'151'000));
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  EXPECT_FALSE(t.game().pending_claim()->final_fen().empty());
+  EXPECT_THAT(t.Rule(v1::RULING_DECISION_POSTPONE, 1'200'000), HasErrorCode("ERR_BAD_RULING"));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 1'200'000));
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+  EXPECT_EQ(t.article(), "D1");
+}
+
+// --- Article 6: flags and defaults --------------------------------------------------------------
+
+TEST(Article6, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  t.SettleTo(5'399'999);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  t.SettleTo(6'000'000);
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+  EXPECT_EQ(t.termination(), Termination::kTimeForfeit);
+  EXPECT_EQ(t.article(), "6.10");
+  EXPECT_EQ(*t.game().ended_at_ms(), 5'400'000);  // at the instant it fell, not when noticed
+}
+
+TEST(Article6, FlagDrawsWhenTheOpponentCannotMate) {  // 6.10 (issue 14.1's case)
+  Table t({.time_control = "G/90", .fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"});
+  ASSERT_OK(t.Start());
+  t.SettleTo(6'000'000);
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kTimeoutVsInsufficient);
+}
+
+TEST(Article6, AMoveAfterTheFlagIsRefusedAndTheFlagRecorded) {  // 6.9
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  EXPECT_THAT(t.Move(kW, "e4", 5'500'000), HasErrorCode("ERR_GAME_OVER"));
+  EXPECT_EQ(t.termination(), Termination::kTimeForfeit);
+  EXPECT_EQ(t.game().flags().size(), 1u);
+}
+
+TEST(Article6, MateBeforeTheFlagStands) {  // 5.1: the move ended the game first
+  Table t({.time_control = "G/1", .fen = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "Ra8", 59'999));
+  EXPECT_EQ(t.termination(), Termination::kCheckmate);
+  t.SettleTo(200'000);
+  EXPECT_EQ(t.termination(), Termination::kCheckmate);
+}
+
+TEST(AppendixB, RapidFlagCountsOnlyOnAClaim) {  // B6, B7 (2001)
+  Table t({.time_control = "G/15"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000));
+  t.SettleTo(1'000'000);  // Black's flag fell at 901 s
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_EQ(t.game().flags().size(), 1u);
+  ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // play goes on
+  // White points out the flag (B7): his own is up.
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_TIME, 1'001'000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(t.result(), Result::kWhiteWins);
+  EXPECT_EQ(t.article(), "B7");
+}
+
+TEST(AppendixB, BothFlagsDownIsADraw) {  // B8
+  Table t({.time_control = "G/15"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000));
+  t.SettleTo(1'000'000);
+  ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // Black's flag down; White's runs out at 1'899'000
+  t.SettleTo(2'000'000);
+  EXPECT_EQ(t.result(), Result::kDraw);
+  EXPECT_EQ(t.termination(), Termination::kBothFlags);
+  EXPECT_EQ(t.article(), "B8");
+}
+
+TEST(AppendixB, TimeClaimWithoutAFallenFlagIsIncorrect) {  // B7
+  Table t({.time_control = "G/15"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+TEST(Edition2023, RapidFlagCountsAtOnce) {  // 2023: the arbiter calls the flag
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "G/15"});
+  ASSERT_OK(t.Start());
+  t.SettleTo(1'000'000);
+  EXPECT_EQ(t.termination(), Termination::kTimeForfeit);
+}
+
+TEST(Article6, DefaultFromTheScheduledStart) {  // 6.7 (issue 14.5)
+  // Scheduled at 10:00 (0), started 10:20 with Black absent: defaulted after 11:00:00.
+  Table t({.scheduled_start_ms = 1});
+  ASSERT_OK(t.Start(1'200'000, {kB}));
+  ASSERT_OK(t.Move(kW, "e4", 1'300'000));
+  t.SettleTo(3'600'001);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  t.SettleTo(3'600'002);
+  EXPECT_EQ(t.result(), Result::kWhiteWins);
+  EXPECT_EQ(t.termination(), Termination::kDefault);
+  EXPECT_EQ(t.article(), "6.7");
+}
+
+TEST(Article6, BothAbsentBothLose) {  // 6.7
+  Table t;
+  ASSERT_OK(t.Start(0, {kW, kB}));
+  t.SettleTo(4'000'000);
+  EXPECT_EQ(t.result(), Result::kDoubleForfeit);
+}
+
+TEST(Article6, ArrivalInTimeAndTheClockRanMeanwhile) {  // 6.6
+  Table t;
+  ASSERT_OK(t.Start(0, {kW}));
+  ASSERT_OK(t.Do({.kind = CommandKind::kArrive, .side = kW}, 600'000));
+  EXPECT_EQ(t.ms(kW, 600'000), 5'400'000 - 600'000);
+  t.SettleTo(4'000'000);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+TEST(Edition2023, DefaultTimeZeroUnlessTheRegulationsSay) {  // 2023 6.7.1
+  Table t({.edition = v1::EDITION_FIDE_2023});
+  ASSERT_OK(t.Start(0, {kB}));
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  t.SettleTo(1);
+  EXPECT_EQ(t.termination(), Termination::kDefault);
+}
+
+// --- Article 8 / 11: results
+// ----------------------------------------------------------------------
+
+TEST(Article8, BothConfirmAndTheArbiterMaySetAResult) {  // 8.7
+  Table t;
+  ASSERT_OK(t.Start());
+  EXPECT_THAT(t.Do({.kind = CommandKind::kConfirm, .side = kW}, 10),
+              HasErrorCode("ERR_GAME_NOT_OVER"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kResign, .side = kW}, 100));
+  ASSERT_OK(t.Do({.kind = CommandKind::kConfirm, .side = kW}, 200));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kConfirm, .side = kW}, 300),
+              HasErrorCode("ERR_ALREADY_CONFIRMED"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kConfirm, .side = kB}, 300));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kSetResult,
+                    .outcome = laws::Outcome::Draw(Termination::kArbiterDecision, "")},
+                   400),
+              HasErrorCode("ERR_BAD_ARGUMENT"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kSetResult,
+                  .outcome = laws::Outcome::Draw(Termination::kArbiterDecision, "8.7"),
+                  .reason = "the scoresheets show a draw was agreed"},
+                 400));
+  EXPECT_EQ(t.result(), Result::kDraw);
+}
+
+TEST(Log, ReplayGivesTheSameState) {
+  Table t({.time_control = "G/15"});
+  ASSERT_OK(t.Start());
+  t.Play({"e4", "e5", "Nf3"}, 1000);
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_THREEFOLD, 5000, "Nc6"));
+  absl::StatusOr<GameState> replayed = GameState::FromSnapshot(t.game().Snapshot());
+  ASSERT_OK(replayed.status());
+  EXPECT_EQ(replayed->version(), t.game().version());
+  EXPECT_EQ(chess::ToFen(replayed->position()), chess::ToFen(t.game().position()));
+  EXPECT_EQ(replayed->RemainingMs(kW, 9000), t.game().RemainingMs(kW, 9000));
+  EXPECT_EQ(replayed->RemainingMs(kB, 9000), t.game().RemainingMs(kB, 9000));
+}
+
+TEST(NextDeadline, IsTheRunningFlagOrTheDefault) {
+  Table t({.time_control = "G/15"});
+  EXPECT_FALSE(NextDeadline(t.game()).has_value());
+  ASSERT_OK(t.Start(0, {kB}));
+  EXPECT_EQ(NextDeadline(t.game()), 900'000);  // White's flag before Black's default at 1 h
+  ASSERT_OK(t.Move(kW, "e4", 1000));
+  EXPECT_EQ(NextDeadline(t.game()), 900'000 + 1000);  // Black's running clock
+}
+
+}  // namespace
+}  // namespace arbitration

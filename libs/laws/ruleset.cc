@@ -1,0 +1,64 @@
+#include "libs/laws/ruleset.h"
+
+#include <algorithm>
+
+namespace laws {
+
+Ruleset Ruleset::Make(Edition edition, const chessclock::TimeControl& tc,
+                      const Regulations& regulations) {
+  return Ruleset{edition, chessclock::Speed(tc, edition), regulations};
+}
+
+FlagRule FlagRuleOf(const Ruleset& ruleset) {
+  if (ruleset.speed == SpeedCategory::kStandard) return {true, "6.9"};
+  if (ruleset.edition == Edition::kFide2023) return {true, "6.9"};
+  return {false, "B6"};
+}
+
+WinOnTime WinOnTimeOf(const Ruleset& ruleset) {
+  // Seed 004 C4: in the 1997 blitz rules a win needs mating potential.
+  if (ruleset.edition == Edition::kFide1997 && ruleset.speed == SpeedCategory::kBlitz) {
+    return {WinOnTimeTest::kMatingPotential, "C4"};
+  }
+  return {WinOnTimeTest::kAnySeries, "6.10"};
+}
+
+ClaimPenalty IncorrectClaimPenalty(const Ruleset& ruleset, std::int64_t claimant_remaining_ms) {
+  if (ruleset.edition == Edition::kFide2023) {
+    return {120'000, claimant_remaining_ms, "9.5.2"};  // 2023: the opponent gets two minutes
+  }
+  std::int64_t after = claimant_remaining_ms;
+  if (claimant_remaining_ms > 120'000) {
+    after = claimant_remaining_ms - std::min<std::int64_t>(claimant_remaining_ms / 2, 180'000);
+  } else if (claimant_remaining_ms >= 60'000) {
+    after = 60'000;
+  }
+  return {180'000, after, "9.5b"};
+}
+
+QuickplayRule QuickplayRuleOf(const Ruleset& ruleset) {
+  if (ruleset.speed == SpeedCategory::kBlitz) {
+    return {QuickplayClaim::kNotApplicable, ruleset.edition == Edition::kFide1997 ? "C5" : "C4"};
+  }
+  if (ruleset.regulations.arbiter_present) return {QuickplayClaim::kArbiter, "10.2"};
+  return {QuickplayClaim::kAppendixD, "D1"};
+}
+
+bool AutomaticRepetitionDraws(const Ruleset& ruleset) {
+  return ruleset.edition == Edition::kFide2023;
+}
+
+std::int64_t DefaultTimeMs(const Ruleset& ruleset) {
+  return chessclock::DefaultTimeMs(ruleset.edition, ruleset.regulations.default_time_ms);
+}
+
+int MaxDrawOffers(const Ruleset& ruleset) {
+  return ruleset.regulations.max_draw_offers > 0 ? ruleset.regulations.max_draw_offers
+                                                 : kDefaultMaxDrawOffers;
+}
+
+chessclock::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period) {
+  return chessclock::RuleBothFlagsFallen(ruleset.edition, ruleset.speed, in_final_period);
+}
+
+}  // namespace laws

@@ -1,0 +1,114 @@
+// A game's ruleset: the edition of the Laws, the speed category its time control falls in under
+// that edition, and what the event's regulations set. Every ruling that differs between editions
+// or events asks the ruleset; no edition appears in control flow outside libs/laws and the
+// edition table of libs/clock (edition.h).
+//
+//   ASSIGN_OR_RETURN(Ruleset r, Ruleset::Make(Edition::kFide2001, tc, regulations));
+//   ClaimPenalty p = IncorrectClaimPenalty(r, /*claimant_remaining_ms=*/150'000);  // 9.5b
+#ifndef ARBITER_LIBS_LAWS_RULESET_H_
+#define ARBITER_LIBS_LAWS_RULESET_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "libs/clock/edition.h"
+#include "libs/clock/time_control.h"
+#include "libs/laws/outcome.h"
+
+namespace laws {
+
+using chessclock::Edition;
+using chessclock::SpeedCategory;
+
+// What the Laws leave to the event's regulations.
+struct Regulations {
+  std::optional<std::int64_t> default_time_ms;  // 6.7; nullopt = the edition's
+  bool arbiter_present = true;                  // 10.2 with an arbiter, else Appendix D
+  int no_draw_offers_before_move = 0;           // no offers before this move number
+  int max_draw_offers = 0;                      // 12.5 per player; 0 = kDefaultMaxDrawOffers
+  Points points;                                // 11.1
+  bool lag_compensation = false;
+};
+
+// 12.5 ("unreasonable ... draw offers"): the offers one player may make in a game unless the
+// regulations set another number.
+inline constexpr int kDefaultMaxDrawOffers = 3;
+
+struct Ruleset {
+  Edition edition = Edition::kFide2023;
+  SpeedCategory speed = SpeedCategory::kStandard;
+  Regulations regulations;
+
+  // The speed follows from the time control under the edition (B1, C1; 2023 A.1, B.1).
+  static Ruleset Make(Edition edition, const chessclock::TimeControl& tc,
+                      const Regulations& regulations);
+};
+
+// Whether a fallen flag counts the moment it falls, or only when the opponent claims it.
+struct FlagRule {
+  bool counts_when_observed;
+  absl::string_view article;
+};
+// Standard play: 6.9 (the arbiter observes it; a digital arbiter always does). Rapid and blitz
+// under the 1997-2005 appendices: B6 (only on a player's valid claim, B7). 2023: the arbiter
+// calls the flags he observes (A.4.5 / B.3).
+FlagRule FlagRuleOf(const Ruleset& ruleset);
+
+// What the opponent of a player whose flag fell must be able to do to win.
+enum class WinOnTimeTest : std::uint8_t {
+  kAnySeries,        // 6.10 (and 2001 C3): mate by any series of legal moves
+  kMatingPotential,  // 1997 C4 (blitz): reach a position where the loser cannot prevent mate
+};
+struct WinOnTime {
+  WinOnTimeTest test;
+  absl::string_view article;
+};
+WinOnTime WinOnTimeOf(const Ruleset& ruleset);
+
+// 9.5b (2001/2005, and 1997 through B2) / 9.5.2 (2023): an incorrect 9.2 / 9.3 claim. The
+// claimant's time after it and the opponent's addition.
+struct ClaimPenalty {
+  std::int64_t opponent_add_ms = 0;
+  std::int64_t claimant_after_ms = 0;  // the claimant's remaining time afterwards
+  absl::string_view article;
+};
+// 2001: more than two minutes: half is lost, at most three minutes; between one and two: set to
+// one minute; under one: unchanged. The text leaves exactly 2:00 and 1:00 open ("mehr als zwei",
+// "weniger als zwei, aber mehr als eine", "weniger als eine"); both readings give the same time
+// there (2:00 halved is 1:00; 1:00 set to 1:00 is unchanged), so the bands are read as
+// (2:00, ∞), [1:00, 2:00], [0, 1:00).
+ClaimPenalty IncorrectClaimPenalty(const Ruleset& ruleset, std::int64_t claimant_remaining_ms);
+
+// The quickplay-finish claim (Article 10 / Appendix D).
+enum class QuickplayClaim : std::uint8_t {
+  kNotApplicable,  // blitz: 2001 C4, 1997 C5
+  kArbiter,        // 10.2: the arbiter present rules (a, b, c)
+  kAppendixD,      // D1: the claim ends the game; an arbiter decides later
+};
+struct QuickplayRule {
+  QuickplayClaim claim;
+  absl::string_view article;
+};
+QuickplayRule QuickplayRuleOf(const Ruleset& ruleset);
+// 10.2 / D1: "weniger als zwei Minuten".
+inline constexpr std::int64_t kQuickplayThresholdMs = 120'000;
+// 10.2b / 10.2c: the opponent's extra time.
+inline constexpr std::int64_t kQuickplayExtraMs = 120'000;
+
+// 2023 9.6.1 / 9.6.2: fivefold repetition and 75 moves end the game by themselves.
+bool AutomaticRepetitionDraws(const Ruleset& ruleset);
+
+// 6.7: the default time of this game.
+std::int64_t DefaultTimeMs(const Ruleset& ruleset);
+
+// 12.5: the offers one player may make in this game.
+int MaxDrawOffers(const Ruleset& ruleset);
+
+// 6.12 / 10.3 / B8: both flags have fallen and it cannot be established which fell first.
+chessclock::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period);
+
+}  // namespace laws
+
+#endif  // ARBITER_LIBS_LAWS_RULESET_H_
