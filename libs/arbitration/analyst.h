@@ -26,7 +26,8 @@ class Analyst {
   virtual AnalystAnswer CanMate(const chess::Position& pos, chess::Color side) = 0;
   // 1997 C4: has `side` mating potential?
   virtual AnalystAnswer MatingPotential(const chess::Position& pos, chess::Color side) = 0;
-  // 5.2b / 9.6: kUnwinnable = dead (neither side can mate), kWinnable = alive.
+  // 5.2b / 9.6: kUnwinnable = dead (neither side can mate), kWinnable = alive, kUndetermined =
+  // not proved dead (the game goes on).
   virtual AnalystAnswer DeadPosition(const chess::Position& pos) = 0;
   // How many analyses the move path asked for (dead-position checks), for metrics.
   std::int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
@@ -40,6 +41,8 @@ class Analyst {
 
 struct LocalAnalystOptions {
   std::int64_t max_nodes = 200'000;  // per question
+  // DeadPosition: search even when no static proof holds for either side (see analyst.cc).
+  bool search_when_neither_proved = false;
 };
 
 // libs/analysis in this process.
