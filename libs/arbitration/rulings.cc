@@ -9,6 +9,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/laws/automatic_ending.h"
 #include "libs/laws/proto_convert.h"
 #include "libs/laws/ruleset.h"
 
@@ -164,28 +165,17 @@ struct Ending {
   std::string proof;
 };
 
-// What the position after a move ends: 5.1a, 5.2a, 2023 9.6.1-2, 5.2b / 9.6. The dead-position
-// search runs only after a capture, a pawn move or a promotion: a piece move cannot take away the
-// last mating chance that material and pawn structure left (the material test runs always).
-std::optional<Ending> EndingAfterMove(const chess::Game& after, Color mover, bool zeroing,
+// What the position after a move ends: the automatic endings of libs/laws (5.1a, 5.2a, 2023
+// 9.6.1-2, a dead position proved statically), then, after a capture, a pawn move or a
+// promotion, the analyst's dead-position check (5.2b / 9.6): a piece move cannot take away the
+// last mating chance that material and pawn structure left.
+std::optional<Ending> EndingAfterMove(const chess::Game& after, bool zeroing,
                                       const laws::Ruleset& ruleset, Analyst& analyst) {
-  const chess::Position& pos = after.position();
-  if (pos.IsCheckmate()) return Ending{Outcome::Win(mover, Termination::kCheckmate, "5.1a"), ""};
-  if (pos.IsStalemate()) return Ending{Outcome::Draw(Termination::kStalemate, "5.2a"), ""};
-  if (laws::AutomaticRepetitionDraws(ruleset)) {
-    if (after.IsFivefoldRepetition()) {
-      return Ending{Outcome::Draw(Termination::kFivefoldRepetition, "9.6.1"), ""};
-    }
-    if (after.IsSeventyFiveMoveRule()) {
-      return Ending{Outcome::Draw(Termination::kSeventyFiveMoves, "9.6.2"), ""};
-    }
-  }
-  if (pos.IsInsufficientMaterial()) {
-    return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"),
-                  "material: neither side has enough material to mate"};
+  if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(after, ruleset.edition)) {
+    return Ending{end->outcome, end->proof};
   }
   if (zeroing) {
-    AnalystAnswer dead = analyst.DeadPosition(pos);
+    AnalystAnswer dead = analyst.DeadPosition(after.position());
     if (dead.verdict == analysis::Verdict::kUnwinnable) {
       return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"), dead.proof};
     }
@@ -201,7 +191,7 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
   chess::Game after = s.game();
   RETURN_IF_ERROR(after.Play(move));
   std::optional<Ending> ending =
-      EndingAfterMove(after, side, before.IsZeroing(move), s.ruleset(), analyst);
+      EndingAfterMove(after, before.IsZeroing(move), s.ruleset(), analyst);
   const std::int64_t remaining = s.RemainingMs(side, plan.now_ms);
   v1::ArbitrationEvent e;
   v1::MoveMade* m = e.mutable_move();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "libs/chess/notation.h"
 #include "libs/chess/perft.h"
 #include "libs/chess/pgn.h"
+#include "libs/laws/automatic_ending.h"
+#include "libs/laws/proto_convert.h"
 
 namespace rules_validation {
 namespace {
@@ -78,6 +81,12 @@ void FillClaim(const chess::Position& pos, const chess::DrawClaim& claim, v1::Dr
     *out->add_by_moves() = MoveProto(pos, m, chess::Letters::kEnglish);
 }
 
+// The edition a request names; unspecified = the current Laws (2023).
+chessclock::Edition EditionOrCurrent(v1::Edition edition) {
+  absl::StatusOr<chessclock::Edition> e = laws::EditionOf(edition);
+  return e.ok() ? *e : chessclock::Edition::kFide2023;
+}
+
 void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus* out) {
   const chess::Position& pos = game.position();
   out->mutable_position()->set_fen(chess::ToFen(pos));
@@ -96,40 +105,34 @@ void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus
   out->set_halfmove_clock(pos.halfmove_clock());
   out->set_fullmove_number(pos.fullmove_number());
 
-  // What ends the game by the position alone, under the edition asked for (LAWS.md, Editions).
-  const bool edition_2023 = edition == v1::EDITION_UNSPECIFIED || edition == v1::EDITION_FIDE_2023;
-  const bool dead_position_rule =
-      edition != v1::EDITION_FIDE_1997;  // 1997 appendices: stalemate only
+  // What ends the game by the position alone, under the edition asked for (libs/laws).
   v1::Outcome* outcome = out->mutable_automatic_outcome();
   outcome->set_result(v1::RESULT_ONGOING);
-  if (mate) {  // 5.1a, and it takes precedence over the 75-move rule (9.6.2)
-    outcome->set_result(pos.side_to_move() == chess::Color::kWhite ? v1::RESULT_BLACK_WINS
-                                                                   : v1::RESULT_WHITE_WINS);
-    outcome->set_termination(v1::TERMINATION_CHECKMATE);
-    outcome->set_winner(pos.side_to_move() == chess::Color::kWhite ? v1::COLOR_BLACK
-                                                                   : v1::COLOR_WHITE);
-  } else if (stalemate) {  // 5.2a
-    outcome->set_result(v1::RESULT_DRAW);
-    outcome->set_termination(v1::TERMINATION_STALEMATE);
-  } else if (dead_position_rule && pos.IsInsufficientMaterial()) {  // 5.2b, 9.6
-    outcome->set_result(v1::RESULT_DRAW);
-    outcome->set_termination(v1::TERMINATION_DEAD_POSITION);
-  } else if (edition_2023 && game.IsFivefoldRepetition()) {  // 9.6.1
-    outcome->set_result(v1::RESULT_DRAW);
-    outcome->set_termination(v1::TERMINATION_FIVEFOLD_REPETITION);
-  } else if (edition_2023 && game.IsSeventyFiveMoveRule()) {  // 9.6.2
-    outcome->set_result(v1::RESULT_DRAW);
-    outcome->set_termination(v1::TERMINATION_SEVENTY_FIVE_MOVES);
+  if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(game, EditionOrCurrent(edition))) {
+    laws::ToProto(end->outcome, outcome);
   }
 }
 
-// Plays `moves` into `game`; INVALID_ARGUMENT naming the first bad one.
+// Plays `moves` into `game` under `edition`; INVALID_ARGUMENT naming the first bad one, and
+// FAILED_PRECONDITION ERR_GAME_OVER for a move after the position ended the game (5.1a, 5.2a,
+// 5.2b / 9.6, 2023 9.6.1-2): the game knows when it is over (issue 14.13).
 absl::Status PlayAll(
     chess::Game* game, const google::protobuf::RepeatedPtrField<std::string>& moves, int max,
+    v1::Edition edition,
     const std::function<void(const chess::Position&, chess::Move)>& each = nullptr) {
   if (moves.size() > max)
     return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max, " moves"));
   for (int i = 0; i < moves.size(); ++i) {
+    if (i > 0) {
+      if (std::optional<laws::AutomaticEnding> end =
+              laws::EndingOf(*game, EditionOrCurrent(edition))) {
+        return base::FailedPrecondition(
+            "ERR_GAME_OVER",
+            absl::StrCat("moves[", i, "] ", moves[i], ": the game ended after moves[", i - 1, "] (",
+                         laws::TerminationName(end->outcome.termination), ", ",
+                         end->outcome.article, ")"));
+      }
+    }
     const chess::Position before = game->position();
     absl::StatusOr<chess::Move> m = chess::ParseMove(before, moves[i]);
     absl::Status st = m.ok() ? game->Play(*m) : m.status();
@@ -246,7 +249,7 @@ grpc::Status RulesValidationService::ApplyMoves(grpc::ServerContext* ctx,
         ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
         chess::Game game(start);
         const chess::Letters letters = LettersOf(req->letters());
-        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves,
+        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves, v1::EDITION_UNSPECIFIED,
                                 [&](const chess::Position& before, chess::Move m) {
                                   v1::AppliedMove* applied = resp->add_moves();
                                   *applied->mutable_move() = MoveProto(before, m, letters);
@@ -278,14 +281,14 @@ grpc::Status RulesValidationService::LegalMoves(grpc::ServerContext* ctx,
 grpc::Status RulesValidationService::GetStatus(grpc::ServerContext* ctx,
                                                const v1::GetStatusRequest* req,
                                                v1::GetStatusResponse* resp) {
-  return env_->Serve(ctx, Method("GetStatus"), *req,
-                     [&](const CallContext&, const Principal&) -> absl::Status {
-                       ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
-                       chess::Game game(start);
-                       RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves));
-                       FillStatus(game, req->edition(), resp->mutable_status());
-                       return absl::OkStatus();
-                     });
+  return env_->Serve(
+      ctx, Method("GetStatus"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
+        chess::Game game(start);
+        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves, req->edition()));
+        FillStatus(game, req->edition(), resp->mutable_status());
+        return absl::OkStatus();
+      });
 }
 
 grpc::Status RulesValidationService::ConvertMove(grpc::ServerContext* ctx,
