@@ -215,7 +215,7 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       }
       // 9.1: the opponent's pending offer is rejected by this move.
       if (draw_offer_ && *draw_offer_ != *side) draw_offer_.reset();
-      if (m.offer_draw()) {
+      if (m.offer_draw() && draw_offer_ != *side) {
         draw_offer_ = *side;
         ++offers_[chess::Index(*side)];
       }
@@ -339,7 +339,15 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
     return Error(kErrBadArgument, "regulations: counts and times cannot be negative");
   }
   ASSIGN_OR_RETURN(chessclock::Edition edition, laws::EditionOf(request.ruleset().edition()));
-  ASSIGN_OR_RETURN(chessclock::TimeControl tc, ParseAnyTimeControl(request.time_control()));
+  if (request.time_control().empty() == request.time_control_human().empty()) {
+    return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
+                                 "give exactly one of time_control (the PGN tag, seconds) and "
+                                 "time_control_human (the arbiters' notation, minutes)");
+  }
+  ASSIGN_OR_RETURN(chessclock::TimeControl tc,
+                   request.time_control_human().empty()
+                       ? ParseAnyTimeControl(request.time_control())
+                       : chessclock::ParseHumanTimeControl(request.time_control_human()));
   if (tc.untimed()) {
     return base::InvalidArgument("ERR_BAD_TIME_CONTROL", "a game needs a timed control");
   }
@@ -358,7 +366,15 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
   c->set_black_id(request.black_id());
   *c->mutable_ruleset() = request.ruleset();
   c->mutable_ruleset()->set_game_type(laws::ToProto(chessclock::Speed(tc, edition)));
-  c->set_time_control(request.time_control());
+  // Recorded in one canonical form that reads back the same (a PGN tag unless a delay needs the
+  // arbiters' notation).
+  absl::StatusOr<std::string> tag = chessclock::FormatPgnTimeControl(tc);
+  if (tag.ok()) {
+    c->set_time_control(*tag);
+  } else {
+    ASSIGN_OR_RETURN(std::string human, chessclock::FormatHumanTimeControl(tc));
+    c->set_time_control(human);
+  }
   c->set_start_fen(request.start_fen().empty() ? "" : chess::ToFen(start));
   c->set_scheduled_start_ms(request.scheduled_start_ms());
   c->set_broadcast_delay_plies(request.broadcast_delay_plies());

@@ -245,10 +245,12 @@ absl::Status CheckNotOver(const GameState& s) {
 }
 
 // The regulations' restrictions on offers (no offers before move N; 12.5 a limit per player).
-// `moves_made`: the offerer's completed moves, counting a move made with the offer.
-absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made) {
+// `moves_made`: the offerer's completed moves, counting a move made with the offer. An offer
+// made with a move is not blocked by a pending one: the move rejects the opponent's (9.1) and
+// the player's own stands.
+absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made, bool with_move) {
   const laws::Regulations& regs = s.ruleset().regulations;
-  if (s.draw_offer()) {
+  if (s.draw_offer() && !with_move) {
     return Error(kErrDrawOfferPending,
                  *s.draw_offer() == side ? "your draw offer is pending (9.1)"
                                          : "the opponent's offer is pending: accept or decline it");
@@ -512,7 +514,8 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
                      absl::StrCat("it is ", chess::ColorName(s.to_move()), "'s move"));
       }
       ASSIGN_OR_RETURN(chess::Move move, chess::ParseMove(s.position(), c.move));
-      if (c.offer_draw) RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1));
+      if (c.offer_draw)
+        RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1, true));
       if (!s.present(side)) {
         // A player who moves is at the board (6.6).
         v1::ArbitrationEvent arrived;
@@ -531,7 +534,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     }
     case CommandKind::kOfferDraw: {
       RETURN_IF_ERROR(CheckInPlay(s));
-      RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side)));
+      RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side), false));
       v1::ArbitrationEvent e;
       e.mutable_draw_offered()->set_side(laws::ToProto(*c.side));
       // 9.1b: an offer on one's own time, before moving, is valid; 12.5 may apply.

@@ -542,3 +542,38 @@ TEST(NextDeadline, IsTheRunningFlagOrTheDefault) {
 
 }  // namespace
 }  // namespace arbitration
+
+namespace arbitration {
+namespace {
+
+TEST(Article9Again, AMoveWithAnOfferRejectsThePendingOneAndStands) {  // 9.1
+  Table t;
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000, true));
+  ASSERT_OK(t.Move(kB, "e5", 2000, true));  // rejects White's offer, makes Black's
+  EXPECT_EQ(t.game().draw_offer(), kB);
+  ASSERT_OK(t.Do({.kind = CommandKind::kAcceptDraw, .side = kW}, 2500));
+  EXPECT_EQ(t.termination(), Termination::kAgreement);
+}
+
+TEST(Creation, TimeControlNotations) {
+  v1::CreateGameRequest req;
+  req.set_white_id("w");
+  req.set_black_id("b");
+  req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
+  req.set_time_control_human("90+30");  // minutes: 90 minutes + 30 s
+  absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
+  ASSERT_OK(created.status());
+  EXPECT_EQ(created->created().time_control(), "5400+30");
+  EXPECT_EQ(created->created().ruleset().game_type(), v1::GAME_TYPE_STANDARD);
+  req.set_time_control("5400+30");
+  EXPECT_THAT(NewGame(req, 0, v1::Actor()).status(), HasErrorCode("ERR_BAD_TIME_CONTROL"));
+  req.clear_time_control_human();
+  req.set_time_control("G/60 d5");  // no PGN tag expresses a delay
+  created = NewGame(req, 0, v1::Actor());
+  ASSERT_OK(created.status());
+  EXPECT_OK(GameState::Create(*created).status());
+}
+
+}  // namespace
+}  // namespace arbitration

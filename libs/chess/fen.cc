@@ -1,6 +1,11 @@
 #include "libs/chess/fen.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "libs/base/error.h"
 
 namespace chess {
@@ -69,8 +74,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     return FenError(i, "side to move must be 'w' or 'b'");
   }
   ++i;
-  if (i >= fen.size() || fen[i] != ' ')
-    return FenError(i, "expected a space after the side to move");
+  if (i >= fen.size()) return FenError(i, "missing castling field (after the side to move)");
+  if (fen[i] != ' ') return FenError(i, "expected a space after the side to move");
   ++i;
   // Field 3: castling.
   if (i >= fen.size()) return FenError(i, "missing castling field");
@@ -90,8 +95,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     }
     if (i == start) return FenError(i, "empty castling field");
   }
-  if (i >= fen.size() || fen[i] != ' ')
-    return FenError(i, "expected a space after the castling field");
+  if (i >= fen.size()) return FenError(i, "missing en passant field (after the castling field)");
+  if (fen[i] != ' ') return FenError(i, "expected a space after the castling field");
   ++i;
   // Field 4: en passant square.
   if (i >= fen.size()) return FenError(i, "missing en passant field");
@@ -162,6 +167,17 @@ std::string ToFen(const Setup& s) {
   out += s.ep_square == kNoSquare ? std::string("-") : std::string(SquareName(s.ep_square));
   absl::StrAppend(&out, " ", s.halfmove_clock, " ", s.fullmove_number);
   return out;
+}
+
+absl::StatusOr<Position> ParseFenTolerant(absl::string_view text) {
+  std::vector<absl::string_view> fields = absl::StrSplit(text, ' ', absl::SkipWhitespace());
+  if (fields.size() == 2 || fields.size() == 3) {
+    constexpr absl::string_view kDefaults[] = {"-", "-"};  // castling, en passant
+    std::string full = absl::StrJoin(fields, " ");
+    for (size_t f = fields.size(); f < 4; ++f) absl::StrAppend(&full, " ", kDefaults[f - 2]);
+    return ParseFen(full);
+  }
+  return ParseFenOrStartpos(text);
 }
 
 std::string ToFen(const Position& pos) { return ToFen(pos.ToSetup()); }

@@ -27,6 +27,12 @@ absl::StatusOr<Position> ParseFen(absl::string_view fen);
 // Accepts "startpos" as well as a FEN (the form the command-line tools and UCI use).
 absl::StatusOr<Position> ParseFenOrStartpos(absl::string_view text);
 
+// The tolerant reader of the command-line tools and the analysis service (as python-chess and
+// chessops read): also a FEN without the move counters, or with only the placement and the side
+// to move (and optionally castling), the missing fields read as "- - 0 1". The strict readers
+// above name the missing field instead.
+absl::StatusOr<Position> ParseFenTolerant(absl::string_view text);
+
 std::string ToFen(const Position& pos);
 std::string ToFen(const Setup& setup);
 

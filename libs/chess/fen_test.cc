@@ -68,3 +68,25 @@ TEST(FenTest, EnPassantWrittenOnlyWhenCapturable) {
 
 }  // namespace
 }  // namespace chess
+
+namespace chess {
+namespace {
+
+// Issue 14.15: the tolerant readers take a partial FEN with the defaults; the strict one names
+// the missing field.
+TEST(FenTolerant, PlacementAndSideToMove) {
+  absl::StatusOr<Position> pos = ParseFenTolerant("4k3/8/8/8/8/8/8/3QK3 w");
+  ASSERT_TRUE(pos.ok()) << pos.status();
+  EXPECT_EQ(ToFen(*pos), "4k3/8/8/8/8/8/8/3QK3 w - - 0 1");
+  absl::StatusOr<Position> with_castling = ParseFenTolerant("r3k3/8/8/8/8/8/8/4K2R b Kq");
+  ASSERT_TRUE(with_castling.ok()) << with_castling.status();
+  EXPECT_EQ(ToFen(*with_castling), "r3k3/8/8/8/8/8/8/4K2R b Kq - 0 1");
+  EXPECT_TRUE(ParseFenTolerant("4k3/8/8/8/8/8/8/3QK3 w - -").ok());
+  EXPECT_TRUE(ParseFenTolerant("startpos").ok());
+  EXPECT_FALSE(ParseFenTolerant("4k3/8/8/8/8/8/8/3QK3").ok());
+  absl::Status strict = ParseFen("4k3/8/8/8/8/8/8/3QK3 w").status();
+  EXPECT_NE(strict.message().find("missing castling field"), absl::string_view::npos) << strict;
+}
+
+}  // namespace
+}  // namespace chess

@@ -19,6 +19,7 @@
 #include "libs/service/flags.h"
 #include "libs/service/log.h"
 #include "libs/service/server.h"
+#include "services/arbitration/host.h"
 #include "services/clock_authority/host.h"
 #include "services/rules_validation/rules_service.h"
 #include "services/search_analysis/analysis_service.h"
@@ -44,7 +45,8 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   service::ServerConfig config = service::ConfigFromFlags();
 
-  const std::vector<std::string> known = {"rules_validation", "search_analysis", "clock_authority"};
+  const std::vector<std::string> known = {"rules_validation", "search_analysis", "clock_authority",
+                                          "arbitration"};
   std::set<std::string> wanted;
   for (absl::string_view s : absl::StrSplit(config.services, ',', absl::SkipWhitespace())) {
     if (s == "all") {
@@ -93,14 +95,28 @@ int main(int argc, char** argv) {
     hosted.push_back(clock->hosted());
   }
 
+  // The arbitration service: the games, in their own store (with --store=memory a store of its
+  // own; on Redis its own key prefix, so the clock authority's scheduler never sees a game).
+  std::unique_ptr<arbitration_service::ArbitrationHost> arbitration;
+  if (wanted.count("arbitration")) {
+    absl::StatusOr<std::unique_ptr<arbitration_service::ArbitrationHost>> host =
+        arbitration_service::ArbitrationHost::Create(
+            config, env->get(), arbitration_service::ArbitrationHostOptionsFromFlags());
+    if (!host.ok()) return Fail(host.status());
+    arbitration = std::move(*host);
+    hosted.push_back(arbitration->hosted());
+  }
+
   {
     absl::StatusOr<std::unique_ptr<service::Server>> server =
         service::Server::Start(config, env->get(), hosted);
     if (!server.ok()) return Fail(server.status());
     if (clock != nullptr) clock->Start();
+    if (arbitration != nullptr) arbitration->Start();
     service::ShutdownOnSignals(server->get());
     (*server)->Wait();
   }
+  if (arbitration != nullptr) arbitration->Stop();
   if (clock != nullptr) clock->Stop();
   service::Log(service::LogLevel::kInfo, "stopped");
   return 0;

@@ -55,7 +55,7 @@ absl::StatusOr<chess::Game> GameOf(const v1::Position& position,
   if (moves.size() > max_moves) {
     return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max_moves, " moves"));
   }
-  ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenOrStartpos(position.fen()));
+  ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenTolerant(position.fen()));
   chess::Game game(start);
   for (int i = 0; i < moves.size(); ++i) {
     absl::StatusOr<chess::Move> m = chess::ParseMove(game.position(), moves[i]);

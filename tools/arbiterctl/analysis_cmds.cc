@@ -111,7 +111,7 @@ std::string UnwinnableLine(const std::string& line) {
           .dump();
     }
   }
-  absl::StatusOr<chess::Position> pos = chess::ParseFenOrStartpos(in["fen"].get<std::string>());
+  absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(in["fen"].get<std::string>());
   if (!pos.ok()) return ErrorJson(pos.status()).dump();
   const chess::Color side = in["side"] == "white" ? chess::Color::kWhite : chess::Color::kBlack;
   // 6.10 / C3 / 5.2b: can `side` mate? (C4, 1997: mating potential.)
@@ -137,7 +137,7 @@ int RunDead(const std::map<std::string, std::string>& flags, std::ostream& out, 
   absl::StatusOr<std::int64_t> max_nodes =
       IntFlag(flags, "max-nodes", analysis::SearchLimits{}.max_nodes, 1, kMaxNodesCap);
   if (!max_nodes.ok()) return Usage(max_nodes.status(), out, err);
-  absl::StatusOr<chess::Position> pos = chess::ParseFenOrStartpos(*fen);
+  absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(*fen);
   if (!pos.ok()) return Usage(pos.status(), out, err);
   analysis::SearchLimits limits;
   limits.max_nodes = *max_nodes;
@@ -167,7 +167,7 @@ int RunAdvise(const std::map<std::string, std::string>& flags, std::ostream& out
               std::ostream& err) {
   const std::string* fen = Flag(flags, "fen");
   absl::StatusOr<chess::Position> start =
-      chess::ParseFenOrStartpos(fen == nullptr ? "startpos" : *fen);
+      chess::ParseFenTolerant(fen == nullptr ? "startpos" : *fen);
   if (!start.ok()) return Usage(start.status(), out, err);
   chess::Game game(*start);
   if (const std::string* moves = Flag(flags, "moves")) {

@@ -48,7 +48,7 @@ std::string AnalyzeLine(const std::string& line) {
       return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "\"fen\" must be a string")).dump();
     fen = in["fen"].get<std::string>();
   }
-  absl::StatusOr<chess::Position> start = chess::ParseFenOrStartpos(fen);
+  absl::StatusOr<chess::Position> start = chess::ParseFenTolerant(fen);
   if (!start.ok()) return ErrorJson(start.status()).dump();
   chess::Game game(*start);
   if (in.contains("moves")) {

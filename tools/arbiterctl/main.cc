@@ -4,11 +4,14 @@
 //   arbiterctl analyze            < JSON lines
 //   arbiterctl pgn check FILE [--json]
 //   arbiterctl clock simulate     < JSON lines
+//   arbiterctl game simulate      < JSON lines
 //   arbiterctl demo               (a short demonstration game)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -25,6 +28,8 @@
 #include "tools/arbiterctl/clock_client.h"
 #include "tools/arbiterctl/clock_simulate.h"
 #include "tools/arbiterctl/demo.h"
+#include "tools/arbiterctl/game_client.h"
+#include "tools/arbiterctl/game_simulate.h"
 #include "tools/arbiterctl/pgn_check.h"
 
 namespace arbiterctl {
@@ -36,6 +41,7 @@ constexpr char kUsage[] =
     "  arbiterctl analyze < JSON lines ({\"fen\": ..., \"moves\": [...]})\n"
     "  arbiterctl pgn check FILE [--json]\n"
     "  arbiterctl clock simulate < JSON lines (scenarios)\n"
+    "  arbiterctl game simulate < JSON lines ({\"edition\", \"time_control\", \"events\": [...]})\n"
     "  arbiterctl unwinnable < JSON lines ({\"fen\": ..., \"side\": \"white\"|\"black\"})\n"
     "  arbiterctl dead --fen <FEN> [--max-nodes N]\n"
     "  arbiterctl advise --fen <FEN> [--moves \"e4 e5 ...\"] [--engine PATH|none] [--depth N] ...\n"
@@ -47,7 +53,17 @@ constexpr char kUsage[] =
     "  arbiterctl rules apply|legal|perft --fen ... [--moves ...] [--depth N]\n"
     "  arbiterctl clock create --game ID --time-control TC --edition E\n"
     "  arbiterctl clock start|press|pause|resume|get|watch --game ID [--json]\n"
-    "  arbiterctl clock adjust --game ID --side S --delta-ms N\n";
+    "  arbiterctl clock adjust --game ID --side S --delta-ms N\n"
+    "  arbiterctl game create --game ID --white ID --black ID --edition E --time-control TC\n"
+    "             [--no-arbiter] [--start-fen FEN] [--default-time-ms N] [--event T] ...\n"
+    "  arbiterctl game start|arrive|offer|resign|confirm --game ID [--side S] [--absent S,S]\n"
+    "  arbiterctl game move --game ID --side S --move M [--offer-draw]\n"
+    "  arbiterctl game respond --game ID --side S --accept|--decline\n"
+    "  arbiterctl game claim --game ID --side S --kind threefold|fifty|quickplay|time [--move M]\n"
+    "  arbiterctl game rule --game ID --decision draw|postpone|reject [--add-time] [--reason T]\n"
+    "  arbiterctl game result --game ID --result 1-0|0-1|1/2-1/2|0-0 --article A --reason T\n"
+    "  arbiterctl game get|watch|pgn --game ID [--json]\n"
+    "  (every mutating game command: [--command-id ID] [--expected-version N])\n";
 
 // Positional arguments and --flag / --flag=value / --flag value options.
 struct Args {
@@ -127,7 +143,10 @@ int Pgn(const Args& args) {
 }
 
 int Main(int argc, char** argv) {
-  Args args = Args::Parse(argc, argv, {"divide", "json", "lag-compensation"});
+  std::vector<std::string> boolean_flags = {"divide", "json", "lag-compensation"};
+  boolean_flags.insert(boolean_flags.end(), std::begin(kGameBooleanFlags),
+                       std::end(kGameBooleanFlags));
+  Args args = Args::Parse(argc, argv, boolean_flags);
   if (args.positional.empty()) {
     std::cerr << kUsage;
     return 2;
@@ -143,6 +162,13 @@ int Main(int argc, char** argv) {
       "clock") {  // create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch
     ClientArgs client{args.positional, args.flags};
     return RunClockClient(client, std::cout, std::cerr);
+  }
+  if (command == "game" && args.positional.size() == 2 && args.positional[1] == "simulate") {
+    return RunGameSimulate(std::cin, std::cout);
+  }
+  if (command == "game") {  // create|start|arrive|move|offer|respond|claim|rule|...|watch|pgn
+    ClientArgs client{args.positional, args.flags};
+    return RunGameClient(client, std::cout, std::cerr);
   }
   if (command == "demo") return RunDemo(std::cout);
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);

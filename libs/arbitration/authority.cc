@@ -1,0 +1,407 @@
+#include "libs/arbitration/authority.h"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/arbitration/errors.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+
+namespace arbitration {
+namespace {
+
+bool IsConflict(const absl::Status& st) {
+  return base::ErrorCode(st) == store::kErrVersionConflict;
+}
+
+std::uint64_t Fnv1a64(absl::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string ProcessNonce() {
+  std::random_device rd;
+  return absl::StrCat(absl::Hex((static_cast<std::uint64_t>(rd()) << 32) | rd(), absl::kZeroPad16));
+}
+
+store::DeadlineUpdate DeadlineOf(const GameState& game) {
+  const std::optional<std::int64_t> deadline = NextDeadline(game);
+  return deadline.has_value() ? store::DeadlineUpdate::Set(*deadline)
+                              : store::DeadlineUpdate::Clear();
+}
+
+// The claim's own ruling among the events a command appended.
+v1::ClaimRuling ClaimRulingOf(const std::vector<v1::ArbitrationEvent>& events) {
+  v1::ClaimRuling ruling = v1::CLAIM_RULING_UNSPECIFIED;
+  for (const v1::ArbitrationEvent& e : events) {
+    if (e.has_claim()) ruling = e.claim().ruling();
+  }
+  return ruling;
+}
+
+}  // namespace
+
+std::string SettleCommandId(absl::string_view game_id, std::int64_t version) {
+  std::string id = absl::StrCat("settle:", game_id, ":", version);
+  if (id.size() > static_cast<size_t>(store::kMaxIdLength)) {
+    id = absl::StrCat("settle:h", absl::Hex(Fnv1a64(game_id), absl::kZeroPad16), ":", version);
+  }
+  return id;
+}
+
+arbiter::v1::GameEvent ToStoreEvent(const v1::ArbitrationEvent& event,
+                                    std::int64_t recorded_at_ms) {
+  arbiter::v1::GameEvent out;
+  out.set_recorded_at_ms(recorded_at_ms);
+  out.set_schema_version(kEventSchemaVersion);
+  out.mutable_body()->PackFrom(event);
+  return out;
+}
+
+absl::StatusOr<v1::ArbitrationEvent> FromStoreEvent(const arbiter::v1::GameEvent& event) {
+  v1::ArbitrationEvent out;
+  if (event.schema_version() != kEventSchemaVersion || !event.body().UnpackTo(&out)) {
+    return Error(kErrCorruptLog,
+                 absl::StrCat("event ", event.version(), " is not an arbitration event (schema ",
+                              event.schema_version(), ", ", event.body().type_url(), ")"));
+  }
+  return out;
+}
+
+arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) {
+  arbiter::v1::GameSnapshot out;
+  out.set_schema_version(kSnapshotSchemaVersion);
+  out.mutable_state()->PackFrom(game.Snapshot());
+  return out;
+}
+
+absl::StatusOr<GameState> FromStoreSnapshot(const arbiter::v1::GameSnapshot& snapshot) {
+  v1::GameLogSnapshot log;
+  if (snapshot.schema_version() != kSnapshotSchemaVersion || !snapshot.state().UnpackTo(&log)) {
+    return Error(kErrCorruptLog,
+                 absl::StrCat("the snapshot is not a game's (schema ", snapshot.schema_version(),
+                              ", ", snapshot.state().type_url(), ")"));
+  }
+  ASSIGN_OR_RETURN(GameState game, GameState::FromSnapshot(log));
+  if (game.version() != snapshot.version()) {
+    return Error(kErrCorruptLog, absl::StrCat("the snapshot holds ", game.version(),
+                                              " events but is at version ", snapshot.version()));
+  }
+  return game;
+}
+
+GameAuthority::GameAuthority(store::GameStore* store, Clock now_ms, Analyst& analyst,
+                             AuthorityOptions options)
+    : store_(store),
+      now_ms_(std::move(now_ms)),
+      analyst_(analyst),
+      options_(std::move(options)),
+      id_prefix_(absl::StrCat("a:", options_.owner.substr(0, 64), ":", ProcessNonce(), ":")) {}
+
+std::string GameAuthority::NewCommandId() {
+  return absl::StrCat(id_prefix_, next_id_.fetch_add(1, std::memory_order_relaxed));
+}
+
+void GameAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
+  for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
+}
+
+void GameAuthority::NotifyConflict() {
+  for (AuthorityObserver* o : observers_) o->OnConflict();
+}
+
+std::shared_ptr<const GameState> GameAuthority::Cached(absl::string_view game_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = cache_.find(game_id);
+  return it == cache_.end() ? nullptr : it->second;
+}
+
+void GameAuthority::Remember(absl::string_view game_id, std::shared_ptr<const GameState> game) {
+  absl::MutexLock lock(&mu_);
+  auto it = cache_.find(game_id);
+  if (it != cache_.end()) {
+    // Never replace a newer state by an older one (threads finish in any order).
+    if (it->second->version() <= game->version()) it->second = std::move(game);
+    return;
+  }
+  if (cache_.size() >= options_.cache_size && !cache_.empty()) cache_.erase(cache_.begin());
+  cache_.emplace(std::string(game_id), std::move(game));
+}
+
+void GameAuthority::Forget(absl::string_view game_id) {
+  absl::MutexLock lock(&mu_);
+  cache_.erase(game_id);
+}
+
+absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::string_view game_id,
+                                                                     bool use_cache) {
+  if (use_cache) {
+    if (std::shared_ptr<const GameState> cached = Cached(game_id)) return cached;
+  }
+  ASSIGN_OR_RETURN(arbiter::v1::GameSnapshot snapshot, store_->ReadSnapshot(game_id));
+  ASSIGN_OR_RETURN(GameState game, FromStoreSnapshot(snapshot));
+  auto shared = std::make_shared<const GameState>(std::move(game));
+  Remember(game_id, shared);
+  return shared;
+}
+
+absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::StateAt(absl::string_view game_id,
+                                                                        std::int64_t version) {
+  ASSIGN_OR_RETURN(std::vector<arbiter::v1::GameEvent> log,
+                   store_->ReadEvents(game_id, 1, version));
+  std::vector<v1::ArbitrationEvent> events;
+  events.reserve(log.size());
+  for (const arbiter::v1::GameEvent& e : log) {
+    ASSIGN_OR_RETURN(v1::ArbitrationEvent event, FromStoreEvent(e));
+    events.push_back(std::move(event));
+  }
+  ASSIGN_OR_RETURN(GameState game, GameState::Replay(events));
+  return std::make_shared<const GameState>(std::move(game));
+}
+
+absl::StatusOr<CommandResult> GameAuthority::Replayed(absl::string_view game_id,
+                                                      std::int64_t version,
+                                                      absl::string_view command_id) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const GameState> game, StateAt(game_id, version));
+  CommandResult r;
+  r.now_ms = game->last_event_ms();
+  r.version = version;
+  r.replayed = true;
+  // The claim's ruling as it was given: the command's own events are the last ones it appended.
+  ASSIGN_OR_RETURN(std::vector<arbiter::v1::GameEvent> own,
+                   store_->ReadEvents(game_id, std::max<std::int64_t>(1, version - 63), version));
+  for (const arbiter::v1::GameEvent& e : own) {
+    if (e.command_id() != command_id) continue;
+    ASSIGN_OR_RETURN(v1::ArbitrationEvent event, FromStoreEvent(e));
+    if (event.has_claim()) r.claim_ruling = event.claim().ruling();
+  }
+  r.game = std::move(game);
+  return r;
+}
+
+absl::StatusOr<store::AppendResult> GameAuthority::Append(
+    absl::string_view game_id, std::int64_t before_version, const GameState& after,
+    const std::vector<v1::ArbitrationEvent>& events, const std::string& command_id,
+    const std::string& fingerprint, std::int64_t now_ms) {
+  store::AppendRequest request;
+  request.game_id = std::string(game_id);
+  request.expected_version = before_version;
+  request.command_id = command_id;
+  request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
+  request.events.reserve(events.size());
+  for (const v1::ArbitrationEvent& e : events) request.events.push_back(ToStoreEvent(e, now_ms));
+  request.snapshot = ToStoreSnapshot(after);
+  request.deadline = DeadlineOf(after);
+  return store_->Append(request);
+}
+
+void GameAuthority::Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
+                           const std::vector<v1::ArbitrationEvent>& events) {
+  const std::optional<std::int64_t> deadline = NextDeadline(*after);
+  for (AuthorityObserver* o : observers_) o->OnAppended(game_id, *after, events, deadline);
+  Remember(game_id, std::move(after));
+}
+
+absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
+                                                    const v1::CreateGameRequest& request,
+                                                    const v1::Actor& actor,
+                                                    const CommandOptions& options) {
+  auto run = [&]() -> absl::StatusOr<CommandResult> {
+    RETURN_IF_ERROR(store::ValidateGameId(game_id));
+    const std::int64_t now = now_ms_();
+    ASSIGN_OR_RETURN(v1::ArbitrationEvent created, NewGame(request, now, actor));
+    ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
+    const std::string id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    std::vector<v1::ArbitrationEvent> events = {created};
+    ASSIGN_OR_RETURN(store::AppendResult result,
+                     Append(game_id, 0, game, events, id, options.fingerprint, now));
+    if (result.replayed) return Replayed(game_id, result.version, id);
+    CommandResult r;
+    r.version = result.version;
+    r.now_ms = now;
+    r.game = std::make_shared<const GameState>(std::move(game));
+    Landed(game_id, r.game, events);
+    return r;
+  };
+  absl::StatusOr<CommandResult> r = run();
+  NotifyCommand("create", r.status());
+  return r;
+}
+
+absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
+                                                     const Command& command,
+                                                     const CommandOptions& options) {
+  auto run = [&]() -> absl::StatusOr<CommandResult> {
+    RETURN_IF_ERROR(store::ValidateGameId(game_id));
+    const std::string command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    // A retry of a command that was applied may find the game moved on: it is answered from the
+    // record rather than refused (or applied a second time).
+    auto recorded = [&](const GameState& latest) -> absl::StatusOr<std::optional<CommandResult>> {
+      if (options.command_id.empty()) return std::nullopt;
+      ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
+                       store_->LookupCommand(game_id, options.command_id));
+      if (!done.has_value()) return std::nullopt;
+      // The id is recorded; whether this is the same request is the store's to say (it alone
+      // keeps the identity): an append under the id is answered from the record (replayed) or
+      // refused ERR_COMMAND_ID_REUSED, and writes nothing either way.
+      std::vector<v1::ArbitrationEvent> probe = {latest.events().back()};
+      ASSIGN_OR_RETURN(store::AppendResult same,
+                       Append(game_id, latest.version(), latest, probe, options.command_id,
+                              options.fingerprint, now_ms_()));
+      if (!same.replayed) {
+        return Error(kErrCorruptLog, "the store appended under a command id it had recorded");
+      }
+      ASSIGN_OR_RETURN(CommandResult r, Replayed(game_id, done->version, options.command_id));
+      return r;
+    };
+    bool use_cache = true;
+    for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const GameState> before, Load(game_id, use_cache));
+      const bool from_cache = use_cache;
+      use_cache = false;  // after any surprise, decide again on the store's state
+      if (options.expected_version != 0 && before->version() != options.expected_version) {
+        if (from_cache) continue;
+        ASSIGN_OR_RETURN(std::optional<CommandResult> done, recorded(*before));
+        if (done.has_value()) return *std::move(done);
+        return base::Aborted(store::kErrVersionConflict,
+                             absl::StrCat("the game is at version ", before->version(), ", not ",
+                                          options.expected_version));
+      }
+      const std::int64_t now = now_ms_();
+      // A malformed command is malformed on any state: no reload.
+      ASSIGN_OR_RETURN(Decision decision, Decide(*before, command, now, analyst_));
+      const bool refused = !decision.refused.ok();
+      if (refused && decision.events.empty()) {
+        if (from_cache) continue;  // refuse only on the store's latest state
+        ASSIGN_OR_RETURN(std::optional<CommandResult> done, recorded(*before));
+        if (done.has_value()) return *std::move(done);
+        return decision.refused;
+      }
+      if (refused) {
+        // What fell before the command (a flag, a default) is recorded as the server's timers
+        // would record it, under the same id, so it is recorded once; then the refusal stands.
+        ASSIGN_OR_RETURN(std::optional<CommandResult> done, recorded(*before));
+        if (done.has_value()) return *std::move(done);
+      }
+      if (decision.events.empty() || !decision.after.has_value()) {
+        // Nothing to record (a command that changes nothing): the state as it is.
+        CommandResult r;
+        r.version = before->version();
+        r.now_ms = now;
+        r.game = before;
+        r.claim_ruling = decision.claim_ruling;
+        return r;
+      }
+      const std::string id = refused ? SettleCommandId(game_id, before->version()) : command_id;
+      const std::string fingerprint = refused ? id : options.fingerprint;
+      auto after = std::make_shared<const GameState>(std::move(*decision.after));
+      absl::StatusOr<store::AppendResult> result =
+          Append(game_id, before->version(), *after, decision.events, id, fingerprint, now);
+      if (!result.ok()) {
+        if (IsConflict(result.status())) {
+          NotifyConflict();
+          Forget(game_id);
+          // With an expected version the caller asked for exactly that state: it is gone.
+          if (options.expected_version == 0 || refused) continue;
+        }
+        return result.status();
+      }
+      if (result->replayed) {
+        if (refused) {
+          Forget(game_id);
+          continue;  // another replica recorded what fell: decide again on its state
+        }
+        return Replayed(game_id, result->version, command_id);
+      }
+      Landed(game_id, after, decision.events);
+      if (refused) return decision.refused;
+      CommandResult r;
+      r.version = result->version;
+      r.now_ms = now;
+      r.game = std::move(after);
+      r.claim_ruling = decision.claim_ruling;
+      return r;
+    }
+    return base::Aborted(store::kErrVersionConflict,
+                         absl::StrCat("gave up after ", options_.max_attempts,
+                                      " version conflicts on game \"", game_id, "\""));
+  };
+  absl::StatusOr<CommandResult> r = run();
+  NotifyCommand(CommandKindName(command.kind), r.status());
+  return r;
+}
+
+absl::StatusOr<CommandResult> GameAuthority::Get(absl::string_view game_id) {
+  RETURN_IF_ERROR(store::ValidateGameId(game_id));
+  ASSIGN_OR_RETURN(std::shared_ptr<const GameState> game, Load(game_id, /*use_cache=*/false));
+  CommandResult r;
+  r.version = game->version();
+  r.now_ms = now_ms_();
+  r.game = std::move(game);
+  return r;
+}
+
+absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game_id,
+                                                          std::int64_t known_version) {
+  RETURN_IF_ERROR(store::ValidateGameId(game_id));
+  bool use_cache = known_version > 0;
+  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+    std::shared_ptr<const GameState> before;
+    if (use_cache) {
+      before = Cached(game_id);
+      if (before != nullptr && before->version() != known_version) before = nullptr;
+    }
+    use_cache = false;
+    if (before == nullptr) {
+      ASSIGN_OR_RETURN(before, Load(game_id, /*use_cache=*/false));
+    }
+    const std::int64_t now = now_ms_();
+    std::vector<v1::ArbitrationEvent> events = Settle(*before, now, analyst_);
+    SettleResult out;
+    if (events.empty()) {
+      out.next_deadline = NextDeadline(*before);
+      out.version = before->version();
+      return out;
+    }
+    GameState after = *before;
+    for (const v1::ArbitrationEvent& e : events) {
+      if (absl::Status st = after.Apply(e); !st.ok()) {
+        return Error(kErrCorruptLog,
+                     absl::StrCat("a settled event does not apply: ", st.message()));
+      }
+    }
+    const std::string id = SettleCommandId(game_id, before->version());
+    absl::StatusOr<store::AppendResult> result =
+        Append(game_id, before->version(), after, events, id, id, now);
+    if (!result.ok()) {
+      if (IsConflict(result.status())) {
+        NotifyConflict();
+        Forget(game_id);
+        continue;
+      }
+      return result.status();
+    }
+    if (result->replayed) {
+      Forget(game_id);
+      out.already_recorded = true;
+      out.version = result->version;
+      return out;
+    }
+    out.recorded = static_cast<int>(events.size());
+    out.next_deadline = NextDeadline(after);
+    out.version = result->version;
+    Landed(game_id, std::make_shared<const GameState>(std::move(after)), events);
+    return out;
+  }
+  return base::Aborted(store::kErrVersionConflict,
+                       absl::StrCat("deadline check gave up after ", options_.max_attempts,
+                                    " version conflicts on game \"", game_id, "\""));
+}
+
+}  // namespace arbitration

@@ -1,0 +1,418 @@
+#include "libs/arbitration/pgn_export.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/time/time.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/clock/time_control.h"
+#include "libs/laws/proto_convert.h"
+
+namespace arbitration {
+namespace {
+
+using chess::Color;
+
+std::string SideTitle(v1::Color color) {
+  if (color == v1::COLOR_WHITE) return "White";
+  if (color == v1::COLOR_BLACK) return "Black";
+  return "?";
+}
+
+std::string Opponent(v1::Color color) {
+  if (color == v1::COLOR_WHITE) return "Black";
+  if (color == v1::COLOR_BLACK) return "White";
+  return "the opponent";
+}
+
+// "threefold_repetition" -> "threefold repetition".
+std::string TerminationWords(laws::Termination termination) {
+  return absl::StrReplaceAll(laws::TerminationName(termination), {{"_", " "}});
+}
+
+std::string DescribeOutcome(const laws::Outcome& outcome) {
+  std::string what;
+  switch (outcome.result) {
+    case laws::Result::kWhiteWins:
+      what = "White wins";
+      break;
+    case laws::Result::kBlackWins:
+      what = "Black wins";
+      break;
+    case laws::Result::kDraw:
+      what = "drawn";
+      break;
+    case laws::Result::kDoubleForfeit:
+      what = "both players lose (0-0)";
+      break;
+    case laws::Result::kAnnulled:
+      what = "annulled";
+      break;
+    case laws::Result::kOngoing:
+      what = "not decided";
+      break;
+  }
+  std::string out = what;
+  if (outcome.termination != laws::Termination::kNone) {
+    absl::StrAppend(&out, " by ", TerminationWords(outcome.termination));
+  }
+  if (!outcome.article.empty()) absl::StrAppend(&out, " (", outcome.article, ")");
+  return out;
+}
+
+// PGN can only carry 1-0, 0-1, 1/2-1/2 and *; 0-0 (6.7 both absent) and an annulled game are
+// written as * and explained in the final comment.
+std::string PgnResult(laws::Result result) {
+  switch (result) {
+    case laws::Result::kWhiteWins:
+    case laws::Result::kBlackWins:
+    case laws::Result::kDraw:
+      return std::string(laws::ResultText(result));
+    default:
+      return "*";
+  }
+}
+
+std::string ClaimWhat(const v1::ClaimMade& c) {
+  switch (c.kind()) {
+    case v1::CLAIM_KIND_THREEFOLD:
+      return "a draw by threefold repetition";
+    case v1::CLAIM_KIND_FIFTY:
+      return "a draw by the fifty-move rule";
+    case v1::CLAIM_KIND_QUICKPLAY:
+      if (c.ground() == v1::QUICKPLAY_GROUND_CANNOT_WIN) {
+        return "a draw in the quickplay finish (the opponent cannot win by normal means)";
+      }
+      if (c.ground() == v1::QUICKPLAY_GROUND_NO_ATTEMPT) {
+        return "a draw in the quickplay finish (the opponent makes no attempt to win by normal "
+               "means)";
+      }
+      return "a draw in the quickplay finish";
+    case v1::CLAIM_KIND_TIME:
+      return "a win on time";
+    default:
+      return "?";
+  }
+}
+
+std::string ClaimDefaultArticle(v1::ClaimKind kind) {
+  switch (kind) {
+    case v1::CLAIM_KIND_THREEFOLD:
+      return "9.2";
+    case v1::CLAIM_KIND_FIFTY:
+      return "9.3";
+    case v1::CLAIM_KIND_QUICKPLAY:
+      return "10.2";
+    case v1::CLAIM_KIND_TIME:
+      return "B7";
+    default:
+      return "";
+  }
+}
+
+std::string RulingName(v1::ClaimRuling ruling) {
+  switch (ruling) {
+    case v1::CLAIM_RULING_CORRECT:
+      return "correct";
+    case v1::CLAIM_RULING_INCORRECT:
+      return "incorrect";
+    case v1::CLAIM_RULING_PENDING:
+      return "awaits the arbiter";
+    default:
+      return "";
+  }
+}
+
+std::string Signed(std::int64_t delta_ms) {
+  return absl::StrCat(delta_ms < 0 ? "-" : "+", FormatPgnClock(std::llabs(delta_ms)));
+}
+
+// Start instants are Unix ms on the server's time base. One before 2000 is no real date: an
+// offline simulation counts from 0, and an unscheduled game has 0.
+constexpr std::int64_t kYear2000Ms = 946'684'800'000;
+
+std::string PgnDate(std::optional<std::int64_t> at_ms) {
+  if (!at_ms.has_value() || *at_ms < kYear2000Ms) return "????.??.??";
+  return absl::FormatTime("%Y.%m.%d", absl::FromUnixMillis(*at_ms), absl::UTCTimeZone());
+}
+
+class Builder {
+ public:
+  Builder(const GameState& game, const PgnExportOptions& options)
+      : game_(game), options_(options) {}
+
+  chess::PgnGame Build() {
+    const v1::GameCreated& created = game_.created();
+    SetRoster(created);
+    std::optional<std::int64_t> started_at;
+    for (const v1::ArbitrationEvent& e : game_.events()) {
+      if (e.has_started() && !started_at.has_value()) started_at = e.at_ms();
+      Event(e);
+    }
+    pgn_.SetTag("Date", PgnDate(started_at.has_value()
+                                    ? started_at
+                                    : std::optional<std::int64_t>(created.scheduled_start_ms())));
+    const laws::Outcome& outcome = game_.outcome();
+    pgn_.result = PgnResult(outcome.result);
+    pgn_.SetTag("Result", pgn_.result);
+    pgn_.SetTag("Termination", PgnTermination(outcome));
+    // The last word of the record is the outcome and its article (8.7: what the players sign).
+    if (outcome.over() && last_outcome_note_ != DescribeOutcome(outcome)) {
+      Note(DescribeOutcome(outcome));
+    }
+    if (game_.review()) Note("marked for the arbiter's review (6.10: the search was undetermined)");
+    return std::move(pgn_);
+  }
+
+ private:
+  void SetRoster(const v1::GameCreated& created) {
+    pgn_.SetTag("Event", created.event().empty() ? "?" : created.event());
+    pgn_.SetTag("Site", created.site().empty() ? "?" : created.site());
+    pgn_.SetTag("Date", "????.??.??");
+    pgn_.SetTag("Round", created.round().empty() ? "?" : created.round());
+    const std::string& white =
+        created.white_name().empty() ? created.white_id() : created.white_name();
+    const std::string& black =
+        created.black_name().empty() ? created.black_id() : created.black_name();
+    pgn_.SetTag("White", white.empty() ? "?" : white);
+    pgn_.SetTag("Black", black.empty() ? "?" : black);
+    pgn_.SetTag("Result", "*");
+    // The PGN standard's seconds form; a control it cannot express (delays, fractions) is left
+    // out rather than written wrongly.
+    if (absl::StatusOr<std::string> tc = chessclock::FormatPgnTimeControl(game_.time_control());
+        tc.ok()) {
+      pgn_.SetTag("TimeControl", *tc);
+    }
+    if (!created.start_fen().empty()) {
+      pgn_.SetTag("SetUp", "1");
+      pgn_.SetTag("FEN", chess::ToFen(game_.game().start()));
+    }
+  }
+
+  // A comment after the last move, or before the first.
+  void Note(const std::string& text) {
+    if (pgn_.moves.empty()) {
+      pgn_.leading_comments.push_back(text);
+    } else {
+      pgn_.moves.back().comments.push_back(text);
+    }
+  }
+  void ArbiterNote(const std::string& text) {
+    if (options_.arbiter_comments) Note(text);
+  }
+
+  void Event(const v1::ArbitrationEvent& e) {
+    switch (e.kind_case()) {
+      case v1::ArbitrationEvent::kCreated:
+        break;
+      case v1::ArbitrationEvent::kStarted: {
+        std::string absent;
+        for (int c : e.started().absent()) {
+          absl::StrAppend(&absent, absent.empty() ? "" : " and ",
+                          SideTitle(static_cast<v1::Color>(c)));
+        }
+        if (!absent.empty()) ArbiterNote(absl::StrCat("6.6: ", absent, " absent at the start"));
+        break;
+      }
+      case v1::ArbitrationEvent::kArrived:
+        ArbiterNote(absl::StrCat("6.6: ", SideTitle(e.arrived().side()), " arrives at the board"));
+        break;
+      case v1::ArbitrationEvent::kMove:
+        Move(e.move());
+        break;
+      case v1::ArbitrationEvent::kDrawOffered: {
+        const v1::DrawOffered& d = e.draw_offered();
+        // An offer made with a move is already marked after that move.
+        if (!d.outside_move() && offer_marked_ == d.side()) break;
+        Note("(=)");
+        if (d.outside_move()) {
+          ArbiterNote(absl::StrCat("9.1b: ", SideTitle(d.side()),
+                                   " offers a draw outside the move (12.5)"));
+        }
+        break;
+      }
+      case v1::ArbitrationEvent::kDrawAnswered:
+        ArbiterNote(absl::StrCat("9.1: ", SideTitle(e.draw_answered().side()),
+                                 e.draw_answered().accepted() ? " accepts" : " declines",
+                                 " the draw offer"));
+        break;
+      case v1::ArbitrationEvent::kResigned:
+        ArbiterNote(absl::StrCat("5.1b: ", SideTitle(e.resigned().side()), " resigns"));
+        break;
+      case v1::ArbitrationEvent::kClaim:
+        Claim(e.claim());
+        break;
+      case v1::ArbitrationEvent::kRuled:
+        Ruled(e.ruled());
+        break;
+      case v1::ArbitrationEvent::kFlag: {
+        const v1::FlagRecorded& f = e.flag();
+        std::string text = absl::StrCat(f.article().empty() ? "6.9" : f.article(), ": ",
+                                        SideTitle(f.side()), "'s flag has fallen");
+        if (!f.counts()) absl::StrAppend(&text, " (it counts only on the opponent's claim)");
+        ArbiterNote(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kAdjusted: {
+        const v1::TimeAdjusted& a = e.adjusted();
+        ArbiterNote(absl::StrCat(a.article().empty() ? "arbiter" : a.article(), ": ",
+                                 SideTitle(a.side()), "'s clock ", Signed(a.delta_ms())));
+        break;
+      }
+      case v1::ArbitrationEvent::kClockStopped:
+        ArbiterNote("the clocks are stopped");
+        break;
+      case v1::ArbitrationEvent::kClockRestarted:
+        ArbiterNote("the clocks are restarted");
+        break;
+      case v1::ArbitrationEvent::kEnded: {
+        const laws::Outcome outcome = laws::OutcomeOf(e.ended().outcome());
+        std::string text = DescribeOutcome(outcome);
+        last_outcome_note_ = text;
+        if (!e.ended().proof().empty()) absl::StrAppend(&text, "; proof: ", e.ended().proof());
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kConfirmed:
+        ArbiterNote(absl::StrCat("8.7: ", SideTitle(e.confirmed().side()), " confirms the result"));
+        break;
+      case v1::ArbitrationEvent::kResultSet: {
+        const laws::Outcome outcome = laws::OutcomeOf(e.result_set().outcome());
+        const std::string described = DescribeOutcome(outcome);
+        last_outcome_note_ = described;
+        std::string text = absl::StrCat("the arbiter sets the result: ", described);
+        if (!e.result_set().reason().empty()) {
+          absl::StrAppend(&text, "; ", e.result_set().reason());
+        }
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::KIND_NOT_SET:
+        break;
+    }
+  }
+
+  void Move(const v1::MoveMade& m) {
+    const std::size_t ply = pgn_.moves.size();
+    chess::PgnMove pm;
+    pm.san = m.san();
+    const std::vector<chess::Move>& moves = game_.game().moves();
+    if (pm.san.empty() && ply < moves.size()) {
+      pm.san = chess::ToSan(game_.game().positions()[ply], moves[ply]);
+    }
+    if (options_.clocks && !game_.time_control().untimed()) {
+      pm.comments.push_back(absl::StrCat("[%clk ", FormatPgnClock(m.clock_ms()), "] [%emt ",
+                                         FormatPgnClock(m.elapsed_ms()), "]"));
+    }
+    pgn_.moves.push_back(std::move(pm));
+    // 8.1 / Appendix E: an offer made with the move is written "(=)" after it.
+    offer_marked_ = v1::COLOR_UNSPECIFIED;
+    if (m.offer_draw()) {
+      Note("(=)");
+      offer_marked_ = m.side();
+    }
+  }
+
+  void Claim(const v1::ClaimMade& c) {
+    claimant_ = c.side();
+    if (!options_.arbiter_comments) return;
+    const std::string article = c.article().empty() ? ClaimDefaultArticle(c.kind()) : c.article();
+    std::string text = absl::StrCat(article, ": ", SideTitle(c.side()), " claims ", ClaimWhat(c));
+    if (!c.intended_san().empty() || !c.intended_uci().empty()) {
+      absl::StrAppend(&text, " with the intended move ",
+                      c.intended_san().empty() ? c.intended_uci() : c.intended_san());
+    }
+    if (const std::string ruling = RulingName(c.ruling()); !ruling.empty()) {
+      absl::StrAppend(&text, ": ", ruling);
+    }
+    if (!c.reason().empty()) absl::StrAppend(&text, " (", c.reason(), ")");
+    if (!c.final_fen().empty()) absl::StrAppend(&text, "; final position ", c.final_fen());
+    if (options_.include_advice && !c.advice().empty()) {
+      absl::StrAppend(&text, "; advice for the arbiter (12.2): ", c.advice());
+    }
+    Note(text);
+  }
+
+  void Ruled(const v1::ArbiterRuled& r) {
+    std::string article = r.article();
+    std::string what;
+    switch (r.decision()) {
+      case v1::RULING_DECISION_DRAW:
+        what = "the arbiter declares the game drawn";
+        if (article.empty()) article = "10.2a";
+        break;
+      case v1::RULING_DECISION_POSTPONE:
+        what = "the arbiter postpones his decision";
+        if (article.empty()) article = "10.2b";
+        break;
+      case v1::RULING_DECISION_REJECT:
+        what = "the arbiter rejects the claim";
+        if (article.empty()) article = "10.2c";
+        break;
+      default:
+        what = "the arbiter rules";
+        break;
+    }
+    std::string text = absl::StrCat(article, ": ", what);
+    if (r.add_time()) {
+      absl::StrAppend(&text, "; ", Opponent(claimant_), " receives two extra minutes");
+    }
+    if (!r.reason().empty()) absl::StrAppend(&text, " (", r.reason(), ")");
+    ArbiterNote(text);
+  }
+
+  const GameState& game_;
+  const PgnExportOptions& options_;
+  chess::PgnGame pgn_;
+  v1::Color offer_marked_ = v1::COLOR_UNSPECIFIED;
+  v1::Color claimant_ = v1::COLOR_UNSPECIFIED;
+  std::string last_outcome_note_;
+};
+
+}  // namespace
+
+absl::string_view PgnTermination(const laws::Outcome& outcome) {
+  if (!outcome.over() || outcome.result == laws::Result::kAnnulled) return "unterminated";
+  switch (outcome.termination) {
+    case laws::Termination::kTimeForfeit:
+    case laws::Termination::kTimeoutVsInsufficient:
+    case laws::Termination::kBothFlags:
+      return "time forfeit";
+    case laws::Termination::kDefault:
+      // 6.7: the player never came to the board.
+      return "abandoned";
+    case laws::Termination::kArbiterDecision:
+    case laws::Termination::kQuickplayFinishClaim:
+      // 10.2 / D1: the arbiter decided the result, not the play.
+      return "adjudication";
+    case laws::Termination::kIllegalMoves:
+    case laws::Termination::kSealedMoveInvalid:
+      return "rules infraction";
+    default:
+      return "normal";
+  }
+}
+
+std::string FormatPgnClock(std::int64_t ms) {
+  if (ms < 0) ms = 0;
+  const std::int64_t tenths = ms / 100;
+  const std::int64_t s = tenths / 10;
+  return absl::StrFormat("%d:%02d:%02d.%d", s / 3600, (s / 60) % 60, s % 60, tenths % 10);
+}
+
+chess::PgnGame ToPgnGame(const GameState& game, const PgnExportOptions& options) {
+  return Builder(game, options).Build();
+}
+
+std::string ExportPgn(const GameState& game, const PgnExportOptions& options) {
+  return chess::WritePgn(ToPgnGame(game, options));
+}
+
+}  // namespace arbitration

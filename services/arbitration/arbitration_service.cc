@@ -1,0 +1,559 @@
+#include "services/arbitration/arbitration_service.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "libs/arbitration/pgn_export.h"
+#include "libs/arbitration/rulings.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/laws/outcome.h"
+#include "libs/laws/proto_convert.h"
+#include "libs/store/game_store.h"
+
+namespace arbitration_service {
+namespace {
+
+namespace v1 = arbiter::v1;
+using arbitration::CommandKind;
+using arbitration::CommandOptions;
+using arbitration::CommandResult;
+using arbitration::GameState;
+using service::CallContext;
+using service::Principal;
+using service::Role;
+
+// Bounds on what a caller may send (every input from outside is hostile): longer is refused
+// before it reaches the rulings or the store.
+constexpr size_t kMaxMoveLength = 32;     // "exd8=Q+", "e7e8q", German letters
+constexpr size_t kMaxTextLength = 1024;   // a reason
+constexpr size_t kMaxArticleLength = 64;  // "10.2a", "Appendix D1b"
+constexpr size_t kMaxNameLength = 256;    // ids, names, event, site, round
+constexpr int kMaxDelayPlies = 1000;
+constexpr std::int64_t kMaxDelayMs = 24LL * 3600 * 1000;
+
+std::string Method(absl::string_view name) {
+  return absl::StrCat("/", ArbitrationService::kName, "/", name);
+}
+
+absl::Status BadArgument(absl::string_view message) {
+  return base::InvalidArgument("ERR_BAD_ARGUMENT", message);
+}
+
+// A stable 128-bit digest of a request (two FNV-1a lanes), for the store's command identity:
+// a retry must be the same request, byte for byte.
+std::string Fingerprint(absl::string_view method, const google::protobuf::Message& request) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.SetSerializationDeterministic(true);
+    request.SerializeToCodedStream(&out);
+  }
+  std::uint64_t a = 14695981039346656037ull;
+  std::uint64_t b = 0x6c62272e07bb0142ull;
+  for (unsigned char c : bytes) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+  }
+  return absl::StrCat(method, ":", absl::Hex(a, absl::kZeroPad16), absl::Hex(b, absl::kZeroPad16));
+}
+
+template <typename Request>
+CommandOptions OptionsOf(absl::string_view method, const Request& req) {
+  CommandOptions o;
+  o.command_id = req.command_id();
+  if (!o.command_id.empty()) o.fingerprint = Fingerprint(method, req);
+  o.expected_version = req.expected_version();
+  return o;
+}
+
+// Who did it, for the record.
+v1::Actor ActorOf(const service::ServiceEnv& env, const Principal& who) {
+  v1::Actor actor;
+  if (env.insecure()) {
+    actor.set_subject("insecure");
+    actor.set_role("dev");
+  } else {
+    actor.set_subject(who.subject);
+    actor.set_role(std::string(service::RoleName(who.role)));
+  }
+  return actor;
+}
+
+// How the caller sees a game: observers through the broadcast delay; advice for arbiters (12.2).
+struct Viewer {
+  bool delayed = false;
+  bool advice = false;
+};
+
+Viewer ViewerOf(const service::ServiceEnv& env, const Principal& who) {
+  if (env.insecure()) return {.delayed = false, .advice = true};
+  return {.delayed = who.role == Role::kObserver,
+          .advice = who.role == Role::kArbiter || who.role == Role::kService};
+}
+
+// The side a player command is for. A player's token acts only for its own colour (the side may
+// be left out: it is the token's); everyone else must name it.
+absl::StatusOr<chess::Color> SideFor(v1::Color side, const service::ServiceEnv& env,
+                                     const Principal& who, absl::string_view field = "side") {
+  if (!v1::Color_IsValid(side)) return BadArgument(absl::StrCat(field, ": unknown colour"));
+  std::optional<chess::Color> named = laws::ColorOf(side);
+  if (!env.insecure() && who.role == Role::kPlayer && who.color.has_value()) {
+    if (named.has_value() && *named != *who.color) {
+      return base::Error(absl::StatusCode::kPermissionDenied, "ERR_PERMISSION_DENIED",
+                         "a player token acts only for its own colour");
+    }
+    return *who.color;
+  }
+  if (!named.has_value()) {
+    return BadArgument(absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
+  }
+  return *named;
+}
+
+absl::Status CheckLength(absl::string_view field, absl::string_view value, size_t max) {
+  if (value.size() > max) {
+    return BadArgument(absl::StrCat(field, " is longer than ", max, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+v1::GameStatus ToProto(arbitration::GameStatus status) {
+  switch (status) {
+    case arbitration::GameStatus::kCreated:
+      return v1::GAME_STATUS_CREATED;
+    case arbitration::GameStatus::kOngoing:
+      return v1::GAME_STATUS_ONGOING;
+    case arbitration::GameStatus::kAwaitingRuling:
+      return v1::GAME_STATUS_AWAITING_RULING;
+    case arbitration::GameStatus::kEnded:
+      return v1::GAME_STATUS_ENDED;
+  }
+  return v1::GAME_STATUS_UNSPECIFIED;
+}
+
+// How many of the log's first events an observer may see at `now_ms`: everything before the
+// first move held back by the broadcast delay (the last `broadcast_delay_plies` plies while the
+// game goes on, and every move younger than `broadcast_delay_ms`), so that nothing recorded after
+// a hidden move (an offer, a claim, the end) gives it away.
+size_t VisibleEvents(absl::Span<const v1::ArbitrationEvent> events, std::int64_t now_ms) {
+  if (events.empty() || !events[0].has_created()) return events.size();
+  const v1::GameCreated& created = events[0].created();
+  const int plies = std::max(0, created.broadcast_delay_plies());
+  const std::int64_t delay_ms = std::max<std::int64_t>(0, created.broadcast_delay_ms());
+  if (plies == 0 && delay_ms == 0) return events.size();
+  int total_moves = 0;
+  bool ended = false;
+  for (const v1::ArbitrationEvent& e : events) {
+    if (e.has_move()) ++total_moves;
+    if (e.has_ended()) ended = true;
+  }
+  int move_index = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!events[i].has_move()) continue;
+    // Once the game is over the plies are no longer held back (nothing left to help with), but
+    // the time delay still runs.
+    const bool by_plies = !ended && move_index >= total_moves - plies;
+    const bool by_time = events[i].at_ms() + delay_ms > now_ms;
+    if (by_plies || by_time) return i;
+    ++move_index;
+  }
+  return events.size();
+}
+
+// The game as the viewer may see it: the state and the instant to read it at.
+struct Seen {
+  std::shared_ptr<const GameState> game;
+  std::int64_t at_ms = 0;
+  bool cut = false;  // observers: events held back
+};
+
+absl::StatusOr<Seen> SeenBy(const Viewer& viewer, std::shared_ptr<const GameState> game,
+                            std::int64_t now_ms) {
+  if (!viewer.delayed) return Seen{std::move(game), now_ms, false};
+  const std::vector<v1::ArbitrationEvent>& events = game->events();
+  const size_t visible = VisibleEvents(events, now_ms);
+  if (visible == events.size()) return Seen{std::move(game), now_ms, false};
+  ASSIGN_OR_RETURN(GameState prefix,
+                   GameState::Replay(absl::MakeConstSpan(events.data(), visible)));
+  // The clocks as they stood when the first held-back move was made.
+  const std::int64_t at = events[visible].at_ms();
+  return Seen{std::make_shared<const GameState>(std::move(prefix)), at, true};
+}
+
+void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
+              v1::GameView* view) {
+  const GameState& g = *seen.game;
+  view->set_game_id(std::string(game_id));
+  view->set_version(g.version());
+  view->set_status(ToProto(g.status()));
+  if (g.outcome().over()) laws::ToProto(g.outcome(), view->mutable_outcome());
+  view->set_fen(chess::ToFen(g.position()));
+  for (const v1::ArbitrationEvent& e : g.events()) {
+    if (e.has_move()) view->add_moves_san(e.move().san());
+  }
+  view->set_to_move(laws::ToProto(g.to_move()));
+  view->set_white_ms(g.RemainingMs(chess::Color::kWhite, seen.at_ms));
+  view->set_black_ms(g.RemainingMs(chess::Color::kBlack, seen.at_ms));
+  if (g.status() == arbitration::GameStatus::kOngoing) {
+    view->set_clock_running(laws::ToProto(g.clock().running()));
+  }
+  view->set_draw_offer(laws::ToProto(g.draw_offer()));
+  if (g.pending_claim().has_value()) {
+    *view->mutable_pending_claim() = *g.pending_claim();
+    if (!viewer.advice) view->mutable_pending_claim()->clear_advice();  // 12.2
+  }
+  view->set_white_confirmed(g.confirmed(chess::Color::kWhite));
+  view->set_black_confirmed(g.confirmed(chess::Color::kBlack));
+  const auto [white_points, black_points] =
+      laws::Score(g.outcome().result, g.ruleset().regulations.points);
+  view->set_white_points(white_points);
+  view->set_black_points(black_points);
+  *view->mutable_ruleset() = g.created().ruleset();
+  view->mutable_ruleset()->set_game_type(laws::ToProto(g.ruleset().speed));
+  view->set_white_id(g.created().white_id());
+  view->set_black_id(g.created().black_id());
+  view->set_now_ms(seen.at_ms);
+  view->set_review(g.review());
+  if (!seen.cut) {
+    if (std::optional<std::int64_t> deadline = arbitration::NextDeadline(g)) {
+      view->set_deadline_ms(*deadline);
+    }
+  }
+}
+
+absl::Status Reply(absl::string_view game_id, const CommandResult& r, const Viewer& viewer,
+                   v1::GameReply* resp) {
+  ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r.game, r.now_ms));
+  FillView(game_id, seen, viewer, resp->mutable_game());
+  resp->set_replayed(r.replayed);
+  resp->set_claim_ruling(r.claim_ruling);
+  return absl::OkStatus();
+}
+
+// A player command on `side`.
+arbitration::Command PlayerCommand(CommandKind kind, chess::Color side) {
+  arbitration::Command c;
+  c.kind = kind;
+  c.side = side;
+  return c;
+}
+
+absl::Status CheckCreate(const v1::CreateGameRequest& req) {
+  for (const auto& [field, value] : std::vector<std::pair<absl::string_view, const std::string*>>{
+           {"white_id", &req.white_id()},
+           {"black_id", &req.black_id()},
+           {"time_control", &req.time_control()},
+           {"start_fen", &req.start_fen()},
+           {"event", &req.event()},
+           {"site", &req.site()},
+           {"round", &req.round()},
+           {"white_name", &req.white_name()},
+           {"black_name", &req.black_name()}}) {
+    RETURN_IF_ERROR(CheckLength(field, *value, kMaxNameLength));
+  }
+  if (req.broadcast_delay_plies() < 0 || req.broadcast_delay_plies() > kMaxDelayPlies) {
+    return BadArgument(absl::StrCat("broadcast_delay_plies must be in [0, ", kMaxDelayPlies, "]"));
+  }
+  if (req.broadcast_delay_ms() < 0 || req.broadcast_delay_ms() > kMaxDelayMs) {
+    return BadArgument(absl::StrCat("broadcast_delay_ms must be in [0, ", kMaxDelayMs, "]"));
+  }
+  if (req.scheduled_start_ms() < 0) return BadArgument("scheduled_start_ms must not be negative");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ArbitrationService::ArbitrationService(service::ServiceEnv* env,
+                                       arbitration::GameAuthority* authority,
+                                       ServiceOptions options)
+    : env_(env), authority_(authority), options_(options) {
+  const std::vector<Role> create = {Role::kPlatform, Role::kService};
+  const std::vector<Role> start = {Role::kPlatform, Role::kArbiter, Role::kService};
+  const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};
+  const std::vector<Role> play = {Role::kPlatform, Role::kService, Role::kPlayer};
+  const std::vector<Role> arbiter = {Role::kArbiter, Role::kService};
+  env_->policy().Add({Method("CreateGame"), create, false});
+  env_->policy().Add({Method("StartGame"), start, false});
+  // A player acts only in his own game (game-bound) and for his own colour (SideFor).
+  env_->policy().Add({Method("Arrive"), arrive, true});
+  for (const char* m :
+       {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
+    env_->policy().Add({Method(m), play, true});
+  }
+  for (const char* m : {"Rule", "SetResult"}) env_->policy().Add({Method(m), arbiter, false});
+  // Everyone reads; a player only his own game; observers through the broadcast delay.
+  for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
+    env_->policy().Add({Method(m), service::kAllRoles, true});
+  }
+}
+
+template <typename Request, typename Make>
+grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* method,
+                                         const Request& req, v1::GameReply* resp, Make make) {
+  return env_->Serve(
+      ctx, Method(method), req, [&](const CallContext&, const Principal& who) -> absl::Status {
+        ASSIGN_OR_RETURN(arbitration::Command command, make(who));
+        command.actor = ActorOf(*env_, who);
+        ASSIGN_OR_RETURN(CommandResult r,
+                         authority_->Execute(req.game_id(), command, OptionsOf(method, req)));
+        return Reply(req.game_id(), r, ViewerOf(*env_, who), resp);
+      });
+}
+
+grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
+                                            const v1::CreateGameRequest* req, v1::GameReply* resp) {
+  return env_->Serve(ctx, Method("CreateGame"), *req,
+                     [&](const CallContext&, const Principal& who) -> absl::Status {
+                       RETURN_IF_ERROR(CheckCreate(*req));
+                       CommandOptions o;
+                       o.command_id = req->command_id();
+                       if (!o.command_id.empty()) o.fingerprint = Fingerprint("CreateGame", *req);
+                       ASSIGN_OR_RETURN(
+                           CommandResult r,
+                           authority_->Create(req->game_id(), *req, ActorOf(*env_, who), o));
+                       return Reply(req->game_id(), r, ViewerOf(*env_, who), resp);
+                     });
+}
+
+grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
+                                           const v1::StartGameRequest* req, v1::GameReply* resp) {
+  return Command(
+      ctx, "StartGame", *req, resp, [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        arbitration::Command c;
+        c.kind = CommandKind::kStart;
+        if (req->absent_size() > 2) return BadArgument("absent: at most two players");
+        for (int side : req->absent()) {  // 6.6
+          std::optional<chess::Color> color =
+              v1::Color_IsValid(side) ? laws::ColorOf(static_cast<v1::Color>(side)) : std::nullopt;
+          if (!color.has_value()) {
+            return BadArgument("absent: COLOR_WHITE or COLOR_BLACK");
+          }
+          c.absent.push_back(*color);
+        }
+        return c;
+      });
+}
+
+grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::ArriveRequest* req,
+                                        v1::GameReply* resp) {
+  return Command(ctx, "Arrive", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   return PlayerCommand(CommandKind::kArrive, side);
+                 });
+}
+
+grpc::Status ArbitrationService::SubmitMove(grpc::ServerContext* ctx,
+                                            const v1::SubmitMoveRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "SubmitMove", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   if (req->move().empty()) return BadArgument("move is required");
+                   RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
+                   if (req->lag_ms() < 0 || req->lag_ms() > 60'000) {
+                     return BadArgument("lag_ms must be in [0, 60000]");
+                   }
+                   arbitration::Command c = PlayerCommand(CommandKind::kMove, side);
+                   c.move = req->move();
+                   c.offer_draw = req->offer_draw();
+                   c.lag_ms = req->lag_ms();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,
+                                        v1::GameReply* resp) {
+  return Command(ctx, "Resign", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   return PlayerCommand(CommandKind::kResign, side);  // 5.1b
+                 });
+}
+
+grpc::Status ArbitrationService::OfferDraw(grpc::ServerContext* ctx,
+                                           const v1::OfferDrawRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "OfferDraw", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   return PlayerCommand(CommandKind::kOfferDraw, side);  // 9.1
+                 });
+}
+
+grpc::Status ArbitrationService::RespondDraw(grpc::ServerContext* ctx,
+                                             const v1::RespondDrawRequest* req,
+                                             v1::GameReply* resp) {
+  return Command(ctx, "RespondDraw", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   return PlayerCommand(
+                       req->accept() ? CommandKind::kAcceptDraw : CommandKind::kDeclineDraw, side);
+                 });
+}
+
+grpc::Status ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::ClaimRequest* req,
+                                       v1::GameReply* resp) {
+  return Command(
+      ctx, "Claim", *req, resp, [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        if (!v1::ClaimKind_IsValid(req->kind()) || req->kind() == v1::CLAIM_KIND_UNSPECIFIED) {
+          return BadArgument("kind: THREEFOLD, FIFTY, QUICKPLAY or TIME");
+        }
+        if (!v1::QuickplayGround_IsValid(req->ground())) {
+          return BadArgument("ground: unknown value");
+        }
+        RETURN_IF_ERROR(CheckLength("intended_move", req->intended_move(), kMaxMoveLength));
+        arbitration::Command c = PlayerCommand(CommandKind::kClaim, side);
+        c.claim = req->kind();
+        c.move = req->intended_move();  // 9.2a / 9.3a
+        c.ground = req->ground();       // D1
+        return c;
+      });
+}
+
+grpc::Status ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRequest* req,
+                                      v1::GameReply* resp) {
+  return Command(ctx, "Rule", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   if (!v1::RulingDecision_IsValid(req->decision()) ||
+                       req->decision() == v1::RULING_DECISION_UNSPECIFIED) {
+                     return BadArgument("decision: DRAW, POSTPONE or REJECT");
+                   }
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c;
+                   c.kind = CommandKind::kRule;  // 10.2a-c, D1
+                   c.decision = req->decision();
+                   c.add_time = req->add_time();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::ConfirmResult(grpc::ServerContext* ctx,
+                                               const v1::ConfirmResultRequest* req,
+                                               v1::GameReply* resp) {
+  return Command(ctx, "ConfirmResult", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   return PlayerCommand(CommandKind::kConfirm, side);  // 8.7
+                 });
+}
+
+grpc::Status ArbitrationService::SetResult(grpc::ServerContext* ctx,
+                                           const v1::SetResultRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "SetResult", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   if (!v1::Result_IsValid(req->result())) return BadArgument("result: unknown");
+                   ASSIGN_OR_RETURN(laws::Result result, laws::ResultOf(req->result()));
+                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (req->article().empty()) return BadArgument("article is required");
+                   if (req->reason().empty()) return BadArgument("reason is required");
+                   arbitration::Command c;
+                   c.kind = CommandKind::kSetResult;
+                   c.outcome.result = result;
+                   c.outcome.termination = laws::Termination::kArbiterDecision;
+                   c.outcome.article = req->article();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::GetGameRequest* req,
+                                         v1::GameReply* resp) {
+  return env_->Serve(ctx, Method("GetGame"), *req,
+                     [&](const CallContext&, const Principal& who) -> absl::Status {
+                       ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                       return Reply(req->game_id(), r, ViewerOf(*env_, who), resp);
+                     });
+}
+
+grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
+                                           const v1::ExportPgnRequest* req,
+                                           v1::ExportPgnReply* resp) {
+  return env_->Serve(ctx, Method("ExportPgn"), *req,
+                     [&](const CallContext&, const Principal& who) -> absl::Status {
+                       ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                       const Viewer viewer = ViewerOf(*env_, who);
+                       ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r.game, r.now_ms));
+                       arbitration::PgnExportOptions options;
+                       options.include_advice = viewer.advice;  // 12.2
+                       resp->set_pgn(arbitration::ExportPgn(*seen.game, options));
+                       return absl::OkStatus();
+                     });
+}
+
+grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
+                                           const v1::WatchGameRequest* req,
+                                           grpc::ServerWriter<v1::GameUpdate>* writer) {
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGame"), req);
+  if (!who.ok()) return service::ToGrpcStatus(who.status());
+  const std::string& game_id = req->game_id();
+  if (absl::Status st = store::ValidateGameId(game_id); !st.ok()) {
+    return service::ToGrpcStatus(st);
+  }
+  const Viewer viewer = ViewerOf(*env_, *who);
+  store::GameStore* store = authority_->store();
+  absl::StatusOr<std::vector<v1::GameEvent>> log = store->ReadEvents(game_id, 1, store::kHead);
+  if (!log.ok()) return service::ToGrpcStatus(log.status());
+  const std::int64_t head = static_cast<std::int64_t>(log->size());
+  if (req->after_version() < 0 || req->after_version() > head) {
+    return service::ToGrpcStatus(
+        base::Error(absl::StatusCode::kOutOfRange, "ERR_BAD_VERSION",
+                    absl::StrCat("after_version ", req->after_version(), " is not in [0, ", head,
+                                 "] (the game's version)")));
+  }
+  // The whole log is kept: an observer's visibility depends on every move after a point.
+  std::vector<v1::ArbitrationEvent> events;
+  std::vector<std::string> command_ids;
+  auto take = [&](const std::vector<v1::GameEvent>& more) -> absl::Status {
+    for (const v1::GameEvent& e : more) {
+      if (e.version() != static_cast<std::int64_t>(events.size()) + 1) continue;  // seen
+      ASSIGN_OR_RETURN(v1::ArbitrationEvent event, arbitration::FromStoreEvent(e));
+      events.push_back(std::move(event));
+      command_ids.push_back(e.command_id());
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status st = take(*log); !st.ok()) return service::ToGrpcStatus(st);
+  std::int64_t sent = req->after_version();
+  while (true) {
+    if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch cancelled");
+    const std::int64_t now = authority_->NowMs();
+    const std::int64_t visible =
+        static_cast<std::int64_t>(viewer.delayed ? VisibleEvents(events, now) : events.size());
+    for (std::int64_t v = sent + 1; v <= visible; ++v) {
+      v1::GameUpdate update;
+      update.set_version(v);
+      *update.mutable_event() = events[v - 1];
+      if (!viewer.advice && update.event().has_claim()) {
+        update.mutable_event()->mutable_claim()->clear_advice();  // 12.2
+      }
+      update.set_command_id(command_ids[v - 1]);
+      if (!writer->Write(update)) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");
+      sent = v;
+    }
+    absl::Duration wait = options_.watch_poll;
+    if (visible < static_cast<std::int64_t>(events.size())) {
+      // Held back by time: wake when the next move's delay has passed.
+      const std::int64_t release =
+          events[visible].at_ms() + events[0].created().broadcast_delay_ms();
+      if (release > now) wait = std::min(wait, absl::Milliseconds(release - now + 1));
+    }
+    absl::StatusOr<std::vector<v1::GameEvent>> more = store->WaitForEvents(
+        game_id, static_cast<std::int64_t>(events.size()), wait, store::kMaxEventsPerAppend);
+    if (!more.ok()) return service::ToGrpcStatus(more.status());
+    if (absl::Status st = take(*more); !st.ok()) return service::ToGrpcStatus(st);
+  }
+}
+
+}  // namespace arbitration_service

@@ -1,0 +1,93 @@
+// The arbitration service (proto/arbiter/v1/arbitration.proto): a thin gRPC face of
+// libs/arbitration. Each handler enters through ServiceEnv::Serve (authentication, the policy
+// table, deadlines, status conversion), turns the request into a Command, runs it through the
+// GameAuthority and answers with the game as the caller may see it.
+//
+// Who may call what (the rows this service adds to the policy table):
+//   CreateGame                                     platform, service
+//   StartGame                                      platform, arbiter, service (6.5)
+//   Arrive                                         platform, arbiter, service, player (6.6)
+//   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
+//   Claim, ConfirmResult
+//   Rule, SetResult                                arbiter, service
+//   GetGame, WatchGame, ExportPgn                  every role
+// A player's token acts only in its own game (the policy's game binding) and for its own colour
+// (the request's `side`, checked here: the policy table only knows a field named `color`).
+// Every event records who did it: the token's subject and role ("insecure"/"dev" under
+// --insecure_dev).
+//
+// Observers see the game through its broadcast delay (GameCreated.broadcast_delay_plies / _ms):
+// the moves of the last N plies and those younger than the delay are held back, and with them
+// everything recorded after the first move held back. Search-analysis advice on a 10.2 claim is
+// for arbiters only (12.2).
+//
+// Store calls block (a Redis round trip), so every method is synchronous, served by gRPC's
+// thread pool; none uses the callback API (see libs/service/health.h for why).
+#ifndef ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
+#define ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
+
+#include <cstdint>
+
+#include "libs/arbitration/authority.h"
+#include "libs/service/server.h"
+#include "proto/arbiter/v1/arbitration.grpc.pb.h"
+
+namespace arbitration_service {
+
+struct ServiceOptions {
+  // How long one WaitForEvents of a WatchGame blocks before the stream checks its client.
+  absl::Duration watch_poll = absl::Milliseconds(500);
+};
+
+class ArbitrationService final : public arbiter::v1::Arbitration::Service {
+ public:
+  // Adds this service's rows to env->policy().
+  ArbitrationService(service::ServiceEnv* env, arbitration::GameAuthority* authority,
+                     ServiceOptions options = {});
+
+  static constexpr char kName[] = "arbiter.v1.Arbitration";
+
+  grpc::Status CreateGame(grpc::ServerContext* ctx, const arbiter::v1::CreateGameRequest* req,
+                          arbiter::v1::GameReply* resp) override;
+  grpc::Status StartGame(grpc::ServerContext* ctx, const arbiter::v1::StartGameRequest* req,
+                         arbiter::v1::GameReply* resp) override;
+  grpc::Status Arrive(grpc::ServerContext* ctx, const arbiter::v1::ArriveRequest* req,
+                      arbiter::v1::GameReply* resp) override;
+  grpc::Status SubmitMove(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
+                          arbiter::v1::GameReply* resp) override;
+  grpc::Status Resign(grpc::ServerContext* ctx, const arbiter::v1::ResignRequest* req,
+                      arbiter::v1::GameReply* resp) override;
+  grpc::Status OfferDraw(grpc::ServerContext* ctx, const arbiter::v1::OfferDrawRequest* req,
+                         arbiter::v1::GameReply* resp) override;
+  grpc::Status RespondDraw(grpc::ServerContext* ctx, const arbiter::v1::RespondDrawRequest* req,
+                           arbiter::v1::GameReply* resp) override;
+  grpc::Status Claim(grpc::ServerContext* ctx, const arbiter::v1::ClaimRequest* req,
+                     arbiter::v1::GameReply* resp) override;
+  grpc::Status Rule(grpc::ServerContext* ctx, const arbiter::v1::RuleRequest* req,
+                    arbiter::v1::GameReply* resp) override;
+  grpc::Status ConfirmResult(grpc::ServerContext* ctx, const arbiter::v1::ConfirmResultRequest* req,
+                             arbiter::v1::GameReply* resp) override;
+  grpc::Status SetResult(grpc::ServerContext* ctx, const arbiter::v1::SetResultRequest* req,
+                         arbiter::v1::GameReply* resp) override;
+  grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
+                       arbiter::v1::GameReply* resp) override;
+  grpc::Status WatchGame(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest* req,
+                         grpc::ServerWriter<arbiter::v1::GameUpdate>* writer) override;
+  grpc::Status ExportPgn(grpc::ServerContext* ctx, const arbiter::v1::ExportPgnRequest* req,
+                         arbiter::v1::ExportPgnReply* resp) override;
+
+ private:
+  // A command through Serve: `make` builds it from the request (with the caller's actor), the
+  // authority decides and appends it, the reply is the game after it.
+  template <typename Request, typename Make>
+  grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request& req,
+                       arbiter::v1::GameReply* resp, Make make);
+
+  service::ServiceEnv* env_;
+  arbitration::GameAuthority* authority_;
+  const ServiceOptions options_;
+};
+
+}  // namespace arbitration_service
+
+#endif  // ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_

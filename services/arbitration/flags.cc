@@ -1,0 +1,40 @@
+// The arbitration service's own flags (libs/service/flags.h has the flags every server takes,
+// --store among them).
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/time/time.h"
+#include "services/arbitration/host.h"
+
+ABSL_FLAG(std::string, arbitration_replica_id, "",
+          "arbitration: this replica's unique name in deadline leases (default host:pid)");
+ABSL_FLAG(std::string, arbitration_key_prefix, "arbiter:games:",
+          "arbitration: the Redis key prefix of the games (never the clock authority's)");
+ABSL_FLAG(int, arbitration_deadline_shards, 64,
+          "arbitration: deadline index shards of the games; fixed for a deployment");
+ABSL_FLAG(bool, arbitration_timers, true,
+          "arbitration: fire flags and defaults (6.9, 6.7) from this process");
+ABSL_FLAG(absl::Duration, arbitration_sweep_interval, absl::Milliseconds(500),
+          "arbitration: how often the deadline index is swept for deadlines no timer fired");
+ABSL_FLAG(absl::Duration, arbitration_sweep_grace, absl::Milliseconds(500),
+          "arbitration: another replica's deadline is taken once due for longer than this");
+ABSL_FLAG(int, arbitration_timer_workers, 4, "arbitration: concurrent deadline checks");
+ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
+          "arbitration: the node limit of one search (dead position, 6.10)");
+
+namespace arbitration_service {
+
+ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
+  ArbitrationHostOptions o;
+  o.replica_id = absl::GetFlag(FLAGS_arbitration_replica_id);
+  o.redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix);
+  o.deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards);
+  o.run_timers = absl::GetFlag(FLAGS_arbitration_timers);
+  o.timers.sweep_interval = absl::GetFlag(FLAGS_arbitration_sweep_interval);
+  o.timers.sweep_grace = absl::GetFlag(FLAGS_arbitration_sweep_grace);
+  o.timers.workers = absl::GetFlag(FLAGS_arbitration_timer_workers);
+  o.analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes);
+  return o;
+}
+
+}  // namespace arbitration_service

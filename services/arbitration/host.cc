@@ -1,0 +1,98 @@
+#include "services/arbitration/host.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/service/log.h"
+#include "services/clock_authority/host.h"
+
+namespace arbitration_service {
+namespace {
+
+std::string DefaultReplicaId() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return absl::StrCat(host[0] ? host : "host", ":", getpid(), ":arbitration");
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
+    const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
+  if (options.redis_key_prefix.empty()) {
+    return base::InvalidArgument("ERR_BAD_FLAG",
+                                 "--arbitration_key_prefix must not be empty: the games would "
+                                 "share the clock authority's keys and deadline index");
+  }
+  std::unique_ptr<ArbitrationHost> host(new ArbitrationHost());
+  if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
+  options.timers.owner = options.replica_id;
+  host->options_ = options;
+  // The store is opened as the clock authority opens its own ("memory" makes a new in-memory
+  // store: this service's alone), under the games' key prefix.
+  clock_authority::ClockHostOptions store_options;
+  store_options.deadline_shards = options.deadline_shards;
+  store_options.redis_pool_size = options.redis_pool_size;
+  store_options.redis_pipeline_lanes = options.redis_pipeline_lanes;
+  store_options.redis_key_prefix = options.redis_key_prefix;
+  ASSIGN_OR_RETURN(host->store_, clock_authority::OpenStore(config.store, store_options));
+  // The time base is the store's clock, measured before serving: every replica (and the clock
+  // authority) records instants on the same base.
+  ASSIGN_OR_RETURN(host->time_, clockauth::StoreTime::Create(host->store_.get()));
+  host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(
+      arbitration::LocalAnalystOptions{.max_nodes = options.analysis_max_nodes});
+  host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
+  clockauth::StoreTime* time = host->time_.get();
+  host->authority_ = std::make_unique<arbitration::GameAuthority>(
+      host->store_.get(), [time] { return time->NowMs(); }, *host->analyst_,
+      arbitration::AuthorityOptions{.owner = options.replica_id});
+  host->authority_->AddObserver(host->metrics_.get());
+  if (options.run_timers) {
+    ArbitrationMetrics* metrics = host->metrics_.get();
+    host->timers_ = std::make_unique<DeadlineTimers>(
+        host->authority_.get(), options.timers,
+        DeadlineTimerHooks{.on_fired = [metrics](int n) { metrics->DeadlinesFired(n); },
+                           .on_error =
+                               [metrics](const absl::Status& st) {
+                                 metrics->SchedulerError();
+                                 service::Log(service::LogLevel::kWarning, "deadline check failed",
+                                              {{"code", base::ErrorCode(st)},
+                                               {"message", std::string(st.message())}});
+                               }});
+    host->authority_->AddObserver(host->timers_.get());
+  }
+  host->service_ =
+      std::make_unique<ArbitrationService>(env, host->authority_.get(), options.service);
+  service::Log(service::LogLevel::kInfo, "arbitration ready",
+               {{"replica", options.replica_id},
+                {"store", config.store},
+                {"key_prefix", options.redis_key_prefix},
+                {"deadline_timers", options.run_timers ? "on" : "off"}});
+  return host;
+}
+
+ArbitrationHost::~ArbitrationHost() { Stop(); }
+
+void ArbitrationHost::Start() {
+  time_->StartResync(options_.time_resync);
+  if (timers_ != nullptr) timers_->Start();
+  if (!ticker_.joinable()) {
+    ticker_ = std::thread([this] {
+      while (!stop_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+        metrics_->Tick(analyst_->calls(), timers_ ? timers_->tracked() : 0);
+      }
+    });
+  }
+}
+
+void ArbitrationHost::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (ticker_.joinable()) ticker_.join();
+  if (timers_ != nullptr) timers_->Stop();
+}
+
+}  // namespace arbitration_service

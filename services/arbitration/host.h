@@ -1,0 +1,82 @@
+// Everything a process needs to host the arbitration service, wired once (services/arbiterd): the
+// game store named by --store (memory: its own in-memory store; redis://host:port: the same Redis
+// under its own key prefix, "arbiter:games:", so the clock authority's scheduler never sees a
+// game's deadline), the time base (the store's clock), the analyst, the domain authority, the
+// deadline timers, the gRPC service and a ticker for gauges.
+//
+//   ASSIGN_OR_RETURN(auto host, ArbitrationHost::Create(config, env,
+//   ArbitrationHostOptionsFromFlags())); hosted.push_back(host->hosted()); host->Start(); //
+//   timers, sweeps, gauges
+//   ... server->Wait(); host->Stop();
+#ifndef ARBITER_SERVICES_ARBITRATION_HOST_H_
+#define ARBITER_SERVICES_ARBITRATION_HOST_H_
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/authority.h"
+#include "libs/clock_authority/time_source.h"
+#include "libs/service/server.h"
+#include "libs/store/game_store.h"
+#include "services/arbitration/arbitration_metrics.h"
+#include "services/arbitration/arbitration_service.h"
+#include "services/arbitration/deadline_timers.h"
+
+namespace arbitration_service {
+
+struct ArbitrationHostOptions {
+  std::string replica_id;  // "" = hostname:pid
+  ServiceOptions service;
+  DeadlineTimerOptions timers;
+  bool run_timers = true;
+  int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
+  int redis_pool_size = 32;
+  int redis_pipeline_lanes = 4;
+  std::string redis_key_prefix = "arbiter:games:";
+  std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
+  absl::Duration time_resync = absl::Seconds(1);
+};
+
+// The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
+// --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
+// --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes.
+ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
+
+class ArbitrationHost {
+ public:
+  // Opens the store and measures the time base (UNAVAILABLE if the store does not answer).
+  static absl::StatusOr<std::unique_ptr<ArbitrationHost>> Create(
+      const service::ServerConfig& config, service::ServiceEnv* env,
+      ArbitrationHostOptions options);
+  ~ArbitrationHost();
+
+  ArbitrationService* service() { return service_.get(); }
+  service::HostedService hosted() { return {ArbitrationService::kName, service_.get()}; }
+  arbitration::GameAuthority* authority() { return authority_.get(); }
+  store::GameStore* store() { return store_.get(); }
+
+  void Start();  // the deadline timers and the gauges' ticker
+  void Stop();
+
+ private:
+  ArbitrationHost() = default;
+
+  ArbitrationHostOptions options_;
+  std::unique_ptr<store::GameStore> store_;
+  std::unique_ptr<clockauth::StoreTime> time_;
+  std::unique_ptr<arbitration::LocalAnalyst> analyst_;
+  std::unique_ptr<ArbitrationMetrics> metrics_;
+  std::unique_ptr<arbitration::GameAuthority> authority_;
+  std::unique_ptr<DeadlineTimers> timers_;
+  std::unique_ptr<ArbitrationService> service_;
+  absl::Notification stop_;
+  std::thread ticker_;
+};
+
+}  // namespace arbitration_service
+
+#endif  // ARBITER_SERVICES_ARBITRATION_HOST_H_

@@ -1,0 +1,285 @@
+// `arbiterctl game ...` against a fake arbitration service on loopback: the flags become the
+// requests, the replies become the lines (or JSON) a script reads, and errors exit 2 with their
+// stable code. The real service is exercised end to end by tests/integration.
+#include "tools/arbiterctl/game_client.h"
+
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "libs/base/error.h"
+#include "libs/service/grpc_status.h"
+#include "nlohmann/json.hpp"
+#include "proto/arbiter/v1/arbitration.grpc.pb.h"
+
+namespace arbiterctl {
+namespace {
+
+namespace v1 = arbiter::v1;
+using Json = nlohmann::json;
+
+// Answers from a script and remembers the last request of each kind.
+class FakeArbitration final : public v1::Arbitration::Service {
+ public:
+  grpc::Status CreateGame(grpc::ServerContext*, const v1::CreateGameRequest* req,
+                          v1::GameReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    create_ = *req;
+    Fill(req->game_id(), v1::GAME_STATUS_CREATED, reply->mutable_game());
+    return grpc::Status::OK;
+  }
+  grpc::Status SubmitMove(grpc::ServerContext*, const v1::SubmitMoveRequest* req,
+                          v1::GameReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    move_ = *req;
+    if (req->move() == "e5") {
+      return service::ToGrpcStatus(
+          base::InvalidArgument("ERR_ILLEGAL_MOVE", "e5: no white pawn can reach e5"));
+    }
+    Fill(req->game_id(), v1::GAME_STATUS_ONGOING, reply->mutable_game());
+    reply->mutable_game()->add_moves_san("e4");
+    reply->mutable_game()->set_to_move(v1::COLOR_BLACK);
+    if (req->offer_draw()) reply->mutable_game()->set_draw_offer(v1::COLOR_WHITE);
+    reply->set_replayed(req->command_id() == "seen");
+    return grpc::Status::OK;
+  }
+  grpc::Status Claim(grpc::ServerContext*, const v1::ClaimRequest* req,
+                     v1::GameReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    claim_ = *req;
+    Fill(req->game_id(), v1::GAME_STATUS_ONGOING, reply->mutable_game());
+    reply->set_claim_ruling(v1::CLAIM_RULING_INCORRECT);
+    return grpc::Status::OK;
+  }
+  grpc::Status Rule(grpc::ServerContext*, const v1::RuleRequest* req,
+                    v1::GameReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    rule_ = *req;
+    Fill(req->game_id(), v1::GAME_STATUS_ENDED, reply->mutable_game());
+    v1::Outcome* o = reply->mutable_game()->mutable_outcome();
+    o->set_result(v1::RESULT_DRAW);
+    o->set_termination(v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
+    o->set_article("10.2a");
+    return grpc::Status::OK;
+  }
+  grpc::Status ExportPgn(grpc::ServerContext*, const v1::ExportPgnRequest*,
+                         v1::ExportPgnReply* reply) override {
+    reply->set_pgn("[Event \"?\"]\n\n1. e4 *\n");
+    return grpc::Status::OK;
+  }
+  grpc::Status WatchGame(grpc::ServerContext*, const v1::WatchGameRequest* req,
+                         grpc::ServerWriter<v1::GameUpdate>* writer) override {
+    v1::GameUpdate u;
+    u.set_version(req->after_version() + 1);
+    u.mutable_event()->mutable_resigned()->set_side(v1::COLOR_BLACK);
+    writer->Write(u);
+    u.set_version(req->after_version() + 2);
+    u.mutable_event()->mutable_ended()->mutable_outcome()->set_result(v1::RESULT_WHITE_WINS);
+    writer->Write(u);
+    // Never reached by a watcher that stops at the end.
+    u.set_version(req->after_version() + 3);
+    u.mutable_event()->mutable_confirmed()->set_side(v1::COLOR_WHITE);
+    writer->Write(u);
+    return grpc::Status::OK;
+  }
+
+  v1::CreateGameRequest create() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return create_;
+  }
+  v1::SubmitMoveRequest move() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return move_;
+  }
+  v1::ClaimRequest claim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return claim_;
+  }
+  v1::RuleRequest rule() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return rule_;
+  }
+
+ private:
+  static void Fill(const std::string& id, v1::GameStatus status, v1::GameView* g) {
+    g->set_game_id(id);
+    g->set_version(3);
+    g->set_status(status);
+    g->mutable_outcome()->set_result(v1::RESULT_ONGOING);
+    g->set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    g->set_white_ms(5'400'000);
+    g->set_black_ms(5'400'000);
+    g->mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
+  }
+
+  std::mutex mu_;
+  v1::CreateGameRequest create_;
+  v1::SubmitMoveRequest move_;
+  v1::ClaimRequest claim_;
+  v1::RuleRequest rule_;
+};
+
+class GameClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    fake_ = new FakeArbitration;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(fake_);
+    server_ = builder.BuildAndStart().release();
+  }
+  static void TearDownTestSuite() {
+    server_->Shutdown();
+    delete server_;
+    delete fake_;
+  }
+
+  // Runs `arbiterctl --server=... game <words...>`; flags "--name=value", "--name value", or
+  // the boolean ones alone, as main.cc parses them.
+  int Run(const std::vector<std::string>& words, std::string* out, std::string* err = nullptr) {
+    ClientArgs args;
+    args.flags["server"] = absl::StrCat("127.0.0.1:", port_);
+    args.positional.push_back("game");
+    for (size_t i = 0; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      if (w.rfind("--", 0) != 0) {
+        args.positional.push_back(w);
+        continue;
+      }
+      const std::string name = w.substr(2);
+      bool boolean = name == "json";
+      for (const char* b : kGameBooleanFlags) boolean = boolean || name == b;
+      if (size_t eq = w.find('='); eq != std::string::npos) {
+        args.flags[w.substr(2, eq - 2)] = w.substr(eq + 1);
+      } else if (boolean) {
+        args.flags[name] = "true";
+      } else {
+        args.flags[name] = words[++i];
+      }
+    }
+    std::ostringstream o, e;
+    const int rc = RunGameClient(args, o, e);
+    *out = o.str();
+    if (err != nullptr) *err = e.str();
+    return rc;
+  }
+  Json RunJson(std::vector<std::string> words, int want_rc = 0) {
+    std::string out, err;
+    words.push_back("--json");
+    EXPECT_EQ(Run(words, &out, &err), want_rc) << out << err;
+    Json j = Json::parse(out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << out;
+    return j;
+  }
+
+  static FakeArbitration* fake_;
+  static grpc::Server* server_;
+  static int port_;
+};
+
+FakeArbitration* GameClientTest::fake_ = nullptr;
+grpc::Server* GameClientTest::server_ = nullptr;
+int GameClientTest::port_ = 0;
+
+TEST_F(GameClientTest, CreateMapsTheFlags) {
+  Json j = RunJson({"create", "--game", "g1", "--white", "alice", "--black", "bob", "--edition",
+                    "2001", "--time-control", "40/90, 30", "--no-arbiter", "--default-time-ms",
+                    "900000", "--max-draw-offers", "2", "--event", "Club"});
+  EXPECT_EQ(j["game_id"], "g1");
+  EXPECT_EQ(j["status"], "created");
+  EXPECT_EQ(j["result"], "*");
+  EXPECT_TRUE(j["termination"].is_null());
+  const v1::CreateGameRequest req = fake_->create();
+  EXPECT_EQ(req.white_id(), "alice");
+  EXPECT_EQ(req.black_id(), "bob");
+  EXPECT_EQ(req.ruleset().edition(), v1::EDITION_FIDE_2001);
+  EXPECT_EQ(req.time_control(), "40/90, 30");
+  EXPECT_FALSE(req.ruleset().regulations().arbiter_present());  // Appendix D
+  EXPECT_EQ(req.ruleset().regulations().default_time_ms(), 900'000);
+  EXPECT_EQ(req.ruleset().regulations().max_draw_offers(), 2);
+  EXPECT_EQ(req.event(), "Club");
+}
+
+TEST_F(GameClientTest, MoveWithOfferAndItsJson) {
+  Json j = RunJson({"move", "--game", "g1", "--side", "white", "--move", "e4", "--offer-draw",
+                    "--command-id", "c1", "--expected-version", "2"});
+  const v1::SubmitMoveRequest req = fake_->move();
+  EXPECT_EQ(req.side(), v1::COLOR_WHITE);
+  EXPECT_EQ(req.move(), "e4");
+  EXPECT_TRUE(req.offer_draw());
+  EXPECT_EQ(req.command_id(), "c1");
+  EXPECT_EQ(req.expected_version(), 2);
+  EXPECT_EQ(j["status"], "ongoing");
+  EXPECT_EQ(j["draw_offer"], "white");
+  EXPECT_EQ(j["to_move"], "black");
+  EXPECT_EQ(j["moves"], Json::array({"e4"}));
+  EXPECT_EQ(j["edition"], "fide2023");
+  EXPECT_EQ(j["replayed"], false);
+
+  std::string out;
+  EXPECT_EQ(
+      Run({"move", "--game", "g1", "--side", "w", "--move", "e4", "--command-id", "seen"}, &out),
+      0);
+  EXPECT_NE(out.find("(replayed"), std::string::npos) << out;
+  EXPECT_NE(out.find("g1 v3 ongoing, black to move"), std::string::npos) << out;
+}
+
+TEST_F(GameClientTest, ErrorsCarryTheStableCode) {
+  Json j = RunJson({"move", "--game", "g1", "--side", "white", "--move", "e5"}, 2);
+  EXPECT_EQ(j["error"]["code"], "ERR_ILLEGAL_MOVE");
+  EXPECT_EQ(j["error"]["grpc_code"], "INVALID_ARGUMENT");
+  std::string out, err;
+  EXPECT_EQ(Run({"move", "--game", "g1", "--side", "white", "--move", "e5"}, &out, &err), 2);
+  EXPECT_NE(err.find("ERR_ILLEGAL_MOVE"), std::string::npos) << err;
+  // Bad flags are refused before anything is sent.
+  EXPECT_EQ(Run({"move", "--game", "g1", "--side", "red", "--move", "e4"}, &out, &err), 2);
+  EXPECT_NE(err.find("--side must be white or black"), std::string::npos) << err;
+  EXPECT_EQ(Run({"respond", "--game", "g1", "--side", "black"}, &out, &err), 2);
+  EXPECT_EQ(Run({"move", "--side", "white", "--move", "e4"}, &out, &err), 2);
+  EXPECT_EQ(Run({"dance", "--game", "g1"}, &out, &err), 2);
+}
+
+// 9.5b: an incorrect claim exits 1, so scripts can tell it from a refusal (2).
+TEST_F(GameClientTest, IncorrectClaimExitsOne) {
+  Json j = RunJson(
+      {"claim", "--game", "g1", "--side", "white", "--kind", "threefold", "--move", "Ng1"}, 1);
+  EXPECT_EQ(j["claim_ruling"], "incorrect");
+  EXPECT_EQ(fake_->claim().kind(), v1::CLAIM_KIND_THREEFOLD);
+  EXPECT_EQ(fake_->claim().intended_move(), "Ng1");
+}
+
+TEST_F(GameClientTest, RuleAndTheOutcome) {
+  Json j = RunJson({"rule", "--game", "g1", "--decision", "postpone", "--add-time", "--reason",
+                    "trying to win"});
+  EXPECT_EQ(fake_->rule().decision(), v1::RULING_DECISION_POSTPONE);
+  EXPECT_TRUE(fake_->rule().add_time());
+  EXPECT_EQ(j["status"], "ended");
+  EXPECT_EQ(j["result"], "1/2-1/2");
+  EXPECT_EQ(j["termination"], "quickplay_finish_claim");
+  EXPECT_EQ(j["article"], "10.2a");
+}
+
+TEST_F(GameClientTest, PgnAndWatch) {
+  std::string out;
+  EXPECT_EQ(Run({"pgn", "--game", "g1"}, &out), 0);
+  EXPECT_EQ(out, "[Event \"?\"]\n\n1. e4 *\n");
+  // The watch ends with the game's end.
+  EXPECT_EQ(Run({"watch", "--game", "g1", "--after-version", "5", "--json"}, &out), 0);
+  std::istringstream lines(out);
+  std::vector<Json> updates;
+  for (std::string line; std::getline(lines, line);) updates.push_back(Json::parse(line));
+  ASSERT_EQ(updates.size(), 2u) << out;
+  EXPECT_EQ(updates[0]["version"], 6);
+  EXPECT_EQ(updates[0]["event"]["resigned"]["side"], "COLOR_BLACK");
+  EXPECT_TRUE(updates[1]["event"].contains("ended"));
+}
+
+}  // namespace
+}  // namespace arbiterctl

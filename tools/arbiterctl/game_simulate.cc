@@ -1,0 +1,415 @@
+#include "tools/arbiterctl/game_simulate.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/game_state.h"
+#include "libs/arbitration/rulings.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/clock/edition.h"
+#include "libs/laws/outcome.h"
+#include "libs/laws/proto_convert.h"
+#include "nlohmann/json.hpp"
+
+namespace arbiterctl {
+namespace {
+
+namespace v1 = arbiter::v1;
+using arbitration::Command;
+using arbitration::CommandKind;
+using arbitration::GameState;
+using chess::Color;
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+// Instants and times stay well inside int64 arithmetic (~317 years).
+constexpr std::int64_t kMaxMs = 10'000'000'000'000;
+
+// Reads one JSON object's fields with precise errors: "<where>: "<key>" ...".
+class Fields {
+ public:
+  Fields(const Json& object, std::string where, absl::string_view code)
+      : object_(object), where_(std::move(where)), code_(code) {}
+
+  absl::Status Error(absl::string_view message) const {
+    return base::InvalidArgument(code_, absl::StrCat(where_, ": ", message));
+  }
+  bool Has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
+
+  absl::StatusOr<std::int64_t> Int(const char* key, std::int64_t lo, std::int64_t hi) const {
+    if (!Has(key)) return Error(absl::StrCat("\"", key, "\" is required"));
+    const Json& v = object_[key];
+    if (!v.is_number_integer()) {
+      return Error(absl::StrCat("\"", key, "\" must be an integer, got ", v.dump()));
+    }
+    if ((v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
+        v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
+      return Error(absl::StrCat("\"", key, "\" is out of range [", lo, ", ", hi, "]"));
+    }
+    return v.get<std::int64_t>();
+  }
+  absl::StatusOr<std::string> String(const char* key) const {
+    if (!Has(key)) return Error(absl::StrCat("\"", key, "\" is required"));
+    const Json& v = object_[key];
+    if (!v.is_string()) {
+      return Error(absl::StrCat("\"", key, "\" must be a string, got ", v.dump()));
+    }
+    return v.get<std::string>();
+  }
+  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
+    if (!Has(key)) return fallback;
+    const Json& v = object_[key];
+    if (!v.is_boolean()) {
+      return Error(absl::StrCat("\"", key, "\" must be true or false, got ", v.dump()));
+    }
+    return v.get<bool>();
+  }
+  // One of `names` (the value's index in it).
+  absl::StatusOr<int> OneOf(const char* key, std::initializer_list<absl::string_view> names) const {
+    ASSIGN_OR_RETURN(std::string value, String(key));
+    int i = 0;
+    for (absl::string_view name : names) {
+      if (value == name) return i;
+      ++i;
+    }
+    return Error(absl::StrCat("\"", key, "\" must be one of ", absl::StrJoin(names, ", "),
+                              "; got \"", value, "\""));
+  }
+  // Unknown keys are errors: a typo must not pass silently as a default.
+  absl::Status OnlyKeys(std::initializer_list<absl::string_view> allowed) const {
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+        return Error(absl::StrCat("unknown field \"", it.key(), "\"; expected ",
+                                  absl::StrJoin(allowed, ", ")));
+      }
+    }
+    return absl::OkStatus();
+  }
+  const Json& operator[](const char* key) const { return object_[key]; }
+
+ private:
+  const Json& object_;
+  std::string where_;
+  absl::string_view code_;
+};
+
+absl::Status BadScenario(absl::string_view message) {
+  return base::InvalidArgument("ERR_BAD_SCENARIO", message);
+}
+
+// The request the platform would send (CreateGameRequest), from the scenario's fields.
+absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
+  Fields top(root, "scenario", "ERR_BAD_SCENARIO");
+  RETURN_IF_ERROR(top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen",
+                                "default_time_ms", "events", "query_ms",
+                                "no_draw_offers_before_move", "max_draw_offers", "comment"}));
+  v1::CreateGameRequest req;
+  req.set_game_id("simulated");
+  req.set_white_id("white");
+  req.set_black_id("black");
+  ASSIGN_OR_RETURN(std::string edition_name, top.String("edition"));
+  ASSIGN_OR_RETURN(chessclock::Edition edition, chessclock::ParseEdition(edition_name));
+  req.mutable_ruleset()->set_edition(laws::ToProto(edition));
+  ASSIGN_OR_RETURN(std::string tc, top.String("time_control"));
+  req.set_time_control(tc);
+  v1::Regulations* regs = req.mutable_ruleset()->mutable_regulations();
+  ASSIGN_OR_RETURN(bool arbiter, top.Bool("arbiter_present", true));
+  regs->set_arbiter_present(arbiter);
+  if (top.Has("start_fen")) {
+    ASSIGN_OR_RETURN(std::string fen, top.String("start_fen"));
+    req.set_start_fen(fen);
+  }
+  if (top.Has("default_time_ms")) {
+    ASSIGN_OR_RETURN(std::int64_t ms, top.Int("default_time_ms", 0, kMaxMs));
+    regs->set_default_time_ms(ms);
+  }
+  if (top.Has("no_draw_offers_before_move")) {
+    ASSIGN_OR_RETURN(std::int64_t n, top.Int("no_draw_offers_before_move", 0, 10'000));
+    regs->set_no_draw_offers_before_move(static_cast<int>(n));
+  }
+  if (top.Has("max_draw_offers")) {
+    ASSIGN_OR_RETURN(std::int64_t n, top.Int("max_draw_offers", 0, 10'000));
+    regs->set_max_draw_offers(static_cast<int>(n));
+  }
+  return req;
+}
+
+// One input event, read: the command, or (no command) why it is refused as a command.
+struct ParsedEvent {
+  std::int64_t at_ms = 0;
+  Command command;
+  absl::Status refused;  // a well-formed event that cannot be a command (ERR_BAD_ARGUMENT)
+};
+
+v1::Actor ActorFor(absl::string_view subject, absl::string_view role) {
+  v1::Actor a;
+  a.set_subject(std::string(subject));
+  a.set_role(std::string(role));
+  return a;
+}
+
+absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
+  const std::string where = absl::StrCat("events[", index, "]");
+  if (!event.is_object()) {
+    return base::InvalidArgument("ERR_BAD_EVENT", absl::StrCat(where, ": must be an object"));
+  }
+  Fields f(event, where, "ERR_BAD_EVENT");
+  ParsedEvent out;
+  ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxMs));
+  ASSIGN_OR_RETURN(int type,
+                   f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw",
+                                    "decline_draw", "resign", "claim", "ruling"}));
+  std::optional<int> by;  // 0 white, 1 black, 2 arbiter
+  if (f.Has("by")) {
+    ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
+  }
+  Command& c = out.command;
+  if (by == 0 || by == 1) {
+    c.side = by == 0 ? Color::kWhite : Color::kBlack;
+    c.actor = ActorFor(chess::ColorName(*c.side), "player");
+  } else if (by == 2) {
+    c.actor = ActorFor("arbiter", "arbiter");
+  } else {
+    c.actor = ActorFor("platform", "platform");
+  }
+  // Commands of a player need the player; the arbiter's ruling needs the arbiter.
+  auto need_player = [&]() {
+    if (!c.side.has_value()) {
+      out.refused = base::InvalidArgument(
+          "ERR_BAD_ARGUMENT", absl::StrCat(where, ": \"by\" must be \"white\" or \"black\""));
+    }
+  };
+  switch (type) {
+    case 0: {  // start, 6.5 / 6.6
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "absent", "comment"}));
+      c.kind = CommandKind::kStart;
+      c.side.reset();  // the platform or the arbiter starts the game, not a player
+      if (f.Has("absent")) {
+        if (!event["absent"].is_array()) return f.Error("\"absent\" must be a list of sides");
+        for (const Json& side : event["absent"]) {
+          if (side == "white") {
+            c.absent.push_back(Color::kWhite);
+          } else if (side == "black") {
+            c.absent.push_back(Color::kBlack);
+          } else {
+            return f.Error(
+                absl::StrCat("\"absent\" must list \"white\" and/or \"black\", got ", side.dump()));
+          }
+        }
+      }
+      break;
+    }
+    case 1:  // arrive, 6.6
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "comment"}));
+      c.kind = CommandKind::kArrive;
+      need_player();
+      break;
+    case 2: {  // move
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "move", "offer_draw", "comment"}));
+      c.kind = CommandKind::kMove;
+      ASSIGN_OR_RETURN(c.move, f.String("move"));
+      ASSIGN_OR_RETURN(c.offer_draw, f.Bool("offer_draw", false));
+      need_player();
+      break;
+    }
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "comment"}));
+      c.kind = type == 3   ? CommandKind::kOfferDraw
+               : type == 4 ? CommandKind::kAcceptDraw
+               : type == 5 ? CommandKind::kDeclineDraw
+                           : CommandKind::kResign;
+      need_player();
+      break;
+    case 7: {  // claim: 9.2, 9.3, 10.2 / D1, B7
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "kind", "move", "ground", "comment"}));
+      c.kind = CommandKind::kClaim;
+      ASSIGN_OR_RETURN(int kind, f.OneOf("kind", {"threefold", "fifty", "quickplay", "time"}));
+      static constexpr v1::ClaimKind kKinds[] = {v1::CLAIM_KIND_THREEFOLD, v1::CLAIM_KIND_FIFTY,
+                                                 v1::CLAIM_KIND_QUICKPLAY, v1::CLAIM_KIND_TIME};
+      c.claim = kKinds[kind];
+      if (f.Has("move")) {
+        ASSIGN_OR_RETURN(c.move, f.String("move"));
+      }
+      if (f.Has("ground")) {
+        ASSIGN_OR_RETURN(int ground, f.OneOf("ground", {"cannot_win", "no_attempt"}));
+        c.ground = ground == 0 ? v1::QUICKPLAY_GROUND_CANNOT_WIN : v1::QUICKPLAY_GROUND_NO_ATTEMPT;
+      }
+      need_player();
+      break;
+    }
+    case 8: {  // ruling: 10.2 a, b, c and D1, by the arbiter
+      RETURN_IF_ERROR(
+          f.OnlyKeys({"at_ms", "type", "by", "decision", "add_time", "reason", "comment"}));
+      c.kind = CommandKind::kRule;
+      ASSIGN_OR_RETURN(int decision, f.OneOf("decision", {"draw", "postpone", "reject"}));
+      static constexpr v1::RulingDecision kDecisions[] = {
+          v1::RULING_DECISION_DRAW, v1::RULING_DECISION_POSTPONE, v1::RULING_DECISION_REJECT};
+      c.decision = kDecisions[decision];
+      ASSIGN_OR_RETURN(c.add_time, f.Bool("add_time", false));
+      if (f.Has("reason")) {
+        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
+      }
+      if (by.has_value() && by != 2) {
+        out.refused = base::InvalidArgument(
+            "ERR_BAD_ARGUMENT", absl::StrCat(where, ": only the arbiter rules on a claim"));
+      }
+      c.side.reset();
+      c.actor = ActorFor("arbiter", "arbiter");
+      break;
+    }
+  }
+  return out;
+}
+
+OrderedJson Refusal(const absl::Status& status) {
+  return OrderedJson{{"ok", false}, {"code", base::ErrorCode(status)}};
+}
+
+absl::string_view RulingName(v1::ClaimRuling ruling) {
+  switch (ruling) {
+    case v1::CLAIM_RULING_CORRECT:
+      return "correct";
+    case v1::CLAIM_RULING_INCORRECT:
+      return "incorrect";
+    case v1::CLAIM_RULING_PENDING:
+      return "pending";
+    default:
+      return "";
+  }
+}
+
+absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
+  Json root = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return base::InvalidArgument("ERR_BAD_JSON", "the line is not JSON");
+  if (!root.is_object()) return BadScenario("a scenario is a JSON object");
+  ASSIGN_OR_RETURN(v1::CreateGameRequest request, ParseCreation(root));
+  if (!root.contains("events") || !root["events"].is_array()) {
+    return BadScenario("scenario: \"events\" is required and must be a list");
+  }
+  const Json& events = root["events"];
+  // Every event is read before any is played, so a malformed line answers with its error alone.
+  std::vector<ParsedEvent> parsed;
+  parsed.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSIGN_OR_RETURN(ParsedEvent e, ParseEvent(events[i], i));
+    parsed.push_back(std::move(e));
+  }
+  std::optional<std::int64_t> query_ms;
+  if (root.contains("query_ms") && !root["query_ms"].is_null()) {
+    Fields top(root, "scenario", "ERR_BAD_SCENARIO");
+    ASSIGN_OR_RETURN(query_ms, top.Int("query_ms", 0, kMaxMs));
+  }
+
+  // The game is created at instant 0, as the platform would before the start.
+  ASSIGN_OR_RETURN(v1::ArbitrationEvent created,
+                   arbitration::NewGame(request, 0, ActorFor("platform", "platform")));
+  ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
+  arbitration::LocalAnalyst analyst;
+
+  OrderedJson results = OrderedJson::array();
+  std::int64_t last_ms = 0;
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    const ParsedEvent& e = parsed[i];
+    if (e.at_ms < last_ms) {
+      results.push_back(Refusal(base::InvalidArgument(
+          "ERR_BAD_ARGUMENT", absl::StrCat("events[", i, "]: at_ms ", e.at_ms,
+                                           " is before the previous event's ", last_ms))));
+      continue;
+    }
+    last_ms = e.at_ms;
+    if (!e.refused.ok()) {
+      results.push_back(Refusal(e.refused));
+      continue;
+    }
+    absl::StatusOr<arbitration::Decision> decision =
+        arbitration::Decide(game, e.command, e.at_ms, analyst);
+    if (!decision.ok()) {
+      results.push_back(Refusal(decision.status()));
+      continue;
+    }
+    // A refused command changes nothing, but what fell before it (a flag, a default) stands.
+    if (decision->after.has_value()) game = *decision->after;
+    OrderedJson result =
+        decision->refused.ok() ? OrderedJson{{"ok", true}} : Refusal(decision->refused);
+    if (e.command.kind == CommandKind::kClaim) {
+      if (absl::string_view ruling = RulingName(decision->claim_ruling); !ruling.empty()) {
+        result["ruling"] = std::string(ruling);
+      }
+    }
+    results.push_back(std::move(result));
+  }
+
+  const std::int64_t t = query_ms.value_or(last_ms);
+  if (t < last_ms) {
+    return BadScenario(
+        absl::StrCat("scenario: query_ms ", t, " is before the last event at ", last_ms, " ms"));
+  }
+  // What happens by the query's instant without anyone's command: flags, defaults (6.7, 6.9).
+  for (const v1::ArbitrationEvent& e : arbitration::Settle(game, t, analyst)) {
+    if (absl::Status applied = game.Apply(e); !applied.ok()) return applied;
+  }
+
+  OrderedJson out;
+  // The contract knows a game before its start as "ongoing" (nothing has ended it).
+  out["status"] = game.status() == arbitration::GameStatus::kCreated
+                      ? std::string("ongoing")
+                      : std::string(arbitration::GameStatusName(game.status()));
+  out["result"] = std::string(laws::ResultText(game.outcome().result));
+  if (game.outcome().termination == laws::Termination::kNone) {
+    out["termination"] = nullptr;
+  } else {
+    out["termination"] = std::string(laws::TerminationName(game.outcome().termination));
+  }
+  out["events"] = std::move(results);
+  out["white_ms"] = std::max<std::int64_t>(0, game.RemainingMs(Color::kWhite, t));
+  out["black_ms"] = std::max<std::int64_t>(0, game.RemainingMs(Color::kBlack, t));
+  out["fen"] = chess::ToFen(game.position());
+  if (std::optional<Color> offer = game.draw_offer(); offer.has_value()) {
+    out["draw_offer"] = std::string(chess::ColorName(*offer));
+  } else {
+    out["draw_offer"] = nullptr;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string SimulateGameLine(const std::string& line) {
+  absl::StatusOr<OrderedJson> result = Simulate(line);
+  // Input text can reach messages; replace invalid UTF-8 rather than throw.
+  constexpr auto kReplace = OrderedJson::error_handler_t::replace;
+  if (result.ok()) return result->dump(-1, ' ', false, kReplace);
+  OrderedJson error;
+  error["error"] = {{"code", base::ErrorCode(result.status())},
+                    {"message", std::string(result.status().message())}};
+  return error.dump(-1, ' ', false, kReplace);
+}
+
+int RunGameSimulate(std::istream& in, std::ostream& out) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StripAsciiWhitespace(line).empty()) continue;
+    out << SimulateGameLine(line) << "\n";
+  }
+  out.flush();
+  return 0;
+}
+
+}  // namespace arbiterctl

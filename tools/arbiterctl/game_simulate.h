@@ -1,0 +1,51 @@
+// `arbiterctl game simulate`: plays a game offline through the same rulings as the arbitration
+// service (libs/arbitration: NewGame, Decide, Settle), without a server. A contract (issue 12):
+// scripts outside the tree read its output, so fields and names do not change.
+//
+// In, one JSON object a line (blank lines are skipped):
+//   {"edition": "fide1997" | "fide2001" | "fide2005" | "fide2023",
+//    "time_control": "5400+30"        the PGN tag or the arbiters' notation ("90+30", "40/90, 30"),
+//    "events": [...],
+//    optional: "arbiter_present": true (10.2; false: Appendix D), "start_fen": "<FEN>",
+//              "default_time_ms": n (6.7), "query_ms": n, "no_draw_offers_before_move": n,
+//              "max_draw_offers": n (12.5), "comment": "..." (ignored)}
+//   Events, in time order, each {"at_ms": n, "type": T, "by": "white" | "black" | "arbiter"}:
+//     "start"         6.5 (by the platform unless "by": "arbiter"); optional "absent": ["white"]
+//     "arrive"        6.6: `by` arrives
+//     "move"          "move": SAN (English or German letters) or UCI; optional "offer_draw": true
+//     "offer_draw", "accept_draw", "decline_draw"   9.1
+//     "resign"        5.1b
+//     "claim"         "kind": "threefold" | "fifty" | "quickplay" | "time"; optional "move" (the
+//                     intended move, 9.2a / 9.3a), "ground": "cannot_win" | "no_attempt" (D1)
+//     "ruling"        by the arbiter on a pending quickplay claim: "decision": "draw" |
+//                     "postpone" | "reject"; optional "add_time": true (10.2b), "reason"
+//   Flags and default times fall by themselves at their instant, as on the server.
+//
+// Out, one JSON line per input line, the game at query_ms (else the last event's instant):
+//   {"status": "ongoing" | "awaiting_ruling" | "ended",
+//    "result": "1-0" | "0-1" | "1/2-1/2" | "0-0" | "*",
+//    "termination": null | "checkmate" | "threefold_repetition" | ... (the proto's Termination),
+//    "events": [{"ok": true} | {"ok": false, "code": "ERR_..."}, ...] one per input event; claims
+//              add "ruling": "correct" | "incorrect" | "pending",
+//    "white_ms": n, "black_ms": n (frozen once the game ended),
+//    "fen": "<the position>", "draw_offer": "white" | "black" | null}
+//   A refused event changes nothing (what fell before it, a flag or a default, still stands). An
+//   event earlier than the one before it is refused with ERR_BAD_ARGUMENT.
+//   A malformed line: {"error": {"code": "ERR_BAD_JSON" | "ERR_BAD_SCENARIO" | "ERR_BAD_EVENT" |
+//   the creation's code (ERR_BAD_TIME_CONTROL, ERR_BAD_FEN, ...), "message": "..."}}.
+#ifndef ARBITER_TOOLS_ARBITERCTL_GAME_SIMULATE_H_
+#define ARBITER_TOOLS_ARBITERCTL_GAME_SIMULATE_H_
+
+#include <iosfwd>
+#include <string>
+
+namespace arbiterctl {
+
+// Answers one scenario line (without its newline) with one JSON line (without newline).
+std::string SimulateGameLine(const std::string& line);
+// Reads lines until EOF, writing one line per non-blank input line; returns 0.
+int RunGameSimulate(std::istream& in, std::ostream& out);
+
+}  // namespace arbiterctl
+
+#endif  // ARBITER_TOOLS_ARBITERCTL_GAME_SIMULATE_H_
