@@ -101,6 +101,14 @@ absl::StatusOr<Clock> Clock::Create(const TimeControl& tc, const ClockOptions& o
         "ERR_BAD_OPTIONS",
         absl::StrCat("the default time (6.7) cannot be negative, got ", options.default_time_ms));
   }
+  if (options.scheduled_start_ms.has_value() &&
+      (*options.scheduled_start_ms < -kMaxScheduledStartMs ||
+       *options.scheduled_start_ms > kMaxScheduledStartMs)) {
+    return base::InvalidArgument(
+        "ERR_BAD_OPTIONS",
+        absl::StrCat("the scheduled start (6.5) must lie within +-", kMaxScheduledStartMs,
+                     " ms, got ", *options.scheduled_start_ms));
+  }
   if (options.lag_compensation) RETURN_IF_ERROR(ValidateLagParams(options.lag));
   static_assert(std::is_trivially_copyable_v<Clock>);
   return Clock(tc, options);
@@ -122,6 +130,7 @@ ClockState Clock::state() const {
     ClockSideState& s = out.sides[i];
     s.remaining_ms = side.remaining_ms;
     s.flag_ms = Instant(side.flag_ms, kNever);
+    if (side.flag_ms != kNever) s.flag_moves = side.flag_moves;
     s.arrived_ms = Instant(side.arrived_ms, kNever);
     s.moves = side.moves;
     s.present = side.present;
@@ -165,9 +174,14 @@ absl::StatusOr<Clock> Clock::Restore(const TimeControl& tc, const ClockOptions& 
     if (s.remaining_ms < 0 && !s.flag_ms.has_value()) {
       return bad("time below zero without a fallen flag");
     }
+    if (s.flag_moves.has_value() &&
+        (!s.flag_ms.has_value() || *s.flag_moves < 0 || *s.flag_moves > kMaxMoveCount)) {
+      return bad("a flag's move count without a flag, or out of range");
+    }
     Side& side = clock.sides_[i];
     side.remaining_ms = s.remaining_ms;
     side.flag_ms = s.flag_ms.value_or(kNever);
+    side.flag_moves = s.flag_moves.value_or(s.moves);  // older states: the move count
     side.arrived_ms = s.arrived_ms.value_or(kNever);
     side.moves = s.moves;
     side.present = s.present;
@@ -201,6 +215,7 @@ void Clock::Advance(std::int64_t now_ms) {
     // 6.1: the flag falls the instant the allotted (main) time is used up.
     if (mover.flag_ms == kNever && dt >= delay_left_ms_ + mover.remaining_ms) {
       mover.flag_ms = since_ms_ + delay_left_ms_ + mover.remaining_ms;
+      mover.flag_moves = mover.moves;
     }
     delay_left_ms_ -= from_delay;
     mover.remaining_ms -= dt - from_delay;
@@ -219,7 +234,9 @@ void Clock::StartTurn() {
 void Clock::EnterPeriod(Side& side, int index) {
   const Period& ended = tc_.PeriodAt(index - 1);
   const Period& next = tc_.PeriodAt(index);
-  if (ended.bonus.is_delay() && options_.delay_saved_time == DelaySavedTime::kDiscard) {
+  // Only 6.2b's delay mode (the simple delay) is "Aufschub-Modus"; Bronstein is not (BonusKind).
+  if (ended.bonus.kind == BonusKind::kSimpleDelay &&
+      options_.delay_saved_time == DelaySavedTime::kDiscard) {
     side.remaining_ms = next.time_ms;  // 6.2b literal: "außer im Aufschub-Modus"
   } else {
     side.remaining_ms += next.time_ms;  // 6.2b: saved time carries over
@@ -276,8 +293,13 @@ absl::Status Clock::Press(std::int64_t now_ms, std::int64_t lag_ms) {
   }
   std::int64_t move_end_ms = now_ms;
   if (options_.lag_compensation) {
-    // The move is deemed to have ended `comp` earlier; that time is charged to nobody.
-    const std::int64_t lag = std::clamp<std::int64_t>(lag_ms, 0, now_ms - since_ms_);
+    // The move is deemed to have ended `comp` earlier; that time is charged to nobody. But a press
+    // that arrives after the mover's flag fell (on this clock, at now_ms) is not compensated: the
+    // flag was shown (6.9, and under B6 it may be in the log awaiting a B7 claim), and a lag
+    // learned of afterwards must not raise it again. The quota still gains, as for a lag of 0.
+    const bool flag_fell = FlagFallen(to_move_, now_ms);
+    const std::int64_t lag =
+        flag_fell ? 0 : std::clamp<std::int64_t>(lag_ms, 0, now_ms - since_ms_);
     move_end_ms -= mover.quota.OnMove(options_.lag, lag);
   }
   Advance(move_end_ms);
@@ -352,7 +374,10 @@ absl::Status Clock::Adjust(Color side, std::int64_t delta_ms, AdjustReason reaso
         "ERR_BAD_ADJUSTMENT", absl::StrCat("an adjustment of ", delta_ms, " ms is out of range"));
   }
   Advance(now_ms);
-  sides_[Index(side)].remaining_ms = adjusted;
+  Side& s = sides_[Index(side)];
+  s.remaining_ms = adjusted;
+  // One rule with Set and Replace (see clock.h): time left means the flag is up (6.1, 6.11, B7).
+  if (adjusted > 0) s.flag_ms = kNever;
   return absl::OkStatus();
 }
 
@@ -377,8 +402,10 @@ absl::Status Clock::Set(const ClockSetting& setting, std::int64_t now_ms) {
   for (int i = 0; i < 2; ++i) {
     Side& s = sides_[i];
     s.remaining_ms = ms[i];
-    s.flag_ms = ms[i] > 0 ? kNever : now_ms;
     if (moves[i].has_value()) s.moves = *moves[i];  // 6.14: "berichtigt auch den Zugzähler"
+    // The same rule as Adjust (see clock.h): a side set to 0 has its flag down from now.
+    s.flag_ms = ms[i] > 0 ? kNever : now_ms;
+    s.flag_moves = s.moves;
   }
   if (setting.to_move.has_value()) to_move_ = *setting.to_move;
   StartTurn();
@@ -408,18 +435,30 @@ absl::StatusOr<MoveCountCheck> Clock::CheckMoveCount(Color side, std::optional<i
   }
   Advance(now_ms);
   Side& s = sides_[Index(side)];
-  const int index = tc_.PeriodOfMove(s.moves + 1);
-  const int required = tc_.MovesAtEndOf(index);
-  // 6.3: check the moves required by 6.2a. 8.6: if the records cannot show it, the next move
-  // counts as the first of the next period.
+  // 6.3 "Unmittelbar nach dem Fallen eines Fallblättchens müssen die Anforderungen nach Artikel
+  // 6.2a überprüft werden": the requirement is that of the period in which the flag fell (his
+  // next move at the fall), not of the period the counter has reached since.
+  const int flag_index = tc_.PeriodOfMove(s.flag_moves + 1);
+  const int required = tc_.MovesAtEndOf(flag_index);
+  // 8.6: if the records cannot show it, "gilt der nächste Zug als der erste für die folgende
+  // Zeitperiode, außer im Fall, dass nachweisbar mehr Züge gespielt worden sind": exactly the
+  // period's moves are presumed.
   const int proven = moves_completed.value_or(required);
-  if (tc_.IsFinal(index) || proven < required) {
-    return MoveCountCheck{MoveCountOutcome::kNotCompleted, s.moves, index, "6.3, 6.10"};
+  if (tc_.IsFinal(flag_index) || proven < required) {
+    return MoveCountCheck{MoveCountOutcome::kNotCompleted, s.moves, tc_.PeriodOfMove(s.moves + 1),
+                          "6.3, 6.10"};
   }
-  const int next_index = tc_.PeriodOfMove(proven + 1);
-  for (int i = index + 1; i <= next_index; ++i) EnterPeriod(s, i);
-  s.moves = proven;
+  // Completed. Never credit more than is proven or counted; add the time only of the periods the
+  // clock has not entered yet (those it entered at a press already have theirs).
+  const int entered = tc_.PeriodOfMove(s.moves + 1);
+  const int credited = std::max(proven, s.moves);
+  const int next_index = tc_.PeriodOfMove(credited + 1);
+  for (int i = entered + 1; i <= next_index; ++i) EnterPeriod(s, i);
+  s.moves = credited;
+  // The flag's period is done: the flag rises if time is left (6.1); else it is down from now, in
+  // the new period.
   s.flag_ms = s.remaining_ms > 0 ? kNever : now_ms;
+  s.flag_moves = s.moves;
   return MoveCountCheck{MoveCountOutcome::kCompleted, s.moves, next_index,
                         moves_completed.has_value() ? "6.3" : "8.6"};
 }
@@ -473,6 +512,10 @@ std::optional<FlagFall> Clock::FirstFlag(std::int64_t now_ms) const {
 }
 
 bool Clock::ScoresheetDutyLapsed(Color side, std::int64_t now_ms) const {
+  // 8.4: "Nachdem ein Fallblättchen gefallen ist, muss der Spieler seine Aufzeichnungen sofort, vor
+  // Ausführung eines Zuges auf dem Schachbrett, vollständig nachtragen"; 8.5b the same for a
+  // player whom 8.4 freed, "sobald ein Fallblättchen gefallen ist". Either side's flag.
+  if (FirstFlag(now_ms).has_value()) return false;
   // 8.4: "weniger als 5 Minuten ... Dies gilt nicht, wenn er pro Zug mindestens 30 zusätzliche
   // Sekunden ... hinzugefügt bekommt."
   const Bonus& bonus = tc_.BonusOfMove(moves(side) + 1);
@@ -484,16 +527,20 @@ bool Clock::InFinalPeriod(Color side) const { return tc_.IsFinal(period_index(si
 
 std::optional<std::int64_t> Clock::DefaultDeadline() const {
   if (status_ == ClockStatus::kNotStarted) return std::nullopt;
-  return start_ms_ + options_.default_time_ms;
+  // 6.7 "nach dem angesetzten Spielbeginn": the scheduled start when known. Without it the Start
+  // stands for it (6.5: the clock is started at the scheduled start).
+  return options_.scheduled_start_ms.value_or(start_ms_) + options_.default_time_ms;
 }
 
 bool Clock::LostByDefault(Color side, std::int64_t now_ms) const {
   const std::optional<std::int64_t> deadline = DefaultDeadline();
   if (!deadline.has_value()) return false;
   const Side& s = sides_[Index(side)];
-  // 6.7: "mehr als eine Stunde nach dem angesetzten Spielbeginn".
-  if (s.present) return s.arrived_ms != kNever && s.arrived_ms > *deadline;
-  return now_ms > *deadline;
+  // 6.7: "mehr als eine Stunde nach dem angesetzten Spielbeginn". A player present at the Start
+  // arrived by then at the latest; the clock knows no earlier instant (see clock.h).
+  if (!s.present) return now_ms > *deadline;
+  const std::int64_t arrived = s.arrived_ms != kNever ? s.arrived_ms : start_ms_;
+  return arrived > *deadline;
 }
 
 std::optional<BothFlagsRuling> RuleBothFlags(const Clock& clock, Edition edition,

@@ -13,27 +13,47 @@
 // Semantics, with the article each follows:
 // - Start (6.5) runs White's clock at the scheduled start. Players may be absent; the absent
 //   player's clock runs like any other (6.6: White loses all time until arrival). LostByDefault
-//   tells whether an absent player has lost under 6.7 (arrival more than the default time after the
-//   start; ClockOptions::default_time_ms, see DefaultTimeMs in edition.h).
+//   tells whether a player has lost under 6.7: "mehr als eine Stunde nach dem angesetzten
+//   Spielbeginn", counted from ClockOptions::scheduled_start_ms when it is set, else from the Start
+//   (ClockOptions::default_time_ms, see DefaultTimeMs in edition.h). A player present at a Start
+//   later than the scheduled start is known only to have been there at the Start: he counts as
+//   arriving then. A platform that knows earlier arrivals starts the clock at the scheduled start
+//   with the absent players and records each arrival (Arrive).
 // - Press (6.8a) completes the running player's move: the move counter advances, the bonus of the
 //   period in which the move lies is applied exactly (increment added; Bronstein: time used this
 //   turn given back up to the delay; simple delay: nothing, the main time only ran after the
 //   delay), and if the move was the period's last, the next period's time is added (6.2b: saved
-//   time carries over). The period of a move follows from the move count alone.
+//   time carries over). The period of a move follows from the move count alone. Which delay is
+//   6.2b's "Aufschub-Modus" (the simple one, in every edition; Bronstein in none, its flag falls
+//   up to the delay earlier): see BonusKind in time_control.h.
 // - The flag (6.1) falls at the instant the running player's main time reaches zero (after the
 //   simple delay). Deadline() gives that instant from the state; FlagTime/FlagFallen answer for any
 //   time. A flag does not stop the clock: whether and when it counts (6.9, B6) and what it decides
 //   (6.10) is the arbiter's; the clock keeps the exact overrun (times may go below zero only after
-//   a flag) and remembers each side's first flag. CheckMoveCount is the 6.3 / 8.6 check.
+//   a flag) and remembers each side's first flag. CheckMoveCount is the 6.3 / 8.6 check, made
+//   for the period in which the flag fell. Lag compensation (online play) never undoes a flag:
+//   a press gets no compensation once the mover's flag has fallen on the caller's clock at its
+//   arrival (see Press).
 // - Pause/Resume (6.13): paused time counts for nobody; the delay left in the turn is kept.
 // - Adjust (7.4b, 8.1, 6.8d, 9.5b, 10.2, 13.4, 13.5), Set (6.14: both clocks, the move counters and
 //   the side to move after an earlier position is restored), Replace (6.11: a replacement clock
 //   with the arbiter's times).
+// - One rule for a fallen flag under all three of the arbiter's changes of time: afterwards a
+//   side's flag is down exactly when its time is used up. 6.1 "Das Fallen des Fallblättchens
+//   bedeutet, dass die einem Spieler zugewiesene Zeit aufgebraucht worden ist": a clock showing
+//   time left shows no fallen flag; 6.11 "Jede Anzeige auf den Uhren ist bindend"; 6.14 the
+//   arbiter sets the clocks "nach bestem Ermessen" (to keep a flag down he sets that side to 0);
+//   B7 grants a claim only if "nach Anhalten der Uhren" the opponent's flag is down, i.e. as the
+//   clocks stand at the claim. So time left after Adjust, Set or Replace raises the side's flag;
+//   Set/Replace to 0 drop it at that instant; an Adjust that leaves an overrun clock at or below
+//   zero keeps the instant it fell. (Whether the flag had already decided the game is not the
+//   clock's: a counted flag stays decided, see libs/clock_authority.)
 //
 // 6.2b "except in delay mode": read by default as the per-move delay never being saved (a press
 // inside it leaves the main time unchanged, and its unused part is not carried anywhere), while
 // main time saved at a period's end carries over as in every mode. The literal alternative, that
-// in delay mode no time saved in a period carries over, is DelaySavedTime::kDiscard.
+// in delay mode no time saved in a period carries over, is DelaySavedTime::kDiscard; it applies to
+// 6.2b's delay mode only (simple delay), not to Bronstein (see BonusKind).
 //
 // Every operation fails with the clock unchanged: INVALID_ARGUMENT for malformed input
 // (ERR_TIME_WENT_BACKWARDS when now_ms is earlier than the last operation, ERR_BAD_ADJUSTMENT,
@@ -68,6 +88,9 @@ enum class DelaySavedTime : std::uint8_t { kCarry, kDiscard };
 struct ClockOptions {
   // 6.7: DefaultTimeMs(edition, event regulations). One hour unless set.
   std::int64_t default_time_ms = 3'600'000;
+  // 6.5 / 6.7 "der angesetzte Spielbeginn", on the caller's time base; 6.7 counts from it when
+  // set (from the Start otherwise). Within +-kMaxScheduledStartMs.
+  std::optional<std::int64_t> scheduled_start_ms;
   DelaySavedTime delay_saved_time = DelaySavedTime::kCarry;
   // Optional per game; see lag_compensation.h.
   bool lag_compensation = false;
@@ -121,12 +144,16 @@ struct ClockSetting {
 };
 
 inline constexpr int kMaxMoveCount = 1'000'000;
+inline constexpr std::int64_t kMaxScheduledStartMs = 1'000'000'000'000'000;  // ~31,700 years
 
 // Everything a Clock holds beyond its time control and options: what a snapshot stores so that a
 // clock is restored as it was, without replaying its log. nullopt: the instant has not happened.
 struct ClockSideState {
   std::int64_t remaining_ms = 0;
-  std::optional<std::int64_t> flag_ms;     // the first flag, once the state has passed it
+  std::optional<std::int64_t> flag_ms;  // the first flag, once the state has passed it
+  // The side's completed moves when that flag fell (6.3: the period checked is the flag's). Absent
+  // in states written before it was kept: then the move count.
+  std::optional<int> flag_moves;
   std::optional<std::int64_t> arrived_ms;  // when an absent player arrived (6.6, 6.7)
   int moves = 0;
   bool present = true;
@@ -164,7 +191,10 @@ class Clock {
   // An absent player arrives (6.6, 6.7). Whether he arrived too late: LostByDefault.
   absl::Status Arrive(chess::Color side, std::int64_t now_ms);
   // 6.8a: the running player completes his move. `lag_ms` is the network lag he reports, used only
-  // with lag compensation; the compensation never reaches back past the last operation.
+  // with lag compensation; the compensation never reaches back past the last operation, and a
+  // press that arrives (now_ms) once the mover's flag has fallen gets none: the flag the clock has
+  // shown (and a server may have recorded, 6.9/B6) is not undone by a lag it learns of later. The
+  // same in every edition: compensation is the platform's, not the Laws'.
   absl::Status Press(std::int64_t now_ms, std::int64_t lag_ms = 0);
   // As above, checking that `side` is the one whose clock runs (ERR_NOT_YOUR_TURN).
   absl::Status Press(chess::Color side, std::int64_t now_ms, std::int64_t lag_ms = 0);
@@ -172,7 +202,8 @@ class Clock {
   absl::Status Pause(std::int64_t now_ms);
   absl::Status Resume(std::int64_t now_ms);
   // Adds `delta_ms` (negative: deducts) to `side`'s time. A deduction must leave time on the clock
-  // (ERR_ADJUST_BELOW_ZERO; to run a clock out, Set it). Allowed before the start (8.1).
+  // (ERR_ADJUST_BELOW_ZERO; to run a clock out, Set it). Allowed before the start (8.1). Time left
+  // afterwards raises the side's flag (see "One rule for a fallen flag" above).
   absl::Status Adjust(chess::Color side, std::int64_t delta_ms, AdjustReason reason,
                       std::int64_t now_ms);
   // 6.14. The turn restarts (a fresh delay). A side set to 0 has its flag fallen now; a side set
@@ -180,9 +211,13 @@ class Clock {
   absl::Status Set(const ClockSetting& setting, std::int64_t now_ms);
   // 6.11: as Set, times only.
   absl::Status Replace(std::int64_t white_ms, std::int64_t black_ms, std::int64_t now_ms);
-  // 6.3 after `side`'s flag fell (ERR_NO_FLAG otherwise): `moves_completed` is his move count as
-  // the scoresheets prove it, or nullopt when they cannot show it; then 8.6: the next move counts
-  // as the first of the next period. In the final period the answer is always kNotCompleted.
+  // 6.3 after `side`'s flag fell (ERR_NO_FLAG otherwise), for the period in which it fell (that of
+  // his next move at the fall, whatever the counter reached since): `moves_completed` is his move
+  // count by the flag as the scoresheets prove it, or nullopt when they cannot show it; then 8.6:
+  // the period counts as completed, "der nächste Zug [gilt] als der erste für die folgende
+  // Zeitperiode". Completed: he is credited with the larger of the proven count and the clock's
+  // (never more), the time of each period the clock had not entered yet is added, and the flag
+  // rises if time is left. In the final period the answer is always kNotCompleted.
   absl::StatusOr<MoveCountCheck> CheckMoveCount(chess::Color side,
                                                 std::optional<int> moves_completed,
                                                 std::int64_t now_ms);
@@ -207,11 +242,13 @@ class Clock {
   // Whether `side`'s next move lies in the period in which all remaining moves must be made.
   bool InFinalPeriod(chess::Color side) const;
   // 8.4: whether `side` is freed from recording the moves: under 5 minutes left, unless his moves
-  // get an increment of at least 30 s. (Rapid and blitz have no duty at all, B3: that is the
-  // ruleset's to decide.)
+  // get an increment of at least 30 s; and never while a flag (either side's) is down: "Nachdem
+  // ein Fallblättchen gefallen ist, muss der Spieler seine Aufzeichnungen sofort ... vollständig
+  // nachtragen" (8.4, 8.5b). (Rapid and blitz have no duty at all, B3: that is the ruleset's to
+  // decide.)
   bool ScoresheetDutyLapsed(chess::Color side, std::int64_t now_ms) const;
-  // 6.7: the start plus the default time; an absent player arriving later loses. nullopt before the
-  // start.
+  // 6.7: the scheduled start (the Start when none is set) plus the default time; a player arriving
+  // later loses. nullopt before the start.
   std::optional<std::int64_t> DefaultDeadline() const;
   bool LostByDefault(chess::Color side, std::int64_t now_ms) const;
 
@@ -242,6 +279,7 @@ class Clock {
   struct Side {
     std::int64_t remaining_ms = 0;
     std::int64_t flag_ms = kNever;     // the first flag, once the state has passed it
+    int flag_moves = 0;                // completed moves when it fell (valid with flag_ms)
     std::int64_t arrived_ms = kNever;  // when an absent player arrived
     int moves = 0;
     bool present = true;

@@ -110,7 +110,9 @@ struct Reference {
     bonus[s] += gain;
     if (n == tc.MovesAtEndOf(index)) {
       const std::int64_t next = tc.PeriodAt(index + 1).time_ms;
-      const std::int64_t after = period.bonus.is_delay() && discard ? next : main[s] + next;
+      // 6.2b "außer im Aufschub-Modus": the simple delay only (Bronstein is no delay mode).
+      const std::int64_t after =
+          period.bonus.kind == BonusKind::kSimpleDelay && discard ? next : main[s] + next;
       added[s] += after - main[s];
       main[s] = after;
     }
@@ -262,7 +264,10 @@ void RunScenario(int seed, Coverage& coverage) {
         if (ref.lag) {
           // The move is deemed to end `comp` earlier: replay from the last event to then.
           const int s = Index(ref.to_move);
-          const std::int64_t reported = std::min(lag, now - at_last_event.t);
+          // A press arriving after the mover's flag fell (at `now`) is not compensated: the
+          // flag stays (lag compensation never undoes a flag the clock has shown).
+          const std::int64_t reported =
+              ref.flag[s] != kNone ? 0 : std::min(lag, now - at_last_event.t);
           const std::int64_t comp = std::min(reported, ref.quota[s]);
           ref.quota[s] = std::min(ref.quota[s] + ref.lag_params.quota_gain_ms - comp,
                                   ref.lag_params.quota_max_ms);
@@ -307,6 +312,8 @@ void RunScenario(int seed, Coverage& coverage) {
         ASSERT_OK(status);
         ref.main[Index(side)] += delta;
         ref.added[Index(side)] += delta;
+        // 6.1 / 6.11 / B7: time left after the arbiter's change means the flag is up.
+        if (ref.main[Index(side)] > 0) ref.flag[Index(side)] = kNone;
         ref.CheckFlag();
       }
     } else if (kind < 93) {  // 6.14 / 6.11

@@ -460,10 +460,12 @@ TEST(Article8_4, ScoresheetDutyLapsesUnderFiveMinutesUnlessTheIncrementIsAtLeast
   EXPECT_FALSE(plain.ScoresheetDutyLapsed(kWhite, kT0 + 85 * kMinute));
   EXPECT_TRUE(plain.ScoresheetDutyLapsed(kWhite, kT0 + 85 * kMinute + 1));
   EXPECT_FALSE(plain.ScoresheetDutyLapsed(kBlack, kT0 + 85 * kMinute + 1));
-  Clock increment30 = MakeClock("90+30");
+  // "G/90+30": 90 minutes (the bare "90+30" reads as the PGN tag, 90 seconds, whose flag would
+  // be down at 89 minutes, and then 8.4 requires the record completed).
+  Clock increment30 = MakeClock("G/90+30");
   ASSERT_OK(increment30.Start(kT0));
   EXPECT_FALSE(increment30.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
-  Clock increment29 = MakeClock("90+29");
+  Clock increment29 = MakeClock("G/90+29");
   ASSERT_OK(increment29.Start(kT0));
   EXPECT_TRUE(increment29.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
   // An increment only from move 41 does not help before it.
@@ -542,12 +544,19 @@ TEST(LagCompensation, CompensationIsChargedToNobody) {
   EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000);  // starts at the press
   ASSERT_OK(clock.Press(kT0 + 11'000, /*lag_ms=*/5'000));               // capped by the quota
   EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000 + 300);
-  // A late press is saved when the compensated move ended before the flag.
+  // A press arriving after the flag fell is not saved by its lag (issue 14 item 3; this test
+  // asserted the opposite before): the flag at +10 s stays, the overrun is charged.
   Clock blitz = MakeClock("10", options);
   ASSERT_OK(blitz.Start(kT0));
   ASSERT_OK(blitz.Press(kT0 + 10'100, /*lag_ms=*/200));
-  EXPECT_FALSE(blitz.FlagFallen(kWhite, kT0 + 10'100));
-  EXPECT_EQ(blitz.RemainingMs(kWhite, kT0 + 10'100), 100);
+  EXPECT_EQ(blitz.FlagTime(kWhite, kT0 + 10'100), kT0 + 10'000);
+  EXPECT_EQ(blitz.RemainingMs(kWhite, kT0 + 10'100), -100);
+  // One that arrives before the flag is compensated as always.
+  Clock saved = MakeClock("10", options);
+  ASSERT_OK(saved.Start(kT0));
+  ASSERT_OK(saved.Press(kT0 + 9'900, /*lag_ms=*/200));
+  EXPECT_FALSE(saved.FlagFallen(kWhite, kT0 + 9'900));
+  EXPECT_EQ(saved.RemainingMs(kWhite, kT0 + 9'900), 300);
 }
 
 TEST(ClockTest, CreateRejectsUntimedAndBadOptions) {
@@ -595,6 +604,208 @@ TEST(ClockTest, RestoreFromStateContinuesTheGameAndRefusesDamagedStates) {
   bad = clock->state();
   bad.status = static_cast<ClockStatus>(7);
   EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
+}
+
+// --- Issue 14: the Laws read again ---------------------------------------------------------------
+
+// 6.3 / 8.6 (item 2): the check is for the period in which the flag fell, and 8.6 presumes exactly
+// that period's moves. "2/1, 2/1, 1": White's flag falls at 60 s with no move made; he then
+// presses at 61 s and 63 s (his 2nd press enters period 2 and adds its minute).
+TEST(Article8_6, TheCheckIsForThePeriodTheFlagFellInAndCreditsNoExtraPeriod) {
+  auto play = [] {
+    Clock clock = MakeClock("2/1, 2/1, 1");
+    EXPECT_OK(clock.Start(0));
+    EXPECT_OK(clock.Press(61'000));  // White, after his flag at 60 s
+    EXPECT_OK(clock.Press(62'000));  // Black
+    EXPECT_OK(clock.Press(63'000));  // White: period 1 done by the counter, +60 s
+    EXPECT_EQ(clock.FlagTime(kWhite, 64'000), 60'000);
+    EXPECT_EQ(clock.RemainingMs(kWhite, 64'000), 60'000 - 62'000 + 60'000);
+    return clock;
+  };
+  // 8.6 "gilt der nächste Zug als der erste für die folgende Zeitperiode": White is credited with
+  // the 2 moves of the flag's period (not 4), keeps the 58 s he has (not 118 s), and his next move
+  // is the first of period 2 (index 1).
+  Clock clock = play();
+  absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, std::nullopt, 64'000);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
+  EXPECT_EQ(check->article, "8.6");
+  EXPECT_EQ(check->moves, 2);
+  EXPECT_EQ(check->period_index, 1);
+  EXPECT_EQ(clock.moves(kWhite), 2);
+  EXPECT_EQ(clock.RemainingMs(kWhite, 64'000), 58'000);
+  EXPECT_FALSE(clock.FlagFallen(kWhite, 64'000));  // 6.1: 58 s left, the period deemed done
+  // The scoresheets prove he had made no move by the flag: 6.3, 6.10.
+  Clock proven = play();
+  check = proven.CheckMoveCount(kWhite, 0, 64'000);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
+  EXPECT_EQ(check->article, "6.3, 6.10");
+  EXPECT_EQ(proven.FlagTime(kWhite, 64'000), 60'000);
+  // "außer im Fall, dass nachweisbar mehr Züge gespielt worden sind": 3 proven, still period 2.
+  Clock more = play();
+  check = more.CheckMoveCount(kWhite, 3, 64'000);
+  ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
+  EXPECT_EQ(check->moves, 3);
+  EXPECT_EQ(check->period_index, 1);
+  EXPECT_EQ(more.RemainingMs(kWhite, 64'000), 58'000);
+  // The flag's move count survives a snapshot.
+  Clock snap = play();
+  absl::StatusOr<Clock> restored = Clock::Restore(snap.time_control(), {}, snap.state());
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->state().sides[0].flag_moves, 0);
+  EXPECT_EQ(restored->CheckMoveCount(kWhite, std::nullopt, 64'000)->moves, 2);
+}
+
+// Item 3: lag compensation never undoes a flag the clock has shown. G/1, Lichess parameters
+// (quota 1170 ms): the reading at 60.2 s shows White's flag at 60 s; a press at 60.5 s reporting
+// 1 s of lag gets no compensation, so the flag stays and White is 500 ms over.
+TEST(LagCompensation, APressArrivingAfterTheFlagIsNotCompensated) {
+  const TimeControl tc = *ParseHumanTimeControl("G/1");
+  ClockOptions options;
+  options.lag_compensation = true;
+  options.lag = LichessLagParams(tc);
+  ASSERT_EQ(options.lag.initial_quota_ms, 1'170);
+  absl::StatusOr<Clock> clock = Clock::Create(tc, options);
+  ASSERT_OK(clock);
+  ASSERT_OK(clock->Start(0));
+  EXPECT_EQ(clock->FlagTime(kWhite, 60'200), 60'000);
+  ASSERT_OK(clock->Press(60'500, /*lag_ms=*/1'000));
+  EXPECT_EQ(clock->FlagTime(kWhite, 60'500), 60'000);
+  EXPECT_EQ(clock->RemainingMs(kWhite, 60'500), -500);
+  EXPECT_EQ(clock->lag_quota_ms(kWhite), 1'170 + options.lag.quota_gain_ms);  // as a lag of 0
+  // The same press arriving before the flag is compensated (the flag never fell).
+  absl::StatusOr<Clock> early = Clock::Create(tc, options);
+  ASSERT_OK(early);
+  ASSERT_OK(early->Start(0));
+  ASSERT_OK(early->Press(59'900, /*lag_ms=*/1'000));
+  EXPECT_FALSE(early->FlagFallen(kWhite, 59'900));
+  EXPECT_EQ(early->RemainingMs(kWhite, 59'900), 1'100);
+}
+
+// Item 4: one rule for Adjust, Set and Replace (6.1, 6.11, 6.14, B7): time left raises the flag.
+// G/15: White's flag falls at 900 s; pause at 906 s; +2 min (7.4b); resume.
+TEST(ArbiterAdjustments, TimeLeftAfterAnyChangeRaisesTheFlag) {
+  Clock adjusted = MakeClock("G/15");
+  ASSERT_OK(adjusted.Start(0));
+  ASSERT_OK(adjusted.Pause(906'000));
+  EXPECT_EQ(adjusted.FlagTime(kWhite, 906'000), 900'000);
+  ASSERT_OK(adjusted.Adjust(kWhite, 120'000, AdjustReason::kIllegalMove, 906'000));
+  ASSERT_OK(adjusted.Resume(906'000));
+  EXPECT_EQ(adjusted.RemainingMs(kWhite, 906'000), 114'000);  // 1:54 ...
+  EXPECT_FALSE(adjusted.FlagFallen(kWhite, 906'000));         // ... and no flag
+  EXPECT_EQ(adjusted.Deadline(), 906'000 + 114'000);
+  // Set (6.14) and Replace (6.11) to the same time: the same.
+  for (bool replace : {false, true}) {
+    Clock clock = MakeClock("G/15");
+    ASSERT_OK(clock.Start(0));
+    ASSERT_OK(clock.Pause(906'000));
+    if (replace) {
+      ASSERT_OK(clock.Replace(114'000, 900'000, 906'000));
+    } else {
+      ASSERT_OK(clock.Set({.white_ms = 114'000, .black_ms = 900'000}, 906'000));
+    }
+    EXPECT_FALSE(clock.FlagFallen(kWhite, 906'000));
+    EXPECT_EQ(clock.RemainingMs(kWhite, 906'000), adjusted.RemainingMs(kWhite, 906'000));
+  }
+  // Not enough to leave time: the flag stays down at the instant it fell.
+  Clock overrun = MakeClock("G/15");
+  ASSERT_OK(overrun.Start(0));
+  ASSERT_OK(overrun.Pause(1'100'000));
+  ASSERT_OK(overrun.Adjust(kWhite, 120'000, AdjustReason::kIllegalMove, 1'100'000));
+  EXPECT_EQ(overrun.RemainingMs(kWhite, 1'100'000), -80'000);
+  EXPECT_EQ(overrun.FlagTime(kWhite, 1'100'000), 900'000);
+}
+
+// Item 5: 6.7 "mehr als eine Stunde nach dem angesetzten Spielbeginn" counts from the scheduled
+// start. Scheduled 10:00, the clock started 10:20 with Black absent: he is late from 11:00:00.001.
+TEST(Article6_7, TheDefaultTimeCountsFromTheScheduledStart) {
+  constexpr std::int64_t kTen = 10 * 60 * kMinute;
+  ClockOptions options;
+  options.default_time_ms = DefaultTimeMs(Edition::kFide2001, std::nullopt);
+  options.scheduled_start_ms = kTen;
+  Clock clock = MakeClock("G/90", options);
+  ASSERT_OK(clock.Start(kTen + 20 * kMinute, /*white_present=*/true, /*black_present=*/false));
+  EXPECT_EQ(clock.DefaultDeadline(), kTen + 60 * kMinute);
+  EXPECT_FALSE(clock.LostByDefault(kBlack, kTen + 60 * kMinute));
+  EXPECT_TRUE(clock.LostByDefault(kBlack, kTen + 60 * kMinute + 1));
+  EXPECT_FALSE(clock.LostByDefault(kWhite, kTen + 60 * kMinute + 1));
+  // Without the scheduled start the Start stands for it: 11:20:00.001 (the old reading).
+  options.scheduled_start_ms.reset();
+  Clock unscheduled = MakeClock("G/90", options);
+  ASSERT_OK(unscheduled.Start(kTen + 20 * kMinute, true, false));
+  EXPECT_FALSE(unscheduled.LostByDefault(kBlack, kTen + 80 * kMinute));
+  EXPECT_TRUE(unscheduled.LostByDefault(kBlack, kTen + 80 * kMinute + 1));
+  // A clock started only once both are present: at 10:20 nobody is late; at 11:30 both arrived
+  // after 11:00 as far as the clock knows (6.7 applies to both).
+  options.scheduled_start_ms = kTen;
+  Clock both_present = MakeClock("G/90", options);
+  ASSERT_OK(both_present.Start(kTen + 20 * kMinute));
+  EXPECT_FALSE(both_present.LostByDefault(kWhite, kTen + 2 * 60 * kMinute));
+  EXPECT_FALSE(both_present.LostByDefault(kBlack, kTen + 2 * 60 * kMinute));
+  Clock started_late = MakeClock("G/90", options);
+  ASSERT_OK(started_late.Start(kTen + 90 * kMinute));
+  EXPECT_TRUE(started_late.LostByDefault(kWhite, kTen + 90 * kMinute));
+  EXPECT_TRUE(started_late.LostByDefault(kBlack, kTen + 90 * kMinute));
+  // Out of range.
+  options.scheduled_start_ms = kMaxScheduledStartMs + 1;
+  EXPECT_THAT(Clock::Create(*ParseHumanTimeControl("G/90"), options),
+              HasErrorCode("ERR_BAD_OPTIONS"));
+}
+
+// Item 10: the simple delay is the "Aufschub-Modus" of 6.2b (2001 "Das Aufbrauchen der
+// Reservezeit setzt erst nach Ablauf der Zugzeit ein"; 2005 "Der Verbrauch der Hauptbedenkzeit
+// setzt erst nach dem Ablauf der Extrabedenkzeit ein"): its flag falls at turn start + delay +
+// main time. Bronstein runs the main time from the turn's start: its flag falls at turn start +
+// main time, up to the delay earlier than 6.2b allows.
+TEST(Article6_2b, TheFlagInstantOfEachDelayMode) {
+  Clock simple = MakeClock("G/1 d5");
+  Clock bronstein = MakeClock("G/1 b5");
+  for (Clock* clock : {&simple, &bronstein}) {
+    ASSERT_OK(clock->Start(0));
+    ASSERT_OK(clock->Press(3'000));  // White inside the delay: both leave him 60 s
+    EXPECT_EQ(clock->RemainingMs(kWhite, 3'000), 60'000);
+  }
+  // Black never moves.
+  EXPECT_EQ(simple.Deadline(), 3'000 + 5'000 + 60'000);
+  EXPECT_FALSE(simple.FlagFallen(kBlack, 67'999));
+  EXPECT_EQ(simple.FlagTime(kBlack, 68'000), 68'000);
+  EXPECT_EQ(bronstein.Deadline(), 3'000 + 60'000);
+  EXPECT_FALSE(bronstein.FlagFallen(kBlack, 62'999));
+  EXPECT_EQ(bronstein.FlagTime(kBlack, 63'000), 63'000);
+  // During the first 5 s of the turn the simple delay leaves the main time untouched; Bronstein
+  // runs it at once.
+  EXPECT_EQ(simple.RemainingMs(kBlack, 7'000), 60'000);
+  EXPECT_EQ(bronstein.RemainingMs(kBlack, 7'000), 56'000);
+  // 6.2b "außer im Aufschub-Modus" (DelaySavedTime::kDiscard) is the simple delay's only:
+  // Bronstein carries saved time as any other bonus of 6.2a.
+  ClockOptions discard;
+  discard.delay_saved_time = DelaySavedTime::kDiscard;
+  for (const char* tc : {"1/1 d5, 1", "1/1 b5, 1"}) {
+    Clock clock = MakeClock(tc, discard);
+    ASSERT_OK(clock.Start(0));
+    ASSERT_OK(clock.Press(10'000));  // White's period 1 done, 55 s of it saved either way
+    const bool is_simple = absl::string_view(tc).find("d5") != absl::string_view::npos;
+    EXPECT_EQ(clock.RemainingMs(kWhite, 10'000), is_simple ? 60'000 : 55'000 + 60'000) << tc;
+  }
+}
+
+// Item 12: 8.4 "Nachdem ein Fallblättchen gefallen ist, muss der Spieler seine Aufzeichnungen
+// sofort ... vollständig nachtragen"; 8.5b the same for the player 8.4 freed. G/90: White under 5
+// minutes is freed until a flag falls; then both must complete the record.
+TEST(Article8_4, AfterAFlagTheRecordMustBeCompleted) {
+  Clock clock = MakeClock("G/90");
+  ASSERT_OK(clock.Start(kT0));
+  EXPECT_TRUE(clock.ScoresheetDutyLapsed(kWhite, kT0 + 89 * kMinute));
+  EXPECT_FALSE(clock.ScoresheetDutyLapsed(kWhite, kT0 + 90 * kMinute));  // the flag fell
+  EXPECT_FALSE(clock.ScoresheetDutyLapsed(kWhite, kT0 + 95 * kMinute));
+  // Black, freed by 8.4 too (set to 1 minute), must complete his as well once White's flag fell.
+  Clock both = MakeClock("G/90");
+  ASSERT_OK(both.Start(kT0));
+  ASSERT_OK(both.Set({.white_ms = 60'000, .black_ms = 60'000}, kT0));
+  EXPECT_TRUE(both.ScoresheetDutyLapsed(kBlack, kT0 + 59'999));
+  EXPECT_FALSE(both.ScoresheetDutyLapsed(kBlack, kT0 + 60'000));
 }
 
 }  // namespace

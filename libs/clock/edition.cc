@@ -20,10 +20,18 @@ constexpr BothFlagsRuling kDraw(absl::string_view article) {
 
 // The "Editions" table of LAWS.md, one row per edition, indexed by Edition.
 //
-// Speed: B1 "zwischen 15 und 60 Minuten" (15 and 60 included), C1 "weniger als 15 Minuten"; only
-// the fixed time counts. 2023: blitz <= 10 min, rapid > 10 and < 60 min, base + 60 x increment.
+// Speed (the reading is documented at SpeedRule in edition.h): B1 "alle Züge innerhalb einer
+// festgesetzten Zeit von zwischen 15 und 60 Minuten" (15 and 60 included), C1 "weniger als 15
+// Minuten". Only the fixed time counts in 1997-2005: the increment is ignored ("G/60+30" rapid,
+// "G/14+30" blitz). A repeating control ("20/5") has no fixed time for all moves: standard
+// (CategoryForControl). 2023: blitz <= 10 min, rapid > 10 and < 60 min, base + 60 x increment.
 constexpr SpeedRule kAppendixB1C1{0, 15 * kMinute - 1, 60 * kMinute, "B1, C1"};
 constexpr SpeedRule k2023{60, 10 * kMinute, 60 * kMinute - 1, "A.1, B.1 (2023)"};
+
+// 6.10 "Die Partie ist jedoch remis, wenn ... es dem Gegner nicht möglich ist, den König des
+// Spielers durch eine beliebige Folge von regelgemäßen Zügen ... matt zu setzen" (2005; 2001 the
+// same). 1997 C4 "Um zu gewinnen, muss ein Spieler das Potential zum Mattsetzen haben".
+constexpr FlagResultRule kResult(absl::string_view article) { return {false, article}; }
 
 constexpr std::array<EditionRules, 4> kTable = {{
     // 1997: seed 004 holds only the appendices; Articles 6 and 10 are carried as in 2001.
@@ -32,14 +40,18 @@ constexpr std::array<EditionRules, 4> kTable = {{
      {kContinue("6.12 (as 2001)"), kDraw("10.3 (as 2001)")},
      {kDraw("B8"), kDraw("B8")},
      kHour,
-     "6.7 (as 2001)"},
+     "6.7 (as 2001)",
+     kResult("6.10 (as 2001)"),
+     {true, "C4 (1997)"}},
     // 2001: 6.12 the game continues; 10.3 drawn in the quickplay finish (the final period); B8.
     {Edition::kFide2001,
      kAppendixB1C1,
      {kContinue("6.12"), kDraw("10.3")},
      {kDraw("B8"), kDraw("B8")},
      kHour,
-     "6.7"},
+     "6.7",
+     kResult("6.10"),
+     kResult("6.10")},  // C2, B2: the Laws apply; C3 is about illegal moves
     // 2005: 6.12 a) continues in any period but the last, b) drawn in the last. Seed 003 revises
     // only Article 6, so the appendices (B8) are carried as in 2001.
     {Edition::kFide2005,
@@ -47,7 +59,9 @@ constexpr std::array<EditionRules, 4> kTable = {{
      {kContinue("6.12a"), kDraw("6.12b")},
      {kDraw("B8 (as 2001)"), kDraw("B8 (as 2001)")},
      kHour,
-     "6.7"},
+     "6.7",
+     kResult("6.10"),
+     kResult("6.10")},
     // 2023: as 2005 in every category (Guidelines III); the default time is the event's, 0 if the
     // regulations say nothing.
     {Edition::kFide2023,
@@ -55,7 +69,9 @@ constexpr std::array<EditionRules, 4> kTable = {{
      {kContinue("6.12a (as 2005)"), kDraw("6.12b (as 2005)")},
      {kContinue("6.12a (as 2005)"), kDraw("6.12b (as 2005)")},
      0,
-     "6.7.1 (2023)"},
+     "6.7.1 (2023)",
+     kResult("6.9 (2023)"),
+     kResult("6.9 (2023)")},
 }};
 
 constexpr bool TableIsIndexedByEdition() {
@@ -115,6 +131,17 @@ SpeedCategory CategoryForCountedTime(Edition edition, std::int64_t counted_ms) {
   if (counted_ms <= rule.blitz_max_ms) return SpeedCategory::kBlitz;
   if (counted_ms <= rule.rapid_max_ms) return SpeedCategory::kRapid;
   return SpeedCategory::kStandard;
+}
+
+SpeedCategory CategoryForControl(Edition edition, std::int64_t counted_ms, bool repeating) {
+  // B1/C1 "alle Züge innerhalb einer festgesetzten Zeit": a repeating control has none.
+  if (repeating) return SpeedCategory::kStandard;
+  return CategoryForCountedTime(edition, counted_ms);
+}
+
+FlagResultRule FlagResultFor(Edition edition, SpeedCategory category) {
+  const EditionRules& rules = Rules(edition);
+  return category == SpeedCategory::kBlitz ? rules.flag_result_blitz : rules.flag_result;
 }
 
 BothFlagsRuling RuleBothFlagsFallen(Edition edition, SpeedCategory category, bool in_final_period) {

@@ -81,5 +81,32 @@ TEST(EditionTest, DefaultTime) {
   EXPECT_EQ(DefaultTimeMs(Edition::kFide2001, 30 * kMinute), 30 * kMinute);
 }
 
+// Item 7: B1/C1 "alle Züge innerhalb einer festgesetzten Zeit". A repeating control has no fixed
+// time for all moves: neither rapid nor blitz, in every edition.
+TEST(EditionTest, RepeatingControlsAreStandard) {
+  for (Edition e : kAllEditions) {
+    EXPECT_EQ(CategoryForControl(e, 5 * kMinute, /*repeating=*/true), SpeedCategory::kStandard);
+    EXPECT_EQ(CategoryForControl(e, 5 * kMinute, /*repeating=*/false), SpeedCategory::kBlitz);
+  }
+}
+
+// Item 1: a counted flag is not a win. 6.10 "Die Partie ist jedoch remis, wenn ... es dem Gegner
+// nicht möglich ist, den König des Spielers ... matt zu setzen"; 1997 C4 "Um zu gewinnen, muss ein
+// Spieler das Potential zum Mattsetzen haben" (blitz only).
+TEST(EditionTest, WhatACountedFlagDecides) {
+  EXPECT_EQ(FlagResultFor(Edition::kFide2001, SpeedCategory::kStandard),
+            (FlagResultRule{false, "6.10"}));
+  EXPECT_EQ(FlagResultFor(Edition::kFide2001, SpeedCategory::kBlitz),
+            (FlagResultRule{false, "6.10"}));
+  EXPECT_EQ(FlagResultFor(Edition::kFide2005, SpeedCategory::kRapid),
+            (FlagResultRule{false, "6.10"}));
+  EXPECT_EQ(FlagResultFor(Edition::kFide1997, SpeedCategory::kBlitz),
+            (FlagResultRule{true, "C4 (1997)"}));
+  EXPECT_EQ(FlagResultFor(Edition::kFide1997, SpeedCategory::kRapid),
+            (FlagResultRule{false, "6.10 (as 2001)"}));
+  EXPECT_EQ(FlagResultFor(Edition::kFide2023, SpeedCategory::kBlitz),
+            (FlagResultRule{false, "6.9 (2023)"}));
+}
+
 }  // namespace
 }  // namespace chessclock

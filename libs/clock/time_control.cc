@@ -467,7 +467,10 @@ std::int64_t SpeedCountedMs(const TimeControl& tc, Edition edition) {
 
 SpeedCategory Speed(const TimeControl& tc, Edition edition) {
   if (tc.untimed()) return SpeedCategory::kStandard;
-  return CategoryForCountedTime(edition, SpeedCountedMs(tc, edition));
+  // B1/C1 (2023 A.1/B.1) class by the time for *all* moves; a last period with a move count
+  // repeats (PeriodAt), so no fixed time covers all moves (see SpeedRule in edition.h).
+  const bool repeating = !tc.IsFinal(tc.period_count() - 1);
+  return CategoryForControl(edition, SpeedCountedMs(tc, edition), repeating);
 }
 
 }  // namespace chessclock

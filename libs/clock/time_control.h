@@ -30,11 +30,21 @@ enum class BonusKind : std::uint8_t {
   kNone,
   // Fischer: added after each completed move (6.2a "pro Zug eine zusätzliche Bedenkzeit").
   kIncrement,
-  // 6.2b "Aufschub-Modus" (US/simple delay): the main time starts running only after the fixed
-  // per-move time has elapsed; a press inside it leaves the main time unchanged.
+  // The "Aufschub-Modus" of the Laws (US/simple delay): the main time starts running only after
+  // the fixed per-move time has elapsed; a press inside it leaves the main time unchanged. It is
+  // the delay of every edition that has one: 2001 6.2b ("Reservezeit", "fixe Zugzeit": "Das
+  // Aufbrauchen der Reservezeit setzt erst nach Ablauf der Zugzeit ein"), 2005 6.2b
+  // ("Hauptbedenkzeit", "Extrabedenkzeit", the same rule), 1997 (Article 6 carried as 2001) and
+  // 2023 6.3.2 (beyond the seeds, the same text). The flag falls at turn start + delay + main time.
   kSimpleDelay,
   // Bronstein: the main time runs at once; at the press the time used, up to the delay, is given
-  // back. Ends equal to the simple delay for equal play, but the flag falls at the main time.
+  // back. It is no edition's "Aufschub-Modus": 6.2b has the main time untouched until the delay is
+  // used, whereas here it runs from the start of the turn, so the flag falls at turn start + main
+  // time, up to the delay earlier than 6.2b allows. It is a per-move bonus under 6.2a ("pro Zug
+  // eine zusätzliche Bedenkzeit", capped at the time used; announced in advance, "im Voraus im
+  // Detail angegeben"), so 6.2b's "außer im Aufschub-Modus" does not apply to it (saved time
+  // always carries over, see DelaySavedTime in clock.h). Ends equal to the simple delay for equal
+  // play when no flag falls.
   kBronsteinDelay,
 };
 absl::string_view BonusKindName(BonusKind kind);  // "none", "increment", "simple_delay", ...
@@ -42,6 +52,8 @@ absl::string_view BonusKindName(BonusKind kind);  // "none", "increment", "simpl
 struct Bonus {
   BonusKind kind = BonusKind::kNone;
   std::int64_t ms = 0;
+  // A per-move delay of either kind (formatting, DelayLeftMs); only kSimpleDelay is 6.2b's
+  // "Aufschub-Modus" (see above).
   bool is_delay() const {
     return kind == BonusKind::kSimpleDelay || kind == BonusKind::kBronsteinDelay;
   }
@@ -136,7 +148,8 @@ absl::StatusOr<std::string> FormatHumanTimeControl(const TimeControl& tc);
 // The time an edition counts to classify the control (see SpeedRule): all periods' times plus,
 // if the edition counts increments, the increments of the first `increment_moves` moves.
 std::int64_t SpeedCountedMs(const TimeControl& tc, Edition edition);
-// Standard, rapid or blitz under `edition` (B1/C1; 2023 A.1/B.1). Untimed games are standard.
+// Standard, rapid or blitz under `edition` (B1/C1; 2023 A.1/B.1). Untimed games are standard, and
+// so are repeating controls ("20/5": no fixed time for all moves; see SpeedRule in edition.h).
 SpeedCategory Speed(const TimeControl& tc, Edition edition);
 
 }  // namespace chessclock

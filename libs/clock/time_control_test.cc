@@ -242,6 +242,23 @@ TEST(SpeedTest, Appendix2001Boundaries) {
   EXPECT_EQ(Speed(Human("40/90, 30"), Edition::kFide2001), SpeedCategory::kStandard);
 }
 
+// Item 7 (B1, C1 "alle Züge innerhalb einer festgesetzten Zeit"): "20/5", 20 moves in 5 minutes
+// repeated, has no fixed time for all moves: standard, not blitz. A last period of sudden death
+// counts the total: "40/10, 5" is 15 minutes, rapid. 1997-2005 ignore the increment: "G/60+30"
+// rapid, "G/14+30" blitz; 2023 counts it: "G/14+30" is 44 minutes, rapid.
+TEST(SpeedTest, RepeatingControlsMultiPeriodTotalsAndIncrements) {
+  for (Edition e : kAllEditions) {
+    EXPECT_EQ(Speed(Human("20/5"), e), SpeedCategory::kStandard) << EditionName(e);
+    EXPECT_EQ(Speed(Human("40/120, 20/60"), e), SpeedCategory::kStandard) << EditionName(e);
+  }
+  for (Edition e : {Edition::kFide1997, Edition::kFide2001, Edition::kFide2005}) {
+    EXPECT_EQ(Speed(Human("40/10, 5"), e), SpeedCategory::kRapid) << EditionName(e);
+    EXPECT_EQ(Speed(Human("G/60+30"), e), SpeedCategory::kRapid) << EditionName(e);
+    EXPECT_EQ(Speed(Human("G/14+30"), e), SpeedCategory::kBlitz) << EditionName(e);
+  }
+  EXPECT_EQ(Speed(Human("G/14+30"), Edition::kFide2023), SpeedCategory::kRapid);
+}
+
 // 2023: base + 60 x increment; blitz <= 10 min, rapid > 10 and < 60.
 TEST(SpeedTest, Fide2023Boundaries) {
   EXPECT_EQ(SpeedCountedMs(Human("10+0"), Edition::kFide2023), 10 * kMinute);

@@ -42,6 +42,7 @@ v1::ClockSideState SideToProto(const chessclock::ClockSideState& side) {
   v1::ClockSideState out;
   out.set_remaining_ms(side.remaining_ms);
   if (side.flag_ms.has_value()) out.set_flag_ms(*side.flag_ms);
+  if (side.flag_moves.has_value()) out.set_flag_moves(*side.flag_moves);
   if (side.arrived_ms.has_value()) out.set_arrived_ms(*side.arrived_ms);
   out.set_moves(side.moves);
   out.set_absent(!side.present);
@@ -53,6 +54,7 @@ chessclock::ClockSideState SideFromProto(const v1::ClockSideState& side) {
   chessclock::ClockSideState out;
   out.remaining_ms = side.remaining_ms();
   if (side.has_flag_ms()) out.flag_ms = side.flag_ms();
+  if (side.has_flag_moves()) out.flag_moves = side.flag_moves();
   if (side.has_arrived_ms()) out.arrived_ms = side.arrived_ms();
   out.moves = side.moves();
   out.present = !side.absent();
@@ -152,12 +154,37 @@ absl::StatusOr<SpeedCategory> SpeedOf(v1::GameType type) {
   }
 }
 
-v1::Outcome WinFor(Color winner) {
+// 6.7: a default is a result by itself ("verliert die Partie"), whatever the position.
+v1::Outcome DefaultWinFor(Color winner) {
   v1::Outcome out;
   out.set_result(winner == Color::kWhite ? v1::RESULT_WHITE_WINS : v1::RESULT_BLACK_WINS);
-  out.set_termination(v1::TERMINATION_TIME_FORFEIT);
+  out.set_termination(v1::TERMINATION_DEFAULT);
   out.set_winner(ToProto(winner));
   return out;
+}
+
+// A counted flag is not a win (6.10; 1997 blitz C4): the clock knows no position, so it names no
+// result, only the rule it follows from. See ClockDecision.KIND_FLAG_FELL.
+v1::Outcome FlagFellOutcome(const chessclock::FlagResultRule& rule) {
+  v1::Outcome out;
+  out.set_result(v1::RESULT_UNSPECIFIED);
+  out.set_termination(v1::TERMINATION_TIME_FORFEIT);
+  out.set_article(std::string(rule.article));
+  return out;
+}
+
+v1::ClockDecision FlagFellDecision(const ClockGame& game, Color flagged, absl::string_view article,
+                                   std::int64_t at_ms) {
+  const chessclock::FlagResultRule rule = chessclock::FlagResultFor(game.edition(), game.speed());
+  v1::ClockDecision d;
+  *d.mutable_outcome() = FlagFellOutcome(rule);
+  d.set_article(std::string(article));
+  d.set_at_ms(at_ms);
+  d.set_kind(v1::ClockDecision::KIND_FLAG_FELL);
+  d.set_flagged(ToProto(flagged));
+  d.set_result_article(std::string(rule.article));
+  d.set_needs_mating_potential(rule.needs_mating_potential);
+  return d;
 }
 
 v1::Outcome BothFlagsDraw() {
@@ -186,10 +213,15 @@ std::vector<Color> DefaultedSides(const Clock& clock, std::int64_t at_ms) {
 std::optional<std::int64_t> DefaultDue(const ClockGame& game) {
   const Clock& clock = game.clock();
   if (game.default_recorded() || game.decision().has_value()) return std::nullopt;
-  if (clock.present(Color::kWhite) && clock.present(Color::kBlack)) return std::nullopt;
   const std::optional<std::int64_t> deadline = clock.DefaultDeadline();
   if (!deadline.has_value()) return std::nullopt;
-  return *deadline + 1;  // "more than" the default time late
+  const std::int64_t due = *deadline + 1;  // "more than" the default time late
+  // Someone absent may still be late; someone present may have come late already (a start more
+  // than the default time after the scheduled start, 6.7).
+  for (Color side : {Color::kWhite, Color::kBlack}) {
+    if (!clock.present(side) || clock.LostByDefault(side, due)) return due;
+  }
+  return std::nullopt;
 }
 
 std::optional<std::int64_t> FallenFlag(const Clock& clock, Color side) {
@@ -225,7 +257,8 @@ ClaimRuling RuleClaim(const ClockGame& game, Color claimant, std::int64_t at_ms)
   ruling.article = rule.counts_when_observed ? "6.9" : "B7";
   if (opponent.has_value()) {
     ruling.granted = true;
-    ruling.outcome = WinFor(claimant);
+    // The opponent's flag counts now; what it decides is 6.10's (C4 in 1997 blitz), not a win.
+    ruling.outcome = FlagFellOutcome(chessclock::FlagResultFor(game.edition(), game.speed()));
   }
   return ruling;
 }
@@ -355,6 +388,7 @@ absl::StatusOr<ClockGame> ClockGame::Create(const v1::ClockCreated& created) {
                                  ? chessclock::DelaySavedTime::kDiscard
                                  : chessclock::DelaySavedTime::kCarry;
   options.lag_compensation = created.lag_compensation();
+  if (created.has_scheduled_start_ms()) options.scheduled_start_ms = created.scheduled_start_ms();
   options.lag = {created.lag_quota_gain_ms(), created.lag_initial_quota_ms(),
                  created.lag_quota_max_ms()};
   ASSIGN_OR_RETURN(Clock clock, Clock::Create(tc, options));
@@ -546,6 +580,9 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       if (decided) return refuse_decided();
       return clock_.Resume(e.resumed().at_ms());
     case v1::ClockEvent::kAdjusted: {
+      // The game is decided: an adjustment would change a clock whose flag already decided it
+      // (and, with time left, raise that flag). The arbiter continues a game by Set (6.14).
+      if (decided) return refuse_decided();
       const v1::ClockAdjusted& a = e.adjusted();
       std::optional<Color> side = ColorOf(a.side());
       if (!side.has_value()) return BadArgument("side is required: white or black");
@@ -592,6 +629,7 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
           *d.mutable_outcome() = BothFlagsDraw();
           d.set_article(std::string(both.article));
           d.set_at_ms(f.fell_at_ms());
+          d.set_kind(v1::ClockDecision::KIND_RESULT);  // B8 / 6.12b / 10.3: a draw by itself
           decision_ = d;
         } else {
           decision_.reset();
@@ -599,13 +637,9 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
         return absl::OkStatus();
       }
       // 6.9: the flag counts the moment it is observed; the arbiter stops the clocks (8.5a) at
-      // the fall, so the display stays at zero. 6.10 (can the opponent still mate?) is the
-      // arbitration service's to rule on.
-      v1::ClockDecision d;
-      *d.mutable_outcome() = WinFor(~*side);
-      d.set_article(f.article());
-      d.set_at_ms(f.fell_at_ms());
-      decision_ = d;
+      // the fall, so the display stays at zero. What it decides follows from 6.10 (C4 in 1997
+      // blitz): the arbitration service rules on the position; the clock says only that it fell.
+      decision_ = FlagFellDecision(*this, *side, f.article(), f.fell_at_ms());
       if (clock_.status() == chessclock::ClockStatus::kRunning) {
         RETURN_IF_ERROR(clock_.Pause(f.fell_at_ms()));
       }
@@ -633,11 +667,12 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       default_recorded_ = true;
       v1::ClockDecision decision;
       if (late.size() == 1) {
-        *decision.mutable_outcome() = WinFor(~late[0]);
+        *decision.mutable_outcome() = DefaultWinFor(~late[0]);
       } else {
         decision.mutable_outcome()->set_result(v1::RESULT_DOUBLE_FORFEIT);
       }
       decision.mutable_outcome()->set_termination(v1::TERMINATION_DEFAULT);
+      decision.set_kind(v1::ClockDecision::KIND_RESULT);
       decision.set_article(d.article());
       decision.set_at_ms(d.at_ms());
       decision_ = decision;
@@ -660,9 +695,15 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       last_claim_ = c;
       if (!ruling.granted) return absl::OkStatus();
       v1::ClockDecision d;
-      *d.mutable_outcome() = ruling.outcome;
-      d.set_article(ruling.article);
-      d.set_at_ms(c.at_ms());
+      if (ruling.outcome.result() == v1::RESULT_DRAW) {
+        *d.mutable_outcome() = ruling.outcome;  // B8 / 6.12b: both flags, a draw by itself
+        d.set_article(ruling.article);
+        d.set_at_ms(c.at_ms());
+        d.set_kind(v1::ClockDecision::KIND_RESULT);
+      } else {
+        // B7: the opponent's flag counts; the result follows from 6.10 (C4 in 1997 blitz).
+        d = FlagFellDecision(*this, ~*claimant, ruling.article, c.at_ms());
+      }
       decision_ = d;
       // B7: the claimant stops both clocks.
       if (clock_.status() == chessclock::ClockStatus::kRunning) {
@@ -722,6 +763,8 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
                    ? std::optional<std::int64_t>(request.default_time_ms())
                    : std::nullopt));
   created.set_delay_saved_time_discard(request.delay_saved_time() == v1::DELAY_SAVED_TIME_DISCARD);
+  if (request.has_scheduled_start_ms())
+    created.set_scheduled_start_ms(request.scheduled_start_ms());
   if (request.lag_compensation()) {
     const chessclock::LagParams lag = chessclock::LichessLagParams(tc);
     created.set_lag_compensation(true);

@@ -20,6 +20,17 @@
 // flags down is B8 (or 6.12). Times never go backwards: an operation is recorded no earlier than
 // the game's last event.
 //
+// A counted flag (6.9) or a granted B7 claim is not a win: the clock knows no position, and the
+// result follows from 6.10 (the flagged player has lost unless the opponent cannot mate him by any
+// series of legal moves; 1997 blitz: C4, the opponent needs mating potential). Its ClockDecision is
+// KIND_FLAG_FELL with the flagged side and the rule, and no result; the game rules on it. Both
+// flags (B8, 6.12b, 10.3) and a default (6.7) are results by themselves: KIND_RESULT.
+//
+// 6.7 counts from the scheduled start when the creation carries one (ClockCreated
+// scheduled_start_ms), else from the start; a player present at a later start counts as arriving
+// then. Once the clock has decided, Adjust is refused (ERR_GAME_DECIDED); Set (6.14) and Replace
+// (6.11) continue the game.
+//
 // The log of a clock game holds only clock events (the game was created by the clock authority),
 // so the i-th event has version i.
 #ifndef ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_LOG_H_

@@ -75,6 +75,20 @@ absl::StatusOr<Decision> Play(ClockGame& game, const v1::ClockEvent& command, st
   return d;
 }
 
+// A counted flag (6.9) or a granted B7 claim says that `flagged`'s flag fell, and that the result
+// follows from 6.10 (C4 in 1997 blitz): never a win (issue 14 item 1).
+void ExpectFlagFell(const v1::ClockDecision& d, v1::Color flagged, const std::string& article,
+                    const std::string& result_article) {
+  EXPECT_EQ(d.kind(), v1::ClockDecision::KIND_FLAG_FELL);
+  EXPECT_EQ(d.flagged(), flagged);
+  EXPECT_EQ(d.article(), article);
+  EXPECT_EQ(d.result_article(), result_article);
+  EXPECT_EQ(d.outcome().result(), v1::RESULT_UNSPECIFIED);
+  EXPECT_EQ(d.outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  EXPECT_EQ(d.outcome().winner(), v1::COLOR_UNSPECIFIED);
+  EXPECT_EQ(d.outcome().article(), result_article);
+}
+
 TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
   absl::StatusOr<v1::ClockCreated> created =
       NewClock(Request("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
@@ -145,8 +159,8 @@ TEST(ClockLog, StandardFlagCountsAtTheInstantItFell) {
   v1::ClockReading r = Read(game, "g1", 90'000);
   EXPECT_EQ(r.white_remaining_ms(), 0);
   EXPECT_EQ(r.status(), "paused");
-  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_BLACK_WINS);
-  EXPECT_EQ(r.decision().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  // Not "Black wins" (this test asserted that before issue 14 item 1): 6.10 decides.
+  ExpectFlagFell(r.decision(), v1::COLOR_WHITE, "6.9", "6.10");
   EXPECT_EQ(r.flag_event().fell_at_ms(), 61'000);
   EXPECT_EQ(r.flag_event().version(), 3);
   EXPECT_FALSE(NextDeadline(game).has_value());
@@ -203,7 +217,9 @@ TEST(ClockLog, BlitzFlagCountsOnlyWhenClaimed) {
   EXPECT_TRUE(log[0].flag_claimed().granted());
   EXPECT_EQ(log[0].flag_claimed().article(), "B7");
   v1::ClockReading r = Read(game, "g1", 200'000);
-  EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  // Black's flag counts on the claim; the result is 6.10's (was "White wins" before item 1).
+  ExpectFlagFell(r.decision(), v1::COLOR_BLACK, "B7", "6.10");
+  EXPECT_EQ(log[0].flag_claimed().outcome().result(), v1::RESULT_UNSPECIFIED);
   EXPECT_EQ(r.status(), "paused");  // B7: the claimant stops both clocks
   EXPECT_FALSE(NextDeadline(game).has_value());
 }
@@ -262,7 +278,7 @@ TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {
   EXPECT_TRUE(log[0].has_set());
   EXPECT_EQ(log[1].flag_fell().side(), v1::COLOR_BLACK);
   EXPECT_EQ(log[1].flag_fell().fell_at_ms(), 5'000);
-  EXPECT_EQ(Read(game, "g1", 5'000).decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  ExpectFlagFell(Read(game, "g1", 5'000).decision(), v1::COLOR_BLACK, "6.9", "6.10");
 }
 
 TEST(ClockLog, PausedTimeCountsForNobody) {
@@ -377,7 +393,7 @@ TEST(ClockLog, TheSnapshotCarriesFlagsClaimsAndTheDecision) {
   ASSERT_OK(restored);
   same(game, *restored);
   ASSERT_TRUE(restored->decision().has_value());
-  EXPECT_EQ(restored->decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+  ExpectFlagFell(*restored->decision(), v1::COLOR_BLACK, "B7", "6.10");
   ASSERT_TRUE(restored->last_claim().has_value());
   EXPECT_TRUE(restored->last_claim()->granted());
   EXPECT_THAT(Decide(*restored, Press(v1::COLOR_WHITE), 184'000), HasErrorCode(kErrGameDecided));
@@ -520,6 +536,147 @@ TEST(ClockLog, WithNoDefaultTimeAbsenceAtTheStartLoses) {
   ASSERT_OK(one.Apply(due[0]));
   EXPECT_EQ(one.decision()->outcome().result(), v1::RESULT_WHITE_WINS);
   EXPECT_TRUE(SettleFlags(one, 900'000).empty());  // the clock stopped: no flag falls later
+}
+
+// --- Issue 14
+// -------------------------------------------------------------------------------------
+
+v1::ClockEvent Adjust(v1::Color side, std::int64_t delta_ms, const std::string& reason) {
+  v1::ClockEvent e;
+  e.mutable_adjusted()->set_side(side);
+  e.mutable_adjusted()->set_delta_ms(delta_ms);
+  e.mutable_adjusted()->set_reason(reason);
+  return e;
+}
+
+// Item 1, 6.10: a flag is not a win by itself. The issue's case: 4k3/8/8/8/8/8/8/3QK3 w, G/90,
+// fide2001, White never moves. Black (a bare king) cannot mate, so the game is drawn; the clock
+// knows no position and must not say "Black wins": it says White's flag fell, result per 6.10.
+TEST(Issue14, AFlagIsNotAWinByItself) {
+  ClockGame game = NewGame("5400", v1::EDITION_FIDE_2001);  // G/90: standard
+  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kStandard);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, 5'400'000);
+  ASSERT_EQ(flags.size(), 1u);
+  ASSERT_OK(game.Apply(flags[0]));
+  const v1::ClockReading r = Read(game, "g1", 5'400'000);
+  ExpectFlagFell(r.decision(), v1::COLOR_WHITE, "6.9", "6.10");
+  EXPECT_FALSE(r.decision().needs_mating_potential());
+  EXPECT_EQ(r.decision().at_ms(), 5'400'000);
+}
+
+// Item 1, 1997 C4: in blitz the result of a flag needs the claimant's mating potential.
+TEST(Issue14, In1997BlitzTheFlagsResultFollowsFromC4) {
+  ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 181'000));  // B7: White's flag fell at 180 s
+  ASSERT_TRUE(game.decision().has_value());
+  ExpectFlagFell(*game.decision(), v1::COLOR_WHITE, "B7", "C4 (1997)");
+  EXPECT_TRUE(game.decision()->needs_mating_potential());
+  // B8 stays a result by itself.
+  ClockGame both = NewGame("60", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(both, Start(), 0));
+  ASSERT_OK(Play(both, Press(), 61'000));
+  ASSERT_OK(Play(both, Claim(v1::COLOR_WHITE), 130'000));
+  EXPECT_EQ(both.decision()->kind(), v1::ClockDecision::KIND_RESULT);
+  EXPECT_EQ(both.decision()->outcome().result(), v1::RESULT_DRAW);
+}
+
+// Item 3: G/1, fide2001 (blitz, B6), lag compensation on. White's flag falls at 60 s; his press
+// arrives at 60.5 s reporting 1 s of lag. The fall is recorded (B6) and the clock keeps it, so
+// Black's B7 claim is granted (before, the clock forgot it and refused the claim).
+TEST(Issue14, LagCompensationDoesNotEraseARecordedFlag) {
+  v1::CreateClockRequest req;
+  req.set_time_control_human("G/1");
+  req.set_edition(v1::EDITION_FIDE_2001);
+  req.set_lag_compensation(true);
+  ClockGame game = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_OK(Play(game, Start(), 0));
+  EXPECT_EQ(Read(game, "g1", 60'200).white_flag_ms(), 60'000);
+  v1::ClockEvent press = Press(v1::COLOR_WHITE);
+  press.mutable_pressed()->set_lag_ms(1'000);
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, press, 60'500, &log));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].flag_fell().fell_at_ms(), 60'000);
+  EXPECT_FALSE(log[0].flag_fell().counts());
+  v1::ClockReading r = Read(game, "g1", 60'500);
+  EXPECT_EQ(r.white_flag_ms(), 60'000);
+  EXPECT_EQ(r.white_remaining_ms(), -500);
+  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 61'000));
+  ExpectFlagFell(*game.decision(), v1::COLOR_WHITE, "B7", "6.10");
+}
+
+// Item 4: G/15, fide2001 (rapid, B6). White's flag falls at 900 s; the arbiter pauses, adds 2
+// minutes (7.4b), resumes: the clock shows 1:54 and no flag, as after Set or Replace (6.1, 6.11,
+// 6.14), and a B7 claim then is refused ("nach Anhalten der Uhren ... das seines Gegners
+// gefallen"). The fall stays in the log as what happened.
+TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
+  ClockGame game = NewGame("900", v1::EDITION_FIDE_2001);
+  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kRapid);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, Pause(), 906'000, &log));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_FALSE(log[0].flag_fell().counts());  // B6
+  ASSERT_OK(Play(game, Adjust(v1::COLOR_WHITE, 120'000, "7.4b"), 906'000));
+  ASSERT_OK(Play(game, Resume(), 906'000));
+  v1::ClockReading r = Read(game, "g1", 906'000);
+  EXPECT_EQ(r.white_ms(), 114'000);
+  EXPECT_FALSE(r.has_white_flag_ms());
+  EXPECT_EQ(r.recorded_flags_size(), 1);
+  log.clear();
+  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 907'000, &log));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_FALSE(log[0].flag_claimed().granted());
+  // Where the flag counted (6.9) the game is decided: no adjustment; 6.14 continues it.
+  v1::CreateClockRequest req = Request("900", v1::EDITION_FIDE_2001);
+  req.set_game_type(v1::GAME_TYPE_STANDARD);
+  ClockGame standard = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_OK(Play(standard, Start(), 0));
+  absl::StatusOr<Decision> d = Play(standard, Adjust(v1::COLOR_WHITE, 120'000, "7.4b"), 906'000);
+  ASSERT_OK(d);  // the flag is recorded (it decides), the adjustment refused
+  EXPECT_THAT(d->refused, HasErrorCode(kErrGameDecided));
+  EXPECT_THAT(Decide(standard, Adjust(v1::COLOR_WHITE, 120'000, "7.4b"), 907'000),
+              HasErrorCode(kErrGameDecided));
+}
+
+// Item 5: 6.7 counts from the scheduled start. Scheduled 10:00, the clock started 10:20 with
+// Black absent: Black is defaulted at 11:00:00.001 (not 11:20:00.001).
+TEST(Issue14, TheDefaultCountsFromTheScheduledStart) {
+  constexpr std::int64_t kTen = 36'000'000;
+  v1::CreateClockRequest req = Request("5400", v1::EDITION_FIDE_2001);
+  req.set_scheduled_start_ms(kTen);
+  absl::StatusOr<v1::ClockCreated> created = NewClock(req, kTen - 600'000);
+  ASSERT_OK(created);
+  EXPECT_EQ(created->scheduled_start_ms(), kTen);
+  ClockGame game = *ClockGame::Create(*created);
+  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_BLACK}), kTen + 1'200'000));
+  EXPECT_EQ(NextDeadline(game), kTen + 3'600'001);
+  std::vector<v1::ClockEvent> due = SettleFlags(game, kTen + 3'600'001);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(due[0].defaulted().at_ms(), kTen + 3'600'001);
+  ASSERT_OK(game.Apply(due[0]));
+  EXPECT_EQ(game.decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(game.decision()->kind(), v1::ClockDecision::KIND_RESULT);
+  // The snapshot keeps the scheduled start.
+  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->clock().DefaultDeadline(), kTen + 3'600'000);
+
+  // A clock started only once both are present, at 11:30: both came more than an hour late.
+  ClockGame late = *ClockGame::Create(*created);
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(late, Start(), kTen + 5'400'000, &log));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_TRUE(log[0].has_started());
+  ASSERT_TRUE(log[1].has_defaulted());
+  EXPECT_EQ(log[1].defaulted().sides_size(), 2);
+  EXPECT_EQ(late.decision()->outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  // Started at 10:20 with both present: nobody is late, nothing pending but the flag.
+  ClockGame on_time = *ClockGame::Create(*created);
+  ASSERT_OK(Play(on_time, Start(), kTen + 1'200'000));
+  EXPECT_EQ(NextDeadline(on_time), kTen + 1'200'000 + 5'400'000);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "libs/service/auth.h"
@@ -550,7 +551,14 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
   EXPECT_EQ(updates[2].clock().white_ms(), 0);
   EXPECT_EQ(updates[2].command_id(), absl::StrCat("flag:", game, ":2"));
   v1::ClockResponse got = Get(game);
-  EXPECT_EQ(got.clock().decision().outcome().result(), v1::RESULT_BLACK_WINS);
+  // 6.10: the flag is not a win by itself (this asserted "Black wins" before issue 14 item 1);
+  // the clock says White's flag fell and that the result follows from 6.10.
+  EXPECT_EQ(got.clock().decision().kind(), v1::ClockDecision::KIND_FLAG_FELL);
+  EXPECT_EQ(got.clock().decision().flagged(), v1::COLOR_WHITE);
+  EXPECT_EQ(got.clock().decision().result_article(), "6.10");
+  EXPECT_EQ(got.clock().decision().outcome().result(), v1::RESULT_UNSPECIFIED);
+  EXPECT_EQ(got.clock().decision().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  EXPECT_EQ(got.clock().decision().outcome().winner(), v1::COLOR_UNSPECIFIED);
   EXPECT_EQ(got.clock().flag_event().fell_at_ms(), flag.fell_at_ms());
   EXPECT_EQ(got.clock().status(), "paused");
   // A late press is refused, and nothing more is written.
@@ -649,8 +657,75 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.claim().granted());
   EXPECT_EQ(resp.claim().article(), "B7");
-  EXPECT_EQ(resp.clock().decision().outcome().result(), v1::RESULT_BLACK_WINS);
+  // Not "Black wins" (asserted before issue 14 item 1): White's flag counts; 6.10 decides.
+  EXPECT_EQ(resp.claim().outcome().result(), v1::RESULT_UNSPECIFIED);
+  EXPECT_EQ(resp.claim().outcome().article(), "6.10");
+  EXPECT_EQ(resp.clock().decision().kind(), v1::ClockDecision::KIND_FLAG_FELL);
+  EXPECT_EQ(resp.clock().decision().flagged(), v1::COLOR_WHITE);
+  EXPECT_EQ(resp.clock().decision().article(), "B7");
+  EXPECT_EQ(resp.clock().decision().outcome().result(), v1::RESULT_UNSPECIFIED);
   EXPECT_EQ(resp.clock().status(), "paused");
+}
+
+// Issue 14 item 5, 6.7 "mehr als eine Stunde nach dem angesetzten Spielbeginn": the clock carries
+// the scheduled start (Unix ms, the authority's time base) and the default time counts from it.
+// With the event's default time of 2 s and the start scheduled 1 s before the clock is started
+// with Black absent, the server records Black's default at the scheduled start + 2 s + 1 ms, not
+// 2 s after the start.
+TEST_P(ClockServerTest, TheDefaultCountsFromTheScheduledStart) {
+  auto stub = Stub();
+  auto create = [&](const std::string& game, std::int64_t scheduled, std::int64_t default_ms) {
+    v1::CreateClockRequest req;
+    req.set_game_id(game);
+    req.set_time_control_human("G/90");
+    req.set_edition(v1::EDITION_FIDE_2001);
+    req.set_default_time_ms(default_ms);
+    req.set_scheduled_start_ms(scheduled);
+    v1::ClockResponse resp;
+    Call call(Token(Role::kPlatform));
+    return stub->CreateClock(&call.ctx, req, &resp);
+  };
+  auto start = [&](const std::string& game, bool black_absent, v1::ClockResponse* resp) {
+    v1::StartClockRequest req;
+    req.set_game_id(game);
+    if (black_absent) req.add_absent(v1::COLOR_BLACK);
+    Call call(Token(Role::kArbiter));
+    return stub->StartClock(&call.ctx, req, resp);
+  };
+
+  const std::string game = Game("g");
+  const std::int64_t scheduled = absl::ToUnixMillis(absl::Now()) - 1'000;
+  ASSERT_TRUE(create(game, scheduled, 2'000).ok());
+  std::vector<v1::ClockUpdate> updates;
+  std::thread watcher([&] {
+    updates = Watch(stub.get(), game, 0, 5000,
+                    [](const v1::ClockUpdate& u) { return u.event().has_defaulted(); });
+  });
+  absl::SleepFor(absl::Milliseconds(50));
+  v1::ClockResponse resp;
+  grpc::Status st = start(game, /*black_absent=*/true, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  watcher.join();
+  ASSERT_EQ(updates.size(), 3u);
+  const v1::PlayerDefaulted& d = updates[2].event().defaulted();
+  ASSERT_EQ(d.sides_size(), 1);
+  EXPECT_EQ(d.sides(0), v1::COLOR_BLACK);
+  EXPECT_EQ(d.at_ms(), scheduled + 2'000 + 1);
+  EXPECT_LT(d.at_ms(), updates[1].event().started().at_ms() + 2'000 + 1);
+  EXPECT_EQ(Get(game).clock().decision().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(Get(game).clock().decision().kind(), v1::ClockDecision::KIND_RESULT);
+
+  // Scheduled 61 minutes ago (6.7's hour), the clock started only now that both are present:
+  // both came more than an hour late, recorded with the start.
+  const std::string late = Game("late");
+  const std::int64_t long_ago = absl::ToUnixMillis(absl::Now()) - 61 * 60'000;
+  ASSERT_TRUE(create(late, long_ago, 3'600'000).ok());
+  st = start(late, /*black_absent=*/false, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(resp.clock().decision().outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  EXPECT_EQ(resp.clock().decision().outcome().termination(), v1::TERMINATION_DEFAULT);
+  EXPECT_EQ(resp.clock().decision().at_ms(), long_ago + 3'600'000 + 1);
+  EXPECT_EQ(resp.version(), 3);  // created, started, defaulted
 }
 
 TEST_P(ClockServerTest, WatchResumesFromAVersion) {

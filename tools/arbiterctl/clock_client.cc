@@ -208,6 +208,12 @@ OrderedJson ClockJson(const v1::ClockReading& c) {
     OrderedJson d = OutcomeJson(c.decision().outcome());
     d["article"] = c.decision().article();
     d["at_ms"] = c.decision().at_ms();
+    if (c.decision().kind() == v1::ClockDecision::KIND_FLAG_FELL) {
+      // 6.10: a flag is not a result by itself; the game rules on it.
+      d["kind"] = "flag_fell";
+      d["flagged"] = c.decision().flagged() == v1::COLOR_WHITE ? "white" : "black";
+      d["result_article"] = c.decision().result_article();
+    }
     out["decision"] = d;
   } else {
     out["decision"] = nullptr;
@@ -326,7 +332,11 @@ void PrintClock(const v1::ClockReading& c, std::ostream& out) {
         << " ms (noticed " << (f.noticed_at_ms() - f.fell_at_ms()) << " ms later), "
         << (f.counts() ? "counts" : "counts only when claimed") << " (" << f.article() << ")\n";
   }
-  if (c.has_decision()) {
+  if (c.has_decision() && c.decision().kind() == v1::ClockDecision::KIND_FLAG_FELL) {
+    out << "  flag fell: " << (c.decision().flagged() == v1::COLOR_WHITE ? "white" : "black")
+        << " (" << c.decision().article() << "); the result follows from "
+        << c.decision().result_article() << " and the position\n";
+  } else if (c.has_decision()) {
     out << "  decided: " << v1::Result_Name(c.decision().outcome().result()) << " by "
         << v1::Termination_Name(c.decision().outcome().termination()) << " ("
         << c.decision().article() << ")\n";

@@ -151,7 +151,10 @@ TEST_F(ClockClientTest, WatchSeesTheFlagTheServerFires) {
   Json got = RunJson({"get", "--game", "f1"});
   EXPECT_EQ(got["flag_event"]["fell_at_ms"], flag["event"]["fell_at_ms"]);
   EXPECT_EQ(got["flag_event"]["side"], "white");
-  EXPECT_EQ(got["decision"]["result"], "RESULT_BLACK_WINS");
+  // 6.10: the clock records the fall, not a win; the result follows from the position.
+  EXPECT_EQ(got["decision"]["result"], "RESULT_UNSPECIFIED");
+  EXPECT_EQ(got["decision"]["kind"], "flag_fell");
+  EXPECT_EQ(got["decision"]["flagged"], "white");
   EXPECT_EQ(got["white_ms"], 0);
   // Resumed after the start: the flag only.
   ASSERT_EQ(Run({"watch", "--game", "f1", "--after-version", "2", "--count", "1"}, &out), 0);

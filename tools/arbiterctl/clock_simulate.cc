@@ -131,9 +131,9 @@ absl::StatusOr<chessclock::TimeControl> ParseTimeControl(const Fields& top, cons
 
 absl::StatusOr<Scenario> ParseScenario(const Json& root) {
   Fields top(root, "scenario", "ERR_BAD_SCENARIO");
-  RETURN_IF_ERROR(
-      top.OnlyKeys({"time_control", "time_control_human", "edition", "events", "query_ms",
-                    "default_time_ms", "delay_saved_time", "lag_compensation", "name", "comment"}));
+  RETURN_IF_ERROR(top.OnlyKeys({"time_control", "time_control_human", "edition", "events",
+                                "query_ms", "default_time_ms", "scheduled_start_ms",
+                                "delay_saved_time", "lag_compensation", "name", "comment"}));
   Scenario scenario;
   ASSIGN_OR_RETURN(scenario.tc, ParseTimeControl(top, root));
   ASSIGN_OR_RETURN(std::string edition, top.String("edition"));
@@ -149,6 +149,10 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
     ASSIGN_OR_RETURN(event_default, top.Int("default_time_ms", 0));
   }
   scenario.options.default_time_ms = chessclock::DefaultTimeMs(scenario.edition, event_default);
+  if (top.Has("scheduled_start_ms")) {
+    // 6.7 "nach dem angesetzten Spielbeginn", in ms on the scenario's time base.
+    ASSIGN_OR_RETURN(scenario.options.scheduled_start_ms, top.Int("scheduled_start_ms"));
+  }
   if (root.contains("delay_saved_time")) {
     ASSIGN_OR_RETURN(std::string reading, top.String("delay_saved_time"));
     if (reading == "discard") {
@@ -300,6 +304,39 @@ OrderedJson SideNullable(std::optional<Color> side) {
   return std::string(chess::ColorName(*side));
 }
 
+// What the fallen flag(s) decide (issue 14 item 1). A clock knows no position: one flag is never a
+// win, its result follows from 6.10 (1997 blitz: C4); both flags are a ruling by themselves (B8,
+// 6.12, 10.3).
+OrderedJson FlagResult(const Scenario& scenario, const Clock& clock,
+                       const chessclock::FlagFall& flag, std::int64_t t) {
+  const std::string side(chess::ColorName(flag.side));
+  const std::string opponent(chess::ColorName(~flag.side));
+  OrderedJson out = {{"side", side}, {"at_ms", flag.at_ms}};
+  if (std::optional<chessclock::BothFlagsRuling> both =
+          chessclock::RuleBothFlags(clock, scenario.edition, t);
+      both.has_value()) {
+    out["result"] = std::string(chessclock::BothFlagsOutcomeName(both->outcome));
+    out["article"] = std::string(both->article);
+    out["note"] = both->outcome == chessclock::BothFlagsOutcome::kDraw
+                      ? "both flags fell: the game is drawn"
+                      : "both flags fell: the game continues";
+    return out;
+  }
+  const chessclock::FlagResultRule rule =
+      chessclock::FlagResultFor(scenario.edition, chessclock::Speed(scenario.tc, scenario.edition));
+  out["result"] = "by_position";
+  out["article"] = std::string(rule.article);
+  out["needs_mating_potential"] = rule.needs_mating_potential;
+  out["note"] = absl::StrCat(
+      side, "'s flag fell: ", side, " has lost unless ", opponent,
+      rule.needs_mating_potential ? " lacks mating potential"
+                                  : " cannot checkmate him by any series of legal moves",
+      " (", rule.article,
+      "), and unless the game had already ended (5.1, 5.2a-c); the clock knows no position, so "
+      "the game rules on the result");
+  return out;
+}
+
 OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJson& checks) {
   const std::int64_t t = scenario.query_ms;
   const Color kWhite = Color::kWhite;
@@ -356,6 +393,9 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
   if (scenario.options.lag_compensation) {
     out["lag_quota_ms"] = {{"white", clock.lag_quota_ms(kWhite)},
                            {"black", clock.lag_quota_ms(kBlack)}};
+  }
+  if (std::optional<chessclock::FlagFall> flag = clock.FirstFlag(t); flag.has_value()) {
+    out["flag_result"] = FlagResult(scenario, clock, *flag, t);
   }
   return out;
 }

@@ -8,6 +8,8 @@
 //    "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"}, ...],
 //    "query_ms": 123456,
 //    optional: "default_time_ms": n (6.7, the event regulations' default time),
+//              "scheduled_start_ms": n (6.5/6.7, on the events' time base: 6.7 counts from it;
+//                                       a player present at a later start arrives then),
 //              "delay_saved_time": "carry" | "discard" (the 6.2b reading, see clock.h),
 //              "lag_compensation": true | {"quota_gain_ms", "initial_quota_ms", "quota_max_ms"},
 //              "name": "..." (echoed), "comment": "..." (ignored)}
@@ -34,8 +36,14 @@
 //    and: "status", "to_move", "deadline_ms", "display" (h:mm:ss.cc), "flags" (each side's),
 //    "both_flags" ({"outcome", "article"}: 6.12/10.3/B8 if the order cannot be established),
 //    "defaulted" (sides lost under 6.7), "scoresheet_duty_lapsed" (8.4, per side),
-//    "flag_checks" (results of flag_check events),
-//    "lag_quota_ms" (with lag compensation)}
+//    "flag_checks" (results of flag_check events; 6.3 checks the period the flag fell in),
+//    "lag_quota_ms" (with lag compensation),
+//    "flag_result" (once a flag has fallen): {"side", "at_ms" (the first flag),
+//        "result": "by_position" (one flag: never a win; the side has lost unless the opponent
+//                  cannot mate him, 6.10, or in 1997 blitz lacks mating potential, C4: the
+//                  position decides, which the clock does not know) | "draw" | "continue"
+//                  (both flags: B8, 6.12, 10.3),
+//        "article", "needs_mating_potential" (by_position only), "note" (a sentence)}}
 //   or {"error": {"code": "ERR_...", "message": "..."}} for that line alone.
 #ifndef ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_
 #define ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_
