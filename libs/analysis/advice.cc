@@ -38,7 +38,7 @@ absl::StatusOr<ClaimAdvice> AdviseClaim(const chess::Game& game, EnginePool* poo
   }
   const chess::Position& now = game.position();
   ClaimAdvice a;
-  a.claimant = now.side_to_move();
+  a.claimant = options.claimant.value_or(now.side_to_move());
   a.opponent = ~a.claimant;
   a.halfmove_clock = now.halfmove_clock();
 
@@ -83,8 +83,9 @@ absl::StatusOr<ClaimAdvice> AdviseClaim(const chess::Game& game, EnginePool* poo
     if (e.ok() && !e->lines.empty()) {
       a.engine_used = true;
       a.lines = e->lines;
-      ScoreFor(e->lines[0], /*side_to_move_is_side=*/false, &a.opponent_score_cp,
-               &a.opponent_mate_in);
+      // The engine scores from the side to move, who is the claimant or the opponent.
+      ScoreFor(e->lines[0], /*side_to_move_is_side=*/now.side_to_move() == a.opponent,
+               &a.opponent_score_cp, &a.opponent_mate_in);
       if (!e->complete) a.notes.push_back("the engine was stopped early by the deadline");
     } else if (!e.ok()) {
       if (absl::IsCancelled(e.status())) return e.status();

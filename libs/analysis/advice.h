@@ -32,6 +32,9 @@ struct ClaimAdviceOptions {
       .depth = 14, .nodes = 0, .movetime = absl::ZeroDuration(), .multipv = 3};
   bool evaluate_earlier_position = true;  // also evaluate the position `last_moves` ago
   SearchLimits unwinnable_limits;
+  // The claimant: 10.2 is the claim of the player on move, but D1 lets a player claim whether
+  // or not he is on move (issue 14.9). nullopt = the player to move.
+  std::optional<chess::Color> claimant;
 };
 
 // Material in pawns (P 1, N 3, B 3, R 5, Q 9) after a ply of the game.
@@ -43,7 +46,7 @@ struct MaterialPoint {
 
 struct ClaimAdvice {
   std::string label = kAdviceLabel;
-  chess::Color claimant = chess::Color::kWhite;  // 10.2: the player to move claims
+  chess::Color claimant = chess::Color::kWhite;  // ClaimAdviceOptions::claimant
   chess::Color opponent = chess::Color::kBlack;
   // Whether the opponent can mate at all. Unwinnable with proof: he cannot win by any means.
   UnwinnabilityResult opponent_can_mate;
@@ -52,7 +55,7 @@ struct ClaimAdvice {
   std::optional<int> opponent_score_cp;
   std::optional<int> opponent_mate_in;
   std::optional<int> earlier_opponent_score_cp;  // `last_moves` moves ago, when evaluated
-  std::vector<PvLine> lines;                     // best lines, scores from the claimant's side
+  std::vector<PvLine> lines;                     // best lines, scores from the side to move
   // Progress over the last `moves_considered` moves of the opponent.
   int moves_considered = 0;
   int opponent_captures = 0;
@@ -63,7 +66,8 @@ struct ClaimAdvice {
   std::vector<std::string> notes;  // plain sentences for the arbiter
 };
 
-// Advice on a claim by the player to move in `game`'s current position. `pool` may be null
+// Advice on a claim in `game`'s current position by options.claimant (the player to move unless
+// given). `pool` may be null
 // (no engine: the proof and the progress summary only). Engine failures do not fail the
 // advice: they are recorded in `notes` and engine_used stays false.
 absl::StatusOr<ClaimAdvice> AdviseClaim(const chess::Game& game, EnginePool* pool,

@@ -23,6 +23,20 @@ chess::Game GameFrom(const std::string& fen, const std::vector<std::string>& mov
   return game;
 }
 
+// D1 (issue 14.9): a player may claim without being on move; the claimant is taken as given.
+TEST(AdviseClaim, AppendixDClaimantNotOnMove) {
+  // Black is to move; White claims. The opponent, Black, has a bare king.
+  chess::Game game =
+      GameFrom("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1", {"Kd2", "Kd8", "Kc3", "Kc8", "Bf3"});
+  auto a = AdviseClaim(game, nullptr, {.claimant = chess::Color::kWhite},
+                       absl::Now() + absl::Seconds(5));
+  ASSERT_OK(a);
+  EXPECT_EQ(a->claimant, chess::Color::kWhite);
+  EXPECT_EQ(a->opponent, chess::Color::kBlack);
+  EXPECT_EQ(a->opponent_can_mate.verdict, Verdict::kUnwinnable);
+  EXPECT_EQ(a->moves_considered, 2);  // Black's last moves: Kd8, Kc8
+}
+
 // 10.2 / 6.10: the opponent (White) has only a king and bishop: he cannot win by any means.
 TEST(AdviseClaim, OpponentWhoCannotMateWithoutEngine) {
   // Black is to move and claims; White is the opponent.

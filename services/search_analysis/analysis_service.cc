@@ -510,6 +510,8 @@ grpc::Status SearchAnalysisService::AdviseClaim(grpc::ServerContext* ctx,
     }
     ASSIGN_OR_RETURN(advice.engine_limits, EngineLimitsOf(req->engine(), options_, 3));
     advice.evaluate_earlier_position = !req->skip_earlier_evaluation();
+    if (req->claimant() == v1::COLOR_WHITE) advice.claimant = chess::Color::kWhite;
+    if (req->claimant() == v1::COLOR_BLACK) advice.claimant = chess::Color::kBlack;
     ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
     if (engines_ == nullptr && req->require_engine()) {
       return base::Unavailable("ERR_ENGINE_UNAVAILABLE", engine_error_);
