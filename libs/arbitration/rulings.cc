@@ -513,16 +513,18 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
         return Error(kErrNotYourTurn,
                      absl::StrCat("it is ", chess::ColorName(s.to_move()), "'s move"));
       }
-      ASSIGN_OR_RETURN(chess::Move move, chess::ParseMove(s.position(), c.move));
-      if (c.offer_draw)
-        RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1, true));
+      // Appendix E12: a move written "e4(=)" carries a draw offer.
+      const chess::MoveText text = chess::SplitDrawOffer(c.move);
+      const bool offer = c.offer_draw || text.draw_offer;
+      ASSIGN_OR_RETURN(chess::Move move, chess::ParseMove(s.position(), text.move));
+      if (offer) RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1, true));
       if (!s.present(side)) {
         // A player who moves is at the board (6.6).
         v1::ArbitrationEvent arrived;
         arrived.mutable_arrived()->set_side(laws::ToProto(side));
         RETURN_IF_ERROR(plan.Add(std::move(arrived), now, c.actor));
       }
-      return AddMove(plan, side, move, c.offer_draw, c.lag_ms, c.actor, analyst);
+      return AddMove(plan, side, move, offer, c.lag_ms, c.actor, analyst);
     }
     case CommandKind::kResign: {
       RETURN_IF_ERROR(CheckNotOver(s));
@@ -597,7 +599,7 @@ absl::Status ValidateCommand(const Command& c) {
       return absl::OkStatus();
     case CommandKind::kMove:
       RETURN_IF_ERROR(RequireSide(c));
-      if (c.move.empty() || c.move.size() > 16) {
+      if (c.move.empty() || c.move.size() > 24) {
         return Error(kErrBadArgument, "move: a move in UCI or SAN is required");
       }
       if (c.lag_ms < 0 || c.lag_ms > 60'000) {
@@ -609,7 +611,7 @@ absl::Status ValidateCommand(const Command& c) {
       if (c.claim == v1::CLAIM_KIND_UNSPECIFIED) {
         return Error(kErrBadArgument, "claim: kind threefold, fifty, quickplay or time");
       }
-      if (c.move.size() > 16) return Error(kErrBadArgument, "claim: the move is too long");
+      if (c.move.size() > 24) return Error(kErrBadArgument, "claim: the move is too long");
       return absl::OkStatus();
     case CommandKind::kRule:
       if (c.decision == v1::RULING_DECISION_UNSPECIFIED) {

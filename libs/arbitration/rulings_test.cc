@@ -550,7 +550,7 @@ TEST(Article9Again, AMoveWithAnOfferRejectsThePendingOneAndStands) {  // 9.1
   Table t;
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Move(kW, "e4", 1000, true));
-  ASSERT_OK(t.Move(kB, "e5", 2000, true));  // rejects White's offer, makes Black's
+  ASSERT_OK(t.Move(kB, "e5(=)", 2000));  // rejects White's offer, makes Black's (E12: "(=)")
   EXPECT_EQ(t.game().draw_offer(), kB);
   ASSERT_OK(t.Do({.kind = CommandKind::kAcceptDraw, .side = kW}, 2500));
   EXPECT_EQ(t.termination(), Termination::kAgreement);

@@ -3,8 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "libs/base/error.h"
 #include "libs/chess/movegen.h"
 
@@ -253,6 +255,14 @@ absl::StatusOr<Move> ParseMove(const Position& pos, absl::string_view text) {
                          (text.size() == 4 || (text[4] >= 'a' && text[4] <= 'z'));
   if (uci_shape) return ParseUci(pos, text);
   return ParseSan(pos, text);
+}
+
+MoveText SplitDrawOffer(absl::string_view text) {
+  absl::string_view t = absl::StripTrailingAsciiWhitespace(text);
+  if (absl::ConsumeSuffix(&t, "(=)")) {
+    return {absl::StripTrailingAsciiWhitespace(t), true};
+  }
+  return {text, false};
 }
 
 }  // namespace chess

@@ -36,6 +36,14 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text);
 // UCI when the text has UCI's exact form, SAN otherwise (what the command-line tools accept).
 absl::StatusOr<Move> ParseMove(const Position& pos, absl::string_view text);
 
+// Appendix E12 / 8.1: "(=)" after a move records a draw offer ("e4(=)", "e4 (=)", "Sf3+(=)").
+// Splits it off; the readers above ignore it, so a caller that must not lose the offer asks here.
+struct MoveText {
+  absl::string_view move;   // without the marker and the spaces before it
+  bool draw_offer = false;  // the marker was there
+};
+MoveText SplitDrawOffer(absl::string_view text);
+
 }  // namespace chess
 
 #endif  // ARBITER_LIBS_CHESS_NOTATION_H_

@@ -133,3 +133,18 @@ TEST(SanRoundTripTest, AllMovesOfTrickyPositions) {
 
 }  // namespace
 }  // namespace chess
+
+namespace chess {
+namespace {
+
+TEST(SplitDrawOffer, AppendixE12Marker) {  // 8.1, Appendix E12: "(=)" is a draw offer
+  EXPECT_EQ(SplitDrawOffer("e4(=)").move, "e4");
+  EXPECT_TRUE(SplitDrawOffer("e4(=)").draw_offer);
+  EXPECT_EQ(SplitDrawOffer("Sf3+ (=)").move, "Sf3+");
+  EXPECT_TRUE(SplitDrawOffer("Sf3+ (=)").draw_offer);
+  EXPECT_FALSE(SplitDrawOffer("e4").draw_offer);
+  EXPECT_EQ(SplitDrawOffer("e8=Q").move, "e8=Q");
+}
+
+}  // namespace
+}  // namespace chess

@@ -58,7 +58,10 @@ absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveRes
   resp->set_id(req.id());
   ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req.position()));
   if (req.move().empty()) return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
-  absl::StatusOr<chess::Move> move = chess::ParseMove(pos, req.move());
+  // Appendix E12: "e4(=)" is e4 with a draw offer (issue 14.8).
+  const chess::MoveText text = chess::SplitDrawOffer(req.move());
+  absl::StatusOr<chess::Move> move = chess::ParseMove(pos, text.move);
+  resp->set_draw_offer(text.draw_offer);
   if (!move.ok()) {
     if (!IsAnswerNotRequestError(move.status())) return move.status();
     resp->set_legal(false);

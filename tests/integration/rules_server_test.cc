@@ -116,6 +116,18 @@ TEST_F(RulesServerTest, ValidateMoveLegalIllegalAmbiguousAndMalformed) {
     EXPECT_EQ(resp.move().uci(), "g1f3");
     EXPECT_EQ(resp.move().san(), "Nf3");
     EXPECT_EQ(resp.move().appendix_e(), "Sf3");
+    EXPECT_FALSE(resp.draw_offer());
+  }
+  {  // Appendix E12 / 9.1: "Sf3 (=)" is the move with a draw offer (issue 14.8).
+    grpc::ClientContext ctx;
+    Authorize(&ctx, token);
+    v1::ValidateMoveRequest offer = req;
+    offer.set_move("Sf3 (=)");
+    v1::ValidateMoveResponse r;
+    ASSERT_TRUE(stub->ValidateMove(&ctx, offer, &r).ok());
+    EXPECT_TRUE(r.legal());
+    EXPECT_EQ(r.move().uci(), "g1f3");
+    EXPECT_TRUE(r.draw_offer());
   }
   {  // 3.9: a pinned knight; the answer carries the reason.
     grpc::ClientContext ctx;

@@ -51,6 +51,7 @@ std::string AnalyzeLine(const std::string& line) {
   absl::StatusOr<chess::Position> start = chess::ParseFenTolerant(fen);
   if (!start.ok()) return ErrorJson(start.status()).dump();
   chess::Game game(*start);
+  std::vector<size_t> draw_offers;  // the moves written with "(=)"
   if (in.contains("moves")) {
     const json& moves = in["moves"];
     if (!moves.is_array())
@@ -66,7 +67,10 @@ std::string AnalyzeLine(const std::string& line) {
             .dump();
       }
       const std::string text = moves[i].get<std::string>();
-      absl::StatusOr<chess::Move> move = chess::ParseMove(game.position(), text);
+      // Appendix E12: "(=)" after a move is a draw offer (issue 14.8).
+      const chess::MoveText split = chess::SplitDrawOffer(text);
+      if (split.draw_offer) draw_offers.push_back(i);
+      absl::StatusOr<chess::Move> move = chess::ParseMove(game.position(), split.move);
       absl::Status status = move.ok() ? game.Play(*move) : move.status();
       if (!status.ok()) {
         json err = ErrorJson(status);
@@ -94,6 +98,11 @@ std::string AnalyzeLine(const std::string& line) {
   const bool checkmate = pos.IsCheckmate();
   json out = {
       {"fen", chess::ToFen(pos)},
+      // 9.1 / Appendix E12: the indices of the moves written with "(=)", and whether the last
+      // one carried an offer (the offer stands until the opponent moves).
+      {"draw_offers", draw_offers},
+      {"draw_offer", !draw_offers.empty() && game.moves().size() > 0 &&
+                         draw_offers.back() + 1 == game.moves().size()},
       {"legal_uci", SortedStrings(std::move(uci))},
       {"legal_san", SortedStrings(std::move(san))},
       {"check", pos.InCheck()},
