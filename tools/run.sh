@@ -1,7 +1,7 @@
 #!/bin/bash
 # The main job: builds Arbiter, starts the all-in-one server (arbiterd --services=all: rules
-# validation, clock authority, search analysis; in-memory store; --insecure_dev) and runs a short
-# demo against it with arbiterctl, then stops it.
+# validation, clock authority, search analysis, arbitration; in-memory store; --insecure_dev) and
+# runs a short demo against it with arbiterctl, then stops it.
 # KEEP=1 tools/run.sh leaves the server running afterwards (stop it with Ctrl-C).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +44,32 @@ step clock press --game demo-1 "   (White's first move, 1.5 s later: +2 s increm
 "${A[@]}" clock press --game demo-1
 step clock get --game demo-1 --json
 "${A[@]}" clock get --game demo-1 --json | cut -c1-240
+echo
+echo "A game through the arbitration service (fide2001, 40 moves in 90 minutes, then 30):"
+G=(game --game demo-game)
+step game create --game demo-game --white alice --black bob --edition fide2001 --time-control "'40/90, 30'"
+"${A[@]}" "${G[@]}" create --white alice --black bob --edition fide2001 --time-control "40/90, 30" \
+  --event "Arbiter demo" --site "127.0.0.1" --round 1 > /dev/null
+"${A[@]}" "${G[@]}" start > /dev/null
+for m in "white Sf3" "black Sf6" "white Sg1"; do
+  set -- $m
+  step game move --game demo-game --side "$1" --move "$2"
+  "${A[@]}" "${G[@]}" move --side "$1" --move "$2" > /dev/null
+done
+step game claim --game demo-game --side black --kind threefold --move Sg8 \
+  "   (only the second time: 9.5b, White +3 min, Black loses half, at most 3 min)"
+"${A[@]}" "${G[@]}" claim --side black --kind threefold --move Sg8 || true
+for m in "white Nf3" "black Nf6" "white Ng1"; do
+  set -- $m
+  "${A[@]}" "${G[@]}" move --side "$1" --move "$2" > /dev/null
+done
+step game claim --game demo-game --side black --kind threefold --move Ng8 "   (now the third time: 9.2a)"
+"${A[@]}" "${G[@]}" claim --side black --kind threefold --move Ng8
+"${A[@]}" "${G[@]}" confirm --side white > /dev/null
+"${A[@]}" "${G[@]}" confirm --side black > /dev/null
+step game pgn --game demo-game "   (after both players confirmed the result, 8.7)"
+"${A[@]}" "${G[@]}" pgn
+
 step rules validate --fen nonsense --move e4 --json
 "${A[@]}" rules validate --fen nonsense --move e4 --json || true
 
@@ -53,7 +79,8 @@ python3 - "$METRICS" <<'PY'
 import sys, urllib.request
 body = urllib.request.urlopen(f"http://{sys.argv[1]}/metrics", timeout=5).read().decode()
 for line in body.splitlines():
-    if line.startswith(("arbiter_grpc_requests_total", "arbiter_insecure_dev", "arbiter_build_info")):
+    if line.startswith(("arbiter_grpc_requests_total", "arbiter_insecure_dev", "arbiter_build_info",
+                        "arbiter_arbitration_claims", "arbiter_arbitration_results")):
         print("  " + line)
 PY
 echo
