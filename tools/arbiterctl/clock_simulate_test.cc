@@ -256,5 +256,163 @@ TEST(ClockSimulateTest, InvalidUtf8DoesNotCrash) {
   EXPECT_EQ(ErrorCode(out), "ERR_BAD_EVENT");
 }
 
+// --- Issue 14: the cases, as scripts see them ---------------------------------------------------
+
+// Item 1, 6.10: "4k3/8/8/8/8/8/8/3QK3 w", G/90, fide2001, White never moves. Black cannot mate,
+// so the game is drawn; the clock, knowing no position, says White's flag fell and that the
+// result follows from 6.10, never "Black wins".
+TEST(ClockSimulateTest, Issue14AFlagIsNotAWin) {
+  Json out = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5400000})");
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_EQ(out["flag"], Json::parse(R"({"side": "white", "at_ms": 5400000})"));
+  const Json& result = out["flag_result"];
+  EXPECT_EQ(result["side"], "white");
+  EXPECT_EQ(result["result"], "by_position");
+  EXPECT_EQ(result["article"], "6.10");
+  EXPECT_EQ(result["needs_mating_potential"], false);
+  EXPECT_THAT(result["note"].get<std::string>(),
+              HasSubstr("white has lost unless black cannot checkmate him"));
+  EXPECT_EQ(out.dump().find("wins"), std::string::npos) << out.dump();
+  // 1997 blitz: C4, mating potential.
+  Json blitz = Simulate(R"({"time_control": "180", "edition": "fide1997",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 200000})");
+  EXPECT_EQ(blitz["flag_result"]["article"], "C4 (1997)");
+  EXPECT_EQ(blitz["flag_result"]["needs_mating_potential"], true);
+  // No flag, no flag_result.
+  Json none = Simulate(R"({"time_control": "180", "edition": "fide1997",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000})");
+  EXPECT_FALSE(none.contains("flag_result"));
+}
+
+// Item 1: both flags stay a result by themselves (B8 / 6.12 / 10.3).
+TEST(ClockSimulateTest, Issue14BothFlagsAreARuling) {
+  Json out = Simulate(R"({"time_control_human": "40/120, 60", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"},
+                 {"at_ms": 10000, "type": "set", "white_ms": 1000, "black_ms": 1000,
+                  "moves": {"white": 45, "black": 45}},
+                 {"at_ms": 12000, "type": "press"}],
+      "query_ms": 20000})");
+  EXPECT_EQ(out["flag_result"]["result"], "draw");
+  EXPECT_EQ(out["flag_result"]["article"], "10.3");
+}
+
+// Item 2, 6.3 / 8.6: control "2/1, 2/1, 1", presses at 61, 62 and 63 s (White's flag fell at
+// 60 s), flag_check for White without a move count at 64 s: the flag's period is checked, White
+// is credited with its 2 moves (not 4) and keeps his 58 s (not 118 s).
+TEST(ClockSimulateTest, Issue14FlagCheckUsesTheFlagsPeriod) {
+  Json out = Simulate(R"({"time_control_human": "2/1, 2/1, 1", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61000, "type": "press"},
+                 {"at_ms": 62000, "type": "press"}, {"at_ms": 63000, "type": "press"},
+                 {"at_ms": 64000, "type": "flag_check", "side": "white"}],
+      "query_ms": 64000})");
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_EQ(out["flag_checks"][0]["outcome"], "completed");
+  EXPECT_EQ(out["flag_checks"][0]["article"], "8.6");
+  EXPECT_EQ(out["flag_checks"][0]["moves"], 2);
+  EXPECT_EQ(out["flag_checks"][0]["period"], 2);
+  EXPECT_EQ(out["moves"]["white"], 2);
+  EXPECT_EQ(out["white_ms"], 58'000);
+  // The scoresheets prove no move by the flag: not completed, the flag stands (6.3, 6.10).
+  Json proven = Simulate(R"({"time_control_human": "2/1, 2/1, 1", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61000, "type": "press"},
+                 {"at_ms": 62000, "type": "press"}, {"at_ms": 63000, "type": "press"},
+                 {"at_ms": 64000, "type": "flag_check", "side": "white", "moves_completed": 0}],
+      "query_ms": 64000})");
+  EXPECT_EQ(proven["flag_checks"][0]["outcome"], "not_completed");
+  EXPECT_EQ(proven["flags"]["white"], 60'000);
+}
+
+// Item 3: G/1, fide2001, lag compensation: the press at 60.5 s with 1 s of lag arrives after the
+// flag at 60 s; the flag stays and White is not given 500 ms.
+TEST(ClockSimulateTest, Issue14LagDoesNotEraseAFallenFlag) {
+  Json out = Simulate(R"({"time_control_human": "G/1", "edition": "fide2001",
+      "lag_compensation": true,
+      "events": [{"at_ms": 0, "type": "start"},
+                 {"at_ms": 60500, "type": "press", "lag_ms": 1000}],
+      "query_ms": 60500})");
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_EQ(out["flags"]["white"], 60'000);
+  EXPECT_EQ(out["white_ms"], 0);
+  EXPECT_EQ(out["flag_result"]["side"], "white");
+}
+
+// Item 4: G/15, fide2001: White's flag falls at 900 s; pause; +2 min (7.4b); resume. The clock
+// shows 1:54 and no flag, as Set and Replace would (6.1, 6.11, 6.14, B7).
+TEST(ClockSimulateTest, Issue14AdjustSetAndReplaceTreatTheFlagAlike) {
+  for (const char* change :
+       {R"({"at_ms": 906000, "type": "adjust", "side": "white", "delta_ms": 120000,
+            "reason": "7.4b"})",
+        R"({"at_ms": 906000, "type": "set", "white_ms": 114000, "black_ms": 900000})",
+        R"({"at_ms": 906000, "type": "replace", "white_ms": 114000, "black_ms": 900000})"}) {
+    Json out = Simulate(absl::StrCat(
+        R"({"time_control_human": "G/15", "edition": "fide2001", "events": [
+            {"at_ms": 0, "type": "start"}, {"at_ms": 906000, "type": "pause"}, )",
+        change, R"(, {"at_ms": 906000, "type": "resume"}], "query_ms": 906000})"));
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    EXPECT_EQ(out["white_ms"], 114'000) << change;
+    EXPECT_TRUE(out["flags"]["white"].is_null()) << change;
+    EXPECT_TRUE(out["flag"].is_null()) << change;
+  }
+}
+
+// Item 5, 6.7: scheduled 10:00, the clock started 10:20 with Black absent: Black is defaulted at
+// 11:00:00.001, not 11:20:00.001.
+TEST(ClockSimulateTest, Issue14DefaultCountsFromTheScheduledStart) {
+  auto defaulted = [](std::int64_t query_ms) {
+    return Simulate(absl::StrCat(R"({"time_control_human": "G/90", "edition": "fide2001",
+        "scheduled_start_ms": 36000000,
+        "events": [{"at_ms": 37200000, "type": "start", "absent": ["black"]}],
+        "query_ms": )",
+                                 query_ms, "}"))["defaulted"];
+  };
+  EXPECT_EQ(defaulted(39'600'000), Json::array());
+  EXPECT_EQ(defaulted(39'600'001), Json::parse(R"(["black"])"));
+  Json bad = Simulate(R"({"time_control": "300", "edition": "fide2001", "query_ms": 0,
+      "scheduled_start_ms": "10:00"})");
+  EXPECT_EQ(ErrorCode(bad), "ERR_BAD_SCENARIO");
+}
+
+// Item 7 (B1, C1): a repeating "20/5" is neither rapid nor blitz; "40/10, 5" counts its 15
+// minutes; 2001 ignores the increment.
+TEST(ClockSimulateTest, Issue14SpeedCategories) {
+  auto speed = [](const std::string& tc, const std::string& edition) {
+    return Simulate(absl::StrCat(R"({"time_control_human": ")", tc, R"(", "edition": ")", edition,
+                                 R"(", "events": [], "query_ms": 0})"))["speed"];
+  };
+  EXPECT_EQ(speed("20/5", "fide2001"), "standard");
+  EXPECT_EQ(speed("20/5", "fide2023"), "standard");
+  EXPECT_EQ(speed("40/10, 5", "fide2001"), "rapid");
+  EXPECT_EQ(speed("G/60+30", "fide2001"), "rapid");
+  EXPECT_EQ(speed("G/14+30", "fide2005"), "blitz");
+  EXPECT_EQ(speed("G/14+30", "fide2023"), "rapid");
+}
+
+// Item 10, 6.2b: the simple delay's flag falls after delay + main time, Bronstein's at the main
+// time: G/1 d5 at 65 s, G/1 b5 at 60 s.
+TEST(ClockSimulateTest, Issue14FlagInstantOfEachDelayMode) {
+  auto run = [](const std::string& tc) {
+    return Simulate(absl::StrCat(R"({"time_control_human": ")", tc,
+                                 R"(", "edition": "fide2005",
+        "events": [{"at_ms": 0, "type": "start"}], "query_ms": 70000})"));
+  };
+  Json simple = run("G/1 d5");
+  EXPECT_EQ(simple["deadline_ms"], 65'000);
+  EXPECT_EQ(simple["flags"]["white"], 65'000);
+  Json bronstein = run("G/1 b5");
+  EXPECT_EQ(bronstein["deadline_ms"], 60'000);
+  EXPECT_EQ(bronstein["flags"]["white"], 60'000);
+}
+
+// Item 12, 8.4 / 8.5b: after a flag both players must complete their records.
+TEST(ClockSimulateTest, Issue14NoScoresheetLapseAfterAFlag) {
+  Json before = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5399999})");
+  EXPECT_EQ(before["scoresheet_duty_lapsed"]["white"], true);
+  Json after = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5400000})");
+  EXPECT_EQ(after["scoresheet_duty_lapsed"], Json::parse(R"({"white": false, "black": false})"));
+}
+
 }  // namespace
 }  // namespace arbiterctl
