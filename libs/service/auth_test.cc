@@ -134,8 +134,8 @@ TEST(AuthTest, BadKeyFiles) {
 
 TEST(PolicyTest, RolesAndGameBinding) {
   Policy policy;
-  policy.Add({"/x.S/Read", kAllRoles, false});
-  policy.Add({"/x.S/Move", {Role::kPlatform, Role::kPlayer}, true});
+  policy.Add({"/arbiter.test.S/Read", kAllRoles, false});
+  policy.Add({"/arbiter.test.S/Move", {Role::kPlatform, Role::kPlayer}, true});
   Principal observer{Role::kObserver};
   Principal player{Role::kPlayer, "p", "g1", chess::Color::kWhite};
   arbiter::test::GameBoundRequest mine;
@@ -145,16 +145,26 @@ TEST(PolicyTest, RolesAndGameBinding) {
   other_game.set_game_id("g2");
   arbiter::test::GameBoundRequest other_colour = mine;
   other_colour.set_color(arbiter::v1::COLOR_BLACK);
-  EXPECT_OK(Authorize(policy.Find("/x.S/Read"), observer, nullptr));
-  EXPECT_THAT(Authorize(policy.Find("/x.S/Move"), observer, &mine),
+  EXPECT_OK(Authorize(policy.Find("/arbiter.test.S/Read"), observer, nullptr));
+  EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Move"), observer, &mine),
               HasErrorCode("ERR_PERMISSION_DENIED"));
-  EXPECT_OK(Authorize(policy.Find("/x.S/Move"), player, &mine));
-  EXPECT_THAT(Authorize(policy.Find("/x.S/Move"), player, &other_game),
+  EXPECT_OK(Authorize(policy.Find("/arbiter.test.S/Move"), player, &mine));
+  EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Move"), player, &other_game),
               HasErrorCode("ERR_PERMISSION_DENIED"));
-  EXPECT_THAT(Authorize(policy.Find("/x.S/Move"), player, &other_colour),
+  EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Move"), player, &other_colour),
               HasErrorCode("ERR_PERMISSION_DENIED"));
-  EXPECT_THAT(Authorize(policy.Find("/x.S/Unknown"), observer, nullptr),
+  EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Unknown"), observer, nullptr),
               HasErrorCode("ERR_PERMISSION_DENIED"));
+}
+
+// Issue 11.2: a row for no real method, or a second row, is a start-up failure, never a silent
+// refusal of the method to everyone.
+TEST(PolicyDeathTest, RowsNameRealMethodsOnce) {
+  Policy policy;
+  EXPECT_DEATH(policy.Add({"/arbiter.test.S/Raed", kAllRoles, false}), "no method");
+  EXPECT_DEATH(policy.Add({"/arbiter.test.Nope/Read", kAllRoles, false}), "no method");
+  policy.Add({"/arbiter.test.S/Read", kAllRoles, false});
+  EXPECT_DEATH(policy.Add({"/arbiter.test.S/Read", kAllRoles, false}), "second policy row");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "libs/service/policy.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
@@ -15,7 +18,27 @@ absl::Status Denied(absl::string_view why) {
 
 }  // namespace
 
-void Policy::Add(MethodPolicy policy) { rows_[policy.method] = std::move(policy); }
+void Policy::Add(MethodPolicy policy) {
+  // "/arbiter.v1.Arbitration/SubmitMove": the service and the method must exist in the
+  // generated descriptors.
+  const size_t slash = policy.method.rfind('/');
+  const google::protobuf::ServiceDescriptor* service =
+      slash == std::string::npos || slash == 0
+          ? nullptr
+          : google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+                policy.method.substr(1, slash - 1));
+  if (service == nullptr || service->FindMethodByName(policy.method.substr(slash + 1)) == nullptr) {
+    std::fprintf(stderr, "FATAL: a policy row for %s, which is no method of a linked service\n",
+                 policy.method.c_str());
+    std::abort();
+  }
+  if (rows_.contains(policy.method)) {
+    std::fprintf(stderr, "FATAL: a second policy row for %s\n", policy.method.c_str());
+    std::abort();
+  }
+  std::string method = policy.method;
+  rows_.emplace(std::move(method), std::move(policy));
+}
 
 const MethodPolicy* Policy::Find(absl::string_view method) const {
   auto it = rows_.find(method);

@@ -28,6 +28,9 @@ struct MethodPolicy {
 
 class Policy {
  public:
+  // One row per method, naming a method of a service linked into the process (its generated
+  // descriptor): a misspelt row would otherwise refuse the method to everyone, silently, so a
+  // row for no such method, or a second row for one, aborts at start-up.
   void Add(MethodPolicy policy);
   const MethodPolicy* Find(absl::string_view method) const;
   const absl::flat_hash_map<std::string, MethodPolicy>& rows() const { return rows_; }
