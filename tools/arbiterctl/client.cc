@@ -10,6 +10,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "libs/base/error.h"
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
@@ -64,36 +65,11 @@ std::string ToJson(const google::protobuf::Message& m) {
   return out;
 }
 
-// An RPC failure: exit code 2 and the gRPC code with the stable code.
-int Failed(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
-  v1::ErrorInfo info = service::ErrorInfoOf(status);
-  const std::string grpc_code = service::GrpcCodeName(static_cast<int>(status.error_code()));
-  if (json) {
-    out << nlohmann::json{{"error",
-                           {{"grpc_code", grpc_code},
-                            {"code", info.code()},
-                            {"message", status.error_message()}}}}
-               .dump()
-        << "\n";
-  } else {
-    err << "arbiterctl: " << grpc_code << (info.code().empty() ? "" : " " + info.code()) << ": "
-        << status.error_message() << "\n";
-  }
-  return 2;
-}
-
 std::vector<std::string> SplitMoves(const std::string& text) {
   std::vector<std::string> moves;
   for (absl::string_view m : absl::StrSplit(text, absl::ByAnyChar(", "), absl::SkipEmpty()))
     moves.emplace_back(m);
   return moves;
-}
-
-v1::Edition EditionOf(const std::string& name) {
-  if (name == "fide1997") return v1::EDITION_FIDE_1997;
-  if (name == "fide2001") return v1::EDITION_FIDE_2001;
-  if (name == "fide2005") return v1::EDITION_FIDE_2005;
-  return v1::EDITION_FIDE_2023;
 }
 
 int Health(const ClientArgs& args, std::ostream& out, std::ostream& err) {
@@ -105,7 +81,7 @@ int Health(const ClientArgs& args, std::ostream& out, std::ostream& err) {
   grpc::health::v1::HealthCheckResponse resp;
   grpc::Status st = stub->Check(&ctx, req, &resp);
   const bool json = args.Has("json");
-  if (!st.ok()) return Failed(st, json, out, err);
+  if (!st.ok()) return PrintRpcError(st, json, out, err);
   const std::string status =
       grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status());
   if (json) {
@@ -131,7 +107,7 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     req.set_letters(args.Get("letters") == "german" ? v1::LETTERS_GERMAN : v1::LETTERS_ENGLISH);
     v1::ValidateMoveResponse resp;
     grpc::Status st = stub->ValidateMove(&ctx, req, &resp);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << ToJson(resp) << "\n";
     } else if (resp.legal()) {
@@ -153,10 +129,13 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     v1::GetStatusRequest req;
     *req.mutable_position() = position;
     for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
-    req.set_edition(EditionOf(args.Get("edition", "fide2023")));
+    FlagReader flags(args);
+    req.set_edition(flags.Edition(args.Get("edition", "fide2023")));
+    if (!flags.ok())
+      return PrintError(base::InvalidArgument("ERR_BAD_ARGUMENT", flags.error()), err);
     v1::GetStatusResponse resp;
     grpc::Status st = stub->GetStatus(&ctx, req, &resp);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << ToJson(resp) << "\n";
       return 0;
@@ -191,7 +170,7 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
     v1::ApplyMovesResponse resp;
     grpc::Status st = stub->ApplyMoves(&ctx, req, &resp);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << ToJson(resp) << "\n";
     } else {
@@ -205,7 +184,7 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     *req.mutable_position() = position;
     v1::LegalMovesResponse resp;
     grpc::Status st = stub->LegalMoves(&ctx, req, &resp);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << ToJson(resp) << "\n";
     } else {
@@ -221,7 +200,7 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     req.set_depth(depth);
     v1::PerftResponse resp;
     grpc::Status st = stub->Perft(&ctx, req, &resp);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << ToJson(resp) << "\n";
     } else {

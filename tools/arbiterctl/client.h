@@ -19,18 +19,9 @@
 
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "tools/arbiterctl/args.h"
 
 namespace arbiterctl {
-
-struct ClientArgs {
-  std::vector<std::string> positional;  // e.g. {"rules", "validate"}
-  std::map<std::string, std::string> flags;
-  std::string Get(const std::string& name, const std::string& fallback = "") const {
-    auto it = flags.find(name);
-    return it == flags.end() ? fallback : it->second;
-  }
-  bool Has(const std::string& name) const { return flags.count(name) > 0; }
-};
 
 int RunClient(const ClientArgs& args, std::ostream& out, std::ostream& err);
 

@@ -27,85 +27,12 @@ namespace v1 = arbiter::v1;
 using OrderedJson = nlohmann::ordered_json;
 
 int Usage(std::ostream& err, const std::string& message) {
-  err << "arbiterctl clock: " << message << "\n"
-      << "usage: arbiterctl --server=host:port clock "
-         "create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch --game ID "
-         "[...] [--json]\n";
-  return 2;
+  return arbiterctl::Usage(err, "clock",
+                           "arbiterctl --server=host:port clock "
+                           "create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|"
+                           "watch --game ID [...] [--json]",
+                           message);
 }
-
-int Failed(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
-  v1::ErrorInfo info = service::ErrorInfoOf(status);
-  const std::string grpc_code = service::GrpcCodeName(static_cast<int>(status.error_code()));
-  if (json) {
-    out << OrderedJson{{"error",
-                        {{"grpc_code", grpc_code},
-                         {"code", info.code()},
-                         {"message", status.error_message()}}}}
-               .dump()
-        << "\n";
-  } else {
-    err << "arbiterctl: " << grpc_code << (info.code().empty() ? "" : " " + info.code()) << ": "
-        << status.error_message() << "\n";
-  }
-  return 2;
-}
-
-// --- Flag values -------------------------------------------------------------------------------
-
-// Reads flag values; the first bad one is remembered (and the command not sent).
-class Flags {
- public:
-  explicit Flags(const ClientArgs& args) : args_(args) {}
-  const std::string& error() const { return error_; }
-  bool ok() const { return error_.empty(); }
-
-  v1::Color Color(const std::string& text, const std::string& flag) {
-    if (text == "white" || text == "w") return v1::COLOR_WHITE;
-    if (text == "black" || text == "b") return v1::COLOR_BLACK;
-    Fail(absl::StrCat("--", flag, " must be white or black, got \"", text, "\""));
-    return v1::COLOR_UNSPECIFIED;
-  }
-  v1::Color Color(const std::string& flag) { return Color(args_.Get(flag), flag); }
-
-  std::int64_t Int(const std::string& flag) {
-    std::int64_t v = 0;
-    if (!args_.Has(flag)) {
-      Fail(absl::StrCat("--", flag, " is required"));
-    } else if (!absl::SimpleAtoi(args_.Get(flag), &v)) {
-      Fail(absl::StrCat("--", flag, " must be an integer, got \"", args_.Get(flag), "\""));
-    }
-    return v;
-  }
-
-  v1::Edition Edition(const std::string& text) {
-    std::string name = text;
-    if (name.rfind("fide", 0) != 0) name = "fide" + name;  // "2001" too
-    if (name == "fide1997") return v1::EDITION_FIDE_1997;
-    if (name == "fide2001") return v1::EDITION_FIDE_2001;
-    if (name == "fide2005") return v1::EDITION_FIDE_2005;
-    if (name == "fide2023") return v1::EDITION_FIDE_2023;
-    Fail(absl::StrCat("--edition must be fide1997, fide2001, fide2005 or fide2023, got \"", text,
-                      "\""));
-    return v1::EDITION_UNSPECIFIED;
-  }
-
-  v1::GameType GameType(const std::string& text) {
-    if (text == "standard") return v1::GAME_TYPE_STANDARD;
-    if (text == "rapid") return v1::GAME_TYPE_RAPID;
-    if (text == "blitz") return v1::GAME_TYPE_BLITZ;
-    Fail(absl::StrCat("--game-type must be standard, rapid or blitz, got \"", text, "\""));
-    return v1::GAME_TYPE_UNSPECIFIED;
-  }
-
-  void Fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
-  }
-
- private:
-  const ClientArgs& args_;
-  std::string error_;
-};
 
 bool True(const std::string& text) { return text.empty() || text == "true" || text == "1"; }
 
@@ -366,7 +293,7 @@ int Print(const v1::ClockResponse& resp, bool json, std::ostream& out) {
 }
 
 template <typename Request>
-void Common(const ClientArgs& args, Flags& flags, Request* req) {
+void Common(const ClientArgs& args, FlagReader& flags, Request* req) {
   req->set_game_id(args.Get("game"));
   if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
   if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
@@ -374,7 +301,7 @@ void Common(const ClientArgs& args, Flags& flags, Request* req) {
 
 int Watch(const ClientArgs& args, v1::ClockAuthority::Stub* stub, bool json, std::ostream& out,
           std::ostream& err) {
-  Flags flags(args);
+  FlagReader flags(args);
   v1::WatchClockRequest req;
   req.set_game_id(args.Get("game"));
   if (args.Has("after-version")) req.set_after_version(flags.Int("after-version"));
@@ -414,7 +341,7 @@ int Watch(const ClientArgs& args, v1::ClockAuthority::Stub* stub, bool json, std
   }
   grpc::Status st = reader->Finish();
   if (stopped || st.ok()) return 0;
-  return Failed(st, json, out, err);
+  return PrintRpcError(st, json, out, err);
 }
 
 int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
@@ -427,7 +354,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
 
   grpc::ClientContext ctx;
   Prepare(args, &ctx);
-  Flags flags(args);
+  FlagReader flags(args);
   v1::ClockResponse resp;
   grpc::Status st;
   // Builds the request; sends it only if every flag read well.
@@ -526,7 +453,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     return Usage(err, absl::StrCat("unknown command \"", what, "\""));
   }
   if (!flags.ok()) return Usage(err, flags.error());
-  if (!st.ok()) return Failed(st, json, out, err);
+  if (!st.ok()) return PrintRpcError(st, json, out, err);
   return Print(resp, json, out);
 }
 

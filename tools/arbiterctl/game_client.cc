@@ -27,89 +27,11 @@ constexpr char kCommands[] =
     "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|get|watch|pgn";
 
 int Usage(std::ostream& err, const std::string& message) {
-  err << "arbiterctl game: " << message << "\n"
-      << "usage: arbiterctl --server=host:port game " << kCommands << " --game ID [...] [--json]\n";
-  return 2;
+  return arbiterctl::Usage(
+      err, "game",
+      absl::StrCat("arbiterctl --server=host:port game ", kCommands, " --game ID [...] [--json]"),
+      message);
 }
-
-int Failed(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
-  v1::ErrorInfo info = service::ErrorInfoOf(status);
-  const std::string grpc_code = service::GrpcCodeName(static_cast<int>(status.error_code()));
-  if (json) {
-    out << OrderedJson{{"error",
-                        {{"grpc_code", grpc_code},
-                         {"code", info.code()},
-                         {"message", status.error_message()}}}}
-               .dump()
-        << "\n";
-  } else {
-    err << "arbiterctl: " << grpc_code << (info.code().empty() ? "" : " " + info.code()) << ": "
-        << status.error_message() << "\n";
-  }
-  return 2;
-}
-
-// Reads flag values; the first bad one is remembered (and the command not sent).
-class Flags {
- public:
-  explicit Flags(const ClientArgs& args) : args_(args) {}
-  const std::string& error() const { return error_; }
-  bool ok() const { return error_.empty(); }
-
-  v1::Color Color(const std::string& text, const std::string& flag) {
-    if (text == "white" || text == "w") return v1::COLOR_WHITE;
-    if (text == "black" || text == "b") return v1::COLOR_BLACK;
-    Fail(absl::StrCat("--", flag, " must be white or black, got \"", text, "\""));
-    return v1::COLOR_UNSPECIFIED;
-  }
-  v1::Color Side() {
-    if (!args_.Has("side")) {
-      Fail("--side white|black is required");
-      return v1::COLOR_UNSPECIFIED;
-    }
-    return Color(args_.Get("side"), "side");
-  }
-  std::int64_t Int(const std::string& flag) {
-    std::int64_t v = 0;
-    if (!args_.Has(flag)) {
-      Fail(absl::StrCat("--", flag, " is required"));
-    } else if (!absl::SimpleAtoi(args_.Get(flag), &v)) {
-      Fail(absl::StrCat("--", flag, " must be an integer, got \"", args_.Get(flag), "\""));
-    }
-    return v;
-  }
-  std::string Required(const std::string& flag) {
-    if (!args_.Has(flag) || args_.Get(flag).empty()) Fail(absl::StrCat("--", flag, " is required"));
-    return args_.Get(flag);
-  }
-  // A flag given alone ("--accept") or as "--accept=true|false".
-  bool Bool(const std::string& flag) {
-    if (!args_.Has(flag)) return false;
-    const std::string v = args_.Get(flag);
-    if (v.empty() || v == "true" || v == "1") return true;
-    if (v == "false" || v == "0") return false;
-    Fail(absl::StrCat("--", flag, " must be true or false, got \"", v, "\""));
-    return false;
-  }
-  v1::Edition Edition(const std::string& text) {
-    std::string name = text;
-    if (name.rfind("fide", 0) != 0) name = "fide" + name;  // "2001" too
-    if (name == "fide1997") return v1::EDITION_FIDE_1997;
-    if (name == "fide2001") return v1::EDITION_FIDE_2001;
-    if (name == "fide2005") return v1::EDITION_FIDE_2005;
-    if (name == "fide2023") return v1::EDITION_FIDE_2023;
-    Fail(absl::StrCat("--edition must be fide1997, fide2001, fide2005 or fide2023, got \"", text,
-                      "\""));
-    return v1::EDITION_UNSPECIFIED;
-  }
-  void Fail(const std::string& message) {
-    if (error_.empty()) error_ = message;
-  }
-
- private:
-  const ClientArgs& args_;
-  std::string error_;
-};
 
 // --- Output --------------------------------------------------------------------------------------
 
@@ -295,7 +217,7 @@ OrderedJson EventJson(const v1::ArbitrationEvent& e) {
 
 int Watch(const ClientArgs& args, v1::Arbitration::Stub* stub, bool json, std::ostream& out,
           std::ostream& err) {
-  Flags flags(args);
+  FlagReader flags(args);
   v1::WatchGameRequest req;
   req.set_game_id(args.Get("game"));
   if (args.Has("after-version")) req.set_after_version(flags.Int("after-version"));
@@ -329,11 +251,11 @@ int Watch(const ClientArgs& args, v1::Arbitration::Stub* stub, bool json, std::o
   }
   grpc::Status st = reader->Finish();
   if (stopped || st.ok()) return 0;
-  return Failed(st, json, out, err);
+  return PrintRpcError(st, json, out, err);
 }
 
 template <typename Request>
-void Common(const ClientArgs& args, Flags& flags, Request* req) {
+void Common(const ClientArgs& args, FlagReader& flags, Request* req) {
   req->set_game_id(args.Get("game"));
   if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
   if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
@@ -349,7 +271,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
 
   grpc::ClientContext ctx;
   Prepare(args, &ctx);
-  Flags flags(args);
+  FlagReader flags(args);
   grpc::Status st;
   auto send = [&](auto&& call) {
     if (flags.ok()) st = call();
@@ -360,7 +282,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     req.set_game_id(args.Get("game"));
     v1::ExportPgnReply reply;
     st = stub->ExportPgn(&ctx, req, &reply);
-    if (!st.ok()) return Failed(st, json, out, err);
+    if (!st.ok()) return PrintRpcError(st, json, out, err);
     if (json) {
       out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
     } else {
@@ -516,7 +438,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     return Usage(err, absl::StrCat("unknown command \"", what, "\""));
   }
   if (!flags.ok()) return Usage(err, flags.error());
-  if (!st.ok()) return Failed(st, json, out, err);
+  if (!st.ok()) return PrintRpcError(st, json, out, err);
   return Print(reply, json, out);
 }
 

@@ -65,44 +65,7 @@ constexpr char kUsage[] =
     "  arbiterctl game get|watch|pgn --game ID [--json]\n"
     "  (every mutating game command: [--command-id ID] [--expected-version N])\n";
 
-// Positional arguments and --flag / --flag=value / --flag value options.
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> flags;
-
-  static Args Parse(int argc, char** argv, const std::vector<std::string>& boolean_flags) {
-    Args args;
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a.rfind("--", 0) != 0) {
-        args.positional.push_back(a);
-        continue;
-      }
-      a = a.substr(2);
-      size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        args.flags[a.substr(0, eq)] = a.substr(eq + 1);
-      } else if (std::find(boolean_flags.begin(), boolean_flags.end(), a) != boolean_flags.end()) {
-        args.flags[a] = "true";
-      } else if (i + 1 < argc) {
-        args.flags[a] = argv[++i];
-      } else {
-        args.flags[a] = "";
-      }
-    }
-    return args;
-  }
-  bool Has(const std::string& name) const { return flags.count(name) > 0; }
-  std::string Get(const std::string& name, const std::string& fallback = "") const {
-    auto it = flags.find(name);
-    return it == flags.end() ? fallback : it->second;
-  }
-};
-
-int Fail(const absl::Status& status) {
-  std::cerr << "arbiterctl: " << base::ErrorCode(status) << ": " << status.message() << "\n";
-  return 2;
-}
+int Fail(const absl::Status& status) { return PrintError(status, std::cerr); }
 
 int Perft(const Args& args) {
   absl::StatusOr<chess::Position> pos = chess::ParseFenOrStartpos(args.Get("fen", "startpos"));
@@ -160,23 +123,20 @@ int Main(int argc, char** argv) {
   }
   if (command ==
       "clock") {  // create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch
-    ClientArgs client{args.positional, args.flags};
-    return RunClockClient(client, std::cout, std::cerr);
+    return RunClockClient(args, std::cout, std::cerr);
   }
   if (command == "game" && args.positional.size() == 2 && args.positional[1] == "simulate") {
     return RunGameSimulate(std::cin, std::cout);
   }
   if (command == "game") {  // create|start|arrive|move|offer|respond|claim|rule|...|watch|pgn
-    ClientArgs client{args.positional, args.flags};
-    return RunGameClient(client, std::cout, std::cerr);
+    return RunGameClient(args, std::cout, std::cerr);
   }
   if (command == "demo") return RunDemo(std::cout);
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);
   if (command == "dead") return RunDead(args.flags, std::cout, std::cerr);
   if (command == "advise") return RunAdvise(args.flags, std::cout, std::cerr);
   if (command == "health" || command == "rules") {
-    ClientArgs client{args.positional, args.flags};
-    return RunClient(client, std::cout, std::cerr);
+    return RunClient(args, std::cout, std::cerr);
   }
   std::cerr << kUsage;
   return 2;

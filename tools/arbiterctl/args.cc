@@ -1,0 +1,125 @@
+#include "tools/arbiterctl/args.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "libs/base/error.h"
+#include "libs/clock/edition.h"
+#include "libs/laws/proto_convert.h"
+#include "libs/service/grpc_status.h"
+#include "nlohmann/json.hpp"
+
+namespace arbiterctl {
+
+Args Args::Parse(int argc, const char* const* argv, const std::vector<std::string>& boolean_flags) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) {
+      args.positional.push_back(a);
+      continue;
+    }
+    a = a.substr(2);
+    const size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      args.flags[a.substr(0, eq)] = a.substr(eq + 1);
+    } else if (std::find(boolean_flags.begin(), boolean_flags.end(), a) != boolean_flags.end()) {
+      args.flags[a] = "true";
+    } else if (i + 1 < argc) {
+      args.flags[a] = argv[++i];
+    } else {
+      args.flags[a] = "";
+    }
+  }
+  return args;
+}
+
+v1::Color FlagReader::Color(const std::string& text, const std::string& flag) {
+  if (text == "white" || text == "w") return v1::COLOR_WHITE;
+  if (text == "black" || text == "b") return v1::COLOR_BLACK;
+  Fail(absl::StrCat("--", flag, " must be white or black, got \"", text, "\""));
+  return v1::COLOR_UNSPECIFIED;
+}
+
+v1::Color FlagReader::Side() {
+  if (!args_.Has("side")) {
+    Fail("--side white|black is required");
+    return v1::COLOR_UNSPECIFIED;
+  }
+  return Color(args_.Get("side"), "side");
+}
+
+std::int64_t FlagReader::Int(const std::string& flag) {
+  std::int64_t v = 0;
+  if (!args_.Has(flag)) {
+    Fail(absl::StrCat("--", flag, " is required"));
+  } else if (!absl::SimpleAtoi(args_.Get(flag), &v)) {
+    Fail(absl::StrCat("--", flag, " must be an integer, got \"", args_.Get(flag), "\""));
+  }
+  return v;
+}
+
+std::string FlagReader::Required(const std::string& flag) {
+  if (!args_.Has(flag) || args_.Get(flag).empty()) Fail(absl::StrCat("--", flag, " is required"));
+  return args_.Get(flag);
+}
+
+bool FlagReader::Bool(const std::string& flag) {
+  if (!args_.Has(flag)) return false;
+  const std::string v = args_.Get(flag);
+  if (v.empty() || v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  Fail(absl::StrCat("--", flag, " must be true or false, got \"", v, "\""));
+  return false;
+}
+
+v1::Edition FlagReader::Edition(const std::string& text) {
+  const std::string name = text.rfind("fide", 0) == 0 ? text : "fide" + text;  // "2001" too
+  absl::StatusOr<chessclock::Edition> edition = chessclock::ParseEdition(name);
+  if (!edition.ok()) {
+    Fail(absl::StrCat("--edition must be fide1997, fide2001, fide2005 or fide2023, got \"", text,
+                      "\""));
+    return v1::EDITION_UNSPECIFIED;
+  }
+  return laws::ToProto(*edition);
+}
+
+v1::GameType FlagReader::GameType(const std::string& text) {
+  if (text == "standard") return v1::GAME_TYPE_STANDARD;
+  if (text == "rapid") return v1::GAME_TYPE_RAPID;
+  if (text == "blitz") return v1::GAME_TYPE_BLITZ;
+  Fail(absl::StrCat("--game-type must be standard, rapid or blitz, got \"", text, "\""));
+  return v1::GAME_TYPE_UNSPECIFIED;
+}
+
+int Usage(std::ostream& err, const std::string& command, const std::string& usage,
+          const std::string& message) {
+  err << "arbiterctl " << command << ": " << message << "\n"
+      << "usage: " << usage << "\n";
+  return 2;
+}
+
+int PrintRpcError(const grpc::Status& status, bool json, std::ostream& out, std::ostream& err) {
+  v1::ErrorInfo info = service::ErrorInfoOf(status);
+  const std::string grpc_code = service::GrpcCodeName(static_cast<int>(status.error_code()));
+  if (json) {
+    out << nlohmann::ordered_json{{"error",
+                                   {{"grpc_code", grpc_code},
+                                    {"code", info.code()},
+                                    {"message", status.error_message()}}}}
+               .dump()
+        << "\n";
+  } else {
+    err << "arbiterctl: " << grpc_code << (info.code().empty() ? "" : " " + info.code()) << ": "
+        << status.error_message() << "\n";
+  }
+  return 2;
+}
+
+int PrintError(const absl::Status& status, std::ostream& err) {
+  err << "arbiterctl: " << base::ErrorCode(status) << ": " << status.message() << "\n";
+  return 2;
+}
+
+}  // namespace arbiterctl
