@@ -81,7 +81,7 @@ GameState::GameState(std::shared_ptr<const v1::GameCreated> created, laws::Rules
 absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created) {
   if (!created.has_created()) return Corrupt("the first event is not the creation");
   const v1::GameCreated& c = created.created();
-  ASSIGN_OR_RETURN(chessclock::Edition edition, laws::EditionOf(c.ruleset().edition()));
+  ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(c.ruleset().edition()));
   ASSIGN_OR_RETURN(chessclock::TimeControl tc, ParseAnyTimeControl(c.time_control()));
   ASSIGN_OR_RETURN(chess::Position start,
                    chess::ParseFenOrStartpos(c.start_fen().empty() ? "startpos" : c.start_fen()));
@@ -338,7 +338,7 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
       (regs.has_default_time_ms() && regs.default_time_ms() < 0)) {
     return Error(kErrBadArgument, "regulations: counts and times cannot be negative");
   }
-  ASSIGN_OR_RETURN(chessclock::Edition edition, laws::EditionOf(request.ruleset().edition()));
+  ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(request.ruleset().edition()));
   if (request.time_control().empty() == request.time_control_human().empty()) {
     return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
                                  "give exactly one of time_control (the PGN tag, seconds) and "

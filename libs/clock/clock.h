@@ -73,9 +73,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "libs/chess/types.h"
-#include "libs/clock/edition.h"
 #include "libs/clock/lag_compensation.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
 
 namespace chessclock {
 

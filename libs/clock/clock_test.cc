@@ -7,8 +7,8 @@
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/types.h"
-#include "libs/clock/edition.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
 
 namespace chessclock {
 namespace {

@@ -21,9 +21,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 
 namespace chessclock {
+
+// The editions of the Laws are libs/laws's (edition.h); the clock reads them by these names.
+using laws::BothFlagsOutcome;
+using laws::BothFlagsRuling;
+using laws::Edition;
+using laws::SpeedCategory;
 
 // The per-move bonus of a period.
 enum class BonusKind : std::uint8_t {

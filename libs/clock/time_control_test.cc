@@ -247,7 +247,7 @@ TEST(SpeedTest, Appendix2001Boundaries) {
 // counts the total: "40/10, 5" is 15 minutes, rapid. 1997-2005 ignore the increment: "G/60+30"
 // rapid, "G/14+30" blitz; 2023 counts it: "G/14+30" is 44 minutes, rapid.
 TEST(SpeedTest, RepeatingControlsMultiPeriodTotalsAndIncrements) {
-  for (Edition e : kAllEditions) {
+  for (Edition e : laws::kAllEditions) {
     EXPECT_EQ(Speed(Human("20/5"), e), SpeedCategory::kStandard) << EditionName(e);
     EXPECT_EQ(Speed(Human("40/120, 20/60"), e), SpeedCategory::kStandard) << EditionName(e);
   }

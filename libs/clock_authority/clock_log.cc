@@ -7,13 +7,18 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/laws/proto_convert.h"
 
 namespace clockauth {
 namespace {
 
 using chess::Color;
 using chessclock::Clock;
-using chessclock::SpeedCategory;
+// The proto conversions are libs/laws's (one place for every service).
+using laws::ColorOf;
+using laws::EditionOf;
+using laws::SpeedCategory;
+using laws::ToProto;
 
 constexpr absl::string_view kSnapshotType = "type.googleapis.com/arbiter.v1.ClockSnapshot";
 constexpr absl::string_view kEventType = "type.googleapis.com/arbiter.v1.ClockEvent";
@@ -81,7 +86,7 @@ v1::ClockRunState StateToProto(const chessclock::ClockState& state) {
       out.set_status(v1::ClockRunState::STATUS_PAUSED);
       break;
   }
-  out.set_to_move(clockauth::ToProto(state.to_move));
+  out.set_to_move(ToProto(state.to_move));
   return out;
 }
 
@@ -165,7 +170,7 @@ v1::Outcome DefaultWinFor(Color winner) {
 
 // A counted flag is not a win (6.10; 1997 blitz C4): the clock knows no position, so it names no
 // result, only the rule it follows from. See ClockDecision.KIND_FLAG_FELL.
-v1::Outcome FlagFellOutcome(const chessclock::FlagResultRule& rule) {
+v1::Outcome FlagFellOutcome(const laws::FlagResultRule& rule) {
   v1::Outcome out;
   out.set_result(v1::RESULT_UNSPECIFIED);
   out.set_termination(v1::TERMINATION_TIME_FORFEIT);
@@ -175,7 +180,7 @@ v1::Outcome FlagFellOutcome(const chessclock::FlagResultRule& rule) {
 
 v1::ClockDecision FlagFellDecision(const ClockGame& game, Color flagged, absl::string_view article,
                                    std::int64_t at_ms) {
-  const chessclock::FlagResultRule rule = chessclock::FlagResultFor(game.edition(), game.speed());
+  const laws::FlagResultRule rule = laws::FlagResultFor(game.edition(), game.speed());
   v1::ClockDecision d;
   *d.mutable_outcome() = FlagFellOutcome(rule);
   d.set_article(std::string(article));
@@ -243,10 +248,10 @@ ClaimRuling RuleClaim(const ClockGame& game, Color claimant, std::int64_t at_ms)
   ClaimRuling ruling;
   if (own.has_value() && opponent.has_value()) {
     // B8 / 6.12: both flags down and, for the claim, which fell first does not matter.
-    chessclock::BothFlagsRuling both =
-        chessclock::RuleBothFlagsFallen(game.edition(), game.speed(), BothInFinalPeriod(clock));
+    laws::BothFlagsRuling both =
+        laws::RuleBothFlagsFallen(game.edition(), game.speed(), BothInFinalPeriod(clock));
     ruling.article = std::string(both.article);
-    if (both.outcome == chessclock::BothFlagsOutcome::kDraw) {
+    if (both.outcome == laws::BothFlagsOutcome::kDraw) {
       ruling.granted = true;
       ruling.outcome = BothFlagsDraw();
     }
@@ -258,79 +263,12 @@ ClaimRuling RuleClaim(const ClockGame& game, Color claimant, std::int64_t at_ms)
   if (opponent.has_value()) {
     ruling.granted = true;
     // The opponent's flag counts now; what it decides is 6.10's (C4 in 1997 blitz), not a win.
-    ruling.outcome = FlagFellOutcome(chessclock::FlagResultFor(game.edition(), game.speed()));
+    ruling.outcome = FlagFellOutcome(laws::FlagResultFor(game.edition(), game.speed()));
   }
   return ruling;
 }
 
 }  // namespace
-
-FlagRule FlagRuleFor(chessclock::Edition edition, SpeedCategory category) {
-  if (category == SpeedCategory::kStandard) return {true, "6.9"};
-  switch (edition) {
-    case chessclock::Edition::kFide1997:
-      return {false, "B6 (1997)"};
-    case chessclock::Edition::kFide2001:
-      return {false, "B6"};
-    case chessclock::Edition::kFide2005:
-      return {false, "B6 (as 2001)"};
-    case chessclock::Edition::kFide2023:
-      return {true, "A.4.5 (2023)"};
-  }
-  return {true, "6.9"};
-}
-
-std::optional<Color> ColorOf(v1::Color color) {
-  if (color == v1::COLOR_WHITE) return Color::kWhite;
-  if (color == v1::COLOR_BLACK) return Color::kBlack;
-  return std::nullopt;
-}
-
-v1::Color ToProto(Color color) {
-  return color == Color::kWhite ? v1::COLOR_WHITE : v1::COLOR_BLACK;
-}
-
-absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition) {
-  switch (edition) {
-    case v1::EDITION_FIDE_1997:
-      return chessclock::Edition::kFide1997;
-    case v1::EDITION_FIDE_2001:
-      return chessclock::Edition::kFide2001;
-    case v1::EDITION_FIDE_2005:
-      return chessclock::Edition::kFide2005;
-    case v1::EDITION_FIDE_2023:
-      return chessclock::Edition::kFide2023;
-    default:
-      return base::InvalidArgument("ERR_BAD_EDITION",
-                                   "edition is required: fide1997, fide2001, fide2005 or fide2023");
-  }
-}
-
-v1::Edition ToProto(chessclock::Edition edition) {
-  switch (edition) {
-    case chessclock::Edition::kFide1997:
-      return v1::EDITION_FIDE_1997;
-    case chessclock::Edition::kFide2001:
-      return v1::EDITION_FIDE_2001;
-    case chessclock::Edition::kFide2005:
-      return v1::EDITION_FIDE_2005;
-    case chessclock::Edition::kFide2023:
-      return v1::EDITION_FIDE_2023;
-  }
-  return v1::EDITION_UNSPECIFIED;
-}
-
-v1::GameType ToProto(SpeedCategory category) {
-  switch (category) {
-    case SpeedCategory::kStandard:
-      return v1::GAME_TYPE_STANDARD;
-    case SpeedCategory::kRapid:
-      return v1::GAME_TYPE_RAPID;
-    case SpeedCategory::kBlitz:
-      return v1::GAME_TYPE_BLITZ;
-  }
-  return v1::GAME_TYPE_UNSPECIFIED;
-}
 
 std::int64_t EventTime(const v1::ClockEvent& e) {
   switch (e.event_case()) {
@@ -366,7 +304,7 @@ std::int64_t EventTime(const v1::ClockEvent& e) {
 
 // --- ClockGame ---------------------------------------------------------------------------------
 
-ClockGame::ClockGame(const v1::ClockCreated& created, Clock clock, chessclock::Edition edition,
+ClockGame::ClockGame(const v1::ClockCreated& created, Clock clock, laws::Edition edition,
                      SpeedCategory speed)
     : created_(std::make_shared<const v1::ClockCreated>(created)),
       clock_(clock),
@@ -380,7 +318,7 @@ ClockGame::ClockGame(const v1::ClockCreated& created, Clock clock, chessclock::E
 
 absl::StatusOr<ClockGame> ClockGame::Create(const v1::ClockCreated& created) {
   ASSIGN_OR_RETURN(chessclock::TimeControl tc, TimeControlOf(created));
-  ASSIGN_OR_RETURN(chessclock::Edition edition, EditionOf(created.edition()));
+  ASSIGN_OR_RETURN(laws::Edition edition, EditionOf(created.edition()));
   ASSIGN_OR_RETURN(SpeedCategory speed, SpeedOf(created.game_type()));
   chessclock::ClockOptions options;
   options.default_time_ms = created.default_time_ms();
@@ -622,9 +560,9 @@ absl::Status ClockGame::ApplyOperation(const v1::ClockEvent& e) {
       if (!f.counts()) return absl::OkStatus();  // B6: it counts only when claimed
       if (FallenFlag(clock_, ~*side).has_value()) {
         // 6.12 / 10.3: both flags down and not determinable which first.
-        chessclock::BothFlagsRuling both =
-            chessclock::RuleBothFlagsFallen(edition_, speed_, BothInFinalPeriod(clock_));
-        if (both.outcome == chessclock::BothFlagsOutcome::kDraw) {
+        laws::BothFlagsRuling both =
+            laws::RuleBothFlagsFallen(edition_, speed_, BothInFinalPeriod(clock_));
+        if (both.outcome == laws::BothFlagsOutcome::kDraw) {
           v1::ClockDecision d;
           *d.mutable_outcome() = BothFlagsDraw();
           d.set_article(std::string(both.article));
@@ -735,7 +673,7 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
     return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
                                  "a game without time control (\"-\") has no clock to run");
   }
-  ASSIGN_OR_RETURN(chessclock::Edition edition, EditionOf(request.edition()));
+  ASSIGN_OR_RETURN(laws::Edition edition, EditionOf(request.edition()));
   SpeedCategory speed = chessclock::Speed(tc, edition);
   if (request.game_type() != v1::GAME_TYPE_UNSPECIFIED) {
     ASSIGN_OR_RETURN(speed, SpeedOf(request.game_type()));
@@ -758,10 +696,10 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   created.set_time_control(pgn ? request.time_control() : request.time_control_human());
   created.set_edition(request.edition());
   created.set_game_type(ToProto(speed));
-  created.set_default_time_ms(chessclock::DefaultTimeMs(
-      edition, request.has_default_time_ms()
-                   ? std::optional<std::int64_t>(request.default_time_ms())
-                   : std::nullopt));
+  created.set_default_time_ms(
+      laws::DefaultTimeMs(edition, request.has_default_time_ms()
+                                       ? std::optional<std::int64_t>(request.default_time_ms())
+                                       : std::nullopt));
   created.set_delay_saved_time_discard(request.delay_saved_time() == v1::DELAY_SAVED_TIME_DISCARD);
   if (request.has_scheduled_start_ms())
     created.set_scheduled_start_ms(request.scheduled_start_ms());
@@ -958,9 +896,9 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
     r.set_black_flag_ms(*at);
   }
   if (clock.FlagFallen(kWhite, t) && clock.FlagFallen(kBlack, t)) {
-    chessclock::BothFlagsRuling both =
-        chessclock::RuleBothFlagsFallen(game.edition(), game.speed(), BothInFinalPeriod(clock));
-    r.set_both_flags_outcome(std::string(chessclock::BothFlagsOutcomeName(both.outcome)));
+    laws::BothFlagsRuling both =
+        laws::RuleBothFlagsFallen(game.edition(), game.speed(), BothInFinalPeriod(clock));
+    r.set_both_flags_outcome(std::string(laws::BothFlagsOutcomeName(both.outcome)));
     r.set_both_flags_article(std::string(both.article));
   }
   for (Color side : {kWhite, kBlack}) {

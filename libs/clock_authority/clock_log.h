@@ -49,8 +49,9 @@
 #include "absl/types/span.h"
 #include "libs/chess/types.h"
 #include "libs/clock/clock.h"
-#include "libs/clock/edition.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
+#include "libs/laws/ruleset.h"
 #include "proto/arbiter/v1/clock.pb.h"
 #include "proto/arbiter/v1/store.pb.h"
 
@@ -71,15 +72,9 @@ inline constexpr absl::string_view kErrFlagFallen = "ERR_FLAG_FALLEN";         /
 inline constexpr absl::string_view kErrGameDecided = "ERR_GAME_DECIDED";       // FAILED_PRECOND.
 inline constexpr absl::string_view kErrCorruptLog = "ERR_CORRUPT_LOG";         // INTERNAL
 
-// Whether a flag fall counts the moment it is observed, or only when a player claims it.
-struct FlagRule {
-  bool counts_when_observed;
-  absl::string_view article;
-};
-// Standard: 6.9 (the arbiter observes it). Rapid and blitz: B6 in 1997, 2001 and 2005 (claim
-// only; seed 003 revises only Article 6, so 2005 carries 2001's appendix); 2023 A.4.5 (beyond the
-// seeds: the arbiter calls a flag fall he observes; a digital arbiter always observes).
-FlagRule FlagRuleFor(chessclock::Edition edition, chessclock::SpeedCategory category);
+// Whether a flag counts when it falls or only on a claim is the edition's: laws::FlagRuleFor.
+using laws::FlagRule;
+using laws::FlagRuleFor;
 
 struct RecordedFlag {
   chess::Color side;
@@ -110,8 +105,8 @@ class ClockGame {
   const v1::ClockCreated& created() const { return *created_; }
   // The time control as the reading shows it: the PGN tag when expressible, else the arbiters'.
   const std::string& time_control_text() const { return *time_control_text_; }
-  chessclock::Edition edition() const { return edition_; }
-  chessclock::SpeedCategory speed() const { return speed_; }
+  laws::Edition edition() const { return edition_; }
+  laws::SpeedCategory speed() const { return speed_; }
   FlagRule flag_rule() const { return FlagRuleFor(edition_, speed_); }
   // The number of events applied = the game's version in the store.
   std::int64_t version() const { return version_; }
@@ -130,8 +125,8 @@ class ClockGame {
   v1::GameSnapshot Snapshot() const;
 
  private:
-  ClockGame(const v1::ClockCreated& created, chessclock::Clock clock, chessclock::Edition edition,
-            chessclock::SpeedCategory speed);
+  ClockGame(const v1::ClockCreated& created, chessclock::Clock clock, laws::Edition edition,
+            laws::SpeedCategory speed);
   absl::Status ApplyOperation(const v1::ClockEvent& event);
   // From a schema 2 ClockSnapshot.
   static absl::StatusOr<ClockGame> FromState(const v1::ClockSnapshot& state);
@@ -140,8 +135,8 @@ class ClockGame {
   std::shared_ptr<const v1::ClockCreated> created_;
   std::shared_ptr<const std::string> time_control_text_;
   chessclock::Clock clock_;
-  chessclock::Edition edition_;
-  chessclock::SpeedCategory speed_;
+  laws::Edition edition_;
+  laws::SpeedCategory speed_;
   std::int64_t version_ = 0;
   std::int64_t last_event_ms_ = 0;
   std::vector<RecordedFlag> flags_;
@@ -196,13 +191,6 @@ std::int64_t EventTime(const v1::ClockEvent& event);
 // Packing for the store.
 v1::GameEvent ToGameEvent(const v1::ClockEvent& event, std::int64_t recorded_at_ms);
 absl::StatusOr<v1::ClockEvent> FromGameEvent(const v1::GameEvent& event);
-
-// Conversions between the proto and libs/chess / libs/clock vocabularies.
-std::optional<chess::Color> ColorOf(v1::Color color);
-v1::Color ToProto(chess::Color color);
-absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition);
-v1::Edition ToProto(chessclock::Edition edition);
-v1::GameType ToProto(chessclock::SpeedCategory category);
 
 }  // namespace clockauth
 

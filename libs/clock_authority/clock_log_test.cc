@@ -196,7 +196,7 @@ TEST(ClockLog, APressAfterTheFlagIsRefusedAndTheFallRecorded) {
 TEST(ClockLog, BlitzFlagCountsOnlyWhenClaimed) {
   // B6 (2001): the fall is recorded, but play goes on until a player claims it.
   ClockGame game = NewGame("180", v1::EDITION_FIDE_2001);
-  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kBlitz);
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kBlitz);
   ASSERT_OK(Play(game, Start(), 0));
   ASSERT_OK(Play(game, Press(), 1000));  // white 179 s left
   std::vector<v1::ClockEvent> log;
@@ -261,7 +261,7 @@ TEST(ClockLog, BothFlagsDownInBlitzIsADraw) {
 
 TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
   ClockGame game = NewGame("900+10", v1::EDITION_FIDE_2023);
-  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kRapid);
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kRapid);
   ASSERT_OK(Play(game, Start(), 0));
   std::vector<v1::ClockEvent> flags = SettleFlags(game, 900'001);
   ASSERT_EQ(flags.size(), 1u);
@@ -554,7 +554,7 @@ v1::ClockEvent Adjust(v1::Color side, std::int64_t delta_ms, const std::string& 
 // knows no position and must not say "Black wins": it says White's flag fell, result per 6.10.
 TEST(Issue14, AFlagIsNotAWinByItself) {
   ClockGame game = NewGame("5400", v1::EDITION_FIDE_2001);  // G/90: standard
-  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kStandard);
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kStandard);
   ASSERT_OK(Play(game, Start(), 0));
   std::vector<v1::ClockEvent> flags = SettleFlags(game, 5'400'000);
   ASSERT_EQ(flags.size(), 1u);
@@ -613,7 +613,7 @@ TEST(Issue14, LagCompensationDoesNotEraseARecordedFlag) {
 // gefallen"). The fall stays in the log as what happened.
 TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
   ClockGame game = NewGame("900", v1::EDITION_FIDE_2001);
-  ASSERT_EQ(game.speed(), chessclock::SpeedCategory::kRapid);
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kRapid);
   ASSERT_OK(Play(game, Start(), 0));
   std::vector<v1::ClockEvent> log;
   ASSERT_OK(Play(game, Pause(), 906'000, &log));

@@ -5,13 +5,13 @@
 
 namespace laws {
 
-std::optional<AutomaticEnding> EndingOf(const chess::Game& game, chessclock::Edition edition) {
+std::optional<AutomaticEnding> EndingOf(const chess::Game& game, laws::Edition edition) {
   const chess::Position& pos = game.position();
   if (pos.IsCheckmate()) {
     return AutomaticEnding{Outcome::Win(~pos.side_to_move(), Termination::kCheckmate, "5.1a"), ""};
   }
   if (pos.IsStalemate()) return AutomaticEnding{Outcome::Draw(Termination::kStalemate, "5.2a"), ""};
-  if (edition == chessclock::Edition::kFide2023) {
+  if (edition == laws::Edition::kFide2023) {
     if (game.IsFivefoldRepetition()) {
       return AutomaticEnding{Outcome::Draw(Termination::kFivefoldRepetition, "9.6.1"), ""};
     }

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "libs/chess/game.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 
 namespace laws {
@@ -24,7 +24,7 @@ struct AutomaticEnding {
 
 // nullopt while the game goes on by the position alone. The searches of libs/analysis (a dead
 // position that only an exhaustive search proves) are the caller's: this never searches.
-std::optional<AutomaticEnding> EndingOf(const chess::Game& game, chessclock::Edition edition);
+std::optional<AutomaticEnding> EndingOf(const chess::Game& game, laws::Edition edition);
 
 }  // namespace laws
 

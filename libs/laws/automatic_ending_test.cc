@@ -8,15 +8,13 @@
 namespace laws {
 namespace {
 
-using chessclock::Edition;
-
 chess::Game GameFrom(const char* fen) { return chess::Game(*chess::ParseFen(fen)); }
 
 TEST(EndingOf, KingsOnlyIsDeadIn1997Too) {  // 5.2b via B2 (issue 14.6's case)
   chess::Game g = GameFrom("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
-  for (Edition e : chessclock::kAllEditions) {
+  for (Edition e : laws::kAllEditions) {
     std::optional<AutomaticEnding> end = EndingOf(g, e);
-    ASSERT_TRUE(end.has_value()) << chessclock::EditionName(e);
+    ASSERT_TRUE(end.has_value()) << laws::EditionName(e);
     EXPECT_EQ(end->outcome.termination, Termination::kDeadPosition);
   }
 }

@@ -18,16 +18,16 @@ v1::Color ToProto(std::optional<chess::Color> color) {
   return color ? ToProto(*color) : v1::COLOR_UNSPECIFIED;
 }
 
-absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition) {
+absl::StatusOr<laws::Edition> EditionOf(v1::Edition edition) {
   switch (edition) {
     case v1::EDITION_FIDE_1997:
-      return chessclock::Edition::kFide1997;
+      return laws::Edition::kFide1997;
     case v1::EDITION_FIDE_2001:
-      return chessclock::Edition::kFide2001;
+      return laws::Edition::kFide2001;
     case v1::EDITION_FIDE_2005:
-      return chessclock::Edition::kFide2005;
+      return laws::Edition::kFide2005;
     case v1::EDITION_FIDE_2023:
-      return chessclock::Edition::kFide2023;
+      return laws::Edition::kFide2023;
     default:
       break;
   }
@@ -35,27 +35,27 @@ absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition) {
       "ERR_BAD_EDITION", "edition: one of fide1997, fide2001, fide2005, fide2023 is required");
 }
 
-v1::Edition ToProto(chessclock::Edition edition) {
+v1::Edition ToProto(laws::Edition edition) {
   switch (edition) {
-    case chessclock::Edition::kFide1997:
+    case laws::Edition::kFide1997:
       return v1::EDITION_FIDE_1997;
-    case chessclock::Edition::kFide2001:
+    case laws::Edition::kFide2001:
       return v1::EDITION_FIDE_2001;
-    case chessclock::Edition::kFide2005:
+    case laws::Edition::kFide2005:
       return v1::EDITION_FIDE_2005;
-    case chessclock::Edition::kFide2023:
+    case laws::Edition::kFide2023:
       return v1::EDITION_FIDE_2023;
   }
   return v1::EDITION_UNSPECIFIED;
 }
 
-v1::GameType ToProto(chessclock::SpeedCategory category) {
+v1::GameType ToProto(laws::SpeedCategory category) {
   switch (category) {
-    case chessclock::SpeedCategory::kStandard:
+    case laws::SpeedCategory::kStandard:
       return v1::GAME_TYPE_STANDARD;
-    case chessclock::SpeedCategory::kRapid:
+    case laws::SpeedCategory::kRapid:
       return v1::GAME_TYPE_RAPID;
-    case chessclock::SpeedCategory::kBlitz:
+    case laws::SpeedCategory::kBlitz:
       return v1::GAME_TYPE_BLITZ;
   }
   return v1::GAME_TYPE_UNSPECIFIED;

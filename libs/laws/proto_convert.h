@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "libs/chess/types.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 #include "proto/arbiter/v1/common.pb.h"
 
@@ -20,9 +20,9 @@ v1::Color ToProto(chess::Color color);
 v1::Color ToProto(std::optional<chess::Color> color);
 
 // INVALID_ARGUMENT ERR_BAD_EDITION for UNSPECIFIED or an unknown value.
-absl::StatusOr<chessclock::Edition> EditionOf(v1::Edition edition);
-v1::Edition ToProto(chessclock::Edition edition);
-v1::GameType ToProto(chessclock::SpeedCategory category);
+absl::StatusOr<laws::Edition> EditionOf(v1::Edition edition);
+v1::Edition ToProto(laws::Edition edition);
+v1::GameType ToProto(laws::SpeedCategory category);
 
 v1::Result ToProto(Result result);
 absl::StatusOr<Result> ResultOf(v1::Result result);  // ERR_BAD_ARGUMENT for UNSPECIFIED

@@ -9,11 +9,22 @@ Ruleset Ruleset::Make(Edition edition, const chessclock::TimeControl& tc,
   return Ruleset{edition, chessclock::Speed(tc, edition), regulations};
 }
 
-FlagRule FlagRuleOf(const Ruleset& ruleset) {
-  if (ruleset.speed == SpeedCategory::kStandard) return {true, "6.9"};
-  if (ruleset.edition == Edition::kFide2023) return {true, "6.9"};
-  return {false, "B6"};
+FlagRule FlagRuleFor(Edition edition, SpeedCategory category) {
+  if (category == SpeedCategory::kStandard) return {true, "6.9"};
+  switch (edition) {
+    case Edition::kFide1997:
+      return {false, "B6 (1997)"};
+    case Edition::kFide2001:
+      return {false, "B6"};
+    case Edition::kFide2005:
+      return {false, "B6 (as 2001)"};  // seed 003 revises only Article 6
+    case Edition::kFide2023:
+      return {true, "A.4.5 (2023)"};
+  }
+  return {true, "6.9"};
 }
+
+FlagRule FlagRuleOf(const Ruleset& ruleset) { return FlagRuleFor(ruleset.edition, ruleset.speed); }
 
 WinOnTime WinOnTimeOf(const Ruleset& ruleset) {
   // Seed 004 C4: in the 1997 blitz rules a win needs mating potential.
@@ -49,7 +60,7 @@ bool AutomaticRepetitionDraws(const Ruleset& ruleset) {
 }
 
 std::int64_t DefaultTimeMs(const Ruleset& ruleset) {
-  return chessclock::DefaultTimeMs(ruleset.edition, ruleset.regulations.default_time_ms);
+  return laws::DefaultTimeMs(ruleset.edition, ruleset.regulations.default_time_ms);
 }
 
 int MaxDrawOffers(const Ruleset& ruleset) {
@@ -57,8 +68,8 @@ int MaxDrawOffers(const Ruleset& ruleset) {
                                                  : kDefaultMaxDrawOffers;
 }
 
-chessclock::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period) {
-  return chessclock::RuleBothFlagsFallen(ruleset.edition, ruleset.speed, in_final_period);
+laws::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period) {
+  return laws::RuleBothFlagsFallen(ruleset.edition, ruleset.speed, in_final_period);
 }
 
 }  // namespace laws

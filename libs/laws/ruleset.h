@@ -13,14 +13,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "libs/clock/edition.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 
 namespace laws {
-
-using chessclock::Edition;
-using chessclock::SpeedCategory;
 
 // What the Laws leave to the event's regulations.
 struct Regulations {
@@ -54,6 +51,7 @@ struct FlagRule {
 // Standard play: 6.9 (the arbiter observes it; a digital arbiter always does). Rapid and blitz
 // under the 1997-2005 appendices: B6 (only on a player's valid claim, B7). 2023: the arbiter
 // calls the flags he observes (A.4.5 / B.3).
+FlagRule FlagRuleFor(Edition edition, SpeedCategory category);
 FlagRule FlagRuleOf(const Ruleset& ruleset);
 
 // What the opponent of a player whose flag fell must be able to do to win.
@@ -107,7 +105,7 @@ std::int64_t DefaultTimeMs(const Ruleset& ruleset);
 int MaxDrawOffers(const Ruleset& ruleset);
 
 // 6.12 / 10.3 / B8: both flags have fallen and it cannot be established which fell first.
-chessclock::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period);
+laws::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period);
 
 }  // namespace laws
 

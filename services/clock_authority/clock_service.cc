@@ -14,6 +14,7 @@
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/clock_authority/clock_log.h"
+#include "libs/laws/proto_convert.h"
 
 namespace clock_authority {
 namespace {
@@ -64,7 +65,7 @@ void Fill(absl::string_view game_id, const CommandResult& r, v1::ClockResponse* 
 }
 
 absl::StatusOr<chess::Color> SideOf(v1::Color color, absl::string_view field) {
-  std::optional<chess::Color> side = clockauth::ColorOf(color);
+  std::optional<chess::Color> side = laws::ColorOf(color);
   if (!side.has_value()) {
     return base::InvalidArgument("ERR_BAD_ARGUMENT",
                                  absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
@@ -326,7 +327,7 @@ void ClockAuthorityService::StartClock(grpc::ServerContext* ctx, const v1::Start
         v1::ClockEvent e;
         for (int side : req->absent()) {
           ASSIGN_OR_RETURN(chess::Color c, SideOf(static_cast<v1::Color>(side), "absent"));
-          e.mutable_started()->add_absent(clockauth::ToProto(c));
+          e.mutable_started()->add_absent(laws::ToProto(c));
         }
         e.mutable_started();
         return e;
@@ -355,7 +356,7 @@ void ClockAuthorityService::RecordArrival(grpc::ServerContext* ctx,
       [req]() -> absl::StatusOr<v1::ClockEvent> {
         ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
         v1::ClockEvent e;
-        e.mutable_arrived()->set_side(clockauth::ToProto(side));
+        e.mutable_arrived()->set_side(laws::ToProto(side));
         return e;
       },
       std::move(reply));
@@ -368,7 +369,7 @@ void ClockAuthorityService::ClaimFlag(grpc::ServerContext* ctx, const v1::ClaimF
       [req]() -> absl::StatusOr<v1::ClockEvent> {
         ASSIGN_OR_RETURN(chess::Color side, SideOf(req->color(), "color (the claimant)"));
         v1::ClockEvent e;
-        e.mutable_flag_claimed()->set_claimant(clockauth::ToProto(side));
+        e.mutable_flag_claimed()->set_claimant(laws::ToProto(side));
         return e;
       },
       std::move(reply));
@@ -406,7 +407,7 @@ void ClockAuthorityService::AdjustClock(grpc::ServerContext* ctx, const v1::Adju
         ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
         v1::ClockEvent e;
         v1::ClockAdjusted* a = e.mutable_adjusted();
-        a->set_side(clockauth::ToProto(side));
+        a->set_side(laws::ToProto(side));
         a->set_delta_ms(req->delta_ms());
         a->set_reason(req->reason());
         return e;
@@ -427,7 +428,7 @@ void ClockAuthorityService::SetClock(grpc::ServerContext* ctx, const v1::SetCloc
         if (req->has_black_moves()) s->set_black_moves(req->black_moves());
         if (req->to_move() != v1::COLOR_UNSPECIFIED) {
           ASSIGN_OR_RETURN(chess::Color side, SideOf(req->to_move(), "to_move"));
-          s->set_to_move(clockauth::ToProto(side));
+          s->set_to_move(laws::ToProto(side));
         }
         return e;
       },

@@ -85,9 +85,9 @@ void FillClaim(const chess::Position& pos, const chess::DrawClaim& claim, v1::Dr
 }
 
 // The edition a request names; unspecified = the current Laws (2023).
-chessclock::Edition EditionOrCurrent(v1::Edition edition) {
-  absl::StatusOr<chessclock::Edition> e = laws::EditionOf(edition);
-  return e.ok() ? *e : chessclock::Edition::kFide2023;
+laws::Edition EditionOrCurrent(v1::Edition edition) {
+  absl::StatusOr<laws::Edition> e = laws::EditionOf(edition);
+  return e.ok() ? *e : laws::Edition::kFide2023;
 }
 
 void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus* out) {

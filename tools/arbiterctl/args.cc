@@ -5,7 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 #include "libs/laws/proto_convert.h"
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
@@ -76,7 +76,7 @@ bool FlagReader::Bool(const std::string& flag) {
 
 v1::Edition FlagReader::Edition(const std::string& text) {
   const std::string name = text.rfind("fide", 0) == 0 ? text : "fide" + text;  // "2001" too
-  absl::StatusOr<chessclock::Edition> edition = chessclock::ParseEdition(name);
+  absl::StatusOr<laws::Edition> edition = laws::ParseEdition(name);
   if (!edition.ok()) {
     Fail(absl::StrCat("--edition must be fide1997, fide2001, fide2005 or fide2023, got \"", text,
                       "\""));

@@ -18,7 +18,7 @@
 #include "libs/chess/types.h"
 #include "libs/clock/clock.h"
 #include "libs/clock/display.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 #include "libs/clock/lag_compensation.h"
 #include "libs/clock/time_control.h"
 #include "nlohmann/json.hpp"
@@ -108,7 +108,7 @@ absl::Status At(const absl::Status& status, absl::string_view where) {
 
 struct Scenario {
   chessclock::TimeControl tc;
-  chessclock::Edition edition = chessclock::Edition::kFide2023;
+  laws::Edition edition = laws::Edition::kFide2023;
   chessclock::ClockOptions options;
   std::int64_t query_ms = 0;
   std::optional<std::string> name;
@@ -137,7 +137,7 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
   Scenario scenario;
   ASSIGN_OR_RETURN(scenario.tc, ParseTimeControl(top, root));
   ASSIGN_OR_RETURN(std::string edition, top.String("edition"));
-  ASSIGN_OR_RETURN(scenario.edition, chessclock::ParseEdition(edition));
+  ASSIGN_OR_RETURN(scenario.edition, laws::ParseEdition(edition));
   ASSIGN_OR_RETURN(scenario.query_ms, top.Int("query_ms"));
   if (root.contains("name")) {
     ASSIGN_OR_RETURN(std::string name, top.String("name"));
@@ -148,7 +148,7 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
   if (root.contains("default_time_ms")) {
     ASSIGN_OR_RETURN(event_default, top.Int("default_time_ms", 0));
   }
-  scenario.options.default_time_ms = chessclock::DefaultTimeMs(scenario.edition, event_default);
+  scenario.options.default_time_ms = laws::DefaultTimeMs(scenario.edition, event_default);
   if (top.Has("scheduled_start_ms")) {
     // 6.7 "nach dem angesetzten Spielbeginn", in ms on the scenario's time base.
     ASSIGN_OR_RETURN(scenario.options.scheduled_start_ms, top.Int("scheduled_start_ms"));
@@ -312,18 +312,18 @@ OrderedJson FlagResult(const Scenario& scenario, const Clock& clock,
   const std::string side(chess::ColorName(flag.side));
   const std::string opponent(chess::ColorName(~flag.side));
   OrderedJson out = {{"side", side}, {"at_ms", flag.at_ms}};
-  if (std::optional<chessclock::BothFlagsRuling> both =
+  if (std::optional<laws::BothFlagsRuling> both =
           chessclock::RuleBothFlags(clock, scenario.edition, t);
       both.has_value()) {
-    out["result"] = std::string(chessclock::BothFlagsOutcomeName(both->outcome));
+    out["result"] = std::string(laws::BothFlagsOutcomeName(both->outcome));
     out["article"] = std::string(both->article);
-    out["note"] = both->outcome == chessclock::BothFlagsOutcome::kDraw
+    out["note"] = both->outcome == laws::BothFlagsOutcome::kDraw
                       ? "both flags fell: the game is drawn"
                       : "both flags fell: the game continues";
     return out;
   }
-  const chessclock::FlagResultRule rule =
-      chessclock::FlagResultFor(scenario.edition, chessclock::Speed(scenario.tc, scenario.edition));
+  const laws::FlagResultRule rule =
+      laws::FlagResultFor(scenario.edition, chessclock::Speed(scenario.tc, scenario.edition));
   out["result"] = "by_position";
   out["article"] = std::string(rule.article);
   out["needs_mating_potential"] = rule.needs_mating_potential;
@@ -356,7 +356,7 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
     out["flag"] = nullptr;
   }
   out["speed"] =
-      std::string(chessclock::SpeedCategoryName(chessclock::Speed(scenario.tc, scenario.edition)));
+      std::string(laws::SpeedCategoryName(chessclock::Speed(scenario.tc, scenario.edition)));
 
   out["status"] = std::string(chessclock::ClockStatusName(clock.status()));
   out["to_move"] = std::string(chess::ColorName(clock.to_move()));
@@ -373,11 +373,11 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
     flags[std::string(chess::ColorName(side))] = at.has_value() ? OrderedJson(*at) : nullptr;
   }
   out["flags"] = flags;
-  if (std::optional<chessclock::BothFlagsRuling> ruling =
+  if (std::optional<laws::BothFlagsRuling> ruling =
           chessclock::RuleBothFlags(clock, scenario.edition, t);
       ruling.has_value()) {
     out["both_flags"] = {
-        {"outcome", std::string(chessclock::BothFlagsOutcomeName(ruling->outcome))},
+        {"outcome", std::string(laws::BothFlagsOutcomeName(ruling->outcome))},
         {"article", std::string(ruling->article)}};
   } else {
     out["both_flags"] = nullptr;

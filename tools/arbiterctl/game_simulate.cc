@@ -20,7 +20,7 @@
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
 #include "nlohmann/json.hpp"
@@ -122,7 +122,7 @@ absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
   req.set_white_id("white");
   req.set_black_id("black");
   ASSIGN_OR_RETURN(std::string edition_name, top.String("edition"));
-  ASSIGN_OR_RETURN(chessclock::Edition edition, chessclock::ParseEdition(edition_name));
+  ASSIGN_OR_RETURN(laws::Edition edition, laws::ParseEdition(edition_name));
   req.mutable_ruleset()->set_edition(laws::ToProto(edition));
   ASSIGN_OR_RETURN(std::string tc, top.String("time_control"));
   req.set_time_control(tc);

@@ -1,11 +1,11 @@
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 
-namespace chessclock {
+namespace laws {
 namespace {
 
 constexpr std::int64_t kMinute = 60'000;
@@ -157,4 +157,4 @@ std::int64_t DefaultTimeMs(Edition edition, std::optional<std::int64_t> event_de
   return Rules(edition).default_time_ms;
 }
 
-}  // namespace chessclock
+}  // namespace laws

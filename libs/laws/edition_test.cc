@@ -1,10 +1,10 @@
-#include "libs/clock/edition.h"
+#include "libs/laws/edition.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 
-namespace chessclock {
+namespace laws {
 namespace {
 
 using ::base::HasErrorCode;
@@ -109,4 +109,4 @@ TEST(EditionTest, WhatACountedFlagDecides) {
 }
 
 }  // namespace
-}  // namespace chessclock
+}  // namespace laws

@@ -11,8 +11,8 @@
 // not cover an edition, the nearest covered text is carried and the row says so:
 //   - 1997 Article 6/10: taken as in 2001 (seed 004 holds only the appendices).
 //   - 2005 Appendices B/C: taken as in 2001 (seed 003 revises only Article 6).
-#ifndef ARBITER_LIBS_CLOCK_EDITION_H_
-#define ARBITER_LIBS_CLOCK_EDITION_H_
+#ifndef ARBITER_LIBS_LAWS_EDITION_H_
+#define ARBITER_LIBS_LAWS_EDITION_H_
 
 #include <array>
 #include <cstdint>
@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace chessclock {
+namespace laws {
 
 enum class Edition : std::uint8_t { kFide1997, kFide2001, kFide2005, kFide2023 };
 inline constexpr std::array<Edition, 4> kAllEditions = {Edition::kFide1997, Edition::kFide2001,
@@ -121,6 +121,6 @@ BothFlagsRuling RuleBothFlagsFallen(Edition edition, SpeedCategory category, boo
 // 6.7: the event regulations' default time if they set one, otherwise the edition's.
 std::int64_t DefaultTimeMs(Edition edition, std::optional<std::int64_t> event_default_ms);
 
-}  // namespace chessclock
+}  // namespace laws
 
-#endif  // ARBITER_LIBS_CLOCK_EDITION_H_
+#endif  // ARBITER_LIBS_LAWS_EDITION_H_
