@@ -1,6 +1,7 @@
 #include "libs/arbitration/analyst.h"
 
 #include "absl/strings/str_cat.h"
+#include "libs/analysis/advice.h"
 #include "libs/analysis/static_proofs.h"
 #include "libs/chess/notation.h"
 
@@ -74,6 +75,25 @@ AnalystAnswer LocalAnalyst::DeadPosition(const chess::Position& pos) {
                            ": ", proved->reason, "; ", chess::ColorName(other), ": ", rest.proof);
   }
   return a;
+}
+
+std::string LocalAnalyst::QuickplayAdvice(const chess::Game& game, chess::Color claimant) {
+  analysis::ClaimAdviceOptions options;
+  options.claimant = claimant;
+  options.unwinnable_limits.max_nodes = options_.max_nodes;
+  // No engine here: the proof and the progress summary. The search-analysis service's
+  // AdviseClaim adds the engine's evaluation for an arbiter who asks.
+  absl::StatusOr<analysis::ClaimAdvice> a =
+      analysis::AdviseClaim(game, /*pool=*/nullptr, options, absl::Now() + absl::Seconds(2));
+  if (!a.ok()) return "";
+  std::string out = absl::StrCat(a->label, ": ", chess::ColorName(a->opponent), " ",
+                                 a->opponent_can_mate.verdict == analysis::Verdict::kUnwinnable
+                                     ? "cannot mate by any series of legal moves"
+                                 : a->opponent_can_mate.verdict == analysis::Verdict::kWinnable
+                                     ? "can still mate"
+                                     : "may still be able to mate (undetermined)");
+  for (const std::string& note : a->notes) absl::StrAppend(&out, "; ", note);
+  return out;
 }
 
 }  // namespace arbitration

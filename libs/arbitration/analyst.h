@@ -10,6 +10,7 @@
 #include <string>
 
 #include "libs/analysis/unwinnable.h"
+#include "libs/chess/game.h"
 #include "libs/chess/position.h"
 
 namespace arbitration {
@@ -29,6 +30,9 @@ class Analyst {
   // 5.2b / 9.6: kUnwinnable = dead (neither side can mate), kWinnable = alive, kUndetermined =
   // not proved dead (the game goes on).
   virtual AnalystAnswer DeadPosition(const chess::Position& pos) = 0;
+  // 10.2 / D1: advice for the arbiter on a quickplay claim by `claimant` (labelled as advice, for
+  // arbiters only, 12.2): whether the opponent can mate at all, and his progress. "" = none.
+  virtual std::string QuickplayAdvice(const chess::Game& game, chess::Color claimant) { return ""; }
   // How many analyses the move path asked for (dead-position checks), for metrics.
   std::int64_t calls() const { return calls_.load(std::memory_order_relaxed); }
 
@@ -52,6 +56,7 @@ class LocalAnalyst final : public Analyst {
   AnalystAnswer CanMate(const chess::Position& pos, chess::Color side) override;
   AnalystAnswer MatingPotential(const chess::Position& pos, chess::Color side) override;
   AnalystAnswer DeadPosition(const chess::Position& pos) override;
+  std::string QuickplayAdvice(const chess::Game& game, chess::Color claimant) override;
 
  private:
   LocalAnalystOptions options_;

@@ -105,8 +105,8 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
     if (plan.state.FlagRecorded(~side)) {
       const bool final_period = plan.state.clock().InFinalPeriod(Color::kWhite) &&
                                 plan.state.clock().InFinalPeriod(Color::kBlack);
-      chessclock::BothFlagsRuling both = laws::BothFlags(plan.state.ruleset(), final_period);
-      if (both.outcome == chessclock::BothFlagsOutcome::kDraw) {
+      laws::BothFlagsRuling both = laws::BothFlags(plan.state.ruleset(), final_period);
+      if (both.outcome == laws::BothFlagsOutcome::kDraw) {
         return plan.Add(Ended(Outcome::Draw(Termination::kBothFlags, both.article)), at_ms,
                         ServerActor());
       }
@@ -337,7 +337,7 @@ absl::Status DecideDrawClaim(Plan& plan, const Command& c, Color side, Analyst& 
 }
 
 // 10.2 (with an arbiter) / D1 (without): the clocks stop and the arbiter decides.
-absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side,
+absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side, Analyst& analyst,
                                   v1::ClaimRuling* ruling) {
   const GameState& s = plan.state;
   RETURN_IF_ERROR(CheckInPlay(s));
@@ -379,6 +379,8 @@ absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side,
   } else {
     cm->set_reason("10.2: the clocks are stopped; the arbiter rules");
   }
+  // Advice for the arbiter's ruling, never a ruling (12.2: the service shows it to arbiters only).
+  cm->set_advice(analyst.QuickplayAdvice(s.game(), side));
   *ruling = v1::CLAIM_RULING_PENDING;
   RETURN_IF_ERROR(plan.Add(ClockStopped(), plan.now_ms, c.actor));
   return plan.Add(std::move(claim), plan.now_ms, c.actor);
@@ -563,7 +565,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
         case v1::CLAIM_KIND_FIFTY:
           return DecideDrawClaim(plan, c, *c.side, analyst, ruling);
         case v1::CLAIM_KIND_QUICKPLAY:
-          return DecideQuickplayClaim(plan, c, *c.side, ruling);
+          return DecideQuickplayClaim(plan, c, *c.side, analyst, ruling);
         case v1::CLAIM_KIND_TIME:
           return DecideTimeClaim(plan, c, *c.side, analyst, ruling);
         default:

@@ -1,9 +1,14 @@
 // The arbitration service over real gRPC on loopback, on a real redis-server started by the test
-// (and on the in-memory store): two players and an arbiter play games that end by mate,
-// resignation, agreement, threefold claims (correct, and incorrect with the 9.5b penalty), a
-// 10.2 claim ruled by the arbiter, a flag that falls by itself (6.9) and a default (6.7); a
-// player's token acts only in its game and colour; retries apply once; observers see moves only
-// after the broadcast delay; the PGN of a game replays by the Laws.
+// (and on the in-memory store): two players and an arbiter play games that end each way: mate,
+// stalemate, dead positions (by material after a capture, by search after a pawn move), 2023
+// fivefold repetition and 75 moves, resignation, agreement, threefold and fifty-move claims
+// (correct, and incorrect with the 9.5b / 9.5.2 penalties), 10.2 claims ruled draw, postponed
+// (with and without extra time; the flag falls and the arbiter fixes the result) and rejected,
+// Appendix D claims without an arbiter, flags fired by the server with and without mating
+// material (6.9, 6.10), rapid flags under 2001 that count only on a claim (B6, B7) and both flags
+// (B8), defaults (6.7). Moves after the end are refused; a player's token acts only in its game
+// and colour; retries apply once; observers see moves only after the broadcast delay; the PGN of
+// every finished game parses and replays by the Laws (`arbiterctl pgn check`).
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -13,6 +18,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
@@ -221,6 +227,97 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
       absl::SleepFor(absl::Milliseconds(50));
     } while (absl::Now() < until);
     return r;
+  }
+
+  // Created from `req` and started.
+  void Ready(const v1::CreateGameRequest& req) {
+    grpc::Status st = Create(req);
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    st = Start(req.game_id());
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  }
+  // A creation request from `fen`.
+  static v1::CreateGameRequest FenRequest(const std::string& game, const std::string& time_control,
+                                          const std::string& fen,
+                                          v1::Edition edition = v1::EDITION_FIDE_2023) {
+    v1::CreateGameRequest req = Request(game, time_control, edition);
+    req.set_start_fen(fen);
+    return req;
+  }
+  grpc::Status Claim(const std::string& game, v1::Color side, v1::ClaimKind kind,
+                     v1::GameReply* reply, const std::string& intended = "",
+                     v1::QuickplayGround ground = v1::QUICKPLAY_GROUND_UNSPECIFIED,
+                     const std::string& command_id = "") {
+    v1::ClaimRequest req;
+    req.set_game_id(game);
+    req.set_command_id(command_id);
+    req.set_side(side);
+    req.set_kind(kind);
+    req.set_intended_move(intended);
+    req.set_ground(ground);
+    Call call(Token(Role::kPlayer, game, ColorOf(side)));
+    return Stub()->Claim(&call.ctx, req, reply);
+  }
+  grpc::Status Rule(const std::string& game, v1::RulingDecision decision, v1::GameReply* reply,
+                    bool add_time = false) {
+    v1::RuleRequest req;
+    req.set_game_id(game);
+    req.set_decision(decision);
+    req.set_add_time(add_time);
+    req.set_reason("integration test ruling");
+    Call call(Token(Role::kArbiter));
+    return Stub()->Rule(&call.ctx, req, reply);
+  }
+  grpc::Status Resign(const std::string& game, v1::Color side, v1::GameReply* reply) {
+    v1::ResignRequest req;
+    req.set_game_id(game);
+    req.set_side(side);
+    Call call(Token(Role::kPlayer, game, ColorOf(side)));
+    return Stub()->Resign(&call.ctx, req, reply);
+  }
+  // Waits (polling GetGame, which records nothing) until `done` holds, up to `timeout`.
+  template <typename Pred>
+  v1::GameReply Await(const std::string& game, Pred done, absl::Duration timeout) {
+    const absl::Time until = absl::Now() + timeout;
+    v1::GameReply r;
+    do {
+      r = Get(game);
+      if (done(r.game())) return r;
+      absl::SleepFor(absl::Milliseconds(20));
+    } while (absl::Now() < until);
+    return r;
+  }
+  // The game's whole log, as the arbiter's watch sends it.
+  std::vector<v1::ArbitrationEvent> Log(const std::string& game) {
+    const std::int64_t head = Get(game).game().version();
+    v1::WatchGameRequest watch;
+    watch.set_game_id(game);
+    Call call(Token(Role::kArbiter), 5000);
+    auto reader = Stub()->WatchGame(&call.ctx, watch);
+    std::vector<v1::ArbitrationEvent> events;
+    v1::GameUpdate update;
+    while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
+      events.push_back(update.event());
+    }
+    call.ctx.TryCancel();
+    while (reader->Read(&update)) {
+    }
+    reader->Finish();
+    return events;
+  }
+  // The log's GameEnded event (the last one), or an empty one.
+  v1::GameEnded EndedEvent(const std::string& game) {
+    v1::GameEnded ended;
+    for (const v1::ArbitrationEvent& e : Log(game)) {
+      if (e.has_ended()) ended = e.ended();
+    }
+    return ended;
+  }
+  // No move after the end.
+  void ExpectNoMoreMoves(const std::string& game, v1::Color side, const std::string& move) {
+    grpc::Status st = Move(game, side, move);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << st.error_message();
+    EXPECT_EQ(Code(st), "ERR_GAME_OVER");
   }
 
   static Running* memory_;
@@ -594,6 +691,551 @@ TEST_P(ArbitrationServerTest, WatchResumesFromAVersion) {
     }
     EXPECT_EQ(r->Finish().error_code(), grpc::StatusCode::OUT_OF_RANGE);
   }
+}
+
+// --- Endings by the move (5.2a, 5.2b / 9.6, 2023 9.6.1-2) ---------------------------------------
+
+TEST_P(ArbitrationServerTest, StalemateDraws) {  // 5.2a
+  const std::string game = Game("g");
+  Ready(FenRequest(game, "5400", "7k/8/6Q1/8/8/8/8/K7 w - - 0 1"));
+  v1::GameReply last;
+  Play(game, {"Qf7"}, &last);
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_STALEMATE);
+  EXPECT_EQ(last.game().outcome().article(), "5.2a");
+  EXPECT_EQ(last.game().white_points(), 0.5);
+  EXPECT_EQ(last.game().deadline_ms(), 0);
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kh7");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: locked pawns
+  const std::string game = Game("g");
+  Ready(FenRequest(game, "5400", "8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1"));
+  v1::GameReply last;
+  Play(game, {"g4"}, &last);
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_DEAD_POSITION);
+  EXPECT_EQ(last.game().outcome().article(), "5.2b");
+  // The search's proof is kept in the record.
+  EXPECT_TRUE(absl::StrContains(EndedEvent(game).proof(), "locked")) << EndedEvent(game).proof();
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd6");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9.6
+  const std::string game = Game("g");
+  Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/3nb3/4K3 w - - 0 1"));
+  v1::GameReply last;
+  Play(game, {"Kxe2"}, &last);
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_DEAD_POSITION);
+  EXPECT_FALSE(EndedEvent(game).proof().empty());
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd7");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, FivefoldRepetitionEndsTheGameIn2023) {  // 2023 9.6.1
+  const std::string game = Game("g");
+  Ready(game, "5400", v1::EDITION_FIDE_2023);
+  std::vector<std::string> dance;
+  for (int i = 0; i < 4; ++i) {
+    for (const char* m : {"Nf3", "Nf6", "Ng1", "Ng8"}) dance.push_back(m);
+  }
+  dance.pop_back();
+  v1::GameReply last;
+  Play(game, dance, &last);  // the initial position has stood four times
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ONGOING);
+  ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "Ng8", &last).ok());  // the fifth time
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_FIVEFOLD_REPETITION);
+  EXPECT_EQ(last.game().outcome().article(), "9.6.1");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, SeventyFiveMovesEndTheGameUnlessTheMoveMates) {  // 2023 9.6.2
+  const std::string game = Game("quiet");
+  Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 149 80"));
+  v1::GameReply last;
+  Play(game, {"Ra2"}, &last);
+  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_SEVENTY_FIVE_MOVES);
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd7");
+  ExpectPgnReplays(game, "1/2-1/2");
+  // Mate on the 75th move takes precedence.
+  const std::string mate = Game("mate");
+  Ready(FenRequest(mate, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 80"));
+  Play(mate, {"Ra8"}, &last);
+  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  ExpectPgnReplays(mate, "1-0");
+}
+
+// --- 9.3, 9.5: draw claims and their penalties ---------------------------------------------------
+
+TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with the intended move
+  const std::string game = Game("now");
+  Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 100 80"));
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_FIFTY_MOVES);
+  EXPECT_EQ(resp.game().outcome().article(), "9.3b");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Ra2");
+  ExpectPgnReplays(game, "1/2-1/2");
+
+  // Black, on move at 99 half-moves, claims with the move that makes the fiftieth (9.3a).
+  const std::string by_move = Game("by-move");
+  Ready(FenRequest(by_move, "5400", "4k3/8/8/8/8/8/8/R3K3 b - - 99 80"));
+  st = Claim(by_move, v1::COLOR_BLACK, v1::CLAIM_KIND_FIFTY, &resp, "Kd7");
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_FIFTY_MOVES);
+  EXPECT_EQ(resp.game().outcome().article(), "9.3a");
+  ExpectPgnReplays(by_move, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, FiftyMoveClaimIncorrect2001Penalty) {  // 9.3, 9.5b (2001)
+  const std::string game = Game("g");
+  Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 60 80", v1::EDITION_FIDE_2001));
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp, "Ra2");
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  // 9.5b (2001): the opponent +3 min; the claimant (90 min left) loses 3 min.
+  EXPECT_GT(resp.game().white_ms(), 5'400'000 - 180'000 - 10'000);
+  EXPECT_LE(resp.game().white_ms(), 5'400'000 - 180'000);
+  EXPECT_GT(resp.game().black_ms(), 5'400'000 + 180'000 - 10'000);
+  EXPECT_LE(resp.game().black_ms(), 5'400'000 + 180'000);
+  // The declared move was played; 9.1c: the claim stands as a draw offer.
+  ASSERT_EQ(resp.game().moves_san_size(), 1);
+  EXPECT_EQ(resp.game().moves_san(0), "Ra2");
+  EXPECT_EQ(resp.game().to_move(), v1::COLOR_BLACK);
+  EXPECT_EQ(resp.game().draw_offer(), v1::COLOR_WHITE);
+  // The game goes on to an end; the record replays.
+  ASSERT_TRUE(Resign(game, v1::COLOR_BLACK, &resp).ok());
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  ExpectPgnReplays(game, "1-0");
+}
+
+TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
+  v1::GameReply resp;
+  {  // The claimant has between one and two minutes: set to one minute.
+    const std::string game = Game("90s");
+    Ready(game, "90", v1::EDITION_FIDE_2001);
+    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Nf3");
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
+    EXPECT_EQ(resp.game().white_ms(), 60'000);
+    EXPECT_GT(resp.game().black_ms(), 90'000 + 180'000 - 5'000);
+    EXPECT_LE(resp.game().black_ms(), 90'000 + 180'000);
+    EXPECT_EQ(resp.game().moves_san(0), "Nf3");
+  }
+  {  // Under one minute: unchanged.
+    const std::string game = Game("50s");
+    Ready(game, "50", v1::EDITION_FIDE_2001);
+    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
+    EXPECT_GT(resp.game().white_ms(), 45'000);
+    EXPECT_LE(resp.game().white_ms(), 50'000);
+    EXPECT_EQ(resp.game().black_ms(), 50'000 + 180'000);
+    EXPECT_EQ(resp.game().to_move(), v1::COLOR_WHITE);  // no declared move
+    ASSERT_TRUE(Resign(game, v1::COLOR_WHITE, &resp).ok());
+    ExpectPgnReplays(game, "0-1");
+  }
+}
+
+TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
+  v1::GameReply resp;
+  const std::string game = Game("standard");
+  Ready(game, "5400");
+  const std::int64_t version = Get(game).game().version();
+  // 10.2: the claimant has more than two minutes.
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  EXPECT_EQ(Code(st), "ERR_CLAIM_NOT_ALLOWED");
+  // 2023: flags count when they fall; there is no time claim (B7).
+  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_TIME, &resp);
+  EXPECT_EQ(Code(st), "ERR_CLAIM_NOT_ALLOWED");
+  // 9.2 / 9.3: only the player on move claims.
+  st = Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_THREEFOLD, &resp);
+  EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
+  st = Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_FIFTY, &resp);
+  EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
+  // A player's token claims only for his colour.
+  {
+    v1::ClaimRequest req;
+    req.set_game_id(game);
+    req.set_side(v1::COLOR_WHITE);
+    req.set_kind(v1::CLAIM_KIND_THREEFOLD);
+    Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
+    st = Stub()->Claim(&call.ctx, req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  // An intended move that is not legal: the claim is refused, not ruled.
+  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ke2");
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << Code(st);
+  // No claim awaits a ruling.
+  st = Rule(game, v1::RULING_DECISION_DRAW, &resp);
+  EXPECT_EQ(Code(st), "ERR_NO_PENDING_CLAIM");
+  EXPECT_EQ(Get(game).game().version(), version);
+  EXPECT_EQ(Get(game).game().status(), v1::GAME_STATUS_ONGOING);
+
+  // 10.2 is the claim of the player on move (with an arbiter present).
+  const std::string quick = Game("quick");
+  Ready(quick, "60+60");
+  st = Claim(quick, v1::COLOR_BLACK, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
+  // Not in blitz (2001 C4): White has under two minutes in "G/1.5".
+  const std::string blitz = Game("blitz");
+  v1::GameReply created;
+  ASSERT_TRUE(Create(Request(blitz, "G/1.5", v1::EDITION_FIDE_2001), &created).ok());
+  EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_BLITZ);
+  ASSERT_TRUE(Start(blitz).ok());
+  st = Claim(blitz, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  EXPECT_EQ(Code(st), "ERR_CLAIM_NOT_ALLOWED");
+  EXPECT_EQ(Get(blitz).game().status(), v1::GAME_STATUS_ONGOING);
+}
+
+TEST_P(ArbitrationServerTest, RetriedIncorrectClaimIsPenalisedOnce) {  // 2023 9.5.2, retries
+  const std::string game = Game("g");
+  Ready(game, "5400");
+  v1::GameReply first, again;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &first, "e4",
+                          v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1");
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &again, "e4",
+             v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1");
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_TRUE(again.replayed());
+  EXPECT_EQ(again.game().version(), first.game().version());
+  const v1::GameReply now = Get(game);
+  EXPECT_EQ(now.game().version(), first.game().version());
+  EXPECT_EQ(now.game().moves_san_size(), 1);
+  EXPECT_LE(now.game().black_ms(), 5'400'000 + 120'000);
+  EXPECT_GT(now.game().black_ms(), 5'400'000 + 120'000 - 10'000);
+}
+
+TEST_P(ArbitrationServerTest, IncorrectClaimWhoseIntendedMoveMates) {  // 9.5b, then 5.1a
+  const std::string game = Game("g");
+  Ready(FenRequest(game, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", v1::EDITION_FIDE_2001));
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ra8");
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
+  // The penalty, then the declared move is played: it mates.
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  EXPECT_EQ(resp.game().black_ms(), 5'400'000 + 180'000);
+  EXPECT_EQ(resp.game().deadline_ms(), 0);
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "h6");
+  ExpectPgnReplays(game, "1-0");
+}
+
+// --- 10.2 and Appendix D: quickplay finish ----------------------------------------------------
+
+// 12.2: the players and observers never see the advice on a pending 10.2 claim.
+TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
+  const std::string game = Game("g");
+  Ready(game, "60+60");
+  v1::GameReply resp;
+  ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
+  EXPECT_TRUE(resp.game().pending_claim().advice().empty());
+  EXPECT_TRUE(Get(game, Role::kPlayer).game().pending_claim().advice().empty());
+  EXPECT_TRUE(Get(game, Role::kObserver).game().pending_claim().advice().empty());
+  EXPECT_FALSE(absl::StrContains(Pgn(game, Role::kObserver), "advice"));
+}
+
+// Issue 12, "Quickplay finish": a 10.2 claim awaits the ruling "with search-analysis advice
+// attached (labelled as advice; arbiters only, 12.2)": the arbiter sees it, and in the PGN.
+TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
+  const std::string game = Game("g");
+  Ready(game, "60+60");
+  v1::GameReply resp;
+  ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
+  const v1::GameReply seen = Get(game, Role::kArbiter);
+  EXPECT_EQ(seen.game().status(), v1::GAME_STATUS_AWAITING_RULING);
+  EXPECT_FALSE(seen.game().pending_claim().advice().empty());
+  EXPECT_TRUE(absl::StrContains(seen.game().pending_claim().advice(), "advice"));
+  // The PGN wraps its movetext at 80 columns: compare with the line breaks as spaces.
+  EXPECT_TRUE(absl::StrContains(absl::StrReplaceAll(Pgn(game, Role::kArbiter), {{"\n", " "}}),
+                                "advice for the arbiter"));
+}
+
+// "2+60" under 2023: 2 s + 60 x 60 s > 60 min, standard play in its only period, and White has
+// under two minutes from the start: 10.2 applies, and White's flag falls two seconds into play.
+TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw) {  // 10.2b
+  const std::string game = Game("g");
+  Ready(game, "2+60");
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
+  st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/true);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  // 10.2b: the opponent got two minutes; White's clock runs again.
+  EXPECT_EQ(resp.game().black_ms(), 2'000 + 120'000);
+  EXPECT_EQ(resp.game().clock_running(), v1::COLOR_WHITE);
+  EXPECT_GT(resp.game().deadline_ms(), 0);
+  // White's flag falls (the server records it by itself): the arbiter fixes the result.
+  v1::GameReply r = Await(
+      game, [](const v1::GameView& g) { return g.status() != v1::GAME_STATUS_ONGOING; },
+      absl::Seconds(6));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_AWAITING_RULING);
+  EXPECT_EQ(r.game().white_ms(), 0);
+  st = Move(game, v1::COLOR_WHITE, "e4");
+  EXPECT_EQ(Code(st), "ERR_AWAITING_RULING");
+  st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp);
+  EXPECT_EQ(Code(st), "ERR_BAD_RULING");
+  st = Rule(game, v1::RULING_DECISION_DRAW, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
+  EXPECT_EQ(resp.game().outcome().article(), "10.2b");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterRejects) {  // 10.2b
+  const std::string game = Game("g");
+  Ready(game, "2+60");
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/false);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(resp.game().black_ms(), 2'000);  // no time added
+  v1::GameReply r = Await(
+      game, [](const v1::GameView& g) { return g.status() != v1::GAME_STATUS_ONGOING; },
+      absl::Seconds(6));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_AWAITING_RULING);
+  // The arbiter rejects the claim: the flag decides (6.10), Black can mate.
+  st = Rule(game, v1::RULING_DECISION_REJECT, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
+  ExpectPgnReplays(game, "0-1");
+}
+
+TEST_P(ArbitrationServerTest, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
+  const std::string game = Game("g");
+  Ready(game, "60+60");
+  v1::GameReply resp;
+  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);  // the clocks stopped
+  EXPECT_EQ(resp.game().deadline_ms(), 0);                        // no flag can fall
+  st = Rule(game, v1::RULING_DECISION_REJECT, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(resp.game().black_ms(), 60'000 + 120'000);
+  EXPECT_GT(resp.game().white_ms(), 50'000);
+  EXPECT_LE(resp.game().white_ms(), 60'000);
+  EXPECT_EQ(resp.game().to_move(), v1::COLOR_WHITE);
+  EXPECT_EQ(resp.game().clock_running(), v1::COLOR_WHITE);
+  // Play goes on.
+  Play(game, {"e4"}, &resp);
+  EXPECT_EQ(resp.game().moves_san_size(), 1);
+  ASSERT_TRUE(Resign(game, v1::COLOR_WHITE, &resp).ok());
+  ExpectPgnReplays(game, "0-1");
+}
+
+// Appendix D (no arbiter present): the claim ends the game; an arbiter decides the result later.
+TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // D1
+  for (const bool draw : {true, false}) {
+    SCOPED_TRACE(draw ? "draw" : "reject");
+    const std::string game = Game(draw ? "draw" : "reject");
+    // "30+60": standard (30 s + 60 x 60 s); White keeps under two minutes after his increment.
+    v1::CreateGameRequest req = Request(game, "30+60");
+    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(false);
+    Ready(req);
+    Play(game, {"e4"});
+    v1::GameReply resp;
+    // D1 asks no turn: White claims with Black on move.
+    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp, "",
+                            v1::QUICKPLAY_GROUND_CANNOT_WIN);
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
+    EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_AWAITING_RULING);
+    EXPECT_EQ(resp.game().pending_claim().article(), "D1");
+    EXPECT_EQ(resp.game().pending_claim().final_fen(), resp.game().fen());
+    EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);
+    st = Move(game, v1::COLOR_BLACK, "e5");
+    EXPECT_EQ(Code(st), "ERR_AWAITING_RULING");
+    st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp);
+    EXPECT_EQ(Code(st), "ERR_BAD_RULING");
+    st = Rule(game, draw ? v1::RULING_DECISION_DRAW : v1::RULING_DECISION_REJECT, &resp);
+    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+    EXPECT_EQ(resp.game().outcome().article(), "D1");
+    if (draw) {
+      EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
+      EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
+    } else {
+      EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_BLACK_WINS);
+      EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_ARBITER_DECISION);
+    }
+    ExpectNoMoreMoves(game, v1::COLOR_BLACK, "e5");
+    ExpectPgnReplays(game, draw ? "1/2-1/2" : "0-1");
+  }
+}
+
+// --- Flags and defaults fired by the server (6.7, 6.9, 6.10, B6-B8) -----------------------------
+
+TEST_P(ArbitrationServerTest, FlagAgainstALoneKingDraws) {  // 6.10
+  const std::string game = Game("g");
+  // One second sudden death under 2023 (the flag counts when it falls); Black has a bare king.
+  Ready(FenRequest(game, "1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"));
+  const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIMEOUT_VS_INSUFFICIENT);
+  EXPECT_EQ(r.game().white_ms(), 0);
+  EXPECT_FALSE(r.game().review());
+  const std::vector<v1::ArbitrationEvent> log = Log(game);
+  ASSERT_FALSE(log.empty());
+  EXPECT_TRUE(log.back().has_ended());
+  EXPECT_EQ(log.back().actor().role(), "server");
+  EXPECT_FALSE(log.back().ended().proof().empty());
+  EXPECT_EQ(std::count_if(log.begin(), log.end(),
+                          [](const v1::ArbitrationEvent& e) { return e.has_flag(); }),
+            1);
+  // Recorded once: the timers append nothing more.
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_EQ(Get(game).game().version(), r.game().version());
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Qd7");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
+  const std::string game = Game("g");
+  // "G/0.02": 1.2 seconds. The position of FlagAgainstALoneKingDraws, but Black's flag falls:
+  // White's queen mates.
+  Ready(FenRequest(game, "G/0.02", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"));
+  v1::GameReply moved;
+  Play(game, {"Qd2"}, &moved);
+  EXPECT_EQ(moved.game().clock_running(), v1::COLOR_BLACK);
+  const v1::GameReply r = AwaitEnd(game, absl::Seconds(7));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  EXPECT_EQ(r.game().black_ms(), 0);
+  EXPECT_FALSE(r.game().review());
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Ke7");
+  ExpectPgnReplays(game, "1-0");
+}
+
+// "40/1:900" under 2001: 901 s for all moves, rapid (B1), and each side's first period is one
+// second: a flag falls at once. B6: the fallen flag is recorded and counts only on a claim (B7).
+TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // B6, B7
+  const std::string game = Game("g");
+  v1::GameReply created;
+  ASSERT_TRUE(Create(Request(game, "40/1:900", v1::EDITION_FIDE_2001), &created).ok());
+  EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_RAPID);
+  ASSERT_TRUE(Start(game).ok());
+  v1::GameReply resp;
+  // B7: no flag has fallen; the claim is incorrect and the game goes on.
+  grpc::Status st = Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_TIME, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  Play(game, {"e4"}, &resp);
+  const std::int64_t version = resp.game().version();
+  // Black's flag falls; the server records it without ending the game.
+  v1::GameReply r = Await(
+      game, [&](const v1::GameView& g) { return g.version() > version; }, absl::Seconds(5));
+  ASSERT_GT(r.game().version(), version);
+  EXPECT_EQ(r.game().status(), v1::GAME_STATUS_ONGOING);
+  const std::vector<v1::ArbitrationEvent> log = Log(game);
+  ASSERT_TRUE(log.back().has_flag());
+  EXPECT_EQ(log.back().flag().side(), v1::COLOR_BLACK);
+  EXPECT_FALSE(log.back().flag().counts());
+  EXPECT_EQ(log.back().flag().article(), "B6");
+  EXPECT_EQ(log.back().actor().role(), "server");
+  // Play goes on; then White, his own flag up, claims (B7).
+  ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "e5").ok());
+  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_TIME, &resp);
+  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  EXPECT_EQ(resp.game().outcome().article(), "B7");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
+  ExpectPgnReplays(game, "1-0");
+}
+
+TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
+  const std::string game = Game("g");
+  Ready(game, "40/1:900", v1::EDITION_FIDE_2001);
+  v1::GameReply resp;
+  Play(game, {"e4"}, &resp);
+  const std::int64_t version = resp.game().version();
+  Await(
+      game, [&](const v1::GameView& g) { return g.version() > version; }, absl::Seconds(5));
+  // Black moves after his flag fell (nobody claimed it); White's flag falls in turn.
+  ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "e5", &resp).ok());
+  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
+  const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DRAW);
+  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_BOTH_FLAGS);
+  EXPECT_EQ(r.game().outcome().article(), "B8");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
+  ExpectPgnReplays(game, "1/2-1/2");
+}
+
+TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbiter calls flags
+  const std::string game = Game("g");
+  // "1+15" under 2023: 1 s + 60 x 15 s = 15 min 1 s, rapid; White's flag falls after a second.
+  v1::GameReply created;
+  ASSERT_TRUE(Create(Request(game, "1+15", v1::EDITION_FIDE_2023), &created).ok());
+  EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_RAPID);
+  ASSERT_TRUE(Start(game).ok());
+  const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  const std::vector<v1::ArbitrationEvent> log = Log(game);
+  ASSERT_GE(log.size(), 2u);
+  ASSERT_TRUE(log[log.size() - 2].has_flag());
+  EXPECT_TRUE(log[log.size() - 2].flag().counts());
+  // B7 has nothing to claim here.
+  v1::GameReply resp;
+  EXPECT_EQ(Code(Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_TIME, &resp)), "ERR_GAME_OVER");
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
+  ExpectPgnReplays(game, "0-1");
+}
+
+TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
+  const std::string game = Game("g");
+  v1::CreateGameRequest req = Request(game, "5400");
+  req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(200);
+  ASSERT_TRUE(Create(req).ok());
+  ASSERT_TRUE(Start(game, {v1::COLOR_WHITE, v1::COLOR_BLACK}).ok());
+  const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
+  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_DEFAULT);
+  EXPECT_EQ(r.game().white_points(), 0);
+  EXPECT_EQ(r.game().black_points(), 0);
+  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, ArbitrationServerTest, ::testing::Values(false, true),
