@@ -393,6 +393,49 @@ std::optional<StaticProof> LockedPawnsProof(const Position& pos, Color winner) {
                    chess::ColorName(loser), " can reach")};
 }
 
+std::optional<StaticProof> NoMatingPotentialProof(const Position& pos, Color side) {
+  const Color loser = ~side;
+  const Bitboard ours = NonKing(pos, side);
+  const Bitboard theirs = NonKing(pos, loser);
+  if (chess::PopCount(ours) == 2 && ours == pos.pieces(side, PieceType::kKnight) && !theirs) {
+    return StaticProof{Method::kMaterial,
+                       "king and two knights against a bare king: no position where the lone king "
+                       "cannot prevent mate next move (C4, 1997)"};
+  }
+  if (chess::PopCount(ours) != 1 || chess::PopCount(theirs) > 1) return std::nullopt;
+  const PieceType piece = chess::TypeOf(pos.PieceOn(chess::Lsb(ours)));
+  const PieceType man = theirs ? chess::TypeOf(pos.PieceOn(chess::Lsb(theirs))) : PieceType::kNone;
+  if (piece == PieceType::kBishop) {
+    return StaticProof{
+        Method::kMatePattern,
+        absl::StrCat("king and bishop against king", theirs ? " and one man" : "",
+                     ": no position, with this material or any that promotion or capture leaves, "
+                     "where the opponent to move cannot prevent mate next move (C4, 1997; every "
+                     "placement enumerated)")};
+  }
+  if (piece != PieceType::kKnight || !theirs) return std::nullopt;
+  if (man == PieceType::kPawn) {
+    const Square p = chess::Lsb(theirs);
+    const bool rook_file = chess::FileOf(p) == 0 || chess::FileOf(p) == 7;
+    // Relative rank 5 (0-based) is the third rank from the loser's corner: a3/h3 for Black.
+    if (rook_file && chess::RelativeRank(loser, p) <= 5) return std::nullopt;
+    return StaticProof{
+        Method::kMatePattern,
+        rook_file ? std::string("king and knight against king and a rook pawn past its sixth "
+                                "rank: the only positions where the opponent cannot prevent "
+                                "mate need that pawn on its sixth rank (C4, 1997; every "
+                                "placement enumerated)")
+                  : std::string("king and knight against king and a pawn off the rook files: "
+                                "the only positions where the opponent cannot prevent mate "
+                                "need a rook pawn, and this pawn never changes its file (C4, "
+                                "1997; every placement enumerated)")};
+  }
+  return StaticProof{Method::kMatePattern,
+                     "king and knight against king and one piece: no position, with this material "
+                     "or any that capture leaves, where the opponent to move cannot prevent mate "
+                     "next move (C4, 1997; every placement enumerated)"};
+}
+
 std::optional<StaticProof> ProveUnwinnableStatically(const Position& pos, Color winner) {
   if (auto p = MaterialProof(pos, winner)) return p;
   if (auto p = LockedPawnsProof(pos, winner)) return p;

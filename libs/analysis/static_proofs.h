@@ -45,7 +45,24 @@ std::optional<StaticProof> MatePatternProof(const chess::Position& pos, chess::C
 // every continuation, so the winner can never give check.
 std::optional<StaticProof> LockedPawnsProof(const chess::Position& pos, chess::Color winner);
 
-// All of the above, cheapest first.
+// 1997 Appendix C4 (seed 004): material without mating potential, although a mate may exist.
+// C4 asks for a position where the opponent is to move, has a legal move, and cannot prevent
+// mate on the next move; for these classes no such position exists, neither with the material
+// on the board nor with any material that promotions and captures can make of it (each class
+// verified by enumerating every placement: unwinnable_test.cc, NoMatingPotential.*):
+//  - K+N+N v K (the seed's own example);
+//  - K+B v K and at most one other man (pawn, knight, bishop, rook or queen): a bishop alone
+//    cannot check a king both of whose neighbours of the other colour are blocked or covered
+//    while the loser still has a move;
+//  - K+N v K and one knight, bishop, rook or queen;
+//  - K+N v K+P unless the pawn is a rook pawn that can still reach its sixth rank (the only
+//    positions are the loser's king in the corner before its pawn on the third rank from it:
+//    8/8/8/8/1N6/p7/8/k1K5 b, 8/8/8/8/8/p7/2K5/k1N5 b and their mirror images). The pawn never
+//    changes its file: the only man it can capture is the knight, and then nothing can mate.
+// Pawns of the winner, or more men, and the answer is nullopt.
+std::optional<StaticProof> NoMatingPotentialProof(const chess::Position& pos, chess::Color side);
+
+// All of the above, cheapest first (the C4 classes excepted: they are no proof against mate).
 std::optional<StaticProof> ProveUnwinnableStatically(const chess::Position& pos,
                                                      chess::Color winner);
 

@@ -963,6 +963,278 @@ class Exhaustive {
   absl::flat_hash_set<ExactKey> seen_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// C4 (1997) constructions (issue 14.14). A blind search meets the goal of mating potential only
+// by luck when the winner has a lone minor piece or two knights: the goal needs the loser's own
+// men as blockers or as the tempo that forces his hand, many moves away. For the classes where
+// the goal positions are known (every placement enumerated: unwinnable_test.cc,
+// NoMatingPotential.*), the line is built instead: pick a goal position of a known pattern near
+// the current one, check it with CannotPreventMateNextMove, and walk every man to its square by
+// a search guided by the distance of each man to its square. The answer is still the line the
+// search replays with libs/chess, so a wrong pattern can cost time, never soundness.
+
+// A man of a pattern, with White the side that mates and Black's king in the a1 corner.
+struct PatternMan {
+  bool winner;
+  PieceType type;
+  Square square;
+};
+
+// A goal of C4: the fixed men, and `free_pawns` more pawns of the loser left on their files,
+// whose moves are the loser's only ones (so he must make one and allow the mate).
+struct PotentialPattern {
+  const char* name;
+  std::vector<PatternMan> men;
+  int free_pawns;
+  bool pawnless;  // no fixed pawn: the eight symmetries of the board apply, not only the mirror
+};
+
+const std::vector<PotentialPattern>& PotentialPatterns() {
+  using chess::kA1;
+  static const std::vector<PotentialPattern>* patterns = new std::vector<PotentialPattern>{
+      // K+N v K+P: the pawn on a3 must go to a2, blocking its king's last square; Nc2# (or, with
+      // Kc2 and Nc1, Nb3#). With the enumeration, these are the only goals of this material.
+      {"knight against a rook pawn",
+       {{false, PieceType::kKing, kA1},
+        {false, PieceType::kPawn, chess::kA3},
+        {true, PieceType::kKing, chess::kC1},
+        {true, PieceType::kKnight, chess::kB4}},
+       0,
+       false},
+      {"knight against a rook pawn",
+       {{false, PieceType::kKing, kA1},
+        {false, PieceType::kPawn, chess::kA3},
+        {true, PieceType::kKing, chess::kC2},
+        {true, PieceType::kKnight, chess::kC1}},
+       0,
+       false},
+      // K+N+N v K+P: the lone king is shut in (Kc1 and Nc3 take every square), the pawn's move
+      // is forced, then Nc2#.
+      {"two knights against a pawn",
+       {{false, PieceType::kKing, kA1},
+        {true, PieceType::kKing, chess::kC1},
+        {true, PieceType::kKnight, chess::kC3},
+        {true, PieceType::kKnight, chess::kE1}},
+       1,
+       true},
+      // K+B v K+P+P: the rook pawn on a2 shuts its king in, the other pawn's move is forced,
+      // then Bc3#.
+      {"bishop against a rook pawn and a pawn",
+       {{false, PieceType::kKing, kA1},
+        {false, PieceType::kPawn, chess::kA2},
+        {true, PieceType::kKing, chess::kC1},
+        {true, PieceType::kBishop, chess::kE1}},
+       1,
+       false},
+  };
+  return *patterns;
+}
+
+// The winner's and the loser's men by type (kings included), to compare material.
+std::array<int, 14> MaterialOf(const Position& p, Color winner) {
+  std::array<int, 14> count{};
+  for (Bitboard b = p.occupied(); b;) {
+    const chess::Piece piece = p.PieceOn(chess::PopLsb(b));
+    count[(chess::ColorOf(piece) == winner ? 0 : 7) + static_cast<int>(chess::TypeOf(piece))]++;
+  }
+  return count;
+}
+
+// Moves every man of `p` needs, at least, to stand where `target` has it (kFar when one cannot:
+// a pawn behind on another file, a bishop of the other colour, material lost or gained). Men of
+// one kind are matched to their squares in the cheapest order (patterns have at most two).
+int WalkDistance(const Position& p, const std::array<chess::Piece, 64>& target) {
+  int total = 0;
+  for (int c = 0; c < 2; ++c) {
+    const Color color = static_cast<Color>(c);
+    for (int t = 1; t < chess::kPieceTypeCount; ++t) {
+      const PieceType type = static_cast<PieceType>(t);
+      const chess::Piece piece = chess::MakePiece(color, type);
+      std::vector<Square> from, to;
+      for (Bitboard b = p.pieces(color, type); b;) from.push_back(chess::PopLsb(b));
+      for (int s = 0; s < 64; ++s) {
+        if (target[s] == piece) to.push_back(static_cast<Square>(s));
+      }
+      if (from.size() != to.size()) return kFar;
+      if (from.empty()) continue;
+      int best = kFar;
+      if (from.size() <= 3) {
+        std::sort(to.begin(), to.end());
+        do {
+          int sum = 0;
+          for (size_t i = 0; i < from.size(); ++i) {
+            sum += PieceDistance(type, color, from[i], to[i]);
+          }
+          best = std::min(best, sum);
+        } while (std::next_permutation(to.begin(), to.end()));
+      } else {
+        best = 0;
+        for (size_t i = 0; i < from.size(); ++i) {
+          int d = kFar;
+          for (Square s : to) d = std::min(d, PieceDistance(type, color, from[i], s));
+          best += d;
+        }
+      }
+      if (best >= kFar) return kFar;
+      total += best;
+    }
+  }
+  return total;
+}
+
+// The square `s` under symmetry `sym` (bit 0: mirror the files, bit 1: the ranks, bit 2: swap
+// files and ranks).
+Square Transform(Square s, int sym) {
+  int file = chess::FileOf(s), rank = chess::RankOf(s);
+  if (sym & 4) std::swap(file, rank);
+  if (sym & 1) file = 7 - file;
+  if (sym & 2) rank = 7 - rank;
+  return chess::MakeSquare(file, rank);
+}
+
+struct WalkTarget {
+  std::array<chess::Piece, 64> board{};
+  int cost = 0;
+  const char* name = "";
+};
+
+// Goal positions of the known patterns for this material, each checked (legal, the loser to move
+// cannot prevent mate), cheapest walk first.
+std::vector<WalkTarget> PotentialTargets(const Position& root, Color winner) {
+  const Color loser = ~winner;
+  const std::array<int, 14> material = MaterialOf(root, winner);
+  std::vector<WalkTarget> out;
+  for (const PotentialPattern& pattern : PotentialPatterns()) {
+    std::array<int, 14> need{};
+    for (const PatternMan& m : pattern.men) need[(m.winner ? 0 : 7) + static_cast<int>(m.type)]++;
+    need[7 + static_cast<int>(PieceType::kPawn)] += pattern.free_pawns;
+    if (need != material) continue;
+    for (int sym = 0; sym < (pattern.pawnless ? 8 : 2); ++sym) {
+      WalkTarget t;
+      t.name = pattern.name;
+      bool ok = true;
+      for (const PatternMan& m : pattern.men) {
+        Square s = Transform(m.square, sym);
+        // The patterns have White mating: for Black, the board upside down (pawns run down).
+        if (winner == Color::kBlack) s = chess::Flip(s);
+        ok = ok && chess::IsNone(t.board[s]);
+        t.board[s] = chess::MakePiece(m.winner ? winner : loser, m.type);
+      }
+      if (!ok) continue;
+      // The loser's pawns not in the pattern: where they stand, or one or two steps on.
+      std::vector<Square> free;
+      Bitboard fixed_pawns = 0;
+      for (int s = 0; s < 64; ++s) {
+        if (t.board[s] == chess::MakePiece(loser, PieceType::kPawn)) {
+          fixed_pawns |= chess::SquareBB(static_cast<Square>(s));
+        }
+      }
+      // A pattern's pawn is matched by a pawn on its file (the walk finds which); the others
+      // are free.
+      Bitboard pawns = root.pieces(loser, PieceType::kPawn);
+      for (Bitboard f = fixed_pawns; f;) {
+        const Square s = chess::PopLsb(f);
+        Bitboard on_file = pawns & (chess::kFileABB << chess::FileOf(s));
+        if (!on_file) {
+          ok = false;
+          break;
+        }
+        pawns &= ~chess::SquareBB(chess::Lsb(on_file));
+      }
+      if (!ok) continue;
+      for (Bitboard f = pawns; f;) free.push_back(chess::PopLsb(f));
+      const int forward = loser == Color::kWhite ? 8 : -8;
+      for (int advance = 0; advance <= (free.empty() ? 0 : 2); ++advance) {
+        WalkTarget v = t;
+        bool placed = true;
+        for (size_t i = 0; i < free.size() && placed; ++i) {
+          const int s = free[i] + (i == 0 ? advance * forward : 0);
+          const Square sq = static_cast<Square>(s);
+          placed =
+              s >= 0 && s < 64 && chess::RelativeRank(loser, sq) < 7 && chess::IsNone(v.board[sq]);
+          if (placed) v.board[sq] = chess::MakePiece(loser, PieceType::kPawn);
+        }
+        if (!placed) break;
+        chess::Setup setup;
+        setup.board = v.board;
+        setup.turn = loser;
+        absl::StatusOr<Position> goal = Position::FromSetup(setup);
+        if (!goal.ok() || !CannotPreventMateNextMove(*goal, winner)) continue;
+        v.cost = WalkDistance(root, v.board);
+        if (v.cost < kFar) out.push_back(v);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const WalkTarget& a, const WalkTarget& b) { return a.cost < b.cost; });
+  return out;
+}
+
+// Best-first search from `root` to the placement of `target` with the loser to move, ordered by
+// kWalkWeight * WalkDistance + depth (both sides cooperate: a helpmate-style walk). Every move is
+// generated by libs/chess; captures and promotions lose a man of the pattern and are pruned.
+constexpr int kWalkWeight = 3;
+constexpr std::int64_t kWalkNodes = 20000;
+constexpr size_t kWalkTargets = 4;
+
+bool Walk(const Position& root, const WalkTarget& target, Context& ctx, std::int64_t budget,
+          std::vector<Move>* line) {
+  struct Node {
+    Position pos;
+    std::int32_t parent;
+    std::int32_t depth;
+    Move move;
+  };
+  std::vector<Node> nodes;
+  nodes.push_back({root, -1, 0, Move()});
+  absl::flat_hash_set<std::uint64_t> seen = {root.key()};
+  BucketQueue open;
+  open.push(kWalkWeight * target.cost, 0);
+  const std::int64_t stop_at = ctx.nodes() + budget;
+  while (!open.empty()) {
+    if (ctx.nodes() >= stop_at || ctx.stopped()) return false;
+    const std::int32_t index = open.pop();
+    const Position pos = nodes[index].pos;
+    MoveList list;
+    chess::GenerateLegalMoves(pos, &list);
+    for (Move m : list) {
+      if (!ctx.Tick()) return false;
+      Position child = pos;
+      child.PlayUnchecked(m);
+      if (!seen.insert(child.key()).second) continue;
+      const int h = WalkDistance(child, target.board);
+      if (h >= kFar) continue;
+      if (h == 0 && child.side_to_move() == ctx.loser() &&
+          ctx.IsGoal(child, ctx.LoserInCheck(child))) {
+        line->clear();
+        for (std::int32_t i = index; nodes[i].parent >= 0; i = nodes[i].parent) {
+          line->push_back(nodes[i].move);
+        }
+        std::reverse(line->begin(), line->end());
+        line->push_back(m);
+        return true;
+      }
+      const std::int32_t depth = nodes[index].depth + 1;
+      nodes.push_back({child, index, depth, m});
+      open.push(kWalkWeight * h + depth, static_cast<std::int32_t>(nodes.size() - 1));
+    }
+  }
+  return false;
+}
+
+// The constructed line to a goal of C4, or nullopt when no pattern fits or no walk arrived.
+std::optional<std::pair<std::vector<Move>, const char*>> ConstructPotential(const Position& root,
+                                                                            Context& ctx) {
+  std::vector<WalkTarget> targets = PotentialTargets(root, ctx.winner());
+  for (size_t i = 0; i < targets.size() && i < kWalkTargets && !ctx.stopped(); ++i) {
+    std::vector<Move> line;
+    if (Walk(root, targets[i], ctx, kWalkNodes, &line)) {
+      return std::make_pair(std::move(line), targets[i].name);
+    }
+  }
+  return std::nullopt;
+}
+
 UnwinnabilityResult Found(std::vector<Move> line, Method method, std::int64_t nodes,
                           absl::string_view what) {
   UnwinnabilityResult r;
@@ -1220,17 +1492,20 @@ UnwinnabilityResult AnalyzeMatingPotential(const Position& pos, Color side,
   if (std::optional<StaticProof> proof = ProveUnwinnableStatically(pos, side)) {
     return Proven(proof->method, std::move(proof->reason), 0);
   }
-  // C4 (1997): K+N+N v K has no mating potential. Verified by enumerating every such position
-  // with the lone king to move (unwinnable_test.cc, MatingPotential.TwoKnightsExhaustive).
-  const Bitboard ours = pos.pieces(side) & ~pos.pieces(PieceType::kKing);
-  if (!pos.pieces(PieceType::kPawn) && pos.pieces(loser) == pos.pieces(loser, PieceType::kKing) &&
-      ours == pos.pieces(side, PieceType::kKnight) && chess::PopCount(ours) == 2) {
-    return Proven(Method::kMaterial,
-                  "king and two knights against a bare king: no position where the lone king "
-                  "cannot prevent mate next move (C4, 1997)",
-                  0);
+  // C4 (1997): material with no position the goal asks for, although a mate may exist (K+N+N v
+  // K, K+B v K+P, K+N v K+B, ...). Verified by enumerating every placement (unwinnable_test.cc,
+  // MatingPotential.TwoKnightsExhaustive and NoMatingPotential.*).
+  if (std::optional<StaticProof> proof = NoMatingPotentialProof(pos, side)) {
+    return Proven(proof->method, std::move(proof->reason), 0);
   }
   Context ctx(side, Goal::kPotential, limits);
+  // The classes whose goals are known: build the line (issue 14.14); the searches otherwise.
+  if (auto built = ConstructPotential(pos, ctx)) {
+    UnwinnabilityResult r = Found(std::move(built->first), Method::kSearch, ctx.nodes(),
+                                  "a position where the opponent cannot prevent mate");
+    r.reason = absl::StrCat(r.reason, ", walked to a known pattern (", built->second, ")");
+    return r;
+  }
   return Search(pos, ctx, "a position where the opponent cannot prevent mate");
 }
 

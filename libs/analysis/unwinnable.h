@@ -83,7 +83,10 @@ DeadPositionResult AnalyzeDeadPosition(const chess::Position& pos, const SearchL
 // and helpmate-style play, a position where the opponent is to move, has a legal move, and
 // cannot prevent mate on the next move. kWinnable carries the line to such a position (`line`;
 // empty when the position is one already, or the opponent is already mated). A mate reached only
-// by help does not count: K+N+N v K: insufficient; R v N: sufficient.
+// by help does not count: K+N+N v K: insufficient; R v N: sufficient. Classes decided without
+// search (issue 14.14): no potential for K+B v K + one man, K+N v K + one piece, K+N v K+P but
+// a rook pawn that can still reach its sixth rank (NoMatingPotentialProof); for that rook pawn,
+// K+N+N v K+P and K+B v K + rook pawn + pawn the line is built by walking to a known pattern.
 UnwinnabilityResult AnalyzeMatingPotential(const chess::Position& pos, chess::Color side,
                                            const SearchLimits& limits = {});
 

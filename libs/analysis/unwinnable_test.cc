@@ -1,5 +1,6 @@
 #include "libs/analysis/unwinnable.h"
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,180 @@ TEST(MatingPotential, TwoKnightsExhaustive) {
     }
   }
   EXPECT_GT(positions, 1000000);
+}
+
+// --- mating potential: the classes a static rule decides (issue 14.14) ---------------------------
+
+// C4 (1997): the line of a "winnable" answer reaches, by legal moves, a position where the
+// opponent is to move, has a legal move and cannot prevent mate next move.
+void ExpectPotentialLine(const Position& pos, Color side, const UnwinnabilityResult& r) {
+  ASSERT_EQ(r.verdict, Verdict::kWinnable) << chess::ToFen(pos) << ": " << r.reason;
+  Position p = pos;
+  for (chess::Move m : r.line) {
+    ASSERT_TRUE(p.Play(m).ok()) << "illegal move " << chess::ToUci(m) << " in " << Uci(r.line);
+  }
+  EXPECT_TRUE(CannotPreventMateNextMove(p, side)) << chess::ToFen(p) << " after " << Uci(r.line);
+}
+
+// Every placement of White K + `white` against Black K + `black`, Black to move, where Black
+// cannot prevent mate next move (C4's goal). Symmetry keeps it short: without pawns the black
+// king stays in the triangle a1-d1-d4 (the board's eight symmetries: no castling, no pawns),
+// with pawns on the files a-d (the mirror). A `black` man of type kBishop runs over both colours.
+std::vector<std::string> PotentialGoals(std::vector<chess::PieceType> white,
+                                        std::vector<chess::PieceType> black) {
+  std::vector<chess::Piece> men = {chess::MakePiece(Color::kBlack, chess::PieceType::kKing),
+                                   chess::MakePiece(Color::kWhite, chess::PieceType::kKing)};
+  bool pawns = false;
+  for (chess::PieceType t : white) men.push_back(chess::MakePiece(Color::kWhite, t));
+  for (chess::PieceType t : black) {
+    men.push_back(chess::MakePiece(Color::kBlack, t));
+    pawns = pawns || t == chess::PieceType::kPawn;
+  }
+  std::vector<std::string> goals;
+  std::vector<int> squares(men.size());
+  auto place = [&](auto&& self, size_t i) -> void {
+    if (i == men.size()) {
+      chess::Setup setup;
+      for (size_t j = 0; j < men.size(); ++j) setup.board[squares[j]] = men[j];
+      setup.turn = Color::kBlack;
+      absl::StatusOr<Position> pos = Position::FromSetup(setup);
+      if (pos.ok() && CannotPreventMateNextMove(*pos, Color::kWhite)) {
+        goals.push_back(chess::ToFen(*pos));
+      }
+      return;
+    }
+    for (int s = 0; s < 64; ++s) {
+      if (i == 0) {
+        const int file = s & 7, rank = s >> 3;
+        if (pawns ? file > 3 : (rank > file || file > 3)) continue;
+      }
+      bool taken = false;
+      for (size_t j = 0; j < i; ++j) taken = taken || squares[j] == s;
+      // Kings apart, pawns off the back ranks (FromSetup says so too; this is only faster).
+      if (taken || (i == 1 && std::abs((s & 7) - (squares[0] & 7)) <= 1 &&
+                    std::abs((s >> 3) - (squares[0] >> 3)) <= 1)) {
+        continue;
+      }
+      if (chess::TypeOf(men[i]) == chess::PieceType::kPawn && (s < 8 || s >= 56)) continue;
+      squares[i] = s;
+      self(self, i + 1);
+    }
+  };
+  place(place, 0);
+  return goals;
+}
+
+using PT = chess::PieceType;
+
+// The enumerations behind NoMatingPotentialProof. K+B against K and one man: no goal with any
+// man, so none after the pawn promotes, whatever it becomes.
+TEST(NoMatingPotential, BishopAgainstOneManExhaustive) {
+  for (PT man : {PT::kPawn, PT::kKnight, PT::kBishop, PT::kRook, PT::kQueen}) {
+    std::vector<std::string> goals = PotentialGoals({PT::kBishop}, {man});
+    EXPECT_TRUE(goals.empty()) << static_cast<int>(man) << ": " << goals.front();
+  }
+}
+
+// K+N against K and one piece: none.
+TEST(NoMatingPotential, KnightAgainstOnePieceExhaustive) {
+  for (PT man : {PT::kKnight, PT::kBishop, PT::kRook, PT::kQueen}) {
+    std::vector<std::string> goals = PotentialGoals({PT::kKnight}, {man});
+    EXPECT_TRUE(goals.empty()) << static_cast<int>(man) << ": " << goals.front();
+  }
+}
+
+// K+N against K+P: exactly the two patterns of the a1 corner with the pawn on a3, its sixth rank
+// (mirrored: h1, h3). Those are PotentialPatterns' "knight against a rook pawn".
+TEST(NoMatingPotential, KnightAgainstPawnOnlyRookPawnOnItsSixthRank) {
+  std::vector<std::string> goals = PotentialGoals({PT::kKnight}, {PT::kPawn});
+  EXPECT_EQ(absl::StrJoin(goals, ", "),
+            "8/8/8/8/1N6/p7/8/k1K5 b - - 0 1, 8/8/8/8/8/p7/2K5/k1N5 b - - 0 1");
+}
+
+// Issue 14.14 named K+B v K+P winnable: a mate exists (the pawn blocks its own king), yet C4
+// asks for more, and no position of this material (or any it can become) is a goal. So the
+// answer is a proof, in no nodes, for any placement: a rook pawn, a centre pawn, a pawn about to
+// promote, either colour.
+TEST(MatingPotential, BishopAgainstPawnHasNone) {
+  for (auto [fen, side] : {std::pair{"8/7p/8/8/2k5/8/8/B3K3 w - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/3k4/8/4p3/8/2B1K3 w - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/8/8/2k5/p7/4K2B w - - 0 1", Color::kWhite},
+                           std::pair{"7K/8/8/8/8/k7/1p6/5B2 b - - 0 1", Color::kWhite},
+                           std::pair{"4k3/8/1b6/8/8/8/3P4/4K3 b - - 0 1", Color::kBlack}}) {
+    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), side);
+    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
+    EXPECT_EQ(r.method, Method::kMatePattern) << fen;
+    EXPECT_EQ(r.nodes, 0) << fen;
+  }
+  // A mate, with help, exists all the same (5.2b, 6.10 answer "winnable").
+  Expect("8/8/8/8/8/2k5/p7/4K2B w - - 0 1", Color::kWhite, Verdict::kWinnable);
+}
+
+// K+N v K+P with a rook pawn that can still reach its third rank from the corner: the line is
+// built (walk to the pattern), verified, in few positions. Awkward placements: the pawn on its
+// initial square (two first steps), on its goal square with the winner's king in the corner, on
+// the goal square already, the knight side Black.
+TEST(MatingPotential, KnightAgainstRookPawnIsBuilt) {
+  for (auto [fen, side] : {std::pair{"8/7p/8/8/2k5/8/8/N3K3 w - - 0 1", Color::kWhite},
+                           std::pair{"8/p7/8/8/8/5k2/8/1N2K3 b - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/8/7p/8/5k2/N6K w - - 0 1", Color::kWhite},
+                           std::pair{"k7/8/8/8/8/7p/8/N6K w - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/8/8/p1N5/8/k1K5 w - - 0 1", Color::kWhite},
+                           std::pair{"3nk3/8/8/8/8/8/P7/4K3 w - - 0 1", Color::kBlack},
+                           std::pair{"4k3/8/8/8/8/8/7P/1n2K3 b - - 0 1", Color::kBlack}}) {
+    const Position pos = Fen(fen);
+    UnwinnabilityResult r = AnalyzeMatingPotential(pos, side);
+    ExpectPotentialLine(pos, side, r);
+    EXPECT_LT(r.nodes, 5000) << fen;
+  }
+}
+
+// The same material where no goal can be reached: a pawn off the rook files, a rook pawn about
+// to promote (it cannot go back to its third rank).
+TEST(MatingPotential, KnightAgainstOtherPawnsHasNone) {
+  for (auto [fen, side] : {std::pair{"8/8/3k4/8/8/4p3/8/4KN2 w - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/8/4k3/8/1p6/4K1N1 w - - 0 1", Color::kWhite},
+                           std::pair{"8/8/8/8/8/2k5/p7/4K1N1 w - - 0 1", Color::kWhite},
+                           std::pair{"4k3/P7/8/8/8/8/8/2n1K3 w - - 0 1", Color::kBlack}}) {
+    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), side);
+    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
+    EXPECT_EQ(r.nodes, 0) << fen;
+  }
+}
+
+// K+N+N v K+P, the classic: against a bare king no potential (the seed's example), with a pawn
+// there is one: the lone king shut in, the pawn must move, and the mate follows. The pawn about
+// to promote, on its initial square, a rook pawn, the knights Black.
+TEST(MatingPotential, TwoKnightsAgainstPawnIsBuilt) {
+  for (auto [fen, side] : {std::pair{"8/8/8/4k3/8/8/4p3/1N2K1N1 w - - 0 1", Color::kWhite},
+                           std::pair{"8/p7/8/8/3k4/8/8/1N2K1N1 w - - 0 1", Color::kWhite},
+                           std::pair{"7k/8/8/8/8/7p/8/N3K1N1 b - - 0 1", Color::kWhite},
+                           std::pair{"1n2k1n1/8/8/8/8/3P4/8/4K3 b - - 0 1", Color::kBlack}}) {
+    const Position pos = Fen(fen);
+    UnwinnabilityResult r = AnalyzeMatingPotential(pos, side);
+    ExpectPotentialLine(pos, side, r);
+    EXPECT_LT(r.nodes, 10000) << fen;
+  }
+}
+
+// K+B v K+P+P: the rook pawn shuts its king in on a2, the other pawn's move is forced, Bc3#.
+TEST(MatingPotential, BishopAgainstRookPawnAndPawnIsBuilt) {
+  const Position pos = Fen("8/8/8/p2kp3/8/8/1B6/4K3 w - - 0 1");
+  UnwinnabilityResult r = AnalyzeMatingPotential(pos, Color::kWhite);
+  ExpectPotentialLine(pos, Color::kWhite, r);
+  EXPECT_LT(r.nodes, 5000);
+}
+
+// K+minor v K+minor (and v K+R, K+Q): no potential, in no nodes.
+TEST(MatingPotential, MinorAgainstPieceHasNone) {
+  for (const char* fen :
+       {"8/8/3k4/8/3n4/8/8/2B1K3 w - - 0 1", "8/8/3k4/8/3b4/8/8/2N1K3 w - - 0 1",
+        "8/8/3k4/8/3n4/8/8/2N1K3 w - - 0 1", "8/8/3k4/8/4b3/8/8/2B1K3 w - - 0 1",
+        "8/8/3k4/8/3r4/8/8/2N1K3 w - - 0 1", "8/8/3k4/8/3q4/8/8/2B1K3 w - - 0 1"}) {
+    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), Color::kWhite);
+    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
+    EXPECT_EQ(r.nodes, 0) << fen;
+  }
 }
 
 // --- limits ------------------------------------------------------------------------------------

@@ -11,6 +11,12 @@
 //   bazel run //tests/bench:unwinnable_bench -- $PWD/tests/data/unwinnable_positions.txt
 //   (--max-nodes N: the search limit, default that of SearchLimits; --max-undetermined-pct P and
 //   --max-mean-us U fail the run above those marks)
+//
+//   bazel run //tests/bench:unwinnable_bench -- --potential
+//   Mating potential (1997 C4, issue 14.14) instead, over the small material classes built in
+//   below (minor pieces against pawns and minor pieces): verdict, method, positions generated and
+//   time per question; every "winnable" line is replayed and must reach a position where the
+//   opponent cannot prevent mate (CannotPreventMateNextMove). Exits 1 on an unsound answer.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,15 +42,104 @@ struct Entry {
   analysis::Verdict verdict[2];
 };
 
+// FEN and the side asked about; the classes of AnalyzeMatingPotential's constructive proofs
+// (rook pawns, pawns about to promote, the loser's pieces as blockers) and a few controls.
+struct PotentialCase {
+  const char* fen;
+  chess::Color side;
+};
+constexpr PotentialCase kPotentialCases[] = {
+    // K+B v K+P
+    {"8/7p/8/8/2k5/8/8/B3K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/8/3k4/8/4p3/8/2B1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/8/8/8/2k5/p7/4K2B w - - 0 1", chess::Color::kWhite},
+    {"4k3/8/1b6/8/8/8/3P4/4K3 b - - 0 1", chess::Color::kBlack},
+    {"7K/8/8/8/8/k7/1p6/5B2 b - - 0 1", chess::Color::kWhite},
+    // K+N v K+P
+    {"8/7p/8/8/2k5/8/8/N3K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/8/4p3/8/4KN2 w - - 0 1", chess::Color::kWhite},
+    {"8/8/8/8/4k3/8/1p6/4K1N1 w - - 0 1", chess::Color::kWhite},
+    {"3nk3/8/8/8/8/8/P7/4K3 w - - 0 1", chess::Color::kBlack},
+    {"8/p7/8/8/8/5k2/8/1N2K3 b - - 0 1", chess::Color::kWhite},
+    {"8/8/8/8/7p/8/5k2/N6K w - - 0 1", chess::Color::kWhite},
+    {"k7/8/8/8/8/7p/8/N6K w - - 0 1", chess::Color::kWhite},
+    {"8/8/8/8/8/p1N5/8/k1K5 w - - 0 1", chess::Color::kWhite},
+    {"4k3/8/8/8/8/8/7P/1n2K3 b - - 0 1", chess::Color::kBlack},
+    {"8/8/8/8/8/2k5/p7/4K1N1 w - - 0 1", chess::Color::kWhite},
+    // K+N+N v K+P
+    {"8/8/8/4k3/8/8/4p3/1N2K1N1 w - - 0 1", chess::Color::kWhite},
+    {"8/p7/8/8/3k4/8/8/1N2K1N1 w - - 0 1", chess::Color::kWhite},
+    {"7k/8/8/8/8/7p/8/N3K1N1 b - - 0 1", chess::Color::kWhite},
+    {"1n2k1n1/8/8/8/8/3P4/8/4K3 b - - 0 1", chess::Color::kBlack},
+    // K+B v K+P+P
+    {"8/8/8/p2kp3/8/8/1B6/4K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/8/3k3p/8/2p5/8/2B1K3 b - - 0 1", chess::Color::kWhite},
+    // K+minor v K+minor
+    {"8/8/3k4/8/3n4/8/8/2B1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/3b4/8/8/2N1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/3n4/8/8/2N1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/4b3/8/8/2B1K3 w - - 0 1", chess::Color::kWhite},
+    // K+minor v K+R, K+R v K+minor
+    {"8/8/3k4/8/3r4/8/8/2B1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/3r4/8/8/2N1K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/3n4/8/8/R3K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/3b4/8/8/R3K3 w - - 0 1", chess::Color::kWhite},
+    // controls: K+N+N v K (insufficient, C4), K+B v K (no mate at all)
+    {"8/8/3k4/8/8/8/2NN4/4K3 w - - 0 1", chess::Color::kWhite},
+    {"8/8/3k4/8/8/8/8/2B1K3 w - - 0 1", chess::Color::kWhite},
+};
+
+int RunPotential(const analysis::SearchLimits& limits) {
+  int unsound = 0, undetermined = 0;
+  double total_us = 0;
+  std::printf("%-40s %-5s %-12s %-14s %9s %10s %5s\n", "fen", "side", "verdict", "method", "nodes",
+              "us", "plies");
+  for (const PotentialCase& c : kPotentialCases) {
+    absl::StatusOr<chess::Position> pos = chess::ParseFen(c.fen);
+    if (!pos.ok()) {
+      std::cerr << "bad FEN " << c.fen << "\n";
+      return 2;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    analysis::UnwinnabilityResult r = analysis::AnalyzeMatingPotential(*pos, c.side, limits);
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    total_us += us;
+    if (r.verdict == analysis::Verdict::kUndetermined) ++undetermined;
+    if (r.verdict == analysis::Verdict::kWinnable) {
+      chess::Position p = *pos;
+      bool legal = true;
+      for (chess::Move m : r.line) legal = legal && p.Play(m).ok();
+      const bool mated = p.side_to_move() == ~c.side && p.IsCheckmate();
+      if (!legal || !(mated || analysis::CannotPreventMateNextMove(p, c.side))) {
+        ++unsound;
+        std::cerr << "UNSOUND (line does not reach C4's position): " << c.fen << "\n";
+      }
+    }
+    std::string fen = c.fen;
+    fen = fen.substr(0, fen.find(' '));
+    std::printf("%-40s %-5s %-12s %-14s %9lld %10.0f %5zu\n", fen.c_str(),
+                c.side == chess::Color::kWhite ? "white" : "black",
+                std::string(analysis::VerdictName(r.verdict)).c_str(),
+                std::string(analysis::MethodName(r.method)).c_str(),
+                static_cast<long long>(r.nodes), us, r.line.size());
+  }
+  std::printf("total %.0f us, undetermined %d, unsound %d\n", total_us, undetermined, unsound);
+  return unsound > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string path = "tests/data/unwinnable_positions.txt";
   double max_undetermined_pct = 100, max_mean_us = 1e18;
   analysis::SearchLimits limits;  // the defaults, as arbiterctl uses them
+  bool potential = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--max-undetermined-pct" && i + 1 < argc) {
+    if (a == "--potential") {
+      potential = true;
+    } else if (a == "--max-undetermined-pct" && i + 1 < argc) {
       (void)absl::SimpleAtod(argv[++i], &max_undetermined_pct);
     } else if (a == "--max-mean-us" && i + 1 < argc) {
       (void)absl::SimpleAtod(argv[++i], &max_mean_us);
@@ -54,6 +149,7 @@ int main(int argc, char** argv) {
       path = a;
     }
   }
+  if (potential) return RunPotential(limits);
   std::ifstream in(path);
   if (!in) {
     std::cerr << "cannot open " << path << "\n";
