@@ -14,7 +14,7 @@
 #include "libs/service/flags.h"
 #include "libs/service/log.h"
 #include "libs/service/server.h"
-#include "services/clock_authority/host.h"
+#include "services/clock_authority/module.h"
 
 namespace {
 
@@ -36,19 +36,18 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
   if (!env.ok()) return Fail(env.status());
-  absl::StatusOr<std::unique_ptr<clock_authority::ClockAuthorityHost>> host =
-      clock_authority::ClockAuthorityHost::Create(config, env->get(),
-                                                  clock_authority::ClockHostOptionsFromFlags());
-  if (!host.ok()) return Fail(host.status());
+  absl::StatusOr<std::unique_ptr<service::ServiceModule>> module =
+      clock_authority::CreateModule(config, env->get());
+  if (!module.ok()) return Fail(module.status());
   {
     absl::StatusOr<std::unique_ptr<service::Server>> server =
-        service::Server::Start(config, env->get(), {(*host)->hosted()});
+        service::Server::Start(config, env->get(), {(*module)->hosted()});
     if (!server.ok()) return Fail(server.status());
-    (*host)->Start();
+    (*module)->Start();
     service::ShutdownOnSignals(server->get());
     (*server)->Wait();
   }
-  (*host)->Stop();
+  (*module)->Stop();
   service::Log(service::LogLevel::kInfo, "stopped");
   return 0;
 }

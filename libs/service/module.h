@@ -1,0 +1,37 @@
+// One service as a process hosts it (issue 11.1): every services/<name>/ exports one factory,
+// `CreateModule(config, env)`, that builds the service from its own flags and returns what the
+// server registers plus what runs beside it (schedulers, timers). arbiterd hosts any set of them
+// by looping over its registry (services/arbiterd/registry.h); a new service is a folder and a
+// registry row.
+//
+//   ASSIGN_OR_RETURN(std::unique_ptr<ServiceModule> m, rules_validation::CreateModule(config,
+//   env)); ASSIGN_OR_RETURN(auto server, Server::Start(config, env, {m->hosted()})); m->Start();
+//   ...  server->Wait();  m->Stop();
+#ifndef ARBITER_LIBS_SERVICE_MODULE_H_
+#define ARBITER_LIBS_SERVICE_MODULE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "libs/service/server.h"
+
+namespace service {
+
+class ServiceModule {
+ public:
+  virtual ~ServiceModule() = default;
+  // The gRPC service and its completion-queue methods, for Server::Start.
+  virtual HostedService hosted() = 0;
+  // After the server started / after it stopped serving: background work (flag schedulers, the
+  // deadline timers, gauges). The default has none.
+  virtual void Start() {}
+  virtual void Stop() {}
+};
+
+// Builds a service from its flags (call after absl::ParseCommandLine).
+using ModuleFactory = absl::StatusOr<std::unique_ptr<ServiceModule>> (*)(const ServerConfig& config,
+                                                                         ServiceEnv* env);
+
+}  // namespace service
+
+#endif  // ARBITER_LIBS_SERVICE_MODULE_H_
