@@ -3,8 +3,9 @@
 // Writing gives the en passant square only when an en passant capture is legal (as Lichess and
 // python-chess do), so equal positions (9.2) have equal FENs.
 //
-//   absl::StatusOr<Position> pos = ParseFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
-//   0 1"); std::string fen = ToFen(*pos);
+//   absl::StatusOr<Position> pos =
+//       ParseFen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+//   std::string fen = ToFen(*pos);
 #ifndef ARBITER_LIBS_CHESS_FEN_H_
 #define ARBITER_LIBS_CHESS_FEN_H_
 

@@ -74,7 +74,7 @@ struct FlagSchedulerOptions {
   absl::Duration fast_sweep_period = absl::Seconds(2);  // fast after a find
   absl::Duration sweep_grace = absl::Milliseconds(3);
   absl::Duration lease = absl::Milliseconds(50);
-  int workers = 8;  // concurrent flag checks
+  int workers = 16;  // concurrent flag checks (--flag_workers has the same default)
   // Threads sweeping the shards in parallel. Each claim waits for Redis (with appendfsync
   // always, behind the fsync of whatever else it writes): claims in parallel share that wait.
   int sweepers = 16;

@@ -4,13 +4,12 @@
 // drain, then exit). Handlers enter through ServiceEnv::Serve, which authenticates, authorises by
 // the policy table, honours the caller's deadline and converts absl::Status to grpc::Status.
 //
-//   ServiceEnv env = *ServiceEnv::Create(config);
-//   auto rules = std::make_unique<RulesValidationService>(&env);
-//   env.policy().Add(...);                                   // the service's rows
-//   auto server = *Server::Start(config, &env,
-//                                {{RulesValidationService::kName, rules.get(),
-//                                  rules->async_methods()}});  // served from completion queues
-//   server->Wait();                                         // Shutdown() from a signal thread
+//   std::unique_ptr<ServiceEnv> env = *ServiceEnv::Create(config);
+//   // Each service adds its policy rows when it is built (libs/service/module.h):
+//   std::unique_ptr<ServiceModule> rules = *rules_validation::CreateModule(config, env.get());
+//   std::unique_ptr<Server> server = *Server::Start(config, env.get(), {rules->hosted()});
+//   rules->Start();
+//   server->Wait();  // Shutdown() from a signal thread (ShutdownOnSignals)
 #ifndef ARBITER_LIBS_SERVICE_SERVER_H_
 #define ARBITER_LIBS_SERVICE_SERVER_H_
 

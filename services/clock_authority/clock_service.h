@@ -2,9 +2,11 @@
 // libs/clock_authority. Each handler enters through ServiceEnv::Serve (authentication, the policy
 // table, deadlines, status conversion) and translates between protos and the domain.
 //
-// Store calls block (a Redis round trip, an fsync with appendfsync always), so handlers run on
-// this service's worker pool, not on gRPC's threads; the reactor finishes from there. WatchClock
-// streams are fed by a WatchHub (one store watch per game).
+// How calls are served (libs/service/async_unary.h): the clock commands arrive on a completion
+// queue, are decided there on the cached state and answered from the Redis client's lane that
+// reads the append's reply (ClockAuthority::ExecuteAsync); create, get and the rare retried or
+// refused command run on this service's worker pool. WatchClock is synchronous, its streams fed
+// by a WatchHub: one blocked store watch per deadline shard, not per game.
 //
 // Who may call what (the rows this service adds to the policy table):
 //   CreateClock, StartClock, RecordArrival      platform, arbiter, service

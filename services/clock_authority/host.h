@@ -3,10 +3,12 @@
 // by --store (memory, or redis://host:port), timed for metrics; the time base (the store's
 // clock); the domain authority; the flag scheduler; the gRPC service; a ticker for gauges.
 //
-//   ASSIGN_OR_RETURN(auto host, ClockAuthorityHost::Create(config, env,
-//   ClockHostOptionsFromFlags())); hosted.push_back(host->hosted());
-//   host->Start();                         // the flag scheduler
+//   ASSIGN_OR_RETURN(auto host,
+//                    ClockAuthorityHost::Create(config, env, ClockHostOptionsFromFlags()));
+//   hosted.push_back(host->hosted());
+//   host->Start();  // the flag scheduler
 //   ... server->Wait(); host->Stop();
+// (arbiterd hosts it through clock_authority::CreateModule, module.h.)
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 
