@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/clock_authority/clock_codec.h"
 
 namespace clockauth {
 namespace {
@@ -134,7 +135,7 @@ absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::stri
   }
   absl::StatusOr<v1::GameSnapshot> snapshot = store_->ReadSnapshot(game_id);
   if (!snapshot.ok()) return MapNotFound(snapshot.status(), game_id);
-  ASSIGN_OR_RETURN(ClockGame game, ClockGame::FromSnapshot(*snapshot));
+  ASSIGN_OR_RETURN(ClockGame game, FromSnapshot(*snapshot));
   auto shared = std::make_shared<const ClockGame>(std::move(game));
   for (AuthorityObserver* o : observers_) o->OnLoaded(game_id, *shared);
   Remember(game_id, shared);
@@ -151,7 +152,7 @@ store::AppendRequest ClockAuthority::AppendRequestFor(
   request.command_id = command_id;
   request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
   for (const v1::ClockEvent& e : events) request.events.push_back(ToGameEvent(e, recorded_at_ms));
-  request.snapshot = after.Snapshot();
+  request.snapshot = ToSnapshot(after);
   const std::optional<std::int64_t> deadline = NextDeadline(after);
   request.deadline =
       deadline.has_value() ? store::DeadlineUpdate::Set(*deadline) : store::DeadlineUpdate::Clear();
@@ -218,7 +219,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
     req.command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
     req.fingerprint = options.fingerprint.empty() ? req.command_id : options.fingerprint;
     req.events.push_back(ToGameEvent(event, now));
-    req.snapshot = game.Snapshot();
+    req.snapshot = ToSnapshot(game);
     ASSIGN_OR_RETURN(store::AppendResult result, store_->Append(req));
     if (result.replayed) return Replayed(game_id, result.version);
     CommandResult r;

@@ -8,7 +8,7 @@
 //   press.mutable_pressed();
 //   ASSIGN_OR_RETURN(r, authority.Execute("g1", press, {.command_id = "m1"}));
 //
-// - A command is decided (clock_log.h) on the latest state and appended at that state's version.
+// - A command is decided (Decide) on the latest state and appended at that state's version.
 //   The replica keeps the latest state of the games it served (a cache), so a command is usually
 //   one store round trip; a stale entry only costs the compare-and-set's ERR_VERSION_CONFLICT,
 //   after which the state is read again and the command decided again (a refusal is only ever
@@ -35,7 +35,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "libs/clock_authority/clock_log.h"
+#include "libs/clock_authority/clock_commands.h"
+#include "libs/clock_authority/clock_game.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/game_store.h"
 
@@ -100,7 +101,7 @@ class ClockAuthority {
   absl::StatusOr<CommandResult> Create(absl::string_view game_id,
                                        const v1::CreateClockRequest& request,
                                        const CommandOptions& options);
-  // A command (see Decide in clock_log.h); `kind` names it for observers.
+  // A command (see Decide in clock_commands.h); `kind` names it for observers.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const v1::ClockEvent& command,
                                         const CommandOptions& options);
   using CommandCallback = std::function<void(absl::StatusOr<CommandResult>)>;

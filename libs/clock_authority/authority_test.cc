@@ -8,7 +8,8 @@
 
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
-#include "libs/clock_authority/clock_log.h"
+#include "libs/clock_authority/clock_codec.h"
+#include "libs/clock_authority/testing/commands.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/memory_game_store.h"
 
@@ -17,23 +18,12 @@ namespace {
 
 using ::base::HasErrorCode;
 
-v1::CreateClockRequest Standard(const std::string& pgn = "40/5400+30:1800+30") {
-  v1::CreateClockRequest r;
-  r.set_time_control(pgn);
-  r.set_edition(v1::EDITION_FIDE_2005);
-  r.set_game_type(v1::GAME_TYPE_STANDARD);
-  return r;
-}
+using testing::ClockRequest;
+using testing::Press;
+using testing::Start;
 
-v1::ClockEvent Start() {
-  v1::ClockEvent e;
-  e.mutable_started();
-  return e;
-}
-v1::ClockEvent Press(v1::Color side = v1::COLOR_UNSPECIFIED) {
-  v1::ClockEvent e;
-  e.mutable_pressed()->set_side(side);
-  return e;
+v1::CreateClockRequest Standard(const std::string& pgn = "40/5400+30:1800+30") {
+  return ClockRequest(pgn, v1::EDITION_FIDE_2005, v1::GAME_TYPE_STANDARD);
 }
 
 class Counter final : public AuthorityObserver {
@@ -232,10 +222,7 @@ TEST_F(AuthorityTest, APressAfterTheFlagRecordsTheFallAndIsRefused) {
 }
 
 TEST_F(AuthorityTest, BlitzPressAfterTheFlagAppendsBothInOneWrite) {
-  v1::CreateClockRequest blitz;
-  blitz.set_time_control("60");
-  blitz.set_edition(v1::EDITION_FIDE_2001);
-  ASSERT_OK(a_.Create("g1", blitz, {}));
+  ASSERT_OK(a_.Create("g1", ClockRequest("60", v1::EDITION_FIDE_2001), {}));
   ASSERT_OK(a_.Execute("g1", Start(), {}));
   time_.SetMs(1'061'000);
   absl::StatusOr<CommandResult> r = a_.Execute("g1", Press(), {});

@@ -8,58 +8,32 @@
 
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
+#include "libs/clock_authority/testing/commands.h"
+#include "libs/laws/outcome.h"
 
 namespace clockauth {
 namespace {
 
 using ::base::HasErrorCode;
+using testing::Adjust;
+using testing::Arrive;
+using testing::ClaimFlag;
+using testing::ClockRequest;
+using testing::Pause;
+using testing::Press;
+using testing::Resume;
+using testing::Set;
+using testing::Start;
 
-v1::CreateClockRequest Request(const std::string& pgn, v1::Edition edition) {
-  v1::CreateClockRequest r;
-  r.set_game_id("g1");
-  r.set_time_control(pgn);
-  r.set_edition(edition);
-  return r;
-}
+// The decision as the reading and the snapshot carry it.
+v1::ClockDecision DecisionOf(const ClockGame& game) { return DecisionToProto(*game.decision()); }
 
 ClockGame NewGame(const std::string& pgn, v1::Edition edition, std::int64_t at_ms = 0) {
-  absl::StatusOr<v1::ClockCreated> created = NewClock(Request(pgn, edition), at_ms);
+  absl::StatusOr<v1::ClockCreated> created = NewClock(ClockRequest(pgn, edition), at_ms);
   EXPECT_OK(created);
   absl::StatusOr<ClockGame> game = ClockGame::Create(*created);
   EXPECT_OK(game);
   return *game;
-}
-
-v1::ClockEvent Start() {
-  v1::ClockEvent e;
-  e.mutable_started();
-  return e;
-}
-v1::ClockEvent Press(v1::Color side = v1::COLOR_UNSPECIFIED) {
-  v1::ClockEvent e;
-  e.mutable_pressed()->set_side(side);
-  return e;
-}
-v1::ClockEvent Pause() {
-  v1::ClockEvent e;
-  e.mutable_paused();
-  return e;
-}
-v1::ClockEvent Resume() {
-  v1::ClockEvent e;
-  e.mutable_resumed();
-  return e;
-}
-v1::ClockEvent Claim(v1::Color claimant) {
-  v1::ClockEvent e;
-  e.mutable_flag_claimed()->set_claimant(claimant);
-  return e;
-}
-v1::ClockEvent SetClock(std::int64_t white_ms, std::int64_t black_ms) {
-  v1::ClockEvent e;
-  e.mutable_set()->set_white_ms(white_ms);
-  e.mutable_set()->set_black_ms(black_ms);
-  return e;
 }
 
 // Decides `command` at `now_ms` and applies what it appends; returns the decision.
@@ -91,7 +65,7 @@ void ExpectFlagFell(const v1::ClockDecision& d, v1::Color flagged, const std::st
 
 TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
   absl::StatusOr<v1::ClockCreated> created =
-      NewClock(Request("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
+      NewClock(ClockRequest("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
   ASSERT_OK(created);
   EXPECT_EQ(created->periods_size(), 2);
   EXPECT_EQ(created->periods(0).moves(), 40);
@@ -110,14 +84,14 @@ TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
   EXPECT_EQ(created->game_type(), v1::GAME_TYPE_BLITZ);  // C1: under 15 minutes
   EXPECT_EQ(created->periods(0).bonus(), "simple_delay");
 
-  v1::CreateClockRequest both = Request("300", v1::EDITION_FIDE_2023);
+  v1::CreateClockRequest both = ClockRequest("300", v1::EDITION_FIDE_2023);
   both.set_time_control_human("5");
   EXPECT_THAT(NewClock(both, 0), HasErrorCode("ERR_BAD_TIME_CONTROL"));
-  EXPECT_THAT(NewClock(Request("-", v1::EDITION_FIDE_2023), 0),
+  EXPECT_THAT(NewClock(ClockRequest("-", v1::EDITION_FIDE_2023), 0),
               HasErrorCode("ERR_BAD_TIME_CONTROL"));
-  EXPECT_THAT(NewClock(Request("300", v1::EDITION_UNSPECIFIED), 0),
+  EXPECT_THAT(NewClock(ClockRequest("300", v1::EDITION_UNSPECIFIED), 0),
               HasErrorCode("ERR_BAD_EDITION"));
-  EXPECT_THAT(NewClock(Request("3x0", v1::EDITION_FIDE_2023), 0),
+  EXPECT_THAT(NewClock(ClockRequest("3x0", v1::EDITION_FIDE_2023), 0),
               HasErrorCode("ERR_BAD_TIME_CONTROL"));
 }
 
@@ -140,7 +114,7 @@ TEST(ClockLog, StartAndPressFollowArticleSix) {
 
 TEST(ClockLog, StandardFlagCountsAtTheInstantItFell) {
   // A one-minute control is blitz by C1; the platform names the game standard.
-  v1::CreateClockRequest req = Request("60", v1::EDITION_FIDE_2001);
+  v1::CreateClockRequest req = ClockRequest("60", v1::EDITION_FIDE_2001);
   req.set_game_type(v1::GAME_TYPE_STANDARD);
   ClockGame game = *ClockGame::Create(*NewClock(req, 0));
   ASSERT_OK(Play(game, Start(), 1000));
@@ -168,14 +142,14 @@ TEST(ClockLog, StandardFlagCountsAtTheInstantItFell) {
   EXPECT_THAT(Decide(game, Press(), 90'000), HasErrorCode("ERR_FLAG_FALLEN"));
   EXPECT_THAT(Decide(game, Resume(), 90'000), HasErrorCode("ERR_GAME_DECIDED"));
   // 6.14: the arbiter sets the clock; play may go on.
-  ASSERT_OK(Play(game, SetClock(10'000, 60'000), 95'000));
+  ASSERT_OK(Play(game, Set(10'000, 60'000), 95'000));
   EXPECT_FALSE(Read(game, "g1", 95'000).has_decision());
   ASSERT_OK(Play(game, Resume(), 96'000));
   EXPECT_EQ(NextDeadline(game), 106'000);
 }
 
 TEST(ClockLog, APressAfterTheFlagIsRefusedAndTheFallRecorded) {
-  v1::CreateClockRequest req = Request("60", v1::EDITION_FIDE_2005);
+  v1::CreateClockRequest req = ClockRequest("60", v1::EDITION_FIDE_2005);
   req.set_game_type(v1::GAME_TYPE_STANDARD);
   ClockGame game = *ClockGame::Create(*NewClock(req, 0));
   ASSERT_OK(Play(game, Start(), 0));
@@ -212,7 +186,7 @@ TEST(ClockLog, BlitzFlagCountsOnlyWhenClaimed) {
   EXPECT_EQ(NextDeadline(game), 182'000 + 179'000);  // white's clock runs
   // White's claim is not a refusal of the call: the ruling is recorded.
   log.clear();
-  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 183'000, &log));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_WHITE), 183'000, &log));
   ASSERT_EQ(log.size(), 1u);
   EXPECT_TRUE(log[0].flag_claimed().granted());
   EXPECT_EQ(log[0].flag_claimed().article(), "B7");
@@ -228,14 +202,14 @@ TEST(ClockLog, BlitzClaimRefusedWhenTheOpponentsFlagIsUp) {
   ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
   ASSERT_OK(Play(game, Start(), 0));
   std::vector<v1::ClockEvent> log;
-  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 10'000, &log));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 10'000, &log));
   ASSERT_EQ(log.size(), 1u);
   EXPECT_FALSE(log[0].flag_claimed().granted());
   EXPECT_EQ(Read(game, "g1", 10'000).status(), "running");  // refused: play goes on
   // Black's own flag down, white's up: refused too (B7).
   ASSERT_OK(Play(game, Press(), 10'000));
   log.clear();
-  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 200'000, &log));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 200'000, &log));
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].flag_fell().side(), v1::COLOR_BLACK);
   EXPECT_EQ(log[0].flag_fell().article(), "B6 (1997)");
@@ -248,7 +222,7 @@ TEST(ClockLog, BothFlagsDownInBlitzIsADraw) {
   // White overruns (flag at 60'000, recorded, not counting), then presses; black's flag falls.
   ASSERT_OK(Play(game, Press(), 61'000));
   std::vector<v1::ClockEvent> log;
-  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 130'000, &log));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_WHITE), 130'000, &log));
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].flag_fell().fell_at_ms(), 121'000);
   EXPECT_TRUE(log[1].flag_claimed().granted());
@@ -273,7 +247,7 @@ TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {
   ClockGame game = NewGame("40/5400:1800", v1::EDITION_FIDE_2001);
   ASSERT_OK(Play(game, Start(), 0));
   std::vector<v1::ClockEvent> log;
-  ASSERT_OK(Play(game, SetClock(60'000, 0), 5'000, &log));  // 6.14
+  ASSERT_OK(Play(game, Set(60'000, 0), 5'000, &log));  // 6.14
   ASSERT_EQ(log.size(), 2u);
   EXPECT_TRUE(log[0].has_set());
   EXPECT_EQ(log[1].flag_fell().side(), v1::COLOR_BLACK);
@@ -320,17 +294,13 @@ TEST(ClockLog, ReplayAndSnapshotGiveTheSameClock) {
       t += 20'000;
     }
   }
-  v1::ClockEvent adjust;
-  adjust.mutable_adjusted()->set_side(v1::COLOR_BLACK);
-  adjust.mutable_adjusted()->set_delta_ms(120'000);
-  adjust.mutable_adjusted()->set_reason("7.4b");
-  ASSERT_OK(Play(game, adjust, t + 5, &log));
+  ASSERT_OK(Play(game, Adjust(v1::COLOR_BLACK, 120'000, "7.4b"), t + 5, &log));
 
   absl::StatusOr<ClockGame> replayed = ClockGame::Replay(log);
   ASSERT_OK(replayed);
-  v1::GameSnapshot snapshot = game.Snapshot();
+  v1::GameSnapshot snapshot = ToSnapshot(game);
   snapshot.set_version(game.version());
-  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(snapshot);
+  absl::StatusOr<ClockGame> restored = FromSnapshot(snapshot);
   ASSERT_OK(restored);
   for (std::int64_t at : {t + 5, t + 77'777, t + 9'999'999}) {
     const std::string want = Read(game, "g1", at).SerializeAsString();
@@ -345,8 +315,8 @@ TEST(ClockLog, ReplayAndSnapshotGiveTheSameClock) {
   // The snapshot is the state, not the history: after 90 moves it is as small as after none.
   ClockGame fresh = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2001, 100);
   ASSERT_OK(Play(fresh, Start(), 1'000));
-  EXPECT_LE(game.Snapshot().ByteSizeLong(), fresh.Snapshot().ByteSizeLong() + 16);
-  EXPECT_LT(game.Snapshot().ByteSizeLong(), 300u);
+  EXPECT_LE(ToSnapshot(game).ByteSizeLong(), ToSnapshot(fresh).ByteSizeLong() + 16);
+  EXPECT_LT(ToSnapshot(game).ByteSizeLong(), 300u);
 
   // Snapshots of schema 1 (the list of events) written before are still read, by replaying.
   v1::ClockSnapshot events;
@@ -356,12 +326,12 @@ TEST(ClockLog, ReplayAndSnapshotGiveTheSameClock) {
   old_snapshot.set_version(game.version());
   old_snapshot.mutable_state()->set_type_url(snapshot.state().type_url());
   old_snapshot.mutable_state()->set_value(events.SerializeAsString());
-  absl::StatusOr<ClockGame> from_old = ClockGame::FromSnapshot(old_snapshot);
+  absl::StatusOr<ClockGame> from_old = FromSnapshot(old_snapshot);
   ASSERT_OK(from_old);
   EXPECT_EQ(Read(*from_old, "g1", t + 77'777).SerializeAsString(),
             Read(game, "g1", t + 77'777).SerializeAsString());
   old_snapshot.set_schema_version(3);
-  EXPECT_THAT(ClockGame::FromSnapshot(old_snapshot), HasErrorCode("ERR_CORRUPT_LOG"));
+  EXPECT_THAT(FromSnapshot(old_snapshot), HasErrorCode("ERR_CORRUPT_LOG"));
 }
 
 // B6/B7 (2001 blitz): the recorded flag, the claim and the decision all survive the snapshot, so
@@ -382,29 +352,72 @@ TEST(ClockLog, TheSnapshotCarriesFlagsClaimsAndTheDecision) {
     EXPECT_EQ(NextDeadline(a), NextDeadline(b));
     EXPECT_EQ(a.version(), b.version());
   };
-  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  absl::StatusOr<ClockGame> restored = FromSnapshot(ToSnapshot(game));
   ASSERT_OK(restored);
   same(game, *restored);
   EXPECT_FALSE(restored->recorded_flags()[0].counts);
   EXPECT_EQ(restored->recorded_flags()[0].fell_at_ms, 181'000);
 
-  ASSERT_OK(Play(game, Claim(v1::COLOR_WHITE), 183'000));  // B7: granted
-  restored = ClockGame::FromSnapshot(game.Snapshot());
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_WHITE), 183'000));  // B7: granted
+  restored = FromSnapshot(ToSnapshot(game));
   ASSERT_OK(restored);
   same(game, *restored);
   ASSERT_TRUE(restored->decision().has_value());
-  ExpectFlagFell(*restored->decision(), v1::COLOR_BLACK, "B7", "6.10");
+  ExpectFlagFell(DecisionOf(*restored), v1::COLOR_BLACK, "B7", "6.10");
   ASSERT_TRUE(restored->last_claim().has_value());
   EXPECT_TRUE(restored->last_claim()->granted());
   EXPECT_THAT(Decide(*restored, Press(v1::COLOR_WHITE), 184'000), HasErrorCode(kErrGameDecided));
 
   // A damaged snapshot is reported as a corrupt log, never half-believed.
-  v1::GameSnapshot damaged = game.Snapshot();
+  v1::GameSnapshot damaged = ToSnapshot(game);
   v1::ClockSnapshot state;
   ASSERT_TRUE(state.ParseFromString(damaged.state().value()));
   state.mutable_clock()->mutable_white()->set_moves(-3);
   damaged.mutable_state()->set_value(state.SerializeAsString());
-  EXPECT_THAT(ClockGame::FromSnapshot(damaged), HasErrorCode("ERR_CORRUPT_LOG"));
+  EXPECT_THAT(FromSnapshot(damaged), HasErrorCode("ERR_CORRUPT_LOG"));
+}
+
+// The rulings answer in the Laws' terms; the codec writes them as before, so decisions in
+// snapshots written earlier (some before `kind` existed, when a flag was a win) read back and are
+// written again byte for byte.
+TEST(ClockCodec, DecisionsReadBackAsTheyWereWritten) {
+  v1::ClockDecision legacy;
+  legacy.mutable_outcome()->set_result(v1::RESULT_BLACK_WINS);
+  legacy.mutable_outcome()->set_termination(v1::TERMINATION_TIME_FORFEIT);
+  legacy.mutable_outcome()->set_winner(v1::COLOR_BLACK);
+  legacy.set_article("6.9");
+  legacy.set_at_ms(61'000);
+  v1::ClockDecision both_lose;  // 6.7, both absent
+  both_lose.mutable_outcome()->set_result(v1::RESULT_DOUBLE_FORFEIT);
+  both_lose.mutable_outcome()->set_termination(v1::TERMINATION_DEFAULT);
+  both_lose.set_article("6.7");
+  both_lose.set_at_ms(1'001);
+  both_lose.set_kind(v1::ClockDecision::KIND_RESULT);
+  v1::ClockDecision flag;  // 1997 blitz, a granted B7 claim: C4 decides
+  flag.mutable_outcome()->set_result(v1::RESULT_UNSPECIFIED);
+  flag.mutable_outcome()->set_termination(v1::TERMINATION_TIME_FORFEIT);
+  flag.mutable_outcome()->set_article("C4 (1997)");
+  flag.set_article("B7");
+  flag.set_at_ms(181'000);
+  flag.set_kind(v1::ClockDecision::KIND_FLAG_FELL);
+  flag.set_flagged(v1::COLOR_WHITE);
+  flag.set_result_article("C4 (1997)");
+  flag.set_needs_mating_potential(true);
+  for (const v1::ClockDecision& d : {legacy, both_lose, flag}) {
+    EXPECT_EQ(DecisionToProto(DecisionFromProto(d)).SerializeAsString(), d.SerializeAsString())
+        << d.ShortDebugString();
+  }
+  EXPECT_EQ(DecisionFromProto(both_lose).outcome,
+            laws::Outcome::BothLose(laws::Termination::kDefault, "6.7"));
+  EXPECT_FALSE(DecisionFromProto(flag).outcome.over());  // 6.10: not a win by itself
+
+  // A game's snapshot, decision included, is written again as it was read.
+  ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 181'000));
+  absl::StatusOr<ClockGame> restored = FromSnapshot(ToSnapshot(game));
+  ASSERT_OK(restored);
+  EXPECT_EQ(ToSnapshot(*restored).SerializeAsString(), ToSnapshot(game).SerializeAsString());
 }
 
 TEST(ClockLog, ACorruptLogIsReportedNotReplayed) {
@@ -426,16 +439,14 @@ TEST(ClockLog, ACorruptLogIsReportedNotReplayed) {
               HasErrorCode("ERR_CORRUPT_LOG"));
   v1::GameSnapshot foreign;
   foreign.mutable_state()->set_type_url("type.googleapis.com/arbiter.v1.Position");
-  EXPECT_THAT(ClockGame::FromSnapshot(foreign), HasErrorCode("ERR_CORRUPT_LOG"));
+  EXPECT_THAT(FromSnapshot(foreign), HasErrorCode("ERR_CORRUPT_LOG"));
 }
 
 TEST(ClockLog, AdjustmentsFollowTheirArticlesSign) {
   ClockGame game = NewGame("300", v1::EDITION_FIDE_2023);
   ASSERT_OK(Play(game, Start(), 0));
-  v1::ClockEvent adjust;
-  adjust.mutable_adjusted()->set_side(v1::COLOR_WHITE);
-  adjust.mutable_adjusted()->set_delta_ms(-60'000);
-  adjust.mutable_adjusted()->set_reason("7.4b");  // time is added to the opponent
+  v1::ClockEvent adjust =
+      Adjust(v1::COLOR_WHITE, -60'000, "7.4b");  // time is added to the opponent
   EXPECT_THAT(Decide(game, adjust, 1'000), HasErrorCode("ERR_BAD_ADJUSTMENT"));
   adjust.mutable_adjusted()->set_reason("13.4c");
   ASSERT_OK(Play(game, adjust, 1'000));
@@ -445,23 +456,12 @@ TEST(ClockLog, AdjustmentsFollowTheirArticlesSign) {
 
 // --- 6.7: the default time ----------------------------------------------------------------------
 
-v1::ClockEvent StartAbsent(std::vector<v1::Color> absent) {
-  v1::ClockEvent e;
-  for (v1::Color c : absent) e.mutable_started()->add_absent(c);
-  return e;
-}
-v1::ClockEvent Arrive(v1::Color side) {
-  v1::ClockEvent e;
-  e.mutable_arrived()->set_side(side);
-  return e;
-}
-
 // 2005, 6.7: "more than one hour after the scheduled start" loses. The deadline is in the index
 // like a flag's, the scheduler's check records it at the first instant after the hour, and an
 // arrival after that is refused: the game is decided.
 TEST(ClockLog, AnAbsentPlayerLosesByDefaultTheInstantAfterTheDefaultTime) {
   ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2005);
-  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_BLACK}), 0));
+  ASSERT_OK(Play(game, Start({v1::COLOR_BLACK}), 0));
   EXPECT_EQ(NextDeadline(game), 3'600'001);  // before White's flag (90 min)
   EXPECT_TRUE(SettleFlags(game, 3'600'000).empty());
   std::vector<v1::ClockEvent> due = SettleFlags(game, 3'600'250);
@@ -496,17 +496,17 @@ TEST(ClockLog, AnAbsentPlayerLosesByDefaultTheInstantAfterTheDefaultTime) {
 
   // The snapshot remembers it was ruled on; 6.14: the arbiter may let the game go on, and the
   // default is not recorded again.
-  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  absl::StatusOr<ClockGame> restored = FromSnapshot(ToSnapshot(game));
   ASSERT_OK(restored);
   EXPECT_TRUE(restored->default_recorded());
-  ASSERT_OK(Play(*restored, SetClock(1'000'000, 1'000'000), 3'700'000));
+  ASSERT_OK(Play(*restored, Set(1'000'000, 1'000'000), 3'700'000));
   EXPECT_FALSE(restored->decision().has_value());
   EXPECT_TRUE(SettleFlags(*restored, 3'800'000).empty());
 }
 
 TEST(ClockLog, ArrivingOnTheHourIsInTime) {
   ClockGame game = NewGame("40/5400+30:1800+30", v1::EDITION_FIDE_2005);
-  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_WHITE}), 0));
+  ASSERT_OK(Play(game, Start({v1::COLOR_WHITE}), 0));
   // 6.6: the absent White's clock runs; he arrives exactly one hour after the start.
   ASSERT_OK(Play(game, Arrive(v1::COLOR_WHITE), 3'600'000));
   EXPECT_EQ(NextDeadline(game), 5'400'000);  // only his flag is pending now
@@ -518,36 +518,28 @@ TEST(ClockLog, ArrivingOnTheHourIsInTime) {
 // at once; both absent, both lose.
 TEST(ClockLog, WithNoDefaultTimeAbsenceAtTheStartLoses) {
   ClockGame game = NewGame("3+2", v1::EDITION_FIDE_2023);
-  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_WHITE, v1::COLOR_BLACK}), 1'000));
+  ASSERT_OK(Play(game, Start({v1::COLOR_WHITE, v1::COLOR_BLACK}), 1'000));
   EXPECT_EQ(NextDeadline(game), 1'001);
   std::vector<v1::ClockEvent> due = SettleFlags(game, 1'001);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].defaulted().sides_size(), 2);
   ASSERT_OK(game.Apply(due[0]));
-  EXPECT_EQ(game.decision()->outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
-  EXPECT_EQ(game.decision()->outcome().winner(), v1::COLOR_UNSPECIFIED);
+  EXPECT_EQ(DecisionOf(game).outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  EXPECT_EQ(DecisionOf(game).outcome().winner(), v1::COLOR_UNSPECIFIED);
 
   // One absent, in blitz: his flag would fall after 3 minutes, the default came first.
   ClockGame one = NewGame("3+2", v1::EDITION_FIDE_2023);
-  ASSERT_OK(Play(one, StartAbsent({v1::COLOR_BLACK}), 0));
+  ASSERT_OK(Play(one, Start({v1::COLOR_BLACK}), 0));
   due = SettleFlags(one, 500'000);  // noticed late: White's flag "fell" after the default
   ASSERT_EQ(due.size(), 1u);
   EXPECT_TRUE(due[0].has_defaulted());
   ASSERT_OK(one.Apply(due[0]));
-  EXPECT_EQ(one.decision()->outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(DecisionOf(one).outcome().result(), v1::RESULT_WHITE_WINS);
   EXPECT_TRUE(SettleFlags(one, 900'000).empty());  // the clock stopped: no flag falls later
 }
 
 // --- Issue 14
 // -------------------------------------------------------------------------------------
-
-v1::ClockEvent Adjust(v1::Color side, std::int64_t delta_ms, const std::string& reason) {
-  v1::ClockEvent e;
-  e.mutable_adjusted()->set_side(side);
-  e.mutable_adjusted()->set_delta_ms(delta_ms);
-  e.mutable_adjusted()->set_reason(reason);
-  return e;
-}
 
 // Item 1, 6.10: a flag is not a win by itself. The issue's case: 4k3/8/8/8/8/8/8/3QK3 w, G/90,
 // fide2001, White never moves. Black (a bare king) cannot mate, so the game is drawn; the clock
@@ -569,17 +561,17 @@ TEST(Issue14, AFlagIsNotAWinByItself) {
 TEST(Issue14, In1997BlitzTheFlagsResultFollowsFromC4) {
   ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
   ASSERT_OK(Play(game, Start(), 0));
-  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 181'000));  // B7: White's flag fell at 180 s
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 181'000));  // B7: White's flag fell at 180 s
   ASSERT_TRUE(game.decision().has_value());
-  ExpectFlagFell(*game.decision(), v1::COLOR_WHITE, "B7", "C4 (1997)");
-  EXPECT_TRUE(game.decision()->needs_mating_potential());
+  ExpectFlagFell(DecisionOf(game), v1::COLOR_WHITE, "B7", "C4 (1997)");
+  EXPECT_TRUE(DecisionOf(game).needs_mating_potential());
   // B8 stays a result by itself.
   ClockGame both = NewGame("60", v1::EDITION_FIDE_2001);
   ASSERT_OK(Play(both, Start(), 0));
   ASSERT_OK(Play(both, Press(), 61'000));
-  ASSERT_OK(Play(both, Claim(v1::COLOR_WHITE), 130'000));
-  EXPECT_EQ(both.decision()->kind(), v1::ClockDecision::KIND_RESULT);
-  EXPECT_EQ(both.decision()->outcome().result(), v1::RESULT_DRAW);
+  ASSERT_OK(Play(both, ClaimFlag(v1::COLOR_WHITE), 130'000));
+  EXPECT_EQ(DecisionOf(both).kind(), v1::ClockDecision::KIND_RESULT);
+  EXPECT_EQ(DecisionOf(both).outcome().result(), v1::RESULT_DRAW);
 }
 
 // Item 3: G/1, fide2001 (blitz, B6), lag compensation on. White's flag falls at 60 s; his press
@@ -593,18 +585,16 @@ TEST(Issue14, LagCompensationDoesNotEraseARecordedFlag) {
   ClockGame game = *ClockGame::Create(*NewClock(req, 0));
   ASSERT_OK(Play(game, Start(), 0));
   EXPECT_EQ(Read(game, "g1", 60'200).white_flag_ms(), 60'000);
-  v1::ClockEvent press = Press(v1::COLOR_WHITE);
-  press.mutable_pressed()->set_lag_ms(1'000);
   std::vector<v1::ClockEvent> log;
-  ASSERT_OK(Play(game, press, 60'500, &log));
+  ASSERT_OK(Play(game, Press(v1::COLOR_WHITE, 1'000), 60'500, &log));
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].flag_fell().fell_at_ms(), 60'000);
   EXPECT_FALSE(log[0].flag_fell().counts());
   v1::ClockReading r = Read(game, "g1", 60'500);
   EXPECT_EQ(r.white_flag_ms(), 60'000);
   EXPECT_EQ(r.white_remaining_ms(), -500);
-  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 61'000));
-  ExpectFlagFell(*game.decision(), v1::COLOR_WHITE, "B7", "6.10");
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 61'000));
+  ExpectFlagFell(DecisionOf(game), v1::COLOR_WHITE, "B7", "6.10");
 }
 
 // Item 4: G/15, fide2001 (rapid, B6). White's flag falls at 900 s; the arbiter pauses, adds 2
@@ -626,11 +616,11 @@ TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
   EXPECT_FALSE(r.has_white_flag_ms());
   EXPECT_EQ(r.recorded_flags_size(), 1);
   log.clear();
-  ASSERT_OK(Play(game, Claim(v1::COLOR_BLACK), 907'000, &log));
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 907'000, &log));
   ASSERT_EQ(log.size(), 1u);
   EXPECT_FALSE(log[0].flag_claimed().granted());
   // Where the flag counted (6.9) the game is decided: no adjustment; 6.14 continues it.
-  v1::CreateClockRequest req = Request("900", v1::EDITION_FIDE_2001);
+  v1::CreateClockRequest req = ClockRequest("900", v1::EDITION_FIDE_2001);
   req.set_game_type(v1::GAME_TYPE_STANDARD);
   ClockGame standard = *ClockGame::Create(*NewClock(req, 0));
   ASSERT_OK(Play(standard, Start(), 0));
@@ -645,22 +635,22 @@ TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
 // Black absent: Black is defaulted at 11:00:00.001 (not 11:20:00.001).
 TEST(Issue14, TheDefaultCountsFromTheScheduledStart) {
   constexpr std::int64_t kTen = 36'000'000;
-  v1::CreateClockRequest req = Request("5400", v1::EDITION_FIDE_2001);
+  v1::CreateClockRequest req = ClockRequest("5400", v1::EDITION_FIDE_2001);
   req.set_scheduled_start_ms(kTen);
   absl::StatusOr<v1::ClockCreated> created = NewClock(req, kTen - 600'000);
   ASSERT_OK(created);
   EXPECT_EQ(created->scheduled_start_ms(), kTen);
   ClockGame game = *ClockGame::Create(*created);
-  ASSERT_OK(Play(game, StartAbsent({v1::COLOR_BLACK}), kTen + 1'200'000));
+  ASSERT_OK(Play(game, Start({v1::COLOR_BLACK}), kTen + 1'200'000));
   EXPECT_EQ(NextDeadline(game), kTen + 3'600'001);
   std::vector<v1::ClockEvent> due = SettleFlags(game, kTen + 3'600'001);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].defaulted().at_ms(), kTen + 3'600'001);
   ASSERT_OK(game.Apply(due[0]));
-  EXPECT_EQ(game.decision()->outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(game.decision()->kind(), v1::ClockDecision::KIND_RESULT);
+  EXPECT_EQ(DecisionOf(game).outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(DecisionOf(game).kind(), v1::ClockDecision::KIND_RESULT);
   // The snapshot keeps the scheduled start.
-  absl::StatusOr<ClockGame> restored = ClockGame::FromSnapshot(game.Snapshot());
+  absl::StatusOr<ClockGame> restored = FromSnapshot(ToSnapshot(game));
   ASSERT_OK(restored);
   EXPECT_EQ(restored->clock().DefaultDeadline(), kTen + 3'600'000);
 
@@ -672,7 +662,7 @@ TEST(Issue14, TheDefaultCountsFromTheScheduledStart) {
   EXPECT_TRUE(log[0].has_started());
   ASSERT_TRUE(log[1].has_defaulted());
   EXPECT_EQ(log[1].defaulted().sides_size(), 2);
-  EXPECT_EQ(late.decision()->outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
+  EXPECT_EQ(DecisionOf(late).outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
   // Started at 10:20 with both present: nobody is late, nothing pending but the flag.
   ClockGame on_time = *ClockGame::Create(*created);
   ASSERT_OK(Play(on_time, Start(), kTen + 1'200'000));

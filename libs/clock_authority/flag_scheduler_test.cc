@@ -13,26 +13,20 @@
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/authority.h"
-#include "libs/clock_authority/clock_log.h"
+#include "libs/clock_authority/clock_codec.h"
+#include "libs/clock_authority/testing/commands.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/memory_game_store.h"
 
 namespace clockauth {
 namespace {
 
+using testing::Press;
+using testing::Start;
+
 v1::CreateClockRequest Control(const std::string& human,
                                v1::GameType type = v1::GAME_TYPE_STANDARD) {
-  v1::CreateClockRequest r;
-  r.set_time_control_human(human);
-  r.set_edition(v1::EDITION_FIDE_2005);
-  r.set_game_type(type);
-  return r;
-}
-
-v1::ClockEvent Start() {
-  v1::ClockEvent e;
-  e.mutable_started();
-  return e;
+  return testing::HumanClockRequest(human, v1::EDITION_FIDE_2005, type);
 }
 
 std::vector<v1::FlagFell> Flags(store::GameStore& store, const std::string& game) {
@@ -102,8 +96,7 @@ TEST(FlagSchedulerFakeTime, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
   Replica b(&store, &time, "B", {.sweep_grace = absl::ZeroDuration()});
-  v1::ClockEvent start_absent = Start();
-  start_absent.mutable_started()->add_absent(v1::COLOR_BLACK);
+  const v1::ClockEvent start_absent = Start({v1::COLOR_BLACK});
   for (const char* game : {"timer", "orphan"}) {
     ASSERT_OK(a.authority.Create(game, Control("G/120"), {}));
     ASSERT_OK(a.authority.Execute(game, start_absent, {}));
@@ -120,9 +113,10 @@ TEST(FlagSchedulerFakeTime, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
     absl::StatusOr<CommandResult> r = b.authority.Get(game);
     ASSERT_OK(r);
     ASSERT_TRUE(r->game->decision().has_value()) << game;
-    EXPECT_EQ(r->game->decision()->outcome().result(), v1::RESULT_WHITE_WINS);
-    EXPECT_EQ(r->game->decision()->outcome().termination(), v1::TERMINATION_DEFAULT);
-    EXPECT_EQ(r->game->decision()->at_ms(), 4'600'001);
+    const v1::ClockDecision decision = DecisionToProto(*r->game->decision());
+    EXPECT_EQ(decision.outcome().result(), v1::RESULT_WHITE_WINS);
+    EXPECT_EQ(decision.outcome().termination(), v1::TERMINATION_DEFAULT);
+    EXPECT_EQ(decision.at_ms(), 4'600'001);
     EXPECT_FALSE(store.GetDeadline(game)->has_value()) << game;
   }
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // A's timers find them recorded: once
@@ -136,9 +130,7 @@ TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
   ASSERT_OK(a.authority.Create("g", Control("G/1"), {}));
   ASSERT_OK(a.authority.Execute("g", Start(), {}));
   time.SetMs(59'000);
-  v1::ClockEvent press;
-  press.mutable_pressed();
-  ASSERT_OK(a.authority.Execute("g", press, {}));  // black's minute runs from 59 s
+  ASSERT_OK(a.authority.Execute("g", Press(), {}));  // black's minute runs from 59 s
   time.SetMs(60'000);
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // white's old deadline is gone
   time.SetMs(119'000);
