@@ -16,7 +16,8 @@ std::int64_t MonotonicMicros() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<StoreTime>> StoreTime::Create(store::GameStore* store, int samples) {
+absl::StatusOr<std::unique_ptr<StoreTime>> StoreTime::Create(store::StoreClock* store,
+                                                             int samples) {
   std::unique_ptr<StoreTime> time(new StoreTime(store, samples < 1 ? 1 : samples));
   RETURN_IF_ERROR(time->Resync());
   return time;

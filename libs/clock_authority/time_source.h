@@ -24,7 +24,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "libs/store/game_store.h"
+#include "libs/store/store_clock.h"
 
 namespace clockauth {
 
@@ -52,7 +52,7 @@ class FakeTime final : public TimeSource {
 class StoreTime final : public TimeSource {
  public:
   // Measures the offset (`samples` round trips); UNAVAILABLE if the store does not answer.
-  static absl::StatusOr<std::unique_ptr<StoreTime>> Create(store::GameStore* store,
+  static absl::StatusOr<std::unique_ptr<StoreTime>> Create(store::StoreClock* store,
                                                            int samples = 5);
   ~StoreTime() override;
 
@@ -68,9 +68,9 @@ class StoreTime final : public TimeSource {
   std::int64_t offset_us() const { return offset_us_.load(); }
 
  private:
-  StoreTime(store::GameStore* store, int samples) : store_(store), samples_(samples) {}
+  StoreTime(store::StoreClock* store, int samples) : store_(store), samples_(samples) {}
 
-  store::GameStore* const store_;
+  store::StoreClock* const store_;
   const int samples_;
   std::atomic<std::int64_t> offset_us_{0};
   std::atomic<std::int64_t> uncertainty_us_{0};

@@ -1,6 +1,5 @@
 #include "libs/store/game_store.h"
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -15,16 +14,6 @@ absl::Status Bad(absl::string_view message) {
 
 bool IsGameIdChar(char c) {
   return absl::ascii_isalnum(c) || c == '.' || c == '_' || c == '~' || c == ':' || c == '-';
-}
-
-absl::Status ValidatePrintableId(absl::string_view what, absl::string_view id) {
-  if (id.empty() || id.size() > kMaxIdLength) {
-    return Bad(absl::StrCat(what, " must have 1 to ", kMaxIdLength, " characters"));
-  }
-  for (char c : id) {
-    if (c < 0x20 || c > 0x7e) return Bad(absl::StrCat(what, " must be printable ASCII"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -49,95 +38,6 @@ absl::Status ValidateGameId(absl::string_view game_id) {
     }
   }
   return absl::OkStatus();
-}
-
-absl::Status ValidateOwner(absl::string_view owner) { return ValidatePrintableId("owner", owner); }
-
-absl::Status ValidateAppendRequest(const AppendRequest& request) {
-  if (absl::Status s = ValidateGameId(request.game_id); !s.ok()) return s;
-  if (absl::Status s = ValidatePrintableId("command id", request.command_id); !s.ok()) return s;
-  if (request.expected_version < 0) return Bad("expected version must be >= 0");
-  if (request.events.empty()) return Bad("an append needs at least one event");
-  if (request.events.size() > kMaxEventsPerAppend) {
-    return Bad(absl::StrCat("at most ", kMaxEventsPerAppend, " events per append"));
-  }
-  for (size_t i = 0; i < request.events.size(); ++i) {
-    const arbiter::v1::GameEvent& e = request.events[i];
-    if (e.schema_version() == 0) return Bad(absl::StrCat("event ", i, " has no schema version"));
-    if (e.body().type_url().empty()) return Bad(absl::StrCat("event ", i, " has no body"));
-    if (e.ByteSizeLong() > kMaxEventBytes) {
-      return Bad(absl::StrCat("event ", i, " is larger than ", kMaxEventBytes, " bytes"));
-    }
-  }
-  if (request.snapshot.schema_version() == 0) return Bad("the snapshot has no schema version");
-  if (request.snapshot.state().type_url().empty()) return Bad("the snapshot has no state");
-  if (request.snapshot.ByteSizeLong() > kMaxSnapshotBytes) {
-    return Bad(absl::StrCat("the snapshot is larger than ", kMaxSnapshotBytes, " bytes"));
-  }
-  if (request.deadline.kind == DeadlineUpdate::Kind::kSet && request.deadline.deadline_ms < 0) {
-    return Bad("a deadline must be >= 0 ms");
-  }
-  if (request.fingerprint.size() > kMaxFingerprintLength) {
-    return Bad(absl::StrCat("a fingerprint has at most ", kMaxFingerprintLength, " bytes"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateShard(int shard, int num_shards) {
-  if (shard < 0 || shard >= num_shards) {
-    return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
-                           absl::string_view owner) {
-  if (absl::Status st = ValidateShard(shard, num_shards); !st.ok()) return st;
-  if (lease_ms <= 0) return Bad("a lease must be > 0 ms");
-  if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
-  return ValidateOwner(owner);
-}
-
-absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards,
-                           int max_events) {
-  if (games.empty() || static_cast<int>(games.size()) > kMaxWatchedAtOnce) {
-    return Bad(
-        absl::StrCat("watch 1 to ", kMaxWatchedAtOnce, " games at once, not ", games.size()));
-  }
-  if (max_events < 1) return Bad("max_events must be >= 1");
-  const int shard = DeadlineShard(games.front().game_id, num_shards);
-  absl::flat_hash_set<absl::string_view> seen;
-  for (const WatchPosition& g : games) {
-    if (absl::Status st = ValidateGameId(g.game_id); !st.ok()) return st;
-    if (g.after_version < 0) return Bad("after_version must be >= 0");
-    if (DeadlineShard(g.game_id, num_shards) != shard) {
-      return Bad(absl::StrCat("games ", games.front().game_id, " and ", g.game_id,
-                              " are in different shards: watch each shard on its own"));
-    }
-    if (!seen.insert(g.game_id).second) return Bad(absl::StrCat("game ", g.game_id, " twice"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidatePeek(int shard, int num_shards, int max) {
-  if (absl::Status st = ValidateShard(shard, num_shards); !st.ok()) return st;
-  if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
-  return absl::OkStatus();
-}
-
-std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request) {
-  std::vector<arbiter::v1::GameEvent> events = request.events;
-  for (size_t i = 0; i < events.size(); ++i) {
-    events[i].set_version(request.expected_version + 1 + static_cast<std::int64_t>(i));
-    events[i].set_command_id(request.command_id);
-  }
-  return events;
-}
-
-arbiter::v1::GameSnapshot StampedSnapshot(const AppendRequest& request) {
-  arbiter::v1::GameSnapshot snapshot = request.snapshot;
-  snapshot.set_version(request.expected_version + static_cast<std::int64_t>(request.events.size()));
-  return snapshot;
 }
 
 }  // namespace store

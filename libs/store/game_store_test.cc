@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
+#include "libs/store/internal/validation.h"
 #include "proto/arbiter/v1/common.pb.h"
 
 namespace store {
@@ -44,12 +45,12 @@ TEST(StampTest, FillsVersionsAndCommandId) {
   r.expected_version = 7;
   r.command_id = "cmd";
   r.events.resize(3);
-  std::vector<arbiter::v1::GameEvent> events = StampedEvents(r);
+  std::vector<arbiter::v1::GameEvent> events = internal::StampedEvents(r);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].version(), 8);
   EXPECT_EQ(events[2].version(), 10);
   EXPECT_EQ(events[1].command_id(), "cmd");
-  EXPECT_EQ(StampedSnapshot(r).version(), 10);
+  EXPECT_EQ(internal::StampedSnapshot(r).version(), 10);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "absl/time/clock.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/store/internal/validation.h"
 
 namespace store {
 namespace {
@@ -43,7 +44,7 @@ MemoryGameStore::MemoryGameStore(MemoryGameStoreOptions options)
       shards_(num_shards_) {}
 
 absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& request) {
-  RETURN_IF_ERROR(ValidateAppendRequest(request));
+  RETURN_IF_ERROR(internal::ValidateAppendRequest(request));
   std::string identity = Identity(request);
   absl::MutexLock lock(&mu_);
   auto it = games_.find(request.game_id);
@@ -74,8 +75,8 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   }
   if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
   Game& game = it->second;
-  for (GameEvent& e : StampedEvents(request)) game.log.push_back(std::move(e));
-  game.snapshot = StampedSnapshot(request);
+  for (GameEvent& e : internal::StampedEvents(request)) game.log.push_back(std::move(e));
+  game.snapshot = internal::StampedSnapshot(request);
   const AppendResult result{request.expected_version + 1, game.snapshot.version(), false};
   game.commands[request.command_id] = {result.first_version, result.version, std::move(identity)};
   Shard& shard = shards_[DeadlineShard(request.game_id, num_shards_)];
@@ -151,7 +152,7 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
 
 absl::StatusOr<std::vector<GameEvents>> MemoryGameStore::WaitForAnyEvents(
     const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) {
-  RETURN_IF_ERROR(ValidateWatch(games, num_shards_, max_events));
+  RETURN_IF_ERROR(internal::ValidateWatch(games, num_shards_, max_events));
   timeout = std::min(timeout, kMaxWait);
   const absl::Time deadline = absl::Now() + timeout;
   absl::MutexLock lock(&mu_);
@@ -197,7 +198,7 @@ absl::StatusOr<std::optional<Deadline>> MemoryGameStore::GetDeadline(absl::strin
 
 absl::StatusOr<std::vector<Deadline>> MemoryGameStore::ClaimDueDeadlines(
     int shard_index, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
-  RETURN_IF_ERROR(ValidateClaim(shard_index, num_shards_, lease_ms, max, owner));
+  RETURN_IF_ERROR(internal::ValidateClaim(shard_index, num_shards_, lease_ms, max, owner));
   absl::MutexLock lock(&mu_);
   Shard& shard = shards_[shard_index];
   std::vector<std::string> due;
@@ -221,7 +222,7 @@ absl::StatusOr<std::vector<Deadline>> MemoryGameStore::ClaimDueDeadlines(
 absl::StatusOr<std::vector<DueEntry>> MemoryGameStore::PeekDeadlines(int shard_index,
                                                                      std::int64_t until_ms,
                                                                      int max) {
-  RETURN_IF_ERROR(ValidatePeek(shard_index, num_shards_, max));
+  RETURN_IF_ERROR(internal::ValidatePeek(shard_index, num_shards_, max));
   absl::MutexLock lock(&mu_);
   const Shard& shard = shards_[shard_index];
   std::vector<DueEntry> out;
@@ -234,7 +235,7 @@ absl::StatusOr<std::vector<DueEntry>> MemoryGameStore::PeekDeadlines(int shard_i
 }
 
 absl::StatusOr<std::int64_t> MemoryGameStore::CountDeadlines(int shard_index) {
-  RETURN_IF_ERROR(ValidateShard(shard_index, num_shards_));
+  RETURN_IF_ERROR(internal::ValidateShard(shard_index, num_shards_));
   absl::MutexLock lock(&mu_);
   return static_cast<std::int64_t>(shards_[shard_index].entries.size());
 }
@@ -243,7 +244,7 @@ absl::StatusOr<bool> MemoryGameStore::ReleaseDeadline(absl::string_view game_id,
                                                       absl::string_view owner,
                                                       std::int64_t claimable_at_ms) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
-  RETURN_IF_ERROR(ValidateOwner(owner));
+  RETURN_IF_ERROR(internal::ValidateOwner(owner));
   absl::MutexLock lock(&mu_);
   Shard& shard = shards_[DeadlineShard(game_id, num_shards_)];
   auto it = shard.entries.find(game_id);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/store/internal/validation.h"
 #include "libs/store/redis_scripts.h"
 
 namespace store {
@@ -157,19 +158,20 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
       a.args.insert(a.args.end(), {"clear", "0"});
       break;
   }
-  a.args.push_back(StampedSnapshot(request).SerializeAsString());
-  for (const GameEvent& e : StampedEvents(request)) a.args.push_back(e.SerializeAsString());
+  a.args.push_back(internal::StampedSnapshot(request).SerializeAsString());
+  for (const GameEvent& e : internal::StampedEvents(request))
+    a.args.push_back(e.SerializeAsString());
   return a;
 }
 
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
-  RETURN_IF_ERROR(ValidateAppendRequest(request));
+  RETURN_IF_ERROR(internal::ValidateAppendRequest(request));
   const ScriptArgs a = AppendArgs(request);
   return AppendOutcome(request, Eval(append_script_, a.keys, a.args));
 }
 
 void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
-  if (absl::Status st = ValidateAppendRequest(request); !st.ok()) return done(st);
+  if (absl::Status st = internal::ValidateAppendRequest(request); !st.ok()) return done(st);
   absl::StatusOr<std::string> sha = ScriptSha(append_script_);
   if (!sha.ok()) return done(sha.status());
   ScriptArgs a = AppendArgs(request);
@@ -307,7 +309,7 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
 
 absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
     const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) {
-  RETURN_IF_ERROR(ValidateWatch(games, options_.num_deadline_shards, max_events));
+  RETURN_IF_ERROR(internal::ValidateWatch(games, options_.num_deadline_shards, max_events));
   timeout = std::min(timeout, kMaxWait);
   std::vector<std::string> args = {"XREAD", "COUNT", absl::StrCat(max_events)};
   absl::Duration block = absl::ZeroDuration();
@@ -369,7 +371,8 @@ absl::StatusOr<std::optional<Deadline>> RedisGameStore::GetDeadline(absl::string
 
 absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
     int shard, std::int64_t now_ms, std::int64_t lease_ms, int max, absl::string_view owner) {
-  RETURN_IF_ERROR(ValidateClaim(shard, options_.num_deadline_shards, lease_ms, max, owner));
+  RETURN_IF_ERROR(
+      internal::ValidateClaim(shard, options_.num_deadline_shards, lease_ms, max, owner));
   // The lease's end is computed here: Lua numbers are doubles and print large ones as 1.7e+12.
   ASSIGN_OR_RETURN(
       RedisReplyPtr reply,
@@ -392,7 +395,7 @@ absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
 absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekDeadlines(int shard,
                                                                     std::int64_t until_ms,
                                                                     int max) {
-  RETURN_IF_ERROR(ValidatePeek(shard, options_.num_deadline_shards, max));
+  RETURN_IF_ERROR(internal::ValidatePeek(shard, options_.num_deadline_shards, max));
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"ZRANGEBYSCORE", ShardKey("deadlines", shard),
                                                       "-inf", absl::StrCat(until_ms), "WITHSCORES",
                                                       "LIMIT", "0", absl::StrCat(max)}));
@@ -412,7 +415,7 @@ absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekDeadlines(int shard,
 }
 
 absl::StatusOr<std::int64_t> RedisGameStore::CountDeadlines(int shard) {
-  RETURN_IF_ERROR(ValidateShard(shard, options_.num_deadline_shards));
+  RETURN_IF_ERROR(internal::ValidateShard(shard, options_.num_deadline_shards));
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"ZCARD", ShardKey("deadlines", shard)}));
   if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("ZCARD reply");
   return static_cast<std::int64_t>(reply->integer);
@@ -422,7 +425,7 @@ absl::StatusOr<bool> RedisGameStore::ReleaseDeadline(absl::string_view game_id,
                                                      absl::string_view owner,
                                                      std::int64_t claimable_at_ms) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
-  RETURN_IF_ERROR(ValidateOwner(owner));
+  RETURN_IF_ERROR(internal::ValidateOwner(owner));
   const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
   ASSIGN_OR_RETURN(
       RedisReplyPtr reply,

@@ -1,0 +1,125 @@
+// The event log of the game store (game_store.h has the whole contract): the append, the one
+// write, atomic and idempotent by command id; the reads; the watch.
+#ifndef ARBITER_LIBS_STORE_EVENT_LOG_H_
+#define ARBITER_LIBS_STORE_EVENT_LOG_H_
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "proto/arbiter/v1/store.pb.h"
+
+namespace store {
+
+// Limits that keep one command bounded. Ids are short and printable; game ids are restricted to
+// [A-Za-z0-9._~:-] so a Redis key cannot be confused with a hash tag ('{', '}').
+inline constexpr int kMaxIdLength = 128;
+inline constexpr int kMaxEventsPerAppend = 64;
+inline constexpr int kMaxEventBytes = 64 * 1024;
+inline constexpr int kMaxSnapshotBytes = 1024 * 1024;
+inline constexpr int kMaxFingerprintLength = 256;
+inline constexpr int kMaxClaim = 1000;
+// The longest WaitForEvents; a longer timeout counts as this.
+inline constexpr absl::Duration kMaxWait = absl::Hours(1);
+// The most games one WaitForAnyEvents watches.
+inline constexpr int kMaxWatchedAtOnce = 10'000;
+
+// ReadEvents' `to_version` for "up to the last event".
+inline constexpr std::int64_t kHead = std::numeric_limits<std::int64_t>::max();
+
+// What an append does to the game's flag deadline.
+struct DeadlineUpdate {
+  enum class Kind : std::uint8_t { kKeep, kSet, kClear };
+  static DeadlineUpdate Keep() { return {}; }
+  static DeadlineUpdate Set(std::int64_t deadline_ms) { return {Kind::kSet, deadline_ms}; }
+  static DeadlineUpdate Clear() { return {Kind::kClear, 0}; }
+
+  Kind kind = Kind::kKeep;
+  std::int64_t deadline_ms = 0;  // kSet: when the flag falls, ms on the NowMs() time base
+};
+
+struct AppendRequest {
+  std::string game_id;
+  std::int64_t expected_version = 0;           // 0: create the game
+  std::string command_id;                      // client-chosen, unique per command within the game
+  std::vector<arbiter::v1::GameEvent> events;  // at least one
+  arbiter::v1::GameSnapshot snapshot;          // the state after these events (required)
+  DeadlineUpdate deadline;
+  std::string fingerprint;  // optional identity of the command for retries (see above)
+};
+
+struct AppendResult {
+  std::int64_t first_version = 0;  // the version of the first appended event
+  std::int64_t version = 0;        // the game's version after the append
+  bool replayed = false;           // a retry answered from the record; nothing was written
+  friend bool operator==(const AppendResult&, const AppendResult&) = default;
+};
+
+// A watcher's place in one game's log, and what came after it (WaitForAnyEvents).
+struct WatchPosition {
+  std::string game_id;
+  std::int64_t after_version = 0;
+};
+struct GameEvents {
+  std::string game_id;
+  std::vector<arbiter::v1::GameEvent> events;
+};
+
+class EventLog {
+ public:
+  virtual ~EventLog() = default;
+
+  // The write primitive; see the contract above.
+  virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
+
+  using AppendCallback = std::function<void(absl::StatusOr<AppendResult>)>;
+  // Append without waiting: `done` runs once with what Append would return, on a thread of the
+  // store's (the Redis store's I/O lanes), or on the caller's for a store that does not wait on
+  // anything (the default: Append, then `done`). `done` must not block for long.
+  virtual void AppendAsync(AppendRequest request, AppendCallback done) { done(Append(request)); }
+
+  // The recorded result of a command id (replayed set), nullopt if it never appended; lets a
+  // handler answer a retry before re-validating it against a newer state.
+  virtual absl::StatusOr<std::optional<AppendResult>> LookupCommand(
+      absl::string_view game_id, absl::string_view command_id) = 0;
+
+  // The latest snapshot; ERR_GAME_NOT_FOUND if the game does not exist.
+  virtual absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) = 0;
+
+  // The events with from_version <= version <= to_version (from_version >= 1; kHead for "to the
+  // end"), in order; empty when the range lies beyond the head. ERR_GAME_NOT_FOUND if the game
+  // does not exist.
+  virtual absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(
+      absl::string_view game_id, std::int64_t from_version, std::int64_t to_version) = 0;
+
+  // The watch: the events after `after_version` (up to max_events >= 1, in order), waiting up to
+  // `timeout` (at most kMaxWait; zero: a poll) for the first one; empty if none came. A watcher
+  // calls it in a loop with the last version it saw, and after a disconnect resumes the same way.
+  // ERR_GAME_NOT_FOUND if the game does not exist.
+  virtual absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(
+      absl::string_view game_id, std::int64_t after_version, absl::Duration timeout,
+      int max_events) = 0;
+
+  // The watch of several games at once, all of one deadline shard (one Redis Cluster slot;
+  // ERR_BAD_ARGUMENT otherwise): waits up to `timeout` (as above) until any of them has events
+  // after its position, then returns those games' events (up to max_events each, in order; games
+  // with none are left out; empty if none came). A game that does not exist has no events. One
+  // blocked call (one connection) serves every watched game of a shard.
+  virtual absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(
+      const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) = 0;
+};
+
+// Game ids are restricted to [A-Za-z0-9._~:-] and 1..kMaxIdLength characters (ERR_BAD_ARGUMENT):
+// a Redis key cannot be confused with a hash tag.
+absl::Status ValidateGameId(absl::string_view game_id);
+
+}  // namespace store
+
+#endif  // ARBITER_LIBS_STORE_EVENT_LOG_H_

@@ -1,0 +1,31 @@
+// The checks both backends make before touching state (ERR_BAD_ARGUMENT), and the records as they
+// are stored. The store's own: visible only to libs/store.
+#ifndef ARBITER_LIBS_STORE_INTERNAL_VALIDATION_H_
+#define ARBITER_LIBS_STORE_INTERNAL_VALIDATION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "libs/store/event_log.h"
+#include "proto/arbiter/v1/store.pb.h"
+
+namespace store::internal {
+
+absl::Status ValidateAppendRequest(const AppendRequest& request);
+absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
+                           absl::string_view owner);
+absl::Status ValidateOwner(absl::string_view owner);
+absl::Status ValidatePeek(int shard, int num_shards, int max);
+absl::Status ValidateShard(int shard, int num_shards);
+// WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
+absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
+
+// The events and snapshot as they are stored: versions and command id filled in.
+std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);
+arbiter::v1::GameSnapshot StampedSnapshot(const AppendRequest& request);
+
+}  // namespace store::internal
+
+#endif  // ARBITER_LIBS_STORE_INTERNAL_VALIDATION_H_
