@@ -6,7 +6,6 @@
 // (/usr/games/stockfish) and are skipped when it is not installed.
 #include <unistd.h>
 
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,31 +14,27 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "libs/analysis/engine_pool.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
-#include "libs/service/auth.h"
-#include "libs/service/grpc_status.h"
-#include "libs/service/server.h"
 #include "proto/arbiter/v1/analysis.grpc.pb.h"
-#include "proto/grpc/health/v1/health.grpc.pb.h"
-#include "services/search_analysis/analysis_service.h"
-#include "tests/integration/http_get.h"
+#include "tests/integration/testing/auth_matrix.h"
+#include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/test_server.h"
+#include "tests/integration/testing/tokens.h"
 
+namespace integration {
 namespace {
 
 namespace v1 = arbiter::v1;
-using search_analysis::AnalysisOptions;
-using search_analysis::SearchAnalysisService;
 using service::Role;
 
-constexpr char kKeys[] = "libs/service/testdata/keys.json";
+// Searches and the engine take their time on a loaded machine: calls get 20 s unless told.
+constexpr absl::Duration kDeadline = absl::Seconds(20);
 
 // Two light-squared bishops against three rooks: White can never mate (the rooks, the only
 // blockers of the king's dark neighbours, always capture the checker or interpose), but no
@@ -49,84 +44,11 @@ constexpr char kLongSearchFen[] = "r2rk2r/8/8/8/8/3B4/8/5BK1 w - - 0 1";
 
 bool HaveStockfish() { return access(analysis::kDefaultEnginePath, X_OK) == 0; }
 
-struct Running {
-  std::unique_ptr<service::ServiceEnv> env;
-  std::unique_ptr<SearchAnalysisService> analysis;
-  std::unique_ptr<service::Server> server;  // destroyed first: before the service's workers
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<v1::SearchAnalysis::Stub> stub;
-
-  std::string Metrics() const { return testing_util::HttpGet(server->metrics_port(), "/metrics"); }
-  // Waits up to `timeout` for /metrics to contain `series`.
-  bool MetricsReach(const std::string& series, absl::Duration timeout = absl::Seconds(3)) const {
-    const absl::Time until = absl::Now() + timeout;
-    while (absl::Now() < until) {
-      if (absl::StrContains(Metrics(), series)) return true;
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    return false;
-  }
-};
-
-service::ServerConfig SecureConfig() {
-  service::ServerConfig c;
-  c.auth_keys = kKeys;
-  c.grpc_address = "127.0.0.1:0";
-  c.metrics_address = "127.0.0.1:0";
-  c.shutdown_grace = absl::Milliseconds(10);
-  c.drain_timeout = absl::Seconds(2);
-  return c;
+TestServerOptions AnalysisOnly() {
+  TestServerOptions options;
+  options.services = {Service::kAnalysis};
+  return options;
 }
-
-AnalysisOptions TestOptions() {
-  AnalysisOptions o;
-  o.workers = 2;
-  o.max_queue = 16;
-  o.max_nodes = 50'000'000;
-  o.max_time = absl::Seconds(60);
-  o.max_perft_depth = 8;
-  o.metrics_refresh = absl::Milliseconds(20);
-  return o;
-}
-
-std::unique_ptr<Running> StartServer(AnalysisOptions options = TestOptions(),
-                                     service::ServerConfig config = SecureConfig()) {
-  auto r = std::make_unique<Running>();
-  auto env = service::ServiceEnv::Create(config);
-  EXPECT_TRUE(env.ok()) << env.status();
-  r->env = std::move(*env);
-  auto svc = SearchAnalysisService::Create(r->env.get(), options);
-  EXPECT_TRUE(svc.ok()) << svc.status();
-  r->analysis = std::move(*svc);
-  auto server = service::Server::Start(config, r->env.get(),
-                                       {{SearchAnalysisService::kName, r->analysis.get()}});
-  EXPECT_TRUE(server.ok()) << server.status();
-  r->server = std::move(*server);
-  r->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(r->server->port()),
-                                   grpc::InsecureChannelCredentials());
-  r->stub = v1::SearchAnalysis::NewStub(r->channel);
-  return r;
-}
-
-std::string Token(Role role) {
-  static service::KeySet* keys = new service::KeySet(*service::KeySet::FromFile(kKeys));
-  service::TokenClaims claims;
-  claims.role = role;
-  claims.subject = "test";
-  if (role == Role::kPlayer) {
-    claims.game_id = "g1";
-    claims.color = chess::Color::kWhite;
-  }
-  claims.expires = absl::Now() + absl::Minutes(5);
-  return *service::MintToken(*keys->Find("hs-2026-1"), claims);
-}
-
-void Authorize(grpc::ClientContext* ctx, const std::string& token, int timeout_ms = 20000) {
-  if (!token.empty()) ctx->AddMetadata("authorization", "Bearer " + token);
-  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-}
-
-std::string Code(const grpc::Status& st) { return service::ErrorInfoOf(st).code(); }
 
 // Replays `line` (UCI, checked by libs/chess) from `fen`; the position it ends in.
 chess::Position Replay(const std::string& fen,
@@ -142,19 +64,16 @@ chess::Position Replay(const std::string& fen,
   return p;
 }
 
-class AnalysisServerTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { running_ = StartServer().release(); }
-  static void TearDownTestSuite() {
-    delete running_;
-    running_ = nullptr;
-  }
-  v1::SearchAnalysis::Stub* stub() { return running_->stub.get(); }
-  static Running* running_;
-};
-Running* AnalysisServerTest::running_ = nullptr;
+class AnalysisServerTest : public SuiteServerTest<AnalysisServerTest> {
+ public:
+  static TestServerOptions Options() { return AnalysisOnly(); }
 
-// --- the search RPCs ---------------------------------------------------------------------------
+ protected:
+  v1::SearchAnalysis::Stub* stub() { return stub_.get(); }
+
+ private:
+  std::unique_ptr<v1::SearchAnalysis::Stub> stub_ = server()->Stub<v1::SearchAnalysis>();
+};
 
 TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
   const std::string token = Token(Role::kArbiter);
@@ -163,8 +82,7 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     req.mutable_position()->set_fen("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     grpc::Status st = stub()->Unwinnable(&ctx, req, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message();
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
@@ -181,8 +99,7 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     req.mutable_position()->set_fen("8/8/3k4/8/8/8/2N5/4K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNWINNABLE);
     EXPECT_EQ(resp.result().method(), v1::PROOF_METHOD_MATERIAL);
@@ -195,8 +112,7 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     for (const char* m : {"f3", "e7e5", "g4"}) req.add_moves(m);
     req.set_side(v1::COLOR_BLACK);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.position().fen(),
               "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2");
@@ -211,8 +127,7 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     req.set_side(v1::COLOR_WHITE);
     req.mutable_limits()->set_max_nodes(5000);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNDETERMINED);
     EXPECT_EQ(resp.result().method(), v1::PROOF_METHOD_LIMIT);
@@ -225,8 +140,7 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     req.mutable_limits()->set_max_nodes(50'000'000);
     req.mutable_limits()->set_time_limit_ms(200);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     const absl::Time t0 = absl::Now();
     ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
     EXPECT_LT(absl::Now() - t0, absl::Seconds(3));
@@ -240,8 +154,7 @@ TEST_F(AnalysisServerTest, DeadPositionBothWays) {
     v1::DeadPositionRequest req;
     req.mutable_position()->set_fen("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
     v1::DeadPositionResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->DeadPosition(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.verdict(), v1::DEAD_POSITION_VERDICT_DEAD);
     EXPECT_EQ(resp.white().verdict(), v1::VERDICT_UNWINNABLE);
@@ -252,8 +165,7 @@ TEST_F(AnalysisServerTest, DeadPositionBothWays) {
     v1::DeadPositionRequest req;
     req.mutable_position()->set_fen("4k3/8/4b3/8/8/2B5/8/4K3 w - - 0 1");
     v1::DeadPositionResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->DeadPosition(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.verdict(), v1::DEAD_POSITION_VERDICT_ALIVE);
     const v1::UnwinnableResult& w =
@@ -270,8 +182,7 @@ TEST_F(AnalysisServerTest, MatingPotentialOf1997C4) {
     req.mutable_position()->set_fen("8/8/3k4/8/3n4/8/8/R3K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::MatingPotentialResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->MatingPotential(&ctx, req, &resp).ok());
     ASSERT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
     chess::Position end = Replay(req.position().fen(), resp.result().line());
@@ -283,8 +194,7 @@ TEST_F(AnalysisServerTest, MatingPotentialOf1997C4) {
     req.mutable_position()->set_fen("8/8/3k4/8/8/8/2NN4/4K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::MatingPotentialResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     ASSERT_TRUE(stub()->MatingPotential(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNWINNABLE);
   }
@@ -296,8 +206,7 @@ TEST_F(AnalysisServerTest, PerftWithDivide) {
   req.set_depth(4);
   req.set_divide(true);
   v1::AnalysisPerftResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kPlatform));
+  Call ctx(Token(Role::kPlatform), kDeadline);
   ASSERT_TRUE(stub()->Perft(&ctx, req, &resp).ok());
   EXPECT_EQ(resp.nodes(), 197281u);
   ASSERT_EQ(resp.divide_size(), 20);
@@ -311,8 +220,7 @@ TEST_F(AnalysisServerTest, PerftWithDivide) {
       "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
   kiwi.add_moves("Lxa6");
   kiwi.set_depth(2);
-  grpc::ClientContext ctx2;
-  Authorize(&ctx2, Token(Role::kArbiter));
+  Call ctx2(Token(Role::kArbiter), kDeadline);
   ASSERT_TRUE(stub()->Perft(&ctx2, kiwi, &resp).ok());
   EXPECT_EQ(resp.nodes(), 1907u);  // the Bxa6 entry of Kiwipete's depth-3 divide
 }
@@ -327,8 +235,7 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
     req.set_side(v1::COLOR_WHITE);
     edit(&req);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     return stub()->Unwinnable(&ctx, req, &resp);
   };
   struct Case {
@@ -375,16 +282,14 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
     req.mutable_position()->set_fen("startpos");
     req.mutable_limits()->set_time_limit_ms(-5);
     v1::DeadPositionResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     EXPECT_EQ(Code(stub()->DeadPosition(&ctx, req, &resp)), "ERR_BAD_LIMITS");
   }
   {
     v1::MatingPotentialRequest req;
     req.mutable_position()->set_fen("startpos");
     v1::MatingPotentialResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     EXPECT_EQ(Code(stub()->MatingPotential(&ctx, req, &resp)), "ERR_BAD_ARGUMENT");  // no side
   }
   {
@@ -392,8 +297,7 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
     req.mutable_position()->set_fen("startpos");
     req.set_depth(9);
     v1::AnalysisPerftResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     grpc::Status st = stub()->Perft(&ctx, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(Code(st), "ERR_BAD_ARGUMENT");
@@ -407,8 +311,7 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
     req.mutable_position()->set_fen("startpos");
     edit(req.mutable_engine());
     v1::EvaluateResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     grpc::Status st = stub()->Evaluate(&ctx, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(Code(st), "ERR_BAD_LIMITS") << req.engine().DebugString();
@@ -418,8 +321,7 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
     req.mutable_position()->set_fen("startpos");
     req.set_last_moves(501);
     v1::AdviseClaimResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
+    Call ctx(token, kDeadline);
     EXPECT_EQ(Code(stub()->AdviseClaim(&ctx, req, &resp)), "ERR_BAD_LIMITS");
   }
 }
@@ -433,8 +335,7 @@ TEST_F(AnalysisServerTest, EvaluateWithStockfish) {
   req.mutable_engine()->set_depth(6);
   req.mutable_engine()->set_multipv(2);
   v1::EvaluateResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter));
+  Call ctx(Token(Role::kArbiter), kDeadline);
   grpc::Status st = stub()->Evaluate(&ctx, req, &resp);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.complete());
@@ -451,8 +352,7 @@ TEST_F(AnalysisServerTest, EvaluateWithStockfish) {
   after.mutable_position()->set_fen("startpos");
   for (const char* m : {"e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"}) after.add_moves(m);
   after.mutable_engine()->set_depth(4);
-  grpc::ClientContext ctx2;
-  Authorize(&ctx2, Token(Role::kService));
+  Call ctx2(Token(Role::kService), kDeadline);
   ASSERT_TRUE(stub()->Evaluate(&ctx2, after, &resp).ok());
   EXPECT_EQ(resp.best_move().san(), "Qxf7#");
 }
@@ -465,8 +365,7 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
   req.mutable_engine()->set_depth(6);
   req.mutable_engine()->set_multipv(2);
   v1::AdviseClaimResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter));
+  Call ctx(Token(Role::kArbiter), kDeadline);
   grpc::Status st = stub()->AdviseClaim(&ctx, req, &resp);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_EQ(resp.label(), "advice for a human ruling (10.2 / Appendix D); not a ruling");
@@ -488,8 +387,7 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
   lone.mutable_position()->set_fen("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
   for (const char* m : {"Kd2", "Kd8", "Kc3", "Kc8", "Bf3"}) lone.add_moves(m);
   lone.mutable_engine()->set_depth(2);
-  grpc::ClientContext ctx2;
-  Authorize(&ctx2, Token(Role::kService));
+  Call ctx2(Token(Role::kService), kDeadline);
   ASSERT_TRUE(stub()->AdviseClaim(&ctx2, lone, &resp).ok());
   EXPECT_EQ(resp.opponent_can_mate().verdict(), v1::VERDICT_UNWINNABLE);
   EXPECT_EQ(resp.opponent_can_mate().method(), v1::PROOF_METHOD_MATERIAL);
@@ -499,105 +397,57 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
 }
 
 // --- auth --------------------------------------------------------------------------------------
-
-// Each role x each method, as the policy table says; no token is UNAUTHENTICATED.
+// What each role gets from each method; bad tokens are refused (auth_matrix.h). Searches are for
+// platforms, arbiters and services; engine evaluation and claim advice for arbiters and services
+// only (12.2: no analysis for players during play).
 TEST_F(AnalysisServerTest, AuthMatrix) {
-  struct Call {
-    const char* name;
-    std::function<grpc::Status(grpc::ClientContext*)> run;
+  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
+  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
+  const grpc::StatusCode ENGINE = HaveStockfish() ? OK : grpc::StatusCode::UNAVAILABLE;
+  // clang-format off
+  const std::vector<AuthRow> matrix = {
+      // method             platform  player  arbiter  observer  service
+      {"Unwinnable",        OK,       NO,     OK,      NO,       OK},
+      {"DeadPosition",      OK,       NO,     OK,      NO,       OK},
+      {"MatingPotential",   OK,       NO,     OK,      NO,       OK},
+      {"Evaluate",          NO,       NO,     ENGINE,  NO,       ENGINE},
+      {"AdviseClaim",       NO,       NO,     OK,      NO,       OK},
+      {"Perft",             OK,       NO,     OK,      NO,       OK},
   };
+  // clang-format on
+  using S = v1::SearchAnalysis::Stub;
   const std::string fen = "8/8/3k4/8/8/8/2N5/4K3 w - - 0 1";  // a static proof: instant
-  std::vector<Call> calls = {
-      {"Unwinnable",
-       [&](grpc::ClientContext* c) {
-         v1::UnwinnableRequest q;
-         q.mutable_position()->set_fen(fen);
-         q.set_side(v1::COLOR_WHITE);
-         v1::UnwinnableResponse r;
-         return stub()->Unwinnable(c, q, &r);
-       }},
-      {"DeadPosition",
-       [&](grpc::ClientContext* c) {
-         v1::DeadPositionRequest q;
-         q.mutable_position()->set_fen(fen);
-         v1::DeadPositionResponse r;
-         return stub()->DeadPosition(c, q, &r);
-       }},
-      {"MatingPotential",
-       [&](grpc::ClientContext* c) {
-         v1::MatingPotentialRequest q;
-         q.mutable_position()->set_fen(fen);
-         q.set_side(v1::COLOR_WHITE);
-         v1::MatingPotentialResponse r;
-         return stub()->MatingPotential(c, q, &r);
-       }},
-      {"Evaluate",
-       [&](grpc::ClientContext* c) {
-         v1::EvaluateRequest q;
-         q.mutable_position()->set_fen("startpos");
-         q.mutable_engine()->set_depth(1);
-         v1::EvaluateResponse r;
-         return stub()->Evaluate(c, q, &r);
-       }},
-      {"AdviseClaim",
-       [&](grpc::ClientContext* c) {
-         v1::AdviseClaimRequest q;
-         q.mutable_position()->set_fen(fen);
-         q.mutable_engine()->set_depth(1);
-         v1::AdviseClaimResponse r;
-         return stub()->AdviseClaim(c, q, &r);
-       }},
-      {"Perft",
-       [&](grpc::ClientContext* c) {
-         v1::AnalysisPerftRequest q;
-         q.mutable_position()->set_fen("startpos");
-         q.set_depth(2);
-         v1::AnalysisPerftResponse r;
-         return stub()->Perft(c, q, &r);
-       }},
-  };
-  const service::Policy& policy = running_->env->policy();
-  for (Role role : service::kAllRoles) {
-    for (const Call& call : calls) {
-      const service::MethodPolicy* row =
-          policy.Find(std::string("/arbiter.v1.SearchAnalysis/") + call.name);
-      ASSERT_NE(row, nullptr) << call.name;
-      const bool allowed =
-          std::find(row->roles.begin(), row->roles.end(), role) != row->roles.end();
-      grpc::ClientContext ctx;
-      Authorize(&ctx, Token(role));
-      grpc::Status st = call.run(&ctx);
-      if (!allowed) {
-        EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED)
-            << service::RoleName(role) << " " << call.name;
-        EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
-      } else if (std::string(call.name) == "Evaluate" && !HaveStockfish()) {
-        EXPECT_EQ(Code(st), "ERR_ENGINE_UNAVAILABLE") << service::RoleName(role);
-      } else {
-        EXPECT_TRUE(st.ok()) << service::RoleName(role) << " " << call.name << ": "
-                             << st.error_message();
-      }
-    }
-  }
-  // The table itself: searches for platforms, arbiters and services; engine evaluation and
-  // claim advice for arbiters and services only (12.2: no analysis for players during play).
-  for (const char* m : {"Unwinnable", "DeadPosition", "MatingPotential", "Perft"}) {
-    EXPECT_EQ(policy.Find(std::string("/arbiter.v1.SearchAnalysis/") + m)->roles,
-              (std::vector<Role>{Role::kPlatform, Role::kArbiter, Role::kService}))
-        << m;
-  }
-  for (const char* m : {"Evaluate", "AdviseClaim"}) {
-    EXPECT_EQ(policy.Find(std::string("/arbiter.v1.SearchAnalysis/") + m)->roles,
-              (std::vector<Role>{Role::kArbiter, Role::kService}))
-        << m;
-  }
-  for (const Call& call : calls) {
-    grpc::ClientContext ctx;
-    Authorize(&ctx, "");
-    grpc::Status st = call.run(&ctx);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED) << call.name;
-    EXPECT_EQ(Code(st), "ERR_UNAUTHENTICATED");
-  }
+  v1::UnwinnableRequest unwinnable;
+  unwinnable.mutable_position()->set_fen(fen);
+  unwinnable.set_side(v1::COLOR_WHITE);
+  v1::DeadPositionRequest dead;
+  dead.mutable_position()->set_fen(fen);
+  v1::MatingPotentialRequest mating;
+  mating.mutable_position()->set_fen(fen);
+  mating.set_side(v1::COLOR_WHITE);
+  v1::EvaluateRequest evaluate;
+  evaluate.mutable_position()->set_fen("startpos");
+  evaluate.mutable_engine()->set_depth(1);
+  v1::AdviseClaimRequest advise;
+  advise.mutable_position()->set_fen(fen);
+  advise.mutable_engine()->set_depth(1);
+  v1::AnalysisPerftRequest perft;
+  perft.mutable_position()->set_fen("startpos");
+  perft.set_depth(2);
+  // No game; a player's token names one all the same.
+  auto tok = [](const TokenFor& token) { return token("g1", chess::Color::kWhite); };
+  ExpectAuthMatrix(
+      search_analysis::SearchAnalysisService::kName, matrix,
+      {
+          {"Unwinnable",
+           [&](auto& t) { return Unary(stub(), &S::Unwinnable, unwinnable, tok(t)); }},
+          {"DeadPosition", [&](auto& t) { return Unary(stub(), &S::DeadPosition, dead, tok(t)); }},
+          {"MatingPotential",
+           [&](auto& t) { return Unary(stub(), &S::MatingPotential, mating, tok(t)); }},
+          {"Evaluate", [&](auto& t) { return Unary(stub(), &S::Evaluate, evaluate, tok(t)); }},
+          {"AdviseClaim", [&](auto& t) { return Unary(stub(), &S::AdviseClaim, advise, tok(t)); }},
+          {"Perft", [&](auto& t) { return Unary(stub(), &S::Perft, perft, tok(t)); }},
+      });
 }
 
 // --- deadlines and cancellation ----------------------------------------------------------------
@@ -605,23 +455,22 @@ TEST_F(AnalysisServerTest, AuthMatrix) {
 constexpr char kBusyZero[] = "arbiter_analysis_workers{state=\"busy\"} 0";
 
 TEST_F(AnalysisServerTest, DeadlineCutsALongSearchAndTheWorkStops) {
-  ASSERT_TRUE(running_->MetricsReach(kBusyZero));
+  ASSERT_TRUE(server()->MetricsReach(kBusyZero));
   v1::UnwinnableRequest req;
   req.mutable_position()->set_fen(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
   req.mutable_limits()->set_max_nodes(50'000'000);  // many seconds of search
   req.mutable_limits()->set_time_limit_ms(60'000);
   v1::UnwinnableResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter), /*timeout_ms=*/300);
+  Call ctx(Token(Role::kArbiter), absl::Milliseconds(300));
   const absl::Time t0 = absl::Now();
   grpc::Status st = stub()->Unwinnable(&ctx, req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_LT(absl::Now() - t0, absl::Seconds(2));
   // On the server the search stopped: the worker is free again and the call is no longer in
   // flight, within moments of the deadline.
-  EXPECT_TRUE(running_->MetricsReach(kBusyZero, absl::Seconds(2)));
-  EXPECT_TRUE(running_->MetricsReach(
+  EXPECT_TRUE(server()->MetricsReach(kBusyZero, absl::Seconds(2)));
+  EXPECT_TRUE(server()->MetricsReach(
       "arbiter_grpc_in_flight_requests{method=\"Unwinnable\",service=\"arbiter.v1."
       "SearchAnalysis\"} 0",
       absl::Seconds(2)));
@@ -632,16 +481,14 @@ TEST_F(AnalysisServerTest, DeadlineCutsALongSearchAndTheWorkStops) {
   perft.mutable_position()->set_fen("startpos");
   perft.set_depth(8);
   v1::AnalysisPerftResponse presp;
-  grpc::ClientContext pctx;
-  Authorize(&pctx, Token(Role::kArbiter), /*timeout_ms=*/300);
+  Call pctx(Token(Role::kArbiter), absl::Milliseconds(300));
   const absl::Time t1 = absl::Now();
   EXPECT_EQ(stub()->Perft(&pctx, perft, &presp).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
-  EXPECT_TRUE(running_->MetricsReach(kBusyZero, absl::Seconds(2)));
+  EXPECT_TRUE(server()->MetricsReach(kBusyZero, absl::Seconds(2)));
   EXPECT_LT(absl::Now() - t1, absl::Seconds(3));
   // Its own time limit ends it the same way, with the stable code.
   perft.set_time_limit_ms(200);
-  grpc::ClientContext pctx2;
-  Authorize(&pctx2, Token(Role::kArbiter));
+  Call pctx2(Token(Role::kArbiter), kDeadline);
   grpc::Status pst = stub()->Perft(&pctx2, perft, &presp);
   EXPECT_EQ(pst.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(Code(pst), "ERR_DEADLINE_EXCEEDED");
@@ -653,52 +500,50 @@ TEST_F(AnalysisServerTest, DeadlineStopsTheEngineWhichStaysInThePool) {
   req.mutable_position()->set_fen("startpos");
   req.mutable_engine()->set_depth(60);
   v1::EvaluateResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter), /*timeout_ms=*/500);
+  Call ctx(Token(Role::kArbiter), absl::Milliseconds(500));
   const absl::Time t0 = absl::Now();
   EXPECT_EQ(stub()->Evaluate(&ctx, req, &resp).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_LT(absl::Now() - t0, absl::Seconds(3));
   // The engine was told to stop, answered, and is idle again: no restart was needed.
-  EXPECT_TRUE(running_->MetricsReach("arbiter_engine_pool_engines{state=\"idle\"} 1"));
-  EXPECT_TRUE(running_->MetricsReach(kBusyZero));
-  EXPECT_TRUE(absl::StrContains(running_->Metrics(), "arbiter_engine_pool_restarts_total 0"));
+  EXPECT_TRUE(server()->MetricsReach("arbiter_engine_pool_engines{state=\"idle\"} 1"));
+  EXPECT_TRUE(server()->MetricsReach(kBusyZero));
+  EXPECT_TRUE(absl::StrContains(server()->Metrics(), "arbiter_engine_pool_restarts_total 0"));
   // And it answers the next request.
   req.mutable_engine()->set_depth(3);
-  grpc::ClientContext ctx2;
-  Authorize(&ctx2, Token(Role::kArbiter));
+  Call ctx2(Token(Role::kArbiter), kDeadline);
   EXPECT_TRUE(stub()->Evaluate(&ctx2, req, &resp).ok());
 }
 
 TEST_F(AnalysisServerTest, CallerGoingAwayCancelsTheSearch) {
-  ASSERT_TRUE(running_->MetricsReach(kBusyZero));
+  ASSERT_TRUE(server()->MetricsReach(kBusyZero));
   v1::UnwinnableRequest req;
   req.mutable_position()->set_fen(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
   req.mutable_limits()->set_max_nodes(50'000'000);
   req.mutable_limits()->set_time_limit_ms(60'000);
   v1::UnwinnableResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter), /*timeout_ms=*/60'000);
+  Call ctx(Token(Role::kArbiter), absl::Milliseconds(60'000));
   std::thread canceller([&] {
     // Cancel once the search is running on a worker.
-    running_->MetricsReach("arbiter_analysis_workers{state=\"busy\"} 1");
+    server()->MetricsReach("arbiter_analysis_workers{state=\"busy\"} 1");
     ctx.TryCancel();
   });
   const absl::Time t0 = absl::Now();
   EXPECT_EQ(stub()->Unwinnable(&ctx, req, &resp).error_code(), grpc::StatusCode::CANCELLED);
   canceller.join();
-  EXPECT_TRUE(running_->MetricsReach(kBusyZero, absl::Seconds(2)));
+  EXPECT_TRUE(server()->MetricsReach(kBusyZero, absl::Seconds(2)));
   EXPECT_LT(absl::Now() - t0, absl::Seconds(5));
 }
 
 // --- other servers: a full queue, no engine ----------------------------------------------------
 
 TEST(AnalysisServerQueueTest, FullQueueIsResourceExhausted) {
-  AnalysisOptions options = TestOptions();
-  options.workers = 1;
-  options.max_queue = 0;
-  options.engine_pool_size = 0;
-  std::unique_ptr<Running> r = StartServer(options);
+  TestServerOptions options = AnalysisOnly();
+  options.analysis.workers = 1;
+  options.analysis.max_queue = 0;
+  options.analysis.engine_pool_size = 0;
+  std::unique_ptr<TestServer> r = TestServer::StartOrDie(options);
+  auto stub = r->Stub<v1::SearchAnalysis>();
   v1::UnwinnableRequest req;
   req.mutable_position()->set_fen(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
@@ -706,15 +551,13 @@ TEST(AnalysisServerQueueTest, FullQueueIsResourceExhausted) {
   grpc::Status first;
   std::thread occupier([&] {
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, Token(Role::kArbiter), /*timeout_ms=*/1500);
-    first = r->stub->Unwinnable(&ctx, req, &resp);
+    Call ctx(Token(Role::kArbiter), absl::Milliseconds(1500));
+    first = stub->Unwinnable(&ctx, req, &resp);
   });
   ASSERT_TRUE(r->MetricsReach("arbiter_analysis_workers{state=\"busy\"} 1"));
   v1::UnwinnableResponse resp;
-  grpc::ClientContext ctx;
-  Authorize(&ctx, Token(Role::kArbiter));
-  grpc::Status st = r->stub->Unwinnable(&ctx, req, &resp);
+  Call ctx(Token(Role::kArbiter), kDeadline);
+  grpc::Status st = stub->Unwinnable(&ctx, req, &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(Code(st), "ERR_BUSY");
   occupier.join();
@@ -722,18 +565,18 @@ TEST(AnalysisServerQueueTest, FullQueueIsResourceExhausted) {
 }
 
 TEST(AnalysisServerNoEngineTest, EngineRpcsUnavailableSearchesWork) {
-  AnalysisOptions options = TestOptions();
-  options.engine_path = "/nonexistent/stockfish";
-  std::unique_ptr<Running> r = StartServer(options);
-  EXPECT_FALSE(r->analysis->engine_available());
+  TestServerOptions options = AnalysisOnly();
+  options.analysis.engine_path = "/nonexistent/stockfish";
+  std::unique_ptr<TestServer> r = TestServer::StartOrDie(options);
+  auto stub = r->Stub<v1::SearchAnalysis>();
+  EXPECT_FALSE(r->analysis()->engine_available());
   const std::string token = Token(Role::kArbiter);
   {
     v1::EvaluateRequest req;
     req.mutable_position()->set_fen("startpos");
     v1::EvaluateResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
-    grpc::Status st = r->stub->Evaluate(&ctx, req, &resp);
+    Call ctx(token, kDeadline);
+    grpc::Status st = stub->Evaluate(&ctx, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE);
     EXPECT_EQ(Code(st), "ERR_ENGINE_UNAVAILABLE");
   }
@@ -742,9 +585,8 @@ TEST(AnalysisServerNoEngineTest, EngineRpcsUnavailableSearchesWork) {
     req.mutable_position()->set_fen("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
     req.add_moves("Kd2");
     v1::AdviseClaimResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
-    ASSERT_TRUE(r->stub->AdviseClaim(&ctx, req, &resp).ok());
+    Call ctx(token, kDeadline);
+    ASSERT_TRUE(stub->AdviseClaim(&ctx, req, &resp).ok());
     EXPECT_FALSE(resp.engine_used());
     EXPECT_EQ(resp.opponent_can_mate().verdict(), v1::VERDICT_UNWINNABLE);
     bool said = false;
@@ -753,18 +595,16 @@ TEST(AnalysisServerNoEngineTest, EngineRpcsUnavailableSearchesWork) {
     EXPECT_TRUE(said);
     // ... unless the caller requires the engine.
     req.set_require_engine(true);
-    grpc::ClientContext ctx2;
-    Authorize(&ctx2, token);
-    EXPECT_EQ(Code(r->stub->AdviseClaim(&ctx2, req, &resp)), "ERR_ENGINE_UNAVAILABLE");
+    Call ctx2(token, kDeadline);
+    EXPECT_EQ(Code(stub->AdviseClaim(&ctx2, req, &resp)), "ERR_ENGINE_UNAVAILABLE");
   }
   {  // The searches do not need the engine.
     v1::UnwinnableRequest req;
     req.mutable_position()->set_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
-    ASSERT_TRUE(r->stub->Unwinnable(&ctx, req, &resp).ok());
+    Call ctx(token, kDeadline);
+    ASSERT_TRUE(stub->Unwinnable(&ctx, req, &resp).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
   }
   EXPECT_TRUE(r->MetricsReach("arbiter_engine_pool_available 0"));
@@ -783,9 +623,10 @@ double Sample(const std::string& metrics, const std::string& series) {
 }
 
 TEST(AnalysisServerMetricsTest, SeriesWithLabels) {
-  AnalysisOptions options = TestOptions();
-  options.engine_pool_size = HaveStockfish() ? 1 : 0;
-  std::unique_ptr<Running> r = StartServer(options);
+  TestServerOptions options = AnalysisOnly();
+  options.analysis.engine_pool_size = HaveStockfish() ? 1 : 0;
+  std::unique_ptr<TestServer> r = TestServer::StartOrDie(options);
+  auto stub = r->Stub<v1::SearchAnalysis>();
   const std::string token = Token(Role::kArbiter);
   // One winnable and one undetermined answer: the undetermined ratio is one half.
   for (int max_nodes : {0, 2000}) {
@@ -795,17 +636,15 @@ TEST(AnalysisServerMetricsTest, SeriesWithLabels) {
     req.set_side(v1::COLOR_WHITE);
     req.mutable_limits()->set_max_nodes(max_nodes);
     v1::UnwinnableResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
-    ASSERT_TRUE(r->stub->Unwinnable(&ctx, req, &resp).ok());
+    Call ctx(token, kDeadline);
+    ASSERT_TRUE(stub->Unwinnable(&ctx, req, &resp).ok());
   }
   {
     v1::DeadPositionRequest req;
     req.mutable_position()->set_fen("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
     v1::DeadPositionResponse resp;
-    grpc::ClientContext ctx;
-    Authorize(&ctx, token);
-    ASSERT_TRUE(r->stub->DeadPosition(&ctx, req, &resp).ok());
+    Call ctx(token, kDeadline);
+    ASSERT_TRUE(stub->DeadPosition(&ctx, req, &resp).ok());
   }
   ASSERT_TRUE(r->MetricsReach(kBusyZero));
   const std::string m = r->Metrics();
@@ -841,14 +680,8 @@ TEST(AnalysisServerMetricsTest, SeriesWithLabels) {
     EXPECT_EQ(Sample(m, "arbiter_engine_pool_engines{state=\"missing\"}"), 0);
   }
 
-  auto health = grpc::health::v1::Health::NewStub(r->channel);
-  grpc::health::v1::HealthCheckRequest hreq;
-  hreq.set_service("arbiter.v1.SearchAnalysis");
-  grpc::health::v1::HealthCheckResponse hresp;
-  grpc::ClientContext hctx;
-  hctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  ASSERT_TRUE(health->Check(&hctx, hreq, &hresp).ok());
-  EXPECT_EQ(hresp.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  EXPECT_EQ(r->Health("arbiter.v1.SearchAnalysis"), grpc::health::v1::HealthCheckResponse::SERVING);
 }
 
 }  // namespace
+}  // namespace integration

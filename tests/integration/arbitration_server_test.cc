@@ -10,7 +10,6 @@
 // and colour; retries apply once; observers see moves only after the broadcast delay; the PGN of
 // every finished game parses and replays by the Laws (`arbiterctl pgn check`).
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,116 +19,32 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "libs/chess/pgn.h"
-#include "libs/service/auth.h"
-#include "libs/service/grpc_status.h"
-#include "libs/service/server.h"
-#include "libs/store/testing/redis_server.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
-#include "services/arbitration/host.h"
+#include "tests/integration/testing/auth_matrix.h"
+#include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/test_server.h"
+#include "tests/integration/testing/tokens.h"
 
+namespace integration {
 namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
 
-constexpr char kKeys[] = "libs/service/testdata/keys.json";
-
-std::string Token(Role role, const std::string& game = "",
-                  chess::Color color = chess::Color::kWhite) {
-  static service::KeySet* keys = new service::KeySet(*service::KeySet::FromFile(kKeys));
-  service::TokenClaims claims;
-  claims.role = role;
-  claims.subject = absl::StrCat(
-      service::RoleName(role), role == Role::kPlayer ? "-" : "",
-      role == Role::kPlayer ? (color == chess::Color::kWhite ? "white" : "black") : "");
-  if (role == Role::kPlayer) {
-    claims.game_id = game;
-    claims.color = color;
+class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
+ public:
+  static TestServerOptions Options(Store store) {
+    TestServerOptions options;
+    options.services = {Service::kArbitration};
+    options.store = store;
+    options.config.metrics_address = "none";
+    return options;
   }
-  claims.expires = absl::Now() + absl::Minutes(5);
-  return *service::MintToken(*keys->Find("hs-2026-1"), claims);
-}
 
-struct Call {
-  explicit Call(const std::string& token, int timeout_ms = 5000) {
-    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-  }
-  grpc::ClientContext ctx;
-};
-
-std::string Code(const grpc::Status& st) { return service::ErrorInfoOf(st).code(); }
-
-struct Running {
-  std::unique_ptr<store::testing::RedisServer> redis;
-  std::unique_ptr<service::ServiceEnv> env;
-  std::unique_ptr<arbitration_service::ArbitrationHost> host;
-  std::unique_ptr<service::Server> server;
-  std::shared_ptr<grpc::Channel> channel;
-  ~Running() {
-    if (server) server->Shutdown();
-    if (host) host->Stop();
-  }
-};
-
-std::unique_ptr<Running> StartServer(bool use_redis) {
-  auto r = std::make_unique<Running>();
-  service::ServerConfig config;
-  config.auth_keys = kKeys;
-  config.grpc_address = "127.0.0.1:0";
-  config.metrics_address = "none";
-  config.shutdown_grace = absl::Milliseconds(10);
-  config.drain_timeout = absl::Seconds(2);
-  config.store = "memory";
-  if (use_redis) {
-    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-        store::testing::RedisServer::Start();
-    EXPECT_TRUE(redis.ok()) << redis.status();
-    r->redis = std::move(*redis);
-    config.store = absl::StrCat("redis://127.0.0.1:", r->redis->port());
-  }
-  auto env = service::ServiceEnv::Create(config);
-  EXPECT_TRUE(env.ok()) << env.status();
-  r->env = std::move(*env);
-  arbitration_service::ArbitrationHostOptions options;
-  options.replica_id = "test-replica";
-  options.deadline_shards = 8;
-  options.timers.sweep_interval = absl::Milliseconds(200);
-  auto host = arbitration_service::ArbitrationHost::Create(config, r->env.get(), options);
-  EXPECT_TRUE(host.ok()) << host.status();
-  r->host = std::move(*host);
-  auto server = service::Server::Start(config, r->env.get(), {r->host->hosted()});
-  EXPECT_TRUE(server.ok()) << server.status();
-  r->server = std::move(*server);
-  r->host->Start();
-  r->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(r->server->port()),
-                                   grpc::InsecureChannelCredentials());
-  return r;
-}
-
-class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
  protected:
-  static void SetUpTestSuite() {
-    memory_ = StartServer(false).release();
-    redis_ = StartServer(true).release();
-  }
-  static void TearDownTestSuite() {
-    delete memory_;
-    delete redis_;
-  }
-  Running* running() { return GetParam() ? redis_ : memory_; }
-  std::unique_ptr<v1::Arbitration::Stub> Stub() {
-    return v1::Arbitration::NewStub(running()->channel);
-  }
-  // A game id unique to this test and store.
-  std::string Game(const std::string& name) {
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(test.begin(), test.end(), '/', '-');  // game ids: [A-Za-z0-9._~:-]
-    return absl::StrCat(test, "-", GetParam() ? "redis" : "memory", "-", name);
-  }
+  std::unique_ptr<v1::Arbitration::Stub> Stub() { return server()->Stub<v1::Arbitration>(); }
 
   static v1::CreateGameRequest Request(const std::string& game, const std::string& time_control,
                                        v1::Edition edition = v1::EDITION_FIDE_2023) {
@@ -146,7 +61,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
   grpc::Status Create(const v1::CreateGameRequest& req, v1::GameReply* reply = nullptr) {
     v1::GameReply resp;
     Call call(Token(Role::kPlatform));
-    return Stub()->CreateGame(&call.ctx, req, reply ? reply : &resp);
+    return Stub()->CreateGame(&call, req, reply ? reply : &resp);
   }
   grpc::Status Start(const std::string& game, std::vector<v1::Color> absent = {}) {
     v1::StartGameRequest req;
@@ -154,7 +69,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     for (v1::Color c : absent) req.add_absent(c);
     v1::GameReply resp;
     Call call(Token(Role::kArbiter));
-    return Stub()->StartGame(&call.ctx, req, &resp);
+    return Stub()->StartGame(&call, req, &resp);
   }
   // Created with `time_control` and started.
   void Ready(const std::string& game, const std::string& time_control,
@@ -178,7 +93,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     req.set_command_id(command_id);
     v1::GameReply resp;
     Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->SubmitMove(&call.ctx, req, reply ? reply : &resp);
+    return Stub()->SubmitMove(&call, req, reply ? reply : &resp);
   }
   // Plays `moves` alternately from White.
   void Play(const std::string& game, const std::vector<std::string>& moves,
@@ -195,7 +110,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     req.set_game_id(game);
     v1::GameReply resp;
     Call call(Token(role, game));
-    grpc::Status st = Stub()->GetGame(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->GetGame(&call, req, &resp);
     EXPECT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
     return resp;
   }
@@ -204,7 +119,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     req.set_game_id(game);
     v1::ExportPgnReply resp;
     Call call(Token(role, game));
-    grpc::Status st = Stub()->ExportPgn(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->ExportPgn(&call, req, &resp);
     EXPECT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
     return resp.pgn();
   }
@@ -256,7 +171,7 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     req.set_intended_move(intended);
     req.set_ground(ground);
     Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->Claim(&call.ctx, req, reply);
+    return Stub()->Claim(&call, req, reply);
   }
   grpc::Status Rule(const std::string& game, v1::RulingDecision decision, v1::GameReply* reply,
                     bool add_time = false) {
@@ -266,14 +181,14 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     req.set_add_time(add_time);
     req.set_reason("integration test ruling");
     Call call(Token(Role::kArbiter));
-    return Stub()->Rule(&call.ctx, req, reply);
+    return Stub()->Rule(&call, req, reply);
   }
   grpc::Status Resign(const std::string& game, v1::Color side, v1::GameReply* reply) {
     v1::ResignRequest req;
     req.set_game_id(game);
     req.set_side(side);
     Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->Resign(&call.ctx, req, reply);
+    return Stub()->Resign(&call, req, reply);
   }
   // Waits (polling GetGame, which records nothing) until `done` holds, up to `timeout`.
   template <typename Pred>
@@ -292,14 +207,14 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     const std::int64_t head = Get(game).game().version();
     v1::WatchGameRequest watch;
     watch.set_game_id(game);
-    Call call(Token(Role::kArbiter), 5000);
-    auto reader = Stub()->WatchGame(&call.ctx, watch);
+    Call call(Token(Role::kArbiter), absl::Milliseconds(5000));
+    auto reader = Stub()->WatchGame(&call, watch);
     std::vector<v1::ArbitrationEvent> events;
     v1::GameUpdate update;
     while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
       events.push_back(update.event());
     }
-    call.ctx.TryCancel();
+    call.TryCancel();
     while (reader->Read(&update)) {
     }
     reader->Finish();
@@ -319,15 +234,10 @@ class ArbitrationServerTest : public ::testing::TestWithParam<bool> {
     EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << st.error_message();
     EXPECT_EQ(Code(st), "ERR_GAME_OVER");
   }
-
-  static Running* memory_;
-  static Running* redis_;
 };
-Running* ArbitrationServerTest::memory_ = nullptr;
-Running* ArbitrationServerTest::redis_ = nullptr;
 
 TEST_P(ArbitrationServerTest, FoolsMate) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   v1::GameReply created;
   grpc::Status st = Create(Request(game, "5400"), &created);
   ASSERT_TRUE(st.ok()) << st.error_message();
@@ -351,7 +261,7 @@ TEST_P(ArbitrationServerTest, FoolsMate) {
 }
 
 TEST_P(ArbitrationServerTest, ResignationAndConfirmation) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"e4", "e5"});
   v1::ResignRequest req;
@@ -360,7 +270,7 @@ TEST_P(ArbitrationServerTest, ResignationAndConfirmation) {
   v1::GameReply resp;
   {
     Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    grpc::Status st = Stub()->Resign(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->Resign(&call, req, &resp);
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   }
   EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
@@ -371,7 +281,7 @@ TEST_P(ArbitrationServerTest, ResignationAndConfirmation) {
     confirm.set_game_id(game);
     confirm.set_side(side);
     Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    grpc::Status st = Stub()->ConfirmResult(&call.ctx, confirm, &resp);
+    grpc::Status st = Stub()->ConfirmResult(&call, confirm, &resp);
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   }
   EXPECT_TRUE(resp.game().white_confirmed());
@@ -380,7 +290,7 @@ TEST_P(ArbitrationServerTest, ResignationAndConfirmation) {
 }
 
 TEST_P(ArbitrationServerTest, DrawByAgreement) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   v1::GameReply resp;
   ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "d4", &resp, /*offer_draw=*/true).ok());
@@ -390,7 +300,7 @@ TEST_P(ArbitrationServerTest, DrawByAgreement) {
   req.set_side(v1::COLOR_BLACK);
   req.set_accept(true);
   Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-  grpc::Status st = Stub()->RespondDraw(&call.ctx, req, &resp);
+  grpc::Status st = Stub()->RespondDraw(&call, req, &resp);
   ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
   EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_AGREEMENT);
@@ -398,7 +308,7 @@ TEST_P(ArbitrationServerTest, DrawByAgreement) {
 }
 
 TEST_P(ArbitrationServerTest, ThreefoldClaimCorrect) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"});
   v1::ClaimRequest req;
@@ -407,7 +317,7 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimCorrect) {
   req.set_kind(v1::CLAIM_KIND_THREEFOLD);
   v1::GameReply resp;
   Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->Claim(&call.ctx, req, &resp);
+  grpc::Status st = Stub()->Claim(&call, req, &resp);
   ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
   EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
@@ -416,7 +326,7 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimCorrect) {
 }
 
 TEST_P(ArbitrationServerTest, ThreefoldClaimIncorrectCostsTwoMinutes) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"Nf3", "Nf6"});
   v1::ClaimRequest req;
@@ -426,7 +336,7 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimIncorrectCostsTwoMinutes) {
   req.set_intended_move("Ng1");
   v1::GameReply resp;
   Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->Claim(&call.ctx, req, &resp);
+  grpc::Status st = Stub()->Claim(&call, req, &resp);
   ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
@@ -439,7 +349,7 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimIncorrectCostsTwoMinutes) {
 }
 
 TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // One minute plus a minute a move: standard play under 2023 (60 s + 60 x 60 s > 60 min, A.1),
   // in its only (last) period and under two minutes from the start, so 10.2 applies with an
   // arbiter present.
@@ -451,7 +361,7 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   v1::GameReply resp;
   {
     Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = Stub()->Claim(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->Claim(&call, req, &resp);
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   }
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
@@ -467,12 +377,12 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   rule.set_reason("White cannot be beaten by normal means");
   {
     Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    st = Stub()->Rule(&call.ctx, rule, &resp);
+    st = Stub()->Rule(&call, rule, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   {
     Call call(Token(Role::kArbiter));
-    st = Stub()->Rule(&call.ctx, rule, &resp);
+    st = Stub()->Rule(&call, rule, &resp);
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   }
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
@@ -480,8 +390,8 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   // The arbiter's decision is recorded with who made it.
   v1::WatchGameRequest watch;
   watch.set_game_id(game);
-  Call call(Token(Role::kArbiter), 2000);
-  auto reader = Stub()->WatchGame(&call.ctx, watch);
+  Call call(Token(Role::kArbiter), absl::Milliseconds(2000));
+  auto reader = Stub()->WatchGame(&call, watch);
   v1::GameUpdate update;
   bool ruled = false;
   while (reader->Read(&update)) {
@@ -492,13 +402,13 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
       break;
     }
   }
-  call.ctx.TryCancel();
+  call.TryCancel();
   EXPECT_TRUE(ruled);
   ExpectPgnReplays(game, "1/2-1/2");
 }
 
 TEST_P(ArbitrationServerTest, FlagFallsByItself) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // One second sudden death; 2023: the flag counts when it falls (the arbiter calls it).
   Ready(game, "1");
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
@@ -512,7 +422,7 @@ TEST_P(ArbitrationServerTest, FlagFallsByItself) {
 }
 
 TEST_P(ArbitrationServerTest, DefaultWhenAbsent) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   v1::CreateGameRequest req = Request(game, "5400");
   req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(1000);  // 6.7
   ASSERT_TRUE(Create(req).ok());
@@ -524,8 +434,8 @@ TEST_P(ArbitrationServerTest, DefaultWhenAbsent) {
 }
 
 TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
-  const std::string game = Game("g");
-  const std::string other = Game("other");
+  const std::string game = GameId("g");
+  const std::string other = GameId("other");
   Ready(game, "5400");
   Ready(other, "5400");
   v1::SubmitMoveRequest req;
@@ -535,41 +445,41 @@ TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
   v1::GameReply resp;
   {  // Black's token for White.
     Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    grpc::Status st = Stub()->SubmitMove(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
   }
   {  // White's token of another game.
     Call call(Token(Role::kPlayer, other, chess::Color::kWhite));
-    grpc::Status st = Stub()->SubmitMove(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   {  // An observer.
     Call call(Token(Role::kObserver));
-    grpc::Status st = Stub()->SubmitMove(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   {  // No token.
     Call call("");
-    grpc::Status st = Stub()->SubmitMove(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   }
   {  // A player may not create games.
     Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = Stub()->CreateGame(&call.ctx, Request(Game("mine"), "5400"), &resp);
+    grpc::Status st = Stub()->CreateGame(&call, Request(GameId("mine"), "5400"), &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   // Nothing changed; White's own token moves, with the side left to the token.
   EXPECT_EQ(Get(game).game().moves_san_size(), 0);
   req.clear_side();
   Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->SubmitMove(&call.ctx, req, &resp);
+  grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
   ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
   EXPECT_EQ(resp.game().moves_san_size(), 1);
 }
 
 TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   v1::GameReply first, again;
   ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "e4", &first, false, "cmd-1").ok());
@@ -586,15 +496,15 @@ TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
 
 TEST_P(ArbitrationServerTest, ErrorsAreStable) {
   v1::GetGameRequest get;
-  get.set_game_id(Game("nope"));
+  get.set_game_id(GameId("nope"));
   v1::GameReply resp;
   {
     Call call(Token(Role::kArbiter));
-    grpc::Status st = Stub()->GetGame(&call.ctx, get, &resp);
+    grpc::Status st = Stub()->GetGame(&call, get, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
     EXPECT_EQ(Code(st), "ERR_GAME_NOT_FOUND");
   }
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   grpc::Status st = Move(game, v1::COLOR_WHITE, "e5");
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << Code(st);
@@ -608,7 +518,7 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
     EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   }
   {
-    v1::CreateGameRequest bad = Request(Game("bad"), "not a time control");
+    v1::CreateGameRequest bad = Request(GameId("bad"), "not a time control");
     st = Create(bad);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
@@ -619,7 +529,7 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
     req.set_move("e4");
     req.set_expected_version(1);
     Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    st = Stub()->SubmitMove(&call.ctx, req, &resp);
+    st = Stub()->SubmitMove(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
     EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
   }
@@ -627,7 +537,7 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
 }
 
 TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
-  const std::string game = Game("plies");
+  const std::string game = GameId("plies");
   v1::CreateGameRequest req = Request(game, "5400");
   req.set_broadcast_delay_plies(2);
   ASSERT_TRUE(Create(req).ok());
@@ -641,15 +551,15 @@ TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
   EXPECT_TRUE(absl::StrContains(Pgn(game, Role::kArbiter), "Nf3"));
 
   // By time: a move is seen 1.5 s after it was made, on GetGame and on the watch.
-  const std::string timed = Game("ms");
+  const std::string timed = GameId("ms");
   req = Request(timed, "5400");
   req.set_broadcast_delay_ms(1500);
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(timed).ok());
   v1::WatchGameRequest watch;
   watch.set_game_id(timed);
-  Call call(Token(Role::kObserver), 10'000);
-  auto reader = Stub()->WatchGame(&call.ctx, watch);
+  Call call(Token(Role::kObserver), absl::Milliseconds(10'000));
+  auto reader = Stub()->WatchGame(&call, watch);
   const absl::Time moved = absl::Now();
   Play(timed, {"d4"});
   EXPECT_EQ(Get(timed, Role::kObserver).game().moves_san_size(), 0);
@@ -663,30 +573,30 @@ TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
       break;
     }
   }
-  call.ctx.TryCancel();
+  call.TryCancel();
   EXPECT_TRUE(saw_move);
   EXPECT_EQ(Get(timed, Role::kObserver).game().moves_san_size(), 1);
 }
 
 TEST_P(ArbitrationServerTest, WatchResumesFromAVersion) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"e4", "e5"});
   const std::int64_t head = Get(game).game().version();
   v1::WatchGameRequest watch;
   watch.set_game_id(game);
   watch.set_after_version(head);
-  Call call(Token(Role::kPlayer, game, chess::Color::kWhite), 5000);
-  auto reader = Stub()->WatchGame(&call.ctx, watch);
+  Call call(Token(Role::kPlayer, game, chess::Color::kWhite), absl::Milliseconds(5000));
+  auto reader = Stub()->WatchGame(&call, watch);
   Play(game, {"Nf3"});
   v1::GameUpdate update;
   ASSERT_TRUE(reader->Read(&update));
   EXPECT_EQ(update.version(), head + 1);
-  call.ctx.TryCancel();
+  call.TryCancel();
   {
     watch.set_after_version(head + 100);
     Call bad(Token(Role::kArbiter));
-    auto r = Stub()->WatchGame(&bad.ctx, watch);
+    auto r = Stub()->WatchGame(&bad, watch);
     while (r->Read(&update)) {
     }
     EXPECT_EQ(r->Finish().error_code(), grpc::StatusCode::OUT_OF_RANGE);
@@ -696,7 +606,7 @@ TEST_P(ArbitrationServerTest, WatchResumesFromAVersion) {
 // --- Endings by the move (5.2a, 5.2b / 9.6, 2023 9.6.1-2) ---------------------------------------
 
 TEST_P(ArbitrationServerTest, StalemateDraws) {  // 5.2a
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "7k/8/6Q1/8/8/8/8/K7 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"Qf7"}, &last);
@@ -711,7 +621,7 @@ TEST_P(ArbitrationServerTest, StalemateDraws) {  // 5.2a
 }
 
 TEST_P(ArbitrationServerTest, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: locked pawns
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"g4"}, &last);
@@ -726,7 +636,7 @@ TEST_P(ArbitrationServerTest, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: lo
 }
 
 TEST_P(ArbitrationServerTest, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9.6
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/3nb3/4K3 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"Kxe2"}, &last);
@@ -739,7 +649,7 @@ TEST_P(ArbitrationServerTest, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9
 }
 
 TEST_P(ArbitrationServerTest, FivefoldRepetitionEndsTheGameIn2023) {  // 2023 9.6.1
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400", v1::EDITION_FIDE_2023);
   std::vector<std::string> dance;
   for (int i = 0; i < 4; ++i) {
@@ -759,7 +669,7 @@ TEST_P(ArbitrationServerTest, FivefoldRepetitionEndsTheGameIn2023) {  // 2023 9.
 }
 
 TEST_P(ArbitrationServerTest, SeventyFiveMovesEndTheGameUnlessTheMoveMates) {  // 2023 9.6.2
-  const std::string game = Game("quiet");
+  const std::string game = GameId("quiet");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 149 80"));
   v1::GameReply last;
   Play(game, {"Ra2"}, &last);
@@ -769,7 +679,7 @@ TEST_P(ArbitrationServerTest, SeventyFiveMovesEndTheGameUnlessTheMoveMates) {  /
   ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd7");
   ExpectPgnReplays(game, "1/2-1/2");
   // Mate on the 75th move takes precedence.
-  const std::string mate = Game("mate");
+  const std::string mate = GameId("mate");
   Ready(FenRequest(mate, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 80"));
   Play(mate, {"Ra8"}, &last);
   EXPECT_EQ(last.game().outcome().result(), v1::RESULT_WHITE_WINS);
@@ -780,7 +690,7 @@ TEST_P(ArbitrationServerTest, SeventyFiveMovesEndTheGameUnlessTheMoveMates) {  /
 // --- 9.3, 9.5: draw claims and their penalties ---------------------------------------------------
 
 TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with the intended move
-  const std::string game = Game("now");
+  const std::string game = GameId("now");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 100 80"));
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
@@ -794,7 +704,7 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with t
   ExpectPgnReplays(game, "1/2-1/2");
 
   // Black, on move at 99 half-moves, claims with the move that makes the fiftieth (9.3a).
-  const std::string by_move = Game("by-move");
+  const std::string by_move = GameId("by-move");
   Ready(FenRequest(by_move, "5400", "4k3/8/8/8/8/8/8/R3K3 b - - 99 80"));
   st = Claim(by_move, v1::COLOR_BLACK, v1::CLAIM_KIND_FIFTY, &resp, "Kd7");
   ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
@@ -805,7 +715,7 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with t
 }
 
 TEST_P(ArbitrationServerTest, FiftyMoveClaimIncorrect2001Penalty) {  // 9.3, 9.5b (2001)
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 60 80", v1::EDITION_FIDE_2001));
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp, "Ra2");
@@ -831,7 +741,7 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimIncorrect2001Penalty) {  // 9.3, 9.5
 TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
   v1::GameReply resp;
   {  // The claimant has between one and two minutes: set to one minute.
-    const std::string game = Game("90s");
+    const std::string game = GameId("90s");
     Ready(game, "90", v1::EDITION_FIDE_2001);
     grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Nf3");
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
@@ -842,7 +752,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
     EXPECT_EQ(resp.game().moves_san(0), "Nf3");
   }
   {  // Under one minute: unchanged.
-    const std::string game = Game("50s");
+    const std::string game = GameId("50s");
     Ready(game, "50", v1::EDITION_FIDE_2001);
     grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
     ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
@@ -858,7 +768,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
 
 TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
   v1::GameReply resp;
-  const std::string game = Game("standard");
+  const std::string game = GameId("standard");
   Ready(game, "5400");
   const std::int64_t version = Get(game).game().version();
   // 10.2: the claimant has more than two minutes.
@@ -879,7 +789,7 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
     req.set_side(v1::COLOR_WHITE);
     req.set_kind(v1::CLAIM_KIND_THREEFOLD);
     Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    st = Stub()->Claim(&call.ctx, req, &resp);
+    st = Stub()->Claim(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   // An intended move that is not legal: the claim is refused, not ruled.
@@ -892,12 +802,12 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
   EXPECT_EQ(Get(game).game().status(), v1::GAME_STATUS_ONGOING);
 
   // 10.2 is the claim of the player on move (with an arbiter present).
-  const std::string quick = Game("quick");
+  const std::string quick = GameId("quick");
   Ready(quick, "60+60");
   st = Claim(quick, v1::COLOR_BLACK, v1::CLAIM_KIND_QUICKPLAY, &resp);
   EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
   // Not in blitz (2001 C4): White has under two minutes in "G/1.5".
-  const std::string blitz = Game("blitz");
+  const std::string blitz = GameId("blitz");
   v1::GameReply created;
   ASSERT_TRUE(Create(Request(blitz, "G/1.5", v1::EDITION_FIDE_2001), &created).ok());
   EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_BLITZ);
@@ -908,7 +818,7 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
 }
 
 TEST_P(ArbitrationServerTest, RetriedIncorrectClaimIsPenalisedOnce) {  // 2023 9.5.2, retries
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "5400");
   v1::GameReply first, again;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &first, "e4",
@@ -927,7 +837,7 @@ TEST_P(ArbitrationServerTest, RetriedIncorrectClaimIsPenalisedOnce) {  // 2023 9
 }
 
 TEST_P(ArbitrationServerTest, IncorrectClaimWhoseIntendedMoveMates) {  // 9.5b, then 5.1a
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", v1::EDITION_FIDE_2001));
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ra8");
@@ -947,7 +857,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimWhoseIntendedMoveMates) {  // 9.5b, 
 
 // 12.2: the players and observers never see the advice on a pending 10.2 claim.
 TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "60+60");
   v1::GameReply resp;
   ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
@@ -960,7 +870,7 @@ TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
 // Issue 12, "Quickplay finish": a 10.2 claim awaits the ruling "with search-analysis advice
 // attached (labelled as advice; arbiters only, 12.2)": the arbiter sees it, and in the PGN.
 TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "60+60");
   v1::GameReply resp;
   ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
@@ -976,7 +886,7 @@ TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
 // "2+60" under 2023: 2 s + 60 x 60 s > 60 min, standard play in its only period, and White has
 // under two minutes from the start: 10.2 applies, and White's flag falls two seconds into play.
 TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw) {  // 10.2b
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "2+60");
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
@@ -1010,7 +920,7 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw
 }
 
 TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterRejects) {  // 10.2b
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "2+60");
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
@@ -1034,7 +944,7 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterReject
 }
 
 TEST_P(ArbitrationServerTest, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "60+60");
   v1::GameReply resp;
   grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
@@ -1060,7 +970,7 @@ TEST_P(ArbitrationServerTest, QuickplayRejectedGivesTheOpponentTwoMinutes) {  //
 TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // D1
   for (const bool draw : {true, false}) {
     SCOPED_TRACE(draw ? "draw" : "reject");
-    const std::string game = Game(draw ? "draw" : "reject");
+    const std::string game = GameId(draw ? "draw" : "reject");
     // "30+60": standard (30 s + 60 x 60 s); White keeps under two minutes after his increment.
     v1::CreateGameRequest req = Request(game, "30+60");
     req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(false);
@@ -1099,7 +1009,7 @@ TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // 
 // --- Flags and defaults fired by the server (6.7, 6.9, 6.10, B6-B8) -----------------------------
 
 TEST_P(ArbitrationServerTest, FlagAgainstALoneKingDraws) {  // 6.10
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // One second sudden death under 2023 (the flag counts when it falls); Black has a bare king.
   Ready(FenRequest(game, "1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"));
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
@@ -1124,7 +1034,7 @@ TEST_P(ArbitrationServerTest, FlagAgainstALoneKingDraws) {  // 6.10
 }
 
 TEST_P(ArbitrationServerTest, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // "G/0.02": 1.2 seconds. The position of FlagAgainstALoneKingDraws, but Black's flag falls:
   // White's queen mates.
   Ready(FenRequest(game, "G/0.02", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"));
@@ -1144,7 +1054,7 @@ TEST_P(ArbitrationServerTest, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
 // "40/1:900" under 2001: 901 s for all moves, rapid (B1), and each side's first period is one
 // second: a flag falls at once. B6: the fallen flag is recorded and counts only on a claim (B7).
 TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // B6, B7
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   v1::GameReply created;
   ASSERT_TRUE(Create(Request(game, "40/1:900", v1::EDITION_FIDE_2001), &created).ok());
   EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_RAPID);
@@ -1182,7 +1092,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // 
 }
 
 TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   Ready(game, "40/1:900", v1::EDITION_FIDE_2001);
   v1::GameReply resp;
   Play(game, {"e4"}, &resp);
@@ -1202,7 +1112,7 @@ TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
 }
 
 TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbiter calls flags
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // "1+15" under 2023: 1 s + 60 x 15 s = 15 min 1 s, rapid; White's flag falls after a second.
   v1::GameReply created;
   ASSERT_TRUE(Create(Request(game, "1+15", v1::EDITION_FIDE_2023), &created).ok());
@@ -1224,7 +1134,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbit
 }
 
 TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   v1::CreateGameRequest req = Request(game, "5400");
   req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(200);
   ASSERT_TRUE(Create(req).ok());
@@ -1238,9 +1148,154 @@ TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, ArbitrationServerTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Redis" : "Memory";
-                         });
+// What each role gets from each method; bad tokens are refused (auth_matrix.h). Each call acts on
+// a fresh game in the state its method needs; a player's token is for that game and the colour
+// the call acts for.
+TEST_P(ArbitrationServerTest, AuthMatrix) {
+  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
+  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
+  // clang-format off
+  const std::vector<AuthRow> matrix = {
+      // method           platform  player  arbiter  observer  service
+      {"CreateGame",      OK,       NO,     NO,      NO,       OK},
+      {"StartGame",       OK,       NO,     OK,      NO,       OK},
+      {"Arrive",          OK,       OK,     OK,      NO,       OK},
+      {"SubmitMove",      OK,       OK,     NO,      NO,       OK},
+      {"Resign",          OK,       OK,     NO,      NO,       OK},
+      {"OfferDraw",       OK,       OK,     NO,      NO,       OK},
+      {"RespondDraw",     OK,       OK,     NO,      NO,       OK},
+      {"Claim",           OK,       OK,     NO,      NO,       OK},
+      {"Rule",            NO,       NO,     OK,      NO,       OK},
+      {"ConfirmResult",   OK,       OK,     NO,      NO,       OK},
+      {"SetResult",       NO,       NO,     OK,      NO,       OK},
+      {"GetGame",         OK,       OK,     OK,      OK,       OK},
+      {"WatchGame",       OK,       OK,     OK,      OK,       OK},
+      {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
+  };
+  // clang-format on
+  auto stub = Stub();
+  using S = v1::Arbitration::Stub;
+  constexpr chess::Color kWhite = chess::Color::kWhite, kBlack = chess::Color::kBlack;
+  int n = 0;
+  auto fresh = [&] { return GameId(absl::StrCat("m", n++)); };
+  // A fresh game, created (90 minutes) and started, White to move.
+  auto ready = [&] {
+    const std::string game = fresh();
+    Ready(game, "5400");
+    return game;
+  };
+  // The request for a fresh started game, for White; made with White's token (or the role's).
+  auto for_white = [&](auto req) {
+    req.set_game_id(ready());
+    req.set_side(v1::COLOR_WHITE);
+    return req;
+  };
+  auto as_white = [&](auto method, const auto& req, const TokenFor& t) {
+    return Unary(stub.get(), method, req, t(req.game_id(), kWhite));
+  };
+  ExpectAuthMatrix(
+      arbitration_service::ArbitrationService::kName, matrix,
+      {
+          {"CreateGame",
+           [&](auto& t) {
+             const std::string game = fresh();
+             return Unary(stub.get(), &S::CreateGame, Request(game, "5400"), t(game, kWhite));
+           }},
+          {"StartGame",
+           [&](auto& t) {
+             v1::StartGameRequest req;
+             req.set_game_id(fresh());
+             EXPECT_TRUE(Create(Request(req.game_id(), "5400")).ok());
+             return as_white(&S::StartGame, req, t);
+           }},
+          {"Arrive",
+           [&](auto& t) {  // Black absent at the start, within the default time of an hour (6.7)
+             v1::ArriveRequest req;
+             req.set_game_id(fresh());
+             req.set_side(v1::COLOR_BLACK);
+             v1::CreateGameRequest create = Request(req.game_id(), "5400");
+             create.mutable_ruleset()->mutable_regulations()->set_default_time_ms(3'600'000);
+             EXPECT_TRUE(Create(create).ok());
+             EXPECT_TRUE(Start(req.game_id(), {v1::COLOR_BLACK}).ok());
+             return Unary(stub.get(), &S::Arrive, req, t(req.game_id(), kBlack));
+           }},
+          {"SubmitMove",
+           [&](auto& t) {
+             v1::SubmitMoveRequest req = for_white(v1::SubmitMoveRequest());
+             req.set_move("e4");
+             return as_white(&S::SubmitMove, req, t);
+           }},
+          {"Resign",
+           [&](auto& t) { return as_white(&S::Resign, for_white(v1::ResignRequest()), t); }},
+          {"OfferDraw",
+           [&](auto& t) { return as_white(&S::OfferDraw, for_white(v1::OfferDrawRequest()), t); }},
+          {"RespondDraw",
+           [&](auto& t) {
+             v1::RespondDrawRequest req;
+             req.set_game_id(ready());
+             req.set_side(v1::COLOR_BLACK);
+             EXPECT_TRUE(
+                 Move(req.game_id(), v1::COLOR_WHITE, "e4", nullptr, /*offer_draw=*/true).ok());
+             return Unary(stub.get(), &S::RespondDraw, req, t(req.game_id(), kBlack));
+           }},
+          {"Claim",
+           [&](auto& t) {  // an incorrect claim: ruled at once, the intended move played
+             v1::ClaimRequest req = for_white(v1::ClaimRequest());
+             req.set_kind(v1::CLAIM_KIND_THREEFOLD);
+             req.set_intended_move("e4");
+             return as_white(&S::Claim, req, t);
+           }},
+          {"Rule",
+           [&](auto& t) {  // on a pending 10.2 claim (see QuickplayClaimRuledByTheArbiter)
+             v1::RuleRequest req;
+             req.set_game_id(fresh());
+             req.set_decision(v1::RULING_DECISION_DRAW);
+             req.set_reason("auth matrix");
+             Ready(req.game_id(), "60+60");
+             v1::GameReply claimed;
+             EXPECT_TRUE(
+                 Claim(req.game_id(), v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &claimed).ok());
+             return as_white(&S::Rule, req, t);
+           }},
+          {"ConfirmResult",
+           [&](auto& t) {
+             v1::ConfirmResultRequest req = for_white(v1::ConfirmResultRequest());
+             v1::GameReply resigned;
+             EXPECT_TRUE(Resign(req.game_id(), v1::COLOR_BLACK, &resigned).ok());
+             return as_white(&S::ConfirmResult, req, t);
+           }},
+          {"SetResult",
+           [&](auto& t) {
+             v1::SetResultRequest req;
+             req.set_game_id(ready());
+             req.set_result(v1::RESULT_DRAW);
+             req.set_article("12.9");
+             req.set_reason("auth matrix");
+             return as_white(&S::SetResult, req, t);
+           }},
+          {"GetGame",
+           [&](auto& t) {
+             v1::GetGameRequest req;
+             req.set_game_id(ready());
+             return as_white(&S::GetGame, req, t);
+           }},
+          {"WatchGame",
+           [&](auto& t) {
+             v1::WatchGameRequest req;
+             req.set_game_id(ready());
+             Call call(t(req.game_id(), kWhite));
+             return FirstMessage(&call, stub->WatchGame(&call, req).get());
+           }},
+          {"ExportPgn",
+           [&](auto& t) {
+             v1::ExportPgnRequest req;
+             req.set_game_id(ready());
+             return as_white(&S::ExportPgn, req, t);
+           }},
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, ArbitrationServerTest, kEachStore, StoreName);
 
 }  // namespace
+}  // namespace integration

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <csignal>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -16,116 +16,31 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
-#include "libs/service/auth.h"
-#include "libs/service/grpc_status.h"
-#include "libs/service/server.h"
 #include "libs/store/redis_game_store.h"
-#include "libs/store/testing/redis_server.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
-#include "services/clock_authority/host.h"
-#include "tests/integration/http_get.h"
+#include "tests/integration/testing/auth_matrix.h"
+#include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/test_server.h"
+#include "tests/integration/testing/tokens.h"
 
+namespace integration {
 namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
 
-constexpr char kKeys[] = "libs/service/testdata/keys.json";
-
-std::string Token(Role role, const std::string& game = "",
-                  chess::Color color = chess::Color::kWhite) {
-  static service::KeySet* keys = new service::KeySet(*service::KeySet::FromFile(kKeys));
-  service::TokenClaims claims;
-  claims.role = role;
-  claims.subject = "test";
-  if (role == Role::kPlayer) {
-    claims.game_id = game;
-    claims.color = color;
+class ClockServerTest : public EachStoreTest<ClockServerTest> {
+ public:
+  static TestServerOptions Options(Store store) {
+    TestServerOptions options;
+    options.services = {Service::kClock};
+    options.store = store;
+    return options;
   }
-  claims.expires = absl::Now() + absl::Minutes(5);
-  return *service::MintToken(*keys->Find("hs-2026-1"), claims);
-}
 
-struct Call {
-  explicit Call(const std::string& token, int timeout_ms = 5000) {
-    if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
-  }
-  grpc::ClientContext ctx;
-};
-
-std::string Code(const grpc::Status& st) { return service::ErrorInfoOf(st).code(); }
-
-struct Running {
-  std::unique_ptr<store::testing::RedisServer> redis;
-  std::unique_ptr<service::ServiceEnv> env;
-  std::unique_ptr<clock_authority::ClockAuthorityHost> host;
-  std::unique_ptr<service::Server> server;
-  std::shared_ptr<grpc::Channel> channel;
-  ~Running() {
-    if (server) server->Shutdown();
-    if (host) host->Stop();
-  }
-};
-
-std::unique_ptr<Running> StartServer(bool use_redis) {
-  auto r = std::make_unique<Running>();
-  service::ServerConfig config;
-  config.auth_keys = kKeys;
-  config.grpc_address = "127.0.0.1:0";
-  config.metrics_address = "127.0.0.1:0";
-  config.shutdown_grace = absl::Milliseconds(10);
-  config.drain_timeout = absl::Seconds(2);
-  config.store = "memory";
-  if (use_redis) {
-    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-        store::testing::RedisServer::Start();
-    EXPECT_TRUE(redis.ok()) << redis.status();
-    r->redis = std::move(*redis);
-    config.store = absl::StrCat("redis://127.0.0.1:", r->redis->port());
-  }
-  auto env = service::ServiceEnv::Create(config);
-  EXPECT_TRUE(env.ok()) << env.status();
-  r->env = std::move(*env);
-  clock_authority::ClockHostOptions options;
-  options.replica_id = "test-replica";
-  options.service.workers = 8;
-  options.scheduler.workers = 4;
-  options.deadline_shards = 16;
-  auto host = clock_authority::ClockAuthorityHost::Create(config, r->env.get(), options);
-  EXPECT_TRUE(host.ok()) << host.status();
-  r->host = std::move(*host);
-  auto server = service::Server::Start(config, r->env.get(), {r->host->hosted()});
-  EXPECT_TRUE(server.ok()) << server.status();
-  r->server = std::move(*server);
-  r->host->Start();
-  r->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(r->server->port()),
-                                   grpc::InsecureChannelCredentials());
-  return r;
-}
-
-class ClockServerTest : public ::testing::TestWithParam<bool> {
  protected:
-  static void SetUpTestSuite() {
-    memory_ = StartServer(false).release();
-    redis_ = StartServer(true).release();
-  }
-  static void TearDownTestSuite() {
-    delete memory_;
-    delete redis_;
-  }
-  Running* running() { return GetParam() ? redis_ : memory_; }
-  std::unique_ptr<v1::ClockAuthority::Stub> Stub() {
-    return v1::ClockAuthority::NewStub(running()->channel);
-  }
-  // A game id unique to this test and store.
-  std::string Game(const std::string& name) {
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(test.begin(), test.end(), '/', '-');  // game ids: [A-Za-z0-9._~:-]
-    return absl::StrCat(test, "-", GetParam() ? "redis" : "memory", "-", name);
-  }
+  std::unique_ptr<v1::ClockAuthority::Stub> Stub() { return server()->Stub<v1::ClockAuthority>(); }
   grpc::Status Create(const std::string& game, const std::string& human, v1::Edition edition,
                       v1::GameType type = v1::GAME_TYPE_UNSPECIFIED) {
     v1::CreateClockRequest req;
@@ -135,32 +50,37 @@ class ClockServerTest : public ::testing::TestWithParam<bool> {
     req.set_game_type(type);
     v1::ClockResponse resp;
     Call call(Token(Role::kPlatform));
-    return Stub()->CreateClock(&call.ctx, req, &resp);
+    return Stub()->CreateClock(&call, req, &resp);
   }
   grpc::Status Start(const std::string& game) {
     v1::StartClockRequest req;
     req.set_game_id(game);
     v1::ClockResponse resp;
     Call call(Token(Role::kArbiter));
-    return Stub()->StartClock(&call.ctx, req, &resp);
+    return Stub()->StartClock(&call, req, &resp);
   }
   v1::ClockResponse Get(const std::string& game) {
     v1::GetClockRequest req;
     req.set_game_id(game);
     v1::ClockResponse resp;
     Call call(Token(Role::kObserver));
-    grpc::Status st = Stub()->GetClock(&call.ctx, req, &resp);
+    grpc::Status st = Stub()->GetClock(&call, req, &resp);
     EXPECT_TRUE(st.ok()) << st.error_message();
     return resp;
   }
-  static Running* memory_;
-  static Running* redis_;
+  // A fresh game for `name`, created (G/60 under 2023) and, when `started`, started.
+  std::string Ready(const std::string& name, bool started = true) {
+    const std::string game = GameId(name);
+    EXPECT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok()) << game;
+    if (started) {
+      EXPECT_TRUE(Start(game).ok()) << game;
+    }
+    return game;
+  }
 };
-Running* ClockServerTest::memory_ = nullptr;
-Running* ClockServerTest::redis_ = nullptr;
 
 TEST_P(ClockServerTest, CreateStartPressGet) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   auto stub = Stub();
   v1::CreateClockRequest create;
   create.set_game_id(game);
@@ -169,7 +89,7 @@ TEST_P(ClockServerTest, CreateStartPressGet) {
   v1::ClockResponse resp;
   {
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&call.ctx, create, &resp).ok());
+    ASSERT_TRUE(stub->CreateClock(&call, create, &resp).ok());
   }
   EXPECT_EQ(resp.version(), 1);
   EXPECT_EQ(resp.clock().status(), "not_started");
@@ -184,7 +104,7 @@ TEST_P(ClockServerTest, CreateStartPressGet) {
   press.set_color(v1::COLOR_WHITE);
   {
     Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+    grpc::Status st = stub->PressClock(&call, press, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message();
   }
   EXPECT_EQ(resp.version(), 3);
@@ -202,7 +122,7 @@ TEST_P(ClockServerTest, CreateStartPressGet) {
 }
 
 TEST_P(ClockServerTest, ARetryIsReplayedNotAppliedTwice) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
   auto stub = Stub();
@@ -212,11 +132,11 @@ TEST_P(ClockServerTest, ARetryIsReplayedNotAppliedTwice) {
   v1::ClockResponse first, second;
   {
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &first).ok());
+    ASSERT_TRUE(stub->PressClock(&call, press, &first).ok());
   }
   {
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &second).ok());
+    ASSERT_TRUE(stub->PressClock(&call, press, &second).ok());
   }
   EXPECT_FALSE(first.replayed());
   EXPECT_TRUE(second.replayed());
@@ -225,7 +145,7 @@ TEST_P(ClockServerTest, ARetryIsReplayedNotAppliedTwice) {
   // The same id for another request is refused.
   press.set_lag_ms(5);
   Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->PressClock(&call.ctx, press, &second);
+  grpc::Status st = stub->PressClock(&call, press, &second);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
 }
@@ -239,7 +159,7 @@ TEST_P(ClockServerTest, ConcurrentPressesAreEachAppliedOnce) {
   constexpr int kPressesPerThread = 30;
   std::vector<std::string> games;
   for (int g = 0; g < kGames; ++g) {
-    games.push_back(Game(absl::StrCat("g", g)));
+    games.push_back(GameId(absl::StrCat("g", g)));
     ASSERT_TRUE(Create(games.back(), "G/60", v1::EDITION_FIDE_2023).ok());
     ASSERT_TRUE(Start(games.back()).ok());
   }
@@ -257,7 +177,7 @@ TEST_P(ClockServerTest, ConcurrentPressesAreEachAppliedOnce) {
         press.set_command_id(absl::StrCat("t", t, "-", i));
         v1::ClockResponse resp;
         Call call(token);
-        grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+        grpc::Status st = stub->PressClock(&call, press, &resp);
         EXPECT_TRUE(st.ok()) << st.error_message();
         if (st.ok()) {
           EXPECT_FALSE(resp.replayed());
@@ -279,8 +199,8 @@ TEST_P(ClockServerTest, ConcurrentPressesAreEachAppliedOnce) {
 // Redis stopped: a press is UNAVAILABLE (ERR_STORE_UNAVAILABLE) and changes nothing; once it is
 // back, the platform's retry of the same command applies it, once.
 TEST_P(ClockServerTest, APressWhileRedisIsDownIsUnavailableAndItsRetryAppliesOnce) {
-  if (!GetParam()) GTEST_SKIP() << "the memory store cannot go down";
-  const std::string game = Game("g");
+  if (GetParam() != Store::kRedis) GTEST_SKIP() << "the memory store cannot go down";
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
   const std::int64_t before = Get(game).version();
@@ -289,24 +209,24 @@ TEST_P(ClockServerTest, APressWhileRedisIsDownIsUnavailableAndItsRetryAppliesOnc
   press.set_game_id(game);
   press.set_command_id("during-outage");
   v1::ClockResponse resp;
-  ASSERT_TRUE(running()->redis->Stop(SIGKILL).ok());
+  ASSERT_TRUE(server()->redis()->Stop(SIGKILL).ok());
   {
     Call call(Token(Role::kPlatform));
-    grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+    grpc::Status st = stub->PressClock(&call, press, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
     EXPECT_EQ(Code(st), "ERR_STORE_UNAVAILABLE");
   }
-  ASSERT_TRUE(running()->redis->Restart().ok());
+  ASSERT_TRUE(server()->redis()->Restart().ok());
   {
     Call call(Token(Role::kPlatform));
-    grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+    grpc::Status st = stub->PressClock(&call, press, &resp);
     ASSERT_TRUE(st.ok()) << st.error_message();
     EXPECT_FALSE(resp.replayed());
     EXPECT_EQ(resp.version(), before + 1);
   }
   {
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &resp).ok());
+    ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
     EXPECT_TRUE(resp.replayed());
     EXPECT_EQ(resp.version(), before + 1);
   }
@@ -318,18 +238,18 @@ TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
   v1::ClockResponse resp;
   {
     v1::GetClockRequest req;
-    req.set_game_id(Game("none"));
+    req.set_game_id(GameId("none"));
     Call call(Token(Role::kObserver));
-    grpc::Status st = stub->GetClock(&call.ctx, req, &resp);
+    grpc::Status st = stub->GetClock(&call, req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
     EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_FOUND");
   }
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   grpc::Status st = Create(game, "G/60", v1::EDITION_FIDE_2023);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_EQ(Code(st), "ERR_GAME_EXISTS");
-  st = Create(Game("bad"), "G/sixty", v1::EDITION_FIDE_2023);
+  st = Create(GameId("bad"), "G/sixty", v1::EDITION_FIDE_2023);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(Code(st), "ERR_BAD_TIME_CONTROL");
   st = Create("no spaces allowed", "G/60", v1::EDITION_FIDE_2023);
@@ -338,7 +258,7 @@ TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
   press.set_game_id(game);
   {
     Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call.ctx, press, &resp);
+    st = stub->PressClock(&call, press, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_STARTED");
   }
@@ -346,21 +266,21 @@ TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
   press.set_color(v1::COLOR_BLACK);
   {
     Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call.ctx, press, &resp);
+    st = stub->PressClock(&call, press, &resp);
     EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
   }
   press.set_color(v1::COLOR_WHITE);
   press.set_expected_version(1);
   {
     Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call.ctx, press, &resp);
+    st = stub->PressClock(&call, press, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
     EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
   }
 }
 
 TEST_P(ClockServerTest, ArbiterOperations) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "90+30", v1::EDITION_FIDE_2001).ok());
   ASSERT_TRUE(Start(game).ok());
   auto stub = Stub();
@@ -370,7 +290,7 @@ TEST_P(ClockServerTest, ArbiterOperations) {
     v1::PauseClockRequest req;
     req.set_game_id(game);
     Call call(arbiter);
-    ASSERT_TRUE(stub->PauseClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->PauseClock(&call, req, &resp).ok());
     EXPECT_EQ(resp.clock().status(), "paused");
     EXPECT_FALSE(resp.clock().has_deadline_ms());
   }
@@ -381,18 +301,18 @@ TEST_P(ClockServerTest, ArbiterOperations) {
     req.set_delta_ms(120'000);
     req.set_reason("7.4b");
     Call call(arbiter);
-    ASSERT_TRUE(stub->AdjustClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->AdjustClock(&call, req, &resp).ok());
     EXPECT_EQ(resp.clock().black_ms(), 5'400'000 + 120'000);
     req.set_delta_ms(-1);
     Call bad(arbiter);
-    grpc::Status st = stub->AdjustClock(&bad.ctx, req, &resp);
+    grpc::Status st = stub->AdjustClock(&bad, req, &resp);
     EXPECT_EQ(Code(st), "ERR_BAD_ADJUSTMENT");
   }
   {
     v1::ResumeClockRequest req;
     req.set_game_id(game);
     Call call(arbiter);
-    ASSERT_TRUE(stub->ResumeClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->ResumeClock(&call, req, &resp).ok());
     EXPECT_EQ(resp.clock().status(), "running");
   }
   {
@@ -403,7 +323,7 @@ TEST_P(ClockServerTest, ArbiterOperations) {
     req.set_white_moves(12);
     req.set_black_moves(12);
     Call call(arbiter);
-    ASSERT_TRUE(stub->SetClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->SetClock(&call, req, &resp).ok());
     EXPECT_EQ(resp.clock().white_moves(), 12);
     EXPECT_EQ(resp.clock().black_ms(), 700'000);
   }
@@ -413,110 +333,163 @@ TEST_P(ClockServerTest, ArbiterOperations) {
     req.set_white_ms(500'000);
     req.set_black_ms(400'000);
     Call call(arbiter);
-    ASSERT_TRUE(stub->ReplaceClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->ReplaceClock(&call, req, &resp).ok());
     EXPECT_EQ(resp.clock().black_ms(), 400'000);
     EXPECT_EQ(resp.clock().white_moves(), 12);
   }
 }
 
+// What each role gets from each method; bad tokens are refused (auth_matrix.h). Each call acts on
+// a fresh game in the state its method needs; a player's token is for that game and White.
 TEST_P(ClockServerTest, AuthMatrix) {
-  const std::string game = Game("g");
-  ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
+  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
+  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
+  // clang-format off
+  const std::vector<AuthRow> matrix = {
+      // method           platform  player  arbiter  observer  service
+      {"CreateClock",     OK,       NO,     OK,      NO,       OK},
+      {"StartClock",      OK,       NO,     OK,      NO,       OK},
+      {"RecordArrival",   OK,       NO,     OK,      NO,       OK},
+      {"PressClock",      OK,       OK,     OK,      NO,       OK},
+      {"ClaimFlag",       OK,       OK,     OK,      NO,       OK},
+      {"GetClock",        OK,       OK,     OK,      OK,       OK},
+      {"WatchClock",      OK,       OK,     OK,      OK,       OK},
+      {"PauseClock",      NO,       NO,     OK,      NO,       OK},
+      {"ResumeClock",     NO,       NO,     OK,      NO,       OK},
+      {"AdjustClock",     NO,       NO,     OK,      NO,       OK},
+      {"SetClock",        NO,       NO,     OK,      NO,       OK},
+      {"ReplaceClock",    NO,       NO,     OK,      NO,       OK},
+  };
+  // clang-format on
   auto stub = Stub();
-  // Each call: does `token` get past the policy? (Any answer but PERMISSION_DENIED.)
-  auto allowed = [&](const std::string& method, const std::string& token, v1::Color color,
-                     const std::string& game_id) {
-    v1::ClockResponse resp;
-    Call call(token);
-    grpc::Status st;
-    if (method == "CreateClock") {
-      v1::CreateClockRequest req;
-      req.set_game_id(game_id + "-new");
-      req.set_time_control("300");
-      req.set_edition(v1::EDITION_FIDE_2023);
-      st = stub->CreateClock(&call.ctx, req, &resp);
-    } else if (method == "StartClock") {
-      v1::StartClockRequest req;
-      req.set_game_id(game_id);
-      st = stub->StartClock(&call.ctx, req, &resp);
-    } else if (method == "PressClock") {
-      v1::PressClockRequest req;
-      req.set_game_id(game_id);
-      req.set_color(color);
-      st = stub->PressClock(&call.ctx, req, &resp);
-    } else if (method == "ClaimFlag") {
-      v1::ClaimFlagRequest req;
-      req.set_game_id(game_id);
-      req.set_color(color);
-      st = stub->ClaimFlag(&call.ctx, req, &resp);
-    } else if (method == "GetClock") {
-      v1::GetClockRequest req;
-      req.set_game_id(game_id);
-      st = stub->GetClock(&call.ctx, req, &resp);
-    } else if (method == "AdjustClock") {
-      v1::AdjustClockRequest req;
-      req.set_game_id(game_id);
-      req.set_side(v1::COLOR_WHITE);
-      req.set_delta_ms(1000);
-      st = stub->AdjustClock(&call.ctx, req, &resp);
-    } else if (method == "PauseClock") {
-      v1::PauseClockRequest req;
-      req.set_game_id(game_id);
-      st = stub->PauseClock(&call.ctx, req, &resp);
-    }
-    EXPECT_NE(st.error_code(), grpc::StatusCode::UNAUTHENTICATED) << method;
-    return st.error_code() != grpc::StatusCode::PERMISSION_DENIED;
+  using S = v1::ClockAuthority::Stub;
+  int n = 0;
+  auto fresh = [&](bool started = true) { return Ready(absl::StrCat("m", n++), started); };
+  auto as_white = [&](auto method, const auto& req, const TokenFor& t) {
+    return Unary(stub.get(), method, req, t(req.game_id(), chess::Color::kWhite));
   };
-  const std::string platform = Token(Role::kPlatform);
-  const std::string arbiter = Token(Role::kArbiter);
-  const std::string observer = Token(Role::kObserver);
-  const std::string service_token = Token(Role::kService);
-  const std::string white = Token(Role::kPlayer, game, chess::Color::kWhite);
-  const std::string w = "COLOR_WHITE";
-  struct Row {
-    const char* method;
-    bool platform, arbiter, observer, service, player;
+  // The request for a fresh game (started unless told), with nothing else set.
+  auto on_fresh = [&](auto req, bool started = true) {
+    req.set_game_id(fresh(started));
+    return req;
   };
-  for (const Row& row : std::vector<Row>{{"CreateClock", true, true, false, true, false},
-                                         {"StartClock", true, true, false, true, false},
-                                         {"PressClock", true, true, false, true, true},
-                                         {"ClaimFlag", true, true, false, true, true},
-                                         {"GetClock", true, true, true, true, true},
-                                         {"AdjustClock", false, true, false, true, false},
-                                         {"PauseClock", false, true, false, true, false}}) {
-    EXPECT_EQ(allowed(row.method, platform, v1::COLOR_WHITE, game), row.platform) << row.method;
-    EXPECT_EQ(allowed(row.method, arbiter, v1::COLOR_WHITE, game), row.arbiter) << row.method;
-    EXPECT_EQ(allowed(row.method, observer, v1::COLOR_WHITE, game), row.observer) << row.method;
-    EXPECT_EQ(allowed(row.method, service_token, v1::COLOR_WHITE, game), row.service) << row.method;
-    EXPECT_EQ(allowed(row.method, white, v1::COLOR_WHITE, game), row.player) << row.method;
-  }
+  ExpectAuthMatrix(
+      clock_authority::ClockAuthorityService::kName, matrix,
+      {
+          {"CreateClock",
+           [&](auto& t) {
+             v1::CreateClockRequest req;
+             req.set_game_id(GameId(absl::StrCat("m", n++)));
+             req.set_time_control("300");
+             req.set_edition(v1::EDITION_FIDE_2023);
+             return as_white(&S::CreateClock, req, t);
+           }},
+          {"StartClock",
+           [&](auto& t) {
+             return as_white(&S::StartClock, on_fresh(v1::StartClockRequest(), false), t);
+           }},
+          {"RecordArrival",
+           [&](auto& t) {  // Black absent at the start, within the default time of an hour (6.7)
+             v1::CreateClockRequest create;
+             create.set_game_id(GameId(absl::StrCat("m", n++)));
+             create.set_time_control_human("G/60");
+             create.set_edition(v1::EDITION_FIDE_2023);
+             create.set_default_time_ms(3'600'000);
+             EXPECT_TRUE(Unary(stub.get(), &S::CreateClock, create, Token(Role::kPlatform)).ok());
+             v1::StartClockRequest start;
+             start.set_game_id(create.game_id());
+             start.add_absent(v1::COLOR_BLACK);
+             EXPECT_TRUE(Unary(stub.get(), &S::StartClock, start, Token(Role::kArbiter)).ok());
+             v1::RecordArrivalRequest req;
+             req.set_game_id(start.game_id());
+             req.set_side(v1::COLOR_BLACK);
+             return as_white(&S::RecordArrival, req, t);
+           }},
+          {"PressClock",
+           [&](auto& t) {
+             v1::PressClockRequest req = on_fresh(v1::PressClockRequest());
+             req.set_color(v1::COLOR_WHITE);
+             return as_white(&S::PressClock, req, t);
+           }},
+          {"ClaimFlag",
+           [&](auto& t) {
+             v1::ClaimFlagRequest req = on_fresh(v1::ClaimFlagRequest());
+             req.set_color(v1::COLOR_WHITE);
+             return as_white(&S::ClaimFlag, req, t);
+           }},
+          {"GetClock",
+           [&](auto& t) {
+             return as_white(&S::GetClock, on_fresh(v1::GetClockRequest(), /*started=*/false), t);
+           }},
+          {"WatchClock",
+           [&](auto& t) {
+             v1::WatchClockRequest req;
+             req.set_game_id(fresh(/*started=*/false));
+             Call call(t(req.game_id(), chess::Color::kWhite));
+             return FirstMessage(&call, stub->WatchClock(&call, req).get());
+           }},
+          {"PauseClock",
+           [&](auto& t) { return as_white(&S::PauseClock, on_fresh(v1::PauseClockRequest()), t); }},
+          {"ResumeClock",
+           [&](auto& t) {
+             v1::PauseClockRequest pause;
+             pause.set_game_id(fresh());
+             EXPECT_TRUE(Unary(stub.get(), &S::PauseClock, pause, Token(Role::kArbiter)).ok());
+             v1::ResumeClockRequest req;
+             req.set_game_id(pause.game_id());
+             return as_white(&S::ResumeClock, req, t);
+           }},
+          {"AdjustClock",
+           [&](auto& t) {
+             v1::AdjustClockRequest req = on_fresh(v1::AdjustClockRequest());
+             req.set_side(v1::COLOR_WHITE);
+             req.set_delta_ms(1000);
+             return as_white(&S::AdjustClock, req, t);
+           }},
+          {"SetClock",
+           [&](auto& t) {
+             v1::SetClockRequest req = on_fresh(v1::SetClockRequest());
+             req.set_white_ms(600'000);
+             req.set_black_ms(600'000);
+             return as_white(&S::SetClock, req, t);
+           }},
+          {"ReplaceClock",
+           [&](auto& t) {
+             v1::ReplaceClockRequest req = on_fresh(v1::ReplaceClockRequest());
+             req.set_white_ms(500'000);
+             req.set_black_ms(400'000);
+             return as_white(&S::ReplaceClock, req, t);
+           }},
+      });
   // A player presses only in his own game and for his own colour.
-  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_BLACK, game));
-  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_UNSPECIFIED, game));
-  EXPECT_FALSE(allowed("PressClock", white, v1::COLOR_WHITE, Game("other")));
-  // No token at all.
-  v1::GetClockRequest req;
-  req.set_game_id(game);
-  v1::ClockResponse resp;
-  Call call("");
-  EXPECT_EQ(stub->GetClock(&call.ctx, req, &resp).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  const std::string game = fresh();
+  const std::string mine = Token(Role::kPlayer, game, chess::Color::kWhite);
+  for (auto [colour, in] :
+       {std::pair{v1::COLOR_BLACK, game}, std::pair{v1::COLOR_UNSPECIFIED, game},
+        std::pair{v1::COLOR_WHITE, GameId("other")}}) {
+    v1::PressClockRequest req;
+    req.set_game_id(in);
+    req.set_color(colour);
+    grpc::Status st = Unary(stub.get(), &S::PressClock, req, mine);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED) << colour << " " << in;
+  }
 }
 
 // Reads a watch stream until `until` returns true for an update or the deadline passes.
 std::vector<v1::ClockUpdate> Watch(v1::ClockAuthority::Stub* stub, const std::string& game,
-                                   std::int64_t after, int timeout_ms,
+                                   std::int64_t after, absl::Duration timeout,
                                    const std::function<bool(const v1::ClockUpdate&)>& until) {
   v1::WatchClockRequest req;
   req.set_game_id(game);
   req.set_after_version(after);
-  Call call(Token(Role::kObserver), timeout_ms);
-  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = stub->WatchClock(&call.ctx, req);
+  Call call(Token(Role::kObserver), timeout);
+  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = stub->WatchClock(&call, req);
   std::vector<v1::ClockUpdate> out;
   v1::ClockUpdate update;
   while (reader->Read(&update)) {
     out.push_back(update);
     if (until(update)) {
-      call.ctx.TryCancel();
+      call.TryCancel();
       break;
     }
   }
@@ -525,13 +498,13 @@ std::vector<v1::ClockUpdate> Watch(v1::ClockAuthority::Stub* stub, const std::st
 }
 
 TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   // 300 ms, standard: the flag counts when observed (6.9).
   ASSERT_TRUE(Create(game, "G/0.005", v1::EDITION_FIDE_2005, v1::GAME_TYPE_STANDARD).ok());
   auto stub = Stub();
   std::vector<v1::ClockUpdate> updates;
   std::thread watcher([&] {
-    updates = Watch(stub.get(), game, 0, 5000,
+    updates = Watch(stub.get(), game, 0, absl::Milliseconds(5000),
                     [](const v1::ClockUpdate& u) { return u.event().has_flag_fell(); });
   });
   absl::SleepFor(absl::Milliseconds(50));
@@ -566,11 +539,11 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
   press.set_game_id(game);
   v1::ClockResponse resp;
   Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->PressClock(&call.ctx, press, &resp);
+  grpc::Status st = stub->PressClock(&call, press, &resp);
   EXPECT_EQ(Code(st), "ERR_FLAG_FALLEN");
   EXPECT_EQ(Get(game).version(), 3);
 
-  const std::string metrics = testing_util::HttpGet(running()->server->metrics_port(), "/metrics");
+  const std::string metrics = server()->Metrics();
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_flags_fired_total{counts=\"true\"}"))
       << metrics.substr(0, 3000);
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_flag_detection_delay_seconds_bucket"));
@@ -583,7 +556,7 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
 // 6.7 from the server: Black absent at the start, the event's default time (here 200 ms) runs
 // out, and the loss is recorded without any client message, at the first instant after it.
 TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   auto stub = Stub();
   {
     v1::CreateClockRequest req;
@@ -593,11 +566,11 @@ TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
     req.set_default_time_ms(200);  // the event's regulations (6.7: "unless ...")
     v1::ClockResponse resp;
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->CreateClock(&call, req, &resp).ok());
   }
   std::vector<v1::ClockUpdate> updates;
   std::thread watcher([&] {
-    updates = Watch(stub.get(), game, 0, 5000,
+    updates = Watch(stub.get(), game, 0, absl::Milliseconds(5000),
                     [](const v1::ClockUpdate& u) { return u.event().has_defaulted(); });
   });
   absl::SleepFor(absl::Milliseconds(50));
@@ -607,7 +580,7 @@ TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
     req.add_absent(v1::COLOR_BLACK);
     v1::ClockResponse resp;
     Call call(Token(Role::kArbiter));
-    ASSERT_TRUE(stub->StartClock(&call.ctx, req, &resp).ok());
+    ASSERT_TRUE(stub->StartClock(&call, req, &resp).ok());
   }
   watcher.join();
   ASSERT_EQ(updates.size(), 3u);
@@ -626,21 +599,21 @@ TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
   arrive.set_side(v1::COLOR_BLACK);
   v1::ClockResponse resp;
   Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->RecordArrival(&call.ctx, arrive, &resp);
+  grpc::Status st = stub->RecordArrival(&call, arrive, &resp);
   EXPECT_EQ(Code(st), "ERR_GAME_DECIDED");
   EXPECT_EQ(Get(game).version(), 3);
-  const std::string metrics = testing_util::HttpGet(running()->server->metrics_port(), "/metrics");
+  const std::string metrics = server()->Metrics();
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_defaults_total"));
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_pending_deadlines"));
 }
 
 TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/0.005", v1::EDITION_FIDE_2001).ok());  // blitz, B6
   ASSERT_TRUE(Start(game).ok());
   auto stub = Stub();
   std::vector<v1::ClockUpdate> updates =
-      Watch(stub.get(), game, 2, 5000,
+      Watch(stub.get(), game, 2, absl::Milliseconds(5000),
             [](const v1::ClockUpdate& u) { return u.event().has_flag_fell(); });
   ASSERT_EQ(updates.size(), 1u);
   EXPECT_FALSE(updates[0].event().flag_fell().counts());
@@ -653,7 +626,7 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   claim.set_color(v1::COLOR_BLACK);
   v1::ClockResponse resp;
   Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-  grpc::Status st = stub->ClaimFlag(&call.ctx, claim, &resp);
+  grpc::Status st = stub->ClaimFlag(&call, claim, &resp);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.claim().granted());
   EXPECT_EQ(resp.claim().article(), "B7");
@@ -683,22 +656,22 @@ TEST_P(ClockServerTest, TheDefaultCountsFromTheScheduledStart) {
     req.set_scheduled_start_ms(scheduled);
     v1::ClockResponse resp;
     Call call(Token(Role::kPlatform));
-    return stub->CreateClock(&call.ctx, req, &resp);
+    return stub->CreateClock(&call, req, &resp);
   };
   auto start = [&](const std::string& game, bool black_absent, v1::ClockResponse* resp) {
     v1::StartClockRequest req;
     req.set_game_id(game);
     if (black_absent) req.add_absent(v1::COLOR_BLACK);
     Call call(Token(Role::kArbiter));
-    return stub->StartClock(&call.ctx, req, resp);
+    return stub->StartClock(&call, req, resp);
   };
 
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   const std::int64_t scheduled = absl::ToUnixMillis(absl::Now()) - 1'000;
   ASSERT_TRUE(create(game, scheduled, 2'000).ok());
   std::vector<v1::ClockUpdate> updates;
   std::thread watcher([&] {
-    updates = Watch(stub.get(), game, 0, 5000,
+    updates = Watch(stub.get(), game, 0, absl::Milliseconds(5000),
                     [](const v1::ClockUpdate& u) { return u.event().has_defaulted(); });
   });
   absl::SleepFor(absl::Milliseconds(50));
@@ -717,7 +690,7 @@ TEST_P(ClockServerTest, TheDefaultCountsFromTheScheduledStart) {
 
   // Scheduled 61 minutes ago (6.7's hour), the clock started only now that both are present:
   // both came more than an hour late, recorded with the start.
-  const std::string late = Game("late");
+  const std::string late = GameId("late");
   const std::int64_t long_ago = absl::ToUnixMillis(absl::Now()) - 61 * 60'000;
   ASSERT_TRUE(create(late, long_ago, 3'600'000).ok());
   st = start(late, /*black_absent=*/false, &resp);
@@ -729,7 +702,7 @@ TEST_P(ClockServerTest, TheDefaultCountsFromTheScheduledStart) {
 }
 
 TEST_P(ClockServerTest, WatchResumesFromAVersion) {
-  const std::string game = Game("g");
+  const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
   auto stub = Stub();
@@ -738,26 +711,27 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
     press.set_game_id(game);
     v1::ClockResponse resp;
     Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call.ctx, press, &resp).ok());
+    ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
   }
   // From the start: every event, each with the clock as it read then.
   std::vector<v1::ClockUpdate> all =
-      Watch(stub.get(), game, 0, 3000, [](const v1::ClockUpdate& u) { return u.version() == 4; });
+      Watch(stub.get(), game, 0, absl::Milliseconds(3000),
+            [](const v1::ClockUpdate& u) { return u.version() == 4; });
   ASSERT_EQ(all.size(), 4u);
   EXPECT_EQ(all[2].clock().white_moves(), 1);
   EXPECT_EQ(all[2].clock().running(), v1::COLOR_BLACK);
   // Resumed after version 3: version 4 first, then the live press.
   std::vector<v1::ClockUpdate> resumed;
   std::thread watcher([&] {
-    resumed =
-        Watch(stub.get(), game, 3, 3000, [](const v1::ClockUpdate& u) { return u.version() == 5; });
+    resumed = Watch(stub.get(), game, 3, absl::Milliseconds(3000),
+                    [](const v1::ClockUpdate& u) { return u.version() == 5; });
   });
   absl::SleepFor(absl::Milliseconds(100));
   v1::PressClockRequest press;
   press.set_game_id(game);
   v1::ClockResponse resp;
   Call call(Token(Role::kPlatform));
-  ASSERT_TRUE(stub->PressClock(&call.ctx, press, &resp).ok());
+  ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
   watcher.join();
   ASSERT_EQ(resumed.size(), 2u);
   EXPECT_EQ(resumed[0].version(), 4);
@@ -769,7 +743,7 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
   req.set_game_id(game);
   req.set_after_version(99);
   Call bad(Token(Role::kObserver));
-  auto reader = stub->WatchClock(&bad.ctx, req);
+  auto reader = stub->WatchClock(&bad, req);
   v1::ClockUpdate update;
   EXPECT_FALSE(reader->Read(&update));
   grpc::Status st = reader->Finish();
@@ -780,8 +754,8 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
 // some of them waiting for Redis with no thread of their own: every call is answered, the
 // process stops cleanly, and every press answered OK is in the log.
 TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) {
-  std::unique_ptr<Running> r = StartServer(true);
-  auto stub = v1::ClockAuthority::NewStub(r->channel);
+  std::unique_ptr<TestServer> r = TestServer::StartOrDie(ClockServerTest::Options(Store::kRedis));
+  auto stub = r->Stub<v1::ClockAuthority>();
   constexpr int kGames = 8;
   std::vector<std::string> games;
   for (int g = 0; g < kGames; ++g) {
@@ -792,11 +766,11 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
     create.set_edition(v1::EDITION_FIDE_2023);
     v1::ClockResponse resp;
     Call c1(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&c1.ctx, create, &resp).ok());
+    ASSERT_TRUE(stub->CreateClock(&c1, create, &resp).ok());
     v1::StartClockRequest start;
     start.set_game_id(games.back());
     Call c2(Token(Role::kArbiter));
-    ASSERT_TRUE(stub->StartClock(&c2.ctx, start, &resp).ok());
+    ASSERT_TRUE(stub->StartClock(&c2, start, &resp).ok());
   }
   std::atomic<bool> stop{false};
   std::vector<std::array<int, kGames>> ok(6);
@@ -810,8 +784,8 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
         v1::PressClockRequest press;
         press.set_game_id(games[(i + t) % kGames]);
         v1::ClockResponse resp;
-        Call call(token, 3000);
-        if (stub->PressClock(&call.ctx, press, &resp).ok()) {
+        Call call(token, absl::Milliseconds(3000));
+        if (stub->PressClock(&call, press, &resp).ok()) {
           ++ok[t][(i + t) % kGames];
         } else {
           ++failed;  // refused by a stopping server, or unknown: it may or may not have landed
@@ -822,15 +796,15 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
   }
   absl::SleepFor(absl::Milliseconds(300));
   const absl::Time begin = absl::Now();
-  r->server->Shutdown();
+  r->Shutdown();
   EXPECT_LT(absl::Now() - begin, absl::Seconds(5));  // grace + drain, not a hang
   stop = true;
   for (std::thread& t : threads) t.join();
-  r->host->Stop();
+  r->clock()->Stop();
 
   store::RedisGameStoreOptions options;
-  options.connection.port = r->redis->port();
-  options.num_deadline_shards = 16;  // as StartServer's host
+  options.connection.port = r->redis()->port();
+  options.num_deadline_shards = 16;  // as the test server's clock host
   absl::StatusOr<std::unique_ptr<store::RedisGameStore>> store =
       store::RedisGameStore::Create(options);
   ASSERT_TRUE(store.ok()) << store.status();
@@ -847,9 +821,7 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
   EXPECT_GT(total_ok, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, ClockServerTest, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Redis" : "Memory";
-                         });
+INSTANTIATE_TEST_SUITE_P(Stores, ClockServerTest, kEachStore, StoreName);
 
 }  // namespace
+}  // namespace integration

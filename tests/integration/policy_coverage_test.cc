@@ -7,35 +7,19 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
-#include "libs/service/server.h"
-#include "services/arbitration/host.h"
-#include "services/clock_authority/host.h"
-#include "services/rules_validation/rules_service.h"
-#include "services/search_analysis/analysis_service.h"
+#include "tests/integration/testing/test_server.h"
 
+namespace integration {
 namespace {
 
 TEST(PolicyCoverage, EveryMethodOfEveryServiceHasOneRow) {
-  service::ServerConfig config;
-  config.insecure_dev = true;
-  config.metrics_address = "none";
-  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
-  ASSERT_TRUE(env.ok()) << env.status();
-
-  rules_validation::RulesValidationService rules(env->get(), {});
-  search_analysis::AnalysisOptions analysis_options;
-  analysis_options.engine_path = "/nonexistent/engine";  // the table does not need an engine
-  auto analysis = search_analysis::SearchAnalysisService::Create(env->get(), analysis_options);
-  ASSERT_TRUE(analysis.ok()) << analysis.status();
-  clock_authority::ClockHostOptions clock_options;
-  clock_options.run_scheduler = false;
-  auto clock = clock_authority::ClockAuthorityHost::Create(config, env->get(), clock_options);
-  ASSERT_TRUE(clock.ok()) << clock.status();
-  arbitration_service::ArbitrationHostOptions arbitration_options;
-  arbitration_options.run_timers = false;
-  auto arbitration =
-      arbitration_service::ArbitrationHost::Create(config, env->get(), arbitration_options);
-  ASSERT_TRUE(arbitration.ok()) << arbitration.status();
+  TestServerOptions options;
+  options.services = {Service::kRules, Service::kAnalysis, Service::kClock, Service::kArbitration};
+  options.config.metrics_address = "none";
+  options.analysis.engine_path = "/nonexistent/engine";  // the table does not need an engine
+  options.clock.run_scheduler = false;
+  options.arbitration.run_timers = false;
+  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
 
   const std::set<std::string> hosted = {
       rules_validation::RulesValidationService::kName,
@@ -53,7 +37,7 @@ TEST(PolicyCoverage, EveryMethodOfEveryServiceHasOneRow) {
     }
   }
   std::set<std::string> rows;
-  for (const auto& [method, row] : (*env)->policy().rows()) {
+  for (const auto& [method, row] : server->env()->policy().rows()) {
     rows.insert(method);
     EXPECT_FALSE(row.roles.empty()) << method << ": a row that allows nobody";
   }
@@ -63,3 +47,4 @@ TEST(PolicyCoverage, EveryMethodOfEveryServiceHasOneRow) {
 }
 
 }  // namespace
+}  // namespace integration

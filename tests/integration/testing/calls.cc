@@ -1,0 +1,16 @@
+#include "tests/integration/testing/calls.h"
+
+#include <chrono>
+
+#include "libs/service/grpc_status.h"
+
+namespace integration {
+
+Call::Call(const std::string& token, absl::Duration timeout) {
+  if (!token.empty()) AddMetadata("authorization", "Bearer " + token);
+  set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(timeout));
+}
+
+std::string Code(const grpc::Status& status) { return service::ErrorInfoOf(status).code(); }
+
+}  // namespace integration

@@ -1,0 +1,60 @@
+// Making calls in tests: a client context that carries a bearer token and a deadline, the stable
+// error code of a status, one unary call in a line, and the first message of a server stream.
+//
+//   Call call(Token(Role::kArbiter));              // deadline: 5 s from now
+//   grpc::Status st = stub->GetClock(&call, req, &resp);
+//   EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_FOUND");
+//   st = Unary(stub.get(), &v1::ClockAuthority::Stub::GetClock, req, token);  // reply dropped
+#ifndef ARBITER_TESTS_INTEGRATION_TESTING_CALLS_H_
+#define ARBITER_TESTS_INTEGRATION_TESTING_CALLS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/support/status.h"
+#include "grpcpp/support/sync_stream.h"
+
+namespace integration {
+
+inline constexpr absl::Duration kCallTimeout = absl::Seconds(5);
+
+// A ClientContext with "authorization: Bearer <token>" (none if `token` is empty) and a deadline
+// `timeout` from now. Pass it where a stub wants a grpc::ClientContext*.
+class Call : public grpc::ClientContext {
+ public:
+  explicit Call(const std::string& token, absl::Duration timeout = kCallTimeout);
+};
+
+// The stable error code of the status's ErrorInfo ("ERR_..."), "" when it has none.
+std::string Code(const grpc::Status& status);
+
+// One unary call with `token`; the reply goes to `reply` when given.
+template <typename Stub, typename Request, typename Reply>
+grpc::Status Unary(Stub* stub,
+                   grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Reply*),
+                   const Request& request, const std::string& token, Reply* reply = nullptr) {
+  Call call(token);
+  Reply dropped;
+  return (stub->*method)(&call, request, reply != nullptr ? reply : &dropped);
+}
+
+// Reads a server stream's first message into `first` (when given): OK if one came (the stream is
+// then cancelled), else the status the stream ended with.
+template <typename Message>
+grpc::Status FirstMessage(grpc::ClientContext* ctx, grpc::ClientReader<Message>* reader,
+                          Message* first = nullptr) {
+  Message m;
+  if (!reader->Read(&m)) return reader->Finish();
+  if (first != nullptr) *first = m;
+  ctx->TryCancel();
+  while (reader->Read(&m)) {
+  }
+  reader->Finish();
+  return grpc::Status::OK;
+}
+
+}  // namespace integration
+
+#endif  // ARBITER_TESTS_INTEGRATION_TESTING_CALLS_H_
