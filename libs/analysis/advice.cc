@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/analysis/errors.h"
 #include "libs/base/error.h"
 #include "libs/chess/bitboard.h"
 
@@ -34,7 +35,7 @@ absl::StatusOr<ClaimAdvice> AdviseClaim(const chess::Game& game, EnginePool* poo
                                         const ClaimAdviceOptions& options, absl::Time deadline,
                                         const std::atomic<bool>* cancel) {
   if (options.last_moves < 1 || options.last_moves > 500) {
-    return base::InvalidArgument("ERR_BAD_LIMITS", "last_moves must be 1..500");
+    return base::Error(analysis::kErrBadLimits, "last_moves must be 1..500");
   }
   const chess::Position& now = game.position();
   ClaimAdvice a;

@@ -8,7 +8,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "libs/analysis/errors.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
 
@@ -18,12 +20,10 @@ namespace {
 // How often a waiting request looks at its cancellation flag.
 constexpr absl::Duration kPollSlice = absl::Milliseconds(20);
 
-absl::Status Cancelled() {
-  return base::Error(absl::StatusCode::kCancelled, "ERR_CANCELLED", "the request was cancelled");
-}
+absl::Status Cancelled() { return base::Error(base::kErrCancelled, "the request was cancelled"); }
 
 absl::Status DeadlineExceeded(absl::string_view what) {
-  return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED", what);
+  return base::Error(base::kErrDeadlineExceeded, what);
 }
 
 bool IsCancelled(const std::atomic<bool>* cancel) {
@@ -32,19 +32,19 @@ bool IsCancelled(const std::atomic<bool>* cancel) {
 
 absl::Status ValidateLimits(const EngineLimits& limits, absl::Time deadline) {
   if (limits.depth < 0 || limits.depth > 128) {
-    return base::InvalidArgument("ERR_BAD_LIMITS", "depth must be 0..128");
+    return base::Error(analysis::kErrBadLimits, "depth must be 0..128");
   }
-  if (limits.nodes < 0) return base::InvalidArgument("ERR_BAD_LIMITS", "nodes must be >= 0");
+  if (limits.nodes < 0) return base::Error(analysis::kErrBadLimits, "nodes must be >= 0");
   if (limits.movetime < absl::ZeroDuration()) {
-    return base::InvalidArgument("ERR_BAD_LIMITS", "movetime must be >= 0");
+    return base::Error(analysis::kErrBadLimits, "movetime must be >= 0");
   }
   if (limits.multipv < 1 || limits.multipv > 64) {
-    return base::InvalidArgument("ERR_BAD_LIMITS", "multipv must be 1..64");
+    return base::Error(analysis::kErrBadLimits, "multipv must be 1..64");
   }
   if (limits.depth == 0 && limits.nodes == 0 && limits.movetime == absl::ZeroDuration() &&
       deadline == absl::InfiniteFuture()) {
-    return base::InvalidArgument("ERR_BAD_LIMITS",
-                                 "give a depth, nodes, movetime or a deadline: no endless search");
+    return base::Error(analysis::kErrBadLimits,
+                       "give a depth, nodes, movetime or a deadline: no endless search");
   }
   return absl::OkStatus();
 }
@@ -96,7 +96,7 @@ bool ParseInfoLine(absl::string_view text, const chess::Position& pos, PvLine* l
 
 absl::StatusOr<std::unique_ptr<EnginePool>> EnginePool::Create(const EnginePoolOptions& options) {
   if (options.size < 1 || options.size > 64) {
-    return base::InvalidArgument("ERR_BAD_LIMITS", "pool size must be 1..64");
+    return base::Error(analysis::kErrBadLimits, "pool size must be 1..64");
   }
   std::unique_ptr<EnginePool> pool(new EnginePool(options));
   const absl::Time deadline = absl::Now() + options.start_timeout;
@@ -125,8 +125,8 @@ absl::StatusOr<std::unique_ptr<UciEngine>> EnginePool::StartEngine(absl::Time de
   if (st.ok()) st = engine.WaitFor("readyok", deadline).status();
   if (!st.ok()) {
     engine.Kill();
-    return base::Unavailable("ERR_ENGINE_UNAVAILABLE",
-                             absl::StrCat("engine did not accept its options: ", st.message()));
+    return base::Error(analysis::kErrEngineUnavailable,
+                       absl::StrCat("engine did not accept its options: ", st.message()));
   }
   return e;
 }
@@ -203,7 +203,7 @@ absl::StatusOr<EngineAnalysis> EnginePool::Analyze(const chess::Position& start,
     if (absl::Status st = final_position.Play(m); !st.ok()) return st;
     absl::StrAppend(&command, " ", chess::ToUci(m));
   }
-  absl::Status last = base::Unavailable("ERR_ENGINE_UNAVAILABLE", "no engine");
+  absl::Status last = base::Error(analysis::kErrEngineUnavailable, "no engine");
   for (int attempt = 0; attempt < 2; ++attempt) {  // one retry on a fresh engine after a crash
     absl::StatusOr<std::unique_ptr<UciEngine>> engine = Acquire(deadline, cancel);
     if (!engine.ok()) return engine.status();
@@ -233,8 +233,8 @@ absl::StatusOr<EngineAnalysis> EnginePool::Run(UciEngine& engine,
   const absl::Time started = absl::Now();
   auto lose = [&](const absl::Status& st) {
     *engine_lost = true;
-    return base::Unavailable("ERR_ENGINE_UNAVAILABLE",
-                             absl::StrCat("engine failed: ", st.message()));
+    return base::Error(analysis::kErrEngineUnavailable,
+                       absl::StrCat("engine failed: ", st.message()));
   };
   absl::Status st = engine.Send(absl::StrCat("setoption name MultiPV value ", limits.multipv));
   if (st.ok()) st = engine.Send("isready");

@@ -14,7 +14,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "libs/analysis/errors.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 
 extern char** environ;
 
@@ -22,7 +24,7 @@ namespace analysis {
 namespace {
 
 absl::Status Unavailable(absl::string_view message) {
-  return base::Unavailable("ERR_ENGINE_UNAVAILABLE", message);
+  return base::Error(analysis::kErrEngineUnavailable, message);
 }
 
 }  // namespace
@@ -102,8 +104,7 @@ absl::StatusOr<std::string> UciEngine::ReadLine(absl::Time deadline) {
     if (reaped_) return Unavailable("engine process has exited");
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
-      return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED",
-                         "engine did not answer before the deadline");
+      return base::Error(base::kErrDeadlineExceeded, "engine did not answer before the deadline");
     }
     pollfd p{fd_, POLLIN, 0};
     const int ms = static_cast<int>(std::min<std::int64_t>(

@@ -12,6 +12,10 @@ absl::Status Error(absl::StatusCode code, absl::string_view error_code, absl::st
   return status;
 }
 
+absl::Status Error(const ErrorSpec& spec, absl::string_view message) {
+  return Error(spec.status, spec.code, message);
+}
+
 absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message) {
   return Error(absl::StatusCode::kInvalidArgument, error_code, message);
 }

@@ -18,8 +18,20 @@ namespace base {
 // The payload type URL under which the stable code is stored.
 inline constexpr absl::string_view kErrorCodePayload = "type.arbiter.dev/arbiter.v1.ErrorCode";
 
+// A stable code and its canonical status: an entry of a layer's catalogue (its errors.h; the
+// whole list is docs/ERRORS.md). Reads as its code where a string is expected.
+struct ErrorSpec {
+  absl::string_view code;
+  absl::StatusCode status;
+  constexpr operator absl::string_view() const { return code; }  // NOLINT: a code is a string
+  // `base::ErrorCode(status) == kErrVersionConflict`: branch on the catalogue, not on a literal.
+  friend bool operator==(absl::string_view a, const ErrorSpec& b) { return a == b.code; }
+};
+
 // A status with a canonical code, a stable error code and a human message.
 absl::Status Error(absl::StatusCode code, absl::string_view error_code, absl::string_view message);
+// The same for a catalogued code: its canonical status, its stable code.
+absl::Status Error(const ErrorSpec& spec, absl::string_view message);
 
 // Shorthands for the canonical codes the project uses (see STYLE.md).
 absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message);  // malformed

@@ -26,10 +26,12 @@ MATCHER(IsOk, "is OK") {
   return s.ok();
 }
 
-MATCHER_P(HasErrorCode, error_code, "has stable error code " + std::string(error_code)) {
+// `error_code`: a literal, a string or a catalogue entry (base::ErrorSpec).
+MATCHER_P(HasErrorCode, error_code,
+          "has stable error code " + std::string(absl::string_view(error_code))) {
   const absl::Status& s = ::base::GetStatus(arg);
   *result_listener << "status: " << s << " code " << ::base::ErrorCode(s);
-  return ::base::ErrorCode(s) == error_code;
+  return ::base::ErrorCode(s) == absl::string_view(error_code);
 }
 
 MATCHER_P(HasStatusCode, status_code, "has canonical code") {

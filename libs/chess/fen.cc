@@ -7,12 +7,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
+#include "libs/chess/errors.h"
 
 namespace chess {
 namespace {
 
 absl::Status FenError(size_t column, absl::string_view what) {
-  return base::InvalidArgument("ERR_BAD_FEN", absl::StrCat("FEN column ", column + 1, ": ", what));
+  return base::Error(chess::kErrBadFen, absl::StrCat("FEN column ", column + 1, ": ", what));
 }
 
 // Parses a non-negative decimal counter of at most 5 digits starting at `pos`.

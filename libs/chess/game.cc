@@ -1,6 +1,7 @@
 #include "libs/chess/game.h"
 
 #include "libs/base/error.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/movegen.h"
 
 namespace chess {
@@ -22,9 +23,9 @@ Game::Game(Position start) { positions_.push_back(std::move(start)); }
 absl::Status Game::Play(Move m) {
   const Position& current = position();
   if (!current.HasLegalMoves()) {
-    return base::FailedPrecondition("ERR_GAME_OVER",
-                                    current.InCheck() ? "the game has ended by checkmate (5.1a)"
-                                                      : "the game has ended by stalemate (5.2a)");
+    return base::Error(chess::kErrGameOver, current.InCheck()
+                                                ? "the game has ended by checkmate (5.1a)"
+                                                : "the game has ended by stalemate (5.2a)");
   }
   Position next = current;
   if (absl::Status st = next.Play(m); !st.ok()) return st;

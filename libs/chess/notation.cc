@@ -8,14 +8,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "libs/base/error.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/movegen.h"
 
 namespace chess {
 namespace {
 
 absl::Status IllegalMove(absl::string_view text, IllegalMoveReason reason) {
-  absl::Status status = base::InvalidArgument(
-      "ERR_ILLEGAL_MOVE", absl::StrCat("illegal move ", text, ": ", IllegalMoveReasonText(reason)));
+  absl::Status status =
+      base::Error(chess::kErrIllegalMove,
+                  absl::StrCat("illegal move ", text, ": ", IllegalMoveReasonText(reason)));
   status.SetPayload(kIllegalMoveReasonPayload, absl::Cord(IllegalMoveReasonName(reason)));
   return status;
 }
@@ -62,14 +64,14 @@ std::string ToUci(Move m) {
 absl::StatusOr<Move> ParseUci(const Position& pos, absl::string_view text) {
   if ((text.size() != 4 && text.size() != 5) || !IsFile(text[0]) || !IsRank(text[1]) ||
       !IsFile(text[2]) || !IsRank(text[3])) {
-    return base::InvalidArgument("ERR_BAD_UCI",
-                                 absl::StrCat("'", text, "' is not a UCI move (e.g. e2e4, e7e8q)"));
+    return base::Error(chess::kErrBadUci,
+                       absl::StrCat("'", text, "' is not a UCI move (e.g. e2e4, e7e8q)"));
   }
   PieceType promotion = PieceType::kNone;
   if (text.size() == 5) {
     if (text[4] != 'q' && text[4] != 'r' && text[4] != 'b' && text[4] != 'n') {
-      return base::InvalidArgument("ERR_BAD_UCI",
-                                   absl::StrCat("'", text, "': promotion must be q, r, b or n"));
+      return base::Error(chess::kErrBadUci,
+                         absl::StrCat("'", text, "': promotion must be q, r, b or n"));
     }
     promotion = PromotionFromChar(text[4]);
   }
@@ -142,8 +144,8 @@ std::string ToSan(const Position& pos, Move m, SanStyle style, Letters letters) 
 
 absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   auto bad = [&](absl::string_view why) {
-    return base::InvalidArgument(
-        "ERR_BAD_SAN", absl::StrCat("'", text, "' is not a move in algebraic notation: ", why));
+    return base::Error(chess::kErrBadSan,
+                       absl::StrCat("'", text, "' is not a move in algebraic notation: ", why));
   };
   if (text.empty()) return bad("empty");
   if (text.size() > 16) return bad("too long");
@@ -227,8 +229,8 @@ absl::StatusOr<Move> ParseSan(const Position& pos, absl::string_view text) {
   }
   if (count == 1) return found;
   if (count > 1) {
-    return base::InvalidArgument(
-        "ERR_AMBIGUOUS_SAN",
+    return base::Error(
+        chess::kErrAmbiguousSan,
         absl::StrCat("'", text,
                      "' fits more than one legal move (Appendix E9: name the file or rank)"));
   }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
 
@@ -90,8 +91,8 @@ class Parser {
 
  private:
   absl::Status Error(absl::string_view what) const {
-    return base::InvalidArgument("ERR_BAD_PGN", absl::StrCat("line ", line_, ", column ",
-                                                             pos_ - line_start_ + 1, ": ", what));
+    return base::Error(chess::kErrBadPgn, absl::StrCat("line ", line_, ", column ",
+                                                       pos_ - line_start_ + 1, ": ", what));
   }
 
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }

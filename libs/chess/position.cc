@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "libs/base/error.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/movegen.h"
 
 namespace chess {
@@ -78,29 +79,29 @@ Setup Setup::Initial() {
 absl::string_view SetupProblemCode(SetupProblemKind kind) {
   switch (kind) {
     case SetupProblemKind::kNoKing:
-      return "ERR_SETUP_NO_KING";
+      return chess::kErrSetupNoKing.code;
     case SetupProblemKind::kTooManyKings:
-      return "ERR_SETUP_TOO_MANY_KINGS";
+      return chess::kErrSetupTooManyKings.code;
     case SetupProblemKind::kPawnOnBackRank:
-      return "ERR_SETUP_PAWN_ON_BACK_RANK";
+      return chess::kErrSetupPawnOnBackRank.code;
     case SetupProblemKind::kTooManyPieces:
-      return "ERR_SETUP_TOO_MANY_PIECES";
+      return chess::kErrSetupTooManyPieces.code;
     case SetupProblemKind::kTooManyPawns:
-      return "ERR_SETUP_TOO_MANY_PAWNS";
+      return chess::kErrSetupTooManyPawns.code;
     case SetupProblemKind::kTooManyPromotedPieces:
-      return "ERR_SETUP_TOO_MANY_PROMOTED_PIECES";
+      return chess::kErrSetupTooManyPromotedPieces.code;
     case SetupProblemKind::kOppositeCheck:
-      return "ERR_SETUP_OPPOSITE_CHECK";
+      return chess::kErrSetupOppositeCheck.code;
     case SetupProblemKind::kImpossibleCheck:
-      return "ERR_SETUP_IMPOSSIBLE_CHECK";
+      return chess::kErrSetupImpossibleCheck.code;
     case SetupProblemKind::kBadCastlingRights:
-      return "ERR_SETUP_BAD_CASTLING_RIGHTS";
+      return chess::kErrSetupBadCastlingRights.code;
     case SetupProblemKind::kBadEnPassant:
-      return "ERR_SETUP_BAD_EN_PASSANT";
+      return chess::kErrSetupBadEnPassant.code;
     case SetupProblemKind::kBadMoveCounters:
-      return "ERR_SETUP_BAD_MOVE_COUNTERS";
+      return chess::kErrSetupBadMoveCounters.code;
   }
-  return "ERR_SETUP";
+  return chess::kErrSetup.code;
 }
 
 absl::string_view IllegalMoveReasonName(IllegalMoveReason reason) {
@@ -505,7 +506,7 @@ absl::StatusOr<Position> Position::FromSetup(const Setup& setup) {
     std::vector<std::string> parts;
     for (const SetupProblem& p : problems)
       parts.push_back(absl::StrCat(SetupProblemCode(p.kind), ": ", p.message));
-    return base::InvalidArgument("ERR_BAD_SETUP", absl::StrJoin(parts, "; "));
+    return base::Error(chess::kErrBadSetup, absl::StrJoin(parts, "; "));
   }
   Position pos;
   for (int s = 0; s < 64; ++s)
@@ -623,9 +624,10 @@ IllegalMoveReason Position::Diagnose(Move m) const {
 absl::Status Position::Play(Move m) {
   IllegalMoveReason reason = Diagnose(m);
   if (reason != IllegalMoveReason::kNone) {
-    absl::Status status = base::InvalidArgument(
-        "ERR_ILLEGAL_MOVE", absl::StrCat("illegal move ", SquareName(m.from()), SquareName(m.to()),
-                                         ": ", IllegalMoveReasonText(reason)));
+    absl::Status status =
+        base::Error(chess::kErrIllegalMove,
+                    absl::StrCat("illegal move ", SquareName(m.from()), SquareName(m.to()), ": ",
+                                 IllegalMoveReasonText(reason)));
     status.SetPayload(kIllegalMoveReasonPayload, absl::Cord(IllegalMoveReasonName(reason)));
     return status;
   }

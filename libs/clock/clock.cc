@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/clock/errors.h"
 
 namespace chessclock {
 namespace {
@@ -49,11 +50,11 @@ const ReasonInfo& Info(AdjustReason reason) {
 }
 
 absl::Status NotStarted() {
-  return base::FailedPrecondition("ERR_CLOCK_NOT_STARTED", "the clock has not been started (6.5)");
+  return base::Error(chessclock::kErrClockNotStarted, "the clock has not been started (6.5)");
 }
 absl::Status Paused() {
-  return base::FailedPrecondition("ERR_CLOCK_PAUSED",
-                                  "the clocks are paused (6.13); the arbiter must resume them");
+  return base::Error(chessclock::kErrClockPaused,
+                     "the clocks are paused (6.13); the arbiter must resume them");
 }
 
 }  // namespace
@@ -76,8 +77,8 @@ absl::StatusOr<AdjustReason> ParseAdjustReason(absl::string_view article) {
   for (const ReasonInfo& info : kReasons) {
     if (info.article == article) return info.reason;
   }
-  return base::InvalidArgument(
-      "ERR_BAD_ADJUSTMENT",
+  return base::Error(
+      chessclock::kErrBadAdjustment,
       absl::StrCat("unknown adjustment reason \"", article,
                    "\"; expected one of 6.8d, 8.1, 7.4b, 9.5b, 10.2b, 10.2c, 13.4b, 13.4c, 13.5 "
                    "or none"));
@@ -93,19 +94,19 @@ Clock::Clock(const TimeControl& tc, const ClockOptions& options) : tc_(tc), opti
 
 absl::StatusOr<Clock> Clock::Create(const TimeControl& tc, const ClockOptions& options) {
   if (tc.untimed()) {
-    return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
-                                 "a game without time control (\"-\") has no clock to run");
+    return base::Error(chessclock::kErrBadTimeControl,
+                       "a game without time control (\"-\") has no clock to run");
   }
   if (options.default_time_ms < 0) {
-    return base::InvalidArgument(
-        "ERR_BAD_OPTIONS",
+    return base::Error(
+        chessclock::kErrBadOptions,
         absl::StrCat("the default time (6.7) cannot be negative, got ", options.default_time_ms));
   }
   if (options.scheduled_start_ms.has_value() &&
       (*options.scheduled_start_ms < -kMaxScheduledStartMs ||
        *options.scheduled_start_ms > kMaxScheduledStartMs)) {
-    return base::InvalidArgument(
-        "ERR_BAD_OPTIONS",
+    return base::Error(
+        chessclock::kErrBadOptions,
         absl::StrCat("the scheduled start (6.5) must lie within +-", kMaxScheduledStartMs,
                      " ms, got ", *options.scheduled_start_ms));
   }
@@ -149,7 +150,7 @@ absl::StatusOr<Clock> Clock::Restore(const TimeControl& tc, const ClockOptions& 
                                      const ClockState& state) {
   ASSIGN_OR_RETURN(Clock clock, Create(tc, options));
   auto bad = [](absl::string_view what) {
-    return base::InvalidArgument("ERR_BAD_CLOCK_STATE", absl::StrCat("clock state: ", what));
+    return base::Error(chessclock::kErrBadClockState, absl::StrCat("clock state: ", what));
   };
   if (state.status != ClockStatus::kNotStarted && state.status != ClockStatus::kRunning &&
       state.status != ClockStatus::kPaused) {
@@ -198,10 +199,9 @@ absl::StatusOr<Clock> Clock::Restore(const TimeControl& tc, const ClockOptions& 
 
 absl::Status Clock::CheckTime(std::int64_t now_ms) const {
   if (now_ms < since_ms_) {
-    return base::InvalidArgument(
-        "ERR_TIME_WENT_BACKWARDS",
-        absl::StrCat("time ", now_ms, " ms is before the last operation at ", since_ms_,
-                     " ms; the caller's clock must be monotonic"));
+    return base::Error(chessclock::kErrTimeWentBackwards,
+                       absl::StrCat("time ", now_ms, " ms is before the last operation at ",
+                                    since_ms_, " ms; the caller's clock must be monotonic"));
   }
   return absl::OkStatus();
 }
@@ -246,7 +246,7 @@ void Clock::EnterPeriod(Side& side, int index) {
 absl::Status Clock::Start(std::int64_t now_ms, bool white_present, bool black_present) {
   RETURN_IF_ERROR(CheckTime(now_ms));
   if (status_ != ClockStatus::kNotStarted) {
-    return base::FailedPrecondition("ERR_CLOCK_ALREADY_STARTED", "the clock was already started");
+    return base::Error(chessclock::kErrClockAlreadyStarted, "the clock was already started");
   }
   since_ms_ = now_ms;
   start_ms_ = now_ms;
@@ -263,8 +263,8 @@ absl::Status Clock::Arrive(Color side, std::int64_t now_ms) {
   if (status_ == ClockStatus::kNotStarted) return NotStarted();
   Side& s = sides_[Index(side)];
   if (s.present) {
-    return base::FailedPrecondition("ERR_ALREADY_PRESENT",
-                                    absl::StrCat(ColorName(side), " is already present"));
+    return base::Error(chessclock::kErrAlreadyPresent,
+                       absl::StrCat(ColorName(side), " is already present"));
   }
   Advance(now_ms);
   s.present = true;
@@ -275,9 +275,9 @@ absl::Status Clock::Arrive(Color side, std::int64_t now_ms) {
 absl::Status Clock::Press(Color side, std::int64_t now_ms, std::int64_t lag_ms) {
   if (status_ == ClockStatus::kRunning && side != to_move_) {
     RETURN_IF_ERROR(CheckTime(now_ms));
-    return base::FailedPrecondition(
-        "ERR_NOT_YOUR_TURN", absl::StrCat(ColorName(side), " pressed, but ", ColorName(to_move_),
-                                          "'s clock is running"));
+    return base::Error(chessclock::kErrNotYourTurn,
+                       absl::StrCat(ColorName(side), " pressed, but ", ColorName(to_move_),
+                                    "'s clock is running"));
   }
   return Press(now_ms, lag_ms);
 }
@@ -288,8 +288,8 @@ absl::Status Clock::Press(std::int64_t now_ms, std::int64_t lag_ms) {
   if (status_ == ClockStatus::kPaused) return Paused();
   Side& mover = sides_[Index(to_move_)];
   if (!mover.present) {
-    return base::FailedPrecondition("ERR_PLAYER_ABSENT",
-                                    absl::StrCat(ColorName(to_move_), " has not arrived (6.6)"));
+    return base::Error(chessclock::kErrPlayerAbsent,
+                       absl::StrCat(ColorName(to_move_), " has not arrived (6.6)"));
   }
   std::int64_t move_end_ms = now_ms;
   if (options_.lag_compensation) {
@@ -340,7 +340,7 @@ absl::Status Clock::Resume(std::int64_t now_ms) {
   RETURN_IF_ERROR(CheckTime(now_ms));
   if (status_ == ClockStatus::kNotStarted) return NotStarted();
   if (status_ == ClockStatus::kRunning) {
-    return base::FailedPrecondition("ERR_CLOCK_NOT_PAUSED", "the clocks are not paused");
+    return base::Error(chessclock::kErrClockNotPaused, "the clocks are not paused");
   }
   Advance(now_ms);
   status_ = ClockStatus::kRunning;  // 6.13c: the arbiter decides when play resumes
@@ -354,24 +354,22 @@ absl::Status Clock::Adjust(Color side, std::int64_t delta_ms, AdjustReason reaso
   const absl::string_view article = info.article.empty() ? "the arbiter's decision" : info.article;
   if (delta_ms == 0 || (info.sign == Sign::kPositive && delta_ms < 0) ||
       (info.sign == Sign::kNegative && delta_ms > 0)) {
-    return base::InvalidArgument(
-        "ERR_BAD_ADJUSTMENT",
-        absl::StrCat("an adjustment of ", delta_ms, " ms does not fit ", article,
-                     info.sign == Sign::kPositive   ? " (time is added)"
-                     : info.sign == Sign::kNegative ? " (time is deducted)"
-                                                    : " (it must change the time)"));
+    return base::Error(chessclock::kErrBadAdjustment,
+                       absl::StrCat("an adjustment of ", delta_ms, " ms does not fit ", article,
+                                    info.sign == Sign::kPositive   ? " (time is added)"
+                                    : info.sign == Sign::kNegative ? " (time is deducted)"
+                                                                   : " (it must change the time)"));
   }
   const std::int64_t remaining = RemainingMs(side, now_ms);
   const std::int64_t adjusted = remaining + delta_ms;
   if (delta_ms < 0 && adjusted <= 0) {
-    return base::FailedPrecondition(
-        "ERR_ADJUST_BELOW_ZERO",
-        absl::StrCat("deducting ", -delta_ms, " ms from ", ColorName(side), "'s ", remaining,
-                     " ms leaves no time; set the clock instead (6.14)"));
+    return base::Error(chessclock::kErrAdjustBelowZero,
+                       absl::StrCat("deducting ", -delta_ms, " ms from ", ColorName(side), "'s ",
+                                    remaining, " ms leaves no time; set the clock instead (6.14)"));
   }
   if (adjusted > kMaxClockMs || delta_ms < -kMaxClockMs) {
-    return base::InvalidArgument(
-        "ERR_BAD_ADJUSTMENT", absl::StrCat("an adjustment of ", delta_ms, " ms is out of range"));
+    return base::Error(chessclock::kErrBadAdjustment,
+                       absl::StrCat("an adjustment of ", delta_ms, " ms is out of range"));
   }
   Advance(now_ms);
   Side& s = sides_[Index(side)];
@@ -385,14 +383,14 @@ absl::Status Clock::Set(const ClockSetting& setting, std::int64_t now_ms) {
   RETURN_IF_ERROR(CheckTime(now_ms));
   for (std::int64_t ms : {setting.white_ms, setting.black_ms}) {
     if (ms < 0 || ms > kMaxClockMs) {
-      return base::InvalidArgument(
-          "ERR_BAD_SETTING", absl::StrCat("a clock is set to [0, ", kMaxClockMs, "] ms, got ", ms));
+      return base::Error(chessclock::kErrBadSetting,
+                         absl::StrCat("a clock is set to [0, ", kMaxClockMs, "] ms, got ", ms));
     }
   }
   for (const std::optional<int>& moves : {setting.white_moves, setting.black_moves}) {
     if (moves.has_value() && (*moves < 0 || *moves > kMaxMoveCount)) {
-      return base::InvalidArgument(
-          "ERR_BAD_SETTING",
+      return base::Error(
+          chessclock::kErrBadSetting,
           absl::StrCat("a move counter is set to [0, ", kMaxMoveCount, "], got ", *moves));
     }
   }
@@ -424,14 +422,13 @@ absl::StatusOr<MoveCountCheck> Clock::CheckMoveCount(Color side, std::optional<i
   RETURN_IF_ERROR(CheckTime(now_ms));
   if (status_ == ClockStatus::kNotStarted) return NotStarted();
   if (moves_completed.has_value() && (*moves_completed < 0 || *moves_completed > kMaxMoveCount)) {
-    return base::InvalidArgument(
-        "ERR_BAD_MOVE_COUNT",
+    return base::Error(
+        chessclock::kErrBadMoveCount,
         absl::StrCat("a move count is in [0, ", kMaxMoveCount, "], got ", *moves_completed));
   }
   if (!FlagFallen(side, now_ms)) {
-    return base::FailedPrecondition(
-        "ERR_NO_FLAG",
-        absl::StrCat("6.3 applies after a flag has fallen; ", ColorName(side), "'s has not"));
+    return base::Error(chessclock::kErrNoFlag, absl::StrCat("6.3 applies after a flag has fallen; ",
+                                                            ColorName(side), "'s has not"));
   }
   Advance(now_ms);
   Side& s = sides_[Index(side)];

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/clock/errors.h"
 
 namespace chessclock {
 
@@ -23,8 +24,8 @@ LagParams LichessLagParams(const TimeControl& tc) {
 absl::Status ValidateLagParams(const LagParams& params) {
   if (params.quota_gain_ms < 0 || params.initial_quota_ms < 0 || params.quota_max_ms < 0 ||
       params.initial_quota_ms > params.quota_max_ms) {
-    return base::InvalidArgument(
-        "ERR_BAD_LAG_PARAMS",
+    return base::Error(
+        chessclock::kErrBadLagParams,
         absl::StrCat(
             "lag parameters must be non-negative with initial quota <= max quota, got gain ",
             params.quota_gain_ms, " ms, initial ", params.initial_quota_ms, " ms, max ",

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/clock/errors.h"
 
 namespace chessclock {
 namespace {
@@ -20,10 +21,10 @@ constexpr std::int64_t kSecond = 1000;
 constexpr std::int64_t kMinute = 60 * kSecond;
 
 absl::Status BadTimeControl(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_TIME_CONTROL", message);
+  return base::Error(chessclock::kErrBadTimeControl, message);
 }
 absl::Status NotExpressible(absl::string_view message) {
-  return base::InvalidArgument("ERR_NOT_EXPRESSIBLE", message);
+  return base::Error(chessclock::kErrNotExpressible, message);
 }
 
 // A whole number written with digits only (no sign, no spaces), at most 9 digits.

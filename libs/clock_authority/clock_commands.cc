@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
+#include "libs/clock/errors.h"
 #include "libs/clock/lag_compensation.h"
 #include "libs/clock/time_control.h"
 #include "libs/clock_authority/clock_codec.h"
@@ -92,7 +94,7 @@ bool StampCommand(v1::ClockEvent& event, std::int64_t now_ms) {
 absl::Status RuleOnClaim(const ClockGame& game, v1::FlagClaimed& claim) {
   std::optional<Color> claimant = laws::ColorOf(claim.claimant());
   if (!claimant.has_value())
-    return base::InvalidArgument("ERR_BAD_ARGUMENT", "color (the claimant) is required");
+    return base::Error(base::kErrBadArgument, "color (the claimant) is required");
   if (game.decision().has_value()) return absl::OkStatus();  // Apply refuses: ERR_GAME_DECIDED
   ClaimRuling ruling =
       RuleClaim(game.clock(), game.edition(), game.speed(), *claimant, claim.at_ms());
@@ -109,16 +111,16 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   const bool pgn = !request.time_control().empty();
   const bool human = !request.time_control_human().empty();
   if (pgn == human) {
-    return base::InvalidArgument(
-        "ERR_BAD_TIME_CONTROL",
+    return base::Error(
+        chessclock::kErrBadTimeControl,
         "give exactly one of time_control (PGN tag, seconds) and time_control_human (minutes)");
   }
   ASSIGN_OR_RETURN(chessclock::TimeControl tc,
                    pgn ? chessclock::ParsePgnTimeControl(request.time_control())
                        : chessclock::ParseHumanTimeControl(request.time_control_human()));
   if (tc.untimed()) {
-    return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
-                                 "a game without time control (\"-\") has no clock to run");
+    return base::Error(chessclock::kErrBadTimeControl,
+                       "a game without time control (\"-\") has no clock to run");
   }
   ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(request.edition()));
   laws::SpeedCategory speed = chessclock::Speed(tc, edition);
@@ -126,7 +128,7 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
     ASSIGN_OR_RETURN(speed, SpeedOf(request.game_type()));
   }
   if (request.has_default_time_ms() && request.default_time_ms() < 0) {
-    return base::InvalidArgument("ERR_BAD_OPTIONS", "default_time_ms cannot be negative");
+    return base::Error(chessclock::kErrBadOptions, "default_time_ms cannot be negative");
   }
 
   v1::ClockCreated created;
@@ -206,7 +208,7 @@ absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& com
 
   v1::ClockEvent event = command;
   if (!StampCommand(event, now_ms))
-    return base::InvalidArgument("ERR_BAD_ARGUMENT", "not a clock command");
+    return base::Error(base::kErrBadArgument, "not a clock command");
   if (event.has_flag_claimed()) RETURN_IF_ERROR(RuleOnClaim(g, *event.mutable_flag_claimed()));
   if (event.has_pressed() && event.pressed().side() == v1::COLOR_UNSPECIFIED &&
       g.clock().status() == chessclock::ClockStatus::kRunning) {

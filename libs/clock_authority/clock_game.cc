@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
+#include "libs/clock/errors.h"
 #include "libs/clock/time_control.h"
 #include "libs/laws/proto_convert.h"
 
@@ -18,7 +20,7 @@ using laws::ColorOf;
 using laws::SpeedCategory;
 
 absl::Status BadArgument(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_ARGUMENT", message);
+  return base::Error(base::kErrBadArgument, message);
 }
 
 absl::StatusOr<chessclock::BonusKind> BonusKindOf(absl::string_view name) {
@@ -27,14 +29,14 @@ absl::StatusOr<chessclock::BonusKind> BonusKindOf(absl::string_view name) {
         chessclock::BonusKind::kSimpleDelay, chessclock::BonusKind::kBronsteinDelay}) {
     if (chessclock::BonusKindName(kind) == name) return kind;
   }
-  return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
-                               absl::StrCat("unknown bonus kind \"", name, "\""));
+  return base::Error(chessclock::kErrBadTimeControl,
+                     absl::StrCat("unknown bonus kind \"", name, "\""));
 }
 
 absl::StatusOr<chessclock::TimeControl> TimeControlOf(const v1::ClockCreated& created) {
   if (created.hourglass()) {
     if (created.periods_size() != 1) {
-      return base::InvalidArgument("ERR_BAD_TIME_CONTROL", "an hourglass has one period");
+      return base::Error(chessclock::kErrBadTimeControl, "an hourglass has one period");
     }
     return chessclock::TimeControl::Hourglass(created.periods(0).time_ms());
   }
@@ -126,7 +128,7 @@ absl::StatusOr<SpeedCategory> SpeedOf(v1::GameType type) {
     case v1::GAME_TYPE_BLITZ:
       return SpeedCategory::kBlitz;
     default:
-      return base::InvalidArgument("ERR_BAD_ARGUMENT", "game_type is not a speed category");
+      return base::Error(base::kErrBadArgument, "game_type is not a speed category");
   }
 }
 
@@ -186,8 +188,8 @@ absl::Status ClockGame::Apply(const v1::ClockEvent& event) {
   // A flag fall or a default is recorded at the instant it happened, maybe noticed later.
   if (at < clock_.last_operation_ms() && event.event_case() != v1::ClockEvent::kFlagFell &&
       event.event_case() != v1::ClockEvent::kDefaulted) {
-    return base::InvalidArgument(
-        "ERR_TIME_WENT_BACKWARDS",
+    return base::Error(
+        chessclock::kErrTimeWentBackwards,
         absl::StrCat("an event at ", at, " ms is before the clock's last operation at ",
                      clock_.last_operation_ms(), " ms"));
   }
@@ -371,7 +373,7 @@ absl::Status ClockGame::ApplyFlagClaimed(const v1::FlagClaimed& e) {
   if (!claimant.has_value()) return BadArgument("claimant: white or black");
   if (decision().has_value()) return RefuseDecided();
   if (clock_.status() == chessclock::ClockStatus::kNotStarted) {
-    return base::FailedPrecondition("ERR_CLOCK_NOT_STARTED", "the clock has not been started");
+    return base::Error(chessclock::kErrClockNotStarted, "the clock has not been started");
   }
   ClaimRuling ruling = RuleClaim(clock_, edition_, speed_, *claimant, e.at_ms());
   if (ruling.granted() != e.granted()) return BadArgument("the claim's ruling does not match");

@@ -31,6 +31,7 @@
 #include "libs/chess/types.h"
 #include "libs/clock/clock.h"
 #include "libs/clock_authority/clock_rulings.h"
+#include "libs/clock_authority/errors.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/ruleset.h"
 #include "proto/arbiter/v1/clock.pb.h"
@@ -39,11 +40,7 @@ namespace clockauth {
 
 namespace v1 = arbiter::v1;
 
-// Stable error codes of the clock authority (beyond libs/clock's).
-inline constexpr absl::string_view kErrClockNotFound = "ERR_CLOCK_NOT_FOUND";  // NOT_FOUND
-inline constexpr absl::string_view kErrFlagFallen = "ERR_FLAG_FALLEN";         // FAILED_PRECOND.
-inline constexpr absl::string_view kErrGameDecided = "ERR_GAME_DECIDED";       // FAILED_PRECOND.
-inline constexpr absl::string_view kErrCorruptLog = "ERR_CORRUPT_LOG";         // INTERNAL
+// The clock authority's error codes are its errors.h's (ERR_CLOCK_NOT_FOUND, ERR_FLAG_FALLEN, ...).
 
 // INTERNAL ERR_CORRUPT_LOG: a recorded event or snapshot that does not describe a game.
 absl::Status CorruptLog(absl::string_view message);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/laws/errors.h"
 
 namespace laws {
 namespace {
@@ -102,10 +103,9 @@ absl::StatusOr<Edition> ParseEdition(absl::string_view name) {
   for (Edition e : kAllEditions) {
     if (EditionName(e) == name) return e;
   }
-  return base::InvalidArgument(
-      "ERR_BAD_EDITION",
-      absl::StrCat("unknown edition \"", name,
-                   "\"; expected one of fide1997, fide2001, fide2005, fide2023"));
+  return base::Error(laws::kErrBadEdition,
+                     absl::StrCat("unknown edition \"", name,
+                                  "\"; expected one of fide1997, fide2001, fide2005, fide2023"));
 }
 
 absl::string_view SpeedCategoryName(SpeedCategory category) {

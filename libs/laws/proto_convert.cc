@@ -1,6 +1,8 @@
 #include "libs/laws/proto_convert.h"
 
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
+#include "libs/laws/errors.h"
 
 namespace laws {
 
@@ -31,8 +33,8 @@ absl::StatusOr<laws::Edition> EditionOf(v1::Edition edition) {
     default:
       break;
   }
-  return base::InvalidArgument(
-      "ERR_BAD_EDITION", "edition: one of fide1997, fide2001, fide2005, fide2023 is required");
+  return base::Error(laws::kErrBadEdition,
+                     "edition: one of fide1997, fide2001, fide2005, fide2023 is required");
 }
 
 v1::Edition ToProto(laws::Edition edition) {
@@ -96,7 +98,7 @@ absl::StatusOr<Result> ResultOf(v1::Result result) {
     default:
       break;
   }
-  return base::InvalidArgument("ERR_BAD_ARGUMENT", "result: a result is required");
+  return base::Error(base::kErrBadArgument, "result: a result is required");
 }
 
 // The domain's Termination enumerators follow the proto's in order (common.proto's numbers).

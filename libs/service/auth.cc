@@ -13,13 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
 #include "nlohmann/json.hpp"
 
 namespace service {
 namespace {
 
 absl::Status Unauthenticated(absl::string_view why) {
-  return base::Error(absl::StatusCode::kUnauthenticated, "ERR_UNAUTHENTICATED", why);
+  return base::Error(service::kErrUnauthenticated, why);
 }
 
 // A token's validity window ("exp", "nbf") at `now`: on verification and on every cached reuse.
@@ -29,9 +30,7 @@ absl::Status CheckValidity(absl::Time expires, absl::Time not_before, absl::Time
   return absl::OkStatus();
 }
 
-absl::Status BadKeys(absl::string_view why) {
-  return base::InvalidArgument("ERR_BAD_AUTH_KEYS", why);
-}
+absl::Status BadKeys(absl::string_view why) { return base::Error(service::kErrBadAuthKeys, why); }
 
 bool KnownAlg(absl::string_view alg) {
   return jwt_str_alg(std::string(alg).c_str()) != JWT_ALG_INVAL && alg != "none";
@@ -238,12 +237,11 @@ absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& 
   if (jwt_new(&raw) != 0) return absl::InternalError("jwt_new failed");
   JwtPtr jwt(raw);
   const std::string& material = IsSymmetric(key.alg) ? key.material : key.private_pem;
-  if (material.empty())
-    return base::FailedPrecondition("ERR_NO_PRIVATE_KEY", "this key cannot sign");
+  if (material.empty()) return base::Error(service::kErrNoPrivateKey, "this key cannot sign");
   if (jwt_set_alg(jwt.get(), jwt_str_alg(key.alg.c_str()),
                   reinterpret_cast<const unsigned char*>(material.data()),
                   static_cast<int>(material.size())) != 0) {
-    return base::InvalidArgument("ERR_BAD_AUTH_KEYS", "cannot sign with this key");
+    return base::Error(service::kErrBadAuthKeys, "cannot sign with this key");
   }
   jwt_add_header(jwt.get(), "kid", key.kid.c_str());
   jwt_add_grant(jwt.get(), "role", std::string(RoleName(claims.role)).c_str());

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
 
 namespace service {
 
@@ -14,8 +15,8 @@ absl::StatusOr<std::vector<std::pair<std::string, int>>> ParseIntChannelArgs(
     std::pair<std::string, std::string> kv = absl::StrSplit(arg, absl::MaxSplits('=', 1));
     int value = 0;
     if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &value)) {
-      return base::InvalidArgument("ERR_BAD_FLAG",
-                                   absl::StrCat(flag, ": '", arg, "' is not name=integer"));
+      return base::Error(service::kErrBadFlag,
+                         absl::StrCat(flag, ": '", arg, "' is not name=integer"));
     }
     out.emplace_back(std::move(kv.first), value);
   }

@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
 #include "nlohmann/json.hpp"
 
 namespace service {
@@ -19,9 +20,8 @@ absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view name) {
   for (int i = 0; i < 4; ++i) {
     if (name == kNames[i]) return static_cast<LogLevel>(i);
   }
-  return base::InvalidArgument(
-      "ERR_BAD_FLAG",
-      absl::StrCat("--log_level must be debug, info, warning or error, not ", name));
+  return base::Error(service::kErrBadFlag,
+                     absl::StrCat("--log_level must be debug, info, warning or error, not ", name));
 }
 
 void SetLogLevel(LogLevel level) { g_level.store(static_cast<int>(level)); }

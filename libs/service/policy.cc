@@ -8,12 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
 
 namespace service {
 namespace {
 
 absl::Status Denied(absl::string_view why) {
-  return base::Error(absl::StatusCode::kPermissionDenied, "ERR_PERMISSION_DENIED", why);
+  return base::Error(service::kErrPermissionDenied, why);
 }
 
 }  // namespace

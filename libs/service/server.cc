@@ -14,6 +14,7 @@
 #include "grpcpp/server_builder.h"
 #include "libs/base/error.h"
 #include "libs/service/channel_args.h"
+#include "libs/service/errors.h"
 #include "libs/service/log.h"
 #include "prometheus/exposer.h"
 
@@ -23,7 +24,7 @@ namespace {
 absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
   std::ifstream in(path);
   if (!in)
-    return base::InvalidArgument("ERR_BAD_FLAG", absl::StrCat("--", flag, ": cannot read ", path));
+    return base::Error(service::kErrBadFlag, absl::StrCat("--", flag, ": cannot read ", path));
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -43,13 +44,12 @@ absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfi
   SetLogLevel(*level);
   if (!config.insecure_dev) {
     if (config.auth_keys.empty()) {
-      return base::InvalidArgument("ERR_BAD_FLAG",
-                                   "--auth_keys is required unless --insecure_dev is given");
+      return base::Error(service::kErrBadFlag,
+                         "--auth_keys is required unless --insecure_dev is given");
     }
     absl::StatusOr<KeySet> keys = KeySet::FromFile(config.auth_keys);
     if (!keys.ok()) return keys.status();
-    if (keys->empty())
-      return base::InvalidArgument("ERR_BAD_AUTH_KEYS", "the keys file has no keys");
+    if (keys->empty()) return base::Error(service::kErrBadAuthKeys, "the keys file has no keys");
     env->keys_ = std::move(*keys);
   }
   env->metrics_.SetInsecureDev(config.insecure_dev);
@@ -66,7 +66,7 @@ absl::StatusOr<Principal> ServiceEnv::Authenticate(const grpc::ServerContextBase
   const auto& md = ctx.client_metadata();
   auto it = md.find("authorization");
   if (it == md.end()) {
-    return base::Error(absl::StatusCode::kUnauthenticated, "ERR_UNAUTHENTICATED",
+    return base::Error(service::kErrUnauthenticated,
                        "no bearer token (metadata 'authorization: Bearer <token>')");
   }
   return token_cache_.VerifyBearer(keys_, absl::string_view(it->second.data(), it->second.size()),
@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (!config.tls_cert.empty() || !config.tls_key.empty()) {
     if (config.tls_cert.empty() || config.tls_key.empty()) {
-      return base::InvalidArgument("ERR_BAD_FLAG", "--tls_cert and --tls_key go together");
+      return base::Error(service::kErrBadFlag, "--tls_cert and --tls_key go together");
     }
     absl::StatusOr<std::string> cert = ReadPem(config.tls_cert, "tls_cert");
     if (!cert.ok()) return cert.status();
@@ -114,7 +114,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
     credentials = grpc::SslServerCredentials(options);
   } else {
     if (!config.tls_ca.empty())
-      return base::InvalidArgument("ERR_BAD_FLAG", "--tls_ca needs --tls_cert and --tls_key");
+      return base::Error(service::kErrBadFlag, "--tls_ca needs --tls_cert and --tls_key");
     if (!config.insecure_dev && !IsLoopback(config.grpc_address)) {
       Log(LogLevel::kWarning,
           "bearer tokens travel in plaintext: serve on loopback or give --tls_cert/--tls_key",
@@ -149,7 +149,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   }
   if (any_async) {
     if (config.cq_threads < 1) {
-      return base::InvalidArgument("ERR_BAD_FLAG", "--grpc_cq_threads must be >= 1");
+      return base::Error(service::kErrBadFlag, "--grpc_cq_threads must be >= 1");
     }
     for (int i = 0; i < config.cq_threads; ++i) {
       server->cqs_.push_back(builder.AddCompletionQueue());
@@ -160,7 +160,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
-    return base::Unavailable("ERR_BIND", absl::StrCat("cannot listen on ", config.grpc_address));
+    return base::Error(service::kErrBind, absl::StrCat("cannot listen on ", config.grpc_address));
   }
   // Calls arriving before a request is armed wait in the server; a few armed per method and
   // queue let a burst start without waiting for re-arming.
@@ -185,8 +185,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
       server->exposer_ = std::make_unique<prometheus::Exposer>(config.metrics_address);
     } catch (const std::exception& e) {
       server->server_->Shutdown();
-      return base::Unavailable("ERR_BIND", absl::StrCat("cannot serve metrics on ",
-                                                        config.metrics_address, ": ", e.what()));
+      return base::Error(service::kErrBind, absl::StrCat("cannot serve metrics on ",
+                                                         config.metrics_address, ": ", e.what()));
     }
     server->exposer_->RegisterCollectable(env->metrics().registry());
     server->process_metrics_ = Metrics::ProcessMetrics();

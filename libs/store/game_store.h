@@ -59,21 +59,13 @@
 
 #include "absl/strings/string_view.h"
 #include "libs/store/deadline_index.h"
+#include "libs/store/errors.h"
 #include "libs/store/event_log.h"
 #include "libs/store/store_clock.h"
 
 namespace store {
 
-// Stable error codes (libs/base/error.h) of the store.
-inline constexpr absl::string_view kErrVersionConflict = "ERR_VERSION_CONFLICT";  // ABORTED
-inline constexpr absl::string_view kErrGameExists = "ERR_GAME_EXISTS";            // ALREADY_EXISTS
-inline constexpr absl::string_view kErrGameNotFound = "ERR_GAME_NOT_FOUND";       // NOT_FOUND
-inline constexpr absl::string_view kErrCommandIdReused =
-    "ERR_COMMAND_ID_REUSED";                                              // FAILED_PRECOND.
-inline constexpr absl::string_view kErrBadArgument = "ERR_BAD_ARGUMENT";  // INVALID_ARGUMENT
-inline constexpr absl::string_view kErrStoreUnavailable = "ERR_STORE_UNAVAILABLE";  // UNAVAILABLE
-// The backend answered something the store cannot read (a bug or foreign data): INTERNAL.
-inline constexpr absl::string_view kErrStoreInternal = "ERR_STORE_INTERNAL";
+// The store's error codes are libs/store/errors.h's (ERR_VERSION_CONFLICT, ERR_GAME_EXISTS, ...).
 
 class GameStore : public EventLog, public DeadlineIndex, public StoreClock {
  public:

@@ -223,7 +223,7 @@ TEST_P(RedisFailureTest, KilledMidRunLosesNothingAcknowledgedAndWritesNoPartialG
               acked.size(), absl::StrJoin(acked_before_restart, "+").c_str(), total_unavailable);
   // Only UNAVAILABLE was ever reported.
   for (const auto& [error, count] : errors) {
-    EXPECT_EQ(error, absl::StrCat("UNAVAILABLE ", kErrStoreUnavailable)) << count;
+    EXPECT_EQ(error, absl::StrCat("UNAVAILABLE ", kErrStoreUnavailable.code)) << count;
   }
   // Every acknowledged command is there, at its versions.
   std::map<std::string, std::vector<arbiter::v1::GameEvent>> logs;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
 #include "services/arbitration/module.h"
 #include "services/clock_authority/module.h"
 #include "services/rules_validation/module.h"
@@ -37,12 +38,12 @@ absl::StatusOr<std::vector<Registration>> Select(absl::string_view spec) {
     } else if (std::find(known.begin(), known.end(), s) != known.end()) {
       wanted.insert(std::string(s));
     } else {
-      return base::InvalidArgument(
-          "ERR_BAD_FLAG", absl::StrCat("--services: unknown service '", s,
-                                       "' (known: ", absl::StrJoin(known, ", "), ", all)"));
+      return base::Error(service::kErrBadFlag,
+                         absl::StrCat("--services: unknown service '", s,
+                                      "' (known: ", absl::StrJoin(known, ", "), ", all)"));
     }
   }
-  if (wanted.empty()) return base::InvalidArgument("ERR_BAD_FLAG", "--services names no service");
+  if (wanted.empty()) return base::Error(service::kErrBadFlag, "--services names no service");
   std::vector<Registration> out;
   for (const Registration& r : Registry()) {
     if (wanted.count(r.name)) out.push_back(r);

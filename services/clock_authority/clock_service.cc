@@ -12,9 +12,13 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
 #include "libs/clock_authority/clock_log.h"
 #include "libs/laws/proto_convert.h"
+#include "libs/service/errors.h"
+#include "libs/store/errors.h"
+#include "services/clock_authority/errors.h"
 
 namespace clock_authority {
 namespace {
@@ -67,8 +71,8 @@ void Fill(absl::string_view game_id, const CommandResult& r, v1::ClockResponse* 
 absl::StatusOr<chess::Color> SideOf(v1::Color color, absl::string_view field) {
   std::optional<chess::Color> side = laws::ColorOf(color);
   if (!side.has_value()) {
-    return base::InvalidArgument("ERR_BAD_ARGUMENT",
-                                 absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
+    return base::Error(base::kErrBadArgument,
+                       absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
   }
   return *side;
 }
@@ -93,7 +97,7 @@ class WatchState final : public WatchHub::Listener {
     }
     const std::int64_t head = log->empty() ? 0 : log->back().version();
     if (after_version < 0 || after_version > head) {
-      return base::Error(absl::StatusCode::kOutOfRange, "ERR_BAD_VERSION",
+      return base::Error(service::kErrBadVersion,
                          absl::StrCat("after_version ", after_version, " is not in [0, ", head,
                                       "] (the clock's version)"));
     }
@@ -167,8 +171,7 @@ class WatchState final : public WatchHub::Listener {
         if (!gap.ok()) return gap.status();
         for (const v1::GameEvent& g : *gap) RETURN_IF_ERROR(ApplyOne(g));
         if (cursor_ + 1 != e.version()) {
-          return base::Error(absl::StatusCode::kInternal, "ERR_STORE_INTERNAL",
-                             "the log has a hole");
+          return base::Error(store::kErrStoreInternal, "the log has a hole");
         }
       }
       RETURN_IF_ERROR(ApplyOne(e));
@@ -187,7 +190,7 @@ class WatchState final : public WatchHub::Listener {
     cursor_ = e.version();
     if (cursor_ <= after_version_) return absl::OkStatus();
     if (static_cast<int>(queue_.size()) >= max_backlog_) {
-      return base::Error(absl::StatusCode::kResourceExhausted, "ERR_WATCH_TOO_SLOW",
+      return base::Error(clock_authority::kErrWatchTooSlow,
                          absl::StrCat("the watcher fell ", max_backlog_,
                                       " updates behind; resume from version ", cursor_ - 1));
     }

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/service/errors.h"
 #include "libs/service/log.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
@@ -32,8 +33,8 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
         store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
   }
   if (!absl::ConsumePrefix(&spec, "redis://")) {
-    return base::InvalidArgument(
-        "ERR_BAD_FLAG", absl::StrCat("--store: expected memory or redis://host:port, got ", spec));
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--store: expected memory or redis://host:port, got ", spec));
   }
   store::RedisGameStoreOptions redis;
   std::string host(spec);
@@ -41,10 +42,10 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   if (size_t colon = spec.rfind(':'); colon != absl::string_view::npos) {
     host = std::string(spec.substr(0, colon));
     if (!absl::SimpleAtoi(spec.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-      return base::InvalidArgument("ERR_BAD_FLAG", absl::StrCat("--store: bad port in ", spec));
+      return base::Error(service::kErrBadFlag, absl::StrCat("--store: bad port in ", spec));
     }
   }
-  if (host.empty()) return base::InvalidArgument("ERR_BAD_FLAG", "--store: redis:// needs a host");
+  if (host.empty()) return base::Error(service::kErrBadFlag, "--store: redis:// needs a host");
   redis.connection.host = host;
   redis.connection.port = port;
   redis.connection.pool_size = options.redis_pool_size;
@@ -62,8 +63,8 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
   if (options.service.max_watched_games < 1 ||
       options.service.max_watched_games > store::kMaxWatchedAtOnce) {
-    return base::InvalidArgument(
-        "ERR_BAD_FLAG",
+    return base::Error(
+        service::kErrBadFlag,
         absl::StrCat("--clock_max_watched_games must be in [1, ", store::kMaxWatchedAtOnce,
                      "], not ", options.service.max_watched_games));
   }

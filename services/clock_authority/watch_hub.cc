@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/service/errors.h"
+#include "services/clock_authority/errors.h"
 
 namespace clock_authority {
 
@@ -27,7 +29,7 @@ int WatchHub::watched_games() {
 absl::Status WatchHub::Add(const std::string& game_id, std::int64_t after_version,
                            std::shared_ptr<Listener> listener) {
   absl::MutexLock lock(&mu_);
-  if (stopping_) return base::Unavailable("ERR_SHUTTING_DOWN", "the server is stopping");
+  if (stopping_) return base::Error(service::kErrShuttingDown, "the server is stopping");
   auto it = games_.find(game_id);
   if (it != games_.end()) {
     // A listener behind the loop is covered by its own catch-up read and gap fetches.
@@ -35,7 +37,7 @@ absl::Status WatchHub::Add(const std::string& game_id, std::int64_t after_versio
     return absl::OkStatus();
   }
   if (static_cast<int>(games_.size()) >= max_games_) {
-    return base::Error(absl::StatusCode::kResourceExhausted, "ERR_TOO_MANY_WATCHES",
+    return base::Error(clock_authority::kErrTooManyWatches,
                        absl::StrCat("this replica already watches ", max_games_,
                                     " games; try another replica or later"));
   }

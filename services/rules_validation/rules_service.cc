@@ -8,7 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/game.h"
 #include "libs/chess/movegen.h"
@@ -35,7 +37,7 @@ chess::Letters LettersOf(v1::Letters l) {
 
 absl::StatusOr<chess::Position> PositionOf(const v1::Position& p) {
   if (p.fen().empty())
-    return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required (a FEN or \"startpos\")");
+    return base::Error(chess::kErrBadFen, "position.fen is required (a FEN or \"startpos\")");
   return chess::ParseFenOrStartpos(p.fen());
 }
 
@@ -50,14 +52,14 @@ v1::Move MoveProto(const chess::Position& pos, chess::Move move, chess::Letters 
 
 bool IsAnswerNotRequestError(const absl::Status& st) {
   std::string code = base::ErrorCode(st);
-  return code == "ERR_ILLEGAL_MOVE" || code == "ERR_AMBIGUOUS_SAN";
+  return code == chess::kErrIllegalMove.code || code == chess::kErrAmbiguousSan.code;
 }
 
 // One validation: a malformed request is an error; an illegal or ambiguous move is an answer.
 absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveResponse* resp) {
   resp->set_id(req.id());
   ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req.position()));
-  if (req.move().empty()) return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
+  if (req.move().empty()) return base::Error(base::kErrBadArgument, "move is required");
   // Appendix E12: "e4(=)" is e4 with a draw offer (issue 14.8).
   const chess::MoveText text = chess::SplitDrawOffer(req.move());
   absl::StatusOr<chess::Move> move = chess::ParseMove(pos, text.move);
@@ -124,13 +126,13 @@ absl::Status PlayAll(
     v1::Edition edition,
     const std::function<void(const chess::Position&, chess::Move)>& each = nullptr) {
   if (moves.size() > max)
-    return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max, " moves"));
+    return base::Error(base::kErrTooLarge, absl::StrCat("at most ", max, " moves"));
   for (int i = 0; i < moves.size(); ++i) {
     if (i > 0) {
       if (std::optional<laws::AutomaticEnding> end =
               laws::EndingOf(*game, EditionOrCurrent(edition))) {
-        return base::FailedPrecondition(
-            "ERR_GAME_OVER",
+        return base::Error(
+            chess::kErrGameOver,
             absl::StrCat("moves[", i, "] ", moves[i], ": the game ended after moves[", i - 1, "] (",
                          laws::TerminationName(end->outcome.termination), ", ",
                          end->outcome.article, ")"));
@@ -202,8 +204,8 @@ grpc::Status RulesValidationService::ValidateMoveBatch(grpc::ServerContext* ctx,
   return env_->Serve(
       ctx, Method("ValidateMoveBatch"), *req, [&](const CallContext& call, const Principal&) {
         if (req->requests_size() > limits_.max_batch) {
-          return base::InvalidArgument(
-              "ERR_TOO_LARGE", absl::StrCat("at most ", limits_.max_batch, " items per batch"));
+          return base::Error(base::kErrTooLarge,
+                             absl::StrCat("at most ", limits_.max_batch, " items per batch"));
         }
         for (const v1::ValidateMoveRequest& item : req->requests()) {
           if (call.Cancelled())
@@ -300,8 +302,7 @@ grpc::Status RulesValidationService::ConvertMove(grpc::ServerContext* ctx,
   return env_->ServeQueued(
       ctx, Method("ConvertMove"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-        if (req->move().empty())
-          return base::InvalidArgument("ERR_BAD_ARGUMENT", "move is required");
+        if (req->move().empty()) return base::Error(base::kErrBadArgument, "move is required");
         ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
         *resp->mutable_move() = MoveProto(pos, m, LettersOf(req->letters()));
         switch (req->to()) {
@@ -326,7 +327,7 @@ grpc::Status RulesValidationService::ValidateSetup(grpc::ServerContext* ctx,
       ctx, Method("ValidateSetup"), *req,
       [&](const CallContext&, const Principal&) -> absl::Status {
         if (req->position().fen().empty())
-          return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required");
+          return base::Error(chess::kErrBadFen, "position.fen is required");
         chess::Setup setup;
         if (req->position().fen() == "startpos") {
           setup = chess::Setup::Initial();
@@ -393,8 +394,8 @@ grpc::Status RulesValidationService::Perft(grpc::ServerContext* ctx, const v1::P
       ctx, Method("Perft"), *req, [&](const CallContext& call, const Principal&) -> absl::Status {
         ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
         if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
-          return base::InvalidArgument(
-              "ERR_BAD_ARGUMENT",
+          return base::Error(
+              base::kErrBadArgument,
               absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
         }
         if (req->divide() && req->depth() >= 1) {

@@ -9,15 +9,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "libs/analysis/advice.h"
+#include "libs/analysis/errors.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
+#include "libs/chess/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/game.h"
 #include "libs/chess/movegen.h"
 #include "libs/chess/notation.h"
 #include "libs/chess/perft.h"
+#include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "services/search_analysis/errors.h"
 
 namespace search_analysis {
 namespace {
@@ -39,7 +44,7 @@ absl::Time DeadlineOf(const grpc::ServerContextBase& ctx) {
 }
 
 absl::Status BadLimits(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_LIMITS", message);
+  return base::Error(analysis::kErrBadLimits, message);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -50,10 +55,10 @@ absl::StatusOr<chess::Game> GameOf(const v1::Position& position,
                                    const google::protobuf::RepeatedPtrField<std::string>& moves,
                                    int max_moves) {
   if (position.fen().empty()) {
-    return base::InvalidArgument("ERR_BAD_FEN", "position.fen is required (a FEN or \"startpos\")");
+    return base::Error(chess::kErrBadFen, "position.fen is required (a FEN or \"startpos\")");
   }
   if (moves.size() > max_moves) {
-    return base::InvalidArgument("ERR_TOO_LARGE", absl::StrCat("at most ", max_moves, " moves"));
+    return base::Error(base::kErrTooLarge, absl::StrCat("at most ", max_moves, " moves"));
   }
   ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenTolerant(position.fen()));
   chess::Game game(start);
@@ -75,7 +80,7 @@ absl::StatusOr<chess::Game> GameOf(const v1::Position& position,
 absl::StatusOr<chess::Color> SideOf(v1::Color c) {
   if (c == v1::COLOR_WHITE) return chess::Color::kWhite;
   if (c == v1::COLOR_BLACK) return chess::Color::kBlack;
-  return base::InvalidArgument("ERR_BAD_ARGUMENT", "side must be COLOR_WHITE or COLOR_BLACK");
+  return base::Error(base::kErrBadArgument, "side must be COLOR_WHITE or COLOR_BLACK");
 }
 
 absl::StatusOr<absl::Duration> TimeLimitOf(std::int64_t ms, const AnalysisOptions& o) {
@@ -200,7 +205,7 @@ absl::Status FillResult(const chess::Position& pos, chess::Color side,
   chess::Position p = pos;
   for (chess::Move m : r.line) {
     if (!p.IsLegal(m)) {
-      return base::Error(absl::StatusCode::kInternal, "ERR_INTERNAL",
+      return base::Error(base::kErrInternal,
                          "the analysis produced an illegal line; no answer is given");
     }
     *out->add_line() = MoveProto(p, m);
@@ -210,7 +215,7 @@ absl::Status FillResult(const chess::Position& pos, chess::Color side,
   const bool reached =
       mated || (goal == Goal::kPotential && analysis::CannotPreventMateNextMove(p, side));
   if (!reached) {
-    return base::Error(absl::StatusCode::kInternal, "ERR_INTERNAL",
+    return base::Error(base::kErrInternal,
                        "the analysis produced a line that does not reach its goal; no answer is "
                        "given");
   }
@@ -260,16 +265,14 @@ bool SearchAnalysisService::Job::CallOver() const {
 
 absl::Status SearchAnalysisService::Job::CallOverStatus() const {
   if (absl::Now() >= call_deadline) {
-    return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED",
-                       "the deadline passed: the analysis was stopped");
+    return base::Error(base::kErrDeadlineExceeded, "the deadline passed: the analysis was stopped");
   }
-  return base::Error(absl::StatusCode::kCancelled, "ERR_CANCELLED",
-                     "the call was cancelled: the analysis was stopped");
+  return base::Error(base::kErrCancelled, "the call was cancelled: the analysis was stopped");
 }
 
 absl::StatusOr<std::unique_ptr<SearchAnalysisService>> SearchAnalysisService::Create(
     service::ServiceEnv* env, AnalysisOptions options) {
-  auto bad = [](absl::string_view what) { return base::InvalidArgument("ERR_BAD_FLAG", what); };
+  auto bad = [](absl::string_view what) { return base::Error(service::kErrBadFlag, what); };
   if (options.workers < 1 || options.workers > 256) return bad("--analysis_workers must be 1..256");
   if (options.max_queue < 0 || options.max_queue > 1'000'000) {
     return bad("--analysis_max_queue must be 0..1000000");
@@ -382,7 +385,7 @@ grpc::Status SearchAnalysisService::Dispatch(grpc::ServerContext* ctx, absl::str
   });
   if (!queued) {
     return service::ToGrpcStatus(
-        base::Error(absl::StatusCode::kResourceExhausted, "ERR_BUSY",
+        base::Error(search_analysis::kErrBusy,
                     "every analysis worker is busy and the queue is full; retry later"));
   }
   // The caller going away (or the server stopping) reaches the search through the flag it polls.
@@ -477,7 +480,7 @@ grpc::Status SearchAnalysisService::Evaluate(grpc::ServerContext* ctx,
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     ASSIGN_OR_RETURN(analysis::EngineLimits limits, EngineLimitsOf(req->engine(), options_, 1));
     ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
-    if (engines_ == nullptr) return base::Unavailable("ERR_ENGINE_UNAVAILABLE", engine_error_);
+    if (engines_ == nullptr) return base::Error(analysis::kErrEngineUnavailable, engine_error_);
     const absl::Time until = absl::Now() + time;
     return Work([this, game = std::move(game), limits, until, resp](const Job& job) {
       // Only positions and moves libs/chess has validated reach the engine (EnginePool).
@@ -514,7 +517,7 @@ grpc::Status SearchAnalysisService::AdviseClaim(grpc::ServerContext* ctx,
     if (req->claimant() == v1::COLOR_BLACK) advice.claimant = chess::Color::kBlack;
     ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
     if (engines_ == nullptr && req->require_engine()) {
-      return base::Unavailable("ERR_ENGINE_UNAVAILABLE", engine_error_);
+      return base::Error(analysis::kErrEngineUnavailable, engine_error_);
     }
     const absl::Time admitted = absl::Now();
     return Work([this, game = std::move(game), advice, budget, admitted, resp](const Job& job) {
@@ -573,8 +576,8 @@ grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
   return Dispatch(ctx, "Perft", Kind::kPerft, *req, [&]() -> absl::StatusOr<Work> {
     ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
     if (req->depth() < 0 || req->depth() > options_.max_perft_depth) {
-      return base::InvalidArgument(
-          "ERR_BAD_ARGUMENT",
+      return base::Error(
+          base::kErrBadArgument,
           absl::StrCat("depth must be 0..", options_.max_perft_depth, " on this server"));
     }
     ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
@@ -584,7 +587,7 @@ grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
       auto stop = [&]() -> absl::Status {
         if (job.CallOver()) return job.CallOverStatus();
         if (absl::Now() >= until) {
-          return base::Error(absl::StatusCode::kDeadlineExceeded, "ERR_DEADLINE_EXCEEDED",
+          return base::Error(base::kErrDeadlineExceeded,
                              absl::StrCat("perft stopped: its time limit of ",
                                           absl::FormatDuration(time), " passed"));
         }

@@ -11,12 +11,15 @@
 #include "absl/time/time.h"
 #include "libs/analysis/advice.h"
 #include "libs/analysis/engine_pool.h"
+#include "libs/analysis/errors.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/game.h"
 #include "libs/chess/notation.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/errors.h"
 
 namespace arbiterctl {
 namespace {
@@ -59,8 +62,8 @@ absl::StatusOr<std::int64_t> IntFlag(const std::map<std::string, std::string>& f
   if (v == nullptr) return fallback;
   std::int64_t n = 0;
   if (!absl::SimpleAtoi(*v, &n) || n < lo || n > hi) {
-    return base::InvalidArgument(
-        "ERR_BAD_ARGUMENT", absl::StrCat("--", name, " must be a whole number ", lo, "..", hi));
+    return base::Error(base::kErrBadArgument,
+                       absl::StrCat("--", name, " must be a whole number ", lo, "..", hi));
   }
   return n;
 }
@@ -75,28 +78,28 @@ int Usage(const absl::Status& status, std::ostream& out, std::ostream& err) {
 
 std::string UnwinnableLine(const std::string& line) {
   if (line.size() > kMaxLineBytes) {
-    return ErrorJson(base::InvalidArgument("ERR_TOO_LARGE", "input line longer than 1 MiB")).dump();
+    return ErrorJson(base::Error(base::kErrTooLarge, "input line longer than 1 MiB")).dump();
   }
   json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (in.is_discarded() || !in.is_object()) {
-    return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "each line must be one JSON object"))
+    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "each line must be one JSON object"))
         .dump();
   }
   if (!in.contains("fen") || !in["fen"].is_string()) {
-    return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "\"fen\" must be a string")).dump();
+    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string")).dump();
   }
   if (!in.contains("side") || !in["side"].is_string() ||
       (in["side"] != "white" && in["side"] != "black")) {
     return ErrorJson(
-               base::InvalidArgument("ERR_BAD_JSON", "\"side\" must be \"white\" or \"black\""))
+               base::Error(arbiterctl::kErrBadJson, "\"side\" must be \"white\" or \"black\""))
         .dump();
   }
   analysis::SearchLimits limits;
   if (in.contains("max_nodes")) {
     if (!in["max_nodes"].is_number_integer() || in["max_nodes"].get<std::int64_t>() < 1 ||
         in["max_nodes"].get<std::int64_t>() > kMaxNodesCap) {
-      return ErrorJson(base::InvalidArgument("ERR_BAD_LIMITS",
-                                             "\"max_nodes\" must be a whole number 1..1e8"))
+      return ErrorJson(base::Error(analysis::kErrBadLimits,
+                                   "\"max_nodes\" must be a whole number 1..1e8"))
           .dump();
     }
     limits.max_nodes = in["max_nodes"].get<std::int64_t>();
@@ -106,8 +109,8 @@ std::string UnwinnableLine(const std::string& line) {
     if (in["goal"] == "mating_potential") {
       potential = true;
     } else if (in["goal"] != "mate") {
-      return ErrorJson(base::InvalidArgument("ERR_BAD_JSON",
-                                             "\"goal\" must be \"mate\" or \"mating_potential\""))
+      return ErrorJson(base::Error(arbiterctl::kErrBadJson,
+                                   "\"goal\" must be \"mate\" or \"mating_potential\""))
           .dump();
     }
   }
@@ -133,7 +136,7 @@ int RunUnwinnable(std::istream& in, std::ostream& out) {
 int RunDead(const std::map<std::string, std::string>& flags, std::ostream& out, std::ostream& err) {
   const std::string* fen = Flag(flags, "fen");
   if (fen == nullptr)
-    return Usage(base::InvalidArgument("ERR_BAD_ARGUMENT", "--fen is required"), out, err);
+    return Usage(base::Error(base::kErrBadArgument, "--fen is required"), out, err);
   absl::StatusOr<std::int64_t> max_nodes =
       IntFlag(flags, "max-nodes", analysis::SearchLimits{}.max_nodes, 1, kMaxNodesCap);
   if (!max_nodes.ok()) return Usage(max_nodes.status(), out, err);

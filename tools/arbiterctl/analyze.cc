@@ -8,10 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/game.h"
 #include "libs/chess/notation.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/errors.h"
 
 namespace arbiterctl {
 namespace {
@@ -35,17 +37,17 @@ std::vector<std::string> SortedStrings(std::vector<std::string> v) {
 
 std::string AnalyzeLine(const std::string& line) {
   if (line.size() > kMaxLineBytes) {
-    return ErrorJson(base::InvalidArgument("ERR_TOO_LARGE", "input line longer than 1 MiB")).dump();
+    return ErrorJson(base::Error(base::kErrTooLarge, "input line longer than 1 MiB")).dump();
   }
   json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (in.is_discarded() || !in.is_object()) {
-    return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "each line must be one JSON object"))
+    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "each line must be one JSON object"))
         .dump();
   }
   std::string fen = "startpos";
   if (in.contains("fen")) {
     if (!in["fen"].is_string())
-      return ErrorJson(base::InvalidArgument("ERR_BAD_JSON", "\"fen\" must be a string")).dump();
+      return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string")).dump();
     fen = in["fen"].get<std::string>();
   }
   absl::StatusOr<chess::Position> start = chess::ParseFenTolerant(fen);
@@ -56,14 +58,14 @@ std::string AnalyzeLine(const std::string& line) {
     const json& moves = in["moves"];
     if (!moves.is_array())
       return ErrorJson(
-                 base::InvalidArgument("ERR_BAD_JSON", "\"moves\" must be an array of strings"))
+                 base::Error(arbiterctl::kErrBadJson, "\"moves\" must be an array of strings"))
           .dump();
     if (moves.size() > kMaxMoves)
-      return ErrorJson(base::InvalidArgument("ERR_TOO_LARGE", "at most 10000 moves")).dump();
+      return ErrorJson(base::Error(base::kErrTooLarge, "at most 10000 moves")).dump();
     for (size_t i = 0; i < moves.size(); ++i) {
       if (!moves[i].is_string()) {
-        return ErrorJson(base::InvalidArgument("ERR_BAD_JSON",
-                                               absl::StrCat("moves[", i, "] must be a string")))
+        return ErrorJson(base::Error(arbiterctl::kErrBadJson,
+                                     absl::StrCat("moves[", i, "] must be a string")))
             .dump();
       }
       const std::string text = moves[i].get<std::string>();

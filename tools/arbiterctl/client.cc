@@ -11,6 +11,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
@@ -131,8 +132,7 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
     FlagReader flags(args);
     req.set_edition(flags.Edition(args.Get("edition", "fide2023")));
-    if (!flags.ok())
-      return PrintError(base::InvalidArgument("ERR_BAD_ARGUMENT", flags.error()), err);
+    if (!flags.ok()) return PrintError(base::Error(base::kErrBadArgument, flags.error()), err);
     v1::GetStatusResponse resp;
     grpc::Status st = stub->GetStatus(&ctx, req, &resp);
     if (!st.ok()) return PrintRpcError(st, json, out, err);

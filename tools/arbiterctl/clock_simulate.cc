@@ -18,10 +18,12 @@
 #include "libs/chess/types.h"
 #include "libs/clock/clock.h"
 #include "libs/clock/display.h"
-#include "libs/laws/edition.h"
+#include "libs/clock/errors.h"
 #include "libs/clock/lag_compensation.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/errors.h"
 
 namespace arbiterctl {
 namespace {
@@ -35,7 +37,7 @@ using OrderedJson = nlohmann::ordered_json;
 constexpr std::int64_t kMaxAbsMs = 10'000'000'000'000;  // ~317 years
 
 absl::Status BadScenario(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_SCENARIO", message);
+  return base::Error(arbiterctl::kErrBadScenario, message);
 }
 
 // Reads scenario fields with precise errors: "<where>: "<key>" ...".
@@ -130,7 +132,7 @@ absl::StatusOr<chessclock::TimeControl> ParseTimeControl(const Fields& top, cons
 }
 
 absl::StatusOr<Scenario> ParseScenario(const Json& root) {
-  Fields top(root, "scenario", "ERR_BAD_SCENARIO");
+  Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
   RETURN_IF_ERROR(top.OnlyKeys({"time_control", "time_control_human", "edition", "events",
                                 "query_ms", "default_time_ms", "scheduled_start_ms",
                                 "delay_saved_time", "lag_compensation", "name", "comment"}));
@@ -167,7 +169,7 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
       scenario.options.lag_compensation = lag.get<bool>();
       scenario.options.lag = chessclock::LichessLagParams(scenario.tc);
     } else if (lag.is_object()) {
-      Fields params(lag, "lag_compensation", "ERR_BAD_SCENARIO");
+      Fields params(lag, "lag_compensation", arbiterctl::kErrBadScenario.code);
       RETURN_IF_ERROR(params.OnlyKeys({"quota_gain_ms", "initial_quota_ms", "quota_max_ms"}));
       scenario.options.lag_compensation = true;
       ASSIGN_OR_RETURN(scenario.options.lag.quota_gain_ms, params.Int("quota_gain_ms", 0));
@@ -185,14 +187,14 @@ absl::Status ApplyEvent(const Json& event, size_t index, Clock& clock, std::int6
                         OrderedJson& checks) {
   const std::string where = absl::StrCat("events[", index, "]");
   if (!event.is_object()) {
-    return base::InvalidArgument("ERR_BAD_EVENT", absl::StrCat(where, ": must be an object"));
+    return base::Error(arbiterctl::kErrBadEvent, absl::StrCat(where, ": must be an object"));
   }
-  Fields f(event, where, "ERR_BAD_EVENT");
+  Fields f(event, where, arbiterctl::kErrBadEvent.code);
   ASSIGN_OR_RETURN(std::int64_t at, f.Int("at_ms"));
   ASSIGN_OR_RETURN(std::string type, f.String("type"));
   if (at < *last_ms) {
-    return base::InvalidArgument(
-        "ERR_TIME_WENT_BACKWARDS",
+    return base::Error(
+        chessclock::kErrTimeWentBackwards,
         absl::StrCat(where, ": at_ms ", at, " is before the previous event's ", *last_ms));
   }
   *last_ms = at;
@@ -251,7 +253,7 @@ absl::Status ApplyEvent(const Json& event, size_t index, Clock& clock, std::int6
     } else {
       if (f.Has("moves")) {
         if (!event["moves"].is_object()) return f.Error("\"moves\" must be {\"white\": n, ...}");
-        Fields moves(event["moves"], absl::StrCat(where, ".moves"), "ERR_BAD_EVENT");
+        Fields moves(event["moves"], absl::StrCat(where, ".moves"), arbiterctl::kErrBadEvent.code);
         RETURN_IF_ERROR(moves.OnlyKeys({"white", "black"}));
         if (moves.Has("white")) {
           ASSIGN_OR_RETURN(std::int64_t n, moves.Int("white", 0, chessclock::kMaxMoveCount));
@@ -376,9 +378,8 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
   if (std::optional<laws::BothFlagsRuling> ruling =
           chessclock::RuleBothFlags(clock, scenario.edition, t);
       ruling.has_value()) {
-    out["both_flags"] = {
-        {"outcome", std::string(laws::BothFlagsOutcomeName(ruling->outcome))},
-        {"article", std::string(ruling->article)}};
+    out["both_flags"] = {{"outcome", std::string(laws::BothFlagsOutcomeName(ruling->outcome))},
+                         {"article", std::string(ruling->article)}};
   } else {
     out["both_flags"] = nullptr;
   }
@@ -403,7 +404,7 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
 absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   Json root = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) {
-    return base::InvalidArgument("ERR_BAD_JSON", "the line is not valid JSON");
+    return base::Error(arbiterctl::kErrBadJson, "the line is not valid JSON");
   }
   if (!root.is_object()) return BadScenario("a scenario is a JSON object");
   ASSIGN_OR_RETURN(Scenario scenario, ParseScenario(root));
@@ -421,9 +422,9 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
     }
   }
   if (scenario.query_ms < last_ms) {
-    return base::InvalidArgument("ERR_TIME_WENT_BACKWARDS",
-                                 absl::StrCat("query_ms ", scenario.query_ms,
-                                              " is before the last event at ", last_ms, " ms"));
+    return base::Error(chessclock::kErrTimeWentBackwards,
+                       absl::StrCat("query_ms ", scenario.query_ms, " is before the last event at ",
+                                    last_ms, " ms"));
   }
   return Report(scenario, clock, checks);
 }

@@ -18,12 +18,14 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/errors.h"
 
 namespace arbiterctl {
 namespace {
@@ -108,12 +110,12 @@ class Fields {
 };
 
 absl::Status BadScenario(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_SCENARIO", message);
+  return base::Error(arbiterctl::kErrBadScenario, message);
 }
 
 // The request the platform would send (CreateGameRequest), from the scenario's fields.
 absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
-  Fields top(root, "scenario", "ERR_BAD_SCENARIO");
+  Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
   RETURN_IF_ERROR(top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen",
                                 "default_time_ms", "events", "query_ms",
                                 "no_draw_offers_before_move", "max_draw_offers", "comment"}));
@@ -165,9 +167,9 @@ v1::Actor ActorFor(absl::string_view subject, absl::string_view role) {
 absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   const std::string where = absl::StrCat("events[", index, "]");
   if (!event.is_object()) {
-    return base::InvalidArgument("ERR_BAD_EVENT", absl::StrCat(where, ": must be an object"));
+    return base::Error(arbiterctl::kErrBadEvent, absl::StrCat(where, ": must be an object"));
   }
-  Fields f(event, where, "ERR_BAD_EVENT");
+  Fields f(event, where, arbiterctl::kErrBadEvent.code);
   ParsedEvent out;
   ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxMs));
   ASSIGN_OR_RETURN(int type,
@@ -189,8 +191,8 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   // Commands of a player need the player; the arbiter's ruling needs the arbiter.
   auto need_player = [&]() {
     if (!c.side.has_value()) {
-      out.refused = base::InvalidArgument(
-          "ERR_BAD_ARGUMENT", absl::StrCat(where, ": \"by\" must be \"white\" or \"black\""));
+      out.refused = base::Error(base::kErrBadArgument,
+                                absl::StrCat(where, ": \"by\" must be \"white\" or \"black\""));
     }
   };
   switch (type) {
@@ -267,8 +269,8 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
         ASSIGN_OR_RETURN(c.reason, f.String("reason"));
       }
       if (by.has_value() && by != 2) {
-        out.refused = base::InvalidArgument(
-            "ERR_BAD_ARGUMENT", absl::StrCat(where, ": only the arbiter rules on a claim"));
+        out.refused = base::Error(base::kErrBadArgument,
+                                  absl::StrCat(where, ": only the arbiter rules on a claim"));
       }
       c.side.reset();
       c.actor = ActorFor("arbiter", "arbiter");
@@ -297,7 +299,7 @@ absl::string_view RulingName(v1::ClaimRuling ruling) {
 
 absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   Json root = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) return base::InvalidArgument("ERR_BAD_JSON", "the line is not JSON");
+  if (root.is_discarded()) return base::Error(arbiterctl::kErrBadJson, "the line is not JSON");
   if (!root.is_object()) return BadScenario("a scenario is a JSON object");
   ASSIGN_OR_RETURN(v1::CreateGameRequest request, ParseCreation(root));
   if (!root.contains("events") || !root["events"].is_array()) {
@@ -313,7 +315,7 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   }
   std::optional<std::int64_t> query_ms;
   if (root.contains("query_ms") && !root["query_ms"].is_null()) {
-    Fields top(root, "scenario", "ERR_BAD_SCENARIO");
+    Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
     ASSIGN_OR_RETURN(query_ms, top.Int("query_ms", 0, kMaxMs));
   }
 
@@ -328,9 +330,9 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   for (size_t i = 0; i < parsed.size(); ++i) {
     const ParsedEvent& e = parsed[i];
     if (e.at_ms < last_ms) {
-      results.push_back(Refusal(base::InvalidArgument(
-          "ERR_BAD_ARGUMENT", absl::StrCat("events[", i, "]: at_ms ", e.at_ms,
-                                           " is before the previous event's ", last_ms))));
+      results.push_back(Refusal(base::Error(
+          base::kErrBadArgument, absl::StrCat("events[", i, "]: at_ms ", e.at_ms,
+                                              " is before the previous event's ", last_ms))));
       continue;
     }
     last_ms = e.at_ms;

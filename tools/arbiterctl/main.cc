@@ -19,6 +19,7 @@
 
 #include "absl/strings/numbers.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
 #include "libs/chess/perft.h"
@@ -28,6 +29,7 @@
 #include "tools/arbiterctl/clock_client.h"
 #include "tools/arbiterctl/clock_simulate.h"
 #include "tools/arbiterctl/demo.h"
+#include "tools/arbiterctl/errors.h"
 #include "tools/arbiterctl/game_client.h"
 #include "tools/arbiterctl/game_simulate.h"
 #include "tools/arbiterctl/pgn_check.h"
@@ -72,7 +74,7 @@ int Perft(const Args& args) {
   if (!pos.ok()) return Fail(pos.status());
   int depth = 0;
   if (!absl::SimpleAtoi(args.Get("depth", ""), &depth) || depth < 0 || depth > 12) {
-    return Fail(base::InvalidArgument("ERR_BAD_ARGUMENT", "--depth must be a whole number 0..12"));
+    return Fail(base::Error(base::kErrBadArgument, "--depth must be a whole number 0..12"));
   }
   auto start = std::chrono::steady_clock::now();
   std::uint64_t nodes = 0;
@@ -99,7 +101,8 @@ int Pgn(const Args& args) {
     return 2;
   }
   std::ifstream file(args.positional[2], std::ios::binary);
-  if (!file) return Fail(base::NotFound("ERR_FILE_NOT_FOUND", "cannot open " + args.positional[2]));
+  if (!file)
+    return Fail(base::Error(arbiterctl::kErrFileNotFound, "cannot open " + args.positional[2]));
   std::stringstream text;
   text << file.rdbuf();
   return CheckPgn(text.str(), args.Has("json"), std::cout);

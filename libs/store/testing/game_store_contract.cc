@@ -422,7 +422,7 @@ TEST_P(GameStoreContractTest, RacingWritersExactlyOneWinsEachVersion) {
   for (const auto& [version, ids] : winners) EXPECT_EQ(ids.size(), 1u) << "version " << version;
   EXPECT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[absl::StrCat(absl::StatusCodeToString(absl::StatusCode::kAborted), " ",
-                                  kErrVersionConflict)],
+                                  kErrVersionConflict.code)],
             kRounds * (kWriters - 1));
   absl::StatusOr<std::vector<GameEvent>> events = store_->ReadEvents("g1", 1, kHead);
   ASSERT_OK(events);
