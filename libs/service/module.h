@@ -11,7 +11,9 @@
 #define ARBITER_LIBS_SERVICE_MODULE_H_
 
 #include <memory>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "libs/service/server.h"
 
@@ -27,6 +29,12 @@ class ServiceModule {
   virtual void Start() {}
   virtual void Stop() {}
 };
+
+// Serves `modules` until SIGTERM/SIGINT (ShutdownOnSignals): the server with every module's
+// service, then each module's Start; after the drain, each Stop in the reverse order. Call
+// BlockShutdownSignals before any thread exists.
+absl::Status ServeModules(const ServerConfig& config, ServiceEnv* env,
+                          const std::vector<std::unique_ptr<ServiceModule>>& modules);
 
 // Builds a service from its flags (call after absl::ParseCommandLine).
 using ModuleFactory = absl::StatusOr<std::unique_ptr<ServiceModule>> (*)(const ServerConfig& config,

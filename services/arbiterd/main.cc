@@ -42,22 +42,14 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
   if (!env.ok()) return Fail(env.status());
   std::vector<std::unique_ptr<service::ServiceModule>> modules;
-  std::vector<service::HostedService> hosted;
   for (const arbiterd::Registration& r : *selected) {
     absl::StatusOr<std::unique_ptr<service::ServiceModule>> module = r.create(config, env->get());
     if (!module.ok()) return Fail(module.status());
-    hosted.push_back((*module)->hosted());
     modules.push_back(*std::move(module));
   }
-  {
-    absl::StatusOr<std::unique_ptr<service::Server>> server =
-        service::Server::Start(config, env->get(), hosted);
-    if (!server.ok()) return Fail(server.status());
-    for (auto& m : modules) m->Start();
-    service::ShutdownOnSignals(server->get());
-    (*server)->Wait();
+  if (absl::Status served = service::ServeModules(config, env->get(), modules); !served.ok()) {
+    return Fail(served);
   }
-  for (auto it = modules.rbegin(); it != modules.rend(); ++it) (*it)->Stop();
   service::Log(service::LogLevel::kInfo, "stopped");
   return 0;
 }

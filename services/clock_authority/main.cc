@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -36,18 +37,14 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
   if (!env.ok()) return Fail(env.status());
+  std::vector<std::unique_ptr<service::ServiceModule>> modules;
   absl::StatusOr<std::unique_ptr<service::ServiceModule>> module =
       clock_authority::CreateModule(config, env->get());
   if (!module.ok()) return Fail(module.status());
-  {
-    absl::StatusOr<std::unique_ptr<service::Server>> server =
-        service::Server::Start(config, env->get(), {(*module)->hosted()});
-    if (!server.ok()) return Fail(server.status());
-    (*module)->Start();
-    service::ShutdownOnSignals(server->get());
-    (*server)->Wait();
+  modules.push_back(*std::move(module));
+  if (absl::Status served = service::ServeModules(config, env->get(), modules); !served.ok()) {
+    return Fail(served);
   }
-  (*module)->Stop();
   service::Log(service::LogLevel::kInfo, "stopped");
   return 0;
 }
