@@ -77,7 +77,12 @@ absl::StatusOr<v1::ArbitrationEvent> FromStoreEvent(const arbiter::v1::GameEvent
 arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) {
   arbiter::v1::GameSnapshot out;
   out.set_schema_version(kSnapshotSchemaVersion);
-  out.mutable_state()->PackFrom(game.Snapshot());
+  // PackFrom(game.Snapshot()) without copying and serialising the whole log on every command:
+  // the state keeps its log's wire form as it grows.
+  static const std::string* const kTypeUrl = new std::string(
+      absl::StrCat("type.googleapis.com/", v1::GameLogSnapshot::descriptor()->full_name()));
+  out.mutable_state()->set_type_url(*kTypeUrl);
+  out.mutable_state()->set_value(game.SerializedSnapshot());
   return out;
 }
 
@@ -189,6 +194,14 @@ absl::StatusOr<store::AppendResult> GameAuthority::Append(
     absl::string_view game_id, std::int64_t before_version, const GameState& after,
     const std::vector<v1::ArbitrationEvent>& events, const std::string& command_id,
     const std::string& fingerprint, std::int64_t now_ms) {
+  return store_->Append(
+      AppendRequestFor(game_id, before_version, after, events, command_id, fingerprint, now_ms));
+}
+
+store::AppendRequest GameAuthority::AppendRequestFor(
+    absl::string_view game_id, std::int64_t before_version, const GameState& after,
+    const std::vector<v1::ArbitrationEvent>& events, const std::string& command_id,
+    const std::string& fingerprint, std::int64_t now_ms) {
   store::AppendRequest request;
   request.game_id = std::string(game_id);
   request.expected_version = before_version;
@@ -198,7 +211,7 @@ absl::StatusOr<store::AppendResult> GameAuthority::Append(
   for (const v1::ArbitrationEvent& e : events) request.events.push_back(ToStoreEvent(e, now_ms));
   request.snapshot = ToStoreSnapshot(after);
   request.deadline = DeadlineOf(after);
-  return store_->Append(request);
+  return request;
 }
 
 void GameAuthority::Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
@@ -335,6 +348,83 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
   absl::StatusOr<CommandResult> r = run();
   NotifyCommand(CommandKindName(command.kind), r.status());
   return r;
+}
+
+void GameAuthority::ExecuteLater(const Offload& offload, std::string game_id, Command command,
+                                 CommandOptions options, CommandCallback done) {
+  offload([this, game_id = std::move(game_id), command = std::move(command),
+           options = std::move(options),
+           done = std::move(done)] { done(Execute(game_id, command, options)); });
+}
+
+void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& command,
+                                 const CommandOptions& options, const Offload& offload,
+                                 CommandCallback done) {
+  // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
+  std::shared_ptr<const GameState> before;
+  if (store::ValidateGameId(game_id).ok()) before = Cached(game_id);
+  if (before == nullptr ||
+      (options.expected_version != 0 && before->version() != options.expected_version)) {
+    return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
+  }
+  const std::int64_t now = now_ms_();
+  absl::StatusOr<Decision> decision = Decide(*before, command, now, analyst_);
+  // A refusal is given only on the store's latest state (and a retry must be looked up first);
+  // a command that records what fell before it and is then refused, a malformed one and one
+  // that changes nothing are Execute's too (all rare on the move path).
+  if (!decision.ok() || !decision->refused.ok() || decision->events.empty() ||
+      !decision->after.has_value()) {
+    return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
+  }
+  PendingCommand pending{std::string(game_id),   command, options,        nullptr, {}, now,
+                         decision->claim_ruling, offload, std::move(done)};
+  if (pending.options.command_id.empty()) pending.options.command_id = NewCommandId();
+  store::AppendRequest request =
+      AppendRequestFor(game_id, before->version(), *decision->after, decision->events,
+                       pending.options.command_id, pending.options.fingerprint, now);
+  pending.after = std::make_shared<const GameState>(std::move(*decision->after));
+  pending.events = std::move(decision->events);
+  store_->AppendAsync(std::move(request), [this, pending = std::move(pending)](
+                                              absl::StatusOr<store::AppendResult> result) mutable {
+    Appended(std::move(pending), std::move(result));
+  });
+}
+
+void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result) {
+  const absl::string_view kind = CommandKindName(pending.command.kind);
+  if (result.ok() && !result->replayed) {
+    Landed(pending.game_id, pending.after, pending.events);
+    CommandResult r;
+    r.version = result->version;
+    r.now_ms = pending.now_ms;
+    r.game = std::move(pending.after);
+    r.claim_ruling = pending.claim_ruling;
+    NotifyCommand(kind, absl::OkStatus());
+    return pending.done(std::move(r));
+  }
+  if (result.ok()) {
+    // A retry of a command already applied (the game moved on since, or the link to Redis broke
+    // after it ran): its original result, as of then, read from the log.
+    return pending.offload([this, game_id = std::move(pending.game_id), version = result->version,
+                            command_id = std::move(pending.options.command_id), kind,
+                            done = std::move(pending.done)] {
+      absl::StatusOr<CommandResult> r = Replayed(game_id, version, command_id);
+      NotifyCommand(kind, r.status());
+      done(std::move(r));
+    });
+  }
+  if (IsConflict(result.status())) {
+    NotifyConflict();
+    Forget(pending.game_id);
+    if (pending.options.expected_version == 0) {
+      // Another writer got there first: decide again on the store's state, as Execute does.
+      return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
+                          std::move(pending.options), std::move(pending.done));
+    }
+    // With an expected version the caller asked for exactly that state: it is gone.
+  }
+  NotifyCommand(kind, result.status());
+  pending.done(result.status());
 }
 
 absl::StatusOr<CommandResult> GameAuthority::Get(absl::string_view game_id) {

@@ -109,6 +109,17 @@ class GameAuthority {
   // A command (Decide in rulings.h) at the time base's now.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const Command& command,
                                         const CommandOptions& options);
+  using CommandCallback = std::function<void(absl::StatusOr<CommandResult>)>;
+  // Runs `work` on a thread that may wait on the store (a worker pool's).
+  using Offload = std::function<void(std::function<void()>)>;
+  // Execute without waiting for the store where it can (ClockAuthority::ExecuteAsync's design): a
+  // command on a state this replica has cached is decided on the caller's thread and appended
+  // with the store's AppendAsync, and `done` runs where the store completes it (the Redis
+  // store's I/O lane). Everything else (no cached state, a refusal to confirm on the store's
+  // state, a command that first records a flag, a conflict, a replay) goes on as Execute, through
+  // `offload`. `done` runs exactly once; the outcome is Execute's.
+  void ExecuteAsync(absl::string_view game_id, const Command& command,
+                    const CommandOptions& options, const Offload& offload, CommandCallback done);
   // The latest state, read from the store, and the time to read it at.
   absl::StatusOr<CommandResult> Get(absl::string_view game_id);
   // Records what fell by now (Settle). `known_version`: the version whose deadline triggered the
@@ -140,6 +151,29 @@ class GameAuthority {
                                              const std::vector<v1::ArbitrationEvent>& events,
                                              const std::string& command_id,
                                              const std::string& fingerprint, std::int64_t now_ms);
+  // The store request of one append of `events` on the state at `before_version`, giving `after`.
+  store::AppendRequest AppendRequestFor(absl::string_view game_id, std::int64_t before_version,
+                                        const GameState& after,
+                                        const std::vector<v1::ArbitrationEvent>& events,
+                                        const std::string& command_id,
+                                        const std::string& fingerprint, std::int64_t now_ms);
+  // A command ExecuteAsync sent to the store, until the store answers.
+  struct PendingCommand {
+    std::string game_id;
+    Command command;
+    CommandOptions options;  // with the command id it was sent with
+    std::shared_ptr<const GameState> after;
+    std::vector<v1::ArbitrationEvent> events;
+    std::int64_t now_ms = 0;
+    v1::ClaimRuling claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;
+    Offload offload;
+    CommandCallback done;
+  };
+  // The store's answer to ExecuteAsync's append.
+  void Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result);
+  // Execute on the offload, then `done`.
+  void ExecuteLater(const Offload& offload, std::string game_id, Command command,
+                    CommandOptions options, CommandCallback done);
   // An append that landed (not a replay): the observers told, the state cached.
   void Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
               const std::vector<v1::ArbitrationEvent>& events);

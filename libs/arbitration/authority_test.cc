@@ -2,8 +2,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -292,6 +295,296 @@ TEST_F(AuthorityTest, ObserversSeeAppendsAndCommands) {
   EXPECT_EQ(recorder.kinds, (std::vector<std::string>{"create:ok", "start:ok"}));
   EXPECT_GE(recorder.appended, 2);
   EXPECT_EQ(recorder.last_deadline, std::optional<std::int64_t>(kT0 + 5'400'000));
+}
+
+// --- ExecuteAsync --------------------------------------------------------------------------------
+
+// The memory store with AppendAsync answered later, when the test says (as Redis's lanes answer
+// after other writers may have gone first).
+class DeferredStore final : public store::GameStore {
+ public:
+  explicit DeferredStore(store::GameStore* inner) : inner_(inner) {}
+  absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
+    return inner_->Append(r);
+  }
+  void AppendAsync(store::AppendRequest r, AppendCallback done) override {
+    queued_.push_back({std::move(r), std::move(done)});
+  }
+  // Runs the queued appends, in order, and their callbacks.
+  void Flush() {
+    std::vector<std::pair<store::AppendRequest, AppendCallback>> queued;
+    queued.swap(queued_);
+    for (auto& [request, done] : queued) done(inner_->Append(request));
+  }
+  size_t queued() const { return queued_.size(); }
+  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
+                                                                   absl::string_view c) override {
+    return inner_->LookupCommand(g, c);
+  }
+  absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
+    return inner_->ReadSnapshot(g);
+  }
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view g,
+                                                                 std::int64_t from,
+                                                                 std::int64_t to) override {
+    return inner_->ReadEvents(g, from, to);
+  }
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(absl::string_view g,
+                                                                    std::int64_t after,
+                                                                    absl::Duration t,
+                                                                    int max) override {
+    return inner_->WaitForEvents(g, after, t, max);
+  }
+  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
+  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
+    return inner_->GetDeadline(g);
+  }
+  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
+                                                                 std::int64_t lease, int max,
+                                                                 absl::string_view owner) override {
+    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
+  }
+  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
+                                                             int max) override {
+    return inner_->PeekDeadlines(shard, until, max);
+  }
+  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
+      const std::vector<store::WatchPosition>& games, absl::Duration t, int max) override {
+    return inner_->WaitForAnyEvents(games, t, max);
+  }
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
+    return inner_->CountDeadlines(shard);
+  }
+  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
+                                       std::int64_t at) override {
+    return inner_->ReleaseDeadline(g, owner, at);
+  }
+  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
+
+ private:
+  store::GameStore* inner_;
+  std::vector<std::pair<store::AppendRequest, AppendCallback>> queued_;
+};
+
+class CommandCounter final : public AuthorityObserver {
+ public:
+  void OnCommand(absl::string_view kind, const absl::Status& status) override {
+    ++commands;
+    if (!status.ok()) ++failed;
+  }
+  void OnAppended(absl::string_view, const GameState&, const std::vector<v1::ArbitrationEvent>&,
+                  std::optional<std::int64_t>) override {
+    ++appended;
+  }
+  int commands = 0;
+  int failed = 0;
+  int appended = 0;
+};
+
+class ExecuteAsyncTest : public AuthorityTest {
+ protected:
+  ExecuteAsyncTest()
+      : deferred_(&store_),
+        async_(&deferred_, [this] { return now_.load(); }, analyst_, {.owner = "c"}) {
+    async_.AddObserver(&commands_);
+  }
+
+  // ExecuteAsync; the result once the callback ran (nullopt while it has not).
+  std::shared_ptr<std::optional<absl::StatusOr<CommandResult>>> Send(
+      const std::string& game, const Command& command, const CommandOptions& options) {
+    auto out = std::make_shared<std::optional<absl::StatusOr<CommandResult>>>();
+    async_.ExecuteAsync(
+        game, command, options,
+        [this](std::function<void()> work) {
+          ++offloaded_;
+          work();
+        },
+        [out](absl::StatusOr<CommandResult> r) {
+          EXPECT_FALSE(out->has_value()) << "answered twice";
+          *out = std::move(r);
+        });
+    return out;
+  }
+
+  void CreateAndStartAsync(const std::string& game) {
+    ASSERT_OK(async_.Create(game, Standard(game), Who("platform", "platform"), {}).status());
+    ASSERT_OK(async_.Execute(game, Start(), {}).status());
+  }
+
+  DeferredStore deferred_;
+  GameAuthority async_;
+  CommandCounter commands_;
+  int offloaded_ = 0;
+};
+
+TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
+  CreateAndStartAsync("g1");
+  now_ += 2'000;
+  auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"});
+  EXPECT_FALSE(r->has_value());  // nothing waits for the store
+  EXPECT_EQ(deferred_.queued(), 1u);
+  deferred_.Flush();
+  ASSERT_TRUE(r->has_value());
+  ASSERT_OK((*r)->status());
+  EXPECT_EQ((**r)->version, 3);
+  EXPECT_FALSE((**r)->replayed);
+  EXPECT_EQ((**r)->game->game().moves().size(), 1u);
+  EXPECT_EQ(offloaded_, 0);
+  EXPECT_EQ(commands_.commands, 3);  // create, start, move: each reported once
+  EXPECT_EQ(commands_.appended, 3);
+  // 6.8a: the deadline in the index moved with the press (the same write): Black's clock runs.
+  absl::StatusOr<std::optional<store::Deadline>> d = store_.GetDeadline("g1");
+  ASSERT_OK(d.status());
+  ASSERT_TRUE(d->has_value());
+  EXPECT_EQ((*d)->set_at_version, 3);
+  // The store holds the state the reply gave: the snapshot reads back at version 3.
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_.ReadSnapshot("g1");
+  ASSERT_OK(snapshot.status());
+  absl::StatusOr<GameState> stored = FromStoreSnapshot(*snapshot);
+  ASSERT_OK(stored.status());
+  EXPECT_EQ(stored->version(), 3);
+  EXPECT_EQ(stored->events().back().move().san(), "e4");
+  // The cache has the new state: the next move is decided on it, not refused as out of turn.
+  auto next = Send("g1", Move(chess::Color::kBlack, "e5"), {.command_id = "m2"});
+  deferred_.Flush();
+  ASSERT_TRUE(next->has_value());
+  ASSERT_OK((*next)->status());
+  EXPECT_EQ((**next)->version, 4);
+  EXPECT_EQ(offloaded_, 0);
+}
+
+TEST_F(ExecuteAsyncTest, AMoveThatEndsTheGameEndsItAsExecuteWould) {
+  CreateAndStartAsync("g1");
+  for (const char* m : {"f3", "e5", "g4"}) {
+    const chess::Color side = std::string(m) == "e5" ? chess::Color::kBlack : chess::Color::kWhite;
+    auto r = Send("g1", Move(side, m), {});
+    deferred_.Flush();
+    ASSERT_TRUE(r->has_value());
+    ASSERT_OK((*r)->status());
+  }
+  auto mate = Send("g1", Move(chess::Color::kBlack, "Qh4#"), {});
+  deferred_.Flush();
+  ASSERT_TRUE(mate->has_value());
+  ASSERT_OK((*mate)->status());
+  EXPECT_EQ((**mate)->game->status(), GameStatus::kEnded);  // 5.1a
+  absl::StatusOr<std::optional<store::Deadline>> d = store_.GetDeadline("g1");
+  ASSERT_OK(d.status());
+  EXPECT_FALSE(d->has_value());  // the clocks stopped: no deadline left
+  // A move after the end is refused, on the store's state (the pool's path).
+  auto late = Send("g1", Move(chess::Color::kWhite, "a3"), {});
+  ASSERT_TRUE(late->has_value());
+  EXPECT_FALSE((*late)->ok());
+  EXPECT_EQ(offloaded_, 1);
+}
+
+TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
+  CreateAndStartAsync("g1");
+  now_ += 1'000;
+  auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m-async"});
+  // Another replica's move lands first: the deferred append finds version 3, not 2, and the
+  // move is decided again on the store's state, where it is Black's turn: refused.
+  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "d4"), {}).status());
+  deferred_.Flush();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_FALSE((*r)->ok());
+  EXPECT_EQ(offloaded_, 1);
+  absl::StatusOr<CommandResult> now = authority_.Get("g1");
+  ASSERT_OK(now.status());
+  EXPECT_EQ(now->version, 3);  // only the other's move
+  // Black's reply, on a stale cache (version 2): lost race again, decided again, applied once.
+  auto black = Send("g1", Move(chess::Color::kBlack, "d5"), {.command_id = "b1"});
+  deferred_.Flush();
+  ASSERT_TRUE(black->has_value());
+  ASSERT_OK((*black)->status());
+  EXPECT_EQ((**black)->version, 4);
+  // With an expected version the caller asked for exactly that state: a lost race is a conflict.
+  auto pinned = Send("g1", Move(chess::Color::kWhite, "c4"), {.expected_version = 4});
+  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "c3"), {}).status());
+  deferred_.Flush();
+  ASSERT_TRUE(pinned->has_value());
+  EXPECT_THAT(**pinned, HasErrorCode(store::kErrVersionConflict));
+}
+
+TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
+  CreateAndStart("g1");  // by the other authority: `async_` has not cached it
+  now_ += 1'000;
+  auto first =
+      Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
+  ASSERT_TRUE(first->has_value());
+  ASSERT_OK((*first)->status());
+  EXPECT_EQ(offloaded_, 1);
+  // Black moves; then White's m1 is retried (its reply was lost): decided on the cached state it
+  // is another legal move, but the store answers it from its record and nothing is applied.
+  auto black = Send("g1", Move(chess::Color::kBlack, "e5"), {.command_id = "b1"});
+  deferred_.Flush();
+  ASSERT_TRUE(black->has_value());
+  ASSERT_OK((*black)->status());
+  auto retry =
+      Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
+  ASSERT_TRUE(retry->has_value());  // e4 is not legal now: Execute's path answers from the record
+  ASSERT_OK((*retry)->status());
+  EXPECT_TRUE((**retry)->replayed);
+  EXPECT_EQ((**retry)->version, (**first)->version);
+  absl::StatusOr<CommandResult> now = authority_.Get("g1");
+  ASSERT_OK(now.status());
+  EXPECT_EQ(now->version, 4);  // applied once each
+  // Unknown games and refusals are Execute's, with its codes.
+  auto unknown = Send("nope", Move(chess::Color::kWhite, "e4"), {});
+  ASSERT_TRUE(unknown->has_value());
+  EXPECT_THAT(**unknown, HasErrorCode(store::kErrGameNotFound));
+  auto illegal = Send("g1", Move(chess::Color::kWhite, "e5"), {.command_id = "m2"});
+  ASSERT_TRUE(illegal->has_value());
+  EXPECT_FALSE((*illegal)->ok());
+  EXPECT_EQ(commands_.failed, 2);
+}
+
+TEST_F(ExecuteAsyncTest, ARetryDecidedOnTheCachedStateIsAnsweredFromTheRecord) {
+  CreateAndStartAsync("g1");
+  // An offer outside a move can be decided again on the state after it: the store replays it.
+  Command offer;
+  offer.kind = CommandKind::kOfferDraw;
+  offer.actor = Who("w", "player");
+  offer.side = chess::Color::kWhite;
+  auto r = Send("g1", offer, {.command_id = "o1", .fingerprint = "fp"});
+  deferred_.Flush();
+  ASSERT_TRUE(r->has_value());
+  ASSERT_OK((*r)->status());
+  const int offloaded = offloaded_;
+  auto retry = Send("g1", offer, {.command_id = "o1", .fingerprint = "fp"});
+  deferred_.Flush();
+  ASSERT_TRUE(retry->has_value());
+  ASSERT_OK((*retry)->status());
+  EXPECT_TRUE((**retry)->replayed);
+  EXPECT_EQ((**retry)->version, (**r)->version);
+  EXPECT_GE(offloaded_, offloaded);
+  absl::StatusOr<CommandResult> now = authority_.Get("g1");
+  ASSERT_OK(now.status());
+  EXPECT_EQ(now->version, (**r)->version);  // applied once
+}
+
+TEST(GameStateSnapshot, TheKeptEncodingIsTheSnapshotsSerialisation) {
+  v1::CreateGameRequest req = Standard("g");
+  absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, kT0, Who("platform", "platform"));
+  ASSERT_OK(created.status());
+  absl::StatusOr<GameState> game = GameState::Create(*created);
+  ASSERT_OK(game.status());
+  LocalAnalyst analyst;
+  GameState state = *game;
+  std::int64_t at = kT0;
+  for (Command c : {Start(), Move(chess::Color::kWhite, "e4"), Move(chess::Color::kBlack, "e5")}) {
+    GameState before = state;  // shares the log: the next apply copies it, not this one's
+    absl::StatusOr<Decision> d = Decide(state, c, at += 1000, analyst);
+    ASSERT_OK(d.status());
+    state = *d->after;
+    EXPECT_EQ(before.SerializedSnapshot(), before.Snapshot().SerializeAsString());
+  }
+  EXPECT_EQ(state.SerializedSnapshot(), state.Snapshot().SerializeAsString());
+  v1::GameLogSnapshot parsed;
+  ASSERT_TRUE(parsed.ParseFromString(state.SerializedSnapshot()));
+  absl::StatusOr<GameState> back = GameState::FromSnapshot(parsed);
+  ASSERT_OK(back.status());
+  EXPECT_EQ(back->version(), state.version());
+  EXPECT_EQ(back->SerializedSnapshot(), state.SerializedSnapshot());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "libs/arbitration/game_state.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -76,7 +77,39 @@ GameState::GameState(std::shared_ptr<const v1::GameCreated> created, laws::Rules
       ruleset_(std::move(ruleset)),
       game_(std::move(game)),
       clock_(std::move(clock)),
-      log_(std::make_shared<std::vector<v1::ArbitrationEvent>>()) {}
+      log_(std::make_shared<Log>()) {}
+
+void GameState::Log::Append(const v1::ArbitrationEvent& event) {
+  // GameLogSnapshot.events (field 1, length-delimited): the tag, the length, the event.
+  const size_t size = event.ByteSizeLong();
+  char head[1 + 10];
+  size_t n = 0;
+  head[n++] = static_cast<char>((1 << 3) | 2);
+  for (std::uint64_t v = size;; v >>= 7) {
+    if (v < 0x80) {
+      head[n++] = static_cast<char>(v);
+      break;
+    }
+    head[n++] = static_cast<char>((v & 0x7f) | 0x80);
+  }
+  const size_t at = bytes_.size();
+  bytes_.resize(at + n + size);
+  std::memcpy(bytes_.data() + at, head, n);
+  event.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(bytes_.data() + at + n));
+  events_.push_back(std::make_shared<const v1::ArbitrationEvent>(event));
+  absl::MutexLock lock(&mu_);
+  if (view_ != nullptr) view_->push_back(event);
+}
+
+const std::vector<v1::ArbitrationEvent>& GameState::Log::View() const {
+  absl::MutexLock lock(&mu_);
+  if (view_ == nullptr) {
+    view_ = std::make_unique<std::vector<v1::ArbitrationEvent>>();
+    view_->reserve(events_.size());
+    for (const auto& e : events_) view_->push_back(*e);
+  }
+  return *view_;
+}
 
 absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created) {
   if (!created.has_created()) return Corrupt("the first event is not the creation");
@@ -95,7 +128,7 @@ absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created)
                   std::move(clock));
   state.turn_start_remaining_ms_ = tc.initial_ms();
   state.last_event_ms_ = created.at_ms();
-  state.log_->push_back(created);
+  state.log_->Append(created);
   return state;
 }
 
@@ -127,7 +160,7 @@ absl::StatusOr<GameState> GameState::FromSnapshot(const v1::GameLogSnapshot& sna
 v1::GameLogSnapshot GameState::Snapshot() const {
   v1::GameLogSnapshot out;
   out.mutable_events()->Reserve(static_cast<int>(log_->size()));
-  for (const v1::ArbitrationEvent& e : *log_) *out.add_events() = e;
+  for (std::int64_t i = 0; i < version(); ++i) *out.add_events() = log_->at(i);
   return out;
 }
 
@@ -157,13 +190,20 @@ absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
     return Corrupt(
         absl::StrCat("event at ", event.at_ms(), " ms before the last at ", last_event_ms_, " ms"));
   }
+  // The state is copied so that a failure leaves it unchanged, but not the log (ApplyKind never
+  // reads it): with the log in the copy, every event applied copied the whole log once more.
+  std::shared_ptr<Log> log = std::move(log_);
   GameState next = *this;
-  RETURN_IF_ERROR(next.ApplyKind(event));
-  next.last_event_ms_ = event.at_ms();
-  if (next.log_.use_count() > 1) {
-    next.log_ = std::make_shared<std::vector<v1::ArbitrationEvent>>(*log_);
+  if (absl::Status applied = next.ApplyKind(event); !applied.ok()) {
+    log_ = std::move(log);
+    return applied;
   }
-  next.log_->push_back(event);
+  next.last_event_ms_ = event.at_ms();
+  // Shared with another state (the authority's cache, the state a command was decided on): copy
+  // on write, once per command, since the copy is then this state's alone.
+  if (log.use_count() > 1) log = std::make_shared<Log>(*log);
+  log->Append(event);
+  next.log_ = std::move(log);
   *this = std::move(next);
   return absl::OkStatus();
 }

@@ -198,7 +198,9 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_status(ToProto(g.status()));
   if (g.outcome().over()) laws::ToProto(g.outcome(), view->mutable_outcome());
   view->set_fen(chess::ToFen(g.position()));
-  for (const v1::ArbitrationEvent& e : g.events()) {
+  // One by one: events() would copy the whole log for a state that has just been made.
+  for (std::int64_t i = 0; i < g.version(); ++i) {
+    const v1::ArbitrationEvent& e = g.event(i);
     if (e.has_move()) view->add_moves_san(e.move().san());
   }
   view->set_to_move(laws::ToProto(g.to_move()));
@@ -231,8 +233,8 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   }
 }
 
-absl::Status Reply(absl::string_view game_id, const CommandResult& r, const Viewer& viewer,
-                   v1::GameReply* resp) {
+absl::Status FillReply(absl::string_view game_id, const CommandResult& r, const Viewer& viewer,
+                       v1::GameReply* resp) {
   ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r.game, r.now_ms));
   FillView(game_id, seen, viewer, resp->mutable_game());
   resp->set_replayed(r.replayed);
@@ -276,7 +278,10 @@ absl::Status CheckCreate(const v1::CreateGameRequest& req) {
 ArbitrationService::ArbitrationService(service::ServiceEnv* env,
                                        arbitration::GameAuthority* authority,
                                        ServiceOptions options)
-    : env_(env), authority_(authority), options_(options) {
+    : env_(env),
+      authority_(authority),
+      options_(options),
+      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))) {
   const std::vector<Role> create = {Role::kPlatform, Role::kService};
   const std::vector<Role> start = {Role::kPlatform, Role::kArbiter, Role::kService};
   const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};
@@ -295,6 +300,42 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true});
   }
+  async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
+                                                 &ArbitrationService::SubmitMove));
+}
+
+ArbitrationService::~ArbitrationService() { pool_.reset(); }
+
+std::vector<service::AsyncUnaryMethod*> ArbitrationService::async_methods() const {
+  std::vector<service::AsyncUnaryMethod*> out;
+  for (const auto& m : async_) out.push_back(m.get());
+  return out;
+}
+
+template <typename Request, typename Make>
+void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* method,
+                                      const Request* req, v1::GameReply* resp, Make make,
+                                      Reply reply) {
+  env_->ServeQueuedAsync(
+      ctx, Method(method), *req,
+      [&](const CallContext&, const Principal& who,
+          std::function<void(const absl::Status&)> finish) {
+        absl::StatusOr<arbitration::Command> command = make(who);
+        if (!command.ok()) return finish(command.status());
+        command->actor = ActorOf(*env_, who);
+        authority_->ExecuteAsync(
+            req->game_id(), *command, OptionsOf(method, *req),
+            [this](std::function<void()> work) {
+              if (!pool_->Submit(work)) work();  // the pool is stopping: here
+            },
+            // The request and the response live in the call until `finish` has replied.
+            [req, resp, viewer = ViewerOf(*env_, who),
+             finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
+              if (!r.ok()) return finish(r.status());
+              finish(FillReply(req->game_id(), *r, viewer, resp));
+            });
+      },
+      std::move(reply));
 }
 
 template <typename Request, typename Make>
@@ -306,7 +347,7 @@ grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* m
         command.actor = ActorOf(*env_, who);
         ASSIGN_OR_RETURN(CommandResult r,
                          authority_->Execute(req.game_id(), command, OptionsOf(method, req)));
-        return Reply(req.game_id(), r, ViewerOf(*env_, who), resp);
+        return FillReply(req.game_id(), r, ViewerOf(*env_, who), resp);
       });
 }
 
@@ -321,7 +362,7 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                        ASSIGN_OR_RETURN(
                            CommandResult r,
                            authority_->Create(req->game_id(), *req, ActorOf(*env_, who), o));
-                       return Reply(req->game_id(), r, ViewerOf(*env_, who), resp);
+                       return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
                      });
 }
 
@@ -353,22 +394,24 @@ grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::Arri
                  });
 }
 
-grpc::Status ArbitrationService::SubmitMove(grpc::ServerContext* ctx,
-                                            const v1::SubmitMoveRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "SubmitMove", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   if (req->move().empty()) return BadArgument("move is required");
-                   RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
-                   if (req->lag_ms() < 0 || req->lag_ms() > 60'000) {
-                     return BadArgument("lag_ms must be in [0, 60000]");
-                   }
-                   arbitration::Command c = PlayerCommand(CommandKind::kMove, side);
-                   c.move = req->move();
-                   c.offer_draw = req->offer_draw();
-                   c.lag_ms = req->lag_ms();
-                   return c;
-                 });
+void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
+                                    v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "SubmitMove", req, resp,
+      [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        if (req->move().empty()) return BadArgument("move is required");
+        RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
+        if (req->lag_ms() < 0 || req->lag_ms() > 60'000) {
+          return BadArgument("lag_ms must be in [0, 60000]");
+        }
+        arbitration::Command c = PlayerCommand(CommandKind::kMove, side);
+        c.move = req->move();
+        c.offer_draw = req->offer_draw();
+        c.lag_ms = req->lag_ms();
+        return c;
+      },
+      std::move(reply));
 }
 
 grpc::Status ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,
@@ -473,7 +516,7 @@ grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::Get
   return env_->Serve(ctx, Method("GetGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
-                       return Reply(req->game_id(), r, ViewerOf(*env_, who), resp);
+                       return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
                      });
 }
 

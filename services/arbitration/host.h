@@ -55,7 +55,9 @@ class ArbitrationHost {
   ~ArbitrationHost();
 
   ArbitrationService* service() { return service_.get(); }
-  service::HostedService hosted() { return {ArbitrationService::kName, service_.get()}; }
+  service::HostedService hosted() {
+    return {ArbitrationService::kName, service_.get(), service_->async_methods()};
+  }
   arbitration::GameAuthority* authority() { return authority_.get(); }
   store::GameStore* store() { return store_.get(); }
 

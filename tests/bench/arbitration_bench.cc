@@ -1,0 +1,497 @@
+// Moves through the arbitration service's whole path, measured end to end on this machine: a
+// redis-server started here (libs/store/redis.conf: AOF on, appendfsync as asked), an arbiterd
+// child process hosting the arbitration service on it, and this process as the gRPC client (its
+// cost is included). Issue 12, "Speed": >= 16,000 moves/s, and at 8,000 moves/s offered,
+// p99 < 5 ms.
+//
+// Every game plays the same real game (Kasparov - Topalov, Wijk aan Zee 1999, 87 plies in SAN:
+// captures, checks, castling, pawn moves, so the dead-position checks of 5.2b / 9.6 run as they
+// would) and never ends by rule; after its last ply the game's slot moves on to a new game
+// (CreateGame + StartGame on the same queue, not counted as moves), so the logs the server works
+// on are as long as real games' (44 events on average, not a log that grows all run long).
+//
+//   --rate=0      max throughput: `--concurrency` moves in flight (one per game at a time), each
+//                 finished move starts the next on the game that waited longest.
+//   --rate=8000   a fixed offered rate (open loop): a move is due every 1/rate s whatever the
+//                 server does, and its latency runs from when it was due (a move that finds no
+//                 free game waits for one, and that wait counts), so a slow server cannot hide
+//                 its tail by slowing the client down (coordinated omission).
+//
+//   bazel run //tests/bench:arbitration_bench -- --rate=0 --duration=10s
+//   bazel run //tests/bench:arbitration_bench -- --rate=8000 --duration=10s
+//   tests/bench/arbitration_bench.sh      (both, as reported in services/arbitration/README.md)
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "grpcpp/create_channel.h"
+#include "libs/store/testing/redis_server.h"
+#include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tests/integration/clock_process.h"
+
+ABSL_FLAG(std::string, server, "",
+          "the arbiterd binary (default: services/arbiterd/arbiterd in the runfiles); to compare "
+          "builds, alternate --server=/path/to/old and /path/to/new");
+ABSL_FLAG(std::string, appendfsync, "always", "the redis-server's appendfsync: always | everysec");
+ABSL_FLAG(std::string, dir, "", "redis data directory (default: a fresh one under /tmp)");
+ABSL_FLAG(int, games, 1024, "games played at once (one move in flight per game)");
+ABSL_FLAG(int, concurrency, 256, "max throughput: moves in flight");
+ABSL_FLAG(double, rate, 0, "moves/s offered (open loop); 0: max throughput");
+ABSL_FLAG(bool, command_ids, true, "send a command id with every move, as a platform that retries");
+ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured time");
+ABSL_FLAG(absl::Duration, warmup, absl::Seconds(2), "unmeasured time first");
+ABSL_FLAG(std::string, server_flags, "", "extra flags for arbiterd, comma-separated");
+
+namespace {
+
+namespace v1 = arbiter::v1;
+
+// Kasparov - Topalov, Wijk aan Zee 1999 (as libs/arbitration/rulings_benchmark.cc): 87 plies,
+// Black resigned; no position repeats, nothing ends it by rule.
+const std::vector<std::string> kGame = {
+    "e4",   "d6",   "d4",   "Nf6",   "Nc3",  "g6",   "Be3",   "Bg7",   "Qd2",  "c6",    "f3",
+    "b5",   "Nge2", "Nbd7", "Bh6",   "Bxh6", "Qxh6", "Bb7",   "a3",    "e5",   "O-O-O", "Qe7",
+    "Kb1",  "a6",   "Nc1",  "O-O-O", "Nb3",  "exd4", "Rxd4",  "c5",    "Rd1",  "Nb6",   "g3",
+    "Kb8",  "Na5",  "Ba8",  "Bh3",   "d5",   "Qf4+", "Ka7",   "Rhe1",  "d4",   "Nd5",   "Nbxd5",
+    "exd5", "Qd6",  "Rxd4", "cxd4",  "Re7+", "Kb6",  "Qxd4+", "Kxa5",  "b4+",  "Ka4",   "Qc3",
+    "Qxd5", "Ra7",  "Bb7",  "Rxb7",  "Qc4",  "Qxf6", "Kxa3",  "Qxa6+", "Kxb4", "c3+",   "Kxc3",
+    "Qa1+", "Kd2",  "Qb2+", "Kd1",   "Bf1",  "Rd2",  "Rd7",   "Rxd7",  "Bxc4", "bxc4",  "Qxh8",
+    "Rd3",  "Qa8",  "c3",   "Qa4+",  "Ke1",  "f4",   "f5",    "Kc1",   "Rd2",  "Qa7"};
+
+struct Percentiles {
+  double p50, p99, p999, max;
+};
+Percentiles Of(std::vector<double> v) {
+  if (v.empty()) return {0, 0, 0, 0};
+  std::sort(v.begin(), v.end());
+  auto at = [&](size_t per_mille) {
+    return v[std::min(v.size() - 1, v.size() * per_mille / 1000)];
+  };
+  return {at(500), at(990), at(999), v.back()};
+}
+
+// CPU seconds (user + system) a process has used so far (0: this one).
+double CpuSeconds(pid_t pid) {
+  std::ifstream in(pid > 0 ? absl::StrCat("/proc/", pid, "/stat") : std::string("/proc/self/stat"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return 0;
+  std::vector<std::string> fields = absl::StrSplit(text.substr(close + 2), ' ');
+  if (fields.size() < 13) return 0;
+  // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name and state.
+  return static_cast<double>(std::stoll(fields[11]) + std::stoll(fields[12])) /
+         static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return absl::StrCat(a, " ", b, " ", c);
+}
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "arbitration_bench: %s\n", what.c_str());
+  std::exit(1);
+}
+
+using Clock = std::chrono::steady_clock;
+
+// The load: games in slots, one call in flight per slot, all on one completion queue polled by
+// one thread (the cheapest gRPC client on a machine it shares with the server and Redis).
+class MoveLoad {
+ public:
+  MoveLoad(std::shared_ptr<grpc::Channel> channel, int games)
+      : stub_(v1::Arbitration::NewStub(channel)), slots_(games) {}
+
+  // Creates and starts every slot's first game (synchronously, before the clock runs).
+  void Prepare() {
+    std::thread poller([this] { Poll(); });
+    for (size_t i = 0; i < slots_.size(); ++i) NewGame(static_cast<int>(i));
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [&] { return free_.size() == slots_.size() || !first_error_.empty(); });
+    if (!first_error_.empty()) Die(absl::StrCat("creating the games: ", first_error_));
+    // Then game i is played to ply i * 87 / games, so that from the first measured move the logs
+    // are spread over a whole game's length, as in the steady state (not all at its beginning).
+    prefill_ = true;
+    std::deque<int> ready;
+    ready.swap(free_);
+    for (int slot : ready) {
+      slots_[slot].target = static_cast<int>(slot * kGame.size() / slots_.size());
+      if (slots_[slot].target == 0) {
+        free_.push_back(slot);
+      } else {
+        IssueSlotLocked(slot, Clock::now());
+      }
+    }
+    idle_.wait(lock, [&] { return free_.size() == slots_.size() || !first_error_.empty(); });
+    if (!first_error_.empty())
+      Die(absl::StrCat("playing the games to their start: ", first_error_));
+    prefill_ = false;
+    // Longest waiting first: the order in which the games were readied.
+    lock.unlock();
+    cq_.Shutdown();
+    poller.join();
+  }
+
+  void Run(double rate, int concurrency, absl::Duration warmup, absl::Duration duration,
+           const std::vector<pid_t>& pids) {
+    grpc::CompletionQueue* fresh = new grpc::CompletionQueue;
+    cq_holder_.reset(fresh);
+    cq_ptr_ = fresh;
+    std::thread poller([this] { Poll(); });
+    std::thread pacer;
+    rate_ = rate;
+    if (rate > 0) {
+      pacer = std::thread([this, rate] { Pace(rate); });
+    } else {
+      std::lock_guard<std::mutex> lock(mu_);
+      concurrency_ = concurrency;
+      for (int i = 0; i < concurrency && !free_.empty(); ++i) IssueLocked(Clock::now());
+    }
+    absl::SleepFor(warmup);
+    auto cpu = [&] {
+      std::vector<double> v;
+      for (pid_t p : pids) v.push_back(CpuSeconds(p));
+      return v;
+    };
+    const std::vector<double> cpu0 = cpu();
+    const std::uint64_t ok0 = moves_ok_.load();
+    const std::uint64_t games0 = games_created_.load();
+    const auto start = Clock::now();
+    measure_from_ = start;
+    measuring_ = true;
+    absl::SleepFor(duration);
+    measuring_ = false;
+    const std::uint64_t ok1 = moves_ok_.load();
+    const std::uint64_t games1 = games_created_.load();
+    const std::vector<double> cpu1 = cpu();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    stopping_ = true;
+    if (pacer.joinable()) pacer.join();
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      idle_.wait(lock, [&] { return in_flight_ == 0; });
+    }
+    cq_ptr_->Shutdown();
+    poller.join();
+
+    std::lock_guard<std::mutex> lock(mu_);
+    const Percentiles p = Of(latencies_);
+    const double moves = static_cast<double>(ok1 - ok0);
+    if (rate > 0) {
+      std::printf("offered %.0f moves/s: ", rate);
+    } else {
+      std::printf("max throughput, %d in flight: ", concurrency);
+    }
+    std::printf(
+        "%.0f moves/s through gRPC + arbitration + Redis (client included), %.0f ok in %.1f s, "
+        "%llu errors, %.0f games begun/s; latency p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, "
+        "max %.1f ms\n",
+        moves / seconds, moves, seconds, static_cast<unsigned long long>(errors_.load()),
+        static_cast<double>(games1 - games0) / seconds, p.p50, p.p99, p.p999, p.max);
+    if (!first_error_.empty()) std::printf("  first error: %s\n", first_error_.c_str());
+    if (rate > 0 && late_max_ > 0) {
+      std::printf("  moves that found no free game: %llu (the longest wait %.1f ms)\n",
+                  static_cast<unsigned long long>(late_), late_max_);
+    }
+    // The machine's CPU each move took, whatever else runs on it: client, Redis, server. Game
+    // creations (1 per 87 moves) are included.
+    double total = 0;
+    std::string parts;
+    const char* names[] = {"client", "redis", "server"};
+    for (size_t i = 0; i < cpu0.size(); ++i) {
+      const double us = (cpu1[i] - cpu0[i]) * 1e6 / moves;
+      total += us;
+      absl::StrAppend(&parts, i == 0 ? "" : " + ", names[std::min<size_t>(i, 2)], " ",
+                      static_cast<int>(us));
+    }
+    std::printf("  CPU per move: %.0f us (%s); %u cores at 100%% for this alone: %.0f moves/s\n",
+                total, parts.c_str(), std::thread::hardware_concurrency(),
+                std::thread::hardware_concurrency() * 1e6 / total);
+  }
+
+ private:
+  enum class Kind { kCreate, kStart, kMove };
+  struct Slot {
+    std::string game_id;
+    int ply = 0;
+    int serial = 0;
+    int target = 0;  // Prepare plays the first game to this ply
+  };
+  struct Call {
+    Kind kind;
+    int slot;
+    Clock::time_point due;  // latency runs from here
+    grpc::ClientContext ctx;
+    v1::GameReply resp;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::GameReply>> rpc;
+  };
+
+  grpc::CompletionQueue& cq() { return *cq_ptr_; }
+
+  Call* NewCall(Kind kind, int slot, Clock::time_point due) {
+    auto* call = new Call;
+    call->kind = kind;
+    call->slot = slot;
+    call->due = due;
+    call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return call;
+  }
+
+  // The slot's next game: created, then started (then its moves).
+  void NewGame(int slot) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++in_flight_;
+      Slot& s = slots_[slot];
+      s.game_id = absl::StrCat("bench-", slot, "-", s.serial++);
+      s.ply = 0;
+    }
+    Call* call = NewCall(Kind::kCreate, slot, Clock::now());
+    v1::CreateGameRequest req;
+    req.set_game_id(slots_[slot].game_id);
+    req.set_command_id("create");
+    req.set_white_id(absl::StrCat("white-", slot));
+    req.set_black_id(absl::StrCat("black-", slot));
+    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
+    req.set_time_control("5400+30");  // 90 minutes: no flag falls during a run
+    call->rpc = stub_->PrepareAsyncCreateGame(&call->ctx, req, &cq());
+    call->rpc->StartCall();
+    call->rpc->Finish(&call->resp, &call->status, call);
+  }
+
+  void StartGame(int slot) {
+    Call* call = NewCall(Kind::kStart, slot, Clock::now());
+    v1::StartGameRequest req;
+    req.set_game_id(slots_[slot].game_id);
+    req.set_command_id("start");
+    call->rpc = stub_->PrepareAsyncStartGame(&call->ctx, req, &cq());
+    call->rpc->StartCall();
+    call->rpc->Finish(&call->resp, &call->status, call);
+  }
+
+  // The next move of the game that waited longest; `due` is when the move was due.
+  void IssueLocked(Clock::time_point due) {
+    const int slot = free_.front();
+    free_.pop_front();
+    IssueSlotLocked(slot, due);
+  }
+
+  void IssueSlotLocked(int slot, Clock::time_point due) {
+    ++in_flight_;
+    ++moves_in_flight_;
+    Slot& s = slots_[slot];
+    Call* call = NewCall(Kind::kMove, slot, due);
+    v1::SubmitMoveRequest req;
+    req.set_game_id(s.game_id);
+    if (command_ids_) req.set_command_id(absl::StrCat("m", s.ply));
+    req.set_side(s.ply % 2 == 0 ? v1::COLOR_WHITE : v1::COLOR_BLACK);
+    req.set_move(kGame[s.ply]);
+    call->rpc = stub_->PrepareAsyncSubmitMove(&call->ctx, req, &cq());
+    call->rpc->StartCall();
+    call->rpc->Finish(&call->resp, &call->status, call);
+  }
+
+  // Open loop: moves fall due every 1/rate s; each takes a free game, or waits for one.
+  void Pace(double rate) {
+    const auto period = std::chrono::duration<double>(1.0 / rate);
+    auto next = Clock::now();
+    while (!stopping_) {
+      const auto now = Clock::now();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        while (next <= now) {
+          if (!free_.empty() && backlog_.empty()) {
+            IssueLocked(next);
+          } else {
+            backlog_.push_back(next);
+          }
+          next += std::chrono::duration_cast<Clock::duration>(period);
+        }
+      }
+      std::this_thread::sleep_until(std::min(next, now + std::chrono::microseconds(500)));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    backlog_.clear();
+  }
+
+  void Poll() {
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq().Next(&tag, &ok)) {
+      auto* call = static_cast<Call*>(tag);
+      const auto now = Clock::now();
+      const grpc::Status& st = call->status;
+      const int slot = call->slot;
+      bool next_game = false;
+      bool start = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --in_flight_;
+        if (!st.ok()) {
+          if (first_error_.empty()) {
+            first_error_ = absl::StrCat(slots_[slot].game_id, ": ", st.error_message());
+          }
+          errors_.fetch_add(1);
+        }
+        switch (call->kind) {
+          case Kind::kCreate:
+            start = true;
+            ++in_flight_;
+            break;
+          case Kind::kStart:
+            games_created_.fetch_add(1);
+            free_.push_back(slot);
+            break;
+          case Kind::kMove:
+            --moves_in_flight_;
+            if (st.ok()) {
+              moves_ok_.fetch_add(1);
+              if (measuring_ && call->due >= measure_from_) {
+                latencies_.push_back(
+                    std::chrono::duration<double, std::milli>(now - call->due).count());
+              }
+            }
+            if (++slots_[slot].ply == static_cast<int>(kGame.size()) || !st.ok()) {
+              next_game = true;  // the record is played out (or broke): the slot's next game
+            } else if (prefill_ && slots_[slot].ply < slots_[slot].target) {
+              IssueSlotLocked(slot, now);
+            } else {
+              free_.push_back(slot);
+            }
+            break;
+        }
+        if (!stopping_ && call->kind != Kind::kCreate) {
+          if (rate_ > 0) {
+            // Moves that fell due while no game was free go first, timed from when they were due.
+            while (!backlog_.empty() && !free_.empty()) {
+              const double waited =
+                  std::chrono::duration<double, std::milli>(now - backlog_.front()).count();
+              ++late_;
+              late_max_ = std::max(late_max_, waited);
+              IssueLocked(backlog_.front());
+              backlog_.pop_front();
+            }
+          } else if (running_) {
+            // Max throughput: `concurrency` moves in flight, whatever games are being begun.
+            while (!free_.empty() && moves_in_flight_ < concurrency_) IssueLocked(now);
+          }
+        }
+        if (in_flight_ == 0) idle_.notify_all();
+        if (!running_ && free_.size() == slots_.size()) idle_.notify_all();
+      }
+      delete call;
+      if (start) StartGame(slot);
+      if (next_game && !stopping_) NewGame(slot);
+    }
+  }
+
+ public:
+  void SetRunning() { running_ = true; }
+
+ private:
+  std::unique_ptr<v1::Arbitration::Stub> stub_;
+  grpc::CompletionQueue cq_;
+  std::unique_ptr<grpc::CompletionQueue> cq_holder_;
+  grpc::CompletionQueue* cq_ptr_ = &cq_;
+  const bool command_ids_ = absl::GetFlag(FLAGS_command_ids);
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::vector<Slot> slots_;
+  std::deque<int> free_;                   // games waiting for their next move, longest first
+  std::deque<Clock::time_point> backlog_;  // rate: moves due that found no free game
+  int in_flight_ = 0;                      // calls of any kind
+  int moves_in_flight_ = 0;                // SubmitMove calls
+  int concurrency_ = 0;                    // max throughput: moves kept in flight
+  double rate_ = 0;
+  bool running_ = false;
+  bool prefill_ = false;  // max throughput: a finished call starts the next move
+  std::uint64_t late_ = 0;
+  double late_max_ = 0;
+  std::vector<double> latencies_;
+  std::string first_error_;
+  Clock::time_point measure_from_;
+  std::atomic<bool> measuring_{false};
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint64_t> moves_ok_{0};
+  std::atomic<std::uint64_t> games_created_{0};
+  std::atomic<std::uint64_t> errors_{0};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  // As in the servers (libs/service/server.cc): the client does not pay for deadlock detection.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+
+  store::testing::RedisServerOptions ro;
+  ro.appendfsync = absl::GetFlag(FLAGS_appendfsync);
+  ro.dir = absl::GetFlag(FLAGS_dir);
+  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
+      store::testing::RedisServer::Start(ro);
+  if (!redis.ok()) Die(redis.status().ToString());
+  pid_t redis_pid = 0;
+  if (absl::StatusOr<std::string> info = (*redis)->Command({"INFO", "server"}); info.ok()) {
+    for (absl::string_view line : absl::StrSplit(*info, absl::ByAnyChar("\r\n"))) {
+      if (absl::ConsumePrefix(&line, "process_id:")) (void)absl::SimpleAtoi(line, &redis_pid);
+    }
+  }
+  std::string binary = absl::GetFlag(FLAGS_server);
+  if (binary.empty()) binary = testing_util::FindRunfile("services/arbiterd/arbiterd");
+  std::vector<std::string> flags = {"--services=arbitration",
+                                    absl::StrCat("--store=redis://127.0.0.1:", (*redis)->port()),
+                                    "--insecure_dev",
+                                    "--metrics_address=127.0.0.1:0",
+                                    "--arbitration_replica_id=bench",
+                                    "--log_level=info"};
+  for (absl::string_view f :
+       absl::StrSplit(absl::GetFlag(FLAGS_server_flags), ',', absl::SkipEmpty())) {
+    flags.emplace_back(f);
+  }
+  auto server = testing_util::ServerProcess::Start(binary, flags);
+  if (!server.ok()) Die(server.status().ToString());
+  grpc::ChannelArguments args;
+  // The bench client retries nothing: no retry filter, less client CPU on a shared machine.
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  auto channel = grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", (*server)->grpc_port()),
+                                           grpc::InsecureChannelCredentials(), args);
+
+  const int games = absl::GetFlag(FLAGS_games);
+  const int concurrency = std::min(absl::GetFlag(FLAGS_concurrency), games);
+  const double rate = absl::GetFlag(FLAGS_rate);
+  std::printf(
+      "# %u cores, load average %s, redis appendfsync %s, server %s\n# %d games of %zu plies "
+      "(Kasparov - Topalov 1999, FIDE 2023, 5400+30), command ids %s\n",
+      std::thread::hardware_concurrency(), LoadAverage().c_str(),
+      absl::GetFlag(FLAGS_appendfsync).c_str(), binary.c_str(), games, kGame.size(),
+      absl::GetFlag(FLAGS_command_ids) ? "on" : "off");
+  std::fflush(stdout);
+  MoveLoad load(channel, games);
+  load.Prepare();
+  load.SetRunning();
+  load.Run(rate, concurrency, absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_duration),
+           {0, redis_pid, (*server)->pid()});
+  (*server)->Kill(SIGTERM);
+  return 0;
+}

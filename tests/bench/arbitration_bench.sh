@@ -1,0 +1,29 @@
+#!/bin/bash
+# The arbitration service's move figures (services/arbitration/README.md, "Measured"), end to end
+# on this machine: moves per second through gRPC, the rulings and one Redis append each
+# (appendfsync always), client included, at max throughput and at a fixed offered rate. Each run
+# starts its own redis-server (libs/store/redis.conf) and arbiterd (--services=arbitration) and
+# stops them. With BEFORE=/path/to/an/older/arbiterd the runs alternate between that binary and
+# this tree's, in one window, so that both see the same machine.
+# Usage: tests/bench/arbitration_bench.sh   (optional: RUNS=2 DURATION=10s RATE=8000
+# CONCURRENCY=256 BEFORE=/tmp/arbiterd-old BAZEL="bazel --output_base=...")
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bazel_cmd="${BAZEL:-bazel}"
+runs="${RUNS:-2}"
+duration="${DURATION:-10s}"
+rate="${RATE:-8000}"
+concurrency="${CONCURRENCY:-256}"
+$bazel_cmd build -c opt //tests/bench:arbitration_bench >/dev/null 2>&1
+bin="$($bazel_cmd info -c opt bazel-bin 2>/dev/null)/tests/bench/arbitration_bench"
+after="$bin.runfiles/arbiter/services/arbiterd/arbiterd"
+servers=("$after")
+if [[ -n "${BEFORE:-}" ]]; then servers=("$BEFORE" "$after"); fi
+cd "$bin.runfiles/arbiter"
+run() { "$bin" "$@" 2>/dev/null | grep -v '^{' | grep -v '^# 1024'; }
+for _ in $(seq "$runs"); do
+  for server in "${servers[@]}"; do
+    run --server="$server" --duration="$duration" --concurrency="$concurrency"
+    run --server="$server" --duration="$duration" --rate="$rate"
+  done
+done
