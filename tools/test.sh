@@ -41,7 +41,16 @@ else
   failed=$((failed + 1))
 fi
 
-# 4. Fuzzers, briefly: no crash, no sanitizer report.
+# 4. The error catalogue (issue 11.4): every stable code declared once in its layer's errors.h,
+# no ERR_ literal outside the catalogues, docs/ERRORS.md current.
+if python3 tools/check_error_catalogue.py; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: the error catalogue (tools/check_error_catalogue.py)"
+  failed=$((failed + 1))
+fi
+
+# 5. Fuzzers, briefly: no crash, no sanitizer report.
 if FUZZ_SECONDS="${FUZZ_SECONDS:-15}" tests/fuzz/run_fuzzers.sh; then
   passed=$((passed + 1))
 else

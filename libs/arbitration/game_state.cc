@@ -10,6 +10,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/clock/errors.h"
 #include "libs/laws/proto_convert.h"
 
 namespace arbitration {
@@ -65,8 +66,8 @@ absl::StatusOr<chessclock::TimeControl> ParseAnyTimeControl(absl::string_view te
   if (pgn.ok()) return pgn;
   absl::StatusOr<chessclock::TimeControl> human = chessclock::ParseHumanTimeControl(text);
   if (human.ok()) return human;
-  return base::InvalidArgument(
-      "ERR_BAD_TIME_CONTROL",
+  return base::Error(
+      chessclock::kErrBadTimeControl,
       absl::StrCat("time_control \"", text, "\" is neither a PGN tag (", pgn.status().message(),
                    ") nor the arbiters' notation (", human.status().message(), ")"));
 }
@@ -380,16 +381,16 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
   }
   ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(request.ruleset().edition()));
   if (request.time_control().empty() == request.time_control_human().empty()) {
-    return base::InvalidArgument("ERR_BAD_TIME_CONTROL",
-                                 "give exactly one of time_control (the PGN tag, seconds) and "
-                                 "time_control_human (the arbiters' notation, minutes)");
+    return base::Error(chessclock::kErrBadTimeControl,
+                       "give exactly one of time_control (the PGN tag, seconds) and "
+                       "time_control_human (the arbiters' notation, minutes)");
   }
   ASSIGN_OR_RETURN(chessclock::TimeControl tc,
                    request.time_control_human().empty()
                        ? ParseAnyTimeControl(request.time_control())
                        : chessclock::ParseHumanTimeControl(request.time_control_human()));
   if (tc.untimed()) {
-    return base::InvalidArgument("ERR_BAD_TIME_CONTROL", "a game needs a timed control");
+    return base::Error(chessclock::kErrBadTimeControl, "a game needs a timed control");
   }
   ASSIGN_OR_RETURN(
       chess::Position start,

@@ -13,10 +13,12 @@
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
+#include "libs/service/errors.h"
 #include "libs/store/game_store.h"
 
 namespace arbitration_service {
@@ -45,7 +47,7 @@ std::string Method(absl::string_view name) {
 }
 
 absl::Status BadArgument(absl::string_view message) {
-  return base::InvalidArgument("ERR_BAD_ARGUMENT", message);
+  return base::Error(base::kErrBadArgument, message);
 }
 
 // A stable 128-bit digest of a request (two FNV-1a lanes), for the store's command identity:
@@ -109,7 +111,7 @@ absl::StatusOr<chess::Color> SideFor(v1::Color side, const service::ServiceEnv& 
   std::optional<chess::Color> named = laws::ColorOf(side);
   if (!env.insecure() && who.role == Role::kPlayer && who.color.has_value()) {
     if (named.has_value() && *named != *who.color) {
-      return base::Error(absl::StatusCode::kPermissionDenied, "ERR_PERMISSION_DENIED",
+      return base::Error(service::kErrPermissionDenied,
                          "a player token acts only for its own colour");
     }
     return *who.color;
@@ -550,10 +552,9 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
   if (!log.ok()) return service::ToGrpcStatus(log.status());
   const std::int64_t head = static_cast<std::int64_t>(log->size());
   if (req->after_version() < 0 || req->after_version() > head) {
-    return service::ToGrpcStatus(
-        base::Error(absl::StatusCode::kOutOfRange, "ERR_BAD_VERSION",
-                    absl::StrCat("after_version ", req->after_version(), " is not in [0, ", head,
-                                 "] (the game's version)")));
+    return service::ToGrpcStatus(base::Error(
+        service::kErrBadVersion, absl::StrCat("after_version ", req->after_version(),
+                                              " is not in [0, ", head, "] (the game's version)")));
   }
   // The whole log is kept: an observer's visibility depends on every move after a point.
   std::vector<v1::ArbitrationEvent> events;

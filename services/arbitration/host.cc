@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/service/errors.h"
 #include "libs/service/log.h"
 #include "services/clock_authority/host.h"
 
@@ -24,9 +25,9 @@ std::string DefaultReplicaId() {
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
   if (options.redis_key_prefix.empty()) {
-    return base::InvalidArgument("ERR_BAD_FLAG",
-                                 "--arbitration_key_prefix must not be empty: the games would "
-                                 "share the clock authority's keys and deadline index");
+    return base::Error(service::kErrBadFlag,
+                       "--arbitration_key_prefix must not be empty: the games would "
+                       "share the clock authority's keys and deadline index");
   }
   std::unique_ptr<ArbitrationHost> host(new ArbitrationHost());
   if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
