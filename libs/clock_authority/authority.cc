@@ -8,7 +8,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/clock_authority/clock_codec.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 bool IsConflict(const absl::Status& st) {
@@ -447,4 +447,4 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
                                     " version conflicts on game \"", game_id, "\""));
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -40,7 +40,7 @@
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/game_store.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 struct AuthorityOptions {
   std::string owner = "clock-authority";  // this replica, unique (pod name and pid)
@@ -192,6 +192,6 @@ class ClockAuthority {
 // Maps the store's "no such game" to the clock's (NOT_FOUND ERR_CLOCK_NOT_FOUND).
 absl::Status ClockNotFound(absl::string_view game_id);
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_

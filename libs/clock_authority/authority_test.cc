@@ -13,7 +13,7 @@
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/memory_game_store.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using ::base::HasErrorCode;
@@ -418,4 +418,4 @@ TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
 }
 
 }  // namespace
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -9,7 +9,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/laws/proto_convert.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using chess::Color;
@@ -331,4 +331,4 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
   return r;
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

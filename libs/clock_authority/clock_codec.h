@@ -20,7 +20,7 @@
 #include "proto/arbiter/v1/common.pb.h"
 #include "proto/arbiter/v1/store.pb.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 // The schema version of ClockEvent bodies in the store.
 inline constexpr std::uint32_t kClockSchemaVersion = 1;
@@ -50,6 +50,6 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
 v1::GameEvent ToGameEvent(const v1::ClockEvent& event, std::int64_t recorded_at_ms);
 absl::StatusOr<v1::ClockEvent> FromGameEvent(const v1::GameEvent& event);
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_CODEC_H_

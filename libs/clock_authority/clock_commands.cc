@@ -15,7 +15,7 @@
 #include "libs/clock_authority/clock_rulings.h"
 #include "libs/laws/proto_convert.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using chess::Color;
@@ -241,4 +241,4 @@ std::optional<std::int64_t> NextDeadline(const ClockGame& game) {
   return flag.has_value() ? flag : dflt;
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

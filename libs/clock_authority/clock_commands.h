@@ -32,7 +32,7 @@
 #include "libs/clock_authority/clock_game.h"
 #include "proto/arbiter/v1/clock.pb.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 // The creation event for a CreateClockRequest at `now_ms`: the time control parsed (exactly one
 // notation), the edition required, the category and the default time resolved. INVALID_ARGUMENT
@@ -71,6 +71,6 @@ std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_
 // runs or the running side's fall is recorded, and nobody is absent).
 std::optional<std::int64_t> NextDeadline(const ClockGame& game);
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_COMMANDS_H_

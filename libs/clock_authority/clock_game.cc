@@ -11,7 +11,7 @@
 #include "libs/clock/time_control.h"
 #include "libs/laws/proto_convert.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using chess::Color;
@@ -383,4 +383,4 @@ absl::Status ClockGame::ApplyFlagClaimed(const v1::FlagClaimed& e) {
   return StopClock(e.at_ms());  // B7: the claimant stops both clocks
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -36,7 +36,7 @@
 #include "libs/laws/ruleset.h"
 #include "proto/arbiter/v1/clock.pb.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 namespace v1 = arbiter::v1;
 
@@ -141,6 +141,6 @@ std::int64_t EventTime(const v1::ClockEvent& event);
 // The speed category a creation names: INVALID_ARGUMENT ERR_BAD_ARGUMENT for anything else.
 absl::StatusOr<laws::SpeedCategory> SpeedOf(v1::GameType type);
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_GAME_H_

@@ -11,7 +11,7 @@
 #include "libs/clock_authority/testing/commands.h"
 #include "libs/laws/outcome.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using ::base::HasErrorCode;
@@ -670,4 +670,4 @@ TEST(Issue14, TheDefaultCountsFromTheScheduledStart) {
 }
 
 }  // namespace
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -4,7 +4,7 @@
 
 #include "libs/laws/ruleset.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 using chess::Color;
 using chessclock::Clock;
@@ -117,4 +117,4 @@ ClockDecision DefaultDecision(absl::Span<const Color> late, absl::string_view ar
   return d;
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -26,7 +26,7 @@
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 // What the clock decided about the game.
 struct ClockDecision {
@@ -91,6 +91,6 @@ std::optional<std::int64_t> DefaultDue(const chessclock::Clock& clock);
 ClockDecision DefaultDecision(absl::Span<const chess::Color> late, absl::string_view article,
                               std::int64_t at_ms);
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_CLOCK_RULINGS_H_

@@ -9,7 +9,7 @@
 #include "libs/base/errors.h"
 #include "libs/store/errors.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 using base::kErrBadArgument;  // this layer answers it too
 using store::kErrCorruptLog;  // this layer answers it too
@@ -24,6 +24,6 @@ inline constexpr base::ErrorSpec kErrFlagFallen{"ERR_FLAG_FALLEN",
 inline constexpr base::ErrorSpec kErrGameDecided{"ERR_GAME_DECIDED",
                                                  absl::StatusCode::kFailedPrecondition};
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_ERRORS_H_

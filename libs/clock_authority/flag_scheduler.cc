@@ -8,7 +8,7 @@
 #include "absl/time/clock.h"
 #include "libs/base/error.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 // A deadline for an entry that should not be in the index (no clock runs): look again later.
@@ -312,4 +312,4 @@ absl::StatusOr<int> FlagScheduler::RunOnce() {
   return recorded;
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

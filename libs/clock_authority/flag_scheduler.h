@@ -62,7 +62,7 @@
 #include "libs/clock_authority/authority.h"
 #include "libs/service/worker_pool.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 struct FlagSchedulerOptions {
   std::string owner = "clock-authority";  // unique per replica: the lease holder's name
@@ -161,6 +161,6 @@ class FlagScheduler final : public AuthorityObserver {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_FLAG_SCHEDULER_H_

@@ -18,7 +18,7 @@
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/memory_game_store.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 using testing::Press;
@@ -244,4 +244,4 @@ TEST(FlagSchedulerRealTime, TwoReplicasRecordEveryFlagOnceAndOnTime) {
 }
 
 }  // namespace
-}  // namespace clockauth
+}  // namespace clock_authority

@@ -5,7 +5,7 @@
 
 #include "libs/base/status_macros.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 std::int64_t MonotonicMicros() {
@@ -70,4 +70,4 @@ void StoreTime::StartResync(absl::Duration interval) {
   });
 }
 
-}  // namespace clockauth
+}  // namespace clock_authority

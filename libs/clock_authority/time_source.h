@@ -26,7 +26,7 @@
 #include "absl/time/time.h"
 #include "libs/store/store_clock.h"
 
-namespace clockauth {
+namespace clock_authority {
 
 class TimeSource {
  public:
@@ -79,6 +79,6 @@ class StoreTime final : public TimeSource {
   std::thread resync_;
 };
 
-}  // namespace clockauth
+}  // namespace clock_authority
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_TIME_SOURCE_H_

@@ -10,7 +10,7 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
 
-namespace clockauth {
+namespace clock_authority {
 namespace {
 
 TEST(StoreTime, ReadsTheStoresClockNotTheServers) {
@@ -53,4 +53,4 @@ TEST(StoreTime, FailsWhenTheStoreDoesNotAnswer) {
 }
 
 }  // namespace
-}  // namespace clockauth
+}  // namespace clock_authority

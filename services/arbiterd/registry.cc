@@ -21,7 +21,7 @@ const std::vector<Registration>& Registry() {
   static const std::vector<Registration>* const kRegistry = new std::vector<Registration>{
       {"rules_validation", &rules_validation::CreateModule},
       {"search_analysis", &search_analysis::CreateModule},
-      {"clock_authority", &clock_authority::CreateModule},
+      {"clock_authority", &clock_authority_service::CreateModule},
       {"arbitration", &arbitration_service::CreateModule},
   };
   return *kRegistry;

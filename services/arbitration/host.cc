@@ -35,19 +35,19 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
   host->options_ = options;
   // The store is opened as the clock authority opens its own ("memory" makes a new in-memory
   // store: this service's alone), under the games' key prefix.
-  clock_authority::ClockHostOptions store_options;
+  clock_authority_service::ClockHostOptions store_options;
   store_options.deadline_shards = options.deadline_shards;
   store_options.redis_pool_size = options.redis_pool_size;
   store_options.redis_pipeline_lanes = options.redis_pipeline_lanes;
   store_options.redis_key_prefix = options.redis_key_prefix;
-  ASSIGN_OR_RETURN(host->store_, clock_authority::OpenStore(config.store, store_options));
+  ASSIGN_OR_RETURN(host->store_, clock_authority_service::OpenStore(config.store, store_options));
   // The time base is the store's clock, measured before serving: every replica (and the clock
   // authority) records instants on the same base.
-  ASSIGN_OR_RETURN(host->time_, clockauth::StoreTime::Create(host->store_.get()));
+  ASSIGN_OR_RETURN(host->time_, clock_authority::StoreTime::Create(host->store_.get()));
   host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(
       arbitration::LocalAnalystOptions{.max_nodes = options.analysis_max_nodes});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
-  clockauth::StoreTime* time = host->time_.get();
+  clock_authority::StoreTime* time = host->time_.get();
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
       host->store_.get(), [time] { return time->NowMs(); }, *host->analyst_,
       arbitration::AuthorityOptions{.owner = options.replica_id});

@@ -69,7 +69,7 @@ class ArbitrationHost {
 
   ArbitrationHostOptions options_;
   std::unique_ptr<store::GameStore> store_;
-  std::unique_ptr<clockauth::StoreTime> time_;
+  std::unique_ptr<clock_authority::StoreTime> time_;
   std::unique_ptr<arbitration::LocalAnalyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
   std::unique_ptr<arbitration::GameAuthority> authority_;

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 namespace {
 
 const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {
@@ -143,17 +143,17 @@ void ClockMetrics::Running(absl::string_view game_id, std::optional<std::int64_t
   running_gauge_.Set(static_cast<double>(running_.size()));
 }
 
-void ClockMetrics::OnAppended(absl::string_view game_id, const clockauth::ClockGame& after,
+void ClockMetrics::OnAppended(absl::string_view game_id, const clock_authority::ClockGame& after,
                               std::optional<std::int64_t> deadline) {
   Running(game_id, deadline);
 }
 
-void ClockMetrics::OnLoaded(absl::string_view game_id, const clockauth::ClockGame& game) {
-  Running(game_id, clockauth::NextDeadline(game));
+void ClockMetrics::OnLoaded(absl::string_view game_id, const clock_authority::ClockGame& game) {
+  Running(game_id, clock_authority::NextDeadline(game));
 }
 
-clockauth::FlagSchedulerHooks ClockMetrics::SchedulerHooks() {
-  clockauth::FlagSchedulerHooks hooks;
+clock_authority::FlagSchedulerHooks ClockMetrics::SchedulerHooks() {
+  clock_authority::FlagSchedulerHooks hooks;
   hooks.on_claimed = [this](int n) { claims_.Increment(n); };
   hooks.on_error = [this](const absl::Status&) { scheduler_errors_.Increment(); };
   hooks.on_sweep = [this](absl::Duration d) { sweep_.Observe(absl::ToDoubleSeconds(d)); };
@@ -308,4 +308,4 @@ absl::StatusOr<std::int64_t> InstrumentedStore::NowMs() {
   return Timed<absl::StatusOr<std::int64_t>>(kNow, [&] { return inner_->NowMs(); });
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

@@ -37,9 +37,9 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
-class ClockMetrics final : public clockauth::AuthorityObserver {
+class ClockMetrics final : public clock_authority::AuthorityObserver {
  public:
   explicit ClockMetrics(prometheus::Registry& registry);
 
@@ -48,11 +48,11 @@ class ClockMetrics final : public clockauth::AuthorityObserver {
   void OnFlagRecorded(absl::string_view game_id, const arbiter::v1::FlagFell& flag) override;
   void OnDefaultRecorded(absl::string_view game_id, const arbiter::v1::PlayerDefaulted&) override;
   void OnConflict() override;
-  void OnAppended(absl::string_view game_id, const clockauth::ClockGame& after,
+  void OnAppended(absl::string_view game_id, const clock_authority::ClockGame& after,
                   std::optional<std::int64_t> deadline) override;
-  void OnLoaded(absl::string_view game_id, const clockauth::ClockGame& game) override;
+  void OnLoaded(absl::string_view game_id, const clock_authority::ClockGame& game) override;
 
-  clockauth::FlagSchedulerHooks SchedulerHooks();
+  clock_authority::FlagSchedulerHooks SchedulerHooks();
   // Called every second: prunes running clocks whose deadline passed, sets the gauges.
   void Tick(std::int64_t now_ms, size_t tracked_deadlines, std::int64_t time_uncertainty_us);
   // The store's count of pending deadlines (CountDeadlines over every shard).
@@ -148,6 +148,6 @@ class InstrumentedStore final : public store::GameStore {
   std::array<Series, kOps> series_;
 };
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_METRICS_H_

@@ -20,13 +20,13 @@
 #include "libs/store/errors.h"
 #include "services/clock_authority/errors.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 namespace {
 
 namespace v1 = arbiter::v1;
-using clockauth::ClockGame;
-using clockauth::CommandOptions;
-using clockauth::CommandResult;
+using clock_authority::ClockGame;
+using clock_authority::CommandOptions;
+using clock_authority::CommandResult;
 using service::CallContext;
 using service::Principal;
 
@@ -65,7 +65,7 @@ CommandOptions OptionsOf(absl::string_view method, const Request& req) {
 void Fill(absl::string_view game_id, const CommandResult& r, v1::ClockResponse* resp) {
   resp->set_version(r.version);
   resp->set_replayed(r.replayed);
-  *resp->mutable_clock() = clockauth::Read(*r.game, game_id, r.now_ms);
+  *resp->mutable_clock() = clock_authority::Read(*r.game, game_id, r.now_ms);
 }
 
 absl::StatusOr<chess::Color> SideOf(v1::Color color, absl::string_view field) {
@@ -91,7 +91,7 @@ class WatchState final : public WatchHub::Listener {
     absl::StatusOr<std::vector<v1::GameEvent>> log = store_->ReadEvents(game_id_, 1, store::kHead);
     if (!log.ok()) {
       if (base::ErrorCode(log.status()) == store::kErrGameNotFound) {
-        return clockauth::ClockNotFound(game_id_);
+        return clock_authority::ClockNotFound(game_id_);
       }
       return log.status();
     }
@@ -180,7 +180,7 @@ class WatchState final : public WatchHub::Listener {
   }
 
   absl::Status ApplyOne(const v1::GameEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    ASSIGN_OR_RETURN(v1::ClockEvent event, clockauth::FromGameEvent(e));
+    ASSIGN_OR_RETURN(v1::ClockEvent event, clock_authority::FromGameEvent(e));
     if (!game_.has_value()) {
       ASSIGN_OR_RETURN(ClockGame game, ClockGame::Replay(std::vector<v1::ClockEvent>{event}));
       game_ = std::move(game);
@@ -190,7 +190,7 @@ class WatchState final : public WatchHub::Listener {
     cursor_ = e.version();
     if (cursor_ <= after_version_) return absl::OkStatus();
     if (static_cast<int>(queue_.size()) >= max_backlog_) {
-      return base::Error(clock_authority::kErrWatchTooSlow,
+      return base::Error(clock_authority_service::kErrWatchTooSlow,
                          absl::StrCat("the watcher fell ", max_backlog_,
                                       " updates behind; resume from version ", cursor_ - 1));
     }
@@ -198,7 +198,8 @@ class WatchState final : public WatchHub::Listener {
     update.set_version(e.version());
     update.set_command_id(e.command_id());
     update.set_recorded_at_ms(e.recorded_at_ms());
-    *update.mutable_clock() = clockauth::Read(*game_, game_id_, clockauth::EventTime(event));
+    *update.mutable_clock() =
+        clock_authority::Read(*game_, game_id_, clock_authority::EventTime(event));
     *update.mutable_event() = std::move(event);
     queue_.push_back(std::move(update));
     return absl::OkStatus();
@@ -226,7 +227,7 @@ class WatchState final : public WatchHub::Listener {
 }  // namespace
 
 ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
-                                             clockauth::ClockAuthority* authority,
+                                             clock_authority::ClockAuthority* authority,
                                              ServiceOptions options)
     : env_(env),
       authority_(authority),
@@ -483,4 +484,4 @@ grpc::Status ClockAuthorityService::WatchClock(grpc::ServerContext* ctx,
   return status;
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

@@ -30,7 +30,7 @@
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "services/clock_authority/watch_hub.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 struct ServiceOptions {
   int workers = 32;                // concurrent calls in the store
@@ -57,7 +57,7 @@ using ClockAuthorityBase =
 class ClockAuthorityService final : public ClockAuthorityBase {
  public:
   // Adds this service's rows to env->policy().
-  ClockAuthorityService(service::ServiceEnv* env, clockauth::ClockAuthority* authority,
+  ClockAuthorityService(service::ServiceEnv* env, clock_authority::ClockAuthority* authority,
                         ServiceOptions options = {});
   ~ClockAuthorityService() override;
 
@@ -103,13 +103,13 @@ class ClockAuthorityService final : public ClockAuthorityBase {
                std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make, Reply reply);
 
   service::ServiceEnv* env_;
-  clockauth::ClockAuthority* authority_;
+  clock_authority::ClockAuthority* authority_;
   const ServiceOptions options_;
   WatchHub hub_;
   std::unique_ptr<service::WorkerPool> pool_;  // `workers` threads: the calls in the store
   std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
 };
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "libs/base/error.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 // this replica watches as many clocks as it may
 inline constexpr base::ErrorSpec kErrTooManyWatches{"ERR_TOO_MANY_WATCHES",
@@ -16,6 +16,6 @@ inline constexpr base::ErrorSpec kErrTooManyWatches{"ERR_TOO_MANY_WATCHES",
 inline constexpr base::ErrorSpec kErrWatchTooSlow{"ERR_WATCH_TOO_SLOW",
                                                   absl::StatusCode::kResourceExhausted};
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_ERRORS_H_

@@ -34,7 +34,7 @@ ABSL_FLAG(int, redis_pipeline_lanes, 4,
           "game store: concurrent commands are sent to Redis in batches, at most this many in "
           "flight (0: one command per connection and round trip)");
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 ClockHostOptions ClockHostOptionsFromFlags() {
   ClockHostOptions o;
@@ -54,4 +54,4 @@ ClockHostOptions ClockHostOptionsFromFlags() {
   return o;
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

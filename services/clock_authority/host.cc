@@ -15,7 +15,7 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 namespace {
 
 std::string DefaultReplicaId() {
@@ -76,14 +76,14 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
   // The time base is the store's clock: measured before serving, so a restarted replica reads
   // the same instants as the others.
-  ASSIGN_OR_RETURN(host->time_, clockauth::StoreTime::Create(host->store_.get()));
+  ASSIGN_OR_RETURN(host->time_, clock_authority::StoreTime::Create(host->store_.get()));
   host->metrics_ = std::make_unique<ClockMetrics>(*env->metrics().registry());
-  host->authority_ = std::make_unique<clockauth::ClockAuthority>(
+  host->authority_ = std::make_unique<clock_authority::ClockAuthority>(
       host->store_.get(), host->time_.get(),
-      clockauth::AuthorityOptions{.owner = options.replica_id});
+      clock_authority::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_scheduler) {
-    host->scheduler_ = std::make_unique<clockauth::FlagScheduler>(
+    host->scheduler_ = std::make_unique<clock_authority::FlagScheduler>(
         host->authority_.get(), options.scheduler, host->metrics_->SchedulerHooks());
     host->authority_->AddObserver(host->scheduler_.get());
   }
@@ -131,4 +131,4 @@ void ClockAuthorityHost::Stop() {
   if (scheduler_ != nullptr) scheduler_->Stop();
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

@@ -8,7 +8,7 @@
 //   hosted.push_back(host->hosted());
 //   host->Start();  // the flag scheduler
 //   ... server->Wait(); host->Stop();
-// (arbiterd hosts it through clock_authority::CreateModule, module.h.)
+// (arbiterd hosts it through clock_authority_service::CreateModule, module.h.)
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 
@@ -26,12 +26,12 @@
 #include "services/clock_authority/clock_metrics.h"
 #include "services/clock_authority/clock_service.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 struct ClockHostOptions {
   std::string replica_id;  // "" = hostname:pid
   ServiceOptions service;
-  clockauth::FlagSchedulerOptions scheduler;
+  clock_authority::FlagSchedulerOptions scheduler;
   bool run_scheduler = true;
   int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
   int redis_pool_size = 64;
@@ -62,7 +62,7 @@ class ClockAuthorityHost {
   service::HostedService hosted() {
     return {ClockAuthorityService::kName, service_.get(), service_->async_methods()};
   }
-  clockauth::ClockAuthority* authority() { return authority_.get(); }
+  clock_authority::ClockAuthority* authority() { return authority_.get(); }
   store::GameStore* store() { return store_.get(); }
   const std::string& replica_id() const { return options_.replica_id; }
 
@@ -76,15 +76,15 @@ class ClockAuthorityHost {
 
   ClockHostOptions options_;
   std::unique_ptr<store::GameStore> store_;
-  std::unique_ptr<clockauth::StoreTime> time_;
+  std::unique_ptr<clock_authority::StoreTime> time_;
   std::unique_ptr<ClockMetrics> metrics_;
-  std::unique_ptr<clockauth::ClockAuthority> authority_;
-  std::unique_ptr<clockauth::FlagScheduler> scheduler_;
+  std::unique_ptr<clock_authority::ClockAuthority> authority_;
+  std::unique_ptr<clock_authority::FlagScheduler> scheduler_;
   std::unique_ptr<ClockAuthorityService> service_;
   absl::Notification stop_;
   std::thread ticker_;
 };
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_

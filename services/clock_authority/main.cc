@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   if (!env.ok()) return Fail(env.status());
   std::vector<std::unique_ptr<service::ServiceModule>> modules;
   absl::StatusOr<std::unique_ptr<service::ServiceModule>> module =
-      clock_authority::CreateModule(config, env->get());
+      clock_authority_service::CreateModule(config, env->get());
   if (!module.ok()) return Fail(module.status());
   modules.push_back(*std::move(module));
   if (absl::Status served = service::ServeModules(config, env->get(), modules); !served.ok()) {

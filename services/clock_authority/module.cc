@@ -5,7 +5,7 @@
 #include "libs/base/status_macros.h"
 #include "services/clock_authority/host.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 namespace {
 
 class Module final : public service::ServiceModule {
@@ -28,4 +28,4 @@ absl::StatusOr<std::unique_ptr<service::ServiceModule>> CreateModule(
   return std::make_unique<Module>(std::move(host));
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

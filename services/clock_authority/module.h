@@ -8,11 +8,11 @@
 #include "absl/status/statusor.h"
 #include "libs/service/module.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 absl::StatusOr<std::unique_ptr<service::ServiceModule>> CreateModule(
     const service::ServerConfig& config, service::ServiceEnv* env);
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_MODULE_H_

@@ -9,7 +9,7 @@
 #include "libs/service/errors.h"
 #include "services/clock_authority/errors.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 WatchHub::WatchHub(store::GameStore* store, int max_games, absl::Duration wait)
     : store_(store), max_games_(max_games), wait_(wait) {}
@@ -37,7 +37,7 @@ absl::Status WatchHub::Add(const std::string& game_id, std::int64_t after_versio
     return absl::OkStatus();
   }
   if (static_cast<int>(games_.size()) >= max_games_) {
-    return base::Error(clock_authority::kErrTooManyWatches,
+    return base::Error(clock_authority_service::kErrTooManyWatches,
                        absl::StrCat("this replica already watches ", max_games_,
                                     " games; try another replica or later"));
   }
@@ -111,4 +111,4 @@ void WatchHub::Loop(int shard) {
   }
 }
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service

@@ -26,7 +26,7 @@
 #include "absl/time/time.h"
 #include "libs/store/game_store.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 
 class WatchHub {
  public:
@@ -66,6 +66,6 @@ class WatchHub {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-}  // namespace clock_authority
+}  // namespace clock_authority_service
 
 #endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_

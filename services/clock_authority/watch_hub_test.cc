@@ -14,7 +14,7 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/requests.h"
 
-namespace clock_authority {
+namespace clock_authority_service {
 namespace {
 
 using ::base::HasErrorCode;
@@ -105,4 +105,4 @@ TEST(WatchHub, ListenersLeaveAndTheCapHolds) {
 }
 
 }  // namespace
-}  // namespace clock_authority
+}  // namespace clock_authority_service

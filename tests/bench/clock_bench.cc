@@ -347,8 +347,8 @@ void FlagBench(Setup& s) {
       store::RedisGameStore::Create(options);
   if (!store.ok()) Die(store.status().ToString());
   // This process's reading of the store's clock, to time deliveries on the same base.
-  absl::StatusOr<std::unique_ptr<clockauth::StoreTime>> time =
-      clockauth::StoreTime::Create(store->get(), 20);
+  absl::StatusOr<std::unique_ptr<clock_authority::StoreTime>> time =
+      clock_authority::StoreTime::Create(store->get(), 20);
   if (!time.ok()) Die(time.status().ToString());
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -405,7 +405,7 @@ void FlagBench(Setup& s) {
     if (!log.ok()) Die(log.status().ToString());
     int flags = 0;
     for (const v1::GameEvent& e : *log) {
-      absl::StatusOr<v1::ClockEvent> event = clockauth::FromGameEvent(e);
+      absl::StatusOr<v1::ClockEvent> event = clock_authority::FromGameEvent(e);
       if (!event.ok() || !event->has_flag_fell()) continue;
       ++flags;
       detection.push_back(static_cast<double>(event->flag_fell().noticed_at_ms() -

@@ -168,16 +168,17 @@ TEST(ClockReplicas, EveryFlagOnceWhenAReplicaIsKilledMidRun) {
     Flag flag;
     flag.game = game(i);
     for (const v1::GameEvent& e : *log) {
-      absl::StatusOr<v1::ClockEvent> event = clockauth::FromGameEvent(e);
+      absl::StatusOr<v1::ClockEvent> event = clock_authority::FromGameEvent(e);
       ASSERT_TRUE(event.ok()) << event.status();
       if (event->has_flag_fell()) {
         ++flag_count;
         flag.fell_at = event->flag_fell().fell_at_ms();
         flag.noticed_at = event->flag_fell().noticed_at_ms();
         // The instant it fell is the deadline of the state before it.
-        absl::StatusOr<clockauth::ClockGame> state = clockauth::ClockGame::Replay(before_flag);
+        absl::StatusOr<clock_authority::ClockGame> state =
+            clock_authority::ClockGame::Replay(before_flag);
         ASSERT_TRUE(state.ok()) << state.status();
-        EXPECT_EQ(clockauth::NextDeadline(*state), flag.fell_at) << game(i);
+        EXPECT_EQ(clock_authority::NextDeadline(*state), flag.fell_at) << game(i);
         EXPECT_TRUE(event->flag_fell().counts());
       } else {
         // Auto command ids name the replica: "a:<replica>:...".

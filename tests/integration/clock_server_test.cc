@@ -374,7 +374,7 @@ TEST_P(ClockServerTest, AuthMatrix) {
     return req;
   };
   ExpectAuthMatrix(
-      clock_authority::ClockAuthorityService::kName, matrix,
+      clock_authority_service::ClockAuthorityService::kName, matrix,
       {
           {"CreateClock",
            [&](auto& t) {

@@ -24,7 +24,7 @@ TEST(PolicyCoverage, EveryMethodOfEveryServiceHasOneRow) {
   const std::set<std::string> hosted = {
       rules_validation::RulesValidationService::kName,
       search_analysis::SearchAnalysisService::kName,
-      clock_authority::ClockAuthorityService::kName,
+      clock_authority_service::ClockAuthorityService::kName,
       arbitration_service::ArbitrationService::kName,
   };
   std::set<std::string> methods;

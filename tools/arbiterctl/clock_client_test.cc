@@ -31,10 +31,10 @@ class ClockClientTest : public ::testing::Test {
     config.shutdown_grace = absl::Milliseconds(1);
     config.log_level = "warning";
     env_ = service::ServiceEnv::Create(config)->release();
-    clock_authority::ClockHostOptions options;
+    clock_authority_service::ClockHostOptions options;
     options.replica_id = "ctl-test";
     options.service.workers = 4;
-    host_ = clock_authority::ClockAuthorityHost::Create(config, env_, options)->release();
+    host_ = clock_authority_service::ClockAuthorityHost::Create(config, env_, options)->release();
     server_ = service::Server::Start(config, env_, {host_->hosted()})->release();
     host_->Start();
   }
@@ -80,11 +80,11 @@ class ClockClientTest : public ::testing::Test {
   }
 
   static service::ServiceEnv* env_;
-  static clock_authority::ClockAuthorityHost* host_;
+  static clock_authority_service::ClockAuthorityHost* host_;
   static service::Server* server_;
 };
 service::ServiceEnv* ClockClientTest::env_ = nullptr;
-clock_authority::ClockAuthorityHost* ClockClientTest::host_ = nullptr;
+clock_authority_service::ClockAuthorityHost* ClockClientTest::host_ = nullptr;
 service::Server* ClockClientTest::server_ = nullptr;
 
 TEST_F(ClockClientTest, CommandsPrintTheClockWithTheFieldsOfSimulate) {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace clockauth::testing {
+namespace clock_authority::testing {
 
 v1::CreateClockRequest ClockRequest(absl::string_view pgn, v1::Edition edition, v1::GameType type) {
   v1::CreateClockRequest r;
@@ -82,4 +82,4 @@ v1::ClockEvent ClaimFlag(v1::Color claimant) {
   return e;
 }
 
-}  // namespace clockauth::testing
+}  // namespace clock_authority::testing

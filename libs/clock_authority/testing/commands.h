@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "proto/arbiter/v1/clock.pb.h"
 
-namespace clockauth::testing {
+namespace clock_authority::testing {
 
 namespace v1 = arbiter::v1;
 
@@ -42,6 +42,6 @@ v1::ClockEvent Arrive(v1::Color side);
 // B7 / 6.9: `claimant` claims the opponent's flag.
 v1::ClockEvent ClaimFlag(v1::Color claimant);
 
-}  // namespace clockauth::testing
+}  // namespace clock_authority::testing
 
 #endif  // ARBITER_LIBS_CLOCK_AUTHORITY_TESTING_COMMANDS_H_

@@ -100,7 +100,8 @@ absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(TestServerOptions 
     hosted.push_back({search_analysis::SearchAnalysisService::kName, s->analysis_.get()});
   }
   if (Chosen(options, Service::kClock)) {
-    auto clock = clock_authority::ClockAuthorityHost::Create(config, s->env_.get(), options.clock);
+    auto clock =
+        clock_authority_service::ClockAuthorityHost::Create(config, s->env_.get(), options.clock);
     if (!clock.ok()) return clock.status();
     s->clock_ = *std::move(clock);
     hosted.push_back(s->clock_->hosted());

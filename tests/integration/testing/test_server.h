@@ -47,9 +47,9 @@ struct TestServerOptions {
   // Authenticated by the test keys, gRPC and /metrics on free loopback ports, 10 ms of shutdown
   // grace, 2 s of drain. The addresses and the store are set by Start.
   service::ServerConfig config;
-  rules_validation::RulesLimits rules;        // perft to depth 8
-  search_analysis::AnalysisOptions analysis;  // 2 workers, a queue of 16, 50M nodes, 60 s
-  clock_authority::ClockHostOptions clock;    // 8 workers, 4 flag workers, 16 shards
+  rules_validation::RulesLimits rules;              // perft to depth 8
+  search_analysis::AnalysisOptions analysis;        // 2 workers, a queue of 16, 50M nodes, 60 s
+  clock_authority_service::ClockHostOptions clock;  // 8 workers, 4 flag workers, 16 shards
   arbitration_service::ArbitrationHostOptions arbitration;  // 8 shards, 200 ms sweeps
 };
 
@@ -76,7 +76,7 @@ class TestServer {
   store::testing::RedisServer* redis() const { return redis_.get(); }
   // nullptr unless chosen.
   search_analysis::SearchAnalysisService* analysis() const { return analysis_.get(); }
-  clock_authority::ClockAuthorityHost* clock() const { return clock_.get(); }
+  clock_authority_service::ClockAuthorityHost* clock() const { return clock_.get(); }
   arbitration_service::ArbitrationHost* arbitration() const { return arbitration_.get(); }
 
   // Graceful (service::Server::Shutdown): NOT_SERVING, the grace period, the drain.
@@ -96,7 +96,7 @@ class TestServer {
   std::unique_ptr<service::ServiceEnv> env_;
   std::unique_ptr<rules_validation::RulesValidationService> rules_;
   std::unique_ptr<search_analysis::SearchAnalysisService> analysis_;
-  std::unique_ptr<clock_authority::ClockAuthorityHost> clock_;
+  std::unique_ptr<clock_authority_service::ClockAuthorityHost> clock_;
   std::unique_ptr<arbitration_service::ArbitrationHost> arbitration_;
   std::unique_ptr<service::Server> server_;  // destroyed before the services
   std::shared_ptr<grpc::Channel> channel_;
