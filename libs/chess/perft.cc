@@ -36,13 +36,20 @@ absl::StatusOr<std::uint64_t> Perft(const Position& pos, int depth,
 }
 
 std::vector<std::pair<Move, std::uint64_t>> PerftDivide(const Position& pos, int depth) {
+  return *PerftDivide(pos, depth, [] { return absl::OkStatus(); });
+}
+
+absl::StatusOr<std::vector<std::pair<Move, std::uint64_t>>> PerftDivide(
+    const Position& pos, int depth, const std::function<absl::Status()>& check) {
   std::vector<std::pair<Move, std::uint64_t>> out;
   MoveList list;
   GenerateLegalMoves(pos, &list);
   for (Move m : list) {
     Position child = pos;
     child.PlayUnchecked(m);
-    out.emplace_back(m, Perft(child, depth - 1));
+    absl::StatusOr<std::uint64_t> n = Perft(child, depth - 1, check);
+    if (!n.ok()) return n.status();
+    out.emplace_back(m, *n);
   }
   return out;
 }

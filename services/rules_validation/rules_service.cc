@@ -399,13 +399,13 @@ grpc::Status RulesValidationService::Perft(grpc::ServerContext* ctx, const v1::P
               absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
         }
         if (req->divide() && req->depth() >= 1) {
-          chess::MoveList list;
-          chess::GenerateLegalMoves(pos, &list);
+          ASSIGN_OR_RETURN(auto divide, chess::PerftDivide(pos, req->depth(), [&call] {
+                             return call.Cancelled() ? absl::DeadlineExceededError(
+                                                           "perft stopped: the deadline passed")
+                                                     : absl::OkStatus();
+                           }));
           std::uint64_t total = 0;
-          for (chess::Move m : list) {
-            chess::Position child = pos;
-            child.PlayUnchecked(m);
-            ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(child, req->depth() - 1, call));
+          for (const auto& [m, n] : divide) {
             v1::PerftDivide* d = resp->add_divide();
             d->set_uci(chess::ToUci(m));
             d->set_nodes(n);

@@ -595,13 +595,9 @@ grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
       };
       resp->mutable_position()->set_fen(chess::ToFen(pos));
       if (divide && depth >= 1) {
-        chess::MoveList list;
-        chess::GenerateLegalMoves(pos, &list);
+        ASSIGN_OR_RETURN(auto divide_counts, chess::PerftDivide(pos, depth, stop));
         std::uint64_t total = 0;
-        for (chess::Move m : list) {
-          chess::Position child = pos;
-          child.PlayUnchecked(m);
-          ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(child, depth - 1, stop));
+        for (const auto& [m, n] : divide_counts) {
           v1::PerftMoveCount* d = resp->add_divide();
           *d->mutable_move() = MoveProto(pos, m);
           d->set_nodes(n);
