@@ -19,6 +19,7 @@
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
 #include "libs/service/errors.h"
+#include "libs/service/fingerprint.h"
 #include "libs/store/game_store.h"
 
 namespace arbitration_service {
@@ -50,30 +51,11 @@ absl::Status BadArgument(absl::string_view message) {
   return base::Error(base::kErrBadArgument, message);
 }
 
-// A stable 128-bit digest of a request (two FNV-1a lanes), for the store's command identity:
-// a retry must be the same request, byte for byte.
-std::string Fingerprint(absl::string_view method, const google::protobuf::Message& request) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream out(&stream);
-    out.SetSerializationDeterministic(true);
-    request.SerializeToCodedStream(&out);
-  }
-  std::uint64_t a = 14695981039346656037ull;
-  std::uint64_t b = 0x6c62272e07bb0142ull;
-  for (unsigned char c : bytes) {
-    a = (a ^ c) * 1099511628211ull;
-    b = (b ^ c) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
-  }
-  return absl::StrCat(method, ":", absl::Hex(a, absl::kZeroPad16), absl::Hex(b, absl::kZeroPad16));
-}
-
 template <typename Request>
 CommandOptions OptionsOf(absl::string_view method, const Request& req) {
   CommandOptions o;
   o.command_id = req.command_id();
-  if (!o.command_id.empty()) o.fingerprint = Fingerprint(method, req);
+  if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint(method, req);
   o.expected_version = req.expected_version();
   return o;
 }
@@ -360,7 +342,8 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                        RETURN_IF_ERROR(CheckCreate(*req));
                        CommandOptions o;
                        o.command_id = req->command_id();
-                       if (!o.command_id.empty()) o.fingerprint = Fingerprint("CreateGame", *req);
+                       if (!o.command_id.empty())
+                         o.fingerprint = service::RequestFingerprint("CreateGame", *req);
                        ASSIGN_OR_RETURN(
                            CommandResult r,
                            authority_->Create(req->game_id(), *req, ActorOf(*env_, who), o));
