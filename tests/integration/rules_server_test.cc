@@ -228,6 +228,36 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
 }
 
 // Each role x each method: allowed or denied as the policy table says; and bad tokens.
+// Issue 14.6 and 14.13: the status knows when the game ended by the position, in every
+// edition (1997 included, B2), and refuses moves after it.
+TEST_F(RulesServerTest, TheStatusKnowsWhenTheGameIsOver) {
+  auto stub = Stub();
+  const std::string token = Token(Role::kArbiter);
+  {  // 5.2b under the 1997 appendices: two bare kings.
+    v1::GetStatusRequest req;
+    req.mutable_position()->set_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+    req.set_edition(v1::EDITION_FIDE_1997);
+    v1::GetStatusResponse resp;
+    Call ctx(token);
+    ASSERT_TRUE(stub->GetStatus(&ctx, req, &resp).ok());
+    EXPECT_EQ(resp.status().automatic_outcome().result(), v1::RESULT_DRAW);
+    EXPECT_EQ(resp.status().automatic_outcome().termination(), v1::TERMINATION_DEAD_POSITION);
+  }
+  {  // 9.6: locked pawns, dead by a static proof; Kd3 after it is refused.
+    v1::GetStatusRequest req;
+    req.mutable_position()->set_fen("8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1");
+    req.set_edition(v1::EDITION_FIDE_2001);
+    req.add_moves("g4");
+    req.add_moves("Kd6");
+    v1::GetStatusResponse resp;
+    Call ctx(token);
+    grpc::Status st = stub->GetStatus(&ctx, req, &resp);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(Code(st), "ERR_GAME_OVER");
+    EXPECT_TRUE(absl::StrContains(st.error_message(), "dead_position")) << st.error_message();
+  }
+}
+
 TEST_F(RulesServerTest, TooManyMovesAreRefused) {
   v1::ApplyMovesRequest many;
   many.mutable_position()->set_fen("startpos");
