@@ -70,6 +70,15 @@ class FlagReader {
   std::string error_;
 };
 
+// The fields every mutating command shares: --game, [--command-id] (a retry with the same id is
+// replayed), [--expected-version].
+template <typename Request>
+void SetCommandFields(const Args& args, FlagReader& flags, Request* req) {
+  req->set_game_id(args.Get("game"));
+  if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
+  if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
+}
+
 // A usage error of `command` ("clock", "game", ...): the message and the usage line; exit 2.
 int Usage(std::ostream& err, const std::string& command, const std::string& usage,
           const std::string& message);

@@ -19,6 +19,7 @@
 #include "libs/service/metrics.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
+#include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
 namespace {
@@ -37,38 +38,6 @@ int Usage(std::ostream& err, const std::string& message) {
 bool True(const std::string& text) { return text.empty() || text == "true" || text == "1"; }
 
 // --- Output ------------------------------------------------------------------------------------
-
-OrderedJson SideName(v1::Color c) {
-  if (c == v1::COLOR_WHITE) return "white";
-  if (c == v1::COLOR_BLACK) return "black";
-  return nullptr;
-}
-
-std::string SpeedName(v1::GameType t) {
-  switch (t) {
-    case v1::GAME_TYPE_RAPID:
-      return "rapid";
-    case v1::GAME_TYPE_BLITZ:
-      return "blitz";
-    default:
-      return "standard";
-  }
-}
-
-std::string EditionName(v1::Edition e) {
-  switch (e) {
-    case v1::EDITION_FIDE_1997:
-      return "fide1997";
-    case v1::EDITION_FIDE_2001:
-      return "fide2001";
-    case v1::EDITION_FIDE_2005:
-      return "fide2005";
-    case v1::EDITION_FIDE_2023:
-      return "fide2023";
-    default:
-      return "";
-  }
-}
 
 OrderedJson FlagJson(const v1::FlagRecord& f) {
   return OrderedJson{{"side", SideName(f.side())},
@@ -99,7 +68,7 @@ OrderedJson ClockJson(const v1::ClockReading& c) {
   } else {
     out["flag"] = nullptr;
   }
-  out["speed"] = SpeedName(c.speed());
+  out["speed"] = GameTypeName(c.speed());
   out["status"] = c.status();
   out["to_move"] = SideName(c.to_move());
   out["deadline_ms"] = c.has_deadline_ms() ? OrderedJson(c.deadline_ms()) : OrderedJson(nullptr);
@@ -156,7 +125,7 @@ OrderedJson EventJson(const v1::ClockEvent& e) {
              {"at_ms", e.created().at_ms()},
              {"time_control", e.created().time_control()},
              {"edition", EditionName(e.created().edition())},
-             {"speed", SpeedName(e.created().game_type())}};
+             {"speed", GameTypeName(e.created().game_type())}};
       break;
     case v1::ClockEvent::kStarted: {
       OrderedJson absent = OrderedJson::array();
@@ -251,7 +220,7 @@ void PrintClock(const v1::ClockReading& c, std::ostream& out) {
   }
   out << "  " << Side(c, true) << "  " << Side(c, false);
   if (c.delay_left_ms() > 0) out << "  delay " << c.delay_left_ms() << " ms";
-  out << "  [" << c.time_control() << ", " << SpeedName(c.speed()) << ", "
+  out << "  [" << c.time_control() << ", " << GameTypeName(c.speed()) << ", "
       << EditionName(c.edition()) << "]\n";
   if (c.has_flag_event()) {
     const v1::FlagRecord& f = c.flag_event();
@@ -290,13 +259,6 @@ int Print(const v1::ClockResponse& resp, bool json, std::ostream& out) {
     PrintClock(resp.clock(), out);
   }
   return resp.has_claim() && !resp.claim().granted() ? 1 : 0;
-}
-
-template <typename Request>
-void Common(const ClientArgs& args, FlagReader& flags, Request* req) {
-  req->set_game_id(args.Get("game"));
-  if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
-  if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
 }
 
 int Watch(const ClientArgs& args, v1::ClockAuthority::Stub* stub, bool json, std::ostream& out,
@@ -394,35 +356,35 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->CreateClock(&ctx, req, &resp); });
   } else if (what == "start") {
     v1::StartClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     for (absl::string_view s : absl::StrSplit(args.Get("absent"), ',', absl::SkipEmpty())) {
       req.add_absent(flags.Color(std::string(s), "absent"));
     }
     send([&] { return stub->StartClock(&ctx, req, &resp); });
   } else if (what == "press") {
     v1::PressClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     if (args.Has("color")) req.set_color(flags.Color("color"));
     if (args.Has("lag-ms")) req.set_lag_ms(flags.Int("lag-ms"));
     send([&] { return stub->PressClock(&ctx, req, &resp); });
   } else if (what == "pause") {
     v1::PauseClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     send([&] { return stub->PauseClock(&ctx, req, &resp); });
   } else if (what == "resume") {
     v1::ResumeClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     send([&] { return stub->ResumeClock(&ctx, req, &resp); });
   } else if (what == "adjust") {
     v1::AdjustClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Color("side"));
     req.set_delta_ms(flags.Int("delta-ms"));
     req.set_reason(args.Get("reason"));
     send([&] { return stub->AdjustClock(&ctx, req, &resp); });
   } else if (what == "set") {
     v1::SetClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_white_ms(flags.Int("white-ms"));
     req.set_black_ms(flags.Int("black-ms"));
     if (args.Has("white-moves")) req.set_white_moves(static_cast<int>(flags.Int("white-moves")));
@@ -431,18 +393,18 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->SetClock(&ctx, req, &resp); });
   } else if (what == "replace") {
     v1::ReplaceClockRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_white_ms(flags.Int("white-ms"));
     req.set_black_ms(flags.Int("black-ms"));
     send([&] { return stub->ReplaceClock(&ctx, req, &resp); });
   } else if (what == "arrive") {
     v1::RecordArrivalRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Color("side"));
     send([&] { return stub->RecordArrival(&ctx, req, &resp); });
   } else if (what == "claim") {
     v1::ClaimFlagRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_color(flags.Color("color"));
     send([&] { return stub->ClaimFlag(&ctx, req, &resp); });
   } else if (what == "get") {

@@ -24,6 +24,7 @@
 #include "libs/laws/edition.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/json_lines.h"
 
 namespace arbiterctl {
 namespace {
@@ -431,25 +432,10 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
 
 }  // namespace
 
-std::string SimulateClockLine(const std::string& line) {
-  absl::StatusOr<OrderedJson> result = Simulate(line);
-  // Input text can reach messages; replace invalid UTF-8 rather than throw.
-  constexpr auto kReplace = OrderedJson::error_handler_t::replace;
-  if (result.ok()) return result->dump(-1, ' ', false, kReplace);
-  OrderedJson error;
-  error["error"] = {{"code", base::ErrorCode(result.status())},
-                    {"message", std::string(result.status().message())}};
-  return error.dump(-1, ' ', false, kReplace);
-}
+std::string SimulateClockLine(const std::string& line) { return JsonLineOf(Simulate(line)); }
 
 int RunClockSimulate(std::istream& in, std::ostream& out) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (absl::StripAsciiWhitespace(line).empty()) continue;
-    out << SimulateClockLine(line) << "\n";
-  }
-  out.flush();
-  return 0;
+  return RunJsonLines(in, out, SimulateClockLine);
 }
 
 }  // namespace arbiterctl

@@ -16,6 +16,7 @@
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
 namespace {
@@ -34,12 +35,6 @@ int Usage(std::ostream& err, const std::string& message) {
 }
 
 // --- Output --------------------------------------------------------------------------------------
-
-OrderedJson SideName(v1::Color c) {
-  if (c == v1::COLOR_WHITE) return "white";
-  if (c == v1::COLOR_BLACK) return "black";
-  return nullptr;
-}
 
 // The names `game simulate` uses.
 std::string StatusName(v1::GameStatus s) {
@@ -91,32 +86,6 @@ OrderedJson RulingJson(v1::ClaimRuling r) {
       return "pending";
     default:
       return nullptr;
-  }
-}
-
-std::string EditionName(v1::Edition e) {
-  switch (e) {
-    case v1::EDITION_FIDE_1997:
-      return "fide1997";
-    case v1::EDITION_FIDE_2001:
-      return "fide2001";
-    case v1::EDITION_FIDE_2005:
-      return "fide2005";
-    case v1::EDITION_FIDE_2023:
-      return "fide2023";
-    default:
-      return "";
-  }
-}
-
-std::string GameTypeName(v1::GameType t) {
-  switch (t) {
-    case v1::GAME_TYPE_RAPID:
-      return "rapid";
-    case v1::GAME_TYPE_BLITZ:
-      return "blitz";
-    default:
-      return "standard";
   }
 }
 
@@ -254,13 +223,6 @@ int Watch(const ClientArgs& args, v1::Arbitration::Stub* stub, bool json, std::o
   return PrintRpcError(st, json, out, err);
 }
 
-template <typename Request>
-void Common(const ClientArgs& args, FlagReader& flags, Request* req) {
-  req->set_game_id(args.Get("game"));
-  if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
-  if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
-}
-
 int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
   const std::string what = args.positional.size() > 1 ? args.positional[1] : "";
   const bool json = args.Has("json");
@@ -326,19 +288,19 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->CreateGame(&ctx, req, &reply); });
   } else if (what == "start") {
     v1::StartGameRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     for (absl::string_view s : absl::StrSplit(args.Get("absent"), ',', absl::SkipEmpty())) {
       req.add_absent(flags.Color(std::string(s), "absent"));
     }
     send([&] { return stub->StartGame(&ctx, req, &reply); });
   } else if (what == "arrive") {
     v1::ArriveRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     send([&] { return stub->Arrive(&ctx, req, &reply); });
   } else if (what == "move") {
     v1::SubmitMoveRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     req.set_move(flags.Required("move"));
     req.set_offer_draw(flags.Bool("offer-draw"));
@@ -346,12 +308,12 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->SubmitMove(&ctx, req, &reply); });
   } else if (what == "offer") {
     v1::OfferDrawRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     send([&] { return stub->OfferDraw(&ctx, req, &reply); });
   } else if (what == "respond") {
     v1::RespondDrawRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     const bool accept = flags.Bool("accept");
     const bool decline = flags.Bool("decline");
@@ -360,7 +322,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->RespondDraw(&ctx, req, &reply); });
   } else if (what == "claim") {
     v1::ClaimRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     const std::string kind = flags.Required("kind");
     if (kind == "threefold") {
@@ -388,7 +350,7 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->Claim(&ctx, req, &reply); });
   } else if (what == "rule") {
     v1::RuleRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     const std::string decision = flags.Required("decision");
     if (decision == "draw") {
       req.set_decision(v1::RULING_DECISION_DRAW);
@@ -404,17 +366,17 @@ int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     send([&] { return stub->Rule(&ctx, req, &reply); });
   } else if (what == "resign") {
     v1::ResignRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     send([&] { return stub->Resign(&ctx, req, &reply); });
   } else if (what == "confirm") {
     v1::ConfirmResultRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     req.set_side(flags.Side());
     send([&] { return stub->ConfirmResult(&ctx, req, &reply); });
   } else if (what == "result") {
     v1::SetResultRequest req;
-    Common(args, flags, &req);
+    SetCommandFields(args, flags, &req);
     const std::string result = flags.Required("result");
     if (result == "1-0") {
       req.set_result(v1::RESULT_WHITE_WINS);
