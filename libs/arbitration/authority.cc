@@ -1,7 +1,6 @@
 #include "libs/arbitration/authority.h"
 
 #include <algorithm>
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,11 +22,6 @@ std::uint64_t Fnv1a64(absl::string_view s) {
     h *= 1099511628211ull;
   }
   return h;
-}
-
-std::string ProcessNonce() {
-  std::random_device rd;
-  return absl::StrCat(absl::Hex((static_cast<std::uint64_t>(rd()) << 32) | rd(), absl::kZeroPad16));
 }
 
 store::DeadlineUpdate DeadlineOf(const GameState& game) {
@@ -107,11 +101,8 @@ GameAuthority::GameAuthority(store::GameStore* store, Clock now_ms, Analyst& ana
       now_ms_(std::move(now_ms)),
       analyst_(analyst),
       options_(std::move(options)),
-      id_prefix_(absl::StrCat("a:", options_.owner.substr(0, 64), ":", ProcessNonce(), ":")) {}
-
-std::string GameAuthority::NewCommandId() {
-  return absl::StrCat(id_prefix_, next_id_.fetch_add(1, std::memory_order_relaxed));
-}
+      command_ids_(options_.owner),
+      cache_(options_.cache_size) {}
 
 void GameAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
   for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
@@ -121,38 +112,15 @@ void GameAuthority::NotifyConflict() {
   for (AuthorityObserver* o : observers_) o->OnConflict();
 }
 
-std::shared_ptr<const GameState> GameAuthority::Cached(absl::string_view game_id) {
-  absl::MutexLock lock(&mu_);
-  auto it = cache_.find(game_id);
-  return it == cache_.end() ? nullptr : it->second;
-}
-
-void GameAuthority::Remember(absl::string_view game_id, std::shared_ptr<const GameState> game) {
-  absl::MutexLock lock(&mu_);
-  auto it = cache_.find(game_id);
-  if (it != cache_.end()) {
-    // Never replace a newer state by an older one (threads finish in any order).
-    if (it->second->version() <= game->version()) it->second = std::move(game);
-    return;
-  }
-  if (cache_.size() >= options_.cache_size && !cache_.empty()) cache_.erase(cache_.begin());
-  cache_.emplace(std::string(game_id), std::move(game));
-}
-
-void GameAuthority::Forget(absl::string_view game_id) {
-  absl::MutexLock lock(&mu_);
-  cache_.erase(game_id);
-}
-
 absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::string_view game_id,
                                                                      bool use_cache) {
   if (use_cache) {
-    if (std::shared_ptr<const GameState> cached = Cached(game_id)) return cached;
+    if (std::shared_ptr<const GameState> cached = cache_.Get(game_id)) return cached;
   }
   ASSIGN_OR_RETURN(arbiter::v1::GameSnapshot snapshot, store_->ReadSnapshot(game_id));
   ASSIGN_OR_RETURN(GameState game, FromStoreSnapshot(snapshot));
   auto shared = std::make_shared<const GameState>(std::move(game));
-  Remember(game_id, shared);
+  cache_.Remember(game_id, shared);
   return shared;
 }
 
@@ -218,7 +186,7 @@ void GameAuthority::Landed(absl::string_view game_id, std::shared_ptr<const Game
                            const std::vector<v1::ArbitrationEvent>& events) {
   const std::optional<std::int64_t> deadline = NextDeadline(*after);
   for (AuthorityObserver* o : observers_) o->OnAppended(game_id, *after, events, deadline);
-  Remember(game_id, std::move(after));
+  cache_.Remember(game_id, std::move(after));
 }
 
 absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
@@ -230,7 +198,7 @@ absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
     const std::int64_t now = now_ms_();
     ASSIGN_OR_RETURN(v1::ArbitrationEvent created, NewGame(request, now, actor));
     ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
-    const std::string id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    const std::string id = options.command_id.empty() ? command_ids_.Next() : options.command_id;
     std::vector<v1::ArbitrationEvent> events = {created};
     ASSIGN_OR_RETURN(store::AppendResult result,
                      Append(game_id, 0, game, events, id, options.fingerprint, now));
@@ -252,7 +220,8 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
                                                      const CommandOptions& options) {
   auto run = [&]() -> absl::StatusOr<CommandResult> {
     RETURN_IF_ERROR(store::ValidateGameId(game_id));
-    const std::string command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    const std::string command_id =
+        options.command_id.empty() ? command_ids_.Next() : options.command_id;
     // A retry of a command that was applied may find the game moved on: it is answered from the
     // record rather than refused (or applied a second time).
     auto recorded = [&](const GameState& latest) -> absl::StatusOr<std::optional<CommandResult>> {
@@ -319,7 +288,7 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       if (!result.ok()) {
         if (IsConflict(result.status())) {
           NotifyConflict();
-          Forget(game_id);
+          cache_.Forget(game_id);
           // With an expected version the caller asked for exactly that state: it is gone.
           if (options.expected_version == 0 || refused) continue;
         }
@@ -327,7 +296,7 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       }
       if (result->replayed) {
         if (refused) {
-          Forget(game_id);
+          cache_.Forget(game_id);
           continue;  // another replica recorded what fell: decide again on its state
         }
         return Replayed(game_id, result->version, command_id);
@@ -362,7 +331,7 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
                                  CommandCallback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
   std::shared_ptr<const GameState> before;
-  if (store::ValidateGameId(game_id).ok()) before = Cached(game_id);
+  if (store::ValidateGameId(game_id).ok()) before = cache_.Get(game_id);
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version)) {
     return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
@@ -378,7 +347,7 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
   }
   PendingCommand pending{std::string(game_id),   command, options,        nullptr, {}, now,
                          decision->claim_ruling, offload, std::move(done)};
-  if (pending.options.command_id.empty()) pending.options.command_id = NewCommandId();
+  if (pending.options.command_id.empty()) pending.options.command_id = command_ids_.Next();
   store::AppendRequest request =
       AppendRequestFor(game_id, before->version(), *decision->after, decision->events,
                        pending.options.command_id, pending.options.fingerprint, now);
@@ -415,7 +384,7 @@ void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appen
   }
   if (IsConflict(result.status())) {
     NotifyConflict();
-    Forget(pending.game_id);
+    cache_.Forget(pending.game_id);
     if (pending.options.expected_version == 0) {
       // Another writer got there first: decide again on the store's state, as Execute does.
       return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
@@ -444,7 +413,7 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::shared_ptr<const GameState> before;
     if (use_cache) {
-      before = Cached(game_id);
+      before = cache_.Get(game_id);
       if (before != nullptr && before->version() != known_version) before = nullptr;
     }
     use_cache = false;
@@ -472,13 +441,13 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
     if (!result.ok()) {
       if (IsConflict(result.status())) {
         NotifyConflict();
-        Forget(game_id);
+        cache_.Forget(game_id);
         continue;
       }
       return result.status();
     }
     if (result->replayed) {
-      Forget(game_id);
+      cache_.Forget(game_id);
       out.already_recorded = true;
       out.version = result->version;
       return out;

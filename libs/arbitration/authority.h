@@ -25,7 +25,6 @@
 #ifndef ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 #define ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,14 +33,14 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
+#include "libs/store/state_cache.h"
 
 namespace arbitration {
 
@@ -139,9 +138,6 @@ class GameAuthority {
  private:
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
   absl::StatusOr<std::shared_ptr<const GameState>> Load(absl::string_view game_id, bool use_cache);
-  std::shared_ptr<const GameState> Cached(absl::string_view game_id);
-  void Remember(absl::string_view game_id, std::shared_ptr<const GameState> game);
-  void Forget(absl::string_view game_id);
   // The original result of `command_id`, which appended up to `version`.
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version,
                                          absl::string_view command_id);
@@ -177,7 +173,6 @@ class GameAuthority {
   // An append that landed (not a replay): the observers told, the state cached.
   void Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
               const std::vector<v1::ArbitrationEvent>& events);
-  std::string NewCommandId();
   void NotifyCommand(absl::string_view kind, const absl::Status& status);
   void NotifyConflict();
 
@@ -186,11 +181,9 @@ class GameAuthority {
   Analyst& analyst_;
   const AuthorityOptions options_;
   std::vector<AuthorityObserver*> observers_;
-  const std::string id_prefix_;
-  std::atomic<std::uint64_t> next_id_{0};
 
-  absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const GameState>> cache_ ABSL_GUARDED_BY(mu_);
+  store::CommandIds command_ids_;
+  store::StateCache<GameState> cache_;
 };
 
 // The command id every replica uses for what fell on the state at `version` (flags, defaults).

@@ -1,6 +1,5 @@
 #include "libs/clock_authority/authority.h"
 
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -38,11 +37,6 @@ std::string FlagCommandId(absl::string_view game_id, std::int64_t version) {
   return id;
 }
 
-std::string ProcessNonce() {
-  std::random_device rd;
-  return absl::StrCat(absl::Hex((static_cast<std::uint64_t>(rd()) << 32) | rd(), absl::kZeroPad16));
-}
-
 }  // namespace
 
 absl::Status ClockNotFound(absl::string_view game_id) {
@@ -53,7 +47,8 @@ ClockAuthority::ClockAuthority(store::GameStore* store, TimeSource* time, Author
     : store_(store),
       time_(time),
       options_(std::move(options)),
-      id_prefix_(absl::StrCat("a:", options_.owner.substr(0, 64), ":", ProcessNonce(), ":")) {}
+      command_ids_(options_.owner),
+      cache_(options_.cache_size) {}
 
 absl::string_view ClockAuthority::KindOf(const v1::ClockEvent& command) {
   switch (command.event_case()) {
@@ -87,10 +82,6 @@ absl::string_view ClockAuthority::KindOf(const v1::ClockEvent& command) {
   return "unknown";
 }
 
-std::string ClockAuthority::NewCommandId() {
-  return absl::StrCat(id_prefix_, next_id_.fetch_add(1, std::memory_order_relaxed));
-}
-
 void ClockAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
   for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
 }
@@ -105,40 +96,17 @@ void ClockAuthority::NotifyRecorded(absl::string_view game_id,
   }
 }
 
-std::shared_ptr<const ClockGame> ClockAuthority::Cached(absl::string_view game_id) {
-  absl::MutexLock lock(&mu_);
-  auto it = cache_.find(game_id);
-  return it == cache_.end() ? nullptr : it->second;
-}
-
-void ClockAuthority::Remember(absl::string_view game_id, std::shared_ptr<const ClockGame> game) {
-  absl::MutexLock lock(&mu_);
-  auto it = cache_.find(game_id);
-  if (it != cache_.end()) {
-    // Never replace a newer state by an older one (threads finish in any order).
-    if (it->second->version() <= game->version()) it->second = std::move(game);
-    return;
-  }
-  if (cache_.size() >= options_.cache_size && !cache_.empty()) cache_.erase(cache_.begin());
-  cache_.emplace(std::string(game_id), std::move(game));
-}
-
-void ClockAuthority::Forget(absl::string_view game_id) {
-  absl::MutexLock lock(&mu_);
-  cache_.erase(game_id);
-}
-
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::string_view game_id,
                                                                       bool use_cache) {
   if (use_cache) {
-    if (std::shared_ptr<const ClockGame> cached = Cached(game_id)) return cached;
+    if (std::shared_ptr<const ClockGame> cached = cache_.Get(game_id)) return cached;
   }
   absl::StatusOr<v1::GameSnapshot> snapshot = store_->ReadSnapshot(game_id);
   if (!snapshot.ok()) return MapNotFound(snapshot.status(), game_id);
   ASSIGN_OR_RETURN(ClockGame game, FromSnapshot(*snapshot));
   auto shared = std::make_shared<const ClockGame>(std::move(game));
   for (AuthorityObserver* o : observers_) o->OnLoaded(game_id, *shared);
-  Remember(game_id, shared);
+  cache_.Remember(game_id, shared);
   return shared;
 }
 
@@ -175,7 +143,7 @@ void ClockAuthority::Landed(absl::string_view game_id, std::shared_ptr<const Clo
   // Flags (and a default) recorded before the command (B6: play goes on) or after it (a setting
   // to zero), or by a check.
   NotifyRecorded(game_id, events);
-  Remember(game_id, std::move(after));
+  cache_.Remember(game_id, std::move(after));
 }
 
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::StateAt(absl::string_view game_id,
@@ -216,7 +184,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
     store::AppendRequest req;
     req.game_id = std::string(game_id);
     req.expected_version = 0;
-    req.command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    req.command_id = options.command_id.empty() ? command_ids_.Next() : options.command_id;
     req.fingerprint = options.fingerprint.empty() ? req.command_id : options.fingerprint;
     req.events.push_back(ToGameEvent(event, now));
     req.snapshot = ToSnapshot(game);
@@ -240,7 +208,8 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
   const absl::string_view kind = KindOf(command);
   auto run = [&]() -> absl::StatusOr<CommandResult> {
     RETURN_IF_ERROR(store::ValidateGameId(game_id));
-    const std::string command_id = options.command_id.empty() ? NewCommandId() : options.command_id;
+    const std::string command_id =
+        options.command_id.empty() ? command_ids_.Next() : options.command_id;
     bool use_cache = true;
     for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
       ASSIGN_OR_RETURN(std::shared_ptr<const ClockGame> before, Load(game_id, use_cache));
@@ -280,14 +249,14 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
       if (!result.ok()) {
         if (IsConflict(result.status()) && options.expected_version == 0) {
           for (AuthorityObserver* o : observers_) o->OnConflict();
-          Forget(game_id);
+          cache_.Forget(game_id);
           continue;
         }
         return result.status();
       }
       if (result->replayed) {
         if (refused) {
-          Forget(game_id);
+          cache_.Forget(game_id);
           continue;  // another replica recorded these flags: decide again on its state
         }
         return Replayed(game_id, result->version);
@@ -323,7 +292,7 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
                                   CommandCallback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
   std::shared_ptr<const ClockGame> before;
-  if (store::ValidateGameId(game_id).ok()) before = Cached(game_id);
+  if (store::ValidateGameId(game_id).ok()) before = cache_.Get(game_id);
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version)) {
     return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
@@ -337,7 +306,7 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
   }
   PendingCommand pending{std::string(game_id), command, options, nullptr, {}, now, offload,
                          std::move(done)};
-  if (pending.options.command_id.empty()) pending.options.command_id = NewCommandId();
+  if (pending.options.command_id.empty()) pending.options.command_id = command_ids_.Next();
   store::AppendRequest request =
       AppendRequestFor(game_id, *before, *decision->after, decision->events,
                        pending.options.command_id, pending.options.fingerprint, now);
@@ -373,7 +342,7 @@ void ClockAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appe
   if (IsConflict(result.status()) && pending.options.expected_version == 0) {
     // Another writer got there first: decide again on the store's state, as Execute does.
     for (AuthorityObserver* o : observers_) o->OnConflict();
-    Forget(pending.game_id);
+    cache_.Forget(pending.game_id);
     return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
                         std::move(pending.options), std::move(pending.done));
   }
@@ -398,7 +367,7 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::shared_ptr<const ClockGame> before;
     if (use_cache) {
-      before = Cached(game_id);
+      before = cache_.Get(game_id);
       if (before != nullptr && before->version() != known_version) before = nullptr;
     }
     use_cache = false;
@@ -425,13 +394,13 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
     if (!result.ok()) {
       if (IsConflict(result.status())) {
         for (AuthorityObserver* o : observers_) o->OnConflict();
-        Forget(game_id);
+        cache_.Forget(game_id);
         continue;
       }
       return result.status();
     }
     if (result->replayed) {
-      Forget(game_id);
+      cache_.Forget(game_id);
       out.already_recorded = true;
       out.version = result->version;
       return out;

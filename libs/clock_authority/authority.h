@@ -23,7 +23,6 @@
 #ifndef ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 #define ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,14 +30,14 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/clock_game.h"
 #include "libs/clock_authority/time_source.h"
+#include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
+#include "libs/store/state_cache.h"
 
 namespace clock_authority {
 
@@ -135,9 +134,6 @@ class ClockAuthority {
  private:
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
   absl::StatusOr<std::shared_ptr<const ClockGame>> Load(absl::string_view game_id, bool use_cache);
-  std::shared_ptr<const ClockGame> Cached(absl::string_view game_id);
-  void Remember(absl::string_view game_id, std::shared_ptr<const ClockGame> game);
-  void Forget(absl::string_view game_id);
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
   // The store request of one append of `events` on `before`, giving `after`.
   store::AppendRequest AppendRequestFor(absl::string_view game_id, const ClockGame& before,
@@ -173,7 +169,6 @@ class ClockAuthority {
                                              const std::string& command_id,
                                              const std::string& fingerprint,
                                              std::int64_t recorded_at_ms);
-  std::string NewCommandId();
   void NotifyCommand(absl::string_view kind, const absl::Status& status);
   // OnFlagRecorded / OnDefaultRecorded for the flag falls and defaults among `events`.
   void NotifyRecorded(absl::string_view game_id, const std::vector<v1::ClockEvent>& events);
@@ -182,11 +177,9 @@ class ClockAuthority {
   TimeSource* const time_;
   const AuthorityOptions options_;
   std::vector<AuthorityObserver*> observers_;
-  const std::string id_prefix_;
-  std::atomic<std::uint64_t> next_id_{0};
 
-  absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<const ClockGame>> cache_ ABSL_GUARDED_BY(mu_);
+  store::CommandIds command_ids_;
+  store::StateCache<ClockGame> cache_;
 };
 
 // Maps the store's "no such game" to the clock's (NOT_FOUND ERR_CLOCK_NOT_FOUND).
