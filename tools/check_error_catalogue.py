@@ -2,18 +2,17 @@
 """The error catalogue's check (issue 11.4), run by tools/test.sh.
 
 Every stable code ("ERR_...") is declared once, with its canonical status, in its layer's
-errors.h; code outside the catalogues names codes only through them, never by a literal (tests,
-which are clients, may); docs/ERRORS.md lists every code. `--write` regenerates docs/ERRORS.md.
+errors.json (bazel/error_catalogue.bzl generates the layer's errors.h from it); code outside the
+catalogues names codes only through them, never by a literal (tests, which are clients, may);
+docs/ERRORS.md lists every code. `--write` regenerates docs/ERRORS.md.
 """
-import glob
+import json
 import os
 import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-ENTRY = re.compile(
-    r'((?://[^\n]*\n)+)inline constexpr base::ErrorSpec (kErr\w+)\{\s*"(ERR_[A-Z0-9_]+)",\s*'
-    r'absl::StatusCode::k(\w+)\}')
+FIELDS = ("code", "name", "status", "meaning")
 LITERAL = re.compile(r'"(ERR_[A-Z0-9_]+)"')
 GRPC = {"InvalidArgument": "INVALID_ARGUMENT", "FailedPrecondition": "FAILED_PRECONDITION",
         "NotFound": "NOT_FOUND", "AlreadyExists": "ALREADY_EXISTS", "Aborted": "ABORTED",
@@ -23,32 +22,53 @@ GRPC = {"InvalidArgument": "INVALID_ARGUMENT", "FailedPrecondition": "FAILED_PRE
         "DeadlineExceeded": "DEADLINE_EXCEEDED"}
 
 
-def catalogues():
-    entries = []  # (code, status, meaning, header)
-    for header in sorted(glob.glob(os.path.join(ROOT, "**/errors.h"), recursive=True)):
-        if "/bazel-" in header:
+def catalogue_files():
+    """Every errors.json of the tree, as paths from the root (Bazel's output trees left out)."""
+    found = []
+    for top, dirs, files in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "bazel-")))
+        if "errors.json" in files:
+            found.append(os.path.relpath(os.path.join(top, "errors.json"), ROOT))
+    return sorted(found)
+
+
+def catalogues(problems):
+    # (code, status, meaning, header, catalogue): the header is the generated file's include path.
+    entries = []
+    for rel in catalogue_files():
+        header = rel[:-len(".json")] + ".h"
+        try:
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                errors = json.load(f)["errors"]
+        except (ValueError, KeyError, TypeError) as e:
+            problems.append(f"{rel} is no catalogue: {e!r}")
             continue
-        rel = os.path.relpath(header, ROOT)
-        text = open(header).read()
-        for m in ENTRY.finditer(text):
-            comment = " ".join(l.strip()[2:].strip() for l in m.group(1).strip().split("\n"))
-            entries.append((m.group(3), m.group(4), comment, rel))
+        for e in errors:
+            missing = [k for k in FIELDS if not isinstance(e.get(k), str)]
+            if missing:
+                problems.append(f"{rel}: an entry without {', '.join(missing)}: {e}")
+                continue
+            entries.append((e["code"], e["status"][1:], e["meaning"], header, rel))
     return entries
 
 
 def literals_outside():
     found = []
     for d in ("libs", "services", "tools"):
-        for path in glob.glob(os.path.join(ROOT, d, "**/*.*"), recursive=True):
-            rel = os.path.relpath(path, ROOT)
-            if not rel.endswith((".cc", ".h")) or rel.endswith(("_test.cc", "/errors.h")):
-                continue
-            if "/testing/" in rel:
-                continue
-            for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
-                code = line.split("//", 1)[0] if line.split("//", 1)[0].count('"') % 2 == 0 else line
-                for m in LITERAL.finditer(code):
-                    found.append(f"{rel}:{n}: {m.group(1)}")
+        for top, dirs, files in os.walk(os.path.join(ROOT, d)):
+            dirs[:] = sorted(dirs)
+            for name in sorted(files):
+                rel = os.path.relpath(os.path.join(top, name), ROOT)
+                if not rel.endswith((".cc", ".h")) or rel.endswith("_test.cc"):
+                    continue
+                if "/testing/" in rel:
+                    continue
+                with open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace") as f:
+                    for n, line in enumerate(f, 1):
+                        before = line.split("//", 1)[0]
+                        code = before if before.count('"') % 2 == 0 else line
+                        for m in LITERAL.finditer(code):
+                            found.append(f"{rel}:{n}: {m.group(1)}")
     return found
 
 
@@ -57,7 +77,8 @@ def document(entries):
            "Every error Arbiter answers carries a stable code in an `arbiter.v1.ErrorInfo` in the",
            "status details (and in `{\"error\": {\"code\": ...}}` in arbiterctl's JSON). Clients",
            "match on the code, never on the message. Each code has one canonical gRPC status. The",
-           "list is generated from the catalogues (`errors.h` of each layer) by",
+           "list is generated from the catalogues (each layer's `errors.json`, whose constants C++ code",
+           "includes from the generated `errors.h` named in each heading) by",
            "`tools/check_error_catalogue.py --write`; `tools/test.sh` checks that it is current.",
            "A status without a catalogued code reads as `ERR_<CANONICAL_CODE>` (e.g.",
            "`ERR_INVALID_ARGUMENT`).", ""]
@@ -66,20 +87,20 @@ def document(entries):
         by_header.setdefault(e[3], []).append(e)
     for header in sorted(by_header):
         out += [f"## `{header}`", "", "| code | gRPC status | meaning |", "|---|---|---|"]
-        for code, status, meaning, _ in sorted(by_header[header]):
+        for code, status, meaning, _, _ in sorted(by_header[header]):
             out.append(f"| `{code}` | {GRPC.get(status, status)} | {meaning} |")
         out.append("")
     return "\n".join(out)
 
 
 def main():
-    entries = catalogues()
     problems = []
+    entries = catalogues(problems)
     seen = {}
-    for code, status, _, header in entries:
+    for code, _, _, _, catalogue in entries:
         if code in seen:
-            problems.append(f"{code} is declared in {seen[code]} and {header}")
-        seen[code] = header
+            problems.append(f"{code} is declared in {seen[code]} and {catalogue}")
+        seen[code] = catalogue
     problems += [f"{l}: a literal code outside the catalogues" for l in literals_outside()]
     doc_path = os.path.join(ROOT, "docs/ERRORS.md")
     doc = document(entries)

@@ -12,7 +12,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "libs/analysis/static_proofs.h"
+#include "libs/base/enum_table.h"
 #include "libs/chess/bitboard.h"
 #include "libs/chess/movegen.h"
 
@@ -746,6 +748,18 @@ struct MoveNode {
   Move move;
 };
 
+// The moves from the root of a search tree to its node `index`; each node names its parent (-1
+// at the root) and the move from there.
+template <typename Node>
+std::vector<Move> LineTo(const std::vector<Node>& tree, std::int32_t index) {
+  std::vector<Move> moves;
+  for (std::int32_t i = index; tree[i].parent >= 0; i = tree[i].parent) {
+    moves.push_back(tree[i].move);
+  }
+  std::reverse(moves.begin(), moves.end());
+  return moves;
+}
+
 // A priority queue for small integer priorities: one bucket per priority, first in first out
 // within a bucket (as a binary heap ordered by (priority, index) would pop them). A bucket is a
 // linked list through next_, indexed by item (the items are tree indices, 0, 1, 2, ...): no
@@ -834,13 +848,13 @@ class GuidedSearch {
         if (!seen_.insert(child.key()).second) continue;
         const bool check = ctx_.LoserInCheck(child);
         if (ctx_.IsGoal(child, check)) {
-          *line = LineTo(index);
+          *line = LineTo(tree_, index);
           line->push_back(m);
           return Outcome::kFound;
         }
         if (ctx_.Hopeless(child)) continue;
         if (strip_ && Stripped(child, ctx_.winner())) {
-          subgoals_.push_back({LineTo(index), child});
+          subgoals_.push_back({LineTo(tree_, index), child});
           subgoals_.back().first.push_back(m);
           continue;
         }
@@ -861,15 +875,6 @@ class GuidedSearch {
   }
 
  private:
-  std::vector<Move> LineTo(std::int32_t index) const {
-    std::vector<Move> moves;
-    for (std::int32_t i = index; tree_[i].parent >= 0; i = tree_[i].parent) {
-      moves.push_back(tree_[i].move);
-    }
-    std::reverse(moves.begin(), moves.end());
-    return moves;
-  }
-
   const Position root_;
   Context& ctx_;
   const Bitboard corners_;
@@ -927,7 +932,7 @@ class Exhaustive {
         child.PlayUnchecked(m);
         if (!seen_.insert(MakeExactKey(child)).second) continue;
         if (ctx_.IsGoal(child, ctx_.LoserInCheck(child))) {
-          *line = LineTo(parent);
+          *line = LineTo(tree_, parent);
           line->push_back(m);
           return Outcome::kFound;
         }
@@ -947,14 +952,6 @@ class Exhaustive {
     std::int32_t parent;
     Move move;
   };
-  std::vector<Move> LineTo(std::int32_t index) const {
-    std::vector<Move> moves;
-    for (std::int32_t i = index; tree_[i].parent >= 0; i = tree_[i].parent) {
-      moves.push_back(tree_[i].move);
-    }
-    std::reverse(moves.begin(), moves.end());
-    return moves;
-  }
 
   Context& ctx_;
   std::vector<Node> tree_;
@@ -989,43 +986,31 @@ struct PotentialPattern {
   bool pawnless;  // no fixed pawn: the eight symmetries of the board apply, not only the mirror
 };
 
+// A pattern from its men, each a FEN letter (upper case the winner's) and a square: "Kc1 Nb4".
+PotentialPattern Pattern(const char* name, absl::string_view men, int free_pawns) {
+  PotentialPattern pattern{name, {}, free_pawns, true};
+  for (absl::string_view man : absl::StrSplit(men, ' ')) {
+    const chess::Piece piece = chess::PieceFromFenChar(man[0]);
+    const PieceType type = chess::TypeOf(piece);
+    pattern.men.push_back(
+        {chess::ColorOf(piece) == Color::kWhite, type, *chess::ParseSquare(man.substr(1))});
+    if (type == PieceType::kPawn) pattern.pawnless = false;
+  }
+  return pattern;
+}
+
 const std::vector<PotentialPattern>& PotentialPatterns() {
-  using chess::kA1;
   static const std::vector<PotentialPattern>* patterns = new std::vector<PotentialPattern>{
       // K+N v K+P: the pawn on a3 must go to a2, blocking its king's last square; Nc2# (or, with
       // Kc2 and Nc1, Nb3#). With the enumeration, these are the only goals of this material.
-      {"knight against a rook pawn",
-       {{false, PieceType::kKing, kA1},
-        {false, PieceType::kPawn, chess::kA3},
-        {true, PieceType::kKing, chess::kC1},
-        {true, PieceType::kKnight, chess::kB4}},
-       0,
-       false},
-      {"knight against a rook pawn",
-       {{false, PieceType::kKing, kA1},
-        {false, PieceType::kPawn, chess::kA3},
-        {true, PieceType::kKing, chess::kC2},
-        {true, PieceType::kKnight, chess::kC1}},
-       0,
-       false},
+      Pattern("knight against a rook pawn", "ka1 pa3 Kc1 Nb4", 0),
+      Pattern("knight against a rook pawn", "ka1 pa3 Kc2 Nc1", 0),
       // K+N+N v K+P: the lone king is shut in (Kc1 and Nc3 take every square), the pawn's move
       // is forced, then Nc2#.
-      {"two knights against a pawn",
-       {{false, PieceType::kKing, kA1},
-        {true, PieceType::kKing, chess::kC1},
-        {true, PieceType::kKnight, chess::kC3},
-        {true, PieceType::kKnight, chess::kE1}},
-       1,
-       true},
+      Pattern("two knights against a pawn", "ka1 Kc1 Nc3 Ne1", 1),
       // K+B v K+P+P: the rook pawn on a2 shuts its king in, the other pawn's move is forced,
       // then Bc3#.
-      {"bishop against a rook pawn and a pawn",
-       {{false, PieceType::kKing, kA1},
-        {false, PieceType::kPawn, chess::kA2},
-        {true, PieceType::kKing, chess::kC1},
-        {true, PieceType::kBishop, chess::kE1}},
-       1,
-       false},
+      Pattern("bishop against a rook pawn and a pawn", "ka1 pa2 Kc1 Be1", 1),
   };
   return *patterns;
 }
@@ -1365,35 +1350,14 @@ UnwinnabilityResult Search(const Position& pos, Context& ctx, absl::string_view 
 }  // namespace
 
 absl::string_view VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kWinnable:
-      return "winnable";
-    case Verdict::kUnwinnable:
-      return "unwinnable";
-    case Verdict::kUndetermined:
-      return "undetermined";
-  }
-  return "undetermined";
+  static constexpr absl::string_view kNames[] = {"winnable", "unwinnable", "undetermined"};
+  return base::EnumEntry(kNames, v, "undetermined");
 }
 
 absl::string_view MethodName(Method m) {
-  switch (m) {
-    case Method::kGameOver:
-      return "game_over";
-    case Method::kMaterial:
-      return "material";
-    case Method::kMatePattern:
-      return "mate_pattern";
-    case Method::kLockedPawns:
-      return "locked_pawns";
-    case Method::kExhaustive:
-      return "exhaustive";
-    case Method::kSearch:
-      return "search";
-    case Method::kLimit:
-      return "limit";
-  }
-  return "limit";
+  static constexpr absl::string_view kNames[] = {
+      "game_over", "material", "mate_pattern", "locked_pawns", "exhaustive", "search", "limit"};
+  return base::EnumEntry(kNames, m, "limit");
 }
 
 bool LineMates(const Position& pos, Color winner, const std::vector<Move>& line) {

@@ -1,7 +1,10 @@
 #include "libs/analysis/unwinnable.h"
 
 #include <cstdlib>
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -328,6 +331,30 @@ void ExpectPotentialLine(const Position& pos, Color side, const UnwinnabilityRes
   EXPECT_TRUE(CannotPreventMateNextMove(p, side)) << chess::ToFen(p) << " after " << Uci(r.line);
 }
 
+// A position and the side whose mating potential (1997 C4) is asked.
+using PotentialCase = std::pair<const char*, Color>;
+
+// Each case's line to a goal is built and checked, in fewer than `max_nodes` positions.
+void ExpectPotentialLinesBuilt(std::initializer_list<PotentialCase> cases, std::int64_t max_nodes) {
+  for (auto [fen, side] : cases) {
+    const Position pos = Fen(fen);
+    UnwinnabilityResult r = AnalyzeMatingPotential(pos, side);
+    ExpectPotentialLine(pos, side, r);
+    EXPECT_LT(r.nodes, max_nodes) << fen;
+  }
+}
+
+// No case has mating potential: a proof in no nodes (by `method`, when given).
+void ExpectNoPotential(std::initializer_list<PotentialCase> cases,
+                       std::optional<Method> method = std::nullopt) {
+  for (auto [fen, side] : cases) {
+    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), side);
+    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
+    if (method.has_value()) EXPECT_EQ(r.method, *method) << fen;
+    EXPECT_EQ(r.nodes, 0) << fen;
+  }
+}
+
 // Every placement of White K + `white` against Black K + `black`, Black to move, where Black
 // cannot prevent mate next move (C4's goal). Symmetry keeps it short: without pawns the black
 // king stays in the triangle a1-d1-d4 (the board's eight symmetries: no castling, no pawns),
@@ -408,16 +435,12 @@ TEST(NoMatingPotential, KnightAgainstPawnOnlyRookPawnOnItsSixthRank) {
 // answer is a proof, in no nodes, for any placement: a rook pawn, a centre pawn, a pawn about to
 // promote, either colour.
 TEST(MatingPotential, BishopAgainstPawnHasNone) {
-  for (auto [fen, side] : {std::pair{"8/7p/8/8/2k5/8/8/B3K3 w - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/3k4/8/4p3/8/2B1K3 w - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/8/8/2k5/p7/4K2B w - - 0 1", Color::kWhite},
-                           std::pair{"7K/8/8/8/8/k7/1p6/5B2 b - - 0 1", Color::kWhite},
-                           std::pair{"4k3/8/1b6/8/8/8/3P4/4K3 b - - 0 1", Color::kBlack}}) {
-    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), side);
-    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
-    EXPECT_EQ(r.method, Method::kMatePattern) << fen;
-    EXPECT_EQ(r.nodes, 0) << fen;
-  }
+  ExpectNoPotential({{"8/7p/8/8/2k5/8/8/B3K3 w - - 0 1", Color::kWhite},
+                     {"8/8/8/3k4/8/4p3/8/2B1K3 w - - 0 1", Color::kWhite},
+                     {"8/8/8/8/8/2k5/p7/4K2B w - - 0 1", Color::kWhite},
+                     {"7K/8/8/8/8/k7/1p6/5B2 b - - 0 1", Color::kWhite},
+                     {"4k3/8/1b6/8/8/8/3P4/4K3 b - - 0 1", Color::kBlack}},
+                    Method::kMatePattern);
   // A mate, with help, exists all the same (5.2b, 6.10 answer "winnable").
   Expect("8/8/8/8/8/2k5/p7/4K2B w - - 0 1", Color::kWhite, Verdict::kWinnable);
 }
@@ -427,54 +450,39 @@ TEST(MatingPotential, BishopAgainstPawnHasNone) {
 // initial square (two first steps), on its goal square with the winner's king in the corner, on
 // the goal square already, the knight side Black.
 TEST(MatingPotential, KnightAgainstRookPawnIsBuilt) {
-  for (auto [fen, side] : {std::pair{"8/7p/8/8/2k5/8/8/N3K3 w - - 0 1", Color::kWhite},
-                           std::pair{"8/p7/8/8/8/5k2/8/1N2K3 b - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/8/7p/8/5k2/N6K w - - 0 1", Color::kWhite},
-                           std::pair{"k7/8/8/8/8/7p/8/N6K w - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/8/8/p1N5/8/k1K5 w - - 0 1", Color::kWhite},
-                           std::pair{"3nk3/8/8/8/8/8/P7/4K3 w - - 0 1", Color::kBlack},
-                           std::pair{"4k3/8/8/8/8/8/7P/1n2K3 b - - 0 1", Color::kBlack}}) {
-    const Position pos = Fen(fen);
-    UnwinnabilityResult r = AnalyzeMatingPotential(pos, side);
-    ExpectPotentialLine(pos, side, r);
-    EXPECT_LT(r.nodes, 5000) << fen;
-  }
+  ExpectPotentialLinesBuilt({{"8/7p/8/8/2k5/8/8/N3K3 w - - 0 1", Color::kWhite},
+                             {"8/p7/8/8/8/5k2/8/1N2K3 b - - 0 1", Color::kWhite},
+                             {"8/8/8/8/7p/8/5k2/N6K w - - 0 1", Color::kWhite},
+                             {"k7/8/8/8/8/7p/8/N6K w - - 0 1", Color::kWhite},
+                             {"8/8/8/8/8/p1N5/8/k1K5 w - - 0 1", Color::kWhite},
+                             {"3nk3/8/8/8/8/8/P7/4K3 w - - 0 1", Color::kBlack},
+                             {"4k3/8/8/8/8/8/7P/1n2K3 b - - 0 1", Color::kBlack}},
+                            5000);
 }
 
 // The same material where no goal can be reached: a pawn off the rook files, a rook pawn about
 // to promote (it cannot go back to its third rank).
 TEST(MatingPotential, KnightAgainstOtherPawnsHasNone) {
-  for (auto [fen, side] : {std::pair{"8/8/3k4/8/8/4p3/8/4KN2 w - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/8/4k3/8/1p6/4K1N1 w - - 0 1", Color::kWhite},
-                           std::pair{"8/8/8/8/8/2k5/p7/4K1N1 w - - 0 1", Color::kWhite},
-                           std::pair{"4k3/P7/8/8/8/8/8/2n1K3 w - - 0 1", Color::kBlack}}) {
-    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), side);
-    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
-    EXPECT_EQ(r.nodes, 0) << fen;
-  }
+  ExpectNoPotential({{"8/8/3k4/8/8/4p3/8/4KN2 w - - 0 1", Color::kWhite},
+                     {"8/8/8/8/4k3/8/1p6/4K1N1 w - - 0 1", Color::kWhite},
+                     {"8/8/8/8/8/2k5/p7/4K1N1 w - - 0 1", Color::kWhite},
+                     {"4k3/P7/8/8/8/8/8/2n1K3 w - - 0 1", Color::kBlack}});
 }
 
 // K+N+N v K+P, the classic: against a bare king no potential (the seed's example), with a pawn
 // there is one: the lone king shut in, the pawn must move, and the mate follows. The pawn about
 // to promote, on its initial square, a rook pawn, the knights Black.
 TEST(MatingPotential, TwoKnightsAgainstPawnIsBuilt) {
-  for (auto [fen, side] : {std::pair{"8/8/8/4k3/8/8/4p3/1N2K1N1 w - - 0 1", Color::kWhite},
-                           std::pair{"8/p7/8/8/3k4/8/8/1N2K1N1 w - - 0 1", Color::kWhite},
-                           std::pair{"7k/8/8/8/8/7p/8/N3K1N1 b - - 0 1", Color::kWhite},
-                           std::pair{"1n2k1n1/8/8/8/8/3P4/8/4K3 b - - 0 1", Color::kBlack}}) {
-    const Position pos = Fen(fen);
-    UnwinnabilityResult r = AnalyzeMatingPotential(pos, side);
-    ExpectPotentialLine(pos, side, r);
-    EXPECT_LT(r.nodes, 10000) << fen;
-  }
+  ExpectPotentialLinesBuilt({{"8/8/8/4k3/8/8/4p3/1N2K1N1 w - - 0 1", Color::kWhite},
+                             {"8/p7/8/8/3k4/8/8/1N2K1N1 w - - 0 1", Color::kWhite},
+                             {"7k/8/8/8/8/7p/8/N3K1N1 b - - 0 1", Color::kWhite},
+                             {"1n2k1n1/8/8/8/8/3P4/8/4K3 b - - 0 1", Color::kBlack}},
+                            10000);
 }
 
 // K+B v K+P+P: the rook pawn shuts its king in on a2, the other pawn's move is forced, Bc3#.
 TEST(MatingPotential, BishopAgainstRookPawnAndPawnIsBuilt) {
-  const Position pos = Fen("8/8/8/p2kp3/8/8/1B6/4K3 w - - 0 1");
-  UnwinnabilityResult r = AnalyzeMatingPotential(pos, Color::kWhite);
-  ExpectPotentialLine(pos, Color::kWhite, r);
-  EXPECT_LT(r.nodes, 5000);
+  ExpectPotentialLinesBuilt({{"8/8/8/p2kp3/8/8/1B6/4K3 w - - 0 1", Color::kWhite}}, 5000);
 }
 
 // K+minor v K+minor (and v K+R, K+Q): no potential, in no nodes.
@@ -483,9 +491,7 @@ TEST(MatingPotential, MinorAgainstPieceHasNone) {
        {"8/8/3k4/8/3n4/8/8/2B1K3 w - - 0 1", "8/8/3k4/8/3b4/8/8/2N1K3 w - - 0 1",
         "8/8/3k4/8/3n4/8/8/2N1K3 w - - 0 1", "8/8/3k4/8/4b3/8/8/2B1K3 w - - 0 1",
         "8/8/3k4/8/3r4/8/8/2N1K3 w - - 0 1", "8/8/3k4/8/3q4/8/8/2B1K3 w - - 0 1"}) {
-    UnwinnabilityResult r = AnalyzeMatingPotential(Fen(fen), Color::kWhite);
-    EXPECT_EQ(r.verdict, Verdict::kUnwinnable) << fen << ": " << r.reason;
-    EXPECT_EQ(r.nodes, 0) << fen;
+    ExpectNoPotential({{fen, Color::kWhite}});
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
@@ -48,17 +49,8 @@ laws::Regulations RegulationsOf(const v1::Regulations& r) {
 }  // namespace
 
 absl::string_view GameStatusName(GameStatus status) {
-  switch (status) {
-    case GameStatus::kCreated:
-      return "created";
-    case GameStatus::kOngoing:
-      return "ongoing";
-    case GameStatus::kAwaitingRuling:
-      return "awaiting_ruling";
-    case GameStatus::kEnded:
-      return "ended";
-  }
-  return "ongoing";
+  static constexpr absl::string_view kNames[] = {"created", "ongoing", "awaiting_ruling", "ended"};
+  return base::EnumEntry(kNames, status, "ongoing");
 }
 
 absl::StatusOr<chessclock::TimeControl> ParseAnyTimeControl(absl::string_view text) {

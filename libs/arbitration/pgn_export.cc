@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
+#include "libs/base/enum_table.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
 #include "libs/clock/time_control.h"
@@ -38,28 +39,9 @@ std::string TerminationWords(laws::Termination termination) {
 }
 
 std::string DescribeOutcome(const laws::Outcome& outcome) {
-  std::string what;
-  switch (outcome.result) {
-    case laws::Result::kWhiteWins:
-      what = "White wins";
-      break;
-    case laws::Result::kBlackWins:
-      what = "Black wins";
-      break;
-    case laws::Result::kDraw:
-      what = "drawn";
-      break;
-    case laws::Result::kDoubleForfeit:
-      what = "both players lose (0-0)";
-      break;
-    case laws::Result::kAnnulled:
-      what = "annulled";
-      break;
-    case laws::Result::kOngoing:
-      what = "not decided";
-      break;
-  }
-  std::string out = what;
+  static constexpr absl::string_view kResultWords[] = {
+      "not decided", "White wins", "Black wins", "drawn", "both players lose (0-0)", "annulled"};
+  std::string out(base::EnumEntry(kResultWords, outcome.result, ""));
   if (outcome.termination != laws::Termination::kNone) {
     absl::StrAppend(&out, " by ", TerminationWords(outcome.termination));
   }
@@ -80,55 +62,52 @@ std::string PgnResult(laws::Result result) {
   }
 }
 
+// An article of the Laws and what happens under it.
+struct ArticleWords {
+  absl::string_view article;
+  absl::string_view what;
+};
+
+// Indexed by v1::ClaimKind (UNSPECIFIED first): the article a claim falls under, what it claims.
+constexpr ArticleWords kClaimWords[] = {
+    {"", "?"},
+    {"9.2", "a draw by threefold repetition"},
+    {"9.3", "a draw by the fifty-move rule"},
+    {"10.2", "a draw in the quickplay finish"},
+    {"B7", "a win on time"},
+};
+
+// Indexed by v1::QuickplayGround: the ground of a claim without an arbiter (D1).
+constexpr absl::string_view kQuickplayGrounds[] = {
+    "", " (the opponent cannot win by normal means)",
+    " (the opponent makes no attempt to win by normal means)"};
+
 std::string ClaimWhat(const v1::ClaimMade& c) {
-  switch (c.kind()) {
-    case v1::CLAIM_KIND_THREEFOLD:
-      return "a draw by threefold repetition";
-    case v1::CLAIM_KIND_FIFTY:
-      return "a draw by the fifty-move rule";
-    case v1::CLAIM_KIND_QUICKPLAY:
-      if (c.ground() == v1::QUICKPLAY_GROUND_CANNOT_WIN) {
-        return "a draw in the quickplay finish (the opponent cannot win by normal means)";
-      }
-      if (c.ground() == v1::QUICKPLAY_GROUND_NO_ATTEMPT) {
-        return "a draw in the quickplay finish (the opponent makes no attempt to win by normal "
-               "means)";
-      }
-      return "a draw in the quickplay finish";
-    case v1::CLAIM_KIND_TIME:
-      return "a win on time";
-    default:
-      return "?";
+  std::string what(base::EnumEntry(kClaimWords, c.kind(), kClaimWords[0]).what);
+  if (c.kind() == v1::CLAIM_KIND_QUICKPLAY) {
+    absl::StrAppend(&what, base::EnumEntry(kQuickplayGrounds, c.ground(), ""));
   }
+  return what;
 }
 
 std::string ClaimDefaultArticle(v1::ClaimKind kind) {
-  switch (kind) {
-    case v1::CLAIM_KIND_THREEFOLD:
-      return "9.2";
-    case v1::CLAIM_KIND_FIFTY:
-      return "9.3";
-    case v1::CLAIM_KIND_QUICKPLAY:
-      return "10.2";
-    case v1::CLAIM_KIND_TIME:
-      return "B7";
-    default:
-      return "";
-  }
+  return std::string(base::EnumEntry(kClaimWords, kind, kClaimWords[0]).article);
 }
 
 std::string RulingName(v1::ClaimRuling ruling) {
-  switch (ruling) {
-    case v1::CLAIM_RULING_CORRECT:
-      return "correct";
-    case v1::CLAIM_RULING_INCORRECT:
-      return "incorrect";
-    case v1::CLAIM_RULING_PENDING:
-      return "awaits the arbiter";
-    default:
-      return "";
-  }
+  // Indexed by v1::ClaimRuling (UNSPECIFIED first).
+  static constexpr absl::string_view kNames[] = {"", "correct", "incorrect", "awaits the arbiter"};
+  return std::string(base::EnumEntry(kNames, ruling, ""));
 }
+
+// Indexed by v1::RulingDecision (UNSPECIFIED first): the article the arbiter rules under (when
+// the event names none) and what he decides.
+constexpr ArticleWords kRulingWords[] = {
+    {"", "the arbiter rules"},
+    {"10.2a", "the arbiter declares the game drawn"},
+    {"10.2b", "the arbiter postpones his decision"},
+    {"10.2c", "the arbiter rejects the claim"},
+};
 
 std::string Signed(std::int64_t delta_ms) {
   return absl::StrCat(delta_ms < 0 ? "-" : "+", FormatPgnClock(std::llabs(delta_ms)));
@@ -341,26 +320,9 @@ class Builder {
   }
 
   void Ruled(const v1::ArbiterRuled& r) {
-    std::string article = r.article();
-    std::string what;
-    switch (r.decision()) {
-      case v1::RULING_DECISION_DRAW:
-        what = "the arbiter declares the game drawn";
-        if (article.empty()) article = "10.2a";
-        break;
-      case v1::RULING_DECISION_POSTPONE:
-        what = "the arbiter postpones his decision";
-        if (article.empty()) article = "10.2b";
-        break;
-      case v1::RULING_DECISION_REJECT:
-        what = "the arbiter rejects the claim";
-        if (article.empty()) article = "10.2c";
-        break;
-      default:
-        what = "the arbiter rules";
-        break;
-    }
-    std::string text = absl::StrCat(article, ": ", what);
+    const ArticleWords words = base::EnumEntry(kRulingWords, r.decision(), kRulingWords[0]);
+    std::string text =
+        absl::StrCat(r.article().empty() ? words.article : r.article(), ": ", words.what);
     if (r.add_time()) {
       absl::StrAppend(&text, "; ", Opponent(claimant_), " receives two extra minutes");
     }

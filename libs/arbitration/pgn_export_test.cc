@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
@@ -48,6 +49,11 @@ GameState NewState(const v1::CreateGameRequest& request, std::int64_t at = kStar
   absl::StatusOr<GameState> game = GameState::Create(*created);
   EXPECT_OK(game);
   return *game;
+}
+
+// The PGN has the tag `name` with `value`: [Name "value"].
+::testing::Matcher<const std::string&> Tag(absl::string_view name, absl::string_view value) {
+  return HasSubstr(absl::StrCat("[", name, " \"", value, "\"]"));
 }
 
 // Hand-made log entries, as the rulings would record them.
@@ -161,10 +167,9 @@ TEST(ExportPgnTest, CheckmateWithClocksAndAnOffer) {
           "5.1a");
 
   const std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Event \"?\"]"), HasSubstr("[Date \"2023.11.14\"]"),
-                         HasSubstr("[White \"w-id\"]"), HasSubstr("[Black \"b-id\"]"),
-                         HasSubstr("[Result \"1-0\"]"), HasSubstr("[TimeControl \"300+2\"]"),
-                         HasSubstr("[Termination \"normal\"]")))
+  EXPECT_THAT(pgn, AllOf(Tag("Event", "?"), Tag("Date", "2023.11.14"), Tag("White", "w-id"),
+                         Tag("Black", "b-id"), Tag("Result", "1-0"), Tag("TimeControl", "300+2"),
+                         Tag("Termination", "normal")))
       << pgn;
   // White: 300 s - 2 s + 2 s increment.
   EXPECT_THAT(pgn, HasSubstr("1. e4 {[%clk 0:05:00.0] [%emt 0:00:02.0]}")) << pgn;
@@ -222,11 +227,10 @@ TEST(ExportPgnTest, FromFenWithClaimPenaltyAndResignation) {
           "5.1b");
 
   const std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Event \"Club Championship\"]"), HasSubstr("[Site \"Berlin\"]"),
-                         HasSubstr("[Round \"3\"]"), HasSubstr("[White \"Alice\"]"),
-                         HasSubstr("[Black \"Bob\"]"), HasSubstr("[SetUp \"1\"]"),
-                         HasSubstr("[FEN \"4k3/8/8/8/8/8/4P3/4K2R b K - 3 40\"]"),
-                         HasSubstr("[TimeControl \"40/5400+30:1800+30\"]")))
+  EXPECT_THAT(pgn, AllOf(Tag("Event", "Club Championship"), Tag("Site", "Berlin"),
+                         Tag("Round", "3"), Tag("White", "Alice"), Tag("Black", "Bob"),
+                         Tag("SetUp", "1"), Tag("FEN", "4k3/8/8/8/8/8/4P3/4K2R b K - 3 40"),
+                         Tag("TimeControl", "40/5400+30:1800+30")))
       << pgn;
   EXPECT_THAT(pgn, HasSubstr("40... Kd7")) << pgn;
   EXPECT_THAT(pgn, HasSubstr("9.2: White claims a draw by threefold repetition with the intended "
@@ -247,7 +251,7 @@ TEST(ExportPgnTest, DefaultWithoutMoves) {
   log.Start(kStart, {v1::COLOR_BLACK});
   log.End(kStart, v1::RESULT_WHITE_WINS, v1::TERMINATION_DEFAULT, v1::COLOR_WHITE, "6.7");
   const std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Termination \"abandoned\"]"), HasSubstr("[Result \"1-0\"]"),
+  EXPECT_THAT(pgn, AllOf(Tag("Termination", "abandoned"), Tag("Result", "1-0"),
                          HasSubstr("6.6: Black absent at the start"),
                          HasSubstr("White wins by default (6.7)")))
       << pgn;
@@ -262,7 +266,7 @@ TEST(ExportPgnTest, DoubleForfeitIsStarWithAComment) {
   log.Start(kStart, {v1::COLOR_WHITE, v1::COLOR_BLACK});
   log.End(kStart, v1::RESULT_DOUBLE_FORFEIT, v1::TERMINATION_DEFAULT, v1::COLOR_UNSPECIFIED, "6.7");
   const std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Result \"*\"]"), HasSubstr("both players lose (0-0)"))) << pgn;
+  EXPECT_THAT(pgn, AllOf(Tag("Result", "*"), HasSubstr("both players lose (0-0)"))) << pgn;
   EXPECT_EQ(Check(pgn).result, "*");
 }
 
@@ -282,10 +286,9 @@ TEST(ExportPgnTest, FlagAgainstInsufficientMaterial) {
   log.End(kStart + 61'000, v1::RESULT_DRAW, v1::TERMINATION_TIMEOUT_VS_INSUFFICIENT,
           v1::COLOR_UNSPECIFIED, "6.9", "material: a lone king cannot mate");
   const std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn,
-              AllOf(HasSubstr("[Termination \"time forfeit\"]"), HasSubstr("[Result \"1/2-1/2\"]"),
-                    HasSubstr("6.9: Black's flag has fallen"),
-                    HasSubstr("drawn by timeout vs insufficient (6.9); proof: material")))
+  EXPECT_THAT(pgn, AllOf(Tag("Termination", "time forfeit"), Tag("Result", "1/2-1/2"),
+                         HasSubstr("6.9: Black's flag has fallen"),
+                         HasSubstr("drawn by timeout vs insufficient (6.9); proof: material")))
       << pgn;
   Check(pgn);
 }
@@ -302,8 +305,8 @@ TEST(ExportPgnTest, OngoingAndOptions) {
     log.Add(kStart + 5'000, e);
   }
   std::string pgn = Flat(ExportPgn(log.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Termination \"unterminated\"]"), HasSubstr("[Result \"*\"]"),
-                         HasSubstr("[TimeControl \"5400+30\"]"), HasSubstr("{(=)}"),
+  EXPECT_THAT(pgn, AllOf(Tag("Termination", "unterminated"), Tag("Result", "*"),
+                         Tag("TimeControl", "5400+30"), HasSubstr("{(=)}"),
                          HasSubstr("9.1b: White offers a draw outside the move")))
       << pgn;
   Check(pgn);
@@ -360,9 +363,9 @@ TEST(ExportPgnDecidedTest, IncorrectThreefoldClaimThenAgreement) {
 
   const std::string pgn = Flat(ExportPgn(g.game()));
   EXPECT_THAT(
-      pgn, AllOf(HasSubstr("[Result \"1/2-1/2\"]"), HasSubstr("[Termination \"normal\"]"),
-                 HasSubstr("[Date \"????.??.??\"]"), HasSubstr("9.2: White claims"),
-                 HasSubstr("incorrect"), HasSubstr("Black's clock +0:03:00.0"), HasSubstr("{(=)}"),
+      pgn, AllOf(Tag("Result", "1/2-1/2"), Tag("Termination", "normal"), Tag("Date", "????.??.??"),
+                 HasSubstr("9.2: White claims"), HasSubstr("incorrect"),
+                 HasSubstr("Black's clock +0:03:00.0"), HasSubstr("{(=)}"),
                  HasSubstr("accepts the draw offer"), HasSubstr("drawn by agreement")))
       << pgn;
   chess::PgnGame game = Check(pgn);
@@ -378,7 +381,7 @@ TEST(ExportPgnDecidedTest, FoolsMate) {
   g.Move(kB, "Dh4", 4'500);  // German letters
   ASSERT_EQ(g.game().status(), GameStatus::kEnded);
   const std::string pgn = Flat(ExportPgn(g.game()));
-  EXPECT_THAT(pgn, AllOf(HasSubstr("[Result \"0-1\"]"), HasSubstr("2... Qh4#"),
+  EXPECT_THAT(pgn, AllOf(Tag("Result", "0-1"), HasSubstr("2... Qh4#"),
                          HasSubstr("Black wins by checkmate (5.1a)")))
       << pgn;
   Check(pgn);

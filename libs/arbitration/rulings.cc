@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
@@ -637,31 +638,10 @@ absl::Status ValidateCommand(const Command& c) {
 }  // namespace
 
 absl::string_view CommandKindName(CommandKind kind) {
-  switch (kind) {
-    case CommandKind::kStart:
-      return "start";
-    case CommandKind::kArrive:
-      return "arrive";
-    case CommandKind::kMove:
-      return "move";
-    case CommandKind::kResign:
-      return "resign";
-    case CommandKind::kOfferDraw:
-      return "offer_draw";
-    case CommandKind::kAcceptDraw:
-      return "accept_draw";
-    case CommandKind::kDeclineDraw:
-      return "decline_draw";
-    case CommandKind::kClaim:
-      return "claim";
-    case CommandKind::kRule:
-      return "rule";
-    case CommandKind::kConfirm:
-      return "confirm";
-    case CommandKind::kSetResult:
-      return "set_result";
-  }
-  return "unknown";
+  static constexpr absl::string_view kNames[] = {
+      "start",        "arrive", "move", "resign",  "offer_draw", "accept_draw",
+      "decline_draw", "claim",  "rule", "confirm", "set_result"};
+  return base::EnumEntry(kNames, kind, "unknown");
 }
 
 v1::Actor ServerActor() {

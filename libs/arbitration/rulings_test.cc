@@ -308,13 +308,18 @@ TEST(Article9, FiftyMoveClaimCorrect) {  // 9.3b
 
 // --- Article 10 / Appendix D: quickplay finish ---------------------------------------------------
 
+// G/90 under 2001: after 1. e4 (White 110 s left) e5, White claims in the last two minutes (10.2).
+void ClaimInTheLastTwoMinutes(Table& t) {
+  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
+  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+}
+
 TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
   Table t({.time_control = "G/90"});
   ASSERT_OK(t.Start());
   EXPECT_THAT(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1000), HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
-  ASSERT_OK(t.Move(kW, "e4", 5'290'000));  // White 110 s left
-  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
-  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  ClaimInTheLastTwoMinutes(t);
   EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_PENDING);
   EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
   EXPECT_THAT(t.Move(kW, "Nf3", 5'293'000), HasErrorCode("ERR_AWAITING_RULING"));
@@ -332,9 +337,7 @@ TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
 TEST(Article10, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
   Table t({.time_control = "G/90"});
   ASSERT_OK(t.Start());
-  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
-  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
-  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  ClaimInTheLastTwoMinutes(t);
   const std::int64_t black = t.ms(kB, 5'292'000);
   ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 5'310'000));
   EXPECT_EQ(t.ms(kB, 5'310'000), black + 120'000);
@@ -345,9 +348,7 @@ TEST(Article10, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
 TEST(Article10, QuickplayDrawRuling) {  // 10.2a
   Table t({.time_control = "G/90"});
   ASSERT_OK(t.Start());
-  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
-  ASSERT_OK(t.Move(kB, "e5", 5'291'000));
-  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  ClaimInTheLastTwoMinutes(t);
   ASSERT_OK(t.Rule(v1::RULING_DECISION_DRAW, 5'310'000));
   EXPECT_EQ(t.result(), Result::kDraw);
   EXPECT_EQ(t.article(), "10.2a");
@@ -415,11 +416,17 @@ TEST(Article6, MateBeforeTheFlagStands) {  // 5.1: the move ended the game first
   EXPECT_EQ(t.termination(), Termination::kCheckmate);
 }
 
-TEST(AppendixB, RapidFlagCountsOnlyOnAClaim) {  // B6, B7 (2001)
-  Table t({.time_control = "G/15"});
+// G/15 under 2001 (rapid): White plays e4 at 1 s, then Black's flag falls (at 901 s) and by
+// 1'000 s it is recorded.
+void LetBlacksRapidFlagFall(Table& t) {
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Move(kW, "e4", 1000));
-  t.SettleTo(1'000'000);  // Black's flag fell at 901 s
+  t.SettleTo(1'000'000);
+}
+
+TEST(AppendixB, RapidFlagCountsOnlyOnAClaim) {  // B6, B7 (2001)
+  Table t({.time_control = "G/15"});
+  LetBlacksRapidFlagFall(t);
   EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
   EXPECT_EQ(t.game().flags().size(), 1u);
   ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // play goes on
@@ -432,9 +439,7 @@ TEST(AppendixB, RapidFlagCountsOnlyOnAClaim) {  // B6, B7 (2001)
 
 TEST(AppendixB, BothFlagsDownIsADraw) {  // B8
   Table t({.time_control = "G/15"});
-  ASSERT_OK(t.Start());
-  ASSERT_OK(t.Move(kW, "e4", 1000));
-  t.SettleTo(1'000'000);
+  LetBlacksRapidFlagFall(t);
   ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // Black's flag down; White's runs out at 1'899'000
   t.SettleTo(2'000'000);
   EXPECT_EQ(t.result(), Result::kDraw);

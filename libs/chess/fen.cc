@@ -35,6 +35,15 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
   size_t i = 0;
   if (fen.empty()) return FenError(0, "empty FEN");
   if (fen.size() > 128) return FenError(128, "FEN too long");
+  // The space after the field just read (`after`) and the start of the field `next`.
+  auto next_field = [&](absl::string_view after, absl::string_view next) -> absl::Status {
+    if (i >= fen.size())
+      return FenError(i, absl::StrCat("missing ", next, " field (after ", after, ")"));
+    if (fen[i] != ' ') return FenError(i, absl::StrCat("expected a space after ", after));
+    ++i;
+    if (i >= fen.size()) return FenError(i, absl::StrCat("missing ", next, " field"));
+    return absl::OkStatus();
+  };
   // Field 1: placement, rank 8 first.
   int rank = 7, file = 0;
   for (;; ++i) {
@@ -75,11 +84,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     return FenError(i, "side to move must be 'w' or 'b'");
   }
   ++i;
-  if (i >= fen.size()) return FenError(i, "missing castling field (after the side to move)");
-  if (fen[i] != ' ') return FenError(i, "expected a space after the side to move");
-  ++i;
   // Field 3: castling.
-  if (i >= fen.size()) return FenError(i, "missing castling field");
+  if (absl::Status st = next_field("the side to move", "castling"); !st.ok()) return st;
   if (fen[i] == '-') {
     ++i;
   } else {
@@ -96,11 +102,8 @@ absl::StatusOr<Setup> ParseFenSetup(absl::string_view fen) {
     }
     if (i == start) return FenError(i, "empty castling field");
   }
-  if (i >= fen.size()) return FenError(i, "missing en passant field (after the castling field)");
-  if (fen[i] != ' ') return FenError(i, "expected a space after the castling field");
-  ++i;
   // Field 4: en passant square.
-  if (i >= fen.size()) return FenError(i, "missing en passant field");
+  if (absl::Status st = next_field("the castling field", "en passant"); !st.ok()) return st;
   if (fen[i] == '-') {
     ++i;
   } else {

@@ -172,24 +172,19 @@ int Generate(const Position& pos, Move* out) {
       sink.Add(from, KnightAttacks(from) & target);
     }
   }
-  // Sliders.
+  // Sliders: a pinned one moves only along its pin line.
   {
-    Bitboard diag =
-        (pos.pieces(kUs, PieceType::kBishop) | pos.pieces(kUs, PieceType::kQueen)) & movable;
-    while (diag) {
-      Square from = PopLsb(diag);
-      Bitboard t = BishopAttacks(from, occ) & target;
-      if (Contains(pinned, from)) t &= Line(ksq, from);
-      sink.Add(from, t);
-    }
-    Bitboard ortho =
-        (pos.pieces(kUs, PieceType::kRook) | pos.pieces(kUs, PieceType::kQueen)) & movable;
-    while (ortho) {
-      Square from = PopLsb(ortho);
-      Bitboard t = RookAttacks(from, occ) & target;
-      if (Contains(pinned, from)) t &= Line(ksq, from);
-      sink.Add(from, t);
-    }
+    const auto add_slider_moves = [&](Bitboard sliders, auto attacks) {
+      while (sliders) {
+        Square from = PopLsb(sliders);
+        Bitboard t = attacks(from, occ) & target;
+        if (Contains(pinned, from)) t &= Line(ksq, from);
+        sink.Add(from, t);
+      }
+    };
+    const Bitboard queens = pos.pieces(kUs, PieceType::kQueen);
+    add_slider_moves((pos.pieces(kUs, PieceType::kBishop) | queens) & movable, BishopAttacks);
+    add_slider_moves((pos.pieces(kUs, PieceType::kRook) | queens) & movable, RookAttacks);
   }
 
   // 3.8: castling — not out of check, not through or into an attacked square, nothing between.

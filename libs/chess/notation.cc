@@ -25,27 +25,11 @@ absl::Status IllegalMove(absl::string_view text, IllegalMoveReason reason) {
 bool IsFile(char c) { return c >= 'a' && c <= 'h'; }
 bool IsRank(char c) { return c >= '1' && c <= '8'; }
 
+// A promotion piece: UCI's lower-case q r b n, or a capital in English or German (not the king).
 PieceType PromotionFromChar(char c) {
-  switch (c) {
-    case 'q':
-    case 'Q':
-    case 'D':
-      return PieceType::kQueen;
-    case 'r':
-    case 'R':
-    case 'T':
-      return PieceType::kRook;
-    case 'b':
-    case 'B':
-    case 'L':
-      return PieceType::kBishop;
-    case 'n':
-    case 'N':
-    case 'S':
-      return PieceType::kKnight;
-    default:
-      return PieceType::kNone;
-  }
+  if (absl::string_view("qrbn").find(c) != absl::string_view::npos) c = absl::ascii_toupper(c);
+  const PieceType type = PieceTypeFromLetter(c);
+  return type == PieceType::kKing ? PieceType::kNone : type;
 }
 
 bool EndsWith(const std::string& s, absl::string_view suffix) {

@@ -22,16 +22,11 @@ absl::StatusOr<std::uint64_t> Perft(const Position& pos, int depth,
                                     const std::function<absl::Status()>& check) {
   if (depth <= 3) return Perft(pos, depth);
   if (absl::Status st = check(); !st.ok()) return st;
-  MoveList list;
-  GenerateLegalMoves(pos, &list);
+  absl::StatusOr<std::vector<std::pair<Move, std::uint64_t>>> divided =
+      PerftDivide(pos, depth, check);
+  if (!divided.ok()) return divided.status();
   std::uint64_t nodes = 0;
-  for (Move m : list) {
-    Position child = pos;
-    child.PlayUnchecked(m);
-    absl::StatusOr<std::uint64_t> n = Perft(child, depth - 1, check);
-    if (!n.ok()) return n.status();
-    nodes += *n;
-  }
+  for (const auto& [move, n] : *divided) nodes += n;
   return nodes;
 }
 

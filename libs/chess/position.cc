@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/chess/errors.h"
 #include "libs/chess/movegen.h"
@@ -59,6 +60,36 @@ constexpr std::array<CastlingRights, 64> MakeCastlingMask() {
 }
 constexpr std::array<CastlingRights, 64> kCastlingMask = MakeCastlingMask();
 
+// What Play reports for each IllegalMoveReason: its stable name (the status payload) and the
+// sentence citing the article.
+struct ReasonWords {
+  absl::string_view name;
+  absl::string_view text;
+};
+
+constexpr ReasonWords kReasonWords[] = {
+    {"NONE", "legal"},
+    {"NO_PIECE", "there is no piece on the from square"},
+    {"NOT_YOUR_PIECE", "that piece belongs to the opponent (1.1)"},
+    {"NOT_HOW_THE_PIECE_MOVES", "the piece does not move that way (3.2-3.8)"},
+    {"BLOCKED", "a piece stands in the way (3.5)"},
+    {"OWN_PIECE_ON_TARGET", "the target square holds a piece of the same colour (3.1)"},
+    {"NOTHING_TO_CAPTURE", "a pawn moves diagonally only to capture (3.7c, 3.7d)"},
+    {"PROMOTION_REQUIRED", "a pawn reaching the last rank must be promoted (3.7e)"},
+    {"PROMOTION_NOT_ALLOWED", "only a pawn reaching the last rank is promoted (3.7e)"},
+    {"LEAVES_KING_IN_CHECK", "the move leaves or puts the own king in check (3.9)"},
+    {"CASTLING_RIGHT_LOST", "castling is illegal: the king or that rook has moved (3.8a ii)"},
+    {"CASTLING_BLOCKED", "castling is prevented: a piece stands between king and rook (3.8b)"},
+    {"CASTLING_OUT_OF_CHECK", "castling is prevented: the king is in check (3.8b)"},
+    {"CASTLING_THROUGH_CHECK", "castling is prevented: the king crosses an attacked square (3.8b)"},
+    {"CASTLING_INTO_CHECK", "castling is prevented: the king's destination is attacked (3.8b)"},
+    {"NO_LEGAL_MOVES", "the side to move has no legal move: the game is over (5.1a, 5.2a)"},
+};
+
+ReasonWords WordsFor(IllegalMoveReason reason) {
+  return base::EnumEntry(kReasonWords, reason, {"UNKNOWN", "unknown"});
+}
+
 }  // namespace
 
 Setup Setup::Initial() {
@@ -77,108 +108,17 @@ Setup Setup::Initial() {
 }
 
 absl::string_view SetupProblemCode(SetupProblemKind kind) {
-  switch (kind) {
-    case SetupProblemKind::kNoKing:
-      return chess::kErrSetupNoKing.code;
-    case SetupProblemKind::kTooManyKings:
-      return chess::kErrSetupTooManyKings.code;
-    case SetupProblemKind::kPawnOnBackRank:
-      return chess::kErrSetupPawnOnBackRank.code;
-    case SetupProblemKind::kTooManyPieces:
-      return chess::kErrSetupTooManyPieces.code;
-    case SetupProblemKind::kTooManyPawns:
-      return chess::kErrSetupTooManyPawns.code;
-    case SetupProblemKind::kTooManyPromotedPieces:
-      return chess::kErrSetupTooManyPromotedPieces.code;
-    case SetupProblemKind::kOppositeCheck:
-      return chess::kErrSetupOppositeCheck.code;
-    case SetupProblemKind::kImpossibleCheck:
-      return chess::kErrSetupImpossibleCheck.code;
-    case SetupProblemKind::kBadCastlingRights:
-      return chess::kErrSetupBadCastlingRights.code;
-    case SetupProblemKind::kBadEnPassant:
-      return chess::kErrSetupBadEnPassant.code;
-    case SetupProblemKind::kBadMoveCounters:
-      return chess::kErrSetupBadMoveCounters.code;
-  }
-  return chess::kErrSetup.code;
+  static constexpr base::ErrorSpec kCodes[] = {
+      kErrSetupNoKing,        kErrSetupTooManyKings,    kErrSetupPawnOnBackRank,
+      kErrSetupTooManyPieces, kErrSetupTooManyPawns,    kErrSetupTooManyPromotedPieces,
+      kErrSetupOppositeCheck, kErrSetupImpossibleCheck, kErrSetupBadCastlingRights,
+      kErrSetupBadEnPassant,  kErrSetupBadMoveCounters};
+  return base::EnumEntry(kCodes, kind, kErrSetup).code;
 }
 
-absl::string_view IllegalMoveReasonName(IllegalMoveReason reason) {
-  switch (reason) {
-    case IllegalMoveReason::kNone:
-      return "NONE";
-    case IllegalMoveReason::kNoPiece:
-      return "NO_PIECE";
-    case IllegalMoveReason::kNotYourPiece:
-      return "NOT_YOUR_PIECE";
-    case IllegalMoveReason::kNotHowThePieceMoves:
-      return "NOT_HOW_THE_PIECE_MOVES";
-    case IllegalMoveReason::kBlocked:
-      return "BLOCKED";
-    case IllegalMoveReason::kOwnPieceOnTarget:
-      return "OWN_PIECE_ON_TARGET";
-    case IllegalMoveReason::kNothingToCapture:
-      return "NOTHING_TO_CAPTURE";
-    case IllegalMoveReason::kPromotionRequired:
-      return "PROMOTION_REQUIRED";
-    case IllegalMoveReason::kPromotionNotAllowed:
-      return "PROMOTION_NOT_ALLOWED";
-    case IllegalMoveReason::kLeavesKingInCheck:
-      return "LEAVES_KING_IN_CHECK";
-    case IllegalMoveReason::kCastlingRightLost:
-      return "CASTLING_RIGHT_LOST";
-    case IllegalMoveReason::kCastlingBlocked:
-      return "CASTLING_BLOCKED";
-    case IllegalMoveReason::kCastlingOutOfCheck:
-      return "CASTLING_OUT_OF_CHECK";
-    case IllegalMoveReason::kCastlingThroughCheck:
-      return "CASTLING_THROUGH_CHECK";
-    case IllegalMoveReason::kCastlingIntoCheck:
-      return "CASTLING_INTO_CHECK";
-    case IllegalMoveReason::kNoLegalMoves:
-      return "NO_LEGAL_MOVES";
-  }
-  return "UNKNOWN";
-}
+absl::string_view IllegalMoveReasonName(IllegalMoveReason reason) { return WordsFor(reason).name; }
 
-absl::string_view IllegalMoveReasonText(IllegalMoveReason reason) {
-  switch (reason) {
-    case IllegalMoveReason::kNone:
-      return "legal";
-    case IllegalMoveReason::kNoPiece:
-      return "there is no piece on the from square";
-    case IllegalMoveReason::kNotYourPiece:
-      return "that piece belongs to the opponent (1.1)";
-    case IllegalMoveReason::kNotHowThePieceMoves:
-      return "the piece does not move that way (3.2-3.8)";
-    case IllegalMoveReason::kBlocked:
-      return "a piece stands in the way (3.5)";
-    case IllegalMoveReason::kOwnPieceOnTarget:
-      return "the target square holds a piece of the same colour (3.1)";
-    case IllegalMoveReason::kNothingToCapture:
-      return "a pawn moves diagonally only to capture (3.7c, 3.7d)";
-    case IllegalMoveReason::kPromotionRequired:
-      return "a pawn reaching the last rank must be promoted (3.7e)";
-    case IllegalMoveReason::kPromotionNotAllowed:
-      return "only a pawn reaching the last rank is promoted (3.7e)";
-    case IllegalMoveReason::kLeavesKingInCheck:
-      return "the move leaves or puts the own king in check (3.9)";
-    case IllegalMoveReason::kCastlingRightLost:
-      return "castling is illegal: the king or that rook has moved (3.8a ii)";
-    case IllegalMoveReason::kCastlingBlocked:
-      return "castling is prevented: a piece stands between king and rook (3.8b)";
-    case IllegalMoveReason::kCastlingOutOfCheck:
-      return "castling is prevented: the king is in check (3.8b)";
-    case IllegalMoveReason::kCastlingThroughCheck:
-      return "castling is prevented: the king crosses an attacked square (3.8b)";
-    case IllegalMoveReason::kCastlingIntoCheck:
-      return "castling is prevented: the king's destination is attacked (3.8b)";
-    case IllegalMoveReason::kNoLegalMoves:
-      return "the side to move has no legal move: the game is over (5.1a, 5.2a)";
-  }
-  return "unknown";
-}
+absl::string_view IllegalMoveReasonText(IllegalMoveReason reason) { return WordsFor(reason).text; }
 
 IllegalMoveReason IllegalReasonOf(const absl::Status& status) {
   auto payload = status.GetPayload(kIllegalMoveReasonPayload);

@@ -19,15 +19,7 @@ constexpr int Index(Color c) { return static_cast<int>(c); }
 constexpr absl::string_view ColorName(Color c) { return c == Color::kWhite ? "white" : "black"; }
 
 // 2.2. Numbered so that kNoPieceType == 0 and the rest index per-type arrays from 1.
-enum class PieceType : std::uint8_t {
-  kNone = 0,
-  kPawn = 1,
-  kKnight = 2,
-  kBishop = 3,
-  kRook = 4,
-  kQueen = 5,
-  kKing = 6,
-};
+enum class PieceType : std::uint8_t { kNone, kPawn, kKnight, kBishop, kRook, kQueen, kKing };
 constexpr int Index(PieceType t) { return static_cast<int>(t); }
 inline constexpr int kPieceTypeCount = 7;  // including kNone
 

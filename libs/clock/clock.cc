@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/clock/errors.h"
@@ -60,15 +61,8 @@ absl::Status Paused() {
 }  // namespace
 
 absl::string_view ClockStatusName(ClockStatus status) {
-  switch (status) {
-    case ClockStatus::kNotStarted:
-      return "not_started";
-    case ClockStatus::kRunning:
-      return "running";
-    case ClockStatus::kPaused:
-      return "paused";
-  }
-  return "?";
+  static constexpr absl::string_view kNames[] = {"not_started", "running", "paused"};
+  return base::EnumEntry(kNames, status, "?");
 }
 
 absl::string_view AdjustReasonArticle(AdjustReason reason) { return Info(reason).article; }

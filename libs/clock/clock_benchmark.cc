@@ -16,26 +16,26 @@ Clock StartedClock(absl::string_view human, const ClockOptions& options = {}) {
   return clock;
 }
 
-// A press every 1.234 s; the increment (30 s) keeps both flags up however long it runs.
-void BM_PressIncrement(benchmark::State& state) {
-  Clock clock = StartedClock("40/90+30, 30+30");
+// Presses `clock` every `step_ms`, reporting `lag_ms` each time.
+void PressEvery(benchmark::State& state, Clock clock, std::int64_t step_ms,
+                std::int64_t lag_ms = 0) {
   std::int64_t now = 0;
   for (auto _ : state) {
-    now += 1'234;
-    benchmark::DoNotOptimize(clock.Press(now));
+    now += step_ms;
+    benchmark::DoNotOptimize(clock.Press(now, lag_ms));
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+// A press every 1.234 s; the increment (30 s) keeps both flags up however long it runs.
+void BM_PressIncrement(benchmark::State& state) {
+  PressEvery(state, StartedClock("40/90+30, 30+30"), 1'234);
 }
 BENCHMARK(BM_PressIncrement);
 
 void BM_PressSimpleDelay(benchmark::State& state) {
-  Clock clock = StartedClock("40/120 d5, 20/60 d5");  // the last period repeats: never runs out
-  std::int64_t now = 0;
-  for (auto _ : state) {
-    now += 4'321;
-    benchmark::DoNotOptimize(clock.Press(now));
-  }
-  state.SetItemsProcessed(state.iterations());
+  // The last period repeats: never runs out.
+  PressEvery(state, StartedClock("40/120 d5, 20/60 d5"), 4'321);
 }
 BENCHMARK(BM_PressSimpleDelay);
 
@@ -43,13 +43,7 @@ void BM_PressWithLagCompensation(benchmark::State& state) {
   ClockOptions options;
   options.lag_compensation = true;
   options.lag = {1'000, 3'000, 7'000};
-  Clock clock = StartedClock("3+2", options);
-  std::int64_t now = 0;
-  for (auto _ : state) {
-    now += 1'500;
-    benchmark::DoNotOptimize(clock.Press(now, /*lag_ms=*/120));
-  }
-  state.SetItemsProcessed(state.iterations());
+  PressEvery(state, StartedClock("3+2", options), 1'500, /*lag_ms=*/120);
 }
 BENCHMARK(BM_PressWithLagCompensation);
 

@@ -317,24 +317,24 @@ Clock BothFlagsFallen(absl::string_view tc, int moves_each) {
   return clock;
 }
 
-TEST(Article6_12, Edition2001ContinuesBeforeTheFinalPeriodAnd10_3DrawsInIt) {
+// Under "40/120, 60": the ruling when both flags fell before the final period (10 moves each)
+// and in it (45 moves each).
+void ExpectBothFlagsRulings(Edition edition, const BothFlagsRuling& before,
+                            const BothFlagsRuling& in_final_period) {
   const std::int64_t now = kT0 + 20'000;
-  Clock before = BothFlagsFallen("40/120, 60", 10);
-  EXPECT_EQ(RuleBothFlags(before, Edition::kFide2001, now),
-            (BothFlagsRuling{BothFlagsOutcome::kContinue, "6.12"}));
-  Clock final_period = BothFlagsFallen("40/120, 60", 45);
-  EXPECT_EQ(RuleBothFlags(final_period, Edition::kFide2001, now),
-            (BothFlagsRuling{BothFlagsOutcome::kDraw, "10.3"}));
+  EXPECT_EQ(RuleBothFlags(BothFlagsFallen("40/120, 60", 10), edition, now), before);
+  EXPECT_EQ(RuleBothFlags(BothFlagsFallen("40/120, 60", 45), edition, now), in_final_period);
+}
+
+TEST(Article6_12, Edition2001ContinuesBeforeTheFinalPeriodAnd10_3DrawsInIt) {
+  ExpectBothFlagsRulings(Edition::kFide2001, {BothFlagsOutcome::kContinue, "6.12"},
+                         {BothFlagsOutcome::kDraw, "10.3"});
 }
 
 TEST(Article6_12, Edition2005ContinuesInAnyPeriodButTheLastAndDrawsInTheLast) {
+  ExpectBothFlagsRulings(Edition::kFide2005, {BothFlagsOutcome::kContinue, "6.12a"},
+                         {BothFlagsOutcome::kDraw, "6.12b"});
   const std::int64_t now = kT0 + 20'000;
-  Clock before = BothFlagsFallen("40/120, 60", 10);
-  EXPECT_EQ(RuleBothFlags(before, Edition::kFide2005, now),
-            (BothFlagsRuling{BothFlagsOutcome::kContinue, "6.12a"}));
-  Clock final_period = BothFlagsFallen("40/120, 60", 45);
-  EXPECT_EQ(RuleBothFlags(final_period, Edition::kFide2005, now),
-            (BothFlagsRuling{BothFlagsOutcome::kDraw, "6.12b"}));
   // A repeating period is never the last: the game continues.
   Clock repeating = BothFlagsFallen("40/120, 20/60", 45);
   EXPECT_EQ(RuleBothFlags(repeating, Edition::kFide2005, now)->outcome,

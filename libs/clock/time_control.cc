@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/clock/errors.h"
@@ -36,6 +37,15 @@ std::optional<std::int64_t> ParseWhole(absl::string_view text) {
     value = value * 10 + (c - '0');
   }
   return value;
+}
+
+// A period's number of moves, already a positive whole number: at most kMaxMovesPerPeriod.
+absl::StatusOr<int> PeriodMoves(std::int64_t moves, absl::string_view where) {
+  if (moves > kMaxMovesPerPeriod) {
+    return BadTimeControl(
+        absl::StrCat(where, ": at most ", kMaxMovesPerPeriod, " moves per period"));
+  }
+  return static_cast<int>(moves);
 }
 
 // "12" or "1.5" in units of `unit_ms`, giving a whole number of milliseconds; nullopt otherwise.
@@ -99,11 +109,7 @@ absl::StatusOr<Period> ParsePgnField(absl::string_view field, int number, bool l
       return BadTimeControl(absl::StrCat(where, ": the number of moves before '/' must be a ",
                                          "positive whole number"));
     }
-    if (*moves > kMaxMovesPerPeriod) {
-      return BadTimeControl(
-          absl::StrCat(where, ": at most ", kMaxMovesPerPeriod, " moves per period"));
-    }
-    period.moves = static_cast<int>(*moves);
+    ASSIGN_OR_RETURN(period.moves, PeriodMoves(*moves, where));
     rest = rest.substr(slash + 1);
   } else if (!last) {
     return BadTimeControl(absl::StrCat(where,
@@ -187,11 +193,7 @@ absl::StatusOr<Period> ParseHumanPeriod(absl::string_view text, int number, bool
       return BadTimeControl(absl::StrCat(where, ": expected a positive whole number of moves ",
                                          "before '/', or \"G/\" for the rest of the game"));
     }
-    if (*moves > kMaxMovesPerPeriod) {
-      return BadTimeControl(
-          absl::StrCat(where, ": at most ", kMaxMovesPerPeriod, " moves per period"));
-    }
-    period.moves = static_cast<int>(*moves);
+    ASSIGN_OR_RETURN(period.moves, PeriodMoves(*moves, where));
   } else {
     rest_of_game = true;
   }
@@ -259,17 +261,9 @@ std::string HumanBonus(const Bonus& bonus) {
 }  // namespace
 
 absl::string_view BonusKindName(BonusKind kind) {
-  switch (kind) {
-    case BonusKind::kNone:
-      return "none";
-    case BonusKind::kIncrement:
-      return "increment";
-    case BonusKind::kSimpleDelay:
-      return "simple_delay";
-    case BonusKind::kBronsteinDelay:
-      return "bronstein_delay";
-  }
-  return "?";
+  static constexpr absl::string_view kNames[] = {"none", "increment", "simple_delay",
+                                                 "bronstein_delay"};
+  return base::EnumEntry(kNames, kind, "?");
 }
 
 absl::StatusOr<TimeControl> TimeControl::Create(absl::Span<const Period> periods) {

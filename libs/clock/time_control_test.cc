@@ -29,6 +29,23 @@ TimeControl Human(absl::string_view text) {
   return tc.ok() ? *tc : TimeControl();
 }
 
+// A text that does not parse, and a part of the message that says why.
+struct BadText {
+  const char* text;
+  const char* message;
+};
+
+// Each text is refused as ERR_BAD_TIME_CONTROL (INVALID_ARGUMENT) with its message.
+void ExpectPreciseErrors(absl::StatusOr<TimeControl> (*parse)(absl::string_view),
+                         const std::vector<BadText>& cases) {
+  for (const BadText& c : cases) {
+    absl::StatusOr<TimeControl> tc = parse(c.text);
+    EXPECT_THAT(tc, HasErrorCode("ERR_BAD_TIME_CONTROL")) << c.text;
+    EXPECT_THAT(tc, HasStatusCode(absl::StatusCode::kInvalidArgument)) << c.text;
+    EXPECT_THAT(std::string(tc.status().message()), HasSubstr(c.message)) << c.text;
+  }
+}
+
 TEST(PgnTimeControlTest, ClassicalWithIncrementFromMoveOne) {
   TimeControl tc = Pgn("40/5400+30:1800+30");
   ASSERT_EQ(tc.period_count(), 2);
@@ -55,33 +72,26 @@ TEST(PgnTimeControlTest, HourglassAndUntimed) {
 }
 
 TEST(PgnTimeControlTest, PreciseErrors) {
-  struct Case {
-    const char* tag;
-    const char* message;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"", "empty"},
-           {"?", "unknown"},
-           {"40/5400:", "field 2 is empty"},
-           {"5400:40/1800", "field 1 \"5400\": a field without \"moves/\""},
-           {"40/90m", "field 1 \"40/90m\": the time \"90m\" is not a whole number of seconds"},
-           {"0/60", "number of moves before '/' must be a positive whole number"},
-           {"x/60", "number of moves"},
-           {"300+x", "the increment \"x\" is not a whole number of seconds"},
-           {"300+", "the increment \"\""},
-           {"300.5", "not a whole number of seconds"},
-           {"-300", "the time \"-300\" is not a whole number of seconds"},
-           {"*", "hourglass"},
-           {"*60:60", "hourglass"},
-           {"40/60:-", "must stand alone"},
-           {"0", "the first period must give some time"},
-           {"1:2:3:4:5:6:7:8:9", "at most 8 fields"},
-       }) {
-    absl::StatusOr<TimeControl> tc = ParsePgnTimeControl(c.tag);
-    EXPECT_THAT(tc, HasErrorCode("ERR_BAD_TIME_CONTROL")) << c.tag;
-    EXPECT_THAT(tc, HasStatusCode(absl::StatusCode::kInvalidArgument)) << c.tag;
-    EXPECT_THAT(std::string(tc.status().message()), HasSubstr(c.message)) << c.tag;
-  }
+  ExpectPreciseErrors(
+      ParsePgnTimeControl,
+      {
+          {"", "empty"},
+          {"?", "unknown"},
+          {"40/5400:", "field 2 is empty"},
+          {"5400:40/1800", "field 1 \"5400\": a field without \"moves/\""},
+          {"40/90m", "field 1 \"40/90m\": the time \"90m\" is not a whole number of seconds"},
+          {"0/60", "number of moves before '/' must be a positive whole number"},
+          {"x/60", "number of moves"},
+          {"300+x", "the increment \"x\" is not a whole number of seconds"},
+          {"300+", "the increment \"\""},
+          {"300.5", "not a whole number of seconds"},
+          {"-300", "the time \"-300\" is not a whole number of seconds"},
+          {"*", "hourglass"},
+          {"*60:60", "hourglass"},
+          {"40/60:-", "must stand alone"},
+          {"0", "the first period must give some time"},
+          {"1:2:3:4:5:6:7:8:9", "at most 8 fields"},
+      });
 }
 
 TEST(PgnTimeControlTest, RoundTrips) {
@@ -150,30 +160,24 @@ TEST(HumanTimeControlTest, DecimalsAndHourglass) {
 }
 
 TEST(HumanTimeControlTest, PreciseErrors) {
-  struct Case {
-    const char* text;
-    const char* message;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"", "empty"},
-           {"30, 40/90", "period 1 \"30\": without a move count it covers the rest of the game"},
-           {"40/90,", "period 2 is empty"},
-           {"40/90 x", "period 1 \"40/90 x\": unexpected \"x\""},
-           {"90+30 d5", "after the bonus; a period has one bonus"},
-           {"G/60 d", "expected the simple_delay in seconds"},
-           {"G/", "expected the time in minutes"},
-           {"/90", "positive whole number of moves"},
-           {"0/90", "positive whole number of moves"},
-           {"G/0.00001", "decimals must give whole milliseconds"},
-           {"hourglass", "expected \"hourglass <minutes>\""},
-           {"hourglass 5+2", "expected \"hourglass <minutes>\""},
-           {"2000/90", "at most 1000 moves"},
-           {"G/0", "the first period must give some time"},
-       }) {
-    absl::StatusOr<TimeControl> tc = ParseHumanTimeControl(c.text);
-    EXPECT_THAT(tc, HasErrorCode("ERR_BAD_TIME_CONTROL")) << c.text;
-    EXPECT_THAT(std::string(tc.status().message()), HasSubstr(c.message)) << c.text;
-  }
+  ExpectPreciseErrors(
+      ParseHumanTimeControl,
+      {
+          {"", "empty"},
+          {"30, 40/90", "period 1 \"30\": without a move count it covers the rest of the game"},
+          {"40/90,", "period 2 is empty"},
+          {"40/90 x", "period 1 \"40/90 x\": unexpected \"x\""},
+          {"90+30 d5", "after the bonus; a period has one bonus"},
+          {"G/60 d", "expected the simple_delay in seconds"},
+          {"G/", "expected the time in minutes"},
+          {"/90", "positive whole number of moves"},
+          {"0/90", "positive whole number of moves"},
+          {"G/0.00001", "decimals must give whole milliseconds"},
+          {"hourglass", "expected \"hourglass <minutes>\""},
+          {"hourglass 5+2", "expected \"hourglass <minutes>\""},
+          {"2000/90", "at most 1000 moves"},
+          {"G/0", "the first period must give some time"},
+      });
 }
 
 TEST(HumanTimeControlTest, RoundTrips) {

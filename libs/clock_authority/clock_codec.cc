@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/status_macros.h"
 #include "libs/laws/proto_convert.h"
 
@@ -20,6 +21,14 @@ using laws::ToProto;
 
 constexpr absl::string_view kSnapshotType = "type.googleapis.com/arbiter.v1.ClockSnapshot";
 constexpr absl::string_view kEventType = "type.googleapis.com/arbiter.v1.ClockEvent";
+
+// The proto's enumerators in the order of chessclock::ClockStatus and ClockDecision::Kind.
+constexpr v1::ClockRunState::Status kProtoStatuses[] = {v1::ClockRunState::STATUS_NOT_STARTED,
+                                                        v1::ClockRunState::STATUS_RUNNING,
+                                                        v1::ClockRunState::STATUS_PAUSED};
+constexpr v1::ClockDecision::Kind kProtoKinds[] = {v1::ClockDecision::KIND_UNSPECIFIED,
+                                                   v1::ClockDecision::KIND_RESULT,
+                                                   v1::ClockDecision::KIND_FLAG_FELL};
 
 // A recorded flag as the reading and the snapshot carry it.
 v1::FlagRecord FlagRecordOf(const RecordedFlag& f) {
@@ -65,17 +74,8 @@ v1::ClockRunState StateToProto(const chessclock::ClockState& state) {
   if (state.start_ms.has_value()) out.set_start_ms(*state.start_ms);
   out.set_delay_left_ms(state.delay_left_ms);
   out.set_turn_used_ms(state.turn_used_ms);
-  switch (state.status) {
-    case chessclock::ClockStatus::kNotStarted:
-      out.set_status(v1::ClockRunState::STATUS_NOT_STARTED);
-      break;
-    case chessclock::ClockStatus::kRunning:
-      out.set_status(v1::ClockRunState::STATUS_RUNNING);
-      break;
-    case chessclock::ClockStatus::kPaused:
-      out.set_status(v1::ClockRunState::STATUS_PAUSED);
-      break;
-  }
+  out.set_status(
+      base::EnumEntry(kProtoStatuses, state.status, v1::ClockRunState::STATUS_NOT_STARTED));
   out.set_to_move(ToProto(state.to_move));
   return out;
 }
@@ -88,19 +88,12 @@ absl::StatusOr<chessclock::ClockState> StateFromProto(const v1::ClockRunState& s
   if (state.has_start_ms()) out.start_ms = state.start_ms();
   out.delay_left_ms = state.delay_left_ms();
   out.turn_used_ms = state.turn_used_ms();
-  switch (state.status()) {
-    case v1::ClockRunState::STATUS_NOT_STARTED:
-      out.status = chessclock::ClockStatus::kNotStarted;
-      break;
-    case v1::ClockRunState::STATUS_RUNNING:
-      out.status = chessclock::ClockStatus::kRunning;
-      break;
-    case v1::ClockRunState::STATUS_PAUSED:
-      out.status = chessclock::ClockStatus::kPaused;
-      break;
-    default:
-      return CorruptLog(absl::StrCat("unknown clock status ", state.status(), " in the snapshot"));
+  std::optional<chessclock::ClockStatus> status =
+      base::EnumOfEntry<chessclock::ClockStatus>(kProtoStatuses, state.status());
+  if (!status.has_value()) {
+    return CorruptLog(absl::StrCat("unknown clock status ", state.status(), " in the snapshot"));
   }
+  out.status = *status;
   std::optional<Color> to_move = ColorOf(state.to_move());
   if (!to_move.has_value()) return CorruptLog("the snapshot's side to move is neither side");
   out.to_move = *to_move;
@@ -159,17 +152,8 @@ v1::ClockDecision DecisionToProto(const ClockDecision& d) {
   *out.mutable_outcome() = OutcomeToProto(d);
   out.set_article(d.article);
   out.set_at_ms(d.at_ms);
-  switch (d.kind) {
-    case ClockDecision::Kind::kUnspecified:
-      break;
-    case ClockDecision::Kind::kResult:
-      out.set_kind(v1::ClockDecision::KIND_RESULT);
-      break;
-    case ClockDecision::Kind::kFlagFell:
-      out.set_kind(v1::ClockDecision::KIND_FLAG_FELL);
-      out.set_result_article(d.outcome.article);
-      break;
-  }
+  out.set_kind(base::EnumEntry(kProtoKinds, d.kind, v1::ClockDecision::KIND_UNSPECIFIED));
+  if (d.kind == ClockDecision::Kind::kFlagFell) out.set_result_article(d.outcome.article);
   if (d.flagged.has_value()) out.set_flagged(ToProto(*d.flagged));
   out.set_needs_mating_potential(d.needs_mating_potential);
   return out;
@@ -177,17 +161,8 @@ v1::ClockDecision DecisionToProto(const ClockDecision& d) {
 
 ClockDecision DecisionFromProto(const v1::ClockDecision& in) {
   ClockDecision d;
-  switch (in.kind()) {
-    case v1::ClockDecision::KIND_RESULT:
-      d.kind = ClockDecision::Kind::kResult;
-      break;
-    case v1::ClockDecision::KIND_FLAG_FELL:
-      d.kind = ClockDecision::Kind::kFlagFell;
-      break;
-    default:
-      d.kind = ClockDecision::Kind::kUnspecified;
-      break;
-  }
+  d.kind = base::EnumOfEntry<ClockDecision::Kind>(kProtoKinds, in.kind())
+               .value_or(ClockDecision::Kind::kUnspecified);
   d.outcome = laws::OutcomeOf(in.outcome());
   // A result's article is the decision's; a fallen flag's outcome names 6.10's.
   if (d.kind != ClockDecision::Kind::kFlagFell) d.outcome.article = in.article();

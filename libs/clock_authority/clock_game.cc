@@ -120,16 +120,8 @@ std::int64_t EventTime(const v1::ClockEvent& e) {
 }
 
 absl::StatusOr<SpeedCategory> SpeedOf(v1::GameType type) {
-  switch (type) {
-    case v1::GAME_TYPE_STANDARD:
-      return SpeedCategory::kStandard;
-    case v1::GAME_TYPE_RAPID:
-      return SpeedCategory::kRapid;
-    case v1::GAME_TYPE_BLITZ:
-      return SpeedCategory::kBlitz;
-    default:
-      return base::Error(base::kErrBadArgument, "game_type is not a speed category");
-  }
+  if (std::optional<SpeedCategory> speed = laws::SpeedCategoryOf(type)) return *speed;
+  return base::Error(base::kErrBadArgument, "game_type is not a speed category");
 }
 
 // --- Creation, replay, restore -------------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,15 @@ std::vector<v1::FlagFell> Flags(store::GameStore& store, const std::string& game
     if (event.ok() && event->has_flag_fell()) out.push_back(event->flag_fell());
   }
   return out;
+}
+
+// Game "g<i>" has one flag recorded, fallen at `fell_at_ms` (and noticed at `noticed_at_ms`).
+void ExpectOneFlagFellAt(store::GameStore& store, int i, std::int64_t fell_at_ms,
+                         std::optional<std::int64_t> noticed_at_ms = std::nullopt) {
+  std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
+  ASSERT_EQ(f.size(), 1u) << i;
+  EXPECT_EQ(f[0].fell_at_ms(), fell_at_ms) << i;
+  if (noticed_at_ms.has_value()) EXPECT_EQ(f[0].noticed_at_ms(), *noticed_at_ms) << i;
 }
 
 // One replica: an authority and its scheduler.
@@ -172,22 +182,13 @@ TEST(FlagSchedulerFakeTime, ADeadReplicasDeadlinesAndLeasesAreTakenOver) {
   EXPECT_EQ(Flags(store, "g4")[0].noticed_at_ms(), 60'006);
   time.SetMs(60'021);
   EXPECT_EQ(*b.scheduler->RunOnce(), 15);
-  for (int i = 5; i < 20; ++i) {
-    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
-    ASSERT_EQ(f.size(), 1u);
-    EXPECT_EQ(f[0].fell_at_ms(), 60'000 + i);
-  }
+  for (int i = 5; i < 20; ++i) ExpectOneFlagFellAt(store, i, 60'000 + i);
   // The entries A leased come back when its lease ends (60'003 + 100), plus the grace.
   time.SetMs(60'104);
   EXPECT_EQ(*b.scheduler->RunOnce(), 0);
   time.SetMs(60'105);
   EXPECT_EQ(*b.scheduler->RunOnce(), 4);
-  for (int i = 0; i < 4; ++i) {
-    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
-    ASSERT_EQ(f.size(), 1u);
-    EXPECT_EQ(f[0].fell_at_ms(), 60'000 + i);
-    EXPECT_EQ(f[0].noticed_at_ms(), 60'105);
-  }
+  for (int i = 0; i < 4; ++i) ExpectOneFlagFellAt(store, i, 60'000 + i, 60'105);
   // A comes back to life (a paused process, not a dead one) with its stale timers and cache:
   // its checks are replays or lost races, never a second flag.
   time.SetMs(60'200);

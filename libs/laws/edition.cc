@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "absl/strings/str_cat.h"
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/laws/errors.h"
 
@@ -86,17 +87,8 @@ static_assert(TableIsIndexedByEdition());
 }  // namespace
 
 absl::string_view EditionName(Edition edition) {
-  switch (edition) {
-    case Edition::kFide1997:
-      return "fide1997";
-    case Edition::kFide2001:
-      return "fide2001";
-    case Edition::kFide2005:
-      return "fide2005";
-    case Edition::kFide2023:
-      return "fide2023";
-  }
-  return "?";
+  static constexpr absl::string_view kNames[] = {"fide1997", "fide2001", "fide2005", "fide2023"};
+  return base::EnumEntry(kNames, edition, "?");
 }
 
 absl::StatusOr<Edition> ParseEdition(absl::string_view name) {
@@ -109,15 +101,8 @@ absl::StatusOr<Edition> ParseEdition(absl::string_view name) {
 }
 
 absl::string_view SpeedCategoryName(SpeedCategory category) {
-  switch (category) {
-    case SpeedCategory::kStandard:
-      return "standard";
-    case SpeedCategory::kRapid:
-      return "rapid";
-    case SpeedCategory::kBlitz:
-      return "blitz";
-  }
-  return "?";
+  static constexpr absl::string_view kNames[] = {"standard", "rapid", "blitz"};
+  return base::EnumEntry(kNames, category, "?");
 }
 
 absl::string_view BothFlagsOutcomeName(BothFlagsOutcome outcome) {

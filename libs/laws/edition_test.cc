@@ -94,18 +94,20 @@ TEST(EditionTest, RepeatingControlsAreStandard) {
 // nicht möglich ist, den König des Spielers ... matt zu setzen"; 1997 C4 "Um zu gewinnen, muss ein
 // Spieler das Potential zum Mattsetzen haben" (blitz only).
 TEST(EditionTest, WhatACountedFlagDecides) {
-  EXPECT_EQ(FlagResultFor(Edition::kFide2001, SpeedCategory::kStandard),
-            (FlagResultRule{false, "6.10"}));
-  EXPECT_EQ(FlagResultFor(Edition::kFide2001, SpeedCategory::kBlitz),
-            (FlagResultRule{false, "6.10"}));
-  EXPECT_EQ(FlagResultFor(Edition::kFide2005, SpeedCategory::kRapid),
-            (FlagResultRule{false, "6.10"}));
-  EXPECT_EQ(FlagResultFor(Edition::kFide1997, SpeedCategory::kBlitz),
-            (FlagResultRule{true, "C4 (1997)"}));
-  EXPECT_EQ(FlagResultFor(Edition::kFide1997, SpeedCategory::kRapid),
-            (FlagResultRule{false, "6.10 (as 2001)"}));
-  EXPECT_EQ(FlagResultFor(Edition::kFide2023, SpeedCategory::kBlitz),
-            (FlagResultRule{false, "6.9 (2023)"}));
+  struct Case {
+    Edition edition;
+    SpeedCategory category;
+    FlagResultRule rule;
+  };
+  for (const Case& c : {Case{Edition::kFide2001, SpeedCategory::kStandard, {false, "6.10"}},
+                        Case{Edition::kFide2001, SpeedCategory::kBlitz, {false, "6.10"}},
+                        Case{Edition::kFide2005, SpeedCategory::kRapid, {false, "6.10"}},
+                        Case{Edition::kFide1997, SpeedCategory::kBlitz, {true, "C4 (1997)"}},
+                        Case{Edition::kFide1997, SpeedCategory::kRapid, {false, "6.10 (as 2001)"}},
+                        Case{Edition::kFide2023, SpeedCategory::kBlitz, {false, "6.9 (2023)"}}}) {
+    EXPECT_EQ(FlagResultFor(c.edition, c.category), c.rule)
+        << EditionName(c.edition) << " " << SpeedCategoryName(c.category);
+  }
 }
 
 }  // namespace

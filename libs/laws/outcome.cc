@@ -1,65 +1,34 @@
 #include "libs/laws/outcome.h"
 
+#include "libs/base/enum_table.h"
+
 namespace laws {
 
 absl::string_view ResultText(Result result) {
-  switch (result) {
-    case Result::kOngoing:
-      return "*";
-    case Result::kWhiteWins:
-      return "1-0";
-    case Result::kBlackWins:
-      return "0-1";
-    case Result::kDraw:
-      return "1/2-1/2";
-    case Result::kDoubleForfeit:
-      return "0-0";
-    case Result::kAnnulled:
-      return "annulled";
-  }
-  return "*";
+  static constexpr absl::string_view kNames[] = {"*", "1-0", "0-1", "1/2-1/2", "0-0", "annulled"};
+  return base::EnumEntry(kNames, result, "*");
 }
 
 absl::string_view TerminationName(Termination termination) {
-  switch (termination) {
-    case Termination::kNone:
-      return "";
-    case Termination::kCheckmate:
-      return "checkmate";
-    case Termination::kResignation:
-      return "resignation";
-    case Termination::kTimeForfeit:
-      return "time_forfeit";
-    case Termination::kStalemate:
-      return "stalemate";
-    case Termination::kDeadPosition:
-      return "dead_position";
-    case Termination::kAgreement:
-      return "agreement";
-    case Termination::kThreefoldRepetition:
-      return "threefold_repetition";
-    case Termination::kFiftyMoves:
-      return "fifty_moves";
-    case Termination::kFivefoldRepetition:
-      return "fivefold_repetition";
-    case Termination::kSeventyFiveMoves:
-      return "seventy_five_moves";
-    case Termination::kTimeoutVsInsufficient:
-      return "timeout_vs_insufficient";
-    case Termination::kBothFlags:
-      return "both_flags";
-    case Termination::kIllegalMoves:
-      return "illegal_moves";
-    case Termination::kDefault:
-      return "default";
-    case Termination::kArbiterDecision:
-      return "arbiter_decision";
-    case Termination::kQuickplayFinishClaim:
-      return "quickplay_finish_claim";
-    case Termination::kSealedMoveInvalid:
-      return "sealed_move_invalid";
-  }
-  return "";
+  static constexpr absl::string_view kNames[] = {"",
+                                                 "checkmate",
+                                                 "resignation",
+                                                 "time_forfeit",
+                                                 "stalemate",
+                                                 "dead_position",
+                                                 "agreement",
+                                                 "threefold_repetition",
+                                                 "fifty_moves",
+                                                 "fivefold_repetition",
+                                                 "seventy_five_moves",
+                                                 "timeout_vs_insufficient",
+                                                 "both_flags",
+                                                 "illegal_moves",
+                                                 "default",
+                                                 "arbiter_decision",
+                                                 "quickplay_finish_claim",
+                                                 "sealed_move_invalid"};
+  return base::EnumEntry(kNames, termination, "");
 }
 
 Outcome Outcome::Win(chess::Color winner, Termination termination, absl::string_view article) {

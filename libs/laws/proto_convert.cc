@@ -1,5 +1,6 @@
 #include "libs/laws/proto_convert.h"
 
+#include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/laws/errors.h"
@@ -20,84 +21,43 @@ v1::Color ToProto(std::optional<chess::Color> color) {
   return color ? ToProto(*color) : v1::COLOR_UNSPECIFIED;
 }
 
+namespace {
+
+// The proto's enumerators in the order of Edition, SpeedCategory and Result.
+constexpr v1::Edition kProtoEditions[] = {v1::EDITION_FIDE_1997, v1::EDITION_FIDE_2001,
+                                          v1::EDITION_FIDE_2005, v1::EDITION_FIDE_2023};
+constexpr v1::GameType kProtoGameTypes[] = {v1::GAME_TYPE_STANDARD, v1::GAME_TYPE_RAPID,
+                                            v1::GAME_TYPE_BLITZ};
+constexpr v1::Result kProtoResults[] = {v1::RESULT_ONGOING,        v1::RESULT_WHITE_WINS,
+                                        v1::RESULT_BLACK_WINS,     v1::RESULT_DRAW,
+                                        v1::RESULT_DOUBLE_FORFEIT, v1::RESULT_ANNULLED};
+
+}  // namespace
+
 absl::StatusOr<laws::Edition> EditionOf(v1::Edition edition) {
-  switch (edition) {
-    case v1::EDITION_FIDE_1997:
-      return laws::Edition::kFide1997;
-    case v1::EDITION_FIDE_2001:
-      return laws::Edition::kFide2001;
-    case v1::EDITION_FIDE_2005:
-      return laws::Edition::kFide2005;
-    case v1::EDITION_FIDE_2023:
-      return laws::Edition::kFide2023;
-    default:
-      break;
-  }
+  if (std::optional<Edition> e = base::EnumOfEntry<Edition>(kProtoEditions, edition)) return *e;
   return base::Error(laws::kErrBadEdition,
                      "edition: one of fide1997, fide2001, fide2005, fide2023 is required");
 }
 
 v1::Edition ToProto(laws::Edition edition) {
-  switch (edition) {
-    case laws::Edition::kFide1997:
-      return v1::EDITION_FIDE_1997;
-    case laws::Edition::kFide2001:
-      return v1::EDITION_FIDE_2001;
-    case laws::Edition::kFide2005:
-      return v1::EDITION_FIDE_2005;
-    case laws::Edition::kFide2023:
-      return v1::EDITION_FIDE_2023;
-  }
-  return v1::EDITION_UNSPECIFIED;
+  return base::EnumEntry(kProtoEditions, edition, v1::EDITION_UNSPECIFIED);
+}
+
+std::optional<SpeedCategory> SpeedCategoryOf(v1::GameType type) {
+  return base::EnumOfEntry<SpeedCategory>(kProtoGameTypes, type);
 }
 
 v1::GameType ToProto(laws::SpeedCategory category) {
-  switch (category) {
-    case laws::SpeedCategory::kStandard:
-      return v1::GAME_TYPE_STANDARD;
-    case laws::SpeedCategory::kRapid:
-      return v1::GAME_TYPE_RAPID;
-    case laws::SpeedCategory::kBlitz:
-      return v1::GAME_TYPE_BLITZ;
-  }
-  return v1::GAME_TYPE_UNSPECIFIED;
+  return base::EnumEntry(kProtoGameTypes, category, v1::GAME_TYPE_UNSPECIFIED);
 }
 
 v1::Result ToProto(Result result) {
-  switch (result) {
-    case Result::kOngoing:
-      return v1::RESULT_ONGOING;
-    case Result::kWhiteWins:
-      return v1::RESULT_WHITE_WINS;
-    case Result::kBlackWins:
-      return v1::RESULT_BLACK_WINS;
-    case Result::kDraw:
-      return v1::RESULT_DRAW;
-    case Result::kDoubleForfeit:
-      return v1::RESULT_DOUBLE_FORFEIT;
-    case Result::kAnnulled:
-      return v1::RESULT_ANNULLED;
-  }
-  return v1::RESULT_UNSPECIFIED;
+  return base::EnumEntry(kProtoResults, result, v1::RESULT_UNSPECIFIED);
 }
 
 absl::StatusOr<Result> ResultOf(v1::Result result) {
-  switch (result) {
-    case v1::RESULT_ONGOING:
-      return Result::kOngoing;
-    case v1::RESULT_WHITE_WINS:
-      return Result::kWhiteWins;
-    case v1::RESULT_BLACK_WINS:
-      return Result::kBlackWins;
-    case v1::RESULT_DRAW:
-      return Result::kDraw;
-    case v1::RESULT_DOUBLE_FORFEIT:
-      return Result::kDoubleForfeit;
-    case v1::RESULT_ANNULLED:
-      return Result::kAnnulled;
-    default:
-      break;
-  }
+  if (std::optional<Result> r = base::EnumOfEntry<Result>(kProtoResults, result)) return *r;
   return base::Error(base::kErrBadArgument, "result: a result is required");
 }
 

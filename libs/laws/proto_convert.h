@@ -22,6 +22,7 @@ v1::Color ToProto(std::optional<chess::Color> color);
 // INVALID_ARGUMENT ERR_BAD_EDITION for UNSPECIFIED or an unknown value.
 absl::StatusOr<laws::Edition> EditionOf(v1::Edition edition);
 v1::Edition ToProto(laws::Edition edition);
+std::optional<SpeedCategory> SpeedCategoryOf(v1::GameType type);  // nullopt for UNSPECIFIED
 v1::GameType ToProto(laws::SpeedCategory category);
 
 v1::Result ToProto(Result result);

@@ -31,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "grpcpp/completion_queue.h"
 #include "grpcpp/server_context.h"
@@ -55,12 +56,17 @@ class AsyncUnaryMethod {
   virtual void Arm(grpc::ServerCompletionQueue* cq) = 0;
 };
 
+// A generated service's RequestX: asks for the next call of method X.
+template <typename Service, typename Request, typename Response>
+using RequestMethod = void (Service::*)(grpc::ServerContext*, Request*,
+                                        grpc::ServerAsyncResponseWriter<Response>*,
+                                        grpc::CompletionQueue*, grpc::ServerCompletionQueue*,
+                                        void*);
+
 template <typename Service, typename Request, typename Response>
 class AsyncUnary final : public AsyncUnaryMethod {
  public:
-  using RequestFn = void (Service::*)(grpc::ServerContext*, Request*,
-                                      grpc::ServerAsyncResponseWriter<Response>*,
-                                      grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
+  using RequestFn = RequestMethod<Service, Request, Response>;
   using Handler = std::function<grpc::Status(grpc::ServerContext*, const Request&, Response*)>;
   // Runs on the queue's thread and must not block; calls `reply` exactly once, from any thread,
   // after filling the response.
@@ -162,6 +168,41 @@ std::unique_ptr<AsyncUnaryMethod> ServedFromQueueAsync(
             (service->*handle)(ctx, &req, resp, std::move(reply));
           }));
 }
+
+// The completion-queue methods of one service, owned here, for HostedService::async_methods:
+//   async_.Add(&MyService::RequestValidateMove, &MyService::ValidateMove);
+// `request` is the RequestX of the service's WithAsyncMethod_X base.
+template <typename Service>
+class AsyncMethods {
+ public:
+  explicit AsyncMethods(Service* service) : service_(service) {}
+
+  // As ServedFromQueue.
+  template <typename Base, typename Request, typename Response>
+  void Add(RequestMethod<Base, Request, Response> request,
+           grpc::Status (Service::*handle)(grpc::ServerContext*, const Request*, Response*),
+           WorkerPool* pool = nullptr) {
+    methods_.push_back(
+        ServedFromQueue<Service, Request, Response>(service_, request, handle, pool));
+  }
+  // A handler that replies later (AsyncUnary's AsyncHandler).
+  template <typename Base, typename Request, typename Response>
+  void AddAsync(RequestMethod<Base, Request, Response> request,
+                typename AsyncUnary<Service, Request, Response>::AsyncHandler handler) {
+    methods_.push_back(std::make_unique<AsyncUnary<Service, Request, Response>>(
+        service_, request, std::move(handler)));
+  }
+
+  std::vector<AsyncUnaryMethod*> get() const {
+    std::vector<AsyncUnaryMethod*> out;
+    for (const std::unique_ptr<AsyncUnaryMethod>& m : methods_) out.push_back(m.get());
+    return out;
+  }
+
+ private:
+  Service* const service_;
+  std::vector<std::unique_ptr<AsyncUnaryMethod>> methods_;
+};
 
 }  // namespace service
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -18,6 +19,13 @@
 
 namespace service {
 namespace {
+
+// Every role, with the name tokens give it.
+constexpr std::pair<Role, absl::string_view> kRoleNames[] = {{Role::kPlatform, "platform"},
+                                                             {Role::kPlayer, "player"},
+                                                             {Role::kArbiter, "arbiter"},
+                                                             {Role::kObserver, "observer"},
+                                                             {Role::kService, "service"}};
 
 absl::Status Unauthenticated(absl::string_view why) {
   return base::Error(service::kErrUnauthenticated, why);
@@ -54,24 +62,15 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }  // namespace
 
 absl::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kPlatform:
-      return "platform";
-    case Role::kPlayer:
-      return "player";
-    case Role::kArbiter:
-      return "arbiter";
-    case Role::kObserver:
-      return "observer";
-    case Role::kService:
-      return "service";
+  for (const auto& [r, name] : kRoleNames) {
+    if (r == role) return name;
   }
   return "unknown";
 }
 
 std::optional<Role> ParseRole(absl::string_view name) {
-  for (Role r : {Role::kPlatform, Role::kPlayer, Role::kArbiter, Role::kObserver, Role::kService}) {
-    if (RoleName(r) == name) return r;
+  for (const auto& [r, role_name] : kRoleNames) {
+    if (role_name == name) return r;
   }
   return std::nullopt;
 }

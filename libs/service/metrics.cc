@@ -16,6 +16,7 @@
 #include "grpcpp/server_context.h"
 #include "libs/service/grpc_status.h"
 #include "libs/service/log.h"
+#include "libs/service/metric_families.h"
 #include "prometheus/collectable.h"
 #include "prometheus/metric_family.h"
 
@@ -155,27 +156,19 @@ std::pair<std::string, std::string> SplitMethod(absl::string_view full_method) {
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      requests_(prometheus::BuildCounter()
-                    .Name("arbiter_grpc_requests_total")
-                    .Help("gRPC requests handled, by service, method and status code.")
-                    .Register(*registry_)),
-      latency_(prometheus::BuildHistogram()
-                   .Name("arbiter_grpc_request_duration_seconds")
-                   .Help("gRPC request latency, by service and method.")
-                   .Register(*registry_)),
-      in_flight_(prometheus::BuildGauge()
-                     .Name("arbiter_grpc_in_flight_requests")
-                     .Help("gRPC requests being handled now, by service and method.")
-                     .Register(*registry_)),
-      insecure_(prometheus::BuildGauge()
-                    .Name("arbiter_insecure_dev")
-                    .Help("1 when the server runs without authentication (--insecure_dev).")
-                    .Register(*registry_)
-                    .Add({})) {
-  prometheus::BuildGauge()
-      .Name("arbiter_build_info")
-      .Help("Build information; the value is always 1.")
-      .Register(*registry_)
+      requests_(AddFamily<prometheus::Counter>(
+          *registry_, "arbiter_grpc_requests_total",
+          "gRPC requests handled, by service, method and status code.")),
+      latency_(AddFamily<prometheus::Histogram>(*registry_, "arbiter_grpc_request_duration_seconds",
+                                                "gRPC request latency, by service and method.")),
+      in_flight_(
+          AddFamily<prometheus::Gauge>(*registry_, "arbiter_grpc_in_flight_requests",
+                                       "gRPC requests being handled now, by service and method.")),
+      insecure_(AddMetric<prometheus::Gauge>(
+          *registry_, "arbiter_insecure_dev",
+          "1 when the server runs without authentication (--insecure_dev).")) {
+  AddFamily<prometheus::Gauge>(*registry_, "arbiter_build_info",
+                               "Build information; the value is always 1.")
       .Add({{"version", "0.1.0"}, {"compiler", __VERSION__}})
       .Set(1);
 }

@@ -1,8 +1,8 @@
-// One service as a process hosts it (issue 11.1): every services/<name>/ exports one factory,
-// `CreateModule(config, env)`, that builds the service from its own flags and returns what the
-// server registers plus what runs beside it (schedulers, timers). arbiterd hosts any set of them
-// by looping over its registry (services/arbiterd/registry.h); a new service is a folder and a
-// registry row.
+// One service as a process hosts it (issue 11.1): every services/<name>/ defines one factory,
+// `CreateModule(config, env)` (declared in services/modules.h), that builds the service from its
+// own flags and returns what the server registers plus what runs beside it (schedulers, timers).
+// arbiterd hosts any set of them by looping over its registry (services/arbiterd/registry.h); a new
+// service is a folder, a declaration and a registry row.
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<ServiceModule> m, rules_validation::CreateModule(config,
 //   env)); ASSIGN_OR_RETURN(auto server, Server::Start(config, env, {m->hosted()})); m->Start();
@@ -11,6 +11,7 @@
 #define ARBITER_LIBS_SERVICE_MODULE_H_
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,9 +37,42 @@ class ServiceModule {
 absl::Status ServeModules(const ServerConfig& config, ServiceEnv* env,
                           const std::vector<std::unique_ptr<ServiceModule>>& modules);
 
-// Builds a service from its flags (call after absl::ParseCommandLine).
-using ModuleFactory = absl::StatusOr<std::unique_ptr<ServiceModule>> (*)(const ServerConfig& config,
-                                                                         ServiceEnv* env);
+// Builds a service from its flags (call after absl::ParseCommandLine): the type of every
+// service's CreateModule (services/modules.h).
+using CreateModuleFn = absl::StatusOr<std::unique_ptr<ServiceModule>>(const ServerConfig& config,
+                                                                      ServiceEnv* env);
+using ModuleFactory = CreateModuleFn*;
+
+// The module of a `T` that has hosted() and, when background work runs beside it, Start() and
+// Stop(): a service class, or the host that wires one to its store, timers and gauges.
+template <typename T>
+class ModuleOf final : public ServiceModule {
+ public:
+  explicit ModuleOf(std::unique_ptr<T> inner) : inner_(std::move(inner)) {}
+  HostedService hosted() override { return inner_->hosted(); }
+  void Start() override {
+    if constexpr (requires(T & t) { t.Start(); }) inner_->Start();
+  }
+  void Stop() override {
+    if constexpr (requires(T & t) { t.Stop(); }) inner_->Stop();
+  }
+
+ private:
+  std::unique_ptr<T> inner_;
+};
+
+// `inner` as a module; a failure to build it as is. CreateModule's last line:
+//   return service::MakeModule(ClockAuthorityHost::Create(config, env, options));
+template <typename T>
+std::unique_ptr<ServiceModule> MakeModule(std::unique_ptr<T> inner) {
+  return std::make_unique<ModuleOf<T>>(std::move(inner));
+}
+template <typename T>
+absl::StatusOr<std::unique_ptr<ServiceModule>> MakeModule(
+    absl::StatusOr<std::unique_ptr<T>> inner) {
+  if (!inner.ok()) return inner.status();
+  return MakeModule(*std::move(inner));
+}
 
 }  // namespace service
 

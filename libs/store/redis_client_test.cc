@@ -25,12 +25,7 @@ class RedisClientTest : public ::testing::TestWithParam<int> {
     server_ = std::move(*server);
   }
   RedisConnectionOptions Options() const {
-    RedisConnectionOptions o;
-    o.port = server_->port();
-    o.pool_size = 4;
-    o.pipeline_lanes = GetParam();
-    o.max_batch = 8;
-    return o;
+    return {.port = server_->port(), .pool_size = 4, .pipeline_lanes = GetParam(), .max_batch = 8};
   }
   std::unique_ptr<RedisServer> server_;
 };

@@ -47,10 +47,10 @@ class RedisFailureTest : public ::testing::TestWithParam<int> {
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
     RedisGameStoreOptions options;
-    options.connection.port = server_->port();
-    options.connection.connect_timeout = absl::Milliseconds(500);
-    options.connection.command_timeout = absl::Seconds(1);
-    options.connection.pipeline_lanes = GetParam();
+    options.connection = {.port = server_->port(),
+                          .connect_timeout = absl::Milliseconds(500),
+                          .command_timeout = absl::Seconds(1),
+                          .pipeline_lanes = GetParam()};
     absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = std::move(*store);

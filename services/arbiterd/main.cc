@@ -1,55 +1,25 @@
 // arbiterd: hosts the Arbiter services named by --services in one process on one port
 // ("all" = every service of the registry, registry.h; the local default). The flags every server
-// takes are libs/service/flags.h's; each service owns its own (services/<name>/module.h).
+// takes are libs/service/flags.h's; each service owns its own (services/modules.h).
 //
 //   arbiterd --services=all --insecure_dev
-//   arbiterd --services=rules_validation --auth_keys=/etc/arbiter/keys.json \
-//       --tls_cert=server.pem --tls_key=server.key.pem
-#include <cstdio>
-#include <memory>
-#include <string>
+//   arbiterd --services=rules_validation --auth_keys=/etc/arbiter/keys.json
+//       --tls_cert=server.pem --tls_key=server.key.pem  (one command line)
 #include <vector>
 
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "libs/base/error.h"
-#include "libs/service/flags.h"
-#include "libs/service/log.h"
-#include "libs/service/module.h"
-#include "libs/service/server.h"
+#include "libs/base/status_macros.h"
+#include "libs/service/server_main.h"
 #include "services/arbiterd/registry.h"
 
-namespace {
-
-int Fail(const absl::Status& status) {
-  std::fprintf(stderr, "arbiterd: %s: %s\n", base::ErrorCode(status).c_str(),
-               std::string(status.message()).c_str());
-  return 2;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  // Before any thread exists, so that only the signal thread receives SIGTERM/SIGINT.
-  service::BlockShutdownSignals();
-  absl::SetProgramUsageMessage(
-      "arbiterd: the Arbiter server. Flags: --services, --grpc_address, ...");
-  absl::ParseCommandLine(argc, argv);
-  service::ServerConfig config = service::ConfigFromFlags();
-  absl::StatusOr<std::vector<arbiterd::Registration>> selected = arbiterd::Select(config.services);
-  if (!selected.ok()) return Fail(selected.status());
-
-  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
-  if (!env.ok()) return Fail(env.status());
-  std::vector<std::unique_ptr<service::ServiceModule>> modules;
-  for (const arbiterd::Registration& r : *selected) {
-    absl::StatusOr<std::unique_ptr<service::ServiceModule>> module = r.create(config, env->get());
-    if (!module.ok()) return Fail(module.status());
-    modules.push_back(*std::move(module));
-  }
-  if (absl::Status served = service::ServeModules(config, env->get(), modules); !served.ok()) {
-    return Fail(served);
-  }
-  service::Log(service::LogLevel::kInfo, "stopped");
-  return 0;
+  return service::RunServer(
+      argc, argv, "arbiterd",
+      "arbiterd: the Arbiter server. Flags: --services, --grpc_address, ...",
+      [](service::ServerConfig& config) -> absl::StatusOr<std::vector<service::ModuleFactory>> {
+        ASSIGN_OR_RETURN(std::vector<arbiterd::Registration> selected,
+                         arbiterd::Select(config.services));
+        std::vector<service::ModuleFactory> factories;
+        for (const arbiterd::Registration& r : selected) factories.push_back(r.create);
+        return factories;
+      });
 }

@@ -9,10 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
 #include "libs/service/errors.h"
-#include "services/arbitration/module.h"
-#include "services/clock_authority/module.h"
-#include "services/rules_validation/module.h"
-#include "services/search_analysis/module.h"
+#include "services/modules.h"
 
 namespace arbiterd {
 

@@ -1,5 +1,5 @@
 // The services arbiterd can host, in the order it starts them (issue 11.1). A new service is a
-// folder with a CreateModule (libs/service/module.h) and one row here.
+// folder with a CreateModule (declared in services/modules.h) and one row here.
 #ifndef ARBITER_SERVICES_ARBITERD_REGISTRY_H_
 #define ARBITER_SERVICES_ARBITERD_REGISTRY_H_
 

@@ -1,13 +1,9 @@
 #include "services/arbitration/arbitration_metrics.h"
 
-#include <map>
 #include <string>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "libs/base/error.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
 
@@ -15,6 +11,8 @@ namespace arbitration_service {
 namespace {
 
 namespace v1 = arbiter::v1;
+using service::AddMetric;
+using service::OutcomeCode;
 
 // A proto enum value's name as a label: "CLAIM_KIND_THREEFOLD" -> "threefold".
 std::string Label(const std::string& name, absl::string_view prefix) {
@@ -31,86 +29,46 @@ std::string TerminationLabel(const v1::Outcome& outcome) {
 }  // namespace
 
 ArbitrationMetrics::ArbitrationMetrics(prometheus::Registry& registry)
-    : live_(prometheus::BuildGauge()
-                .Name("arbiter_arbitration_live_games")
-                .Help("Games not ended (created, ongoing, awaiting a ruling), as this replica last "
-                      "wrote them")
-                .Register(registry)
-                .Add({})),
-      awaiting_(prometheus::BuildGauge()
-                    .Name("arbiter_arbitration_awaiting_ruling")
-                    .Help("Games whose claim awaits an arbiter's ruling (10.2, Appendix D)")
-                    .Register(registry)
-                    .Add({})),
-      commands_(prometheus::BuildCounter()
-                    .Name("arbiter_arbitration_commands_total")
-                    .Help("Game commands by kind and outcome (OK or the stable error code)")
-                    .Register(registry)),
-      moves_(prometheus::BuildCounter()
-                 .Name("arbiter_arbitration_moves_total")
-                 .Help("Moves recorded")
-                 .Register(registry)
-                 .Add({})),
-      draw_offers_(prometheus::BuildCounter()
-                       .Name("arbiter_arbitration_draw_offers_total")
-                       .Help("Draw offers recorded, with a move or outside one (9.1)")
-                       .Register(registry)
-                       .Add({})),
-      claims_(prometheus::BuildCounter()
-                  .Name("arbiter_arbitration_claims_total")
-                  .Help("Claims by kind (threefold, fifty, quickplay, time) and ruling (correct, "
-                        "incorrect, pending)")
-                  .Register(registry)),
-      rulings_(prometheus::BuildCounter()
-                   .Name("arbiter_arbitration_rulings_total")
-                   .Help("Arbiters' rulings on pending claims by decision (10.2a-c, D1)")
-                   .Register(registry)),
-      results_(prometheus::BuildCounter()
-                   .Name("arbiter_arbitration_results_total")
-                   .Help("Games ended (or results set by an arbiter), by termination")
-                   .Register(registry)),
-      analysis_calls_(prometheus::BuildCounter()
-                          .Name("arbiter_arbitration_analysis_calls_total")
-                          .Help("Searches the rulings asked for (dead position on the move path, "
-                                "6.10 after a flag)")
-                          .Register(registry)
-                          .Add({})),
-      fired_(prometheus::BuildCounter()
-                 .Name("arbiter_arbitration_deadlines_fired_total")
-                 .Help("Flags and defaults this replica recorded by itself (timers and sweeps)")
-                 .Register(registry)
-                 .Add({})),
-      conflicts_(prometheus::BuildCounter()
-                     .Name("arbiter_arbitration_version_conflicts_total")
-                     .Help("Appends that lost the compare-and-set to another writer (retried)")
-                     .Register(registry)
-                     .Add({})),
-      scheduler_errors_(prometheus::BuildCounter()
-                            .Name("arbiter_arbitration_scheduler_errors_total")
-                            .Help("Failed deadline checks and sweeps")
-                            .Register(registry)
-                            .Add({})),
-      tracked_(prometheus::BuildGauge()
-                   .Name("arbiter_arbitration_tracked_deadlines")
-                   .Help("Local flag and default timers pending on this replica")
-                   .Register(registry)
-                   .Add({})) {}
-
-prometheus::Counter& ArbitrationMetrics::Series(prometheus::Family<prometheus::Counter>& family,
-                                                const std::map<std::string, std::string>& labels) {
-  std::string key = absl::StrCat(reinterpret_cast<std::uintptr_t>(&family), "|");
-  for (const auto& [k, v] : labels) absl::StrAppend(&key, k, "=", v, ",");
-  auto it = series_.find(key);
-  if (it != series_.end()) return *it->second;
-  prometheus::Counter* counter = &family.Add(labels);
-  series_.emplace(key, counter);
-  return *counter;
-}
+    : live_(AddMetric<prometheus::Gauge>(registry, "arbiter_arbitration_live_games",
+                                         "Games not ended (created, ongoing, awaiting a ruling), "
+                                         "as this replica last wrote them")),
+      awaiting_(AddMetric<prometheus::Gauge>(
+          registry, "arbiter_arbitration_awaiting_ruling",
+          "Games whose claim awaits an arbiter's ruling (10.2, Appendix D)")),
+      commands_(registry, "arbiter_arbitration_commands_total",
+                "Game commands by kind and outcome (OK or the stable error code)",
+                {"command", "code"}),
+      moves_(AddMetric<prometheus::Counter>(registry, "arbiter_arbitration_moves_total",
+                                            "Moves recorded")),
+      draw_offers_(
+          AddMetric<prometheus::Counter>(registry, "arbiter_arbitration_draw_offers_total",
+                                         "Draw offers recorded, with a move or outside one (9.1)")),
+      claims_(registry, "arbiter_arbitration_claims_total",
+              "Claims by kind (threefold, fifty, quickplay, time) and ruling (correct, "
+              "incorrect, pending)",
+              {"kind", "ruling"}),
+      rulings_(registry, "arbiter_arbitration_rulings_total",
+               "Arbiters' rulings on pending claims by decision (10.2a-c, D1)", {"decision"}),
+      results_(registry, "arbiter_arbitration_results_total",
+               "Games ended (or results set by an arbiter), by termination", {"termination"}),
+      analysis_calls_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_arbitration_analysis_calls_total",
+          "Searches the rulings asked for (dead position on the move path, 6.10 after a flag)")),
+      fired_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_arbitration_deadlines_fired_total",
+          "Flags and defaults this replica recorded by itself (timers and sweeps)")),
+      conflicts_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_arbitration_version_conflicts_total",
+          "Appends that lost the compare-and-set to another writer (retried)")),
+      scheduler_errors_(AddMetric<prometheus::Counter>(registry,
+                                                       "arbiter_arbitration_scheduler_errors_total",
+                                                       "Failed deadline checks and sweeps")),
+      tracked_(
+          AddMetric<prometheus::Gauge>(registry, "arbiter_arbitration_tracked_deadlines",
+                                       "Local flag and default timers pending on this replica")) {}
 
 void ArbitrationMetrics::OnCommand(absl::string_view kind, const absl::Status& status) {
-  const std::string code = status.ok() ? "OK" : base::ErrorCode(status);
-  absl::MutexLock lock(&mu_);
-  Series(commands_, {{"command", std::string(kind)}, {"code", code}}).Increment();
+  commands_.With({kind, OutcomeCode(status)}).Increment();
 }
 
 void ArbitrationMetrics::OnAppended(absl::string_view game_id, const arbitration::GameState& after,
@@ -127,21 +85,20 @@ void ArbitrationMetrics::OnAppended(absl::string_view game_id, const arbitration
         draw_offers_.Increment();
         break;
       case v1::ArbitrationEvent::kClaim:
-        Series(claims_,
-               {{"kind", Label(v1::ClaimKind_Name(e.claim().kind()), "CLAIM_KIND_")},
-                {"ruling", Label(v1::ClaimRuling_Name(e.claim().ruling()), "CLAIM_RULING_")}})
+        claims_
+            .With({Label(v1::ClaimKind_Name(e.claim().kind()), "CLAIM_KIND_"),
+                   Label(v1::ClaimRuling_Name(e.claim().ruling()), "CLAIM_RULING_")})
             .Increment();
         break;
       case v1::ArbitrationEvent::kRuled:
-        Series(rulings_, {{"decision", Label(v1::RulingDecision_Name(e.ruled().decision()),
-                                             "RULING_DECISION_")}})
+        rulings_.With({Label(v1::RulingDecision_Name(e.ruled().decision()), "RULING_DECISION_")})
             .Increment();
         break;
       case v1::ArbitrationEvent::kEnded:
-        Series(results_, {{"termination", TerminationLabel(e.ended().outcome())}}).Increment();
+        results_.With({TerminationLabel(e.ended().outcome())}).Increment();
         break;
       case v1::ArbitrationEvent::kResultSet:
-        Series(results_, {{"termination", TerminationLabel(e.result_set().outcome())}}).Increment();
+        results_.With({TerminationLabel(e.result_set().outcome())}).Increment();
         break;
       default:
         break;

@@ -22,15 +22,14 @@
 #define ARBITER_SERVICES_ARBITRATION_ARBITRATION_METRICS_H_
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
+#include "libs/service/metric_families.h"
 #include "prometheus/counter.h"
-#include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
 
@@ -53,18 +52,14 @@ class ArbitrationMetrics final : public arbitration::AuthorityObserver {
   void Tick(std::int64_t analysis_calls, size_t tracked_deadlines);
 
  private:
-  prometheus::Counter& Series(prometheus::Family<prometheus::Counter>& family,
-                              const std::map<std::string, std::string>& labels)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
   prometheus::Gauge& live_;
   prometheus::Gauge& awaiting_;
-  prometheus::Family<prometheus::Counter>& commands_;
+  service::CounterSeries commands_;  // command, code
   prometheus::Counter& moves_;
   prometheus::Counter& draw_offers_;
-  prometheus::Family<prometheus::Counter>& claims_;
-  prometheus::Family<prometheus::Counter>& rulings_;
-  prometheus::Family<prometheus::Counter>& results_;
+  service::CounterSeries claims_;   // kind, ruling
+  service::CounterSeries rulings_;  // decision
+  service::CounterSeries results_;  // termination
   prometheus::Counter& analysis_calls_;
   prometheus::Counter& fired_;
   prometheus::Counter& conflicts_;
@@ -74,7 +69,6 @@ class ArbitrationMetrics final : public arbitration::AuthorityObserver {
   absl::Mutex mu_;
   // The games not ended, with whether they await a ruling.
   absl::flat_hash_map<std::string, bool> live_games_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, prometheus::Counter*> series_ ABSL_GUARDED_BY(mu_);
   std::int64_t awaiting_count_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t analysis_seen_ ABSL_GUARDED_BY(mu_) = 0;
 };

@@ -335,6 +335,17 @@ grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* m
       });
 }
 
+template <typename Request>
+grpc::Status ArbitrationService::SideCommand(grpc::ServerContext* ctx, const char* method,
+                                             const Request& req, v1::GameReply* resp,
+                                             CommandKind kind) {
+  return Command(ctx, method, req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req.side(), *env_, who));
+                   return PlayerCommand(kind, side);
+                 });
+}
+
 grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                                             const v1::CreateGameRequest* req, v1::GameReply* resp) {
   return env_->Serve(ctx, Method("CreateGame"), *req,
@@ -372,11 +383,7 @@ grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
 
 grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::ArriveRequest* req,
                                         v1::GameReply* resp) {
-  return Command(ctx, "Arrive", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   return PlayerCommand(CommandKind::kArrive, side);
-                 });
+  return SideCommand(ctx, "Arrive", *req, resp, CommandKind::kArrive);
 }
 
 void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
@@ -401,31 +408,19 @@ void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMo
 
 grpc::Status ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,
                                         v1::GameReply* resp) {
-  return Command(ctx, "Resign", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   return PlayerCommand(CommandKind::kResign, side);  // 5.1b
-                 });
+  return SideCommand(ctx, "Resign", *req, resp, CommandKind::kResign);  // 5.1b
 }
 
 grpc::Status ArbitrationService::OfferDraw(grpc::ServerContext* ctx,
                                            const v1::OfferDrawRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "OfferDraw", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   return PlayerCommand(CommandKind::kOfferDraw, side);  // 9.1
-                 });
+  return SideCommand(ctx, "OfferDraw", *req, resp, CommandKind::kOfferDraw);  // 9.1
 }
 
 grpc::Status ArbitrationService::RespondDraw(grpc::ServerContext* ctx,
                                              const v1::RespondDrawRequest* req,
                                              v1::GameReply* resp) {
-  return Command(ctx, "RespondDraw", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   return PlayerCommand(
-                       req->accept() ? CommandKind::kAcceptDraw : CommandKind::kDeclineDraw, side);
-                 });
+  return SideCommand(ctx, "RespondDraw", *req, resp,
+                     req->accept() ? CommandKind::kAcceptDraw : CommandKind::kDeclineDraw);
 }
 
 grpc::Status ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::ClaimRequest* req,
@@ -469,11 +464,7 @@ grpc::Status ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRe
 grpc::Status ArbitrationService::ConfirmResult(grpc::ServerContext* ctx,
                                                const v1::ConfirmResultRequest* req,
                                                v1::GameReply* resp) {
-  return Command(ctx, "ConfirmResult", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   return PlayerCommand(CommandKind::kConfirm, side);  // 8.7
-                 });
+  return SideCommand(ctx, "ConfirmResult", *req, resp, CommandKind::kConfirm);  // 8.7
 }
 
 grpc::Status ArbitrationService::SetResult(grpc::ServerContext* ctx,

@@ -107,6 +107,11 @@ class ArbitrationService final : public ArbitrationBase {
   grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request& req,
                        arbiter::v1::GameReply* resp, Make make);
 
+  // A player command that is only its kind and the side it is for (SideFor): Arrive, Resign, ...
+  template <typename Request>
+  grpc::Status SideCommand(grpc::ServerContext* ctx, const char* method, const Request& req,
+                           arbiter::v1::GameReply* resp, arbitration::CommandKind kind);
+
   // The same served from a completion queue: decided on the cached state and answered from
   // where the store finishes the append (GameAuthority::ExecuteAsync).
   template <typename Request, typename Make>

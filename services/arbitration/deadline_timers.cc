@@ -8,32 +8,25 @@
 
 namespace arbitration_service {
 
-DeadlineTimers::DeadlineTimers(arbitration::GameAuthority* authority, DeadlineTimerOptions options,
-                               DeadlineTimerHooks hooks)
-    : authority_(authority), options_(std::move(options)), hooks_(std::move(hooks)) {}
-
-DeadlineTimers::~DeadlineTimers() { Stop(); }
-
 void DeadlineTimers::Start() {
   if (!threads_.empty()) return;
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = false;
-  }
+  SetStopping(false);
   pool_ = std::make_unique<service::WorkerPool>(std::max(1, options_.workers));
   threads_.emplace_back([this] { TimerLoop(); });
   threads_.emplace_back([this] { SweepLoop(); });
 }
 
 void DeadlineTimers::Stop() {
-  {
-    absl::MutexLock lock(&mu_);
-    stopping_ = true;
-    wake_.SignalAll();
-  }
+  SetStopping(true);
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   pool_.reset();  // runs the checks already queued
+}
+
+void DeadlineTimers::SetStopping(bool stopping) {
+  absl::MutexLock lock(&mu_);
+  stopping_ = stopping;
+  if (stopping) wake_.SignalAll();
 }
 
 size_t DeadlineTimers::tracked() {
@@ -70,16 +63,11 @@ void DeadlineTimers::OnAppended(absl::string_view game_id, const arbitration::Ga
                                 std::optional<std::int64_t> deadline) {
   absl::MutexLock lock(&mu_);
   const std::string id(game_id);
-  if (deadline.has_value()) {
-    auto it = timers_.find(id);
-    if (it != timers_.end() && it->second.version > after.version()) return;
-    Untrack(id);
-    Track(id, {*deadline, after.version()});
-  } else {
-    auto it = timers_.find(id);
-    if (it != timers_.end() && it->second.version > after.version()) return;
-    Untrack(id);
-  }
+  // A timer set by a newer state stays; otherwise this state's deadline replaces it.
+  auto it = timers_.find(id);
+  if (it != timers_.end() && it->second.version > after.version()) return;
+  Untrack(id);
+  if (deadline.has_value()) Track(id, {*deadline, after.version()});
 }
 
 void DeadlineTimers::Dispatch(std::string game_id, std::int64_t version, bool claimed) {

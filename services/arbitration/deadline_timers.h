@@ -57,8 +57,9 @@ struct DeadlineTimerHooks {
 class DeadlineTimers final : public arbitration::AuthorityObserver {
  public:
   DeadlineTimers(arbitration::GameAuthority* authority, DeadlineTimerOptions options,
-                 DeadlineTimerHooks hooks = {});
-  ~DeadlineTimers() override;
+                 DeadlineTimerHooks hooks = {})
+      : authority_(authority), options_(std::move(options)), hooks_(std::move(hooks)) {}
+  ~DeadlineTimers() override { Stop(); }
 
   void Start();
   void Stop();  // joins; in-flight checks finish
@@ -76,6 +77,8 @@ class DeadlineTimers final : public arbitration::AuthorityObserver {
     std::int64_t version = 0;  // the version whose state set it (0: unknown)
   };
 
+  // Whether the threads are to stop (Stop) or may run (Start); stopping wakes them.
+  void SetStopping(bool stopping);
   void Track(const std::string& game_id, Timer timer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Untrack(const std::string& game_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands one game to a worker (once at a time per game).

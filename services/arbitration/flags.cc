@@ -25,16 +25,14 @@ ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
 namespace arbitration_service {
 
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
-  ArbitrationHostOptions o;
-  o.replica_id = absl::GetFlag(FLAGS_arbitration_replica_id);
-  o.redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix);
-  o.deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards);
-  o.run_timers = absl::GetFlag(FLAGS_arbitration_timers);
-  o.timers.sweep_interval = absl::GetFlag(FLAGS_arbitration_sweep_interval);
-  o.timers.sweep_grace = absl::GetFlag(FLAGS_arbitration_sweep_grace);
-  o.timers.workers = absl::GetFlag(FLAGS_arbitration_timer_workers);
-  o.analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes);
-  return o;
+  return {.replica_id = absl::GetFlag(FLAGS_arbitration_replica_id),
+          .timers = {.sweep_interval = absl::GetFlag(FLAGS_arbitration_sweep_interval),
+                     .sweep_grace = absl::GetFlag(FLAGS_arbitration_sweep_grace),
+                     .workers = absl::GetFlag(FLAGS_arbitration_timer_workers)},
+          .run_timers = absl::GetFlag(FLAGS_arbitration_timers),
+          .deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards),
+          .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
+          .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes)};
 }
 
 }  // namespace arbitration_service

@@ -1,7 +1,5 @@
 #include "services/arbitration/host.h"
 
-#include <unistd.h>
-
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,15 +10,6 @@
 #include "services/clock_authority/host.h"
 
 namespace arbitration_service {
-namespace {
-
-std::string DefaultReplicaId() {
-  char host[256] = {0};
-  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-  return absl::StrCat(host[0] ? host : "host", ":", getpid(), ":arbitration");
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
@@ -30,7 +19,9 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
                        "share the clock authority's keys and deadline index");
   }
   std::unique_ptr<ArbitrationHost> host(new ArbitrationHost());
-  if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
+  if (options.replica_id.empty()) {
+    options.replica_id = absl::StrCat(clock_authority_service::DefaultReplicaId(), ":arbitration");
+  }
   options.timers.owner = options.replica_id;
   host->options_ = options;
   // The store is opened as the clock authority opens its own ("memory" makes a new in-memory
@@ -81,18 +72,12 @@ ArbitrationHost::~ArbitrationHost() { Stop(); }
 void ArbitrationHost::Start() {
   time_->StartResync(options_.time_resync);
   if (timers_ != nullptr) timers_->Start();
-  if (!ticker_.joinable()) {
-    ticker_ = std::thread([this] {
-      while (!stop_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
-        metrics_->Tick(analyst_->calls(), timers_ ? timers_->tracked() : 0);
-      }
-    });
-  }
+  ticker_.Start(absl::Seconds(1),
+                [this] { metrics_->Tick(analyst_->calls(), timers_ ? timers_->tracked() : 0); });
 }
 
 void ArbitrationHost::Stop() {
-  if (!stop_.HasBeenNotified()) stop_.Notify();
-  if (ticker_.joinable()) ticker_.join();
+  ticker_.Stop();
   if (timers_ != nullptr) timers_->Stop();
 }
 

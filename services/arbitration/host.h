@@ -13,14 +13,13 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/service/server.h"
+#include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
 #include "services/arbitration/arbitration_metrics.h"
 #include "services/arbitration/arbitration_service.h"
@@ -54,7 +53,6 @@ class ArbitrationHost {
       ArbitrationHostOptions options);
   ~ArbitrationHost();
 
-  ArbitrationService* service() { return service_.get(); }
   service::HostedService hosted() {
     return {ArbitrationService::kName, service_.get(), service_->async_methods()};
   }
@@ -75,8 +73,7 @@ class ArbitrationHost {
   std::unique_ptr<arbitration::GameAuthority> authority_;
   std::unique_ptr<DeadlineTimers> timers_;
   std::unique_ptr<ArbitrationService> service_;
-  absl::Notification stop_;
-  std::thread ticker_;
+  service::Ticker ticker_;  // the gauges
 };
 
 }  // namespace arbitration_service

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 
 namespace clock_authority_service {
@@ -16,101 +15,64 @@ const prometheus::Histogram::BucketBoundaries kLatencyBuckets = {
 const prometheus::Histogram::BucketBoundaries kDelayBuckets = {
     0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
 
-std::string CodeOf(const absl::Status& status) {
-  return status.ok() ? "OK" : base::ErrorCode(status);
-}
+using service::AddFamily;
+using service::AddMetric;
+using service::OutcomeCode;
 
 }  // namespace
 
 ClockMetrics::ClockMetrics(prometheus::Registry& registry)
     : registry_(registry),
-      commands_(prometheus::BuildCounter()
-                    .Name("arbiter_clock_commands_total")
-                    .Help("Clock commands by kind and outcome (OK or the stable error code)")
-                    .Register(registry)),
-      presses_(prometheus::BuildCounter()
-                   .Name("arbiter_clock_presses_total")
-                   .Help("Clock presses (6.8a): ok, refused by the Laws, or failed")
-                   .Register(registry)),
+      commands_(registry, "arbiter_clock_commands_total",
+                "Clock commands by kind and outcome (OK or the stable error code)",
+                {"command", "code"}),
+      presses_(AddFamily<prometheus::Counter>(
+          registry, "arbiter_clock_presses_total",
+          "Clock presses (6.8a): ok, refused by the Laws, or failed")),
       presses_ok_(presses_.Add({{"result", "ok"}})),
       presses_refused_(presses_.Add({{"result", "refused"}})),
       presses_error_(presses_.Add({{"result", "error"}})),
-      flags_(prometheus::BuildCounter()
-                 .Name("arbiter_clock_flags_fired_total")
-                 .Help("Flag falls this replica recorded; counts=false: rapid/blitz, B6")
-                 .Register(registry)),
+      flags_(AddFamily<prometheus::Counter>(
+          registry, "arbiter_clock_flags_fired_total",
+          "Flag falls this replica recorded; counts=false: rapid/blitz, B6")),
       flags_counting_(flags_.Add({{"counts", "true"}})),
       flags_claim_only_(flags_.Add({{"counts", "false"}})),
-      detection_delay_(prometheus::BuildHistogram()
-                           .Name("arbiter_clock_flag_detection_delay_seconds")
-                           .Help("Flag detection delay: when the fall was noticed minus when it "
-                                 "fell, on the authority's time base")
-                           .Register(registry)
-                           .Add({}, kDelayBuckets)),
-      defaults_(prometheus::BuildCounter()
-                    .Name("arbiter_clock_defaults_total")
-                    .Help("Games this replica recorded as lost by default: absent when the "
-                          "default time ran out (6.7)")
-                    .Register(registry)
-                    .Add({})),
-      conflicts_(prometheus::BuildCounter()
-                     .Name("arbiter_clock_version_conflicts_total")
-                     .Help("Appends that lost the compare-and-set to another writer (retried)")
-                     .Register(registry)
-                     .Add({})),
-      claims_(prometheus::BuildCounter()
-                  .Name("arbiter_clock_deadline_claims_total")
-                  .Help("Deadline index entries this replica's sweep leased")
-                  .Register(registry)
-                  .Add({})),
-      scheduler_errors_(prometheus::BuildCounter()
-                            .Name("arbiter_clock_scheduler_errors_total")
-                            .Help("Failed claims, flag checks and releases of the scheduler")
-                            .Register(registry)
-                            .Add({})),
-      sweep_(prometheus::BuildHistogram()
-                 .Name("arbiter_clock_sweep_seconds")
-                 .Help("The time one sweep of every deadline shard took")
-                 .Register(registry)
-                 .Add({}, kLatencyBuckets)),
-      running_gauge_(prometheus::BuildGauge()
-                         .Name("arbiter_clock_running_clocks")
-                         .Help("Clocks running as this replica last wrote or read them, their "
-                               "flag deadline not yet passed")
-                         .Register(registry)
-                         .Add({})),
-      tracked_(prometheus::BuildGauge()
-                   .Name("arbiter_clock_tracked_deadlines")
-                   .Help("Local flag timers pending on this replica")
-                   .Register(registry)
-                   .Add({})),
-      pending_(prometheus::BuildGauge()
-                   .Name("arbiter_clock_pending_deadlines")
-                   .Help("Games with a flag or a default (6.7) pending in the store's deadline "
-                         "index, whichever replica set it: the live clocks of the deployment")
-                   .Register(registry)
-                   .Add({})),
-      uncertainty_(prometheus::BuildGauge()
-                       .Name("arbiter_clock_time_uncertainty_seconds")
-                       .Help("Error bound of this replica's estimate of the store's clock")
-                       .Register(registry)
-                       .Add({})) {}
+      detection_delay_(AddMetric<prometheus::Histogram>(
+          registry, "arbiter_clock_flag_detection_delay_seconds",
+          "Flag detection delay: when the fall was noticed minus when it fell, on the "
+          "authority's time base",
+          kDelayBuckets)),
+      defaults_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_clock_defaults_total",
+          "Games this replica recorded as lost by default: absent when the default time ran "
+          "out (6.7)")),
+      conflicts_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_clock_version_conflicts_total",
+          "Appends that lost the compare-and-set to another writer (retried)")),
+      claims_(AddMetric<prometheus::Counter>(registry, "arbiter_clock_deadline_claims_total",
+                                             "Deadline index entries this replica's sweep leased")),
+      scheduler_errors_(AddMetric<prometheus::Counter>(
+          registry, "arbiter_clock_scheduler_errors_total",
+          "Failed claims, flag checks and releases of the scheduler")),
+      sweep_(AddMetric<prometheus::Histogram>(registry, "arbiter_clock_sweep_seconds",
+                                              "The time one sweep of every deadline shard took",
+                                              kLatencyBuckets)),
+      running_gauge_(AddMetric<prometheus::Gauge>(
+          registry, "arbiter_clock_running_clocks",
+          "Clocks running as this replica last wrote or read them, their flag deadline not yet "
+          "passed")),
+      tracked_(AddMetric<prometheus::Gauge>(registry, "arbiter_clock_tracked_deadlines",
+                                            "Local flag timers pending on this replica")),
+      pending_(AddMetric<prometheus::Gauge>(
+          registry, "arbiter_clock_pending_deadlines",
+          "Games with a flag or a default (6.7) pending in the store's deadline index, whichever "
+          "replica set it: the live clocks of the deployment")),
+      uncertainty_(AddMetric<prometheus::Gauge>(
+          registry, "arbiter_clock_time_uncertainty_seconds",
+          "Error bound of this replica's estimate of the store's clock")) {}
 
 void ClockMetrics::OnCommand(absl::string_view kind, const absl::Status& status) {
-  const std::string code = CodeOf(status);
-  prometheus::Counter* counter;
-  {
-    absl::MutexLock lock(&mu_);
-    const std::string key = absl::StrCat(kind, "|", code);
-    auto it = command_series_.find(key);
-    if (it == command_series_.end()) {
-      counter = &commands_.Add({{"command", std::string(kind)}, {"code", code}});
-      command_series_.emplace(key, counter);
-    } else {
-      counter = it->second;
-    }
-  }
-  counter->Increment();
+  commands_.With({kind, OutcomeCode(status)}).Increment();
   if (kind == "press") {
     if (status.ok()) {
       presses_ok_.Increment();
@@ -178,14 +140,12 @@ void ClockMetrics::Tick(std::int64_t now_ms, size_t tracked_deadlines,
 InstrumentedStore::InstrumentedStore(std::unique_ptr<store::GameStore> inner,
                                      prometheus::Registry& registry)
     : inner_(std::move(inner)),
-      errors_(prometheus::BuildCounter()
-                  .Name("arbiter_clock_store_errors_total")
-                  .Help("Failed game store calls of the clock authority, by operation and code")
-                  .Register(registry)) {
-  auto& latency = prometheus::BuildHistogram()
-                      .Name("arbiter_clock_store_latency_seconds")
-                      .Help("Game store calls of the clock authority, by operation")
-                      .Register(registry);
+      errors_(AddFamily<prometheus::Counter>(
+          registry, "arbiter_clock_store_errors_total",
+          "Failed game store calls of the clock authority, by operation and code")) {
+  auto& latency =
+      AddFamily<prometheus::Histogram>(registry, "arbiter_clock_store_latency_seconds",
+                                       "Game store calls of the clock authority, by operation");
   const char* names[kOps] = {"append",
                              "lookup_command",
                              "read_snapshot",

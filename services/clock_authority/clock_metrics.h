@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/flag_scheduler.h"
+#include "libs/service/metric_families.h"
 #include "libs/store/game_store.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
@@ -64,7 +65,7 @@ class ClockMetrics final : public clock_authority::AuthorityObserver {
   void Running(absl::string_view game_id, std::optional<std::int64_t> deadline);
 
   prometheus::Registry& registry_;
-  prometheus::Family<prometheus::Counter>& commands_;
+  service::CounterSeries commands_;  // command, code
   prometheus::Family<prometheus::Counter>& presses_;
   prometheus::Counter& presses_ok_;
   prometheus::Counter& presses_refused_;
@@ -85,7 +86,6 @@ class ClockMetrics final : public clock_authority::AuthorityObserver {
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::int64_t> running_ ABSL_GUARDED_BY(mu_);  // -> deadline
-  absl::flat_hash_map<std::string, prometheus::Counter*> command_series_ ABSL_GUARDED_BY(mu_);
 };
 
 // The store, timed: latency and errors per operation.

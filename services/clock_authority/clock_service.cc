@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,11 +36,19 @@ std::string Method(absl::string_view name) {
   return absl::StrCat("/", ClockAuthorityService::kName, "/", name);
 }
 
+// A command's identity for retries: its command_id and, with one, the request's fingerprint.
 template <typename Request>
-CommandOptions OptionsOf(absl::string_view method, const Request& req) {
+CommandOptions RetryOptions(absl::string_view method, const Request& req) {
   CommandOptions o;
   o.command_id = req.command_id();
   if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint(method, req);
+  return o;
+}
+
+// A command's options: its identity for retries and the version it expects.
+template <typename Request>
+CommandOptions OptionsOf(absl::string_view method, const Request& req) {
+  CommandOptions o = RetryOptions(method, req);
   o.expected_version = req.expected_version();
   return o;
 }
@@ -57,6 +66,73 @@ absl::StatusOr<chess::Color> SideOf(v1::Color color, absl::string_view field) {
                        absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
   }
   return *side;
+}
+
+// --- The commands' events ---------------------------------------------------------------------
+
+absl::Status Started(const v1::StartClockRequest& req, v1::ClockEvent* e) {
+  v1::ClockStarted* started = e->mutable_started();
+  for (int side : req.absent()) {
+    ASSIGN_OR_RETURN(chess::Color c, SideOf(static_cast<v1::Color>(side), "absent"));
+    started->add_absent(laws::ToProto(c));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Pressed(const v1::PressClockRequest& req, v1::ClockEvent* e) {
+  e->mutable_pressed()->set_side(req.color());
+  e->mutable_pressed()->set_lag_ms(req.lag_ms());
+  return absl::OkStatus();
+}
+
+absl::Status Arrived(const v1::RecordArrivalRequest& req, v1::ClockEvent* e) {
+  ASSIGN_OR_RETURN(chess::Color side, SideOf(req.side(), "side"));
+  e->mutable_arrived()->set_side(laws::ToProto(side));
+  return absl::OkStatus();
+}
+
+absl::Status FlagClaimed(const v1::ClaimFlagRequest& req, v1::ClockEvent* e) {
+  ASSIGN_OR_RETURN(chess::Color side, SideOf(req.color(), "color (the claimant)"));
+  e->mutable_flag_claimed()->set_claimant(laws::ToProto(side));
+  return absl::OkStatus();
+}
+
+absl::Status Paused(const v1::PauseClockRequest&, v1::ClockEvent* e) {
+  e->mutable_paused();
+  return absl::OkStatus();
+}
+
+absl::Status Resumed(const v1::ResumeClockRequest&, v1::ClockEvent* e) {
+  e->mutable_resumed();
+  return absl::OkStatus();
+}
+
+absl::Status Adjusted(const v1::AdjustClockRequest& req, v1::ClockEvent* e) {
+  ASSIGN_OR_RETURN(chess::Color side, SideOf(req.side(), "side"));
+  v1::ClockAdjusted* a = e->mutable_adjusted();
+  a->set_side(laws::ToProto(side));
+  a->set_delta_ms(req.delta_ms());
+  a->set_reason(req.reason());
+  return absl::OkStatus();
+}
+
+absl::Status Set(const v1::SetClockRequest& req, v1::ClockEvent* e) {
+  v1::ClockSet* s = e->mutable_set();
+  s->set_white_ms(req.white_ms());
+  s->set_black_ms(req.black_ms());
+  if (req.has_white_moves()) s->set_white_moves(req.white_moves());
+  if (req.has_black_moves()) s->set_black_moves(req.black_moves());
+  if (req.to_move() != v1::COLOR_UNSPECIFIED) {
+    ASSIGN_OR_RETURN(chess::Color side, SideOf(req.to_move(), "to_move"));
+    s->set_to_move(laws::ToProto(side));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Replaced(const v1::ReplaceClockRequest& req, v1::ClockEvent* e) {
+  e->mutable_replaced()->set_white_ms(req.white_ms());
+  e->mutable_replaced()->set_black_ms(req.black_ms());
+  return absl::OkStatus();
 }
 
 // --- WatchClock ----------------------------------------------------------------------------------
@@ -215,7 +291,8 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
       authority_(authority),
       options_(options),
       hub_(authority->store(), options.max_watched_games),
-      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))) {
+      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))),
+      async_(this) {
   using service::Role;
   const std::vector<Role> setup = {Role::kPlatform, Role::kArbiter, Role::kService};
   const std::vector<Role> play = {Role::kPlatform, Role::kPlayer, Role::kArbiter, Role::kService};
@@ -231,64 +308,53 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   for (const char* m : {"PauseClock", "ResumeClock", "AdjustClock", "SetClock", "ReplaceClock"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestCreateClock,
-                                            &ClockAuthorityService::CreateClock, pool_.get()));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestStartClock,
-                                                 &ClockAuthorityService::StartClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestPressClock,
-                                                 &ClockAuthorityService::PressClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestRecordArrival,
-                                                 &ClockAuthorityService::RecordArrival));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestClaimFlag,
-                                                 &ClockAuthorityService::ClaimFlag));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestPauseClock,
-                                                 &ClockAuthorityService::PauseClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestResumeClock,
-                                                 &ClockAuthorityService::ResumeClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestAdjustClock,
-                                                 &ClockAuthorityService::AdjustClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestSetClock,
-                                                 &ClockAuthorityService::SetClock));
-  async_.push_back(service::ServedFromQueueAsync(this, &ClockAuthorityService::RequestReplaceClock,
-                                                 &ClockAuthorityService::ReplaceClock));
-  async_.push_back(service::ServedFromQueue(this, &ClockAuthorityService::RequestGetClock,
-                                            &ClockAuthorityService::GetClock, pool_.get()));
+  using Self = ClockAuthorityService;
+  async_.Add(&Self::RequestCreateClock, &Self::CreateClock, pool_.get());
+  AddCommand(&Self::RequestStartClock, "StartClock", &Started);
+  AddCommand(&Self::RequestPressClock, "PressClock", &Pressed);
+  AddCommand(&Self::RequestRecordArrival, "RecordArrival", &Arrived);
+  AddCommand(&Self::RequestClaimFlag, "ClaimFlag", &FlagClaimed);
+  AddCommand(&Self::RequestPauseClock, "PauseClock", &Paused);
+  AddCommand(&Self::RequestResumeClock, "ResumeClock", &Resumed);
+  AddCommand(&Self::RequestAdjustClock, "AdjustClock", &Adjusted);
+  AddCommand(&Self::RequestSetClock, "SetClock", &Set);
+  AddCommand(&Self::RequestReplaceClock, "ReplaceClock", &Replaced);
+  async_.Add(&Self::RequestGetClock, &Self::GetClock, pool_.get());
 }
 
 ClockAuthorityService::~ClockAuthorityService() { pool_.reset(); }
 
-std::vector<service::AsyncUnaryMethod*> ClockAuthorityService::async_methods() const {
-  std::vector<service::AsyncUnaryMethod*> out;
-  for (const auto& m : async_) out.push_back(m.get());
-  return out;
-}
-
-template <typename Request>
-void ClockAuthorityService::Command(grpc::ServerContext* ctx, const char* method,
-                                    const Request* req, v1::ClockResponse* resp,
-                                    std::function<absl::StatusOr<v1::ClockEvent>()> make,
-                                    Reply reply) {
-  env_->ServeQueuedAsync(
-      ctx, Method(method), *req,
-      [&](const CallContext&, const Principal&, std::function<void(const absl::Status&)> finish) {
-        absl::StatusOr<v1::ClockEvent> command = make();
-        if (!command.ok()) return finish(command.status());
-        const bool claim = command->has_flag_claimed();
-        authority_->ExecuteAsync(
-            req->game_id(), *command, OptionsOf(method, *req),
-            [this](std::function<void()> work) {
-              if (!pool_->Submit(work)) work();  // the pool is stopping: here
-            },
-            [req, resp, claim, finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
-              if (!r.ok()) return finish(r.status());
-              Fill(req->game_id(), *r, resp);
-              if (claim && r->game->last_claim().has_value()) {
-                *resp->mutable_claim() = *r->game->last_claim();
-              }
-              finish(absl::OkStatus());
-            });
-      },
-      std::move(reply));
+template <typename Base, typename Request>
+void ClockAuthorityService::AddCommand(
+    service::RequestMethod<Base, Request, v1::ClockResponse> request, const char* method,
+    EventOf<Request> make) {
+  async_.AddAsync(request, [this, method, make](grpc::ServerContext* ctx, const Request& req,
+                                                v1::ClockResponse* resp,
+                                                std::function<void(grpc::Status)> reply) {
+    env_->ServeQueuedAsync(
+        ctx, Method(method), req,
+        [&](const CallContext&, const Principal&, std::function<void(const absl::Status&)> finish) {
+          v1::ClockEvent command;
+          if (absl::Status made = make(req, &command); !made.ok()) return finish(made);
+          const bool claim = command.has_flag_claimed();
+          authority_->ExecuteAsync(
+              req.game_id(), command, OptionsOf(method, req),
+              [this](std::function<void()> work) {
+                if (!pool_->Submit(work)) work();  // the pool is stopping: here
+              },
+              // The request and the response live in the call until `finish` has replied.
+              [req = &req, resp, claim,
+               finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
+                if (!r.ok()) return finish(r.status());
+                Fill(req->game_id(), *r, resp);
+                if (claim && r->game->last_claim().has_value()) {
+                  *resp->mutable_claim() = *r->game->last_claim();
+                }
+                finish(absl::OkStatus());
+              });
+        },
+        std::move(reply));
+  });
 }
 
 grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
@@ -296,143 +362,11 @@ grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
                                                 v1::ClockResponse* resp) {
   return env_->ServeQueued(
       ctx, Method("CreateClock"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        CommandOptions o;
-        o.command_id = req->command_id();
-        if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint("CreateClock", *req);
-        ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req, o));
+        ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req,
+                                                             RetryOptions("CreateClock", *req)));
         Fill(req->game_id(), r, resp);
         return absl::OkStatus();
       });
-}
-
-void ClockAuthorityService::StartClock(grpc::ServerContext* ctx, const v1::StartClockRequest* req,
-                                       v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "StartClock", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        for (int side : req->absent()) {
-          ASSIGN_OR_RETURN(chess::Color c, SideOf(static_cast<v1::Color>(side), "absent"));
-          e.mutable_started()->add_absent(laws::ToProto(c));
-        }
-        e.mutable_started();
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::PressClock(grpc::ServerContext* ctx, const v1::PressClockRequest* req,
-                                       v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "PressClock", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        e.mutable_pressed()->set_side(req->color());
-        e.mutable_pressed()->set_lag_ms(req->lag_ms());
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::RecordArrival(grpc::ServerContext* ctx,
-                                          const v1::RecordArrivalRequest* req,
-                                          v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "RecordArrival", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
-        v1::ClockEvent e;
-        e.mutable_arrived()->set_side(laws::ToProto(side));
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::ClaimFlag(grpc::ServerContext* ctx, const v1::ClaimFlagRequest* req,
-                                      v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "ClaimFlag", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->color(), "color (the claimant)"));
-        v1::ClockEvent e;
-        e.mutable_flag_claimed()->set_claimant(laws::ToProto(side));
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::PauseClock(grpc::ServerContext* ctx, const v1::PauseClockRequest* req,
-                                       v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "PauseClock", req, resp,
-      []() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        e.mutable_paused();
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::ResumeClock(grpc::ServerContext* ctx, const v1::ResumeClockRequest* req,
-                                        v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "ResumeClock", req, resp,
-      []() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        e.mutable_resumed();
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::AdjustClock(grpc::ServerContext* ctx, const v1::AdjustClockRequest* req,
-                                        v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "AdjustClock", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side(), "side"));
-        v1::ClockEvent e;
-        v1::ClockAdjusted* a = e.mutable_adjusted();
-        a->set_side(laws::ToProto(side));
-        a->set_delta_ms(req->delta_ms());
-        a->set_reason(req->reason());
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::SetClock(grpc::ServerContext* ctx, const v1::SetClockRequest* req,
-                                     v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "SetClock", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        v1::ClockSet* s = e.mutable_set();
-        s->set_white_ms(req->white_ms());
-        s->set_black_ms(req->black_ms());
-        if (req->has_white_moves()) s->set_white_moves(req->white_moves());
-        if (req->has_black_moves()) s->set_black_moves(req->black_moves());
-        if (req->to_move() != v1::COLOR_UNSPECIFIED) {
-          ASSIGN_OR_RETURN(chess::Color side, SideOf(req->to_move(), "to_move"));
-          s->set_to_move(laws::ToProto(side));
-        }
-        return e;
-      },
-      std::move(reply));
-}
-
-void ClockAuthorityService::ReplaceClock(grpc::ServerContext* ctx,
-                                         const v1::ReplaceClockRequest* req,
-                                         v1::ClockResponse* resp, Reply reply) {
-  Command(
-      ctx, "ReplaceClock", req, resp,
-      [req]() -> absl::StatusOr<v1::ClockEvent> {
-        v1::ClockEvent e;
-        e.mutable_replaced()->set_white_ms(req->white_ms());
-        e.mutable_replaced()->set_black_ms(req->black_ms());
-        return e;
-      },
-      std::move(reply));
 }
 
 grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,

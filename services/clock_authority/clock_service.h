@@ -19,7 +19,6 @@
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_CLOCK_SERVICE_H_
 
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -63,51 +62,37 @@ class ClockAuthorityService final : public ClockAuthorityBase {
 
   static constexpr char kName[] = "arbiter.v1.ClockAuthority";
 
-  // The commands reply later, from where the store finishes the append (async_unary.h's
-  // AsyncHandler; ClockAuthority::ExecuteAsync); create and get run on the worker pool.
-  using Reply = std::function<void(grpc::Status)>;
-
+  // Create and get run on the worker pool. The commands (StartClock, PressClock, RecordArrival,
+  // ClaimFlag, Pause/Resume/Adjust/Set/ReplaceClock) reply later, from where the store finishes
+  // the append (async_unary.h's AsyncHandler; ClockAuthority::ExecuteAsync): they have no member
+  // of their own, each is the event its request makes (clock_service.cc).
   grpc::Status CreateClock(grpc::ServerContext* ctx, const arbiter::v1::CreateClockRequest* req,
                            arbiter::v1::ClockResponse* resp) override;
-  void StartClock(grpc::ServerContext* ctx, const arbiter::v1::StartClockRequest* req,
-                  arbiter::v1::ClockResponse* resp, Reply reply);
-  void PressClock(grpc::ServerContext* ctx, const arbiter::v1::PressClockRequest* req,
-                  arbiter::v1::ClockResponse* resp, Reply reply);
-  void RecordArrival(grpc::ServerContext* ctx, const arbiter::v1::RecordArrivalRequest* req,
-                     arbiter::v1::ClockResponse* resp, Reply reply);
-  void ClaimFlag(grpc::ServerContext* ctx, const arbiter::v1::ClaimFlagRequest* req,
-                 arbiter::v1::ClockResponse* resp, Reply reply);
-  void PauseClock(grpc::ServerContext* ctx, const arbiter::v1::PauseClockRequest* req,
-                  arbiter::v1::ClockResponse* resp, Reply reply);
-  void ResumeClock(grpc::ServerContext* ctx, const arbiter::v1::ResumeClockRequest* req,
-                   arbiter::v1::ClockResponse* resp, Reply reply);
-  void AdjustClock(grpc::ServerContext* ctx, const arbiter::v1::AdjustClockRequest* req,
-                   arbiter::v1::ClockResponse* resp, Reply reply);
-  void SetClock(grpc::ServerContext* ctx, const arbiter::v1::SetClockRequest* req,
-                arbiter::v1::ClockResponse* resp, Reply reply);
-  void ReplaceClock(grpc::ServerContext* ctx, const arbiter::v1::ReplaceClockRequest* req,
-                    arbiter::v1::ClockResponse* resp, Reply reply);
   grpc::Status GetClock(grpc::ServerContext* ctx, const arbiter::v1::GetClockRequest* req,
                         arbiter::v1::ClockResponse* resp) override;
   grpc::Status WatchClock(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest* req,
                           grpc::ServerWriter<arbiter::v1::ClockUpdate>* writer) override;
 
   // For Server::Start (HostedService::async_methods).
-  std::vector<service::AsyncUnaryMethod*> async_methods() const;
+  std::vector<service::AsyncUnaryMethod*> async_methods() const { return async_.get(); }
 
  private:
-  // A command through Serve: decided and appended by the authority, answered with the clock.
+  // Fills in the clock event a command's request makes (INVALID_ARGUMENT for a bad request).
   template <typename Request>
-  void Command(grpc::ServerContext* ctx, const char* method, const Request* req,
-               arbiter::v1::ClockResponse* resp,
-               std::function<absl::StatusOr<arbiter::v1::ClockEvent>()> make, Reply reply);
+  using EventOf = absl::Status (*)(const Request&, arbiter::v1::ClockEvent*);
+
+  // Serves command `method` from the completion queues: admitted, its event made by `make`,
+  // decided and appended by the authority, answered with the clock.
+  template <typename Base, typename Request>
+  void AddCommand(service::RequestMethod<Base, Request, arbiter::v1::ClockResponse> request,
+                  const char* method, EventOf<Request> make);
 
   service::ServiceEnv* env_;
   clock_authority::ClockAuthority* authority_;
   const ServiceOptions options_;
   WatchHub hub_;
   std::unique_ptr<service::WorkerPool> pool_;  // `workers` threads: the calls in the store
-  std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
+  service::AsyncMethods<ClockAuthorityService> async_;
 };
 
 }  // namespace clock_authority_service

@@ -16,15 +16,12 @@
 #include "libs/store/redis_game_store.h"
 
 namespace clock_authority_service {
-namespace {
 
 std::string DefaultReplicaId() {
   char host[256] = {0};
   if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
   return absl::StrCat(host[0] ? host : "host", ":", getpid());
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
                                                             const ClockHostOptions& options) {
@@ -103,16 +100,11 @@ ClockAuthorityHost::~ClockAuthorityHost() { Stop(); }
 void ClockAuthorityHost::Start() {
   time_->StartResync(options_.time_resync);
   if (scheduler_ != nullptr) scheduler_->Start();
-  if (!ticker_.joinable()) {
-    ticker_ = std::thread([this] {
-      for (int tick = 0; !stop_.WaitForNotificationWithTimeout(absl::Seconds(1)); ++tick) {
-        metrics_->Tick(time_->NowMs(), scheduler_ ? scheduler_->tracked() : 0,
-                       time_->uncertainty_us());
-        // The deployment's live clocks: one read per shard, every 5 s.
-        if (tick % 5 == 0) CountPendingDeadlines();
-      }
-    });
-  }
+  ticker_.Start(absl::Seconds(1), [this, tick = 0]() mutable {
+    metrics_->Tick(time_->NowMs(), scheduler_ ? scheduler_->tracked() : 0, time_->uncertainty_us());
+    // The deployment's live clocks: one read per shard, every 5 s.
+    if (tick++ % 5 == 0) CountPendingDeadlines();
+  });
 }
 
 void ClockAuthorityHost::CountPendingDeadlines() {
@@ -126,8 +118,7 @@ void ClockAuthorityHost::CountPendingDeadlines() {
 }
 
 void ClockAuthorityHost::Stop() {
-  if (!stop_.HasBeenNotified()) stop_.Notify();
-  if (ticker_.joinable()) ticker_.join();
+  ticker_.Stop();
   if (scheduler_ != nullptr) scheduler_->Stop();
 }
 

@@ -8,20 +8,19 @@
 //   hosted.push_back(host->hosted());
 //   host->Start();  // the flag scheduler
 //   ... server->Wait(); host->Stop();
-// (arbiterd hosts it through clock_authority_service::CreateModule, module.h.)
+// (arbiterd hosts it through clock_authority_service::CreateModule, services/modules.h.)
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/flag_scheduler.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/service/server.h"
+#include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
 #include "services/clock_authority/clock_metrics.h"
 #include "services/clock_authority/clock_service.h"
@@ -46,6 +45,9 @@ struct ClockHostOptions {
 // --deadline_shards, --redis_pool_size, --redis_pipeline_lanes.
 ClockHostOptions ClockHostOptionsFromFlags();
 
+// "hostname:pid": a replica's name in deadline leases when its flag names none.
+std::string DefaultReplicaId();
+
 // "memory" or "redis://host[:port]". INVALID_ARGUMENT ERR_BAD_FLAG otherwise.
 absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
                                                             const ClockHostOptions& options);
@@ -57,7 +59,6 @@ class ClockAuthorityHost {
       const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
   ~ClockAuthorityHost();
 
-  ClockAuthorityService* service() { return service_.get(); }
   // What Server::Start takes: the service with its completion-queue methods.
   service::HostedService hosted() {
     return {ClockAuthorityService::kName, service_.get(), service_->async_methods()};
@@ -81,8 +82,7 @@ class ClockAuthorityHost {
   std::unique_ptr<clock_authority::ClockAuthority> authority_;
   std::unique_ptr<clock_authority::FlagScheduler> scheduler_;
   std::unique_ptr<ClockAuthorityService> service_;
-  absl::Notification stop_;
-  std::thread ticker_;
+  service::Ticker ticker_;  // the gauges
 };
 
 }  // namespace clock_authority_service

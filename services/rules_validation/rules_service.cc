@@ -1,7 +1,7 @@
 #include "services/rules_validation/rules_service.h"
 
 #include <algorithm>
-#include <memory>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,12 +19,12 @@
 #include "libs/chess/pgn.h"
 #include "libs/laws/automatic_ending.h"
 #include "libs/laws/proto_convert.h"
+#include "services/chess_proto.h"
 
 namespace rules_validation {
 namespace {
 
 using service::CallContext;
-using service::Principal;
 namespace v1 = arbiter::v1;
 
 std::string Method(absl::string_view name) {
@@ -39,15 +39,6 @@ absl::StatusOr<chess::Position> PositionOf(const v1::Position& p) {
   if (p.fen().empty())
     return base::Error(chess::kErrBadFen, "position.fen is required (a FEN or \"startpos\")");
   return chess::ParseFenOrStartpos(p.fen());
-}
-
-// `move` must be legal in `pos`.
-v1::Move MoveProto(const chess::Position& pos, chess::Move move, chess::Letters letters) {
-  v1::Move out;
-  out.set_uci(chess::ToUci(move));
-  out.set_san(chess::ToSan(pos, move));
-  out.set_appendix_e(chess::ToSan(pos, move, chess::SanStyle::kAppendixE, letters));
-  return out;
 }
 
 bool IsAnswerNotRequestError(const absl::Status& st) {
@@ -71,7 +62,7 @@ absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveRes
     return absl::OkStatus();
   }
   resp->set_legal(true);
-  *resp->mutable_move() = MoveProto(pos, *move, LettersOf(req.letters()));
+  *resp->mutable_move() = services::MoveProto(pos, *move, LettersOf(req.letters()));
   chess::Position after = pos;
   after.PlayUnchecked(*move);
   resp->mutable_after()->set_fen(chess::ToFen(after));
@@ -80,10 +71,18 @@ absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveRes
   return absl::OkStatus();
 }
 
+// One item of a batch or a stream: a malformed item answers with its error (the rest go on).
+void ValidateItem(const v1::ValidateMoveRequest& req, v1::ValidateMoveResponse* resp) {
+  absl::Status st = ValidateOne(req, resp);
+  if (!st.ok()) {
+    resp->set_legal(false);
+    *resp->mutable_error() = service::ToErrorInfo(st);
+  }
+}
+
 void FillClaim(const chess::Position& pos, const chess::DrawClaim& claim, v1::DrawClaim* out) {
   out->set_now(claim.now);
-  for (chess::Move m : claim.by_moves)
-    *out->add_by_moves() = MoveProto(pos, m, chess::Letters::kEnglish);
+  for (chess::Move m : claim.by_moves) *out->add_by_moves() = services::MoveProto(pos, m);
 }
 
 // The edition a request names; unspecified = the current Laws (2023).
@@ -118,19 +117,22 @@ void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus
   }
 }
 
-// Plays `moves` into `game` under `edition`; INVALID_ARGUMENT naming the first bad one, and
-// FAILED_PRECONDITION ERR_GAME_OVER for a move after the position ended the game (5.1a, 5.2a,
-// 5.2b / 9.6, 2023 9.6.1-2): the game knows when it is over (issue 14.13).
-absl::Status PlayAll(
-    chess::Game* game, const google::protobuf::RepeatedPtrField<std::string>& moves, int max,
-    v1::Edition edition,
+// The game from `position` through `moves` under `edition` (`each` sees every move played);
+// INVALID_ARGUMENT naming the first bad one, and FAILED_PRECONDITION ERR_GAME_OVER for a move
+// after the position ended the game (5.1a, 5.2a, 5.2b / 9.6, 2023 9.6.1-2): the game knows when
+// it is over (issue 14.13).
+absl::StatusOr<chess::Game> GameOf(
+    const v1::Position& position, const google::protobuf::RepeatedPtrField<std::string>& moves,
+    int max, v1::Edition edition,
     const std::function<void(const chess::Position&, chess::Move)>& each = nullptr) {
+  ASSIGN_OR_RETURN(chess::Position start, PositionOf(position));
+  chess::Game game(start);
   if (moves.size() > max)
     return base::Error(base::kErrTooLarge, absl::StrCat("at most ", max, " moves"));
   for (int i = 0; i < moves.size(); ++i) {
     if (i > 0) {
       if (std::optional<laws::AutomaticEnding> end =
-              laws::EndingOf(*game, EditionOrCurrent(edition))) {
+              laws::EndingOf(game, EditionOrCurrent(edition))) {
         return base::Error(
             chess::kErrGameOver,
             absl::StrCat("moves[", i, "] ", moves[i], ": the game ended after moves[", i - 1, "] (",
@@ -138,35 +140,27 @@ absl::Status PlayAll(
                          end->outcome.article, ")"));
       }
     }
-    const chess::Position before = game->position();
+    const chess::Position before = game.position();
     absl::StatusOr<chess::Move> m = chess::ParseMove(before, moves[i]);
-    absl::Status st = m.ok() ? game->Play(*m) : m.status();
-    if (!st.ok()) {
-      absl::Status out = base::Error(st.code(), base::ErrorCode(st),
-                                     absl::StrCat("moves[", i, "] ", moves[i], ": ", st.message()));
-      st.ForEachPayload([&](absl::string_view url, const absl::Cord& p) {
-        if (url != base::kErrorCodePayload) out.SetPayload(url, p);
-      });
-      return out;
-    }
+    absl::Status st = m.ok() ? game.Play(*m) : m.status();
+    if (!st.ok()) return services::MoveError(i, moves[i], st);
     if (each) each(before, *m);
   }
-  return absl::OkStatus();
+  return game;
 }
 
-// Perft that stops when the call is cancelled or its deadline passes.
-absl::StatusOr<std::uint64_t> CancellablePerft(const chess::Position& pos, int depth,
-                                               const CallContext& call) {
-  return chess::Perft(pos, depth, [&call] {
+// Stops perft when the call is cancelled or its deadline passes.
+std::function<absl::Status()> PerftCheck(const CallContext& call) {
+  return [&call] {
     return call.Cancelled() ? absl::DeadlineExceededError("perft stopped: the deadline passed")
                             : absl::OkStatus();
-  });
+  };
 }
 
 }  // namespace
 
 RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLimits limits)
-    : env_(env), limits_(limits) {
+    : env_(env), limits_(limits), async_(this) {
   using service::Role;
   // Stateless questions about the Laws: anyone authenticated may ask. Perft is CPU work with no
   // use to a player or observer in a game, so only platforms, arbiters and services may run it.
@@ -176,49 +170,48 @@ RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLi
   }
   env_->policy().Add({Method("Perft"), {Role::kPlatform, Role::kArbiter, Role::kService}, false});
 
-  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestValidateMove,
-                                            &RulesValidationService::ValidateMove));
-  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestLegalMoves,
-                                            &RulesValidationService::LegalMoves));
-  async_.push_back(service::ServedFromQueue(this, &RulesValidationService::RequestConvertMove,
-                                            &RulesValidationService::ConvertMove));
+  async_.Add(&RulesValidationService::RequestValidateMove, &RulesValidationService::ValidateMove);
+  async_.Add(&RulesValidationService::RequestLegalMoves, &RulesValidationService::LegalMoves);
+  async_.Add(&RulesValidationService::RequestConvertMove, &RulesValidationService::ConvertMove);
 }
 
-std::vector<service::AsyncUnaryMethod*> RulesValidationService::async_methods() const {
-  std::vector<service::AsyncUnaryMethod*> out;
-  for (const auto& m : async_) out.push_back(m.get());
-  return out;
+template <typename Fn>
+grpc::Status RulesValidationService::Serve(grpc::ServerContext* ctx, const char* name,
+                                           const google::protobuf::Message& req, Fn fn) {
+  return env_->Serve(ctx, Method(name), req,
+                     [&](const CallContext& call, const service::Principal&) { return fn(call); });
+}
+
+template <typename Fn>
+grpc::Status RulesValidationService::ServeQueued(grpc::ServerContext* ctx, const char* name,
+                                                 const google::protobuf::Message& req, Fn fn) {
+  return env_->ServeQueued(
+      ctx, Method(name), req,
+      [&](const CallContext& call, const service::Principal&) { return fn(call); });
 }
 
 grpc::Status RulesValidationService::ValidateMove(grpc::ServerContext* ctx,
                                                   const v1::ValidateMoveRequest* req,
                                                   v1::ValidateMoveResponse* resp) {
-  return env_->ServeQueued(
-      ctx, Method("ValidateMove"), *req,
-      [&](const CallContext&, const Principal&) { return ValidateOne(*req, resp); });
+  return ServeQueued(ctx, "ValidateMove", *req,
+                     [&](const CallContext&) { return ValidateOne(*req, resp); });
 }
 
 grpc::Status RulesValidationService::ValidateMoveBatch(grpc::ServerContext* ctx,
                                                        const v1::ValidateMoveBatchRequest* req,
                                                        v1::ValidateMoveBatchResponse* resp) {
-  return env_->Serve(
-      ctx, Method("ValidateMoveBatch"), *req, [&](const CallContext& call, const Principal&) {
-        if (req->requests_size() > limits_.max_batch) {
-          return base::Error(base::kErrTooLarge,
-                             absl::StrCat("at most ", limits_.max_batch, " items per batch"));
-        }
-        for (const v1::ValidateMoveRequest& item : req->requests()) {
-          if (call.Cancelled())
-            return absl::DeadlineExceededError("batch stopped: the deadline passed");
-          v1::ValidateMoveResponse* out = resp->add_responses();
-          absl::Status st = ValidateOne(item, out);
-          if (!st.ok()) {  // each item answers for itself
-            out->set_legal(false);
-            *out->mutable_error() = service::ToErrorInfo(st);
-          }
-        }
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "ValidateMoveBatch", *req, [&](const CallContext& call) {
+    if (req->requests_size() > limits_.max_batch) {
+      return base::Error(base::kErrTooLarge,
+                         absl::StrCat("at most ", limits_.max_batch, " items per batch"));
+    }
+    for (const v1::ValidateMoveRequest& item : req->requests()) {
+      if (call.Cancelled())
+        return absl::DeadlineExceededError("batch stopped: the deadline passed");
+      ValidateItem(item, resp->add_responses());
+    }
+    return absl::OkStatus();
+  });
 }
 
 // One response per request, in order; a malformed item answers with its error (the stream goes on).
@@ -234,11 +227,7 @@ grpc::Status RulesValidationService::ValidateMoveStream(
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
     }
     response.Clear();
-    absl::Status st = ValidateOne(request, &response);
-    if (!st.ok()) {
-      response.set_legal(false);
-      *response.mutable_error() = service::ToErrorInfo(st);
-    }
+    ValidateItem(request, &response);
     if (!stream->Write(response)) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     }
@@ -249,175 +238,151 @@ grpc::Status RulesValidationService::ValidateMoveStream(
 grpc::Status RulesValidationService::ApplyMoves(grpc::ServerContext* ctx,
                                                 const v1::ApplyMovesRequest* req,
                                                 v1::ApplyMovesResponse* resp) {
-  return env_->Serve(
-      ctx, Method("ApplyMoves"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
-        chess::Game game(start);
-        const chess::Letters letters = LettersOf(req->letters());
-        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves, v1::EDITION_UNSPECIFIED,
-                                [&](const chess::Position& before, chess::Move m) {
-                                  v1::AppliedMove* applied = resp->add_moves();
-                                  *applied->mutable_move() = MoveProto(before, m, letters);
-                                  chess::Position after = before;
-                                  after.PlayUnchecked(m);
-                                  applied->mutable_after()->set_fen(chess::ToFen(after));
-                                }));
-        FillStatus(game, v1::EDITION_UNSPECIFIED, resp->mutable_status());
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "ApplyMoves", *req, [&](const CallContext&) -> absl::Status {
+    const chess::Letters letters = LettersOf(req->letters());
+    ASSIGN_OR_RETURN(
+        chess::Game game,
+        GameOf(req->position(), req->moves(), limits_.max_moves, v1::EDITION_UNSPECIFIED,
+               [&](const chess::Position& before, chess::Move m) {
+                 v1::AppliedMove* applied = resp->add_moves();
+                 *applied->mutable_move() = services::MoveProto(before, m, letters);
+                 chess::Position after = before;
+                 after.PlayUnchecked(m);
+                 applied->mutable_after()->set_fen(chess::ToFen(after));
+               }));
+    FillStatus(game, v1::EDITION_UNSPECIFIED, resp->mutable_status());
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::LegalMoves(grpc::ServerContext* ctx,
                                                 const v1::LegalMovesRequest* req,
                                                 v1::LegalMovesResponse* resp) {
-  return env_->ServeQueued(
-      ctx, Method("LegalMoves"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-        std::vector<v1::Move> moves;
-        for (chess::Move m : pos.LegalMoves())
-          moves.push_back(MoveProto(pos, m, LettersOf(req->letters())));
-        std::sort(moves.begin(), moves.end(),
-                  [](const v1::Move& a, const v1::Move& b) { return a.uci() < b.uci(); });
-        for (v1::Move& m : moves) *resp->add_moves() = std::move(m);
-        return absl::OkStatus();
-      });
+  return ServeQueued(ctx, "LegalMoves", *req, [&](const CallContext&) -> absl::Status {
+    ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+    std::vector<v1::Move> moves;
+    for (chess::Move m : pos.LegalMoves())
+      moves.push_back(services::MoveProto(pos, m, LettersOf(req->letters())));
+    std::sort(moves.begin(), moves.end(),
+              [](const v1::Move& a, const v1::Move& b) { return a.uci() < b.uci(); });
+    for (v1::Move& m : moves) *resp->add_moves() = std::move(m);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::GetStatus(grpc::ServerContext* ctx,
                                                const v1::GetStatusRequest* req,
                                                v1::GetStatusResponse* resp) {
-  return env_->Serve(
-      ctx, Method("GetStatus"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Position start, PositionOf(req->position()));
-        chess::Game game(start);
-        RETURN_IF_ERROR(PlayAll(&game, req->moves(), limits_.max_moves, req->edition()));
-        FillStatus(game, req->edition(), resp->mutable_status());
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "GetStatus", *req, [&](const CallContext&) -> absl::Status {
+    ASSIGN_OR_RETURN(chess::Game game,
+                     GameOf(req->position(), req->moves(), limits_.max_moves, req->edition()));
+    FillStatus(game, req->edition(), resp->mutable_status());
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::ConvertMove(grpc::ServerContext* ctx,
                                                  const v1::ConvertMoveRequest* req,
                                                  v1::ConvertMoveResponse* resp) {
-  return env_->ServeQueued(
-      ctx, Method("ConvertMove"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-        if (req->move().empty()) return base::Error(base::kErrBadArgument, "move is required");
-        ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
-        *resp->mutable_move() = MoveProto(pos, m, LettersOf(req->letters()));
-        switch (req->to()) {
-          case v1::NOTATION_UCI:
-            resp->set_text(resp->move().uci());
-            break;
-          case v1::NOTATION_APPENDIX_E:
-            resp->set_text(resp->move().appendix_e());
-            break;
-          default:
-            resp->set_text(chess::ToSan(pos, m, chess::SanStyle::kPgn, LettersOf(req->letters())));
-            break;
-        }
-        return absl::OkStatus();
-      });
+  return ServeQueued(ctx, "ConvertMove", *req, [&](const CallContext&) -> absl::Status {
+    ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+    if (req->move().empty()) return base::Error(base::kErrBadArgument, "move is required");
+    ASSIGN_OR_RETURN(chess::Move m, chess::ParseMove(pos, req->move()));
+    *resp->mutable_move() = services::MoveProto(pos, m, LettersOf(req->letters()));
+    switch (req->to()) {
+      case v1::NOTATION_UCI:
+        resp->set_text(resp->move().uci());
+        break;
+      case v1::NOTATION_APPENDIX_E:
+        resp->set_text(resp->move().appendix_e());
+        break;
+      default:
+        resp->set_text(chess::ToSan(pos, m, chess::SanStyle::kPgn, LettersOf(req->letters())));
+        break;
+    }
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::ValidateSetup(grpc::ServerContext* ctx,
                                                    const v1::ValidateSetupRequest* req,
                                                    v1::ValidateSetupResponse* resp) {
-  return env_->Serve(
-      ctx, Method("ValidateSetup"), *req,
-      [&](const CallContext&, const Principal&) -> absl::Status {
-        if (req->position().fen().empty())
-          return base::Error(chess::kErrBadFen, "position.fen is required");
-        chess::Setup setup;
-        if (req->position().fen() == "startpos") {
-          setup = chess::Setup::Initial();
-        } else {
-          ASSIGN_OR_RETURN(setup, chess::ParseFenSetup(req->position().fen()));
-        }
-        std::vector<chess::SetupProblem> problems = chess::Position::Validate(setup);
-        resp->set_valid(problems.empty());
-        for (const chess::SetupProblem& p : problems) {
-          v1::SetupProblem* out = resp->add_problems();
-          out->set_code(std::string(chess::SetupProblemCode(p.kind)));
-          out->set_message(p.message);
-        }
-        if (problems.empty())
-          resp->mutable_normalized()->set_fen(chess::ToFen(*chess::Position::FromSetup(setup)));
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "ValidateSetup", *req, [&](const CallContext&) -> absl::Status {
+    if (req->position().fen().empty())
+      return base::Error(chess::kErrBadFen, "position.fen is required");
+    chess::Setup setup;
+    if (req->position().fen() == "startpos") {
+      setup = chess::Setup::Initial();
+    } else {
+      ASSIGN_OR_RETURN(setup, chess::ParseFenSetup(req->position().fen()));
+    }
+    std::vector<chess::SetupProblem> problems = chess::Position::Validate(setup);
+    resp->set_valid(problems.empty());
+    for (const chess::SetupProblem& p : problems) {
+      v1::SetupProblem* out = resp->add_problems();
+      out->set_code(std::string(chess::SetupProblemCode(p.kind)));
+      out->set_message(p.message);
+    }
+    if (problems.empty())
+      resp->mutable_normalized()->set_fen(chess::ToFen(*chess::Position::FromSetup(setup)));
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::ValidatePgn(grpc::ServerContext* ctx,
                                                  const v1::ValidatePgnRequest* req,
                                                  v1::ValidatePgnResponse* resp) {
-  return env_->Serve(
-      ctx, Method("ValidatePgn"), *req,
-      [&](const CallContext& call, const Principal&) -> absl::Status {
-        chess::PgnReadOptions options;
-        options.max_games = limits_.max_pgn_games;
-        absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(req->pgn(), options);
-        if (!games.ok()) {
-          resp->set_ok(false);
-          *resp->mutable_syntax_error() = service::ToErrorInfo(games.status());
-          return absl::OkStatus();
-        }
-        bool all_ok = true;
-        for (size_t i = 0; i < games->size(); ++i) {
-          if (call.Cancelled())
-            return absl::DeadlineExceededError("PGN validation stopped: the deadline passed");
-          chess::PgnGame& game = (*games)[i];
-          v1::PgnGameReport* report = resp->add_games();
-          report->set_game(static_cast<int>(i) + 1);
-          report->set_moves(static_cast<int>(game.moves.size()));
-          report->set_result(game.result);
-          int ply = -1;
-          absl::Status st = chess::ReplayGame(&game, &ply);
-          report->set_ok(st.ok());
-          if (st.ok()) continue;
-          all_ok = false;
-          *report->mutable_error() = service::ToErrorInfo(st);
-          if (ply >= 0) {
-            report->set_ply(ply + 1);
-            report->set_san(game.moves[ply].san);
-            report->set_line(game.moves[ply].line);
-            report->set_column(game.moves[ply].column);
-          }
-        }
-        resp->set_ok(all_ok);
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "ValidatePgn", *req, [&](const CallContext& call) -> absl::Status {
+    chess::PgnReadOptions options;
+    options.max_games = limits_.max_pgn_games;
+    absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(req->pgn(), options);
+    if (!games.ok()) {
+      resp->set_ok(false);
+      *resp->mutable_syntax_error() = service::ToErrorInfo(games.status());
+      return absl::OkStatus();
+    }
+    bool all_ok = true;
+    for (size_t i = 0; i < games->size(); ++i) {
+      if (call.Cancelled())
+        return absl::DeadlineExceededError("PGN validation stopped: the deadline passed");
+      chess::PgnGame& game = (*games)[i];
+      v1::PgnGameReport* report = resp->add_games();
+      report->set_game(static_cast<int>(i) + 1);
+      report->set_moves(static_cast<int>(game.moves.size()));
+      report->set_result(game.result);
+      int ply = -1;
+      absl::Status st = chess::ReplayGame(&game, &ply);
+      report->set_ok(st.ok());
+      if (st.ok()) continue;
+      all_ok = false;
+      *report->mutable_error() = service::ToErrorInfo(st);
+      if (ply >= 0) {
+        report->set_ply(ply + 1);
+        report->set_san(game.moves[ply].san);
+        report->set_line(game.moves[ply].line);
+        report->set_column(game.moves[ply].column);
+      }
+    }
+    resp->set_ok(all_ok);
+    return absl::OkStatus();
+  });
 }
 
 grpc::Status RulesValidationService::Perft(grpc::ServerContext* ctx, const v1::PerftRequest* req,
                                            v1::PerftResponse* resp) {
-  return env_->Serve(
-      ctx, Method("Perft"), *req, [&](const CallContext& call, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
-        if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
-          return base::Error(
-              base::kErrBadArgument,
-              absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
-        }
-        if (req->divide() && req->depth() >= 1) {
-          ASSIGN_OR_RETURN(auto divide, chess::PerftDivide(pos, req->depth(), [&call] {
-                             return call.Cancelled() ? absl::DeadlineExceededError(
-                                                           "perft stopped: the deadline passed")
-                                                     : absl::OkStatus();
-                           }));
-          std::uint64_t total = 0;
-          for (const auto& [m, n] : divide) {
-            v1::PerftDivide* d = resp->add_divide();
-            d->set_uci(chess::ToUci(m));
-            d->set_nodes(n);
-            total += n;
-          }
-          resp->set_nodes(total);
-        } else {
-          ASSIGN_OR_RETURN(std::uint64_t n, CancellablePerft(pos, req->depth(), call));
-          resp->set_nodes(n);
-        }
-        return absl::OkStatus();
-      });
+  return Serve(ctx, "Perft", *req, [&](const CallContext& call) -> absl::Status {
+    ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req->position()));
+    if (req->depth() < 0 || req->depth() > limits_.max_perft_depth) {
+      return base::Error(
+          base::kErrBadArgument,
+          absl::StrCat("depth must be 0..", limits_.max_perft_depth, " on this server"));
+    }
+    return services::AnswerPerft(pos, req->depth(), req->divide(), PerftCheck(call), resp,
+                                 [](v1::PerftDivide* d, chess::Move m, std::uint64_t nodes) {
+                                   d->set_uci(chess::ToUci(m));
+                                   d->set_nodes(nodes);
+                                 });
+  });
 }
 
 }  // namespace rules_validation

@@ -4,7 +4,6 @@
 #ifndef ARBITER_SERVICES_RULES_VALIDATION_RULES_SERVICE_H_
 #define ARBITER_SERVICES_RULES_VALIDATION_RULES_SERVICE_H_
 
-#include <memory>
 #include <vector>
 
 #include "libs/service/async_unary.h"
@@ -65,12 +64,23 @@ class RulesValidationService final : public RulesValidationBase {
                      arbiter::v1::PerftResponse* resp) override;
 
   // For Server::Start (HostedService::async_methods).
-  std::vector<service::AsyncUnaryMethod*> async_methods() const;
+  std::vector<service::AsyncUnaryMethod*> async_methods() const { return async_.get(); }
+  // What Server::Start takes: the service with its completion-queue methods.
+  service::HostedService hosted() { return {kName, this, async_methods()}; }
 
  private:
+  // Method `name` through ServiceEnv::Serve (ServeQueued for the completion-queue methods):
+  // admission and deadlines, then `fn(call)`, returning absl::Status.
+  template <typename Fn>
+  grpc::Status Serve(grpc::ServerContext* ctx, const char* name,
+                     const google::protobuf::Message& req, Fn fn);
+  template <typename Fn>
+  grpc::Status ServeQueued(grpc::ServerContext* ctx, const char* name,
+                           const google::protobuf::Message& req, Fn fn);
+
   service::ServiceEnv* env_;
   RulesLimits limits_;
-  std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
+  service::AsyncMethods<RulesValidationService> async_;
 };
 
 }  // namespace rules_validation

@@ -22,6 +22,8 @@
 #include "libs/chess/perft.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "services/chess_proto.h"
+#include "services/enum_table.h"
 #include "services/search_analysis/errors.h"
 
 namespace search_analysis {
@@ -65,14 +67,7 @@ absl::StatusOr<chess::Game> GameOf(const v1::Position& position,
   for (int i = 0; i < moves.size(); ++i) {
     absl::StatusOr<chess::Move> m = chess::ParseMove(game.position(), moves[i]);
     absl::Status st = m.ok() ? game.Play(*m) : m.status();
-    if (!st.ok()) {
-      absl::Status out = base::Error(st.code(), base::ErrorCode(st),
-                                     absl::StrCat("moves[", i, "] ", moves[i], ": ", st.message()));
-      st.ForEachPayload([&](absl::string_view url, const absl::Cord& p) {
-        if (url != base::kErrorCodePayload) out.SetPayload(url, p);
-      });
-      return out;
-    }
+    if (!st.ok()) return services::MoveError(i, moves[i], st);
   }
   return game;
 }
@@ -143,49 +138,28 @@ absl::StatusOr<analysis::EngineLimits> EngineLimitsOf(const v1::EngineSettings& 
 // ---------------------------------------------------------------------------------------------
 // Responses.
 
-// `m` must be legal in `pos`.
-v1::Move MoveProto(const chess::Position& pos, chess::Move m) {
-  v1::Move out;
-  out.set_uci(chess::ToUci(m));
-  out.set_san(chess::ToSan(pos, m));
-  out.set_appendix_e(chess::ToSan(pos, m, chess::SanStyle::kAppendixE));
-  return out;
-}
-
 v1::Color ColorProto(chess::Color c) {
   return c == chess::Color::kWhite ? v1::COLOR_WHITE : v1::COLOR_BLACK;
 }
 
 v1::Verdict VerdictProto(analysis::Verdict v) {
-  switch (v) {
-    case analysis::Verdict::kWinnable:
-      return v1::VERDICT_WINNABLE;
-    case analysis::Verdict::kUnwinnable:
-      return v1::VERDICT_UNWINNABLE;
-    case analysis::Verdict::kUndetermined:
-      return v1::VERDICT_UNDETERMINED;
-  }
-  return v1::VERDICT_UNSPECIFIED;
+  static constexpr std::pair<analysis::Verdict, v1::Verdict> kTable[] = {
+      {analysis::Verdict::kWinnable, v1::VERDICT_WINNABLE},
+      {analysis::Verdict::kUnwinnable, v1::VERDICT_UNWINNABLE},
+      {analysis::Verdict::kUndetermined, v1::VERDICT_UNDETERMINED}};
+  return services::MapEnum(v, kTable, v1::VERDICT_UNSPECIFIED);
 }
 
 v1::ProofMethod MethodProto(analysis::Method m) {
-  switch (m) {
-    case analysis::Method::kGameOver:
-      return v1::PROOF_METHOD_GAME_OVER;
-    case analysis::Method::kMaterial:
-      return v1::PROOF_METHOD_MATERIAL;
-    case analysis::Method::kMatePattern:
-      return v1::PROOF_METHOD_MATE_PATTERN;
-    case analysis::Method::kLockedPawns:
-      return v1::PROOF_METHOD_LOCKED_PAWNS;
-    case analysis::Method::kExhaustive:
-      return v1::PROOF_METHOD_EXHAUSTIVE;
-    case analysis::Method::kSearch:
-      return v1::PROOF_METHOD_SEARCH;
-    case analysis::Method::kLimit:
-      return v1::PROOF_METHOD_LIMIT;
-  }
-  return v1::PROOF_METHOD_UNSPECIFIED;
+  static constexpr std::pair<analysis::Method, v1::ProofMethod> kTable[] = {
+      {analysis::Method::kGameOver, v1::PROOF_METHOD_GAME_OVER},
+      {analysis::Method::kMaterial, v1::PROOF_METHOD_MATERIAL},
+      {analysis::Method::kMatePattern, v1::PROOF_METHOD_MATE_PATTERN},
+      {analysis::Method::kLockedPawns, v1::PROOF_METHOD_LOCKED_PAWNS},
+      {analysis::Method::kExhaustive, v1::PROOF_METHOD_EXHAUSTIVE},
+      {analysis::Method::kSearch, v1::PROOF_METHOD_SEARCH},
+      {analysis::Method::kLimit, v1::PROOF_METHOD_LIMIT}};
+  return services::MapEnum(m, kTable, v1::PROOF_METHOD_UNSPECIFIED);
 }
 
 enum class Goal { kMate, kPotential };
@@ -208,7 +182,7 @@ absl::Status FillResult(const chess::Position& pos, chess::Color side,
       return base::Error(base::kErrInternal,
                          "the analysis produced an illegal line; no answer is given");
     }
-    *out->add_line() = MoveProto(p, m);
+    *out->add_line() = services::MoveProto(p, m);
     p.PlayUnchecked(m);
   }
   const bool mated = p.side_to_move() == ~side && p.IsCheckmate();
@@ -230,28 +204,49 @@ void FillPv(const chess::Position& pos, const analysis::PvLine& l, v1::PvLine* o
   if (l.mate_in) out->set_mate_in(*l.mate_in);
   chess::Position p = pos;
   for (chess::Move m : l.pv) {  // checked legal by the pool's parser
-    *out->add_pv() = MoveProto(p, m);
+    *out->add_pv() = services::MoveProto(p, m);
     p.PlayUnchecked(m);
   }
 }
 
-// Perft that stops between subtrees when `stop` says so (subtrees of depth 3 take well under a
-// millisecond, so the check is prompt).
-absl::StatusOr<std::uint64_t> StoppablePerft(const chess::Position& pos, int depth,
-                                             const std::function<absl::Status()>& stop) {
-  return chess::Perft(pos, depth, stop);
+// Unwinnable (Goal::kMate) and MatingPotential (Goal::kPotential): whether the request's side
+// can reach the goal from its position, by some series of legal moves.
+template <typename Request, typename Response>
+absl::StatusOr<Work> SideSearch(const chess::Game& game, const Request& req, Response* resp,
+                                Goal goal, const AnalysisOptions& options,
+                                AnalysisMetrics& metrics) {
+  ASSIGN_OR_RETURN(chess::Color side, SideOf(req.side()));
+  ASSIGN_OR_RETURN(Budget budget, BudgetOf(req.limits(), options));
+  return Work(
+      [&metrics, pos = game.position(), side, budget, goal, resp](const Job& job) -> absl::Status {
+        const bool mate = goal == Goal::kMate;
+        const Kind kind = mate ? Kind::kUnwinnable : Kind::kMatingPotential;
+        const analysis::UnwinnabilityResult r =
+            mate ? analysis::AnalyzeUnwinnability(pos, side, budget.For(job))
+                 : analysis::AnalyzeMatingPotential(pos, side, budget.For(job));
+        if (job.CallOver()) return job.CallOverStatus();
+        resp->mutable_position()->set_fen(chess::ToFen(pos));
+        RETURN_IF_ERROR(FillResult(pos, side, r, goal, resp->mutable_result()));
+        metrics.Verdict(kind, analysis::VerdictName(r.verdict));
+        metrics.Nodes(kind, r.nodes);
+        return absl::OkStatus();
+      });
+}
+
+v1::DeadPositionVerdict DeadVerdictProto(analysis::Verdict v) {
+  static constexpr std::pair<analysis::Verdict, v1::DeadPositionVerdict> kTable[] = {
+      {analysis::Verdict::kUnwinnable, v1::DEAD_POSITION_VERDICT_DEAD},
+      {analysis::Verdict::kWinnable, v1::DEAD_POSITION_VERDICT_ALIVE},
+      {analysis::Verdict::kUndetermined, v1::DEAD_POSITION_VERDICT_UNDETERMINED}};
+  return services::MapEnum(v, kTable, v1::DEAD_POSITION_VERDICT_UNSPECIFIED);
 }
 
 absl::string_view DeadVerdictName(analysis::Verdict v) {
-  switch (v) {
-    case analysis::Verdict::kUnwinnable:
-      return "dead";
-    case analysis::Verdict::kWinnable:
-      return "alive";
-    case analysis::Verdict::kUndetermined:
-      return "undetermined";
-  }
-  return "undetermined";
+  static constexpr std::pair<analysis::Verdict, absl::string_view> kTable[] = {
+      {analysis::Verdict::kUnwinnable, "dead"},
+      {analysis::Verdict::kWinnable, "alive"},
+      {analysis::Verdict::kUndetermined, "undetermined"}};
+  return services::MapEnum(v, kTable, absl::string_view("undetermined"));
 }
 
 }  // namespace
@@ -332,17 +327,10 @@ SearchAnalysisService::SearchAnalysisService(service::ServiceEnv* env,
     env_->policy().Add({Method(m), {Role::kArbiter, Role::kService}, false});
   }
   RefreshGauges();
-  refresher_ = std::thread([this] {
-    while (!stop_refresher_.WaitForNotificationWithTimeout(options_.metrics_refresh)) {
-      RefreshGauges();
-    }
-  });
+  refresher_.Start(options_.metrics_refresh, [this] { RefreshGauges(); });
 }
 
-SearchAnalysisService::~SearchAnalysisService() {
-  stop_refresher_.Notify();
-  refresher_.join();
-}
+SearchAnalysisService::~SearchAnalysisService() { refresher_.Stop(); }
 
 void SearchAnalysisService::RefreshGauges() {
   metrics_.Workers(workers_.queued(), workers_.busy(), workers_.threads());
@@ -354,9 +342,20 @@ void SearchAnalysisService::RefreshGauges() {
   }
 }
 
-grpc::Status SearchAnalysisService::Dispatch(grpc::ServerContext* ctx, absl::string_view method,
-                                             Kind kind, const google::protobuf::Message& request,
-                                             const std::function<absl::StatusOr<Work>()>& prepare) {
+template <typename Request>
+grpc::Status SearchAnalysisService::Dispatch(
+    grpc::ServerContext* ctx, absl::string_view method, Kind kind, const Request& request,
+    const std::function<absl::StatusOr<Work>(chess::Game game)>& prepare) {
+  return Run(ctx, method, kind, request, [&]() -> absl::StatusOr<Work> {
+    ASSIGN_OR_RETURN(chess::Game game,
+                     GameOf(request.position(), request.moves(), options_.max_moves));
+    return prepare(std::move(game));
+  });
+}
+
+grpc::Status SearchAnalysisService::Run(grpc::ServerContext* ctx, absl::string_view method,
+                                        Kind kind, const google::protobuf::Message& request,
+                                        const std::function<absl::StatusOr<Work>()>& prepare) {
   Work work;
   const absl::Time admitted_at = absl::Now();
   grpc::Status admitted = env_->Serve(ctx, Method(method), request,
@@ -398,183 +397,149 @@ grpc::Status SearchAnalysisService::Dispatch(grpc::ServerContext* ctx, absl::str
 grpc::Status SearchAnalysisService::Unwinnable(grpc::ServerContext* ctx,
                                                const v1::UnwinnableRequest* req,
                                                v1::UnwinnableResponse* resp) {
-  return Dispatch(ctx, "Unwinnable", Kind::kUnwinnable, *req, [&]() -> absl::StatusOr<Work> {
-    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
-    ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side()));
-    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
-    return Work([this, pos = game.position(), side, budget, resp](const Job& job) -> absl::Status {
-      // 6.10 / C3: can `side` mate by some series of legal moves?
-      const analysis::UnwinnabilityResult r =
-          analysis::AnalyzeUnwinnability(pos, side, budget.For(job));
-      if (job.CallOver()) return job.CallOverStatus();
-      resp->mutable_position()->set_fen(chess::ToFen(pos));
-      RETURN_IF_ERROR(FillResult(pos, side, r, Goal::kMate, resp->mutable_result()));
-      metrics_.Verdict(Kind::kUnwinnable, analysis::VerdictName(r.verdict));
-      metrics_.Nodes(Kind::kUnwinnable, r.nodes);
-      return absl::OkStatus();
-    });
+  // 6.10 / C3: can `side` mate by some series of legal moves?
+  return Dispatch(ctx, "Unwinnable", Kind::kUnwinnable, *req, [&](chess::Game game) {
+    return SideSearch(game, *req, resp, Goal::kMate, options_, metrics_);
   });
 }
 
 grpc::Status SearchAnalysisService::DeadPosition(grpc::ServerContext* ctx,
                                                  const v1::DeadPositionRequest* req,
                                                  v1::DeadPositionResponse* resp) {
-  return Dispatch(ctx, "DeadPosition", Kind::kDeadPosition, *req, [&]() -> absl::StatusOr<Work> {
-    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
-    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
-    return Work([this, pos = game.position(), budget, resp](const Job& job) -> absl::Status {
-      // 5.2b / 9.6: dead when neither side can mate.
-      const analysis::DeadPositionResult d = analysis::AnalyzeDeadPosition(pos, budget.For(job));
-      if (job.CallOver()) return job.CallOverStatus();
-      resp->mutable_position()->set_fen(chess::ToFen(pos));
-      switch (d.verdict) {
-        case analysis::Verdict::kUnwinnable:
-          resp->set_verdict(v1::DEAD_POSITION_VERDICT_DEAD);
-          break;
-        case analysis::Verdict::kWinnable:
-          resp->set_verdict(v1::DEAD_POSITION_VERDICT_ALIVE);
-          break;
-        case analysis::Verdict::kUndetermined:
-          resp->set_verdict(v1::DEAD_POSITION_VERDICT_UNDETERMINED);
-          break;
-      }
-      RETURN_IF_ERROR(
-          FillResult(pos, chess::Color::kWhite, d.white, Goal::kMate, resp->mutable_white()));
-      RETURN_IF_ERROR(
-          FillResult(pos, chess::Color::kBlack, d.black, Goal::kMate, resp->mutable_black()));
-      metrics_.Verdict(Kind::kDeadPosition, DeadVerdictName(d.verdict));
-      metrics_.Nodes(Kind::kDeadPosition, d.white.nodes + d.black.nodes);
-      return absl::OkStatus();
-    });
-  });
+  return Dispatch(
+      ctx, "DeadPosition", Kind::kDeadPosition, *req,
+      [&](chess::Game game) -> absl::StatusOr<Work> {
+        ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+        return Work([this, pos = game.position(), budget, resp](const Job& job) -> absl::Status {
+          // 5.2b / 9.6: dead when neither side can mate.
+          const analysis::DeadPositionResult d =
+              analysis::AnalyzeDeadPosition(pos, budget.For(job));
+          if (job.CallOver()) return job.CallOverStatus();
+          resp->mutable_position()->set_fen(chess::ToFen(pos));
+          resp->set_verdict(DeadVerdictProto(d.verdict));
+          RETURN_IF_ERROR(
+              FillResult(pos, chess::Color::kWhite, d.white, Goal::kMate, resp->mutable_white()));
+          RETURN_IF_ERROR(
+              FillResult(pos, chess::Color::kBlack, d.black, Goal::kMate, resp->mutable_black()));
+          metrics_.Verdict(Kind::kDeadPosition, DeadVerdictName(d.verdict));
+          metrics_.Nodes(Kind::kDeadPosition, d.white.nodes + d.black.nodes);
+          return absl::OkStatus();
+        });
+      });
 }
 
 grpc::Status SearchAnalysisService::MatingPotential(grpc::ServerContext* ctx,
                                                     const v1::MatingPotentialRequest* req,
                                                     v1::MatingPotentialResponse* resp) {
-  return Dispatch(
-      ctx, "MatingPotential", Kind::kMatingPotential, *req, [&]() -> absl::StatusOr<Work> {
-        ASSIGN_OR_RETURN(chess::Game game,
-                         GameOf(req->position(), req->moves(), options_.max_moves));
-        ASSIGN_OR_RETURN(chess::Color side, SideOf(req->side()));
-        ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
-        return Work(
-            [this, pos = game.position(), side, budget, resp](const Job& job) -> absl::Status {
-              // 1997 C4: mating potential.
-              const analysis::UnwinnabilityResult r =
-                  analysis::AnalyzeMatingPotential(pos, side, budget.For(job));
-              if (job.CallOver()) return job.CallOverStatus();
-              resp->mutable_position()->set_fen(chess::ToFen(pos));
-              RETURN_IF_ERROR(FillResult(pos, side, r, Goal::kPotential, resp->mutable_result()));
-              metrics_.Verdict(Kind::kMatingPotential, analysis::VerdictName(r.verdict));
-              metrics_.Nodes(Kind::kMatingPotential, r.nodes);
-              return absl::OkStatus();
-            });
-      });
+  // 1997 C4: mating potential.
+  return Dispatch(ctx, "MatingPotential", Kind::kMatingPotential, *req, [&](chess::Game game) {
+    return SideSearch(game, *req, resp, Goal::kPotential, options_, metrics_);
+  });
 }
 
 grpc::Status SearchAnalysisService::Evaluate(grpc::ServerContext* ctx,
                                              const v1::EvaluateRequest* req,
                                              v1::EvaluateResponse* resp) {
-  return Dispatch(ctx, "Evaluate", Kind::kEvaluate, *req, [&]() -> absl::StatusOr<Work> {
-    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
-    ASSIGN_OR_RETURN(analysis::EngineLimits limits, EngineLimitsOf(req->engine(), options_, 1));
-    ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
-    if (engines_ == nullptr) return base::Error(analysis::kErrEngineUnavailable, engine_error_);
-    const absl::Time until = absl::Now() + time;
-    return Work([this, game = std::move(game), limits, until, resp](const Job& job) {
-      // Only positions and moves libs/chess has validated reach the engine (EnginePool).
-      absl::StatusOr<analysis::EngineAnalysis> a = engines_->Analyze(
-          game.start(), game.moves(), limits, std::min(until, job.call_deadline), job.cancel);
-      if (job.CallOver()) return job.CallOverStatus();
-      if (!a.ok()) return a.status();
-      const chess::Position& pos = game.position();
-      resp->mutable_position()->set_fen(chess::ToFen(pos));
-      resp->set_side_to_move(ColorProto(pos.side_to_move()));
-      for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
-      if (pos.IsLegal(a->best_move)) *resp->mutable_best_move() = MoveProto(pos, a->best_move);
-      resp->set_nodes(a->nodes);
-      resp->set_elapsed_ms(absl::ToInt64Milliseconds(a->elapsed));
-      resp->set_complete(a->complete);
-      return absl::OkStatus();
-    });
-  });
+  return Dispatch(
+      ctx, "Evaluate", Kind::kEvaluate, *req, [&](chess::Game game) -> absl::StatusOr<Work> {
+        ASSIGN_OR_RETURN(analysis::EngineLimits limits, EngineLimitsOf(req->engine(), options_, 1));
+        ASSIGN_OR_RETURN(absl::Duration time, TimeLimitOf(req->time_limit_ms(), options_));
+        if (engines_ == nullptr) return base::Error(analysis::kErrEngineUnavailable, engine_error_);
+        const absl::Time until = absl::Now() + time;
+        return Work([this, game = std::move(game), limits, until, resp](const Job& job) {
+          // Only positions and moves libs/chess has validated reach the engine (EnginePool).
+          absl::StatusOr<analysis::EngineAnalysis> a = engines_->Analyze(
+              game.start(), game.moves(), limits, std::min(until, job.call_deadline), job.cancel);
+          if (job.CallOver()) return job.CallOverStatus();
+          if (!a.ok()) return a.status();
+          const chess::Position& pos = game.position();
+          resp->mutable_position()->set_fen(chess::ToFen(pos));
+          resp->set_side_to_move(ColorProto(pos.side_to_move()));
+          for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
+          if (pos.IsLegal(a->best_move)) {
+            *resp->mutable_best_move() = services::MoveProto(pos, a->best_move);
+          }
+          resp->set_nodes(a->nodes);
+          resp->set_elapsed_ms(absl::ToInt64Milliseconds(a->elapsed));
+          resp->set_complete(a->complete);
+          return absl::OkStatus();
+        });
+      });
 }
 
 grpc::Status SearchAnalysisService::AdviseClaim(grpc::ServerContext* ctx,
                                                 const v1::AdviseClaimRequest* req,
                                                 v1::AdviseClaimResponse* resp) {
-  return Dispatch(ctx, "AdviseClaim", Kind::kAdviseClaim, *req, [&]() -> absl::StatusOr<Work> {
-    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
-    analysis::ClaimAdviceOptions advice;
-    advice.last_moves = req->last_moves() == 0 ? 10 : req->last_moves();
-    if (advice.last_moves < 1 || advice.last_moves > 500) {
-      return BadLimits("last_moves must be 0..500");
-    }
-    ASSIGN_OR_RETURN(advice.engine_limits, EngineLimitsOf(req->engine(), options_, 3));
-    advice.evaluate_earlier_position = !req->skip_earlier_evaluation();
-    if (req->claimant() == v1::COLOR_WHITE) advice.claimant = chess::Color::kWhite;
-    if (req->claimant() == v1::COLOR_BLACK) advice.claimant = chess::Color::kBlack;
-    ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
-    if (engines_ == nullptr && req->require_engine()) {
-      return base::Error(analysis::kErrEngineUnavailable, engine_error_);
-    }
-    const absl::Time admitted = absl::Now();
-    return Work([this, game = std::move(game), advice, budget, admitted, resp](const Job& job) {
-      const analysis::SearchLimits limits = budget.For(job);
-      analysis::ClaimAdviceOptions options = advice;
-      // A quarter of the time for the proof (6.10 / 5.2b); the engine gets the rest.
-      options.unwinnable_limits = limits;
-      options.unwinnable_limits.deadline =
-          std::min(limits.deadline, admitted + (budget.until - admitted) / 4);
-      // 10.2 / D1: advice for the arbiter's ruling, never a ruling.
-      absl::StatusOr<analysis::ClaimAdvice> a =
-          analysis::AdviseClaim(game, engines_.get(), options, limits.deadline, job.cancel);
-      if (job.CallOver()) return job.CallOverStatus();
-      if (!a.ok()) return a.status();
-      const chess::Position& pos = game.position();
-      resp->set_label(a->label);
-      resp->mutable_position()->set_fen(chess::ToFen(pos));
-      resp->set_claimant(ColorProto(a->claimant));
-      resp->set_opponent(ColorProto(a->opponent));
-      RETURN_IF_ERROR(FillResult(pos, a->opponent, a->opponent_can_mate, Goal::kMate,
-                                 resp->mutable_opponent_can_mate()));
-      resp->set_engine_used(a->engine_used);
-      if (a->opponent_score_cp) resp->set_opponent_score_cp(*a->opponent_score_cp);
-      if (a->opponent_mate_in) resp->set_opponent_mate_in(*a->opponent_mate_in);
-      if (a->earlier_opponent_score_cp) {
-        resp->set_earlier_opponent_score_cp(*a->earlier_opponent_score_cp);
-      }
-      for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
-      v1::ClaimProgress* p = resp->mutable_progress();
-      p->set_moves_considered(a->moves_considered);
-      p->set_opponent_captures(a->opponent_captures);
-      p->set_opponent_pawn_moves(a->opponent_pawn_moves);
-      p->set_opponent_checks(a->opponent_checks);
-      p->set_halfmove_clock(a->halfmove_clock);
-      for (const analysis::MaterialPoint& m : a->material) {
-        v1::MaterialPoint* out = p->add_material();
-        out->set_ply(m.ply);
-        out->set_white(m.white);
-        out->set_black(m.black);
-      }
-      for (const std::string& n : a->notes) resp->add_notes(n);
-      if (engines_ == nullptr) {
-        resp->add_notes(
-            absl::StrCat("engine advice unavailable: ERR_ENGINE_UNAVAILABLE: ", engine_error_));
-      }
-      metrics_.Verdict(Kind::kAdviseClaim, analysis::VerdictName(a->opponent_can_mate.verdict));
-      metrics_.Nodes(Kind::kAdviseClaim, a->opponent_can_mate.nodes);
-      return absl::OkStatus();
-    });
-  });
+  return Dispatch(
+      ctx, "AdviseClaim", Kind::kAdviseClaim, *req, [&](chess::Game game) -> absl::StatusOr<Work> {
+        analysis::ClaimAdviceOptions advice;
+        advice.last_moves = req->last_moves() == 0 ? 10 : req->last_moves();
+        if (advice.last_moves < 1 || advice.last_moves > 500) {
+          return BadLimits("last_moves must be 0..500");
+        }
+        ASSIGN_OR_RETURN(advice.engine_limits, EngineLimitsOf(req->engine(), options_, 3));
+        advice.evaluate_earlier_position = !req->skip_earlier_evaluation();
+        if (req->claimant() == v1::COLOR_WHITE) advice.claimant = chess::Color::kWhite;
+        if (req->claimant() == v1::COLOR_BLACK) advice.claimant = chess::Color::kBlack;
+        ASSIGN_OR_RETURN(Budget budget, BudgetOf(req->limits(), options_));
+        if (engines_ == nullptr && req->require_engine()) {
+          return base::Error(analysis::kErrEngineUnavailable, engine_error_);
+        }
+        const absl::Time admitted = absl::Now();
+        return Work([this, game = std::move(game), advice, budget, admitted, resp](const Job& job) {
+          const analysis::SearchLimits limits = budget.For(job);
+          analysis::ClaimAdviceOptions options = advice;
+          // A quarter of the time for the proof (6.10 / 5.2b); the engine gets the rest.
+          options.unwinnable_limits = limits;
+          options.unwinnable_limits.deadline =
+              std::min(limits.deadline, admitted + (budget.until - admitted) / 4);
+          // 10.2 / D1: advice for the arbiter's ruling, never a ruling.
+          absl::StatusOr<analysis::ClaimAdvice> a =
+              analysis::AdviseClaim(game, engines_.get(), options, limits.deadline, job.cancel);
+          if (job.CallOver()) return job.CallOverStatus();
+          if (!a.ok()) return a.status();
+          const chess::Position& pos = game.position();
+          resp->set_label(a->label);
+          resp->mutable_position()->set_fen(chess::ToFen(pos));
+          resp->set_claimant(ColorProto(a->claimant));
+          resp->set_opponent(ColorProto(a->opponent));
+          RETURN_IF_ERROR(FillResult(pos, a->opponent, a->opponent_can_mate, Goal::kMate,
+                                     resp->mutable_opponent_can_mate()));
+          resp->set_engine_used(a->engine_used);
+          if (a->opponent_score_cp) resp->set_opponent_score_cp(*a->opponent_score_cp);
+          if (a->opponent_mate_in) resp->set_opponent_mate_in(*a->opponent_mate_in);
+          if (a->earlier_opponent_score_cp) {
+            resp->set_earlier_opponent_score_cp(*a->earlier_opponent_score_cp);
+          }
+          for (const analysis::PvLine& l : a->lines) FillPv(pos, l, resp->add_lines());
+          v1::ClaimProgress* p = resp->mutable_progress();
+          p->set_moves_considered(a->moves_considered);
+          p->set_opponent_captures(a->opponent_captures);
+          p->set_opponent_pawn_moves(a->opponent_pawn_moves);
+          p->set_opponent_checks(a->opponent_checks);
+          p->set_halfmove_clock(a->halfmove_clock);
+          for (const analysis::MaterialPoint& m : a->material) {
+            v1::MaterialPoint* out = p->add_material();
+            out->set_ply(m.ply);
+            out->set_white(m.white);
+            out->set_black(m.black);
+          }
+          for (const std::string& n : a->notes) resp->add_notes(n);
+          if (engines_ == nullptr) {
+            resp->add_notes(
+                absl::StrCat("engine advice unavailable: ERR_ENGINE_UNAVAILABLE: ", engine_error_));
+          }
+          metrics_.Verdict(Kind::kAdviseClaim, analysis::VerdictName(a->opponent_can_mate.verdict));
+          metrics_.Nodes(Kind::kAdviseClaim, a->opponent_can_mate.nodes);
+          return absl::OkStatus();
+        });
+      });
 }
 
 grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
                                           const v1::AnalysisPerftRequest* req,
                                           v1::AnalysisPerftResponse* resp) {
-  return Dispatch(ctx, "Perft", Kind::kPerft, *req, [&]() -> absl::StatusOr<Work> {
-    ASSIGN_OR_RETURN(chess::Game game, GameOf(req->position(), req->moves(), options_.max_moves));
+  return Dispatch(ctx, "Perft", Kind::kPerft, *req, [&](chess::Game game) -> absl::StatusOr<Work> {
     if (req->depth() < 0 || req->depth() > options_.max_perft_depth) {
       return base::Error(
           base::kErrBadArgument,
@@ -594,21 +559,12 @@ grpc::Status SearchAnalysisService::Perft(grpc::ServerContext* ctx,
         return absl::OkStatus();
       };
       resp->mutable_position()->set_fen(chess::ToFen(pos));
-      if (divide && depth >= 1) {
-        ASSIGN_OR_RETURN(auto divide_counts, chess::PerftDivide(pos, depth, stop));
-        std::uint64_t total = 0;
-        for (const auto& [m, n] : divide_counts) {
-          v1::PerftMoveCount* d = resp->add_divide();
-          *d->mutable_move() = MoveProto(pos, m);
-          d->set_nodes(n);
-          total += n;
-        }
-        resp->set_nodes(total);
-      } else {
-        ASSIGN_OR_RETURN(std::uint64_t n, StoppablePerft(pos, depth, stop));
-        resp->set_nodes(n);
-      }
-      return absl::OkStatus();
+      // Stopped between subtrees (of depth 3, well under a millisecond each): promptly.
+      return services::AnswerPerft(pos, depth, divide, stop, resp,
+                                   [&pos](v1::PerftMoveCount* d, chess::Move m, std::uint64_t n) {
+                                     *d->mutable_move() = services::MoveProto(pos, m);
+                                     d->set_nodes(n);
+                                   });
     });
   });
 }

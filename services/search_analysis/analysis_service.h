@@ -12,7 +12,7 @@
 // EnginePool::Analyze, so the work stops with the call.
 //
 //   auto svc = SearchAnalysisService::Create(env, options);  // starts the engine pool
-//   service::Server::Start(config, env, {{SearchAnalysisService::kName, svc->get()}});
+//   service::Server::Start(config, env, {(*svc)->hosted()});
 //   // destroy the server before the service: the service's destructor joins its workers.
 #ifndef ARBITER_SERVICES_SEARCH_ANALYSIS_ANALYSIS_SERVICE_H_
 #define ARBITER_SERVICES_SEARCH_ANALYSIS_ANALYSIS_SERVICE_H_
@@ -22,13 +22,13 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "libs/analysis/engine_pool.h"
+#include "libs/chess/game.h"
 #include "libs/service/server.h"
+#include "libs/service/ticker.h"
 #include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/analysis.grpc.pb.h"
 #include "services/search_analysis/analysis_metrics.h"
@@ -90,6 +90,9 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service 
   grpc::Status Perft(grpc::ServerContext* ctx, const arbiter::v1::AnalysisPerftRequest* req,
                      arbiter::v1::AnalysisPerftResponse* resp) override;
 
+  // What Server::Start takes (no completion-queue methods).
+  service::HostedService hosted() { return {kName, this}; }
+
   const AnalysisOptions& options() const { return options_; }
   bool engine_available() const { return engines_ != nullptr; }
 
@@ -105,9 +108,15 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service 
   using Work = std::function<absl::Status(const Job&)>;
 
  private:
+  // A method's call: admitted, its game built (the request's position and moves), the rest of the
+  // request checked and the work made by `prepare`, then run on a worker while this thread waits.
+  template <typename Request>
   grpc::Status Dispatch(grpc::ServerContext* ctx, absl::string_view method, Kind kind,
-                        const google::protobuf::Message& request,
-                        const std::function<absl::StatusOr<Work>()>& prepare);
+                        const Request& request,
+                        const std::function<absl::StatusOr<Work>(chess::Game game)>& prepare);
+  grpc::Status Run(grpc::ServerContext* ctx, absl::string_view method, Kind kind,
+                   const google::protobuf::Message& request,
+                   const std::function<absl::StatusOr<Work>()>& prepare);
   void RefreshGauges();
 
   service::ServiceEnv* env_;
@@ -115,8 +124,7 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service 
   const AnalysisOptions options_;
   const std::string engine_error_;
   AnalysisMetrics metrics_;
-  absl::Notification stop_refresher_;
-  std::thread refresher_;
+  service::Ticker refresher_;    // the engine and worker gauges
   service::WorkerPool workers_;  // last: joined first, while everything it uses is alive
 };
 

@@ -25,15 +25,13 @@ ABSL_FLAG(int, engine_pool_size, 1, "search_analysis: engine processes (0: no en
 namespace search_analysis {
 
 AnalysisOptions OptionsFromFlags() {
-  AnalysisOptions o;
-  o.workers = absl::GetFlag(FLAGS_analysis_workers);
-  o.max_queue = absl::GetFlag(FLAGS_analysis_max_queue);
-  o.max_nodes = absl::GetFlag(FLAGS_analysis_max_nodes);
-  o.max_time = absl::GetFlag(FLAGS_analysis_max_time);
-  o.max_perft_depth = absl::GetFlag(FLAGS_analysis_max_perft_depth);
-  o.engine_path = absl::GetFlag(FLAGS_engine_path);
-  o.engine_pool_size = absl::GetFlag(FLAGS_engine_pool_size);
-  return o;
+  return {.workers = absl::GetFlag(FLAGS_analysis_workers),
+          .max_queue = absl::GetFlag(FLAGS_analysis_max_queue),
+          .max_nodes = absl::GetFlag(FLAGS_analysis_max_nodes),
+          .max_time = absl::GetFlag(FLAGS_analysis_max_time),
+          .max_perft_depth = absl::GetFlag(FLAGS_analysis_max_perft_depth),
+          .engine_path = absl::GetFlag(FLAGS_engine_path),
+          .engine_pool_size = absl::GetFlag(FLAGS_engine_pool_size)};
 }
 
 }  // namespace search_analysis

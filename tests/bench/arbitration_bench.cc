@@ -26,8 +26,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,15 +34,12 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "grpcpp/create_channel.h"
-#include "libs/store/testing/redis_server.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tests/bench/bench_util.h"
 #include "tests/integration/clock_process.h"
 
 ABSL_FLAG(std::string, server, "",
@@ -64,49 +59,14 @@ namespace {
 
 namespace v1 = arbiter::v1;
 
-// Kasparov - Topalov, Wijk aan Zee 1999 (as libs/arbitration/rulings_benchmark.cc): 87 plies,
-// Black resigned; no position repeats, nothing ends it by rule.
-const std::vector<std::string> kGame = {
-    "e4",   "d6",   "d4",   "Nf6",   "Nc3",  "g6",   "Be3",   "Bg7",   "Qd2",  "c6",    "f3",
-    "b5",   "Nge2", "Nbd7", "Bh6",   "Bxh6", "Qxh6", "Bb7",   "a3",    "e5",   "O-O-O", "Qe7",
-    "Kb1",  "a6",   "Nc1",  "O-O-O", "Nb3",  "exd4", "Rxd4",  "c5",    "Rd1",  "Nb6",   "g3",
-    "Kb8",  "Na5",  "Ba8",  "Bh3",   "d5",   "Qf4+", "Ka7",   "Rhe1",  "d4",   "Nd5",   "Nbxd5",
-    "exd5", "Qd6",  "Rxd4", "cxd4",  "Re7+", "Kb6",  "Qxd4+", "Kxa5",  "b4+",  "Ka4",   "Qc3",
-    "Qxd5", "Ra7",  "Bb7",  "Rxb7",  "Qc4",  "Qxf6", "Kxa3",  "Qxa6+", "Kxb4", "c3+",   "Kxc3",
-    "Qa1+", "Kd2",  "Qb2+", "Kd1",   "Bf1",  "Rd2",  "Rd7",   "Rxd7",  "Bxc4", "bxc4",  "Qxh8",
-    "Rd3",  "Qa8",  "c3",   "Qa4+",  "Ke1",  "f4",   "f5",    "Kc1",   "Rd2",  "Qa7"};
-
-struct Percentiles {
-  double p50, p99, p999, max;
-};
-Percentiles Of(std::vector<double> v) {
-  if (v.empty()) return {0, 0, 0, 0};
-  std::sort(v.begin(), v.end());
-  auto at = [&](size_t per_mille) {
-    return v[std::min(v.size() - 1, v.size() * per_mille / 1000)];
-  };
-  return {at(500), at(990), at(999), v.back()};
-}
-
-// CPU seconds (user + system) a process has used so far (0: this one).
-double CpuSeconds(pid_t pid) {
-  std::ifstream in(pid > 0 ? absl::StrCat("/proc/", pid, "/stat") : std::string("/proc/self/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return 0;
-  std::vector<std::string> fields = absl::StrSplit(text.substr(close + 2), ' ');
-  if (fields.size() < 13) return 0;
-  // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name and state.
-  return static_cast<double>(std::stoll(fields[11]) + std::stoll(fields[12])) /
-         static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-std::string LoadAverage() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return absl::StrCat(a, " ", b, " ", c);
-}
+// Kasparov - Topalov, Wijk aan Zee 1999 (as libs/arbitration/rulings_benchmark.cc), in SAN: 87
+// plies, Black resigned; no position repeats, nothing ends it by rule.
+const std::vector<std::string> kGame = absl::StrSplit(
+    "e4 d6 d4 Nf6 Nc3 g6 Be3 Bg7 Qd2 c6 f3 b5 Nge2 Nbd7 Bh6 Bxh6 Qxh6 Bb7 a3 e5 O-O-O Qe7 Kb1 a6 "
+    "Nc1 O-O-O Nb3 exd4 Rxd4 c5 Rd1 Nb6 g3 Kb8 Na5 Ba8 Bh3 d5 Qf4+ Ka7 Rhe1 d4 Nd5 Nbxd5 exd5 Qd6 "
+    "Rxd4 cxd4 Re7+ Kb6 Qxd4+ Kxa5 b4+ Ka4 Qc3 Qxd5 Ra7 Bb7 Rxb7 Qc4 Qxf6 Kxa3 Qxa6+ Kxb4 c3+ Kxc3 "
+    "Qa1+ Kd2 Qb2+ Kd1 Bf1 Rd2 Rd7 Rxd7 Bxc4 bxc4 Qxh8 Rd3 Qa8 c3 Qa4+ Ke1 f4 f5 Kc1 Rd2 Qa7",
+    ' ');
 
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "arbitration_bench: %s\n", what.c_str());
@@ -168,12 +128,7 @@ class MoveLoad {
       for (int i = 0; i < concurrency && !free_.empty(); ++i) IssueLocked(Clock::now());
     }
     absl::SleepFor(warmup);
-    auto cpu = [&] {
-      std::vector<double> v;
-      for (pid_t p : pids) v.push_back(CpuSeconds(p));
-      return v;
-    };
-    const std::vector<double> cpu0 = cpu();
+    const std::vector<double> cpu0 = bench::CpuSeconds(pids);
     const std::uint64_t ok0 = moves_ok_.load();
     const std::uint64_t games0 = games_created_.load();
     const auto start = Clock::now();
@@ -183,7 +138,7 @@ class MoveLoad {
     measuring_ = false;
     const std::uint64_t ok1 = moves_ok_.load();
     const std::uint64_t games1 = games_created_.load();
-    const std::vector<double> cpu1 = cpu();
+    const std::vector<double> cpu1 = bench::CpuSeconds(pids);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     stopping_ = true;
     if (pacer.joinable()) pacer.join();
@@ -195,7 +150,7 @@ class MoveLoad {
     poller.join();
 
     std::lock_guard<std::mutex> lock(mu_);
-    const Percentiles p = Of(latencies_);
+    const bench::Percentiles p = bench::Of(latencies_);
     const double moves = static_cast<double>(ok1 - ok0);
     if (rate > 0) {
       std::printf("offered %.0f moves/s: ", rate);
@@ -213,20 +168,8 @@ class MoveLoad {
       std::printf("  moves that found no free game: %llu (the longest wait %.1f ms)\n",
                   static_cast<unsigned long long>(late_), late_max_);
     }
-    // The machine's CPU each move took, whatever else runs on it: client, Redis, server. Game
-    // creations (1 per 87 moves) are included.
-    double total = 0;
-    std::string parts;
-    const char* names[] = {"client", "redis", "server"};
-    for (size_t i = 0; i < cpu0.size(); ++i) {
-      const double us = (cpu1[i] - cpu0[i]) * 1e6 / moves;
-      total += us;
-      absl::StrAppend(&parts, i == 0 ? "" : " + ", names[std::min<size_t>(i, 2)], " ",
-                      static_cast<int>(us));
-    }
-    std::printf("  CPU per move: %.0f us (%s); %u cores at 100%% for this alone: %.0f moves/s\n",
-                total, parts.c_str(), std::thread::hardware_concurrency(),
-                std::thread::hardware_concurrency() * 1e6 / total);
+    // Game creations (1 per 87 moves) are included.
+    bench::PrintCpuPer("move", "moves", moves, cpu0, cpu1, " + ");
   }
 
  private:
@@ -241,22 +184,12 @@ class MoveLoad {
     Kind kind;
     int slot;
     Clock::time_point due;  // latency runs from here
-    grpc::ClientContext ctx;
-    v1::GameReply resp;
-    grpc::Status status;
-    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::GameReply>> rpc;
+    bench::AsyncCall<v1::GameReply> rpc{std::chrono::seconds(30)};
   };
 
   grpc::CompletionQueue& cq() { return *cq_ptr_; }
 
-  Call* NewCall(Kind kind, int slot, Clock::time_point due) {
-    auto* call = new Call;
-    call->kind = kind;
-    call->slot = slot;
-    call->due = due;
-    call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    return call;
-  }
+  Call* NewCall(Kind kind, int slot, Clock::time_point due) { return new Call{kind, slot, due}; }
 
   // The slot's next game: created, then started (then its moves).
   void NewGame(int slot) {
@@ -275,9 +208,7 @@ class MoveLoad {
     req.set_black_id(absl::StrCat("black-", slot));
     req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
     req.set_time_control("5400+30");  // 90 minutes: no flag falls during a run
-    call->rpc = stub_->PrepareAsyncCreateGame(&call->ctx, req, &cq());
-    call->rpc->StartCall();
-    call->rpc->Finish(&call->resp, &call->status, call);
+    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncCreateGame, req, &cq(), call);
   }
 
   void StartGame(int slot) {
@@ -285,9 +216,7 @@ class MoveLoad {
     v1::StartGameRequest req;
     req.set_game_id(slots_[slot].game_id);
     req.set_command_id("start");
-    call->rpc = stub_->PrepareAsyncStartGame(&call->ctx, req, &cq());
-    call->rpc->StartCall();
-    call->rpc->Finish(&call->resp, &call->status, call);
+    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncStartGame, req, &cq(), call);
   }
 
   // The next move of the game that waited longest; `due` is when the move was due.
@@ -307,9 +236,7 @@ class MoveLoad {
     if (command_ids_) req.set_command_id(absl::StrCat("m", s.ply));
     req.set_side(s.ply % 2 == 0 ? v1::COLOR_WHITE : v1::COLOR_BLACK);
     req.set_move(kGame[s.ply]);
-    call->rpc = stub_->PrepareAsyncSubmitMove(&call->ctx, req, &cq());
-    call->rpc->StartCall();
-    call->rpc->Finish(&call->resp, &call->status, call);
+    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncSubmitMove, req, &cq(), call);
   }
 
   // Open loop: moves fall due every 1/rate s; each takes a free game, or waits for one.
@@ -341,7 +268,7 @@ class MoveLoad {
     while (cq().Next(&tag, &ok)) {
       auto* call = static_cast<Call*>(tag);
       const auto now = Clock::now();
-      const grpc::Status& st = call->status;
+      const grpc::Status& st = call->rpc.status;
       const int slot = call->slot;
       bool next_game = false;
       bool start = false;
@@ -445,37 +372,19 @@ int main(int argc, char** argv) {
   // As in the servers (libs/service/server.cc): the client does not pay for deadlock detection.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
-  store::testing::RedisServerOptions ro;
-  ro.appendfsync = absl::GetFlag(FLAGS_appendfsync);
-  ro.dir = absl::GetFlag(FLAGS_dir);
-  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-      store::testing::RedisServer::Start(ro);
+  absl::StatusOr<bench::Redis> redis =
+      bench::StartRedis(absl::GetFlag(FLAGS_appendfsync), absl::GetFlag(FLAGS_dir));
   if (!redis.ok()) Die(redis.status().ToString());
-  pid_t redis_pid = 0;
-  if (absl::StatusOr<std::string> info = (*redis)->Command({"INFO", "server"}); info.ok()) {
-    for (absl::string_view line : absl::StrSplit(*info, absl::ByAnyChar("\r\n"))) {
-      if (absl::ConsumePrefix(&line, "process_id:")) (void)absl::SimpleAtoi(line, &redis_pid);
-    }
-  }
   std::string binary = absl::GetFlag(FLAGS_server);
   if (binary.empty()) binary = testing_util::FindRunfile("services/arbiterd/arbiterd");
-  std::vector<std::string> flags = {"--services=arbitration",
-                                    absl::StrCat("--store=redis://127.0.0.1:", (*redis)->port()),
-                                    "--insecure_dev",
-                                    "--metrics_address=127.0.0.1:0",
-                                    "--arbitration_replica_id=bench",
-                                    "--log_level=info"};
-  for (absl::string_view f :
-       absl::StrSplit(absl::GetFlag(FLAGS_server_flags), ',', absl::SkipEmpty())) {
-    flags.emplace_back(f);
-  }
+  const std::vector<std::string> flags = bench::WithExtraFlags(
+      {"--services=arbitration", absl::StrCat("--store=redis://127.0.0.1:", redis->server->port()),
+       "--insecure_dev", "--metrics_address=127.0.0.1:0", "--arbitration_replica_id=bench",
+       "--log_level=info"},
+      absl::GetFlag(FLAGS_server_flags));
   auto server = testing_util::ServerProcess::Start(binary, flags);
   if (!server.ok()) Die(server.status().ToString());
-  grpc::ChannelArguments args;
-  // The bench client retries nothing: no retry filter, less client CPU on a shared machine.
-  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-  auto channel = grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", (*server)->grpc_port()),
-                                           grpc::InsecureChannelCredentials(), args);
+  auto channel = bench::Channel((*server)->grpc_port());
 
   const int games = absl::GetFlag(FLAGS_games);
   const int concurrency = std::min(absl::GetFlag(FLAGS_concurrency), games);
@@ -483,7 +392,7 @@ int main(int argc, char** argv) {
   std::printf(
       "# %u cores, load average %s, redis appendfsync %s, server %s\n# %d games of %zu plies "
       "(Kasparov - Topalov 1999, FIDE 2023, 5400+30), command ids %s\n",
-      std::thread::hardware_concurrency(), LoadAverage().c_str(),
+      std::thread::hardware_concurrency(), bench::LoadAverage().c_str(),
       absl::GetFlag(FLAGS_appendfsync).c_str(), binary.c_str(), games, kGame.size(),
       absl::GetFlag(FLAGS_command_ids) ? "on" : "off");
   std::fflush(stdout);
@@ -491,7 +400,7 @@ int main(int argc, char** argv) {
   load.Prepare();
   load.SetRunning();
   load.Run(rate, concurrency, absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_duration),
-           {0, redis_pid, (*server)->pid()});
+           {0, redis->pid, (*server)->pid()});
   (*server)->Kill(SIGTERM);
   return 0;
 }

@@ -8,14 +8,12 @@
 # Usage: tests/bench/arbitration_bench.sh   (optional: RUNS=2 DURATION=10s RATE=8000
 # CONCURRENCY=256 BEFORE=/tmp/arbiterd-old BAZEL="bazel --output_base=...")
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd="${BAZEL:-bazel}"
+source "$(dirname "$0")/bench_lib.sh"
 runs="${RUNS:-2}"
 duration="${DURATION:-10s}"
 rate="${RATE:-8000}"
 concurrency="${CONCURRENCY:-256}"
-$bazel_cmd build -c opt //tests/bench:arbitration_bench >/dev/null 2>&1
-bin="$($bazel_cmd info -c opt bazel-bin 2>/dev/null)/tests/bench/arbitration_bench"
+build_opt //tests/bench:arbitration_bench
 after="$bin.runfiles/arbiter/services/arbiterd/arbiterd"
 servers=("$after")
 if [[ -n "${BEFORE:-}" ]]; then servers=("$BEFORE" "$after"); fi

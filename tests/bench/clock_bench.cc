@@ -16,8 +16,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
-#include <fstream>
-#include <iterator>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -27,18 +26,14 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "grpcpp/create_channel.h"
 #include "libs/clock_authority/clock_log.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/redis_game_store.h"
-#include "libs/store/testing/redis_server.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
+#include "tests/bench/bench_util.h"
 #include "tests/integration/clock_process.h"
 
 ABSL_FLAG(std::string, mode, "press", "press | flags");
@@ -59,92 +54,41 @@ namespace {
 
 namespace v1 = arbiter::v1;
 
-struct Percentiles {
-  double p50, p99, max;
-};
-Percentiles Of(std::vector<double> v) {
-  if (v.empty()) return {0, 0, 0};
-  std::sort(v.begin(), v.end());
-  return {v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 99 / 100)], v.back()};
-}
-
-// CPU seconds (user + system) a process has used so far.
-double CpuSeconds(pid_t pid) {
-  std::ifstream in(pid > 0 ? absl::StrCat("/proc/", pid, "/stat") : std::string("/proc/self/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return 0;
-  std::vector<std::string> fields = absl::StrSplit(text.substr(close + 2), ' ');
-  if (fields.size() < 13) return 0;
-  // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name and state.
-  return static_cast<double>(std::stoll(fields[11]) + std::stoll(fields[12])) /
-         static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 void Die(const std::string& what) {
   std::fprintf(stderr, "clock_bench: %s\n", what.c_str());
   std::exit(1);
 }
 
 struct Setup {
-  std::unique_ptr<store::testing::RedisServer> redis;
-  pid_t redis_pid = 0;
+  bench::Redis redis;
   std::vector<std::unique_ptr<testing_util::ServerProcess>> replicas;
   std::vector<std::shared_ptr<grpc::Channel>> channels;
 };
 
 Setup Begin() {
   Setup s;
-  store::testing::RedisServerOptions ro;
-  ro.appendfsync = absl::GetFlag(FLAGS_appendfsync);
-  ro.dir = absl::GetFlag(FLAGS_dir);
-  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-      store::testing::RedisServer::Start(ro);
+  absl::StatusOr<bench::Redis> redis =
+      bench::StartRedis(absl::GetFlag(FLAGS_appendfsync), absl::GetFlag(FLAGS_dir));
   if (!redis.ok()) Die(redis.status().ToString());
-  s.redis = std::move(*redis);
-  if (absl::StatusOr<std::string> info = s.redis->Command({"INFO", "server"}); info.ok()) {
-    for (absl::string_view line : absl::StrSplit(*info, absl::ByAnyChar("\r\n"))) {
-      if (absl::ConsumePrefix(&line, "process_id:")) (void)absl::SimpleAtoi(line, &s.redis_pid);
-    }
-  }
+  s.redis = *std::move(redis);
   const std::string binary =
       testing_util::FindRunfile("services/clock_authority/clock_authority_server");
   for (int i = 0; i < absl::GetFlag(FLAGS_replicas); ++i) {
-    std::vector<std::string> flags = {absl::StrCat("--store=redis://127.0.0.1:", s.redis->port()),
-                                      "--insecure_dev", "--metrics_address=127.0.0.1:0",
-                                      absl::StrCat("--clock_replica_id=bench-", i),
-                                      "--log_level=info"};
-    for (absl::string_view f :
-         absl::StrSplit(absl::GetFlag(FLAGS_server_flags), ',', absl::SkipEmpty())) {
-      flags.emplace_back(f);
-    }
+    const std::vector<std::string> flags =
+        bench::WithExtraFlags({absl::StrCat("--store=redis://127.0.0.1:", s.redis.server->port()),
+                               "--insecure_dev", "--metrics_address=127.0.0.1:0",
+                               absl::StrCat("--clock_replica_id=bench-", i), "--log_level=info"},
+                              absl::GetFlag(FLAGS_server_flags));
     auto p = testing_util::ServerProcess::Start(binary, flags);
     if (!p.ok()) Die(p.status().ToString());
     for (int c = 0; c < absl::GetFlag(FLAGS_channels); ++c) {
-      grpc::ChannelArguments args;
-      args.SetInt("arbiter.channel", c);  // distinct channels, distinct connections
-      // The bench client retries nothing: no retry filter, less client CPU on a shared machine.
-      args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-      s.channels.push_back(grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", (*p)->grpc_port()),
-                                                     grpc::InsecureChannelCredentials(), args));
+      s.channels.push_back(bench::Channel((*p)->grpc_port(), /*index=*/c));
     }
     s.replicas.push_back(std::move(*p));
   }
-  std::printf(
-      "# %u cores, load average %s, redis appendfsync %s, %d replica(s)\n",
-      std::thread::hardware_concurrency(),
-      [] {
-        FILE* f = std::fopen("/proc/loadavg", "r");
-        char buf[64] = {0};
-        if (f != nullptr) {
-          (void)!std::fgets(buf, sizeof(buf), f);
-          std::fclose(f);
-        }
-        std::string s(buf);
-        return s.substr(0, s.find(' ', s.find(' ', s.find(' ') + 1) + 1));
-      }()
-          .c_str(),
-      absl::GetFlag(FLAGS_appendfsync).c_str(), absl::GetFlag(FLAGS_replicas));
+  std::printf("# %u cores, load average %s, redis appendfsync %s, %d replica(s)\n",
+              std::thread::hardware_concurrency(), bench::LoadAverage().c_str(),
+              absl::GetFlag(FLAGS_appendfsync).c_str(), absl::GetFlag(FLAGS_replicas));
   return s;
 }
 
@@ -201,18 +145,15 @@ class PressLoad {
     std::thread poller([this] { Poll(); });
     for (int g = 0; g < concurrency_; ++g) Issue(g);
     absl::SleepFor(warmup);
-    auto cpu = [&] {
-      std::vector<double> v = {CpuSeconds(0), CpuSeconds(s_.redis_pid)};
-      for (auto& r : s_.replicas) v.push_back(CpuSeconds(r->pid()));
-      return v;
-    };
+    std::vector<pid_t> pids = {0, s_.redis.pid};
+    for (auto& r : s_.replicas) pids.push_back(r->pid());
     measuring_ = true;
-    const std::vector<double> cpu0 = cpu();
+    const std::vector<double> cpu0 = bench::CpuSeconds(pids);
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t ok0 = ok_.load();
     absl::SleepFor(duration);
     const std::uint64_t ok1 = ok_.load();
-    const std::vector<double> cpu1 = cpu();
+    const std::vector<double> cpu1 = bench::CpuSeconds(pids);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     measuring_ = false;
@@ -224,38 +165,21 @@ class PressLoad {
     cq_.Shutdown();
     poller.join();
     std::lock_guard<std::mutex> lock(mu_);
-    Percentiles p = Of(latencies_);
+    bench::Percentiles p = bench::Of(latencies_);
     std::printf(
         "presses: %.0f/s through gRPC + Redis (client included): %llu ok in %.1f s, "
         "%llu errors; latency p50 %.2f ms, p99 %.2f ms, max %.1f ms\n",
         static_cast<double>(ok1 - ok0) / seconds, static_cast<unsigned long long>(ok1 - ok0),
         seconds, static_cast<unsigned long long>(errors_.load()), p.p50, p.p99, p.max);
     if (errors_ > 0) std::printf("  first error: %s\n", first_error_.c_str());
-    // The machine's CPU each press took, whatever else runs on it: client, Redis, server(s).
-    const double presses = static_cast<double>(ok1 - ok0);
-    double total = 0;
-    std::string parts;
-    const char* names[] = {"client", "redis", "server"};
-    for (size_t i = 0; i < cpu0.size(); ++i) {
-      const double us = (cpu1[i] - cpu0[i]) * 1e6 / presses;
-      total += us;
-      absl::StrAppend(&parts, i == 0 ? "" : ", ", names[std::min<size_t>(i, 2)], " ",
-                      static_cast<int>(us));
-    }
-    std::printf("  CPU per press: %.0f us (%s); %u cores at 100%% for this alone: %.0f presses/s\n",
-                total, parts.c_str(), std::thread::hardware_concurrency(),
-                std::thread::hardware_concurrency() * 1e6 / total);
+    bench::PrintCpuPer("press", "presses", static_cast<double>(ok1 - ok0), cpu0, cpu1, ", ");
   }
 
  private:
   struct Call {
-    grpc::ClientContext ctx;
-    v1::PressClockRequest req;
-    v1::ClockResponse resp;
-    grpc::Status status;
-    std::unique_ptr<grpc::ClientAsyncResponseReader<v1::ClockResponse>> rpc;
-    std::chrono::steady_clock::time_point start;
     int game;
+    std::chrono::steady_clock::time_point start;
+    bench::AsyncCall<v1::ClockResponse> rpc{std::chrono::seconds(10)};
   };
 
   void Issue(int game) {
@@ -263,14 +187,11 @@ class PressLoad {
       std::lock_guard<std::mutex> lock(mu_);
       ++in_flight_;
     }
-    auto* call = new Call;
-    call->game = game;
-    call->req.set_game_id(absl::StrCat("press-", game));
-    call->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    call->start = std::chrono::steady_clock::now();
-    call->rpc = stubs_[game % stubs_.size()]->PrepareAsyncPressClock(&call->ctx, call->req, &cq_);
-    call->rpc->StartCall();
-    call->rpc->Finish(&call->resp, &call->status, call);
+    v1::PressClockRequest req;
+    req.set_game_id(absl::StrCat("press-", game));
+    auto* call = new Call{game, std::chrono::steady_clock::now()};
+    call->rpc.Start(*stubs_[game % stubs_.size()],
+                    &v1::ClockAuthority::Stub::PrepareAsyncPressClock, req, &cq_, call);
   }
 
   void Poll() {
@@ -278,7 +199,7 @@ class PressLoad {
     bool ok = false;
     while (cq_.Next(&tag, &ok)) {
       auto* call = static_cast<Call*>(tag);
-      const grpc::Status& st = call->status;
+      const grpc::Status& st = call->rpc.status;
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - call->start)
               .count();
@@ -342,7 +263,7 @@ void FlagBench(Setup& s) {
   std::vector<int> steps(n);
   for (int& k : steps) k = 134 + static_cast<int>(rng() % spread);
   store::RedisGameStoreOptions options;
-  options.connection.port = s.redis->port();
+  options.connection.port = s.redis.server->port();
   absl::StatusOr<std::unique_ptr<store::RedisGameStore>> store =
       store::RedisGameStore::Create(options);
   if (!store.ok()) Die(store.status().ToString());
@@ -417,8 +338,8 @@ void FlagBench(Setup& s) {
   for (int i = 0; i < watched; ++i) {
     if (delivered[i] >= 0) delivery.push_back(delivered[i] - static_cast<double>(fell[i]));
   }
-  Percentiles d = Of(detection);
-  Percentiles w = Of(delivery);
+  bench::Percentiles d = bench::Of(detection);
+  bench::Percentiles w = bench::Of(delivery);
   std::printf(
       "flag detection delay (noticed - fell, ms resolution), %zu flags of %d running "
       "clocks: p50 %.0f ms, p99 %.0f ms, max %.0f ms; missing %d, duplicated %d\n",

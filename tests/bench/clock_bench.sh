@@ -6,12 +6,10 @@
 # and stops them. Usage: tests/bench/clock_bench.sh   (optional: RUNS=3 DURATION=10s
 # BAZEL="bazel --output_base=...")
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd="${BAZEL:-bazel}"
+source "$(dirname "$0")/bench_lib.sh"
 runs="${RUNS:-3}"
 duration="${DURATION:-10s}"
-$bazel_cmd build -c opt //tests/bench:clock_bench >/dev/null 2>&1
-bin="$($bazel_cmd info -c opt bazel-bin 2>/dev/null)/tests/bench/clock_bench"
+build_opt //tests/bench:clock_bench
 cd "$bin.runfiles/arbiter"
 run() { "$bin" "$@" 2>/dev/null | grep -v '^{'; }
 for fsync in always everysec; do

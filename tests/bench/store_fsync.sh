@@ -6,18 +6,15 @@
 # Usage: tests/bench/store_fsync.sh   (optional: SECONDS_PER_RUN=5 CLIENTS=1,4,16 DIR=/var/tmp
 #        BAZEL="bazel --output_base=...")
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-bazel_cmd="${BAZEL:-bazel}"
+source "$(dirname "$0")/bench_lib.sh"
 seconds="${SECONDS_PER_RUN:-5}"
 clients="${CLIENTS:-1,4,16}"
 dir="${DIR:-/tmp}"
-$bazel_cmd build -c opt //libs/store:store_benchmark >/dev/null 2>&1
-# The absolute path: another bazel command in this checkout may re-point the bazel-bin link.
-bench="$($bazel_cmd info -c opt bazel-bin 2>/dev/null)/libs/store/store_benchmark"
+build_opt //libs/store:store_benchmark
 echo "# $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), data on $(df -T "$dir" | awk 'NR==2 {print $2, $1}')"
 for fsync in always everysec; do
   run_dir=$(mktemp -d "$dir/store_fsync.XXXXXX")
-  "$bench" --store=redis --appendfsync="$fsync" --clients="$clients" --seconds="$seconds" --dir="$run_dir"
+  "$bin" --store=redis --appendfsync="$fsync" --clients="$clients" --seconds="$seconds" --dir="$run_dir"
   rm -rf "$run_dir"
 done
-"$bench" --store=memory --clients="$clients" --seconds="$seconds"
+"$bin" --store=memory --clients="$clients" --seconds="$seconds"

@@ -11,6 +11,12 @@ command -v clang++ >/dev/null || { echo "clang++ missing: apt-get install clang 
 flags=(-std=c++20 -O1 -g -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -Wno-deprecated-enum-enum-conversion)
 libs=$(pkg-config --libs absl_status absl_statusor absl_strings absl_cord absl_str_format)
+# The error catalogues' headers are generated from their errors.json (bazel/error_catalogue.bzl).
+for catalogue in libs/base/errors.json libs/chess/errors.json; do
+  mkdir -p "$out/gen/$(dirname "$catalogue")"
+  python3 bazel/gen_errors_header.py "$catalogue" "$out/gen/${catalogue%.json}.h"
+done
+flags+=(-I"$out/gen")
 sources=(libs/base/error.cc libs/chess/types.cc libs/chess/bitboard.cc libs/chess/position.cc
          libs/chess/movegen.cc libs/chess/fen.cc libs/chess/notation.cc libs/chess/pgn.cc
          libs/chess/game.cc)

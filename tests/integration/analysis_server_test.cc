@@ -32,6 +32,7 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
+using S = v1::SearchAnalysis::Stub;
 
 // Searches and the engine take their time on a loaded machine: calls get 20 s unless told.
 constexpr absl::Duration kDeadline = absl::Seconds(20);
@@ -44,11 +45,7 @@ constexpr char kLongSearchFen[] = "r2rk2r/8/8/8/8/3B4/8/5BK1 w - - 0 1";
 
 bool HaveStockfish() { return access(analysis::kDefaultEnginePath, X_OK) == 0; }
 
-TestServerOptions AnalysisOnly() {
-  TestServerOptions options;
-  options.services = {Service::kAnalysis};
-  return options;
-}
+TestServerOptions AnalysisOnly() { return TestServerOptions({Service::kAnalysis}); }
 
 // Replays `line` (UCI, checked by libs/chess) from `fen`; the position it ends in.
 chess::Position Replay(const std::string& fen,
@@ -69,21 +66,19 @@ class AnalysisServerTest : public SuiteServerTest<AnalysisServerTest> {
   static TestServerOptions Options() { return AnalysisOnly(); }
 
  protected:
-  v1::SearchAnalysis::Stub* stub() { return stub_.get(); }
+  S* stub() { return stub_.get(); }
 
  private:
-  std::unique_ptr<v1::SearchAnalysis::Stub> stub_ = server()->Stub<v1::SearchAnalysis>();
+  std::unique_ptr<S> stub_ = server()->Stub<v1::SearchAnalysis>();
 };
 
 TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
   const std::string token = Token(Role::kArbiter);
   {  // 6.10: the knight mates only with Black's pawn as a blocker: a long helpmate.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1");
+    auto req = OnPosition<v1::UnwinnableRequest>("8/7p/8/8/2k5/8/8/N3K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    grpc::Status st = stub()->Unwinnable(&ctx, req, &resp);
+    grpc::Status st = Unary(stub(), &S::Unwinnable, req, token, &resp, kDeadline);
     ASSERT_TRUE(st.ok()) << st.error_message();
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
     EXPECT_EQ(resp.result().side(), v1::COLOR_WHITE);
@@ -95,25 +90,21 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     EXPECT_GT(resp.result().nodes(), 0);
   }
   {  // A knight against a bare king: unwinnable by material, no line.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen("8/8/3k4/8/8/8/2N5/4K3 w - - 0 1");
+    auto req = OnPosition<v1::UnwinnableRequest>("8/8/3k4/8/8/8/2N5/4K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::Unwinnable, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNWINNABLE);
     EXPECT_EQ(resp.result().method(), v1::PROOF_METHOD_MATERIAL);
     EXPECT_EQ(resp.result().line_size(), 0);
     EXPECT_FALSE(resp.result().reason().empty());
   }
   {  // After moves (SAN and UCI): Black mates at once with Qh4#.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::UnwinnableRequest>("startpos");
     for (const char* m : {"f3", "e7e5", "g4"}) req.add_moves(m);
     req.set_side(v1::COLOR_BLACK);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::Unwinnable, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.position().fen(),
               "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2");
     ASSERT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
@@ -122,20 +113,17 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
     EXPECT_EQ(resp.result().line(0).appendix_e(), "Qh4++");
   }
   {  // The request's own node limit ends the search: undetermined, not an error.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen(kLongSearchFen);
+    auto req = OnPosition<v1::UnwinnableRequest>(kLongSearchFen);
     req.set_side(v1::COLOR_WHITE);
     req.mutable_limits()->set_max_nodes(5000);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->Unwinnable(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::Unwinnable, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNDETERMINED);
     EXPECT_EQ(resp.result().method(), v1::PROOF_METHOD_LIMIT);
     EXPECT_LE(resp.result().nodes(), 5000);
   }
   {  // ... and so does its own time limit.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen(kLongSearchFen);
+    auto req = OnPosition<v1::UnwinnableRequest>(kLongSearchFen);
     req.set_side(v1::COLOR_WHITE);
     req.mutable_limits()->set_max_nodes(50'000'000);
     req.mutable_limits()->set_time_limit_ms(200);
@@ -151,22 +139,18 @@ TEST_F(AnalysisServerTest, UnwinnableGivesLinesThatMateAndProofs) {
 TEST_F(AnalysisServerTest, DeadPositionBothWays) {
   const std::string token = Token(Role::kPlatform);
   {  // 5.2b / 9.6: kings behind a locked chain.
-    v1::DeadPositionRequest req;
-    req.mutable_position()->set_fen("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
+    auto req = OnPosition<v1::DeadPositionRequest>("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
     v1::DeadPositionResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->DeadPosition(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::DeadPosition, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.verdict(), v1::DEAD_POSITION_VERDICT_DEAD);
     EXPECT_EQ(resp.white().verdict(), v1::VERDICT_UNWINNABLE);
     EXPECT_EQ(resp.black().verdict(), v1::VERDICT_UNWINNABLE);
     EXPECT_EQ(resp.white().method(), v1::PROOF_METHOD_LOCKED_PAWNS);
   }
   {  // Opposite-coloured bishops: either side can be mated with help. Alive, with a line.
-    v1::DeadPositionRequest req;
-    req.mutable_position()->set_fen("4k3/8/4b3/8/8/2B5/8/4K3 w - - 0 1");
+    auto req = OnPosition<v1::DeadPositionRequest>("4k3/8/4b3/8/8/2B5/8/4K3 w - - 0 1");
     v1::DeadPositionResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->DeadPosition(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::DeadPosition, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.verdict(), v1::DEAD_POSITION_VERDICT_ALIVE);
     const v1::UnwinnableResult& w =
         resp.white().verdict() == v1::VERDICT_WINNABLE ? resp.white() : resp.black();
@@ -178,36 +162,30 @@ TEST_F(AnalysisServerTest, DeadPositionBothWays) {
 TEST_F(AnalysisServerTest, MatingPotentialOf1997C4) {
   const std::string token = Token(Role::kService);
   {  // R v N: sufficient; the line reaches a position where Black cannot prevent mate.
-    v1::MatingPotentialRequest req;
-    req.mutable_position()->set_fen("8/8/3k4/8/3n4/8/8/R3K3 w - - 0 1");
+    auto req = OnPosition<v1::MatingPotentialRequest>("8/8/3k4/8/3n4/8/8/R3K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::MatingPotentialResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->MatingPotential(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::MatingPotential, req, token, &resp, kDeadline).ok());
     ASSERT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
     chess::Position end = Replay(req.position().fen(), resp.result().line());
     EXPECT_TRUE(analysis::CannotPreventMateNextMove(end, chess::Color::kWhite));
     EXPECT_EQ(resp.result().goal_position().fen(), chess::ToFen(end));
   }
   {  // K+N+N v K: insufficient, though a helpmate exists.
-    v1::MatingPotentialRequest req;
-    req.mutable_position()->set_fen("8/8/3k4/8/8/8/2NN4/4K3 w - - 0 1");
+    auto req = OnPosition<v1::MatingPotentialRequest>("8/8/3k4/8/8/8/2NN4/4K3 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::MatingPotentialResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub()->MatingPotential(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub(), &S::MatingPotential, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_UNWINNABLE);
   }
 }
 
 TEST_F(AnalysisServerTest, PerftWithDivide) {
-  v1::AnalysisPerftRequest req;
-  req.mutable_position()->set_fen("startpos");
+  auto req = OnPosition<v1::AnalysisPerftRequest>("startpos");
   req.set_depth(4);
   req.set_divide(true);
   v1::AnalysisPerftResponse resp;
-  Call ctx(Token(Role::kPlatform), kDeadline);
-  ASSERT_TRUE(stub()->Perft(&ctx, req, &resp).ok());
+  ASSERT_TRUE(Unary(stub(), &S::Perft, req, Token(Role::kPlatform), &resp, kDeadline).ok());
   EXPECT_EQ(resp.nodes(), 197281u);
   ASSERT_EQ(resp.divide_size(), 20);
   std::uint64_t sum = 0;
@@ -215,13 +193,11 @@ TEST_F(AnalysisServerTest, PerftWithDivide) {
   EXPECT_EQ(sum, 197281u);
   EXPECT_FALSE(resp.divide(0).move().san().empty());
   // Kiwipete, after a move given in German letters (Appendix E2): Lxa6 = Bxa6.
-  v1::AnalysisPerftRequest kiwi;
-  kiwi.mutable_position()->set_fen(
+  auto kiwi = OnPosition<v1::AnalysisPerftRequest>(
       "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
   kiwi.add_moves("Lxa6");
   kiwi.set_depth(2);
-  Call ctx2(Token(Role::kArbiter), kDeadline);
-  ASSERT_TRUE(stub()->Perft(&ctx2, kiwi, &resp).ok());
+  ASSERT_TRUE(Unary(stub(), &S::Perft, kiwi, Token(Role::kArbiter), &resp, kDeadline).ok());
   EXPECT_EQ(resp.nodes(), 1907u);  // the Bxa6 entry of Kiwipete's depth-3 divide
 }
 
@@ -230,13 +206,11 @@ TEST_F(AnalysisServerTest, PerftWithDivide) {
 TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
   const std::string token = Token(Role::kArbiter);
   auto unwinnable = [&](const std::function<void(v1::UnwinnableRequest*)>& edit) {
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::UnwinnableRequest>("startpos");
     req.set_side(v1::COLOR_WHITE);
     edit(&req);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    return stub()->Unwinnable(&ctx, req, &resp);
+    return Unary(stub(), &S::Unwinnable, req, token, &resp, kDeadline);
   };
   struct Case {
     const char* what;
@@ -278,27 +252,23 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
   EXPECT_TRUE(absl::StrContains(unwinnable(cases[4].edit).error_message(), "moves[1]"));
 
   {  // The other RPCs check their own fields.
-    v1::DeadPositionRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::DeadPositionRequest>("startpos");
     req.mutable_limits()->set_time_limit_ms(-5);
     v1::DeadPositionResponse resp;
-    Call ctx(token, kDeadline);
-    EXPECT_EQ(Code(stub()->DeadPosition(&ctx, req, &resp)), "ERR_BAD_LIMITS");
+    EXPECT_EQ(Code(Unary(stub(), &S::DeadPosition, req, token, &resp, kDeadline)),
+              "ERR_BAD_LIMITS");
   }
   {
-    v1::MatingPotentialRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::MatingPotentialRequest>("startpos");
     v1::MatingPotentialResponse resp;
-    Call ctx(token, kDeadline);
-    EXPECT_EQ(Code(stub()->MatingPotential(&ctx, req, &resp)), "ERR_BAD_ARGUMENT");  // no side
+    EXPECT_EQ(Code(Unary(stub(), &S::MatingPotential, req, token, &resp, kDeadline)),
+              "ERR_BAD_ARGUMENT");  // no side
   }
   {
-    v1::AnalysisPerftRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::AnalysisPerftRequest>("startpos");
     req.set_depth(9);
     v1::AnalysisPerftResponse resp;
-    Call ctx(token, kDeadline);
-    grpc::Status st = stub()->Perft(&ctx, req, &resp);
+    grpc::Status st = Unary(stub(), &S::Perft, req, token, &resp, kDeadline);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(Code(st), "ERR_BAD_ARGUMENT");
   }
@@ -307,22 +277,18 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
            [](v1::EngineSettings* e) { e->set_multipv(9); },
            [](v1::EngineSettings* e) { e->set_nodes(-1); },
            [](v1::EngineSettings* e) { e->set_movetime_ms(60001); }}) {
-    v1::EvaluateRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::EvaluateRequest>("startpos");
     edit(req.mutable_engine());
     v1::EvaluateResponse resp;
-    Call ctx(token, kDeadline);
-    grpc::Status st = stub()->Evaluate(&ctx, req, &resp);
+    grpc::Status st = Unary(stub(), &S::Evaluate, req, token, &resp, kDeadline);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(Code(st), "ERR_BAD_LIMITS") << req.engine().DebugString();
   }
   {
-    v1::AdviseClaimRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::AdviseClaimRequest>("startpos");
     req.set_last_moves(501);
     v1::AdviseClaimResponse resp;
-    Call ctx(token, kDeadline);
-    EXPECT_EQ(Code(stub()->AdviseClaim(&ctx, req, &resp)), "ERR_BAD_LIMITS");
+    EXPECT_EQ(Code(Unary(stub(), &S::AdviseClaim, req, token, &resp, kDeadline)), "ERR_BAD_LIMITS");
   }
 }
 
@@ -330,13 +296,11 @@ TEST_F(AnalysisServerTest, EveryFieldIsValidated) {
 
 TEST_F(AnalysisServerTest, EvaluateWithStockfish) {
   if (!HaveStockfish()) GTEST_SKIP() << "stockfish not installed";
-  v1::EvaluateRequest req;
-  req.mutable_position()->set_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+  auto req = OnPosition<v1::EvaluateRequest>("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
   req.mutable_engine()->set_depth(6);
   req.mutable_engine()->set_multipv(2);
   v1::EvaluateResponse resp;
-  Call ctx(Token(Role::kArbiter), kDeadline);
-  grpc::Status st = stub()->Evaluate(&ctx, req, &resp);
+  grpc::Status st = Unary(stub(), &S::Evaluate, req, Token(Role::kArbiter), &resp, kDeadline);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.complete());
   EXPECT_EQ(resp.side_to_move(), v1::COLOR_WHITE);
@@ -348,25 +312,21 @@ TEST_F(AnalysisServerTest, EvaluateWithStockfish) {
   EXPECT_FALSE(resp.lines(0).has_score_cp());
   EXPECT_EQ(resp.lines(0).pv(0).san(), "Ra8#");
   // Moves are replayed by libs/chess before the engine sees the position.
-  v1::EvaluateRequest after;
-  after.mutable_position()->set_fen("startpos");
+  auto after = OnPosition<v1::EvaluateRequest>("startpos");
   for (const char* m : {"e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"}) after.add_moves(m);
   after.mutable_engine()->set_depth(4);
-  Call ctx2(Token(Role::kService), kDeadline);
-  ASSERT_TRUE(stub()->Evaluate(&ctx2, after, &resp).ok());
+  ASSERT_TRUE(Unary(stub(), &S::Evaluate, after, Token(Role::kService), &resp, kDeadline).ok());
   EXPECT_EQ(resp.best_move().san(), "Qxf7#");
 }
 
 TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
   // 10.2: Black, to move, claims; White (the opponent) has a queen: he can mate.
-  v1::AdviseClaimRequest req;
-  req.mutable_position()->set_fen("4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1");
+  auto req = OnPosition<v1::AdviseClaimRequest>("4k3/8/8/8/8/8/3Q4/4K3 w - - 0 1");
   for (const char* m : {"Qd4", "Ke7", "Ke2"}) req.add_moves(m);
   req.mutable_engine()->set_depth(6);
   req.mutable_engine()->set_multipv(2);
   v1::AdviseClaimResponse resp;
-  Call ctx(Token(Role::kArbiter), kDeadline);
-  grpc::Status st = stub()->AdviseClaim(&ctx, req, &resp);
+  grpc::Status st = Unary(stub(), &S::AdviseClaim, req, Token(Role::kArbiter), &resp, kDeadline);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_EQ(resp.label(), "advice for a human ruling (10.2 / Appendix D); not a ruling");
   EXPECT_EQ(resp.claimant(), v1::COLOR_BLACK);
@@ -383,12 +343,10 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
     }
   }
   // The opponent with a lone bishop cannot win by any means: proven, and said so.
-  v1::AdviseClaimRequest lone;
-  lone.mutable_position()->set_fen("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
+  auto lone = OnPosition<v1::AdviseClaimRequest>("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
   for (const char* m : {"Kd2", "Kd8", "Kc3", "Kc8", "Bf3"}) lone.add_moves(m);
   lone.mutable_engine()->set_depth(2);
-  Call ctx2(Token(Role::kService), kDeadline);
-  ASSERT_TRUE(stub()->AdviseClaim(&ctx2, lone, &resp).ok());
+  ASSERT_TRUE(Unary(stub(), &S::AdviseClaim, lone, Token(Role::kService), &resp, kDeadline).ok());
   EXPECT_EQ(resp.opponent_can_mate().verdict(), v1::VERDICT_UNWINNABLE);
   EXPECT_EQ(resp.opponent_can_mate().method(), v1::PROOF_METHOD_MATERIAL);
   bool said = false;
@@ -401,8 +359,6 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
 // platforms, arbiters and services; engine evaluation and claim advice for arbiters and services
 // only (12.2: no analysis for players during play).
 TEST_F(AnalysisServerTest, AuthMatrix) {
-  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
-  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
   const grpc::StatusCode ENGINE = HaveStockfish() ? OK : grpc::StatusCode::UNAVAILABLE;
   // clang-format off
   const std::vector<AuthRow> matrix = {
@@ -415,24 +371,18 @@ TEST_F(AnalysisServerTest, AuthMatrix) {
       {"Perft",             OK,       NO,     OK,      NO,       OK},
   };
   // clang-format on
-  using S = v1::SearchAnalysis::Stub;
   const std::string fen = "8/8/3k4/8/8/8/2N5/4K3 w - - 0 1";  // a static proof: instant
-  v1::UnwinnableRequest unwinnable;
-  unwinnable.mutable_position()->set_fen(fen);
+  auto unwinnable = OnPosition<v1::UnwinnableRequest>(fen);
   unwinnable.set_side(v1::COLOR_WHITE);
-  v1::DeadPositionRequest dead;
-  dead.mutable_position()->set_fen(fen);
+  auto dead = OnPosition<v1::DeadPositionRequest>(fen);
   v1::MatingPotentialRequest mating;
   mating.mutable_position()->set_fen(fen);
   mating.set_side(v1::COLOR_WHITE);
-  v1::EvaluateRequest evaluate;
-  evaluate.mutable_position()->set_fen("startpos");
+  auto evaluate = OnPosition<v1::EvaluateRequest>("startpos");
   evaluate.mutable_engine()->set_depth(1);
-  v1::AdviseClaimRequest advise;
-  advise.mutable_position()->set_fen(fen);
+  auto advise = OnPosition<v1::AdviseClaimRequest>(fen);
   advise.mutable_engine()->set_depth(1);
-  v1::AnalysisPerftRequest perft;
-  perft.mutable_position()->set_fen("startpos");
+  auto perft = OnPosition<v1::AnalysisPerftRequest>("startpos");
   perft.set_depth(2);
   // No game; a player's token names one all the same.
   auto tok = [](const TokenFor& token) { return token("g1", chess::Color::kWhite); };
@@ -456,8 +406,7 @@ constexpr char kBusyZero[] = "arbiter_analysis_workers{state=\"busy\"} 0";
 
 TEST_F(AnalysisServerTest, DeadlineCutsALongSearchAndTheWorkStops) {
   ASSERT_TRUE(server()->MetricsReach(kBusyZero));
-  v1::UnwinnableRequest req;
-  req.mutable_position()->set_fen(kLongSearchFen);
+  auto req = OnPosition<v1::UnwinnableRequest>(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
   req.mutable_limits()->set_max_nodes(50'000'000);  // many seconds of search
   req.mutable_limits()->set_time_limit_ms(60'000);
@@ -477,8 +426,7 @@ TEST_F(AnalysisServerTest, DeadlineCutsALongSearchAndTheWorkStops) {
   EXPECT_LT(absl::Now() - t0, absl::Seconds(3));
 
   // Perft too: depth 8 of the start position is minutes of work.
-  v1::AnalysisPerftRequest perft;
-  perft.mutable_position()->set_fen("startpos");
+  auto perft = OnPosition<v1::AnalysisPerftRequest>("startpos");
   perft.set_depth(8);
   v1::AnalysisPerftResponse presp;
   Call pctx(Token(Role::kArbiter), absl::Milliseconds(300));
@@ -488,16 +436,14 @@ TEST_F(AnalysisServerTest, DeadlineCutsALongSearchAndTheWorkStops) {
   EXPECT_LT(absl::Now() - t1, absl::Seconds(3));
   // Its own time limit ends it the same way, with the stable code.
   perft.set_time_limit_ms(200);
-  Call pctx2(Token(Role::kArbiter), kDeadline);
-  grpc::Status pst = stub()->Perft(&pctx2, perft, &presp);
+  grpc::Status pst = Unary(stub(), &S::Perft, perft, Token(Role::kArbiter), &presp, kDeadline);
   EXPECT_EQ(pst.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(Code(pst), "ERR_DEADLINE_EXCEEDED");
 }
 
 TEST_F(AnalysisServerTest, DeadlineStopsTheEngineWhichStaysInThePool) {
   if (!HaveStockfish()) GTEST_SKIP() << "stockfish not installed";
-  v1::EvaluateRequest req;
-  req.mutable_position()->set_fen("startpos");
+  auto req = OnPosition<v1::EvaluateRequest>("startpos");
   req.mutable_engine()->set_depth(60);
   v1::EvaluateResponse resp;
   Call ctx(Token(Role::kArbiter), absl::Milliseconds(500));
@@ -510,14 +456,12 @@ TEST_F(AnalysisServerTest, DeadlineStopsTheEngineWhichStaysInThePool) {
   EXPECT_TRUE(absl::StrContains(server()->Metrics(), "arbiter_engine_pool_restarts_total 0"));
   // And it answers the next request.
   req.mutable_engine()->set_depth(3);
-  Call ctx2(Token(Role::kArbiter), kDeadline);
-  EXPECT_TRUE(stub()->Evaluate(&ctx2, req, &resp).ok());
+  EXPECT_TRUE(Unary(stub(), &S::Evaluate, req, Token(Role::kArbiter), &resp, kDeadline).ok());
 }
 
 TEST_F(AnalysisServerTest, CallerGoingAwayCancelsTheSearch) {
   ASSERT_TRUE(server()->MetricsReach(kBusyZero));
-  v1::UnwinnableRequest req;
-  req.mutable_position()->set_fen(kLongSearchFen);
+  auto req = OnPosition<v1::UnwinnableRequest>(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
   req.mutable_limits()->set_max_nodes(50'000'000);
   req.mutable_limits()->set_time_limit_ms(60'000);
@@ -544,20 +488,18 @@ TEST(AnalysisServerQueueTest, FullQueueIsResourceExhausted) {
   options.analysis.engine_pool_size = 0;
   std::unique_ptr<TestServer> r = TestServer::StartOrDie(options);
   auto stub = r->Stub<v1::SearchAnalysis>();
-  v1::UnwinnableRequest req;
-  req.mutable_position()->set_fen(kLongSearchFen);
+  auto req = OnPosition<v1::UnwinnableRequest>(kLongSearchFen);
   req.set_side(v1::COLOR_WHITE);
   req.mutable_limits()->set_max_nodes(50'000'000);
   grpc::Status first;
   std::thread occupier([&] {
     v1::UnwinnableResponse resp;
-    Call ctx(Token(Role::kArbiter), absl::Milliseconds(1500));
-    first = stub->Unwinnable(&ctx, req, &resp);
+    first = Unary(stub.get(), &S::Unwinnable, req, Token(Role::kArbiter), &resp,
+                  absl::Milliseconds(1500));
   });
   ASSERT_TRUE(r->MetricsReach("arbiter_analysis_workers{state=\"busy\"} 1"));
   v1::UnwinnableResponse resp;
-  Call ctx(Token(Role::kArbiter), kDeadline);
-  grpc::Status st = stub->Unwinnable(&ctx, req, &resp);
+  grpc::Status st = Unary(stub.get(), &S::Unwinnable, req, Token(Role::kArbiter), &resp, kDeadline);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(Code(st), "ERR_BUSY");
   occupier.join();
@@ -572,21 +514,17 @@ TEST(AnalysisServerNoEngineTest, EngineRpcsUnavailableSearchesWork) {
   EXPECT_FALSE(r->analysis()->engine_available());
   const std::string token = Token(Role::kArbiter);
   {
-    v1::EvaluateRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::EvaluateRequest>("startpos");
     v1::EvaluateResponse resp;
-    Call ctx(token, kDeadline);
-    grpc::Status st = stub->Evaluate(&ctx, req, &resp);
+    grpc::Status st = Unary(stub.get(), &S::Evaluate, req, token, &resp, kDeadline);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE);
     EXPECT_EQ(Code(st), "ERR_ENGINE_UNAVAILABLE");
   }
   {  // Advice still comes, with the proof and the progress, and says the engine is missing ...
-    v1::AdviseClaimRequest req;
-    req.mutable_position()->set_fen("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
+    auto req = OnPosition<v1::AdviseClaimRequest>("4k3/8/8/8/8/8/4B3/4K3 w - - 0 1");
     req.add_moves("Kd2");
     v1::AdviseClaimResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub->AdviseClaim(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::AdviseClaim, req, token, &resp, kDeadline).ok());
     EXPECT_FALSE(resp.engine_used());
     EXPECT_EQ(resp.opponent_can_mate().verdict(), v1::VERDICT_UNWINNABLE);
     bool said = false;
@@ -595,16 +533,14 @@ TEST(AnalysisServerNoEngineTest, EngineRpcsUnavailableSearchesWork) {
     EXPECT_TRUE(said);
     // ... unless the caller requires the engine.
     req.set_require_engine(true);
-    Call ctx2(token, kDeadline);
-    EXPECT_EQ(Code(stub->AdviseClaim(&ctx2, req, &resp)), "ERR_ENGINE_UNAVAILABLE");
+    EXPECT_EQ(Code(Unary(stub.get(), &S::AdviseClaim, req, token, &resp, kDeadline)),
+              "ERR_ENGINE_UNAVAILABLE");
   }
   {  // The searches do not need the engine.
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+    auto req = OnPosition<v1::UnwinnableRequest>("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
     req.set_side(v1::COLOR_WHITE);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub->Unwinnable(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::Unwinnable, req, token, &resp, kDeadline).ok());
     EXPECT_EQ(resp.result().verdict(), v1::VERDICT_WINNABLE);
   }
   EXPECT_TRUE(r->MetricsReach("arbiter_engine_pool_available 0"));
@@ -630,21 +566,17 @@ TEST(AnalysisServerMetricsTest, SeriesWithLabels) {
   const std::string token = Token(Role::kArbiter);
   // One winnable and one undetermined answer: the undetermined ratio is one half.
   for (int max_nodes : {0, 2000}) {
-    v1::UnwinnableRequest req;
-    req.mutable_position()->set_fen(max_nodes == 0 ? "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
-                                                   : kLongSearchFen);
+    auto req = OnPosition<v1::UnwinnableRequest>(
+        max_nodes == 0 ? "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1" : kLongSearchFen);
     req.set_side(v1::COLOR_WHITE);
     req.mutable_limits()->set_max_nodes(max_nodes);
     v1::UnwinnableResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub->Unwinnable(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::Unwinnable, req, token, &resp, kDeadline).ok());
   }
   {
-    v1::DeadPositionRequest req;
-    req.mutable_position()->set_fen("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
+    auto req = OnPosition<v1::DeadPositionRequest>("8/8/1k6/p1p1p1p1/P1P1P1P1/8/8/1K6 w - - 0 1");
     v1::DeadPositionResponse resp;
-    Call ctx(token, kDeadline);
-    ASSERT_TRUE(stub->DeadPosition(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::DeadPosition, req, token, &resp, kDeadline).ok());
   }
   ASSERT_TRUE(r->MetricsReach(kBusyZero));
   const std::string m = r->Metrics();

@@ -32,19 +32,18 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
+using S = v1::Arbitration::Stub;
 
 class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
  public:
   static TestServerOptions Options(Store store) {
-    TestServerOptions options;
-    options.services = {Service::kArbitration};
-    options.store = store;
+    TestServerOptions options({Service::kArbitration}, store);
     options.config.metrics_address = "none";
     return options;
   }
 
  protected:
-  std::unique_ptr<v1::Arbitration::Stub> Stub() { return server()->Stub<v1::Arbitration>(); }
+  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
 
   static v1::CreateGameRequest Request(const std::string& game, const std::string& time_control,
                                        v1::Edition edition = v1::EDITION_FIDE_2023) {
@@ -59,17 +58,12 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     return req;
   }
   grpc::Status Create(const v1::CreateGameRequest& req, v1::GameReply* reply = nullptr) {
-    v1::GameReply resp;
-    Call call(Token(Role::kPlatform));
-    return Stub()->CreateGame(&call, req, reply ? reply : &resp);
+    return Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform), reply);
   }
   grpc::Status Start(const std::string& game, std::vector<v1::Color> absent = {}) {
-    v1::StartGameRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::StartGameRequest>(game);
     for (v1::Color c : absent) req.add_absent(c);
-    v1::GameReply resp;
-    Call call(Token(Role::kArbiter));
-    return Stub()->StartGame(&call, req, &resp);
+    return Unary(Stub().get(), &S::StartGame, req, Token(Role::kArbiter));
   }
   // Created with `time_control` and started.
   void Ready(const std::string& game, const std::string& time_control,
@@ -82,18 +76,19 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
   static chess::Color ColorOf(v1::Color c) {
     return c == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack;
   }
+  // The token of `side`'s player in `game`.
+  static std::string PlayerToken(const std::string& game, v1::Color side) {
+    return Token(Role::kPlayer, game, ColorOf(side));
+  }
   grpc::Status Move(const std::string& game, v1::Color side, const std::string& move,
                     v1::GameReply* reply = nullptr, bool offer_draw = false,
                     const std::string& command_id = "") {
-    v1::SubmitMoveRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::SubmitMoveRequest>(game);
     req.set_side(side);
     req.set_move(move);
     req.set_offer_draw(offer_draw);
     req.set_command_id(command_id);
-    v1::GameReply resp;
-    Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->SubmitMove(&call, req, reply ? reply : &resp);
+    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side), reply);
   }
   // Plays `moves` alternately from White.
   void Play(const std::string& game, const std::vector<std::string>& moves,
@@ -106,21 +101,15 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     }
   }
   v1::GameReply Get(const std::string& game, Role role = Role::kArbiter) {
-    v1::GetGameRequest req;
-    req.set_game_id(game);
     v1::GameReply resp;
-    Call call(Token(role, game));
-    grpc::Status st = Stub()->GetGame(&call, req, &resp);
-    EXPECT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
+                                Token(role, game), &resp)));
     return resp;
   }
   std::string Pgn(const std::string& game, Role role = Role::kArbiter) {
-    v1::ExportPgnRequest req;
-    req.set_game_id(game);
     v1::ExportPgnReply resp;
-    Call call(Token(role, game));
-    grpc::Status st = Stub()->ExportPgn(&call, req, &resp);
-    EXPECT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
+                                Token(role, game), &resp)));
     return resp.pgn();
   }
   // The PGN passes `arbiterctl pgn check`: it parses and its main line replays by the Laws.
@@ -146,10 +135,8 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
 
   // Created from `req` and started.
   void Ready(const v1::CreateGameRequest& req) {
-    grpc::Status st = Create(req);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-    st = Start(req.game_id());
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(Succeeded(Create(req)));
+    ASSERT_TRUE(Succeeded(Start(req.game_id())));
   }
   // A creation request from `fen`.
   static v1::CreateGameRequest FenRequest(const std::string& game, const std::string& time_control,
@@ -163,32 +150,43 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
                      v1::GameReply* reply, const std::string& intended = "",
                      v1::QuickplayGround ground = v1::QUICKPLAY_GROUND_UNSPECIFIED,
                      const std::string& command_id = "") {
-    v1::ClaimRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::ClaimRequest>(game);
     req.set_command_id(command_id);
     req.set_side(side);
     req.set_kind(kind);
     req.set_intended_move(intended);
     req.set_ground(ground);
-    Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->Claim(&call, req, reply);
+    return Unary(Stub().get(), &S::Claim, req, PlayerToken(game, side), reply);
   }
   grpc::Status Rule(const std::string& game, v1::RulingDecision decision, v1::GameReply* reply,
                     bool add_time = false) {
-    v1::RuleRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::RuleRequest>(game);
     req.set_decision(decision);
     req.set_add_time(add_time);
     req.set_reason("integration test ruling");
-    Call call(Token(Role::kArbiter));
-    return Stub()->Rule(&call, req, reply);
+    return Unary(Stub().get(), &S::Rule, req, Token(Role::kArbiter), reply);
   }
+  // `side`'s player: resigns; answers the draw offer; signs the result (8.7).
   grpc::Status Resign(const std::string& game, v1::Color side, v1::GameReply* reply) {
-    v1::ResignRequest req;
-    req.set_game_id(game);
+    return Unary(Stub().get(), &S::Resign, ForSide<v1::ResignRequest>(game, side),
+                 PlayerToken(game, side), reply);
+  }
+  grpc::Status RespondDraw(const std::string& game, v1::Color side, bool accept,
+                           v1::GameReply* reply) {
+    auto req = ForSide<v1::RespondDrawRequest>(game, side);
+    req.set_accept(accept);
+    return Unary(Stub().get(), &S::RespondDraw, req, PlayerToken(game, side), reply);
+  }
+  grpc::Status Confirm(const std::string& game, v1::Color side, v1::GameReply* reply) {
+    return Unary(Stub().get(), &S::ConfirmResult, ForSide<v1::ConfirmResultRequest>(game, side),
+                 PlayerToken(game, side), reply);
+  }
+  // A request that names the game and the side it acts for.
+  template <typename Request>
+  static Request ForSide(const std::string& game, v1::Color side) {
+    auto req = ForGame<Request>(game);
     req.set_side(side);
-    Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    return Stub()->Resign(&call, req, reply);
+    return req;
   }
   // Waits (polling GetGame, which records nothing) until `done` holds, up to `timeout`.
   template <typename Pred>
@@ -205,10 +203,8 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
   // The game's whole log, as the arbiter's watch sends it.
   std::vector<v1::ArbitrationEvent> Log(const std::string& game) {
     const std::int64_t head = Get(game).game().version();
-    v1::WatchGameRequest watch;
-    watch.set_game_id(game);
     Call call(Token(Role::kArbiter), absl::Milliseconds(5000));
-    auto reader = Stub()->WatchGame(&call, watch);
+    auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
     std::vector<v1::ArbitrationEvent> events;
     v1::GameUpdate update;
     while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
@@ -227,6 +223,17 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
       if (e.has_ended()) ended = e.ended();
     }
     return ended;
+  }
+  // The game's result and how it ended.
+  static void ExpectOutcome(const v1::GameReply& r, v1::Result result,
+                            v1::Termination termination) {
+    EXPECT_EQ(r.game().outcome().result(), result);
+    EXPECT_EQ(r.game().outcome().termination(), termination);
+  }
+  // The game has ended so.
+  static void ExpectEnded(const v1::GameReply& r, v1::Result result, v1::Termination termination) {
+    EXPECT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
+    ExpectOutcome(r, result, termination);
   }
   // No move after the end.
   void ExpectNoMoreMoves(const std::string& game, v1::Color side, const std::string& move) {
@@ -247,9 +254,7 @@ TEST_P(ArbitrationServerTest, FoolsMate) {
   ASSERT_TRUE(Start(game).ok());
   v1::GameReply last;
   Play(game, {"f3", "e5", "g4", "Qh4#"}, &last);
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_BLACK_WINS);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  ExpectEnded(last, v1::RESULT_BLACK_WINS, v1::TERMINATION_CHECKMATE);
   EXPECT_EQ(last.game().black_points(), 1.0);
   EXPECT_EQ(last.game().deadline_ms(), 0);
   EXPECT_EQ(last.game().moves_san_size(), 4);
@@ -264,25 +269,12 @@ TEST_P(ArbitrationServerTest, ResignationAndConfirmation) {
   const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"e4", "e5"});
-  v1::ResignRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_BLACK);
   v1::GameReply resp;
-  {
-    Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    grpc::Status st = Stub()->Resign(&call, req, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  }
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_RESIGNATION);
+  ASSERT_TRUE(Succeeded(Resign(game, v1::COLOR_BLACK, &resp)));
+  ExpectOutcome(resp, v1::RESULT_WHITE_WINS, v1::TERMINATION_RESIGNATION);
   // 8.7: the players sign.
   for (v1::Color side : {v1::COLOR_WHITE, v1::COLOR_BLACK}) {
-    v1::ConfirmResultRequest confirm;
-    confirm.set_game_id(game);
-    confirm.set_side(side);
-    Call call(Token(Role::kPlayer, game, ColorOf(side)));
-    grpc::Status st = Stub()->ConfirmResult(&call, confirm, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(Succeeded(Confirm(game, side, &resp)));
   }
   EXPECT_TRUE(resp.game().white_confirmed());
   EXPECT_TRUE(resp.game().black_confirmed());
@@ -295,15 +287,8 @@ TEST_P(ArbitrationServerTest, DrawByAgreement) {
   v1::GameReply resp;
   ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "d4", &resp, /*offer_draw=*/true).ok());
   EXPECT_EQ(resp.game().draw_offer(), v1::COLOR_WHITE);
-  v1::RespondDrawRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_BLACK);
-  req.set_accept(true);
-  Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-  grpc::Status st = Stub()->RespondDraw(&call, req, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_AGREEMENT);
+  ASSERT_TRUE(Succeeded(RespondDraw(game, v1::COLOR_BLACK, /*accept=*/true, &resp)));
+  ExpectOutcome(resp, v1::RESULT_DRAW, v1::TERMINATION_AGREEMENT);
   ExpectPgnReplays(game, "1/2-1/2");
 }
 
@@ -311,17 +296,10 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimCorrect) {
   const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"});
-  v1::ClaimRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_WHITE);
-  req.set_kind(v1::CLAIM_KIND_THREEFOLD);
   v1::GameReply resp;
-  Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->Claim(&call, req, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_THREEFOLD_REPETITION);
+  ExpectOutcome(resp, v1::RESULT_DRAW, v1::TERMINATION_THREEFOLD_REPETITION);
   ExpectPgnReplays(game, "1/2-1/2");
 }
 
@@ -329,15 +307,8 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimIncorrectCostsTwoMinutes) {
   const std::string game = GameId("g");
   Ready(game, "5400");
   Play(game, {"Nf3", "Nf6"});
-  v1::ClaimRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_WHITE);
-  req.set_kind(v1::CLAIM_KIND_THREEFOLD);
-  req.set_intended_move("Ng1");
   v1::GameReply resp;
-  Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->Claim(&call, req, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ng1")));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   // 2023 9.5.2: the opponent gets two minutes, and the intended move is played.
@@ -354,16 +325,8 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   // in its only (last) period and under two minutes from the start, so 10.2 applies with an
   // arbiter present.
   Ready(game, "60+60", v1::EDITION_FIDE_2023);
-  v1::ClaimRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_WHITE);
-  req.set_kind(v1::CLAIM_KIND_QUICKPLAY);
   v1::GameReply resp;
-  {
-    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = Stub()->Claim(&call, req, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  }
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_AWAITING_RULING);
   EXPECT_TRUE(resp.game().has_pending_claim());
@@ -371,27 +334,17 @@ TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   grpc::Status st = Move(game, v1::COLOR_WHITE, "e4");
   EXPECT_EQ(Code(st), "ERR_AWAITING_RULING");
   // A player cannot rule.
-  v1::RuleRequest rule;
-  rule.set_game_id(game);
+  auto rule = ForGame<v1::RuleRequest>(game);
   rule.set_decision(v1::RULING_DECISION_DRAW);
   rule.set_reason("White cannot be beaten by normal means");
-  {
-    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    st = Stub()->Rule(&call, rule, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  }
-  {
-    Call call(Token(Role::kArbiter));
-    st = Stub()->Rule(&call, rule, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  }
+  st = Unary(Stub().get(), &S::Rule, rule, PlayerToken(game, v1::COLOR_WHITE), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::Rule, rule, Token(Role::kArbiter), &resp)));
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
   EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
   // The arbiter's decision is recorded with who made it.
-  v1::WatchGameRequest watch;
-  watch.set_game_id(game);
   Call call(Token(Role::kArbiter), absl::Milliseconds(2000));
-  auto reader = Stub()->WatchGame(&call, watch);
+  auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
   v1::GameUpdate update;
   bool ruled = false;
   while (reader->Read(&update)) {
@@ -413,8 +366,7 @@ TEST_P(ArbitrationServerTest, FlagFallsByItself) {
   Ready(game, "1");
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_BLACK_WINS);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ExpectOutcome(r, v1::RESULT_BLACK_WINS, v1::TERMINATION_TIME_FORFEIT);
   EXPECT_EQ(r.game().white_ms(), 0);
   // A move after the fall is refused.
   grpc::Status st = Move(game, v1::COLOR_WHITE, "e4");
@@ -429,8 +381,7 @@ TEST_P(ArbitrationServerTest, DefaultWhenAbsent) {
   ASSERT_TRUE(Start(game, {v1::COLOR_BLACK}).ok());
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_DEFAULT);
+  ExpectOutcome(r, v1::RESULT_WHITE_WINS, v1::TERMINATION_DEFAULT);
 }
 
 TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
@@ -438,43 +389,28 @@ TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
   const std::string other = GameId("other");
   Ready(game, "5400");
   Ready(other, "5400");
-  v1::SubmitMoveRequest req;
-  req.set_game_id(game);
-  req.set_side(v1::COLOR_WHITE);
+  auto req = ForSide<v1::SubmitMoveRequest>(game, v1::COLOR_WHITE);
   req.set_move("e4");
   v1::GameReply resp;
-  {  // Black's token for White.
-    Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-    EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
-  }
-  {  // White's token of another game.
-    Call call(Token(Role::kPlayer, other, chess::Color::kWhite));
-    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  }
-  {  // An observer.
-    Call call(Token(Role::kObserver));
-    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  }
-  {  // No token.
-    Call call("");
-    grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  }
-  {  // A player may not create games.
-    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = Stub()->CreateGame(&call, Request(GameId("mine"), "5400"), &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  }
+  auto submit = [&](const std::string& token) {
+    return Unary(Stub().get(), &S::SubmitMove, req, token, &resp);
+  };
+  grpc::Status st = submit(PlayerToken(game, v1::COLOR_BLACK));  // Black's token for White
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
+  // White's token of another game; an observer.
+  EXPECT_EQ(submit(PlayerToken(other, v1::COLOR_WHITE)).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(submit(Token(Role::kObserver)).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(submit("").error_code(), grpc::StatusCode::UNAUTHENTICATED);  // no token
+  // A player may not create games.
+  st = Unary(Stub().get(), &S::CreateGame, Request(GameId("mine"), "5400"),
+             PlayerToken(game, v1::COLOR_WHITE), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   // Nothing changed; White's own token moves, with the side left to the token.
   EXPECT_EQ(Get(game).game().moves_san_size(), 0);
   req.clear_side();
-  Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-  grpc::Status st = Stub()->SubmitMove(&call, req, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(submit(PlayerToken(game, v1::COLOR_WHITE))));
   EXPECT_EQ(resp.game().moves_san_size(), 1);
 }
 
@@ -483,30 +419,24 @@ TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
   Ready(game, "5400");
   v1::GameReply first, again;
   ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "e4", &first, false, "cmd-1").ok());
-  grpc::Status st = Move(game, v1::COLOR_WHITE, "e4", &again, false, "cmd-1");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4", &again, false, "cmd-1")));
   EXPECT_FALSE(first.replayed());
   EXPECT_TRUE(again.replayed());
   EXPECT_EQ(again.game().version(), first.game().version());
   EXPECT_EQ(Get(game).game().moves_san_size(), 1);
   // The same id for another request.
-  st = Move(game, v1::COLOR_WHITE, "d4", nullptr, false, "cmd-1");
+  grpc::Status st = Move(game, v1::COLOR_WHITE, "d4", nullptr, false, "cmd-1");
   EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
 }
 
 TEST_P(ArbitrationServerTest, ErrorsAreStable) {
-  v1::GetGameRequest get;
-  get.set_game_id(GameId("nope"));
-  v1::GameReply resp;
-  {
-    Call call(Token(Role::kArbiter));
-    grpc::Status st = Stub()->GetGame(&call, get, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
-    EXPECT_EQ(Code(st), "ERR_GAME_NOT_FOUND");
-  }
+  grpc::Status st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(GameId("nope")),
+                          Token(Role::kArbiter));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Code(st), "ERR_GAME_NOT_FOUND");
   const std::string game = GameId("g");
   Ready(game, "5400");
-  grpc::Status st = Move(game, v1::COLOR_WHITE, "e5");
+  st = Move(game, v1::COLOR_WHITE, "e5");
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << Code(st);
   st = Move(game, v1::COLOR_WHITE, std::string(1000, 'e'));
   EXPECT_EQ(Code(st), "ERR_BAD_ARGUMENT");
@@ -523,13 +453,10 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
   {
-    v1::SubmitMoveRequest req;
-    req.set_game_id(game);
-    req.set_side(v1::COLOR_WHITE);
+    auto req = ForSide<v1::SubmitMoveRequest>(game, v1::COLOR_WHITE);
     req.set_move("e4");
     req.set_expected_version(1);
-    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    st = Stub()->SubmitMove(&call, req, &resp);
+    st = Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, v1::COLOR_WHITE));
     EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
     EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
   }
@@ -556,10 +483,8 @@ TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
   req.set_broadcast_delay_ms(1500);
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(timed).ok());
-  v1::WatchGameRequest watch;
-  watch.set_game_id(timed);
   Call call(Token(Role::kObserver), absl::Milliseconds(10'000));
-  auto reader = Stub()->WatchGame(&call, watch);
+  auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(timed));
   const absl::Time moved = absl::Now();
   Play(timed, {"d4"});
   EXPECT_EQ(Get(timed, Role::kObserver).game().moves_san_size(), 0);
@@ -583,8 +508,7 @@ TEST_P(ArbitrationServerTest, WatchResumesFromAVersion) {
   Ready(game, "5400");
   Play(game, {"e4", "e5"});
   const std::int64_t head = Get(game).game().version();
-  v1::WatchGameRequest watch;
-  watch.set_game_id(game);
+  auto watch = ForGame<v1::WatchGameRequest>(game);
   watch.set_after_version(head);
   Call call(Token(Role::kPlayer, game, chess::Color::kWhite), absl::Milliseconds(5000));
   auto reader = Stub()->WatchGame(&call, watch);
@@ -610,9 +534,7 @@ TEST_P(ArbitrationServerTest, StalemateDraws) {  // 5.2a
   Ready(FenRequest(game, "5400", "7k/8/6Q1/8/8/8/8/K7 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"Qf7"}, &last);
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_STALEMATE);
+  ExpectEnded(last, v1::RESULT_DRAW, v1::TERMINATION_STALEMATE);
   EXPECT_EQ(last.game().outcome().article(), "5.2a");
   EXPECT_EQ(last.game().white_points(), 0.5);
   EXPECT_EQ(last.game().deadline_ms(), 0);
@@ -625,9 +547,7 @@ TEST_P(ArbitrationServerTest, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: lo
   Ready(FenRequest(game, "5400", "8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"g4"}, &last);
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_DEAD_POSITION);
+  ExpectEnded(last, v1::RESULT_DRAW, v1::TERMINATION_DEAD_POSITION);
   EXPECT_EQ(last.game().outcome().article(), "5.2b");
   // The search's proof is kept in the record.
   EXPECT_TRUE(absl::StrContains(EndedEvent(game).proof(), "locked")) << EndedEvent(game).proof();
@@ -640,9 +560,7 @@ TEST_P(ArbitrationServerTest, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/3nb3/4K3 w - - 0 1"));
   v1::GameReply last;
   Play(game, {"Kxe2"}, &last);
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_DEAD_POSITION);
+  ExpectEnded(last, v1::RESULT_DRAW, v1::TERMINATION_DEAD_POSITION);
   EXPECT_FALSE(EndedEvent(game).proof().empty());
   ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd7");
   ExpectPgnReplays(game, "1/2-1/2");
@@ -660,9 +578,7 @@ TEST_P(ArbitrationServerTest, FivefoldRepetitionEndsTheGameIn2023) {  // 2023 9.
   Play(game, dance, &last);  // the initial position has stood four times
   EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ONGOING);
   ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "Ng8", &last).ok());  // the fifth time
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_FIVEFOLD_REPETITION);
+  ExpectEnded(last, v1::RESULT_DRAW, v1::TERMINATION_FIVEFOLD_REPETITION);
   EXPECT_EQ(last.game().outcome().article(), "9.6.1");
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
   ExpectPgnReplays(game, "1/2-1/2");
@@ -673,17 +589,14 @@ TEST_P(ArbitrationServerTest, SeventyFiveMovesEndTheGameUnlessTheMoveMates) {  /
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 149 80"));
   v1::GameReply last;
   Play(game, {"Ra2"}, &last);
-  EXPECT_EQ(last.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_SEVENTY_FIVE_MOVES);
+  ExpectEnded(last, v1::RESULT_DRAW, v1::TERMINATION_SEVENTY_FIVE_MOVES);
   ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Kd7");
   ExpectPgnReplays(game, "1/2-1/2");
   // Mate on the 75th move takes precedence.
   const std::string mate = GameId("mate");
   Ready(FenRequest(mate, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 80"));
   Play(mate, {"Ra8"}, &last);
-  EXPECT_EQ(last.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(last.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  ExpectOutcome(last, v1::RESULT_WHITE_WINS, v1::TERMINATION_CHECKMATE);
   ExpectPgnReplays(mate, "1-0");
 }
 
@@ -693,12 +606,9 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with t
   const std::string game = GameId("now");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 100 80"));
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
-  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_FIFTY_MOVES);
+  ExpectEnded(resp, v1::RESULT_DRAW, v1::TERMINATION_FIFTY_MOVES);
   EXPECT_EQ(resp.game().outcome().article(), "9.3b");
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Ra2");
   ExpectPgnReplays(game, "1/2-1/2");
@@ -706,8 +616,7 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimCorrect) {  // 9.3b, and 9.3a with t
   // Black, on move at 99 half-moves, claims with the move that makes the fiftieth (9.3a).
   const std::string by_move = GameId("by-move");
   Ready(FenRequest(by_move, "5400", "4k3/8/8/8/8/8/8/R3K3 b - - 99 80"));
-  st = Claim(by_move, v1::COLOR_BLACK, v1::CLAIM_KIND_FIFTY, &resp, "Kd7");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(by_move, v1::COLOR_BLACK, v1::CLAIM_KIND_FIFTY, &resp, "Kd7")));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
   EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_FIFTY_MOVES);
   EXPECT_EQ(resp.game().outcome().article(), "9.3a");
@@ -718,8 +627,7 @@ TEST_P(ArbitrationServerTest, FiftyMoveClaimIncorrect2001Penalty) {  // 9.3, 9.5
   const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "4k3/8/8/8/8/8/8/R3K3 w - - 60 80", v1::EDITION_FIDE_2001));
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp, "Ra2");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp, "Ra2")));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   // 9.5b (2001): the opponent +3 min; the claimant (90 min left) loses 3 min.
@@ -743,8 +651,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
   {  // The claimant has between one and two minutes: set to one minute.
     const std::string game = GameId("90s");
     Ready(game, "90", v1::EDITION_FIDE_2001);
-    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Nf3");
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Nf3")));
     EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
     EXPECT_EQ(resp.game().white_ms(), 60'000);
     EXPECT_GT(resp.game().black_ms(), 90'000 + 180'000 - 5'000);
@@ -754,8 +661,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimPenaltyBands2001) {  // 9.5b (2001)
   {  // Under one minute: unchanged.
     const std::string game = GameId("50s");
     Ready(game, "50", v1::EDITION_FIDE_2001);
-    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_FIFTY, &resp)));
     EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
     EXPECT_GT(resp.game().white_ms(), 45'000);
     EXPECT_LE(resp.game().white_ms(), 50'000);
@@ -784,12 +690,9 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
   EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
   // A player's token claims only for his colour.
   {
-    v1::ClaimRequest req;
-    req.set_game_id(game);
-    req.set_side(v1::COLOR_WHITE);
+    auto req = ForSide<v1::ClaimRequest>(game, v1::COLOR_WHITE);
     req.set_kind(v1::CLAIM_KIND_THREEFOLD);
-    Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-    st = Stub()->Claim(&call, req, &resp);
+    st = Unary(Stub().get(), &S::Claim, req, PlayerToken(game, v1::COLOR_BLACK), &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   }
   // An intended move that is not legal: the claim is refused, not ruled.
@@ -821,12 +724,10 @@ TEST_P(ArbitrationServerTest, RetriedIncorrectClaimIsPenalisedOnce) {  // 2023 9
   const std::string game = GameId("g");
   Ready(game, "5400");
   v1::GameReply first, again;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &first, "e4",
-                          v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &again, "e4",
-             v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &first, "e4",
+                              v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1")));
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &again, "e4",
+                              v1::QUICKPLAY_GROUND_UNSPECIFIED, "claim-1")));
   EXPECT_TRUE(again.replayed());
   EXPECT_EQ(again.game().version(), first.game().version());
   const v1::GameReply now = Get(game);
@@ -840,13 +741,10 @@ TEST_P(ArbitrationServerTest, IncorrectClaimWhoseIntendedMoveMates) {  // 9.5b, 
   const std::string game = GameId("g");
   Ready(FenRequest(game, "5400", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", v1::EDITION_FIDE_2001));
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ra8");
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_THREEFOLD, &resp, "Ra8")));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
   // The penalty, then the declared move is played: it mates.
-  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  ExpectEnded(resp, v1::RESULT_WHITE_WINS, v1::TERMINATION_CHECKMATE);
   EXPECT_EQ(resp.game().black_ms(), 5'400'000 + 180'000);
   EXPECT_EQ(resp.game().deadline_ms(), 0);
   ExpectNoMoreMoves(game, v1::COLOR_BLACK, "h6");
@@ -889,11 +787,9 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw
   const std::string game = GameId("g");
   Ready(game, "2+60");
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   ASSERT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
-  st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/true);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/true)));
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   // 10.2b: the opponent got two minutes; White's clock runs again.
   EXPECT_EQ(resp.game().black_ms(), 2'000 + 120'000);
@@ -905,15 +801,12 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw
       absl::Seconds(6));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_AWAITING_RULING);
   EXPECT_EQ(r.game().white_ms(), 0);
-  st = Move(game, v1::COLOR_WHITE, "e4");
+  grpc::Status st = Move(game, v1::COLOR_WHITE, "e4");
   EXPECT_EQ(Code(st), "ERR_AWAITING_RULING");
   st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp);
   EXPECT_EQ(Code(st), "ERR_BAD_RULING");
-  st = Rule(game, v1::RULING_DECISION_DRAW, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
+  ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_DRAW, &resp)));
+  ExpectEnded(resp, v1::RESULT_DRAW, v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
   EXPECT_EQ(resp.game().outcome().article(), "10.2b");
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
   ExpectPgnReplays(game, "1/2-1/2");
@@ -923,10 +816,8 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterReject
   const std::string game = GameId("g");
   Ready(game, "2+60");
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/false);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
+  ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/false)));
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   EXPECT_EQ(resp.game().black_ms(), 2'000);  // no time added
   v1::GameReply r = Await(
@@ -934,11 +825,8 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterReject
       absl::Seconds(6));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_AWAITING_RULING);
   // The arbiter rejects the claim: the flag decides (6.10), Black can mate.
-  st = Rule(game, v1::RULING_DECISION_REJECT, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
-  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_BLACK_WINS);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_REJECT, &resp)));
+  ExpectEnded(resp, v1::RESULT_BLACK_WINS, v1::TERMINATION_TIME_FORFEIT);
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
   ExpectPgnReplays(game, "0-1");
 }
@@ -947,12 +835,10 @@ TEST_P(ArbitrationServerTest, QuickplayRejectedGivesTheOpponentTwoMinutes) {  //
   const std::string game = GameId("g");
   Ready(game, "60+60");
   v1::GameReply resp;
-  grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);  // the clocks stopped
   EXPECT_EQ(resp.game().deadline_ms(), 0);                        // no flag can fall
-  st = Rule(game, v1::RULING_DECISION_REJECT, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_REJECT, &resp)));
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   EXPECT_EQ(resp.game().black_ms(), 60'000 + 120'000);
   EXPECT_GT(resp.game().white_ms(), 50'000);
@@ -978,28 +864,25 @@ TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // 
     Play(game, {"e4"});
     v1::GameReply resp;
     // D1 asks no turn: White claims with Black on move.
-    grpc::Status st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp, "",
-                            v1::QUICKPLAY_GROUND_CANNOT_WIN);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp, "",
+                                v1::QUICKPLAY_GROUND_CANNOT_WIN)));
     EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
     EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_AWAITING_RULING);
     EXPECT_EQ(resp.game().pending_claim().article(), "D1");
     EXPECT_EQ(resp.game().pending_claim().final_fen(), resp.game().fen());
     EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);
-    st = Move(game, v1::COLOR_BLACK, "e5");
+    grpc::Status st = Move(game, v1::COLOR_BLACK, "e5");
     EXPECT_EQ(Code(st), "ERR_AWAITING_RULING");
     st = Rule(game, v1::RULING_DECISION_POSTPONE, &resp);
     EXPECT_EQ(Code(st), "ERR_BAD_RULING");
-    st = Rule(game, draw ? v1::RULING_DECISION_DRAW : v1::RULING_DECISION_REJECT, &resp);
-    ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+    ASSERT_TRUE(
+        Succeeded(Rule(game, draw ? v1::RULING_DECISION_DRAW : v1::RULING_DECISION_REJECT, &resp)));
     EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
     EXPECT_EQ(resp.game().outcome().article(), "D1");
     if (draw) {
-      EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_DRAW);
-      EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
+      ExpectOutcome(resp, v1::RESULT_DRAW, v1::TERMINATION_QUICKPLAY_FINISH_CLAIM);
     } else {
-      EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_BLACK_WINS);
-      EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_ARBITER_DECISION);
+      ExpectOutcome(resp, v1::RESULT_BLACK_WINS, v1::TERMINATION_ARBITER_DECISION);
     }
     ExpectNoMoreMoves(game, v1::COLOR_BLACK, "e5");
     ExpectPgnReplays(game, draw ? "1/2-1/2" : "0-1");
@@ -1014,8 +897,7 @@ TEST_P(ArbitrationServerTest, FlagAgainstALoneKingDraws) {  // 6.10
   Ready(FenRequest(game, "1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"));
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIMEOUT_VS_INSUFFICIENT);
+  ExpectOutcome(r, v1::RESULT_DRAW, v1::TERMINATION_TIMEOUT_VS_INSUFFICIENT);
   EXPECT_EQ(r.game().white_ms(), 0);
   EXPECT_FALSE(r.game().review());
   const std::vector<v1::ArbitrationEvent> log = Log(game);
@@ -1043,8 +925,7 @@ TEST_P(ArbitrationServerTest, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
   EXPECT_EQ(moved.game().clock_running(), v1::COLOR_BLACK);
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(7));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ExpectOutcome(r, v1::RESULT_WHITE_WINS, v1::TERMINATION_TIME_FORFEIT);
   EXPECT_EQ(r.game().black_ms(), 0);
   EXPECT_FALSE(r.game().review());
   ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Ke7");
@@ -1061,8 +942,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // 
   ASSERT_TRUE(Start(game).ok());
   v1::GameReply resp;
   // B7: no flag has fallen; the claim is incorrect and the game goes on.
-  grpc::Status st = Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_TIME, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_TIME, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_INCORRECT);
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   Play(game, {"e4"}, &resp);
@@ -1080,12 +960,9 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // 
   EXPECT_EQ(log.back().actor().role(), "server");
   // Play goes on; then White, his own flag up, claims (B7).
   ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "e5").ok());
-  st = Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_TIME, &resp);
-  ASSERT_TRUE(st.ok()) << Code(st) << " " << st.error_message();
+  ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_TIME, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_CORRECT);
-  EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(resp.game().outcome().result(), v1::RESULT_WHITE_WINS);
-  EXPECT_EQ(resp.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ExpectEnded(resp, v1::RESULT_WHITE_WINS, v1::TERMINATION_TIME_FORFEIT);
   EXPECT_EQ(resp.game().outcome().article(), "B7");
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
   ExpectPgnReplays(game, "1-0");
@@ -1104,8 +981,7 @@ TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DRAW);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_BOTH_FLAGS);
+  ExpectOutcome(r, v1::RESULT_DRAW, v1::TERMINATION_BOTH_FLAGS);
   EXPECT_EQ(r.game().outcome().article(), "B8");
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
   ExpectPgnReplays(game, "1/2-1/2");
@@ -1120,8 +996,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbit
   ASSERT_TRUE(Start(game).ok());
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_BLACK_WINS);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_TIME_FORFEIT);
+  ExpectOutcome(r, v1::RESULT_BLACK_WINS, v1::TERMINATION_TIME_FORFEIT);
   const std::vector<v1::ArbitrationEvent> log = Log(game);
   ASSERT_GE(log.size(), 2u);
   ASSERT_TRUE(log[log.size() - 2].has_flag());
@@ -1141,8 +1016,7 @@ TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
   ASSERT_TRUE(Start(game, {v1::COLOR_WHITE, v1::COLOR_BLACK}).ok());
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
   ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  EXPECT_EQ(r.game().outcome().result(), v1::RESULT_DOUBLE_FORFEIT);
-  EXPECT_EQ(r.game().outcome().termination(), v1::TERMINATION_DEFAULT);
+  ExpectOutcome(r, v1::RESULT_DOUBLE_FORFEIT, v1::TERMINATION_DEFAULT);
   EXPECT_EQ(r.game().white_points(), 0);
   EXPECT_EQ(r.game().black_points(), 0);
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
@@ -1152,8 +1026,6 @@ TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
 // a fresh game in the state its method needs; a player's token is for that game and the colour
 // the call acts for.
 TEST_P(ArbitrationServerTest, AuthMatrix) {
-  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
-  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
   // clang-format off
   const std::vector<AuthRow> matrix = {
       // method           platform  player  arbiter  observer  service
@@ -1174,7 +1046,6 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
   };
   // clang-format on
   auto stub = Stub();
-  using S = v1::Arbitration::Stub;
   constexpr chess::Color kWhite = chess::Color::kWhite, kBlack = chess::Color::kBlack;
   int n = 0;
   auto fresh = [&] { return GameId(absl::StrCat("m", n++)); };
@@ -1185,10 +1056,8 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
     return game;
   };
   // The request for a fresh started game, for White; made with White's token (or the role's).
-  auto for_white = [&](auto req) {
-    req.set_game_id(ready());
-    req.set_side(v1::COLOR_WHITE);
-    return req;
+  auto for_white = [&]<typename Request>(Request) {
+    return ForSide<Request>(ready(), v1::COLOR_WHITE);
   };
   auto as_white = [&](auto method, const auto& req, const TokenFor& t) {
     return Unary(stub.get(), method, req, t(req.game_id(), kWhite));
@@ -1203,16 +1072,13 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
            }},
           {"StartGame",
            [&](auto& t) {
-             v1::StartGameRequest req;
-             req.set_game_id(fresh());
+             auto req = ForGame<v1::StartGameRequest>(fresh());
              EXPECT_TRUE(Create(Request(req.game_id(), "5400")).ok());
              return as_white(&S::StartGame, req, t);
            }},
           {"Arrive",
            [&](auto& t) {  // Black absent at the start, within the default time of an hour (6.7)
-             v1::ArriveRequest req;
-             req.set_game_id(fresh());
-             req.set_side(v1::COLOR_BLACK);
+             auto req = ForSide<v1::ArriveRequest>(fresh(), v1::COLOR_BLACK);
              v1::CreateGameRequest create = Request(req.game_id(), "5400");
              create.mutable_ruleset()->mutable_regulations()->set_default_time_ms(3'600'000);
              EXPECT_TRUE(Create(create).ok());
@@ -1231,9 +1097,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
            [&](auto& t) { return as_white(&S::OfferDraw, for_white(v1::OfferDrawRequest()), t); }},
           {"RespondDraw",
            [&](auto& t) {
-             v1::RespondDrawRequest req;
-             req.set_game_id(ready());
-             req.set_side(v1::COLOR_BLACK);
+             auto req = ForSide<v1::RespondDrawRequest>(ready(), v1::COLOR_BLACK);
              EXPECT_TRUE(
                  Move(req.game_id(), v1::COLOR_WHITE, "e4", nullptr, /*offer_draw=*/true).ok());
              return Unary(stub.get(), &S::RespondDraw, req, t(req.game_id(), kBlack));
@@ -1247,8 +1111,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
            }},
           {"Rule",
            [&](auto& t) {  // on a pending 10.2 claim (see QuickplayClaimRuledByTheArbiter)
-             v1::RuleRequest req;
-             req.set_game_id(fresh());
+             auto req = ForGame<v1::RuleRequest>(fresh());
              req.set_decision(v1::RULING_DECISION_DRAW);
              req.set_reason("auth matrix");
              Ready(req.game_id(), "60+60");
@@ -1266,31 +1129,23 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
            }},
           {"SetResult",
            [&](auto& t) {
-             v1::SetResultRequest req;
-             req.set_game_id(ready());
+             auto req = ForGame<v1::SetResultRequest>(ready());
              req.set_result(v1::RESULT_DRAW);
              req.set_article("12.9");
              req.set_reason("auth matrix");
              return as_white(&S::SetResult, req, t);
            }},
           {"GetGame",
-           [&](auto& t) {
-             v1::GetGameRequest req;
-             req.set_game_id(ready());
-             return as_white(&S::GetGame, req, t);
-           }},
+           [&](auto& t) { return as_white(&S::GetGame, ForGame<v1::GetGameRequest>(ready()), t); }},
           {"WatchGame",
            [&](auto& t) {
-             v1::WatchGameRequest req;
-             req.set_game_id(ready());
+             const auto req = ForGame<v1::WatchGameRequest>(ready());
              Call call(t(req.game_id(), kWhite));
              return FirstMessage(&call, stub->WatchGame(&call, req).get());
            }},
           {"ExportPgn",
            [&](auto& t) {
-             v1::ExportPgnRequest req;
-             req.set_game_id(ready());
-             return as_white(&S::ExportPgn, req, t);
+             return as_white(&S::ExportPgn, ForGame<v1::ExportPgnRequest>(ready()), t);
            }},
       });
 }

@@ -29,44 +29,38 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
+using S = v1::ClockAuthority::Stub;
 
 class ClockServerTest : public EachStoreTest<ClockServerTest> {
  public:
   static TestServerOptions Options(Store store) {
-    TestServerOptions options;
-    options.services = {Service::kClock};
-    options.store = store;
-    return options;
+    return TestServerOptions({Service::kClock}, store);
   }
 
  protected:
-  std::unique_ptr<v1::ClockAuthority::Stub> Stub() { return server()->Stub<v1::ClockAuthority>(); }
+  std::unique_ptr<S> Stub() { return server()->Stub<v1::ClockAuthority>(); }
   grpc::Status Create(const std::string& game, const std::string& human, v1::Edition edition,
                       v1::GameType type = v1::GAME_TYPE_UNSPECIFIED) {
-    v1::CreateClockRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::CreateClockRequest>(game);
     req.set_time_control_human(human);
     req.set_edition(edition);
     req.set_game_type(type);
-    v1::ClockResponse resp;
-    Call call(Token(Role::kPlatform));
-    return Stub()->CreateClock(&call, req, &resp);
+    return Unary(Stub().get(), &S::CreateClock, req, Token(Role::kPlatform));
   }
   grpc::Status Start(const std::string& game) {
-    v1::StartClockRequest req;
-    req.set_game_id(game);
-    v1::ClockResponse resp;
-    Call call(Token(Role::kArbiter));
-    return Stub()->StartClock(&call, req, &resp);
+    return Unary(Stub().get(), &S::StartClock, ForGame<v1::StartClockRequest>(game),
+                 Token(Role::kArbiter));
   }
   v1::ClockResponse Get(const std::string& game) {
-    v1::GetClockRequest req;
-    req.set_game_id(game);
     v1::ClockResponse resp;
-    Call call(Token(Role::kObserver));
-    grpc::Status st = Stub()->GetClock(&call, req, &resp);
+    grpc::Status st = Unary(Stub().get(), &S::GetClock, ForGame<v1::GetClockRequest>(game),
+                            Token(Role::kObserver), &resp);
     EXPECT_TRUE(st.ok()) << st.error_message();
     return resp;
+  }
+  // The platform presses `press` (for whoever is to move unless it names a colour).
+  grpc::Status Press(const v1::PressClockRequest& press, v1::ClockResponse* reply = nullptr) {
+    return Unary(Stub().get(), &S::PressClock, press, Token(Role::kPlatform), reply);
   }
   // A fresh game for `name`, created (G/60 under 2023) and, when `started`, started.
   std::string Ready(const std::string& name, bool started = true) {
@@ -87,10 +81,7 @@ TEST_P(ClockServerTest, CreateStartPressGet) {
   create.set_time_control("40/5400+30:1800+30");
   create.set_edition(v1::EDITION_FIDE_2001);
   v1::ClockResponse resp;
-  {
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&call, create, &resp).ok());
-  }
+  ASSERT_TRUE(Unary(stub.get(), &S::CreateClock, create, Token(Role::kPlatform), &resp).ok());
   EXPECT_EQ(resp.version(), 1);
   EXPECT_EQ(resp.clock().status(), "not_started");
   EXPECT_EQ(resp.clock().white_ms(), 5'400'000);
@@ -99,14 +90,11 @@ TEST_P(ClockServerTest, CreateStartPressGet) {
   ASSERT_TRUE(Start(game).ok());
   const std::int64_t started_at = Get(game).clock().server_time_ms();
   absl::SleepFor(absl::Milliseconds(30));
-  v1::PressClockRequest press;
-  press.set_game_id(game);
+  auto press = ForGame<v1::PressClockRequest>(game);
   press.set_color(v1::COLOR_WHITE);
-  {
-    Call call(Token(Role::kPlayer, game, chess::Color::kWhite));
-    grpc::Status st = stub->PressClock(&call, press, &resp);
-    ASSERT_TRUE(st.ok()) << st.error_message();
-  }
+  grpc::Status st = Unary(stub.get(), &S::PressClock, press,
+                          Token(Role::kPlayer, game, chess::Color::kWhite), &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_EQ(resp.version(), 3);
   EXPECT_EQ(resp.clock().white_moves(), 1);
   EXPECT_EQ(resp.clock().running(), v1::COLOR_BLACK);
@@ -125,27 +113,18 @@ TEST_P(ClockServerTest, ARetryIsReplayedNotAppliedTwice) {
   const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
-  auto stub = Stub();
-  v1::PressClockRequest press;
-  press.set_game_id(game);
+  auto press = ForGame<v1::PressClockRequest>(game);
   press.set_command_id("move-1");
   v1::ClockResponse first, second;
-  {
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call, press, &first).ok());
-  }
-  {
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call, press, &second).ok());
-  }
+  ASSERT_TRUE(Press(press, &first).ok());
+  ASSERT_TRUE(Press(press, &second).ok());
   EXPECT_FALSE(first.replayed());
   EXPECT_TRUE(second.replayed());
   EXPECT_EQ(second.version(), first.version());
   EXPECT_EQ(Get(game).clock().white_moves() + Get(game).clock().black_moves(), 1);
   // The same id for another request is refused.
   press.set_lag_ms(5);
-  Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->PressClock(&call, press, &second);
+  grpc::Status st = Press(press, &second);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
 }
@@ -172,12 +151,10 @@ TEST_P(ClockServerTest, ConcurrentPressesAreEachAppliedOnce) {
       ok[t].fill(0);
       for (int i = 0; i < kPressesPerThread; ++i) {
         const int g = (i + t) % kGames;
-        v1::PressClockRequest press;
-        press.set_game_id(games[g]);  // no colour: whoever is to move
+        auto press = ForGame<v1::PressClockRequest>(games[g]);  // no colour: whoever is to move
         press.set_command_id(absl::StrCat("t", t, "-", i));
         v1::ClockResponse resp;
-        Call call(token);
-        grpc::Status st = stub->PressClock(&call, press, &resp);
+        grpc::Status st = Unary(stub.get(), &S::PressClock, press, token, &resp);
         EXPECT_TRUE(st.ok()) << st.error_message();
         if (st.ok()) {
           EXPECT_FALSE(resp.replayed());
@@ -204,49 +181,32 @@ TEST_P(ClockServerTest, APressWhileRedisIsDownIsUnavailableAndItsRetryAppliesOnc
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
   const std::int64_t before = Get(game).version();
-  auto stub = Stub();
-  v1::PressClockRequest press;
-  press.set_game_id(game);
+  auto press = ForGame<v1::PressClockRequest>(game);
   press.set_command_id("during-outage");
   v1::ClockResponse resp;
   ASSERT_TRUE(server()->redis()->Stop(SIGKILL).ok());
-  {
-    Call call(Token(Role::kPlatform));
-    grpc::Status st = stub->PressClock(&call, press, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
-    EXPECT_EQ(Code(st), "ERR_STORE_UNAVAILABLE");
-  }
+  grpc::Status st = Press(press, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
+  EXPECT_EQ(Code(st), "ERR_STORE_UNAVAILABLE");
   ASSERT_TRUE(server()->redis()->Restart().ok());
-  {
-    Call call(Token(Role::kPlatform));
-    grpc::Status st = stub->PressClock(&call, press, &resp);
-    ASSERT_TRUE(st.ok()) << st.error_message();
-    EXPECT_FALSE(resp.replayed());
-    EXPECT_EQ(resp.version(), before + 1);
-  }
-  {
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
-    EXPECT_TRUE(resp.replayed());
-    EXPECT_EQ(resp.version(), before + 1);
-  }
+  st = Press(press, &resp);
+  ASSERT_TRUE(st.ok()) << st.error_message();
+  EXPECT_FALSE(resp.replayed());
+  EXPECT_EQ(resp.version(), before + 1);
+  ASSERT_TRUE(Press(press, &resp).ok());
+  EXPECT_TRUE(resp.replayed());
+  EXPECT_EQ(resp.version(), before + 1);
   EXPECT_EQ(Get(game).version(), before + 1);
 }
 
 TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
-  auto stub = Stub();
-  v1::ClockResponse resp;
-  {
-    v1::GetClockRequest req;
-    req.set_game_id(GameId("none"));
-    Call call(Token(Role::kObserver));
-    grpc::Status st = stub->GetClock(&call, req, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
-    EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_FOUND");
-  }
+  grpc::Status st = Unary(Stub().get(), &S::GetClock, ForGame<v1::GetClockRequest>(GameId("none")),
+                          Token(Role::kObserver));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_FOUND");
   const std::string game = GameId("g");
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
-  grpc::Status st = Create(game, "G/60", v1::EDITION_FIDE_2023);
+  st = Create(game, "G/60", v1::EDITION_FIDE_2023);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_EQ(Code(st), "ERR_GAME_EXISTS");
   st = Create(GameId("bad"), "G/sixty", v1::EDITION_FIDE_2023);
@@ -254,29 +214,18 @@ TEST_P(ClockServerTest, ErrorsCarryStableCodes) {
   EXPECT_EQ(Code(st), "ERR_BAD_TIME_CONTROL");
   st = Create("no spaces allowed", "G/60", v1::EDITION_FIDE_2023);
   EXPECT_EQ(Code(st), "ERR_BAD_ARGUMENT");
-  v1::PressClockRequest press;
-  press.set_game_id(game);
-  {
-    Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call, press, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-    EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_STARTED");
-  }
+  auto press = ForGame<v1::PressClockRequest>(game);
+  st = Press(press);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Code(st), "ERR_CLOCK_NOT_STARTED");
   ASSERT_TRUE(Start(game).ok());
   press.set_color(v1::COLOR_BLACK);
-  {
-    Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call, press, &resp);
-    EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
-  }
+  EXPECT_EQ(Code(Press(press)), "ERR_NOT_YOUR_TURN");
   press.set_color(v1::COLOR_WHITE);
   press.set_expected_version(1);
-  {
-    Call call(Token(Role::kPlatform));
-    st = stub->PressClock(&call, press, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
-    EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
-  }
+  st = Press(press);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(Code(st), "ERR_VERSION_CONFLICT");
 }
 
 TEST_P(ClockServerTest, ArbiterOperations) {
@@ -286,64 +235,41 @@ TEST_P(ClockServerTest, ArbiterOperations) {
   auto stub = Stub();
   const std::string arbiter = Token(Role::kArbiter);
   v1::ClockResponse resp;
-  {
-    v1::PauseClockRequest req;
-    req.set_game_id(game);
-    Call call(arbiter);
-    ASSERT_TRUE(stub->PauseClock(&call, req, &resp).ok());
-    EXPECT_EQ(resp.clock().status(), "paused");
-    EXPECT_FALSE(resp.clock().has_deadline_ms());
-  }
-  {
-    v1::AdjustClockRequest req;  // 7.4b: an illegal move gives the opponent time
-    req.set_game_id(game);
-    req.set_side(v1::COLOR_BLACK);
-    req.set_delta_ms(120'000);
-    req.set_reason("7.4b");
-    Call call(arbiter);
-    ASSERT_TRUE(stub->AdjustClock(&call, req, &resp).ok());
-    EXPECT_EQ(resp.clock().black_ms(), 5'400'000 + 120'000);
-    req.set_delta_ms(-1);
-    Call bad(arbiter);
-    grpc::Status st = stub->AdjustClock(&bad, req, &resp);
-    EXPECT_EQ(Code(st), "ERR_BAD_ADJUSTMENT");
-  }
-  {
-    v1::ResumeClockRequest req;
-    req.set_game_id(game);
-    Call call(arbiter);
-    ASSERT_TRUE(stub->ResumeClock(&call, req, &resp).ok());
-    EXPECT_EQ(resp.clock().status(), "running");
-  }
-  {
-    v1::SetClockRequest req;  // 6.14
-    req.set_game_id(game);
-    req.set_white_ms(600'000);
-    req.set_black_ms(700'000);
-    req.set_white_moves(12);
-    req.set_black_moves(12);
-    Call call(arbiter);
-    ASSERT_TRUE(stub->SetClock(&call, req, &resp).ok());
-    EXPECT_EQ(resp.clock().white_moves(), 12);
-    EXPECT_EQ(resp.clock().black_ms(), 700'000);
-  }
-  {
-    v1::ReplaceClockRequest req;  // 6.11
-    req.set_game_id(game);
-    req.set_white_ms(500'000);
-    req.set_black_ms(400'000);
-    Call call(arbiter);
-    ASSERT_TRUE(stub->ReplaceClock(&call, req, &resp).ok());
-    EXPECT_EQ(resp.clock().black_ms(), 400'000);
-    EXPECT_EQ(resp.clock().white_moves(), 12);
-  }
+  ASSERT_TRUE(
+      Unary(stub.get(), &S::PauseClock, ForGame<v1::PauseClockRequest>(game), arbiter, &resp).ok());
+  EXPECT_EQ(resp.clock().status(), "paused");
+  EXPECT_FALSE(resp.clock().has_deadline_ms());
+  auto adjust = ForGame<v1::AdjustClockRequest>(game);  // 7.4b: an illegal move gives time
+  adjust.set_side(v1::COLOR_BLACK);
+  adjust.set_delta_ms(120'000);
+  adjust.set_reason("7.4b");
+  ASSERT_TRUE(Unary(stub.get(), &S::AdjustClock, adjust, arbiter, &resp).ok());
+  EXPECT_EQ(resp.clock().black_ms(), 5'400'000 + 120'000);
+  adjust.set_delta_ms(-1);
+  EXPECT_EQ(Code(Unary(stub.get(), &S::AdjustClock, adjust, arbiter, &resp)), "ERR_BAD_ADJUSTMENT");
+  ASSERT_TRUE(
+      Unary(stub.get(), &S::ResumeClock, ForGame<v1::ResumeClockRequest>(game), arbiter, &resp)
+          .ok());
+  EXPECT_EQ(resp.clock().status(), "running");
+  auto set = ForGame<v1::SetClockRequest>(game);  // 6.14
+  set.set_white_ms(600'000);
+  set.set_black_ms(700'000);
+  set.set_white_moves(12);
+  set.set_black_moves(12);
+  ASSERT_TRUE(Unary(stub.get(), &S::SetClock, set, arbiter, &resp).ok());
+  EXPECT_EQ(resp.clock().white_moves(), 12);
+  EXPECT_EQ(resp.clock().black_ms(), 700'000);
+  auto replace = ForGame<v1::ReplaceClockRequest>(game);  // 6.11
+  replace.set_white_ms(500'000);
+  replace.set_black_ms(400'000);
+  ASSERT_TRUE(Unary(stub.get(), &S::ReplaceClock, replace, arbiter, &resp).ok());
+  EXPECT_EQ(resp.clock().black_ms(), 400'000);
+  EXPECT_EQ(resp.clock().white_moves(), 12);
 }
 
 // What each role gets from each method; bad tokens are refused (auth_matrix.h). Each call acts on
 // a fresh game in the state its method needs; a player's token is for that game and White.
 TEST_P(ClockServerTest, AuthMatrix) {
-  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
-  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
   // clang-format off
   const std::vector<AuthRow> matrix = {
       // method           platform  player  arbiter  observer  service
@@ -362,7 +288,6 @@ TEST_P(ClockServerTest, AuthMatrix) {
   };
   // clang-format on
   auto stub = Stub();
-  using S = v1::ClockAuthority::Stub;
   int n = 0;
   auto fresh = [&](bool started = true) { return Ready(absl::StrCat("m", n++), started); };
   auto as_white = [&](auto method, const auto& req, const TokenFor& t) {
@@ -390,18 +315,15 @@ TEST_P(ClockServerTest, AuthMatrix) {
            }},
           {"RecordArrival",
            [&](auto& t) {  // Black absent at the start, within the default time of an hour (6.7)
-             v1::CreateClockRequest create;
-             create.set_game_id(GameId(absl::StrCat("m", n++)));
+             auto create = ForGame<v1::CreateClockRequest>(GameId(absl::StrCat("m", n++)));
              create.set_time_control_human("G/60");
              create.set_edition(v1::EDITION_FIDE_2023);
              create.set_default_time_ms(3'600'000);
              EXPECT_TRUE(Unary(stub.get(), &S::CreateClock, create, Token(Role::kPlatform)).ok());
-             v1::StartClockRequest start;
-             start.set_game_id(create.game_id());
+             auto start = ForGame<v1::StartClockRequest>(create.game_id());
              start.add_absent(v1::COLOR_BLACK);
              EXPECT_TRUE(Unary(stub.get(), &S::StartClock, start, Token(Role::kArbiter)).ok());
-             v1::RecordArrivalRequest req;
-             req.set_game_id(start.game_id());
+             auto req = ForGame<v1::RecordArrivalRequest>(start.game_id());
              req.set_side(v1::COLOR_BLACK);
              return as_white(&S::RecordArrival, req, t);
            }},
@@ -432,12 +354,9 @@ TEST_P(ClockServerTest, AuthMatrix) {
            [&](auto& t) { return as_white(&S::PauseClock, on_fresh(v1::PauseClockRequest()), t); }},
           {"ResumeClock",
            [&](auto& t) {
-             v1::PauseClockRequest pause;
-             pause.set_game_id(fresh());
+             auto pause = ForGame<v1::PauseClockRequest>(fresh());
              EXPECT_TRUE(Unary(stub.get(), &S::PauseClock, pause, Token(Role::kArbiter)).ok());
-             v1::ResumeClockRequest req;
-             req.set_game_id(pause.game_id());
-             return as_white(&S::ResumeClock, req, t);
+             return as_white(&S::ResumeClock, ForGame<v1::ResumeClockRequest>(pause.game_id()), t);
            }},
           {"AdjustClock",
            [&](auto& t) {
@@ -467,8 +386,7 @@ TEST_P(ClockServerTest, AuthMatrix) {
   for (auto [colour, in] :
        {std::pair{v1::COLOR_BLACK, game}, std::pair{v1::COLOR_UNSPECIFIED, game},
         std::pair{v1::COLOR_WHITE, GameId("other")}}) {
-    v1::PressClockRequest req;
-    req.set_game_id(in);
+    auto req = ForGame<v1::PressClockRequest>(in);
     req.set_color(colour);
     grpc::Status st = Unary(stub.get(), &S::PressClock, req, mine);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED) << colour << " " << in;
@@ -535,12 +453,7 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
   EXPECT_EQ(got.clock().flag_event().fell_at_ms(), flag.fell_at_ms());
   EXPECT_EQ(got.clock().status(), "paused");
   // A late press is refused, and nothing more is written.
-  v1::PressClockRequest press;
-  press.set_game_id(game);
-  v1::ClockResponse resp;
-  Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->PressClock(&call, press, &resp);
-  EXPECT_EQ(Code(st), "ERR_FLAG_FALLEN");
+  EXPECT_EQ(Code(Press(ForGame<v1::PressClockRequest>(game))), "ERR_FLAG_FALLEN");
   EXPECT_EQ(Get(game).version(), 3);
 
   const std::string metrics = server()->Metrics();
@@ -558,30 +471,20 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
 TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
   const std::string game = GameId("g");
   auto stub = Stub();
-  {
-    v1::CreateClockRequest req;
-    req.set_game_id(game);
-    req.set_time_control_human("G/60");
-    req.set_edition(v1::EDITION_FIDE_2005);
-    req.set_default_time_ms(200);  // the event's regulations (6.7: "unless ...")
-    v1::ClockResponse resp;
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&call, req, &resp).ok());
-  }
+  auto create = ForGame<v1::CreateClockRequest>(game);
+  create.set_time_control_human("G/60");
+  create.set_edition(v1::EDITION_FIDE_2005);
+  create.set_default_time_ms(200);  // the event's regulations (6.7: "unless ...")
+  ASSERT_TRUE(Unary(stub.get(), &S::CreateClock, create, Token(Role::kPlatform)).ok());
   std::vector<v1::ClockUpdate> updates;
   std::thread watcher([&] {
     updates = Watch(stub.get(), game, 0, absl::Milliseconds(5000),
                     [](const v1::ClockUpdate& u) { return u.event().has_defaulted(); });
   });
   absl::SleepFor(absl::Milliseconds(50));
-  {
-    v1::StartClockRequest req;
-    req.set_game_id(game);
-    req.add_absent(v1::COLOR_BLACK);
-    v1::ClockResponse resp;
-    Call call(Token(Role::kArbiter));
-    ASSERT_TRUE(stub->StartClock(&call, req, &resp).ok());
-  }
+  auto start = ForGame<v1::StartClockRequest>(game);
+  start.add_absent(v1::COLOR_BLACK);
+  ASSERT_TRUE(Unary(stub.get(), &S::StartClock, start, Token(Role::kArbiter)).ok());
   watcher.join();
   ASSERT_EQ(updates.size(), 3u);
   const v1::PlayerDefaulted& d = updates[2].event().defaulted();
@@ -594,13 +497,10 @@ TEST_P(ClockServerTest, ADefaultFiresFromTheServerWhenTheDefaultTimeRunsOut) {
   EXPECT_EQ(got.clock().decision().outcome().result(), v1::RESULT_WHITE_WINS);
   EXPECT_EQ(got.clock().decision().outcome().termination(), v1::TERMINATION_DEFAULT);
   // Black arrives too late: refused, and nothing more is written.
-  v1::RecordArrivalRequest arrive;
-  arrive.set_game_id(game);
+  auto arrive = ForGame<v1::RecordArrivalRequest>(game);
   arrive.set_side(v1::COLOR_BLACK);
-  v1::ClockResponse resp;
-  Call call(Token(Role::kPlatform));
-  grpc::Status st = stub->RecordArrival(&call, arrive, &resp);
-  EXPECT_EQ(Code(st), "ERR_GAME_DECIDED");
+  EXPECT_EQ(Code(Unary(stub.get(), &S::RecordArrival, arrive, Token(Role::kPlatform))),
+            "ERR_GAME_DECIDED");
   EXPECT_EQ(Get(game).version(), 3);
   const std::string metrics = server()->Metrics();
   EXPECT_TRUE(absl::StrContains(metrics, "arbiter_clock_defaults_total"));
@@ -621,12 +521,11 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   EXPECT_FALSE(Get(game).clock().has_decision());
   EXPECT_EQ(Get(game).clock().status(), "running");
   // B7: black claims; granted, both clocks stopped.
-  v1::ClaimFlagRequest claim;
-  claim.set_game_id(game);
+  auto claim = ForGame<v1::ClaimFlagRequest>(game);
   claim.set_color(v1::COLOR_BLACK);
   v1::ClockResponse resp;
-  Call call(Token(Role::kPlayer, game, chess::Color::kBlack));
-  grpc::Status st = stub->ClaimFlag(&call, claim, &resp);
+  grpc::Status st = Unary(stub.get(), &S::ClaimFlag, claim,
+                          Token(Role::kPlayer, game, chess::Color::kBlack), &resp);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.claim().granted());
   EXPECT_EQ(resp.claim().article(), "B7");
@@ -648,22 +547,17 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
 TEST_P(ClockServerTest, TheDefaultCountsFromTheScheduledStart) {
   auto stub = Stub();
   auto create = [&](const std::string& game, std::int64_t scheduled, std::int64_t default_ms) {
-    v1::CreateClockRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::CreateClockRequest>(game);
     req.set_time_control_human("G/90");
     req.set_edition(v1::EDITION_FIDE_2001);
     req.set_default_time_ms(default_ms);
     req.set_scheduled_start_ms(scheduled);
-    v1::ClockResponse resp;
-    Call call(Token(Role::kPlatform));
-    return stub->CreateClock(&call, req, &resp);
+    return Unary(stub.get(), &S::CreateClock, req, Token(Role::kPlatform));
   };
   auto start = [&](const std::string& game, bool black_absent, v1::ClockResponse* resp) {
-    v1::StartClockRequest req;
-    req.set_game_id(game);
+    auto req = ForGame<v1::StartClockRequest>(game);
     if (black_absent) req.add_absent(v1::COLOR_BLACK);
-    Call call(Token(Role::kArbiter));
-    return stub->StartClock(&call, req, resp);
+    return Unary(stub.get(), &S::StartClock, req, Token(Role::kArbiter), resp);
   };
 
   const std::string game = GameId("g");
@@ -706,13 +600,7 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
   ASSERT_TRUE(Create(game, "G/60", v1::EDITION_FIDE_2023).ok());
   ASSERT_TRUE(Start(game).ok());
   auto stub = Stub();
-  for (int i = 0; i < 2; ++i) {
-    v1::PressClockRequest press;
-    press.set_game_id(game);
-    v1::ClockResponse resp;
-    Call call(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
-  }
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(Press(ForGame<v1::PressClockRequest>(game)).ok());
   // From the start: every event, each with the clock as it read then.
   std::vector<v1::ClockUpdate> all =
       Watch(stub.get(), game, 0, absl::Milliseconds(3000),
@@ -727,11 +615,7 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
                     [](const v1::ClockUpdate& u) { return u.version() == 5; });
   });
   absl::SleepFor(absl::Milliseconds(100));
-  v1::PressClockRequest press;
-  press.set_game_id(game);
-  v1::ClockResponse resp;
-  Call call(Token(Role::kPlatform));
-  ASSERT_TRUE(stub->PressClock(&call, press, &resp).ok());
+  ASSERT_TRUE(Press(ForGame<v1::PressClockRequest>(game)).ok());
   watcher.join();
   ASSERT_EQ(resumed.size(), 2u);
   EXPECT_EQ(resumed[0].version(), 4);
@@ -739,8 +623,7 @@ TEST_P(ClockServerTest, WatchResumesFromAVersion) {
   EXPECT_TRUE(resumed[1].event().has_pressed());
   EXPECT_EQ(resumed[1].clock().white_moves(), 2);
   // A version beyond the head is out of range.
-  v1::WatchClockRequest req;
-  req.set_game_id(game);
+  auto req = ForGame<v1::WatchClockRequest>(game);
   req.set_after_version(99);
   Call bad(Token(Role::kObserver));
   auto reader = stub->WatchClock(&bad, req);
@@ -760,17 +643,13 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
   std::vector<std::string> games;
   for (int g = 0; g < kGames; ++g) {
     games.push_back(absl::StrCat("shutdown-", g));
-    v1::CreateClockRequest create;
-    create.set_game_id(games.back());
+    auto create = ForGame<v1::CreateClockRequest>(games.back());
     create.set_time_control_human("G/60");
     create.set_edition(v1::EDITION_FIDE_2023);
-    v1::ClockResponse resp;
-    Call c1(Token(Role::kPlatform));
-    ASSERT_TRUE(stub->CreateClock(&c1, create, &resp).ok());
-    v1::StartClockRequest start;
-    start.set_game_id(games.back());
-    Call c2(Token(Role::kArbiter));
-    ASSERT_TRUE(stub->StartClock(&c2, start, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::CreateClock, create, Token(Role::kPlatform)).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::StartClock, ForGame<v1::StartClockRequest>(games.back()),
+                      Token(Role::kArbiter))
+                    .ok());
   }
   std::atomic<bool> stop{false};
   std::vector<std::array<int, kGames>> ok(6);
@@ -781,11 +660,9 @@ TEST(ClockServerShutdown, PressesInFlightAreAnsweredAndTheAcknowledgedOnesKept) 
     threads.emplace_back([&, t] {
       ok[t].fill(0);
       for (int i = 0; !stop.load(); ++i) {
-        v1::PressClockRequest press;
-        press.set_game_id(games[(i + t) % kGames]);
-        v1::ClockResponse resp;
-        Call call(token, absl::Milliseconds(3000));
-        if (stub->PressClock(&call, press, &resp).ok()) {
+        const auto press = ForGame<v1::PressClockRequest>(games[(i + t) % kGames]);
+        if (Unary(stub.get(), &S::PressClock, press, token, nullptr, absl::Milliseconds(3000))
+                .ok()) {
           ++ok[t][(i + t) % kGames];
         } else {
           ++failed;  // refused by a stopping server, or unknown: it may or may not have landed

@@ -17,73 +17,63 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
+using S = v1::RulesValidation::Stub;
 
 class RulesServerTest : public SuiteServerTest<RulesServerTest> {
  public:
   static TestServerOptions Options() {
-    TestServerOptions options;
-    options.services = {Service::kRules};
+    TestServerOptions options({Service::kRules});
     options.config.metrics_address = "none";  // stopping an exposer takes 2 s
     return options;
   }
 
  protected:
-  std::unique_ptr<v1::RulesValidation::Stub> Stub() {
-    return server()->Stub<v1::RulesValidation>();
-  }
+  std::unique_ptr<S> Stub() { return server()->Stub<v1::RulesValidation>(); }
 };
 
 TEST_F(RulesServerTest, ValidateMoveLegalIllegalAmbiguousAndMalformed) {
   auto stub = Stub();
   const std::string token = Token(Role::kPlayer);
-  v1::ValidateMoveRequest req;
-  req.mutable_position()->set_fen("startpos");
+  auto validate = [&](const v1::ValidateMoveRequest& req, v1::ValidateMoveResponse* resp) {
+    return Unary(stub.get(), &S::ValidateMove, req, token, resp);
+  };
+  auto req = OnPosition<v1::ValidateMoveRequest>("startpos");
   req.set_move("Sf3");
   req.set_letters(v1::LETTERS_GERMAN);
   v1::ValidateMoveResponse resp;
-  {
-    Call ctx(token);
-    ASSERT_TRUE(stub->ValidateMove(&ctx, req, &resp).ok());
-    EXPECT_TRUE(resp.legal());
-    EXPECT_EQ(resp.move().uci(), "g1f3");
-    EXPECT_EQ(resp.move().san(), "Nf3");
-    EXPECT_EQ(resp.move().appendix_e(), "Sf3");
-    EXPECT_FALSE(resp.draw_offer());
-  }
+  ASSERT_TRUE(validate(req, &resp).ok());
+  EXPECT_TRUE(resp.legal());
+  EXPECT_EQ(resp.move().uci(), "g1f3");
+  EXPECT_EQ(resp.move().san(), "Nf3");
+  EXPECT_EQ(resp.move().appendix_e(), "Sf3");
+  EXPECT_FALSE(resp.draw_offer());
   {  // Appendix E12 / 9.1: "Sf3 (=)" is the move with a draw offer (issue 14.8).
-    Call ctx(token);
     v1::ValidateMoveRequest offer = req;
     offer.set_move("Sf3 (=)");
     v1::ValidateMoveResponse r;
-    ASSERT_TRUE(stub->ValidateMove(&ctx, offer, &r).ok());
+    ASSERT_TRUE(validate(offer, &r).ok());
     EXPECT_TRUE(r.legal());
     EXPECT_EQ(r.move().uci(), "g1f3");
     EXPECT_TRUE(r.draw_offer());
   }
-  {  // 3.9: a pinned knight; the answer carries the reason.
-    Call ctx(token);
-    req.mutable_position()->set_fen("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1");
-    req.set_move("Nc3");
-    ASSERT_TRUE(stub->ValidateMove(&ctx, req, &resp).ok());
-    EXPECT_FALSE(resp.legal());
-    EXPECT_EQ(resp.error().code(), "ERR_ILLEGAL_MOVE");
-    EXPECT_EQ(resp.error().illegal_move_reason(), "LEAVES_KING_IN_CHECK");
-  }
-  {
-    Call ctx(token);
-    req.mutable_position()->set_fen("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
-    req.set_move("Nd2");
-    ASSERT_TRUE(stub->ValidateMove(&ctx, req, &resp).ok());
-    EXPECT_EQ(resp.error().code(), "ERR_AMBIGUOUS_SAN");
-  }
+  // 3.9: a pinned knight; the answer carries the reason.
+  req.mutable_position()->set_fen("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1");
+  req.set_move("Nc3");
+  ASSERT_TRUE(validate(req, &resp).ok());
+  EXPECT_FALSE(resp.legal());
+  EXPECT_EQ(resp.error().code(), "ERR_ILLEGAL_MOVE");
+  EXPECT_EQ(resp.error().illegal_move_reason(), "LEAVES_KING_IN_CHECK");
+  req.mutable_position()->set_fen("4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
+  req.set_move("Nd2");
+  ASSERT_TRUE(validate(req, &resp).ok());
+  EXPECT_EQ(resp.error().code(), "ERR_AMBIGUOUS_SAN");
   for (auto [fen, move, code] :
        {std::tuple{"startpos", "Zz9", "ERR_BAD_SAN"}, std::tuple{"nonsense", "e4", "ERR_BAD_FEN"},
         std::tuple{"8/8/8/8/8/8/8/8 w - - 0 1", "e4", "ERR_BAD_SETUP"},
         std::tuple{"startpos", "", "ERR_BAD_ARGUMENT"}}) {
-    Call ctx(token);
     req.mutable_position()->set_fen(fen);
     req.set_move(move);
-    grpc::Status st = stub->ValidateMove(&ctx, req, &resp);
+    grpc::Status st = validate(req, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << fen << " " << move;
     EXPECT_EQ(Code(st), code);
   }
@@ -99,8 +89,7 @@ TEST_F(RulesServerTest, BatchAndStreamAnswerEachItem) {
     r->set_id(m);
   }
   v1::ValidateMoveBatchResponse out;
-  Call ctx(Token(Role::kPlatform));
-  ASSERT_TRUE(stub->ValidateMoveBatch(&ctx, batch, &out).ok());
+  ASSERT_TRUE(Unary(stub.get(), &S::ValidateMoveBatch, batch, Token(Role::kPlatform), &out).ok());
   ASSERT_EQ(out.responses_size(), 4);
   EXPECT_TRUE(out.responses(0).legal());
   EXPECT_FALSE(out.responses(1).legal());  // e5 is Black's move
@@ -123,12 +112,10 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
   auto stub = Stub();
   const std::string token = Token(Role::kArbiter);
   {
-    v1::ApplyMovesRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::ApplyMovesRequest>("startpos");
     for (const char* m : {"f3", "e5", "g4", "Qh4#"}) req.add_moves(m);
     v1::ApplyMovesResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->ApplyMoves(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::ApplyMoves, req, token, &resp).ok());
     ASSERT_EQ(resp.moves_size(), 4);
     EXPECT_EQ(resp.moves(3).move().san(), "Qh4#");
     EXPECT_TRUE(resp.status().checkmate());
@@ -136,55 +123,45 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
     EXPECT_EQ(resp.status().automatic_outcome().winner(), v1::COLOR_BLACK);
   }
   {  // The first illegal move fails the call, naming it.
-    v1::ApplyMovesRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::ApplyMovesRequest>("startpos");
     req.add_moves("e4");
     req.add_moves("e4");
     v1::ApplyMovesResponse resp;
-    Call ctx(token);
-    grpc::Status st = stub->ApplyMoves(&ctx, req, &resp);
+    grpc::Status st = Unary(stub.get(), &S::ApplyMoves, req, token, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(Code(st), "ERR_ILLEGAL_MOVE");
     EXPECT_TRUE(absl::StrContains(st.error_message(), "moves[1]"));
   }
   {  // 9.2a and, under 2023, the automatic draws.
-    v1::GetStatusRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::GetStatusRequest>("startpos");
     for (const char* m : {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"}) req.add_moves(m);
     v1::GetStatusResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->GetStatus(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::GetStatus, req, token, &resp).ok());
     EXPECT_FALSE(resp.status().threefold().now());
     ASSERT_EQ(resp.status().threefold().by_moves_size(), 1);
     EXPECT_EQ(resp.status().threefold().by_moves(0).san(), "Ng8");
   }
   {
-    v1::GetStatusRequest req;
-    req.mutable_position()->set_fen("8/8/4k3/8/8/3K4/8/5B2 w - - 0 1");
+    auto req = OnPosition<v1::GetStatusRequest>("8/8/4k3/8/8/3K4/8/5B2 w - - 0 1");
     req.set_edition(v1::EDITION_FIDE_2001);
     v1::GetStatusResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->GetStatus(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::GetStatus, req, token, &resp).ok());
     EXPECT_EQ(resp.status().automatic_outcome().termination(), v1::TERMINATION_DEAD_POSITION);
   }
   {
-    v1::ConvertMoveRequest req;
-    req.mutable_position()->set_fen("3r2k1/4P3/8/8/8/8/8/4K3 w - - 0 1");
+    auto req = OnPosition<v1::ConvertMoveRequest>("3r2k1/4P3/8/8/8/8/8/4K3 w - - 0 1");
     req.set_move("e7d8q");
     req.set_to(v1::NOTATION_APPENDIX_E);
     req.set_letters(v1::LETTERS_GERMAN);
     v1::ConvertMoveResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->ConvertMove(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::ConvertMove, req, token, &resp).ok());
     EXPECT_EQ(resp.text(), "exd8D+");
     EXPECT_EQ(resp.move().san(), "exd8=Q+");
   }
   {
-    v1::ValidateSetupRequest req;
-    req.mutable_position()->set_fen("kk6/8/8/8/8/8/8/P3K3 w KQ - 0 1");
+    auto req = OnPosition<v1::ValidateSetupRequest>("kk6/8/8/8/8/8/8/P3K3 w KQ - 0 1");
     v1::ValidateSetupResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->ValidateSetup(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::ValidateSetup, req, token, &resp).ok());
     EXPECT_FALSE(resp.valid());
     EXPECT_EQ(resp.problems_size(), 4);  // two kings, a pawn on a1, rights K and Q without rooks
   }
@@ -192,8 +169,7 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
     v1::ValidatePgnRequest req;
     req.set_pgn("[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. e4 e5 2. Ke3 *\n");
     v1::ValidatePgnResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->ValidatePgn(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::ValidatePgn, req, token, &resp).ok());
     EXPECT_FALSE(resp.ok());
     ASSERT_EQ(resp.games_size(), 2);
     EXPECT_TRUE(resp.games(0).ok());
@@ -203,25 +179,20 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
     EXPECT_EQ(resp.games(1).error().code(), "ERR_ILLEGAL_MOVE");
   }
   {
-    v1::PerftRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::PerftRequest>("startpos");
     req.set_depth(4);
     req.set_divide(true);
     v1::PerftResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->Perft(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::Perft, req, token, &resp).ok());
     EXPECT_EQ(resp.nodes(), 197281u);
     EXPECT_EQ(resp.divide_size(), 20);
     req.set_depth(9);
-    Call ctx2(token);
-    EXPECT_EQ(Code(stub->Perft(&ctx2, req, &resp)), "ERR_BAD_ARGUMENT");
+    EXPECT_EQ(Code(Unary(stub.get(), &S::Perft, req, token, &resp)), "ERR_BAD_ARGUMENT");
   }
   {
-    v1::LegalMovesRequest req;
-    req.mutable_position()->set_fen("startpos");
+    auto req = OnPosition<v1::LegalMovesRequest>("startpos");
     v1::LegalMovesResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->LegalMoves(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::LegalMoves, req, token, &resp).ok());
     EXPECT_EQ(resp.moves_size(), 20);
     EXPECT_EQ(resp.moves(0).uci(), "a2a3");
   }
@@ -234,24 +205,20 @@ TEST_F(RulesServerTest, TheStatusKnowsWhenTheGameIsOver) {
   auto stub = Stub();
   const std::string token = Token(Role::kArbiter);
   {  // 5.2b under the 1997 appendices: two bare kings.
-    v1::GetStatusRequest req;
-    req.mutable_position()->set_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+    auto req = OnPosition<v1::GetStatusRequest>("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
     req.set_edition(v1::EDITION_FIDE_1997);
     v1::GetStatusResponse resp;
-    Call ctx(token);
-    ASSERT_TRUE(stub->GetStatus(&ctx, req, &resp).ok());
+    ASSERT_TRUE(Unary(stub.get(), &S::GetStatus, req, token, &resp).ok());
     EXPECT_EQ(resp.status().automatic_outcome().result(), v1::RESULT_DRAW);
     EXPECT_EQ(resp.status().automatic_outcome().termination(), v1::TERMINATION_DEAD_POSITION);
   }
   {  // 9.6: locked pawns, dead by a static proof; Kd3 after it is refused.
-    v1::GetStatusRequest req;
-    req.mutable_position()->set_fen("8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1");
+    auto req = OnPosition<v1::GetStatusRequest>("8/2k5/8/p1p1p1p1/P1P1P3/6P1/4K3/8 w - - 0 1");
     req.set_edition(v1::EDITION_FIDE_2001);
     req.add_moves("g4");
     req.add_moves("Kd6");
     v1::GetStatusResponse resp;
-    Call ctx(token);
-    grpc::Status st = stub->GetStatus(&ctx, req, &resp);
+    grpc::Status st = Unary(stub.get(), &S::GetStatus, req, token, &resp);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     EXPECT_EQ(Code(st), "ERR_GAME_OVER");
     EXPECT_TRUE(absl::StrContains(st.error_message(), "dead_position")) << st.error_message();
@@ -259,19 +226,15 @@ TEST_F(RulesServerTest, TheStatusKnowsWhenTheGameIsOver) {
 }
 
 TEST_F(RulesServerTest, TooManyMovesAreRefused) {
-  v1::ApplyMovesRequest many;
-  many.mutable_position()->set_fen("startpos");
+  auto many = OnPosition<v1::ApplyMovesRequest>("startpos");
   for (int i = 0; i < 10001; ++i) many.add_moves("Nf3");
-  grpc::Status st =
-      Unary(Stub().get(), &v1::RulesValidation::Stub::ApplyMoves, many, Token(Role::kArbiter));
+  grpc::Status st = Unary(Stub().get(), &S::ApplyMoves, many, Token(Role::kArbiter));
   EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(Code(st), "ERR_TOO_LARGE");
 }
 
 // What each role gets from each method; bad tokens are refused (auth_matrix.h).
 TEST_F(RulesServerTest, AuthMatrix) {
-  constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
-  constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
   // clang-format off
   const std::vector<AuthRow> matrix = {
       // method                platform  player  arbiter  observer  service
@@ -288,25 +251,19 @@ TEST_F(RulesServerTest, AuthMatrix) {
   };
   // clang-format on
   auto stub = Stub();
-  using S = v1::RulesValidation::Stub;
-  v1::ValidateMoveRequest vm;
-  vm.mutable_position()->set_fen("startpos");
+  auto vm = OnPosition<v1::ValidateMoveRequest>("startpos");
   vm.set_move("e4");
-  v1::ApplyMovesRequest apply;
-  apply.mutable_position()->set_fen("startpos");
+  auto apply = OnPosition<v1::ApplyMovesRequest>("startpos");
   v1::LegalMovesRequest legal;
   legal.mutable_position()->set_fen("startpos");
-  v1::GetStatusRequest status;
-  status.mutable_position()->set_fen("startpos");
+  auto status = OnPosition<v1::GetStatusRequest>("startpos");
   v1::ConvertMoveRequest convert;
   convert.mutable_position()->set_fen("startpos");
   convert.set_move("e4");
-  v1::ValidateSetupRequest setup;
-  setup.mutable_position()->set_fen("startpos");
+  auto setup = OnPosition<v1::ValidateSetupRequest>("startpos");
   v1::ValidatePgnRequest pgn;
   pgn.set_pgn("1. e4 *");
-  v1::PerftRequest perft;
-  perft.mutable_position()->set_fen("startpos");
+  auto perft = OnPosition<v1::PerftRequest>("startpos");
   perft.set_depth(2);
   // Stateless: no game; a player's token names one all the same.
   auto tok = [](const TokenFor& token) { return token("g1", chess::Color::kWhite); };

@@ -20,19 +20,14 @@
 #include "libs/chess/notation.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/json_lines.h"
 
 namespace arbiterctl {
 namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxLineBytes = 1 << 20;
 constexpr std::int64_t kMaxNodesCap = 100'000'000;
-
-json ErrorJson(const absl::Status& status) {
-  return json{
-      {"error", {{"code", base::ErrorCode(status)}, {"message", std::string(status.message())}}}};
-}
 
 json LineJson(const std::vector<chess::Move>& line) {
   json out = json::array();
@@ -77,14 +72,9 @@ int Usage(const absl::Status& status, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 std::string UnwinnableLine(const std::string& line) {
-  if (line.size() > kMaxLineBytes) {
-    return ErrorJson(base::Error(base::kErrTooLarge, "input line longer than 1 MiB")).dump();
-  }
-  json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (in.is_discarded() || !in.is_object()) {
-    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "each line must be one JSON object"))
-        .dump();
-  }
+  absl::StatusOr<json> parsed = ParseObjectLine(line);
+  if (!parsed.ok()) return ErrorJson(parsed.status()).dump();
+  json& in = *parsed;
   if (!in.contains("fen") || !in["fen"].is_string()) {
     return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string")).dump();
   }

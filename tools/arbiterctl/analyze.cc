@@ -14,19 +14,14 @@
 #include "libs/chess/notation.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/json_lines.h"
 
 namespace arbiterctl {
 namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxLineBytes = 1 << 20;
 constexpr size_t kMaxMoves = 10000;
-
-json ErrorJson(const absl::Status& status) {
-  return json{
-      {"error", {{"code", base::ErrorCode(status)}, {"message", std::string(status.message())}}}};
-}
 
 std::vector<std::string> SortedStrings(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
@@ -36,14 +31,9 @@ std::vector<std::string> SortedStrings(std::vector<std::string> v) {
 }  // namespace
 
 std::string AnalyzeLine(const std::string& line) {
-  if (line.size() > kMaxLineBytes) {
-    return ErrorJson(base::Error(base::kErrTooLarge, "input line longer than 1 MiB")).dump();
-  }
-  json in = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (in.is_discarded() || !in.is_object()) {
-    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "each line must be one JSON object"))
-        .dump();
-  }
+  absl::StatusOr<json> parsed = ParseObjectLine(line);
+  if (!parsed.ok()) return ErrorJson(parsed.status()).dump();
+  json& in = *parsed;
   std::string fen = "startpos";
   if (in.contains("fen")) {
     if (!in["fen"].is_string())

@@ -9,8 +9,10 @@
 #ifndef ARBITER_TOOLS_ARBITERCTL_ARGS_H_
 #define ARBITER_TOOLS_ARBITERCTL_ARGS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/arbiter/v1/common.pb.h"
+#include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
 
@@ -64,6 +67,15 @@ class FlagReader {
   v1::Edition Edition(const std::string& text);
   // "standard", "rapid", "blitz".
   v1::GameType GameType(const std::string& text);
+  // The value `text` names in `names` (names.h), else a failure with `message` (for a required
+  // flag left empty, its own failure came first and stands).
+  template <typename Enum, std::size_t N>
+  Enum OneOf(const std::string& text, const EnumName<Enum> (&names)[N],
+             const std::string& message) {
+    const std::optional<Enum> value = ValueNamed(names, text);
+    if (!value.has_value()) Fail(message);
+    return value.value_or(Enum{});
+  }
 
  private:
   const Args& args_;

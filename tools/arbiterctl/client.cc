@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
@@ -93,12 +94,90 @@ int Health(const ClientArgs& args, std::ostream& out, std::ostream& err) {
   return resp.status() == grpc::health::v1::HealthCheckResponse::SERVING ? 0 : 1;
 }
 
+using RulesStub = v1::RulesValidation::Stub;
+
+// The calls of `rules`: each sends its request and prints the response, as JSON with --json,
+// else as text.
+class RulesCalls {
+ public:
+  RulesCalls(const ClientArgs& args, std::ostream& out, std::ostream& err)
+      : args_(args), stub_(v1::RulesValidation::NewStub(Connect(args))), out_(out), err_(err) {}
+
+  // Sends `req` by `method`; `text(response, out)` prints the response without --json. Exits
+  // with `exit_code(response)`, or 2 after an RPC error.
+  template <typename Request, typename Response, typename Text, typename ExitCode>
+  int Ask(grpc::Status (RulesStub::*method)(grpc::ClientContext*, const Request&, Response*),
+          const Request& req, const Text& text, const ExitCode& exit_code) {
+    grpc::ClientContext ctx;
+    Prepare(args_, &ctx);
+    Response resp;
+    grpc::Status st = ((*stub_).*method)(&ctx, req, &resp);
+    const bool json = args_.Has("json");
+    if (!st.ok()) return PrintRpcError(st, json, out_, err_);
+    if (json) {
+      out_ << ToJson(resp) << "\n";
+    } else {
+      text(resp, out_);
+    }
+    return exit_code(resp);
+  }
+  // The same, exit 0.
+  template <typename Request, typename Response, typename Text>
+  int Ask(grpc::Status (RulesStub::*method)(grpc::ClientContext*, const Request&, Response*),
+          const Request& req, const Text& text) {
+    return Ask(method, req, text, [](const Response&) { return 0; });
+  }
+
+ private:
+  const ClientArgs& args_;
+  std::unique_ptr<RulesStub> stub_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+void PrintValidation(const v1::ValidateMoveResponse& resp, std::ostream& out) {
+  if (resp.legal()) {
+    out << "legal: " << resp.move().san() << " (UCI " << resp.move().uci() << ", Appendix E "
+        << resp.move().appendix_e() << ")"
+        << (resp.checkmate() ? ", checkmate"
+            : resp.check()   ? ", check"
+                             : "")
+        << "\n  after: " << resp.after().fen() << "\n";
+  } else {
+    out << "illegal: " << resp.error().code()
+        << (resp.error().illegal_move_reason().empty() ? ""
+                                                       : " " + resp.error().illegal_move_reason())
+        << ": " << resp.error().message() << "\n";
+  }
+}
+
+void PrintStatus(const v1::GetStatusResponse& resp, std::ostream& out) {
+  const v1::PositionStatus& s = resp.status();
+  out << "position: " << s.position().fen() << "\n"
+      << "check: " << s.check() << "  checkmate: " << s.checkmate()
+      << "  stalemate: " << s.stalemate()
+      << "  insufficient material: " << s.insufficient_material() << "\n"
+      << "repetitions: " << s.repetitions() << "  half-move clock: " << s.halfmove_clock() << "\n";
+  out << "threefold claim (9.2): "
+      << (s.threefold().now()             ? "now"
+          : s.threefold().by_moves_size() ? "with a move"
+                                          : "no");
+  for (const v1::Move& m : s.threefold().by_moves()) out << " " << m.san();
+  out << "\nfifty-move claim (9.3): "
+      << (s.fifty_moves().now()             ? "now"
+          : s.fifty_moves().by_moves_size() ? "with a move"
+                                            : "no");
+  for (const v1::Move& m : s.fifty_moves().by_moves()) out << " " << m.san();
+  out << "\nends the game by itself: "
+      << (s.automatic_outcome().result() == v1::RESULT_ONGOING
+              ? std::string("no")
+              : v1::Termination_Name(s.automatic_outcome().termination()))
+      << "\n";
+}
+
 int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
-  auto stub = v1::RulesValidation::NewStub(Connect(args));
-  const bool json = args.Has("json");
+  RulesCalls calls(args, out, err);
   const std::string what = args.positional.size() > 1 ? args.positional[1] : "";
-  grpc::ClientContext ctx;
-  Prepare(args, &ctx);
   v1::Position position;
   position.set_fen(args.Get("fen", "startpos"));
   if (what == "validate") {
@@ -106,25 +185,8 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     *req.mutable_position() = position;
     req.set_move(args.Get("move"));
     req.set_letters(args.Get("letters") == "german" ? v1::LETTERS_GERMAN : v1::LETTERS_ENGLISH);
-    v1::ValidateMoveResponse resp;
-    grpc::Status st = stub->ValidateMove(&ctx, req, &resp);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << ToJson(resp) << "\n";
-    } else if (resp.legal()) {
-      out << "legal: " << resp.move().san() << " (UCI " << resp.move().uci() << ", Appendix E "
-          << resp.move().appendix_e() << ")"
-          << (resp.checkmate() ? ", checkmate"
-              : resp.check()   ? ", check"
-                               : "")
-          << "\n  after: " << resp.after().fen() << "\n";
-    } else {
-      out << "illegal: " << resp.error().code()
-          << (resp.error().illegal_move_reason().empty() ? ""
-                                                         : " " + resp.error().illegal_move_reason())
-          << ": " << resp.error().message() << "\n";
-    }
-    return resp.legal() ? 0 : 1;
+    return calls.Ask(&RulesStub::ValidateMove, req, PrintValidation,
+                     [](const v1::ValidateMoveResponse& resp) { return resp.legal() ? 0 : 1; });
   }
   if (what == "status") {
     v1::GetStatusRequest req;
@@ -133,64 +195,26 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     FlagReader flags(args);
     req.set_edition(flags.Edition(args.Get("edition", "fide2023")));
     if (!flags.ok()) return PrintError(base::Error(base::kErrBadArgument, flags.error()), err);
-    v1::GetStatusResponse resp;
-    grpc::Status st = stub->GetStatus(&ctx, req, &resp);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << ToJson(resp) << "\n";
-      return 0;
-    }
-    const v1::PositionStatus& s = resp.status();
-    out << "position: " << s.position().fen() << "\n"
-        << "check: " << s.check() << "  checkmate: " << s.checkmate()
-        << "  stalemate: " << s.stalemate()
-        << "  insufficient material: " << s.insufficient_material() << "\n"
-        << "repetitions: " << s.repetitions() << "  half-move clock: " << s.halfmove_clock()
-        << "\n";
-    out << "threefold claim (9.2): "
-        << (s.threefold().now()             ? "now"
-            : s.threefold().by_moves_size() ? "with a move"
-                                            : "no");
-    for (const v1::Move& m : s.threefold().by_moves()) out << " " << m.san();
-    out << "\nfifty-move claim (9.3): "
-        << (s.fifty_moves().now()             ? "now"
-            : s.fifty_moves().by_moves_size() ? "with a move"
-                                              : "no");
-    for (const v1::Move& m : s.fifty_moves().by_moves()) out << " " << m.san();
-    out << "\nends the game by itself: "
-        << (s.automatic_outcome().result() == v1::RESULT_ONGOING
-                ? std::string("no")
-                : v1::Termination_Name(s.automatic_outcome().termination()))
-        << "\n";
-    return 0;
+    return calls.Ask(&RulesStub::GetStatus, req, PrintStatus);
   }
   if (what == "apply") {
     v1::ApplyMovesRequest req;
     *req.mutable_position() = position;
     for (const std::string& m : SplitMoves(args.Get("moves"))) req.add_moves(m);
-    v1::ApplyMovesResponse resp;
-    grpc::Status st = stub->ApplyMoves(&ctx, req, &resp);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << ToJson(resp) << "\n";
-    } else {
-      for (const v1::AppliedMove& m : resp.moves())
-        out << m.move().san() << "  " << m.after().fen() << "\n";
-    }
-    return 0;
+    return calls.Ask(&RulesStub::ApplyMoves, req,
+                     [](const v1::ApplyMovesResponse& resp, std::ostream& out) {
+                       for (const v1::AppliedMove& m : resp.moves())
+                         out << m.move().san() << "  " << m.after().fen() << "\n";
+                     });
   }
   if (what == "legal") {
     v1::LegalMovesRequest req;
     *req.mutable_position() = position;
-    v1::LegalMovesResponse resp;
-    grpc::Status st = stub->LegalMoves(&ctx, req, &resp);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << ToJson(resp) << "\n";
-    } else {
-      for (const v1::Move& m : resp.moves()) out << m.uci() << " " << m.san() << "\n";
-    }
-    return 0;
+    return calls.Ask(&RulesStub::LegalMoves, req,
+                     [](const v1::LegalMovesResponse& resp, std::ostream& out) {
+                       for (const v1::Move& m : resp.moves())
+                         out << m.uci() << " " << m.san() << "\n";
+                     });
   }
   if (what == "perft") {
     v1::PerftRequest req;
@@ -198,15 +222,9 @@ int Rules(const ClientArgs& args, std::ostream& out, std::ostream& err) {
     int depth = 0;
     absl::SimpleAtoi(args.Get("depth", "1"), &depth);
     req.set_depth(depth);
-    v1::PerftResponse resp;
-    grpc::Status st = stub->Perft(&ctx, req, &resp);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << ToJson(resp) << "\n";
-    } else {
+    return calls.Ask(&RulesStub::Perft, req, [](const v1::PerftResponse& resp, std::ostream& out) {
       out << "Nodes searched: " << resp.nodes() << "\n";
-    }
-    return 0;
+    });
   }
   err << "arbiterctl rules: validate | status | apply | legal | perft\n";
   return 2;

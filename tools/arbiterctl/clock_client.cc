@@ -1,24 +1,17 @@
 #include "tools/arbiterctl/clock_client.h"
 
-#include <chrono>
-#include <fstream>
-#include <memory>
+#include <cstdint>
 #include <ostream>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/security/credentials.h"
 #include "libs/clock/display.h"
 #include "libs/clock/time_control.h"
 #include "libs/service/grpc_status.h"
 #include "libs/service/metrics.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
+#include "tools/arbiterctl/client_commands.h"
 #include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
@@ -261,22 +254,13 @@ int Print(const v1::ClockResponse& resp, bool json, std::ostream& out) {
   return resp.has_claim() && !resp.claim().granted() ? 1 : 0;
 }
 
-int Watch(const ClientArgs& args, v1::ClockAuthority::Stub* stub, bool json, std::ostream& out,
-          std::ostream& err) {
-  FlagReader flags(args);
-  v1::WatchClockRequest req;
-  req.set_game_id(args.Get("game"));
-  if (args.Has("after-version")) req.set_after_version(flags.Int("after-version"));
-  const std::int64_t count = args.Has("count") ? flags.Int("count") : -1;
-  if (!flags.ok()) return Usage(err, flags.error());
+using Stub = v1::ClockAuthority::Stub;
+using Call = RpcCall<Stub, v1::ClockResponse>;
+
+int Watch(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
+  const bool json = args.Has("json");
   const bool until_flag = args.Get("until") == "flag";
-  grpc::ClientContext ctx;
-  Prepare(args, &ctx, /*deadline=*/false);
-  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = stub->WatchClock(&ctx, req);
-  v1::ClockUpdate update;
-  std::int64_t seen = 0;
-  bool stopped = false;
-  while (reader->Read(&update)) {
+  auto print = [&](const v1::ClockUpdate& update) {
     if (json) {
       out << OrderedJson{{"version", update.version()},
                          {"command_id", update.command_id()},
@@ -293,136 +277,117 @@ int Watch(const ClientArgs& args, v1::ClockAuthority::Stub* stub, bool json, std
       out << "\n  ";
       PrintClock(update.clock(), out);
     }
-    out.flush();
-    ++seen;
-    if ((count >= 0 && seen >= count) || (until_flag && update.event().has_flag_fell())) {
-      stopped = true;
-      ctx.TryCancel();
-      break;
-    }
-  }
-  grpc::Status st = reader->Finish();
-  if (stopped || st.ok()) return 0;
-  return PrintRpcError(st, json, out, err);
-}
-
-int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
-  const std::string what = args.positional.size() > 1 ? args.positional[1] : "";
-  const bool json = args.Has("json");
-  if (what.empty()) return Usage(err, "which command?");
-  if (!args.Has("game") || args.Get("game").empty()) return Usage(err, "--game ID is required");
-  auto stub = v1::ClockAuthority::NewStub(Connect(args));
-  if (what == "watch") return Watch(args, stub.get(), json, out, err);
-
-  grpc::ClientContext ctx;
-  Prepare(args, &ctx);
-  FlagReader flags(args);
-  v1::ClockResponse resp;
-  grpc::Status st;
-  // Builds the request; sends it only if every flag read well.
-  auto send = [&](auto&& call) {
-    if (flags.ok()) st = call();
   };
-  if (what == "create") {
-    v1::CreateClockRequest req;
-    req.set_game_id(args.Get("game"));
-    if (args.Has("command-id")) req.set_command_id(args.Get("command-id"));
-    if (args.Has("time-control-human")) {
-      req.set_time_control_human(args.Get("time-control-human"));
-    } else if (args.Has("time-control")) {
-      // The PGN tag when it reads as one; otherwise the arbiters' form (the server checks it).
-      const std::string tc = args.Get("time-control");
-      if (chessclock::ParsePgnTimeControl(tc).ok()) {
-        req.set_time_control(tc);
-      } else {
-        req.set_time_control_human(tc);
-      }
-    } else {
-      return Usage(err, "create needs --time-control TC");
-    }
-    if (!args.Has("edition")) return Usage(err, "create needs --edition E");
-    req.set_edition(flags.Edition(args.Get("edition")));
-    if (args.Has("game-type")) req.set_game_type(flags.GameType(args.Get("game-type")));
-    if (args.Has("default-time-ms")) req.set_default_time_ms(flags.Int("default-time-ms"));
-    if (args.Has("lag-compensation")) req.set_lag_compensation(True(args.Get("lag-compensation")));
-    if (args.Has("delay-saved-time")) {
-      const std::string d = args.Get("delay-saved-time");
-      if (d != "carry" && d != "discard") {
-        return Usage(err, "--delay-saved-time must be carry or discard");
-      }
-      req.set_delay_saved_time(d == "discard" ? v1::DELAY_SAVED_TIME_DISCARD
-                                              : v1::DELAY_SAVED_TIME_CARRY);
-    }
-    send([&] { return stub->CreateClock(&ctx, req, &resp); });
-  } else if (what == "start") {
-    v1::StartClockRequest req;
-    SetCommandFields(args, flags, &req);
-    for (absl::string_view s : absl::StrSplit(args.Get("absent"), ',', absl::SkipEmpty())) {
-      req.add_absent(flags.Color(std::string(s), "absent"));
-    }
-    send([&] { return stub->StartClock(&ctx, req, &resp); });
-  } else if (what == "press") {
-    v1::PressClockRequest req;
-    SetCommandFields(args, flags, &req);
-    if (args.Has("color")) req.set_color(flags.Color("color"));
-    if (args.Has("lag-ms")) req.set_lag_ms(flags.Int("lag-ms"));
-    send([&] { return stub->PressClock(&ctx, req, &resp); });
-  } else if (what == "pause") {
-    v1::PauseClockRequest req;
-    SetCommandFields(args, flags, &req);
-    send([&] { return stub->PauseClock(&ctx, req, &resp); });
-  } else if (what == "resume") {
-    v1::ResumeClockRequest req;
-    SetCommandFields(args, flags, &req);
-    send([&] { return stub->ResumeClock(&ctx, req, &resp); });
-  } else if (what == "adjust") {
-    v1::AdjustClockRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Color("side"));
-    req.set_delta_ms(flags.Int("delta-ms"));
-    req.set_reason(args.Get("reason"));
-    send([&] { return stub->AdjustClock(&ctx, req, &resp); });
-  } else if (what == "set") {
-    v1::SetClockRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_white_ms(flags.Int("white-ms"));
-    req.set_black_ms(flags.Int("black-ms"));
-    if (args.Has("white-moves")) req.set_white_moves(static_cast<int>(flags.Int("white-moves")));
-    if (args.Has("black-moves")) req.set_black_moves(static_cast<int>(flags.Int("black-moves")));
-    if (args.Has("to-move")) req.set_to_move(flags.Color("to-move"));
-    send([&] { return stub->SetClock(&ctx, req, &resp); });
-  } else if (what == "replace") {
-    v1::ReplaceClockRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_white_ms(flags.Int("white-ms"));
-    req.set_black_ms(flags.Int("black-ms"));
-    send([&] { return stub->ReplaceClock(&ctx, req, &resp); });
-  } else if (what == "arrive") {
-    v1::RecordArrivalRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Color("side"));
-    send([&] { return stub->RecordArrival(&ctx, req, &resp); });
-  } else if (what == "claim") {
-    v1::ClaimFlagRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_color(flags.Color("color"));
-    send([&] { return stub->ClaimFlag(&ctx, req, &resp); });
-  } else if (what == "get") {
-    v1::GetClockRequest req;
-    req.set_game_id(args.Get("game"));
-    send([&] { return stub->GetClock(&ctx, req, &resp); });
-  } else {
-    return Usage(err, absl::StrCat("unknown command \"", what, "\""));
-  }
-  if (!flags.ok()) return Usage(err, flags.error());
-  if (!st.ok()) return PrintRpcError(st, json, out, err);
-  return Print(resp, json, out);
+  auto last = [&](const v1::ClockUpdate& update, std::int64_t) {
+    return until_flag && update.event().has_flag_fell();
+  };
+  return arbiterctl::Watch(args, stub, &Stub::WatchClock, Usage, print, last, out, err);
 }
+
+// --- The subcommands' requests -------------------------------------------------------------------
+
+constexpr EnumName<v1::DelaySavedTime> kDelaySavedTimeNames[] = {
+    {v1::DELAY_SAVED_TIME_CARRY, "carry"}, {v1::DELAY_SAVED_TIME_DISCARD, "discard"}};
+
+void Create(Call& c) {
+  const ClientArgs& args = c.args();
+  FlagReader& flags = c.flags();
+  v1::CreateClockRequest req = c.ForGame<v1::CreateClockRequest>();
+  if (args.Has("command-id")) req.set_command_id(args.Get("command-id"));
+  if (args.Has("time-control-human")) {
+    req.set_time_control_human(args.Get("time-control-human"));
+  } else if (args.Has("time-control")) {
+    // The PGN tag when it reads as one; otherwise the arbiters' form (the server checks it).
+    const std::string tc = args.Get("time-control");
+    if (chessclock::ParsePgnTimeControl(tc).ok()) {
+      req.set_time_control(tc);
+    } else {
+      req.set_time_control_human(tc);
+    }
+  } else {
+    flags.Fail("create needs --time-control TC");
+  }
+  if (!args.Has("edition")) flags.Fail("create needs --edition E");
+  // Before the flags read below: a bad --delay-saved-time is the error reported.
+  if (args.Has("delay-saved-time")) {
+    req.set_delay_saved_time(flags.OneOf(args.Get("delay-saved-time"), kDelaySavedTimeNames,
+                                         "--delay-saved-time must be carry or discard"));
+  }
+  req.set_edition(flags.Edition(args.Get("edition")));
+  if (args.Has("game-type")) req.set_game_type(flags.GameType(args.Get("game-type")));
+  if (args.Has("default-time-ms")) req.set_default_time_ms(flags.Int("default-time-ms"));
+  if (args.Has("lag-compensation")) req.set_lag_compensation(True(args.Get("lag-compensation")));
+  c.Send(&Stub::CreateClock, req);
+}
+
+void Press(Call& c) {
+  v1::PressClockRequest req = c.Command<v1::PressClockRequest>();
+  if (c.args().Has("color")) req.set_color(c.flags().Color("color"));
+  if (c.args().Has("lag-ms")) req.set_lag_ms(c.flags().Int("lag-ms"));
+  c.Send(&Stub::PressClock, req);
+}
+
+void Adjust(Call& c) {
+  v1::AdjustClockRequest req = c.Command<v1::AdjustClockRequest>();
+  req.set_side(c.flags().Color("side"));
+  req.set_delta_ms(c.flags().Int("delta-ms"));
+  req.set_reason(c.args().Get("reason"));
+  c.Send(&Stub::AdjustClock, req);
+}
+
+void Set(Call& c) {
+  const ClientArgs& args = c.args();
+  FlagReader& flags = c.flags();
+  v1::SetClockRequest req = c.Command<v1::SetClockRequest>();
+  req.set_white_ms(flags.Int("white-ms"));
+  req.set_black_ms(flags.Int("black-ms"));
+  if (args.Has("white-moves")) req.set_white_moves(static_cast<int>(flags.Int("white-moves")));
+  if (args.Has("black-moves")) req.set_black_moves(static_cast<int>(flags.Int("black-moves")));
+  if (args.Has("to-move")) req.set_to_move(flags.Color("to-move"));
+  c.Send(&Stub::SetClock, req);
+}
+
+void Replace(Call& c) {
+  v1::ReplaceClockRequest req = c.Command<v1::ReplaceClockRequest>();
+  req.set_white_ms(c.flags().Int("white-ms"));
+  req.set_black_ms(c.flags().Int("black-ms"));
+  c.Send(&Stub::ReplaceClock, req);
+}
+
+void Arrive(Call& c) {
+  v1::RecordArrivalRequest req = c.Command<v1::RecordArrivalRequest>();
+  req.set_side(c.flags().Color("side"));
+  c.Send(&Stub::RecordArrival, req);
+}
+
+void Claim(Call& c) {
+  v1::ClaimFlagRequest req = c.Command<v1::ClaimFlagRequest>();
+  req.set_color(c.flags().Color("color"));
+  c.Send(&Stub::ClaimFlag, req);
+}
+
+// The subcommands whose reply is the clock after them (Print).
+constexpr ClientCall<Stub, v1::ClockResponse> kCalls[] = {
+    {"create", Create},
+    {"start", [](Call& c) { c.Send(&Stub::StartClock, c.StartCommand<v1::StartClockRequest>()); }},
+    {"press", Press},
+    {"pause", [](Call& c) { c.Send(&Stub::PauseClock, c.Command<v1::PauseClockRequest>()); }},
+    {"resume", [](Call& c) { c.Send(&Stub::ResumeClock, c.Command<v1::ResumeClockRequest>()); }},
+    {"adjust", Adjust},
+    {"set", Set},
+    {"replace", Replace},
+    {"arrive", Arrive},
+    {"claim", Claim},
+    {"get", [](Call& c) { c.Send(&Stub::GetClock, c.ForGame<v1::GetClockRequest>()); }},
+};
+
+constexpr ClientStream<Stub> kStreams[] = {{"watch", Watch}};
 
 }  // namespace
 
 int RunClockClient(const ClientArgs& args, std::ostream& out, std::ostream& err) {
-  return Run(args, out, err);
+  return RunClientCommand<v1::ClockAuthority, v1::ClockResponse>(args, Usage, kCalls, Print,
+                                                                 kStreams, out, err);
 }
 
 }  // namespace arbiterctl

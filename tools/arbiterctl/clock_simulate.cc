@@ -2,17 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <istream>
 #include <optional>
-#include <ostream>
 #include <string>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/types.h"
@@ -24,6 +19,7 @@
 #include "libs/laws/edition.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/json_fields.h"
 #include "tools/arbiterctl/json_lines.h"
 
 namespace arbiterctl {
@@ -34,74 +30,7 @@ using chessclock::Clock;
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-// Times in a scenario stay well inside int64 arithmetic.
-constexpr std::int64_t kMaxAbsMs = 10'000'000'000'000;  // ~317 years
-
-absl::Status BadScenario(absl::string_view message) {
-  return base::Error(arbiterctl::kErrBadScenario, message);
-}
-
-// Reads scenario fields with precise errors: "<where>: "<key>" ...".
-class Fields {
- public:
-  Fields(const Json& object, std::string where, absl::string_view error_code)
-      : object_(object), where_(std::move(where)), error_code_(error_code) {}
-
-  absl::Status Error(absl::string_view message) const {
-    return base::InvalidArgument(error_code_, absl::StrCat(where_, ": ", message));
-  }
-  bool Has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
-
-  absl::StatusOr<std::int64_t> Int(const char* key, std::int64_t lo = -kMaxAbsMs,
-                                   std::int64_t hi = kMaxAbsMs) const {
-    if (!object_.contains(key)) return Error(absl::StrCat("\"", key, "\" is required"));
-    const Json& v = object_[key];
-    if (!v.is_number_integer()) {
-      return Error(absl::StrCat("\"", key, "\" must be an integer, got ", v.dump()));
-    }
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) {
-      return Error(absl::StrCat("\"", key, "\" is out of range [", lo, ", ", hi, "]"));
-    }
-    const std::int64_t value = v.get<std::int64_t>();
-    if (value < lo || value > hi) {
-      return Error(absl::StrCat("\"", key, "\" is out of range [", lo, ", ", hi, "]"));
-    }
-    return value;
-  }
-  absl::StatusOr<std::string> String(const char* key) const {
-    if (!object_.contains(key)) return Error(absl::StrCat("\"", key, "\" is required"));
-    const Json& v = object_[key];
-    if (!v.is_string()) {
-      return Error(absl::StrCat("\"", key, "\" must be a string, got ", v.dump()));
-    }
-    return v.get<std::string>();
-  }
-  absl::StatusOr<Color> Side(const char* key) const {
-    ASSIGN_OR_RETURN(std::string name, String(key));
-    return ParseSide(name, key);
-  }
-  absl::StatusOr<Color> ParseSide(absl::string_view name, absl::string_view key) const {
-    if (name == "white") return Color::kWhite;
-    if (name == "black") return Color::kBlack;
-    return Error(absl::StrCat("\"", key, "\" must be \"white\" or \"black\", got \"", name, "\""));
-  }
-  // Unknown keys are errors: a typo must not pass silently as a default.
-  absl::Status OnlyKeys(std::initializer_list<absl::string_view> allowed) const {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        return Error(absl::StrCat("unknown field \"", it.key(), "\"; expected ",
-                                  absl::StrJoin(allowed, ", ")));
-      }
-    }
-    return absl::OkStatus();
-  }
-  const Json& operator[](const char* key) const { return object_[key]; }
-
- private:
-  const Json& object_;
-  std::string where_;
-  absl::string_view error_code_;
-};
+using Fields = JsonFields;
 
 // The error of a library call, with where it happened in front of its message; same codes.
 absl::Status At(const absl::Status& status, absl::string_view where) {
@@ -133,7 +62,7 @@ absl::StatusOr<chessclock::TimeControl> ParseTimeControl(const Fields& top, cons
 }
 
 absl::StatusOr<Scenario> ParseScenario(const Json& root) {
-  Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
+  Fields top(root, "scenario", arbiterctl::kErrBadScenario);
   RETURN_IF_ERROR(top.OnlyKeys({"time_control", "time_control_human", "edition", "events",
                                 "query_ms", "default_time_ms", "scheduled_start_ms",
                                 "delay_saved_time", "lag_compensation", "name", "comment"}));
@@ -170,7 +99,7 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
       scenario.options.lag_compensation = lag.get<bool>();
       scenario.options.lag = chessclock::LichessLagParams(scenario.tc);
     } else if (lag.is_object()) {
-      Fields params(lag, "lag_compensation", arbiterctl::kErrBadScenario.code);
+      Fields params(lag, "lag_compensation", arbiterctl::kErrBadScenario);
       RETURN_IF_ERROR(params.OnlyKeys({"quota_gain_ms", "initial_quota_ms", "quota_max_ms"}));
       scenario.options.lag_compensation = true;
       ASSIGN_OR_RETURN(scenario.options.lag.quota_gain_ms, params.Int("quota_gain_ms", 0));
@@ -186,11 +115,8 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
 // Applies one event. `checks` collects the results of flag_check events.
 absl::Status ApplyEvent(const Json& event, size_t index, Clock& clock, std::int64_t* last_ms,
                         OrderedJson& checks) {
-  const std::string where = absl::StrCat("events[", index, "]");
-  if (!event.is_object()) {
-    return base::Error(arbiterctl::kErrBadEvent, absl::StrCat(where, ": must be an object"));
-  }
-  Fields f(event, where, arbiterctl::kErrBadEvent.code);
+  ASSIGN_OR_RETURN(const Fields f, Fields::Event(event, index));
+  const std::string& where = f.where();
   ASSIGN_OR_RETURN(std::int64_t at, f.Int("at_ms"));
   ASSIGN_OR_RETURN(std::string type, f.String("type"));
   if (at < *last_ms) {
@@ -254,7 +180,7 @@ absl::Status ApplyEvent(const Json& event, size_t index, Clock& clock, std::int6
     } else {
       if (f.Has("moves")) {
         if (!event["moves"].is_object()) return f.Error("\"moves\" must be {\"white\": n, ...}");
-        Fields moves(event["moves"], absl::StrCat(where, ".moves"), arbiterctl::kErrBadEvent.code);
+        Fields moves(event["moves"], absl::StrCat(where, ".moves"), arbiterctl::kErrBadEvent);
         RETURN_IF_ERROR(moves.OnlyKeys({"white", "black"}));
         if (moves.Has("white")) {
           ASSIGN_OR_RETURN(std::int64_t n, moves.Int("white", 0, chessclock::kMaxMoveCount));
@@ -403,18 +329,14 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
 }
 
 absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
-  Json root = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    return base::Error(arbiterctl::kErrBadJson, "the line is not valid JSON");
-  }
-  if (!root.is_object()) return BadScenario("a scenario is a JSON object");
+  ASSIGN_OR_RETURN(Json root, ParseScenarioLine(line, "the line is not valid JSON"));
   ASSIGN_OR_RETURN(Scenario scenario, ParseScenario(root));
   absl::StatusOr<Clock> created = Clock::Create(scenario.tc, scenario.options);
   if (!created.ok()) return At(created.status(), "scenario");
   Clock clock = *created;
 
   OrderedJson checks = OrderedJson::array();
-  std::int64_t last_ms = -kMaxAbsMs;
+  std::int64_t last_ms = -kMaxScenarioMs;
   if (root.contains("events")) {
     const Json& events = root["events"];
     if (!events.is_array()) return BadScenario("\"events\" must be a list");
@@ -433,9 +355,5 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
 }  // namespace
 
 std::string SimulateClockLine(const std::string& line) { return JsonLineOf(Simulate(line)); }
-
-int RunClockSimulate(std::istream& in, std::ostream& out) {
-  return RunJsonLines(in, out, SimulateClockLine);
-}
 
 }  // namespace arbiterctl

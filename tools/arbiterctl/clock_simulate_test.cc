@@ -8,6 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/json_lines.h"
+#include "tools/arbiterctl/json_test_util.h"
 
 namespace arbiterctl {
 namespace {
@@ -15,17 +17,7 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-Json Simulate(const std::string& line) {
-  const std::string out = SimulateClockLine(line);
-  Json parsed = Json::parse(out, nullptr, false);
-  EXPECT_FALSE(parsed.is_discarded()) << out;
-  return parsed;
-}
-
-std::string ErrorCode(const Json& out) {
-  if (!out.contains("error")) return "";
-  return out["error"]["code"].get<std::string>();
-}
+Json Simulate(const std::string& line) { return ParseOutputLine(SimulateClockLine(line)); }
 
 // The scenario of the issue, exact to the millisecond.
 TEST(ClockSimulateTest, TheIssuesExample) {
@@ -234,7 +226,7 @@ TEST(ClockSimulateTest, OneLineOutPerScenarioAndABadLineStopsNothing) {
       R"("name": "idle"})"
       "\n");
   std::ostringstream out;
-  EXPECT_EQ(RunClockSimulate(in, out), 0);
+  EXPECT_EQ(RunJsonLines(in, out, SimulateClockLine), 0);
   std::istringstream lines(out.str());
   std::string first, second, third, extra;
   ASSERT_TRUE(std::getline(lines, first));

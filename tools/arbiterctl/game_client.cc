@@ -5,10 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/client_context.h"
 #include "libs/laws/outcome.h"
@@ -16,6 +14,7 @@
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tools/arbiterctl/client_commands.h"
 #include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
@@ -36,18 +35,15 @@ int Usage(std::ostream& err, const std::string& message) {
 
 // --- Output --------------------------------------------------------------------------------------
 
-// The names `game simulate` uses.
+// The names `game simulate` uses; "ongoing" for the others.
+constexpr EnumName<v1::GameStatus> kGameStatusNames[] = {
+    {v1::GAME_STATUS_CREATED, "created"},
+    {v1::GAME_STATUS_AWAITING_RULING, "awaiting_ruling"},
+    {v1::GAME_STATUS_ENDED, "ended"}};
+
 std::string StatusName(v1::GameStatus s) {
-  switch (s) {
-    case v1::GAME_STATUS_CREATED:
-      return "created";
-    case v1::GAME_STATUS_AWAITING_RULING:
-      return "awaiting_ruling";
-    case v1::GAME_STATUS_ENDED:
-      return "ended";
-    default:
-      return "ongoing";
-  }
+  const std::string name = NameOf(kGameStatusNames, s);
+  return name.empty() ? "ongoing" : name;
 }
 
 std::string ResultName(v1::Result r) {
@@ -61,32 +57,12 @@ OrderedJson TerminationJson(v1::Termination t) {
   return std::string(name);
 }
 
-std::string ClaimKindName(v1::ClaimKind k) {
-  switch (k) {
-    case v1::CLAIM_KIND_THREEFOLD:
-      return "threefold";
-    case v1::CLAIM_KIND_FIFTY:
-      return "fifty";
-    case v1::CLAIM_KIND_QUICKPLAY:
-      return "quickplay";
-    case v1::CLAIM_KIND_TIME:
-      return "time";
-    default:
-      return "";
-  }
-}
+std::string ClaimKindName(v1::ClaimKind k) { return NameOf(kClaimKindNames, k); }
 
 OrderedJson RulingJson(v1::ClaimRuling r) {
-  switch (r) {
-    case v1::CLAIM_RULING_CORRECT:
-      return "correct";
-    case v1::CLAIM_RULING_INCORRECT:
-      return "incorrect";
-    case v1::CLAIM_RULING_PENDING:
-      return "pending";
-    default:
-      return nullptr;
-  }
+  const std::string name = NameOf(kClaimRulingNames, r);
+  if (name.empty()) return nullptr;
+  return name;
 }
 
 OrderedJson GameJson(const v1::GameView& g) {
@@ -184,21 +160,12 @@ OrderedJson EventJson(const v1::ArbitrationEvent& e) {
   return j.is_discarded() ? OrderedJson::object() : j;
 }
 
-int Watch(const ClientArgs& args, v1::Arbitration::Stub* stub, bool json, std::ostream& out,
-          std::ostream& err) {
-  FlagReader flags(args);
-  v1::WatchGameRequest req;
-  req.set_game_id(args.Get("game"));
-  if (args.Has("after-version")) req.set_after_version(flags.Int("after-version"));
-  const std::int64_t count = args.Has("count") ? flags.Int("count") : -1;
-  if (!flags.ok()) return Usage(err, flags.error());
-  grpc::ClientContext ctx;
-  Prepare(args, &ctx, /*deadline=*/false);
-  std::unique_ptr<grpc::ClientReader<v1::GameUpdate>> reader = stub->WatchGame(&ctx, req);
-  v1::GameUpdate update;
-  std::int64_t seen = 0;
-  bool stopped = false;
-  while (reader->Read(&update)) {
+using Stub = v1::Arbitration::Stub;
+using Call = RpcCall<Stub, v1::GameReply>;
+
+int Watch(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
+  const bool json = args.Has("json");
+  auto print = [&](const v1::GameUpdate& update) {
     OrderedJson event = EventJson(update.event());
     if (json) {
       out << OrderedJson{{"version", update.version()},
@@ -209,205 +176,155 @@ int Watch(const ClientArgs& args, v1::Arbitration::Stub* stub, bool json, std::o
     } else {
       out << "v" << update.version() << " " << event.dump() << "\n";
     }
-    out.flush();
-    ++seen;
-    // The record ends with the result; a watcher that wants confirmations asks with --count.
-    if ((count >= 0 && seen >= count) || (count < 0 && update.event().has_ended())) {
-      stopped = true;
-      ctx.TryCancel();
-      break;
-    }
-  }
-  grpc::Status st = reader->Finish();
-  if (stopped || st.ok()) return 0;
-  return PrintRpcError(st, json, out, err);
+  };
+  // The record ends with the result; a watcher that wants confirmations asks with --count.
+  auto last = [](const v1::GameUpdate& update, std::int64_t count) {
+    return count < 0 && update.event().has_ended();
+  };
+  return arbiterctl::Watch(args, stub, &Stub::WatchGame, Usage, print, last, out, err);
 }
 
-int Run(const ClientArgs& args, std::ostream& out, std::ostream& err) {
-  const std::string what = args.positional.size() > 1 ? args.positional[1] : "";
-  const bool json = args.Has("json");
-  if (what.empty()) return Usage(err, "which command?");
-  if (!args.Has("game") || args.Get("game").empty()) return Usage(err, "--game ID is required");
-  auto stub = v1::Arbitration::NewStub(Connect(args));
-  if (what == "watch") return Watch(args, stub.get(), json, out, err);
-
+int Pgn(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
   grpc::ClientContext ctx;
   Prepare(args, &ctx);
-  FlagReader flags(args);
-  grpc::Status st;
-  auto send = [&](auto&& call) {
-    if (flags.ok()) st = call();
-  };
-
-  if (what == "pgn") {
-    v1::ExportPgnRequest req;
-    req.set_game_id(args.Get("game"));
-    v1::ExportPgnReply reply;
-    st = stub->ExportPgn(&ctx, req, &reply);
-    if (!st.ok()) return PrintRpcError(st, json, out, err);
-    if (json) {
-      out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
-    } else {
-      out << reply.pgn();
-    }
-    return 0;
-  }
-
-  v1::GameReply reply;
-  if (what == "create") {
-    v1::CreateGameRequest req;
-    req.set_game_id(args.Get("game"));
-    if (args.Has("command-id")) req.set_command_id(args.Get("command-id"));
-    req.set_white_id(flags.Required("white"));
-    req.set_black_id(flags.Required("black"));
-    req.mutable_ruleset()->set_edition(flags.Edition(flags.Required("edition")));
-    req.set_time_control(flags.Required("time-control"));
-    v1::Regulations* regs = req.mutable_ruleset()->mutable_regulations();
-    // 10.2 with an arbiter present unless the event has none (Appendix D).
-    regs->set_arbiter_present(!flags.Bool("no-arbiter"));
-    if (args.Has("default-time-ms")) regs->set_default_time_ms(flags.Int("default-time-ms"));
-    if (args.Has("no-draw-offers-before-move")) {
-      regs->set_no_draw_offers_before_move(
-          static_cast<int>(flags.Int("no-draw-offers-before-move")));
-    }
-    if (args.Has("max-draw-offers")) {
-      regs->set_max_draw_offers(static_cast<int>(flags.Int("max-draw-offers")));
-    }
-    regs->set_lag_compensation(flags.Bool("lag-compensation"));
-    if (args.Has("start-fen")) req.set_start_fen(args.Get("start-fen"));
-    if (args.Has("scheduled-start-ms")) req.set_scheduled_start_ms(flags.Int("scheduled-start-ms"));
-    if (args.Has("broadcast-delay-plies")) {
-      req.set_broadcast_delay_plies(static_cast<int>(flags.Int("broadcast-delay-plies")));
-    }
-    if (args.Has("broadcast-delay-ms")) req.set_broadcast_delay_ms(flags.Int("broadcast-delay-ms"));
-    req.set_event(args.Get("event"));
-    req.set_site(args.Get("site"));
-    req.set_round(args.Get("round"));
-    req.set_white_name(args.Get("white-name"));
-    req.set_black_name(args.Get("black-name"));
-    send([&] { return stub->CreateGame(&ctx, req, &reply); });
-  } else if (what == "start") {
-    v1::StartGameRequest req;
-    SetCommandFields(args, flags, &req);
-    for (absl::string_view s : absl::StrSplit(args.Get("absent"), ',', absl::SkipEmpty())) {
-      req.add_absent(flags.Color(std::string(s), "absent"));
-    }
-    send([&] { return stub->StartGame(&ctx, req, &reply); });
-  } else if (what == "arrive") {
-    v1::ArriveRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    send([&] { return stub->Arrive(&ctx, req, &reply); });
-  } else if (what == "move") {
-    v1::SubmitMoveRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    req.set_move(flags.Required("move"));
-    req.set_offer_draw(flags.Bool("offer-draw"));
-    if (args.Has("lag-ms")) req.set_lag_ms(flags.Int("lag-ms"));
-    send([&] { return stub->SubmitMove(&ctx, req, &reply); });
-  } else if (what == "offer") {
-    v1::OfferDrawRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    send([&] { return stub->OfferDraw(&ctx, req, &reply); });
-  } else if (what == "respond") {
-    v1::RespondDrawRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    const bool accept = flags.Bool("accept");
-    const bool decline = flags.Bool("decline");
-    if (accept == decline) flags.Fail("respond needs exactly one of --accept and --decline");
-    req.set_accept(accept);
-    send([&] { return stub->RespondDraw(&ctx, req, &reply); });
-  } else if (what == "claim") {
-    v1::ClaimRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    const std::string kind = flags.Required("kind");
-    if (kind == "threefold") {
-      req.set_kind(v1::CLAIM_KIND_THREEFOLD);
-    } else if (kind == "fifty") {
-      req.set_kind(v1::CLAIM_KIND_FIFTY);
-    } else if (kind == "quickplay") {
-      req.set_kind(v1::CLAIM_KIND_QUICKPLAY);
-    } else if (kind == "time") {
-      req.set_kind(v1::CLAIM_KIND_TIME);
-    } else if (!kind.empty()) {
-      flags.Fail("--kind must be threefold, fifty, quickplay or time");
-    }
-    req.set_intended_move(args.Get("move"));
-    if (args.Has("ground")) {
-      const std::string ground = args.Get("ground");
-      if (ground == "cannot_win") {
-        req.set_ground(v1::QUICKPLAY_GROUND_CANNOT_WIN);
-      } else if (ground == "no_attempt") {
-        req.set_ground(v1::QUICKPLAY_GROUND_NO_ATTEMPT);
-      } else {
-        flags.Fail("--ground must be cannot_win or no_attempt");
-      }
-    }
-    send([&] { return stub->Claim(&ctx, req, &reply); });
-  } else if (what == "rule") {
-    v1::RuleRequest req;
-    SetCommandFields(args, flags, &req);
-    const std::string decision = flags.Required("decision");
-    if (decision == "draw") {
-      req.set_decision(v1::RULING_DECISION_DRAW);
-    } else if (decision == "postpone") {
-      req.set_decision(v1::RULING_DECISION_POSTPONE);
-    } else if (decision == "reject") {
-      req.set_decision(v1::RULING_DECISION_REJECT);
-    } else if (!decision.empty()) {
-      flags.Fail("--decision must be draw, postpone or reject");
-    }
-    req.set_add_time(flags.Bool("add-time"));
-    req.set_reason(args.Get("reason"));
-    send([&] { return stub->Rule(&ctx, req, &reply); });
-  } else if (what == "resign") {
-    v1::ResignRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    send([&] { return stub->Resign(&ctx, req, &reply); });
-  } else if (what == "confirm") {
-    v1::ConfirmResultRequest req;
-    SetCommandFields(args, flags, &req);
-    req.set_side(flags.Side());
-    send([&] { return stub->ConfirmResult(&ctx, req, &reply); });
-  } else if (what == "result") {
-    v1::SetResultRequest req;
-    SetCommandFields(args, flags, &req);
-    const std::string result = flags.Required("result");
-    if (result == "1-0") {
-      req.set_result(v1::RESULT_WHITE_WINS);
-    } else if (result == "0-1") {
-      req.set_result(v1::RESULT_BLACK_WINS);
-    } else if (result == "1/2-1/2" || result == "draw") {
-      req.set_result(v1::RESULT_DRAW);
-    } else if (result == "0-0") {
-      req.set_result(v1::RESULT_DOUBLE_FORFEIT);
-    } else if (!result.empty()) {
-      flags.Fail("--result must be 1-0, 0-1, 1/2-1/2 or 0-0");
-    }
-    req.set_article(flags.Required("article"));
-    req.set_reason(flags.Required("reason"));
-    send([&] { return stub->SetResult(&ctx, req, &reply); });
-  } else if (what == "get") {
-    v1::GetGameRequest req;
-    req.set_game_id(args.Get("game"));
-    send([&] { return stub->GetGame(&ctx, req, &reply); });
-  } else {
-    return Usage(err, absl::StrCat("unknown command \"", what, "\""));
-  }
-  if (!flags.ok()) return Usage(err, flags.error());
+  v1::ExportPgnRequest req;
+  req.set_game_id(args.Get("game"));
+  v1::ExportPgnReply reply;
+  grpc::Status st = stub.ExportPgn(&ctx, req, &reply);
+  const bool json = args.Has("json");
   if (!st.ok()) return PrintRpcError(st, json, out, err);
-  return Print(reply, json, out);
+  if (json) {
+    out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
+  } else {
+    out << reply.pgn();
+  }
+  return 0;
 }
+
+// --- The subcommands' requests -------------------------------------------------------------------
+
+// --result: the arbiter's result (also "draw").
+constexpr EnumName<v1::Result> kResultFlagNames[] = {{v1::RESULT_WHITE_WINS, "1-0"},
+                                                     {v1::RESULT_BLACK_WINS, "0-1"},
+                                                     {v1::RESULT_DRAW, "1/2-1/2"},
+                                                     {v1::RESULT_DRAW, "draw"},
+                                                     {v1::RESULT_DOUBLE_FORFEIT, "0-0"}};
+
+// A player's command: the mutating command's fields and --side.
+template <typename Request>
+Request BySide(Call& c) {
+  Request req = c.Command<Request>();
+  req.set_side(c.flags().Side());
+  return req;
+}
+
+void Create(Call& c) {
+  const ClientArgs& args = c.args();
+  FlagReader& flags = c.flags();
+  v1::CreateGameRequest req = c.ForGame<v1::CreateGameRequest>();
+  if (args.Has("command-id")) req.set_command_id(args.Get("command-id"));
+  req.set_white_id(flags.Required("white"));
+  req.set_black_id(flags.Required("black"));
+  req.mutable_ruleset()->set_edition(flags.Edition(flags.Required("edition")));
+  req.set_time_control(flags.Required("time-control"));
+  v1::Regulations* regs = req.mutable_ruleset()->mutable_regulations();
+  // 10.2 with an arbiter present unless the event has none (Appendix D).
+  regs->set_arbiter_present(!flags.Bool("no-arbiter"));
+  if (args.Has("default-time-ms")) regs->set_default_time_ms(flags.Int("default-time-ms"));
+  if (args.Has("no-draw-offers-before-move")) {
+    regs->set_no_draw_offers_before_move(static_cast<int>(flags.Int("no-draw-offers-before-move")));
+  }
+  if (args.Has("max-draw-offers")) {
+    regs->set_max_draw_offers(static_cast<int>(flags.Int("max-draw-offers")));
+  }
+  regs->set_lag_compensation(flags.Bool("lag-compensation"));
+  if (args.Has("start-fen")) req.set_start_fen(args.Get("start-fen"));
+  if (args.Has("scheduled-start-ms")) req.set_scheduled_start_ms(flags.Int("scheduled-start-ms"));
+  if (args.Has("broadcast-delay-plies")) {
+    req.set_broadcast_delay_plies(static_cast<int>(flags.Int("broadcast-delay-plies")));
+  }
+  if (args.Has("broadcast-delay-ms")) req.set_broadcast_delay_ms(flags.Int("broadcast-delay-ms"));
+  req.set_event(args.Get("event"));
+  req.set_site(args.Get("site"));
+  req.set_round(args.Get("round"));
+  req.set_white_name(args.Get("white-name"));
+  req.set_black_name(args.Get("black-name"));
+  c.Send(&Stub::CreateGame, req);
+}
+
+void Move(Call& c) {
+  v1::SubmitMoveRequest req = BySide<v1::SubmitMoveRequest>(c);
+  req.set_move(c.flags().Required("move"));
+  req.set_offer_draw(c.flags().Bool("offer-draw"));
+  if (c.args().Has("lag-ms")) req.set_lag_ms(c.flags().Int("lag-ms"));
+  c.Send(&Stub::SubmitMove, req);
+}
+
+void Respond(Call& c) {
+  v1::RespondDrawRequest req = BySide<v1::RespondDrawRequest>(c);
+  const bool accept = c.flags().Bool("accept");
+  const bool decline = c.flags().Bool("decline");
+  if (accept == decline) c.flags().Fail("respond needs exactly one of --accept and --decline");
+  req.set_accept(accept);
+  c.Send(&Stub::RespondDraw, req);
+}
+
+void Claim(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::ClaimRequest req = BySide<v1::ClaimRequest>(c);
+  req.set_kind(flags.OneOf(flags.Required("kind"), kClaimKindNames,
+                           "--kind must be threefold, fifty, quickplay or time"));
+  req.set_intended_move(c.args().Get("move"));
+  if (c.args().Has("ground")) {
+    req.set_ground(flags.OneOf(c.args().Get("ground"), kQuickplayGroundNames,
+                               "--ground must be cannot_win or no_attempt"));
+  }
+  c.Send(&Stub::Claim, req);
+}
+
+void Rule(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::RuleRequest req = c.Command<v1::RuleRequest>();
+  req.set_decision(flags.OneOf(flags.Required("decision"), kRulingDecisionNames,
+                               "--decision must be draw, postpone or reject"));
+  req.set_add_time(flags.Bool("add-time"));
+  req.set_reason(c.args().Get("reason"));
+  c.Send(&Stub::Rule, req);
+}
+
+void SetResult(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::SetResultRequest req = c.Command<v1::SetResultRequest>();
+  req.set_result(flags.OneOf(flags.Required("result"), kResultFlagNames,
+                             "--result must be 1-0, 0-1, 1/2-1/2 or 0-0"));
+  req.set_article(flags.Required("article"));
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::SetResult, req);
+}
+
+// The subcommands whose reply is the game after them (Print).
+constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
+    {"create", Create},
+    {"start", [](Call& c) { c.Send(&Stub::StartGame, c.StartCommand<v1::StartGameRequest>()); }},
+    {"arrive", [](Call& c) { c.Send(&Stub::Arrive, BySide<v1::ArriveRequest>(c)); }},
+    {"move", Move},
+    {"offer", [](Call& c) { c.Send(&Stub::OfferDraw, BySide<v1::OfferDrawRequest>(c)); }},
+    {"respond", Respond},
+    {"claim", Claim},
+    {"rule", Rule},
+    {"resign", [](Call& c) { c.Send(&Stub::Resign, BySide<v1::ResignRequest>(c)); }},
+    {"confirm", [](Call& c) { c.Send(&Stub::ConfirmResult, BySide<v1::ConfirmResultRequest>(c)); }},
+    {"result", SetResult},
+    {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
+};
+
+constexpr ClientStream<Stub> kStreams[] = {{"watch", Watch}, {"pgn", Pgn}};
 
 }  // namespace
 
 int RunGameClient(const ClientArgs& args, std::ostream& out, std::ostream& err) {
-  return Run(args, out, err);
+  return RunClientCommand<v1::Arbitration, v1::GameReply>(args, Usage, kCalls, Print, kStreams, out,
+                                                          err);
 }
 
 }  // namespace arbiterctl

@@ -25,20 +25,36 @@ namespace {
 namespace v1 = arbiter::v1;
 using Json = nlohmann::json;
 
+// The last request of one kind a fake service received (the calls come on the server's threads).
+template <typename Request>
+class Last {
+ public:
+  void Set(const Request& req) {
+    std::lock_guard<std::mutex> lock(mu_);
+    req_ = req;
+  }
+  Request Get() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return req_;
+  }
+
+ private:
+  std::mutex mu_;
+  Request req_;
+};
+
 // Answers from a script and remembers the last request of each kind.
 class FakeArbitration final : public v1::Arbitration::Service {
  public:
   grpc::Status CreateGame(grpc::ServerContext*, const v1::CreateGameRequest* req,
                           v1::GameReply* reply) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    create_ = *req;
+    create.Set(*req);
     Fill(req->game_id(), v1::GAME_STATUS_CREATED, reply->mutable_game());
     return grpc::Status::OK;
   }
   grpc::Status SubmitMove(grpc::ServerContext*, const v1::SubmitMoveRequest* req,
                           v1::GameReply* reply) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    move_ = *req;
+    move.Set(*req);
     if (req->move() == "e5") {
       return service::ToGrpcStatus(
           base::InvalidArgument("ERR_ILLEGAL_MOVE", "e5: no white pawn can reach e5"));
@@ -52,16 +68,14 @@ class FakeArbitration final : public v1::Arbitration::Service {
   }
   grpc::Status Claim(grpc::ServerContext*, const v1::ClaimRequest* req,
                      v1::GameReply* reply) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    claim_ = *req;
+    claim.Set(*req);
     Fill(req->game_id(), v1::GAME_STATUS_ONGOING, reply->mutable_game());
     reply->set_claim_ruling(v1::CLAIM_RULING_INCORRECT);
     return grpc::Status::OK;
   }
   grpc::Status Rule(grpc::ServerContext*, const v1::RuleRequest* req,
                     v1::GameReply* reply) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    rule_ = *req;
+    rule.Set(*req);
     Fill(req->game_id(), v1::GAME_STATUS_ENDED, reply->mutable_game());
     v1::Outcome* o = reply->mutable_game()->mutable_outcome();
     o->set_result(v1::RESULT_DRAW);
@@ -90,22 +104,10 @@ class FakeArbitration final : public v1::Arbitration::Service {
     return grpc::Status::OK;
   }
 
-  v1::CreateGameRequest create() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return create_;
-  }
-  v1::SubmitMoveRequest move() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return move_;
-  }
-  v1::ClaimRequest claim() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return claim_;
-  }
-  v1::RuleRequest rule() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return rule_;
-  }
+  Last<v1::CreateGameRequest> create;
+  Last<v1::SubmitMoveRequest> move;
+  Last<v1::ClaimRequest> claim;
+  Last<v1::RuleRequest> rule;
 
  private:
   static void Fill(const std::string& id, v1::GameStatus status, v1::GameView* g) {
@@ -118,12 +120,6 @@ class FakeArbitration final : public v1::Arbitration::Service {
     g->set_black_ms(5'400'000);
     g->mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
   }
-
-  std::mutex mu_;
-  v1::CreateGameRequest create_;
-  v1::SubmitMoveRequest move_;
-  v1::ClaimRequest claim_;
-  v1::RuleRequest rule_;
 };
 
 class GameClientTest : public ::testing::Test {
@@ -196,7 +192,7 @@ TEST_F(GameClientTest, CreateMapsTheFlags) {
   EXPECT_EQ(j["status"], "created");
   EXPECT_EQ(j["result"], "*");
   EXPECT_TRUE(j["termination"].is_null());
-  const v1::CreateGameRequest req = fake_->create();
+  const v1::CreateGameRequest req = fake_->create.Get();
   EXPECT_EQ(req.white_id(), "alice");
   EXPECT_EQ(req.black_id(), "bob");
   EXPECT_EQ(req.ruleset().edition(), v1::EDITION_FIDE_2001);
@@ -210,7 +206,7 @@ TEST_F(GameClientTest, CreateMapsTheFlags) {
 TEST_F(GameClientTest, MoveWithOfferAndItsJson) {
   Json j = RunJson({"move", "--game", "g1", "--side", "white", "--move", "e4", "--offer-draw",
                     "--command-id", "c1", "--expected-version", "2"});
-  const v1::SubmitMoveRequest req = fake_->move();
+  const v1::SubmitMoveRequest req = fake_->move.Get();
   EXPECT_EQ(req.side(), v1::COLOR_WHITE);
   EXPECT_EQ(req.move(), "e4");
   EXPECT_TRUE(req.offer_draw());
@@ -251,15 +247,15 @@ TEST_F(GameClientTest, IncorrectClaimExitsOne) {
   Json j = RunJson(
       {"claim", "--game", "g1", "--side", "white", "--kind", "threefold", "--move", "Ng1"}, 1);
   EXPECT_EQ(j["claim_ruling"], "incorrect");
-  EXPECT_EQ(fake_->claim().kind(), v1::CLAIM_KIND_THREEFOLD);
-  EXPECT_EQ(fake_->claim().intended_move(), "Ng1");
+  EXPECT_EQ(fake_->claim.Get().kind(), v1::CLAIM_KIND_THREEFOLD);
+  EXPECT_EQ(fake_->claim.Get().intended_move(), "Ng1");
 }
 
 TEST_F(GameClientTest, RuleAndTheOutcome) {
   Json j = RunJson({"rule", "--game", "g1", "--decision", "postpone", "--add-time", "--reason",
                     "trying to win"});
-  EXPECT_EQ(fake_->rule().decision(), v1::RULING_DECISION_POSTPONE);
-  EXPECT_TRUE(fake_->rule().add_time());
+  EXPECT_EQ(fake_->rule.Get().decision(), v1::RULING_DECISION_POSTPONE);
+  EXPECT_TRUE(fake_->rule.Get().add_time());
   EXPECT_EQ(j["status"], "ended");
   EXPECT_EQ(j["result"], "1/2-1/2");
   EXPECT_EQ(j["termination"], "quickplay_finish_claim");

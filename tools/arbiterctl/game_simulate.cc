@@ -1,19 +1,16 @@
 #include "tools/arbiterctl/game_simulate.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <initializer_list>
-#include <istream>
 #include <optional>
-#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
@@ -26,7 +23,9 @@
 #include "libs/laws/proto_convert.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/json_fields.h"
 #include "tools/arbiterctl/json_lines.h"
+#include "tools/arbiterctl/names.h"
 
 namespace arbiterctl {
 namespace {
@@ -39,84 +38,21 @@ using chess::Color;
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
-// Instants and times stay well inside int64 arithmetic (~317 years).
-constexpr std::int64_t kMaxMs = 10'000'000'000'000;
+// In a game scenario, "key": null is the same as no "key".
+constexpr JsonFields::Null kNull = JsonFields::Null::kAbsent;
 
-// Reads one JSON object's fields with precise errors: "<where>: "<key>" ...".
-class Fields {
- public:
-  Fields(const Json& object, std::string where, absl::string_view code)
-      : object_(object), where_(std::move(where)), code_(code) {}
-
-  absl::Status Error(absl::string_view message) const {
-    return base::InvalidArgument(code_, absl::StrCat(where_, ": ", message));
-  }
-  bool Has(const char* key) const { return object_.contains(key) && !object_[key].is_null(); }
-
-  absl::StatusOr<std::int64_t> Int(const char* key, std::int64_t lo, std::int64_t hi) const {
-    if (!Has(key)) return Error(absl::StrCat("\"", key, "\" is required"));
-    const Json& v = object_[key];
-    if (!v.is_number_integer()) {
-      return Error(absl::StrCat("\"", key, "\" must be an integer, got ", v.dump()));
-    }
-    if ((v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
-        v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
-      return Error(absl::StrCat("\"", key, "\" is out of range [", lo, ", ", hi, "]"));
-    }
-    return v.get<std::int64_t>();
-  }
-  absl::StatusOr<std::string> String(const char* key) const {
-    if (!Has(key)) return Error(absl::StrCat("\"", key, "\" is required"));
-    const Json& v = object_[key];
-    if (!v.is_string()) {
-      return Error(absl::StrCat("\"", key, "\" must be a string, got ", v.dump()));
-    }
-    return v.get<std::string>();
-  }
-  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
-    if (!Has(key)) return fallback;
-    const Json& v = object_[key];
-    if (!v.is_boolean()) {
-      return Error(absl::StrCat("\"", key, "\" must be true or false, got ", v.dump()));
-    }
-    return v.get<bool>();
-  }
-  // One of `names` (the value's index in it).
-  absl::StatusOr<int> OneOf(const char* key, std::initializer_list<absl::string_view> names) const {
-    ASSIGN_OR_RETURN(std::string value, String(key));
-    int i = 0;
-    for (absl::string_view name : names) {
-      if (value == name) return i;
-      ++i;
-    }
-    return Error(absl::StrCat("\"", key, "\" must be one of ", absl::StrJoin(names, ", "),
-                              "; got \"", value, "\""));
-  }
-  // Unknown keys are errors: a typo must not pass silently as a default.
-  absl::Status OnlyKeys(std::initializer_list<absl::string_view> allowed) const {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        return Error(absl::StrCat("unknown field \"", it.key(), "\"; expected ",
-                                  absl::StrJoin(allowed, ", ")));
-      }
-    }
-    return absl::OkStatus();
-  }
-  const Json& operator[](const char* key) const { return object_[key]; }
-
- private:
-  const Json& object_;
-  std::string where_;
-  absl::string_view code_;
-};
-
-absl::Status BadScenario(absl::string_view message) {
-  return base::Error(arbiterctl::kErrBadScenario, message);
+// One of the values of `names` (names.h), by its name.
+template <typename Enum, std::size_t N>
+absl::StatusOr<Enum> OneOf(const JsonFields& f, const char* key, const EnumName<Enum> (&names)[N]) {
+  std::vector<absl::string_view> list;
+  for (const EnumName<Enum>& n : names) list.push_back(n.name);
+  ASSIGN_OR_RETURN(int i, f.OneOf(key, list));
+  return names[i].value;
 }
 
 // The request the platform would send (CreateGameRequest), from the scenario's fields.
 absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
-  Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
+  const JsonFields top(root, "scenario", arbiterctl::kErrBadScenario, kNull);
   RETURN_IF_ERROR(top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen",
                                 "default_time_ms", "events", "query_ms",
                                 "no_draw_offers_before_move", "max_draw_offers", "comment"}));
@@ -137,7 +73,7 @@ absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
     req.set_start_fen(fen);
   }
   if (top.Has("default_time_ms")) {
-    ASSIGN_OR_RETURN(std::int64_t ms, top.Int("default_time_ms", 0, kMaxMs));
+    ASSIGN_OR_RETURN(std::int64_t ms, top.Int("default_time_ms", 0, kMaxScenarioMs));
     regs->set_default_time_ms(ms);
   }
   if (top.Has("no_draw_offers_before_move")) {
@@ -166,13 +102,10 @@ v1::Actor ActorFor(absl::string_view subject, absl::string_view role) {
 }
 
 absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
-  const std::string where = absl::StrCat("events[", index, "]");
-  if (!event.is_object()) {
-    return base::Error(arbiterctl::kErrBadEvent, absl::StrCat(where, ": must be an object"));
-  }
-  Fields f(event, where, arbiterctl::kErrBadEvent.code);
+  ASSIGN_OR_RETURN(const JsonFields f, JsonFields::Event(event, index, kNull));
+  const std::string& where = f.where();
   ParsedEvent out;
-  ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxMs));
+  ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxScenarioMs));
   ASSIGN_OR_RETURN(int type,
                    f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw",
                                     "decline_draw", "resign", "claim", "ruling"}));
@@ -243,16 +176,12 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
     case 7: {  // claim: 9.2, 9.3, 10.2 / D1, B7
       RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "kind", "move", "ground", "comment"}));
       c.kind = CommandKind::kClaim;
-      ASSIGN_OR_RETURN(int kind, f.OneOf("kind", {"threefold", "fifty", "quickplay", "time"}));
-      static constexpr v1::ClaimKind kKinds[] = {v1::CLAIM_KIND_THREEFOLD, v1::CLAIM_KIND_FIFTY,
-                                                 v1::CLAIM_KIND_QUICKPLAY, v1::CLAIM_KIND_TIME};
-      c.claim = kKinds[kind];
+      ASSIGN_OR_RETURN(c.claim, OneOf(f, "kind", kClaimKindNames));
       if (f.Has("move")) {
         ASSIGN_OR_RETURN(c.move, f.String("move"));
       }
       if (f.Has("ground")) {
-        ASSIGN_OR_RETURN(int ground, f.OneOf("ground", {"cannot_win", "no_attempt"}));
-        c.ground = ground == 0 ? v1::QUICKPLAY_GROUND_CANNOT_WIN : v1::QUICKPLAY_GROUND_NO_ATTEMPT;
+        ASSIGN_OR_RETURN(c.ground, OneOf(f, "ground", kQuickplayGroundNames));
       }
       need_player();
       break;
@@ -261,10 +190,7 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
       RETURN_IF_ERROR(
           f.OnlyKeys({"at_ms", "type", "by", "decision", "add_time", "reason", "comment"}));
       c.kind = CommandKind::kRule;
-      ASSIGN_OR_RETURN(int decision, f.OneOf("decision", {"draw", "postpone", "reject"}));
-      static constexpr v1::RulingDecision kDecisions[] = {
-          v1::RULING_DECISION_DRAW, v1::RULING_DECISION_POSTPONE, v1::RULING_DECISION_REJECT};
-      c.decision = kDecisions[decision];
+      ASSIGN_OR_RETURN(c.decision, OneOf(f, "decision", kRulingDecisionNames));
       ASSIGN_OR_RETURN(c.add_time, f.Bool("add_time", false));
       if (f.Has("reason")) {
         ASSIGN_OR_RETURN(c.reason, f.String("reason"));
@@ -285,23 +211,8 @@ OrderedJson Refusal(const absl::Status& status) {
   return OrderedJson{{"ok", false}, {"code", base::ErrorCode(status)}};
 }
 
-absl::string_view RulingName(v1::ClaimRuling ruling) {
-  switch (ruling) {
-    case v1::CLAIM_RULING_CORRECT:
-      return "correct";
-    case v1::CLAIM_RULING_INCORRECT:
-      return "incorrect";
-    case v1::CLAIM_RULING_PENDING:
-      return "pending";
-    default:
-      return "";
-  }
-}
-
 absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
-  Json root = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) return base::Error(arbiterctl::kErrBadJson, "the line is not JSON");
-  if (!root.is_object()) return BadScenario("a scenario is a JSON object");
+  ASSIGN_OR_RETURN(Json root, ParseScenarioLine(line, "the line is not JSON"));
   ASSIGN_OR_RETURN(v1::CreateGameRequest request, ParseCreation(root));
   if (!root.contains("events") || !root["events"].is_array()) {
     return BadScenario("scenario: \"events\" is required and must be a list");
@@ -316,8 +227,8 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   }
   std::optional<std::int64_t> query_ms;
   if (root.contains("query_ms") && !root["query_ms"].is_null()) {
-    Fields top(root, "scenario", arbiterctl::kErrBadScenario.code);
-    ASSIGN_OR_RETURN(query_ms, top.Int("query_ms", 0, kMaxMs));
+    const JsonFields top(root, "scenario", arbiterctl::kErrBadScenario, kNull);
+    ASSIGN_OR_RETURN(query_ms, top.Int("query_ms", 0, kMaxScenarioMs));
   }
 
   // The game is created at instant 0, as the platform would before the start.
@@ -352,8 +263,8 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
     OrderedJson result =
         decision->refused.ok() ? OrderedJson{{"ok", true}} : Refusal(decision->refused);
     if (e.command.kind == CommandKind::kClaim) {
-      if (absl::string_view ruling = RulingName(decision->claim_ruling); !ruling.empty()) {
-        result["ruling"] = std::string(ruling);
+      if (std::string ruling = NameOf(kClaimRulingNames, decision->claim_ruling); !ruling.empty()) {
+        result["ruling"] = ruling;
       }
     }
     results.push_back(std::move(result));
@@ -395,9 +306,5 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
 }  // namespace
 
 std::string SimulateGameLine(const std::string& line) { return JsonLineOf(Simulate(line)); }
-
-int RunGameSimulate(std::istream& in, std::ostream& out) {
-  return RunJsonLines(in, out, SimulateGameLine);
-}
 
 }  // namespace arbiterctl

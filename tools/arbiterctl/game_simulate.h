@@ -36,15 +36,13 @@
 #ifndef ARBITER_TOOLS_ARBITERCTL_GAME_SIMULATE_H_
 #define ARBITER_TOOLS_ARBITERCTL_GAME_SIMULATE_H_
 
-#include <iosfwd>
 #include <string>
 
 namespace arbiterctl {
 
-// Answers one scenario line (without its newline) with one JSON line (without newline).
+// Answers one scenario line (without its newline) with one JSON line (without newline); the
+// command answers every non-blank line of stdin so (RunJsonLines, json_lines.h).
 std::string SimulateGameLine(const std::string& line);
-// Reads lines until EOF, writing one line per non-blank input line; returns 0.
-int RunGameSimulate(std::istream& in, std::ostream& out);
 
 }  // namespace arbiterctl
 

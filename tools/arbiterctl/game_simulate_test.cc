@@ -3,9 +3,12 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/json_lines.h"
+#include "tools/arbiterctl/json_test_util.h"
 
 namespace arbiterctl {
 namespace {
@@ -13,17 +16,7 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 
-Json Simulate(const std::string& line) {
-  const std::string out = SimulateGameLine(line);
-  Json parsed = Json::parse(out, nullptr, false);
-  EXPECT_FALSE(parsed.is_discarded()) << out;
-  return parsed;
-}
-
-std::string ErrorCode(const Json& out) {
-  if (!out.contains("error")) return "";
-  return out["error"]["code"].get<std::string>();
-}
+Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
 
 Json Ok() { return Json{{"ok", true}}; }
 Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
@@ -81,7 +74,7 @@ TEST(GameSimulateTest, OneLineOutPerLineIn) {
                         R"({"edition": "fide2023", "time_control": "300+2", "events": []})"
                         "\n");
   std::ostringstream out;
-  EXPECT_EQ(RunGameSimulate(in, out), 0);
+  EXPECT_EQ(RunJsonLines(in, out, SimulateGameLine), 0);
   std::istringstream lines(out.str());
   std::string line;
   int n = 0;
@@ -187,61 +180,67 @@ TEST(GameSimulateTest, ThreefoldClaimCorrect) {
   EXPECT_EQ(out["black_ms"], k90Min - 5'000);  // stopped at the claim
 }
 
-// 9.5b (2001): the claimant with more than two minutes loses half his time, at most three
-// minutes; the opponent gets three. The intended move is then played (9.5b), and the claim
-// stands as a draw offer (9.1c).
-TEST(GameSimulateTest, ThreefoldClaimIncorrect2001MoreThanTwoMinutes) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "40/5400:1800", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 10000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 20000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 30000, "type": "claim", "by": "white", "kind": "threefold", "move": "Ng1"}],
-      "query_ms": 30000})");
-  EXPECT_EQ(out["events"][3], Claim("incorrect"));
+// An incorrect claim by White after 1. Nf3 Nf6, with Ng1 as the intended move: the clocks as
+// 9.5b (2001, 2005) and 9.5.2 (2023) adjust them.
+struct IncorrectClaim {
+  const char* rule;
+  const char* edition;
+  const char* time_control;
+  std::int64_t white_moves_at, black_moves_at, claim_at;
+  const char* kind;
+  std::int64_t query_ms;  // -1: none
+  std::int64_t white_ms, black_ms;
+};
+
+const IncorrectClaim kIncorrectClaims[] = {
+    // The claimant with more than two minutes loses half his time, at most three minutes; the
+    // opponent gets three.
+    {"9.5b (2001), more than two minutes", "fide2001", "40/5400:1800", 10000, 20000, 30000,
+     "threefold", 30000, k90Min - 20'000 - 180'000, k90Min - 10'000 + 180'000},
+    // Between one and two minutes the claimant's time is set to one minute.
+    {"9.5b (2001), between one and two minutes", "fide2001", "40/5400:1800", 5310000, 5311000,
+     5311000, "fifty", -1, 60'000, k90Min - 1'000 + 180'000},
+    // Under one minute the claimant's time is unchanged.
+    {"9.5b, under one minute", "fide2005", "40/5400:1800", 5350000, 5351000, 5351000, "threefold",
+     -1, 50'000, k90Min - 1'000 + 180'000},
+    // The opponent gets two minutes; the claimant's time is unchanged.
+    {"9.5.2 (2023)", "fide2023", "5400+30", 10000, 20000, 30000, "threefold", 30000,
+     k90Min - 10'000 + 30'000 - 10'000 + 30'000, k90Min - 10'000 + 30'000 + 120'000},
+};
+
+std::string Scenario(const IncorrectClaim& c) {
+  const std::string start = R"({"at_ms": 0, "type": "start"})";
+  const std::string nf3 = absl::StrCat(R"({"at_ms": )", c.white_moves_at,
+                                       R"(, "type": "move", "by": "white", "move": "Nf3"})");
+  const std::string nf6 = absl::StrCat(R"({"at_ms": )", c.black_moves_at,
+                                       R"(, "type": "move", "by": "black", "move": "Nf6"})");
+  const std::string claim =
+      absl::StrCat(R"({"at_ms": )", c.claim_at, R"(, "type": "claim", "by": "white", "kind": ")",
+                   c.kind, R"(", "move": "Ng1"})");
+  const std::string query = c.query_ms < 0 ? "" : absl::StrCat(R"(, "query_ms": )", c.query_ms);
+  return absl::StrCat(R"({"edition": ")", c.edition, R"(", "time_control": ")", c.time_control,
+                      R"(", "events": [)", start, ", ", nf3, ", ", nf6, ", ", claim, "]", query,
+                      "}");
+}
+
+TEST(GameSimulateTest, IncorrectClaimsAdjustTheClocks) {
+  for (const IncorrectClaim& c : kIncorrectClaims) {
+    Json out = Simulate(Scenario(c));
+    EXPECT_EQ(out["events"][3], Claim("incorrect")) << c.rule;
+    EXPECT_EQ(out["white_ms"], c.white_ms) << c.rule;
+    EXPECT_EQ(out["black_ms"], c.black_ms) << c.rule;
+  }
+}
+
+// 9.5b (2001): the intended move is then played (9.5b), and the claim stands as a draw offer
+// (9.1c).
+TEST(GameSimulateTest, IncorrectClaimPlaysTheIntendedMoveAndOffersADraw) {
+  Json out = Simulate(Scenario(kIncorrectClaims[0]));
   EXPECT_EQ(out["status"], "ongoing");
   EXPECT_EQ(out["result"], "*");
   EXPECT_TRUE(out["termination"].is_null());
-  EXPECT_EQ(out["white_ms"], k90Min - 20'000 - 180'000);
-  EXPECT_EQ(out["black_ms"], k90Min - 10'000 + 180'000);
   EXPECT_EQ(out["fen"], "rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 3 2");
   EXPECT_EQ(out["draw_offer"], "white");
-}
-
-// 9.5b (2001): between one and two minutes the claimant's time is set to one minute.
-TEST(GameSimulateTest, ThreefoldClaimIncorrect2001BetweenOneAndTwoMinutes) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "40/5400:1800", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 5310000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 5311000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 5311000, "type": "claim", "by": "white", "kind": "fifty", "move": "Ng1"}]})");
-  EXPECT_EQ(out["events"][3], Claim("incorrect"));
-  EXPECT_EQ(out["white_ms"], 60'000);
-  EXPECT_EQ(out["black_ms"], k90Min - 1'000 + 180'000);
-}
-
-// 9.5b (2001): under one minute the claimant's time is unchanged.
-TEST(GameSimulateTest, ThreefoldClaimIncorrect2001UnderOneMinute) {
-  Json out = Simulate(R"({"edition": "fide2005", "time_control": "40/5400:1800", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 5350000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 5351000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 5351000, "type": "claim", "by": "white", "kind": "threefold", "move": "Ng1"}]})");
-  EXPECT_EQ(out["events"][3], Claim("incorrect"));
-  EXPECT_EQ(out["white_ms"], 50'000);
-  EXPECT_EQ(out["black_ms"], k90Min - 1'000 + 180'000);
-}
-
-// 2023 9.5.2: the opponent gets two minutes; the claimant's time is unchanged.
-TEST(GameSimulateTest, ThreefoldClaimIncorrect2023) {
-  Json out = Simulate(R"({"edition": "fide2023", "time_control": "5400+30", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 10000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 20000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 30000, "type": "claim", "by": "white", "kind": "threefold", "move": "Ng1"}],
-      "query_ms": 30000})");
-  EXPECT_EQ(out["events"][3], Claim("incorrect"));
-  EXPECT_EQ(out["white_ms"], k90Min - 10'000 + 30'000 - 10'000 + 30'000);
-  EXPECT_EQ(out["black_ms"], k90Min - 10'000 + 30'000 + 120'000);
 }
 
 // 9.2: only the player on move claims.

@@ -2,6 +2,8 @@
 
 #include "absl/strings/ascii.h"
 #include "libs/base/error.h"
+#include "libs/base/errors.h"
+#include "tools/arbiterctl/errors.h"
 
 namespace arbiterctl {
 
@@ -23,6 +25,23 @@ int RunJsonLines(std::istream& in, std::ostream& out,
   }
   out.flush();
   return 0;
+}
+
+nlohmann::json ErrorJson(const absl::Status& status) {
+  return nlohmann::json{
+      {"error", {{"code", base::ErrorCode(status)}, {"message", std::string(status.message())}}}};
+}
+
+absl::StatusOr<nlohmann::json> ParseObjectLine(const std::string& line) {
+  constexpr size_t kMaxLineBytes = 1 << 20;
+  if (line.size() > kMaxLineBytes) {
+    return base::Error(base::kErrTooLarge, "input line longer than 1 MiB");
+  }
+  nlohmann::json in = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (in.is_discarded() || !in.is_object()) {
+    return base::Error(arbiterctl::kErrBadJson, "each line must be one JSON object");
+  }
+  return in;
 }
 
 }  // namespace arbiterctl

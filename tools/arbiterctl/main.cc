@@ -32,6 +32,7 @@
 #include "tools/arbiterctl/errors.h"
 #include "tools/arbiterctl/game_client.h"
 #include "tools/arbiterctl/game_simulate.h"
+#include "tools/arbiterctl/json_lines.h"
 #include "tools/arbiterctl/pgn_check.h"
 
 namespace arbiterctl {
@@ -122,14 +123,14 @@ int Main(int argc, char** argv) {
   if (command == "analyze") return RunAnalyze(std::cin, std::cout);
   if (command == "pgn") return Pgn(args);
   if (command == "clock" && args.positional.size() == 2 && args.positional[1] == "simulate") {
-    return RunClockSimulate(std::cin, std::cout);
+    return RunJsonLines(std::cin, std::cout, SimulateClockLine);
   }
   if (command ==
       "clock") {  // create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch
     return RunClockClient(args, std::cout, std::cerr);
   }
   if (command == "game" && args.positional.size() == 2 && args.positional[1] == "simulate") {
-    return RunGameSimulate(std::cin, std::cout);
+    return RunJsonLines(std::cin, std::cout, SimulateGameLine);
   }
   if (command == "game") {  // create|start|arrive|move|offer|respond|claim|rule|...|watch|pgn
     return RunGameClient(args, std::cout, std::cerr);

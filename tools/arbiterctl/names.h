@@ -1,11 +1,15 @@
 // The names arbiterctl's client commands print for the API's enums (the names `clock simulate`
-// and `game simulate` use).
+// and `game simulate` use), and the tables of the names the game commands read and print.
 #ifndef ARBITER_TOOLS_ARBITERCTL_NAMES_H_
 #define ARBITER_TOOLS_ARBITERCTL_NAMES_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "proto/arbiter/v1/arbitration.pb.h"
 #include "proto/arbiter/v1/common.pb.h"
 
 namespace arbiterctl {
@@ -16,6 +20,51 @@ nlohmann::ordered_json SideName(arbiter::v1::Color c);
 std::string EditionName(arbiter::v1::Edition e);
 // "standard", "rapid", "blitz" (standard for GAME_TYPE_UNSPECIFIED).
 std::string GameTypeName(arbiter::v1::GameType t);
+
+// One value of an enum and its name: a table of them serves both ways, to read a flag or a field
+// (ValueNamed) and to print a value (NameOf).
+template <typename Enum>
+struct EnumName {
+  Enum value;
+  const char* name;
+};
+
+inline constexpr EnumName<arbiter::v1::ClaimKind> kClaimKindNames[] = {
+    {arbiter::v1::CLAIM_KIND_THREEFOLD, "threefold"},
+    {arbiter::v1::CLAIM_KIND_FIFTY, "fifty"},
+    {arbiter::v1::CLAIM_KIND_QUICKPLAY, "quickplay"},
+    {arbiter::v1::CLAIM_KIND_TIME, "time"}};
+// Appendix D1.
+inline constexpr EnumName<arbiter::v1::QuickplayGround> kQuickplayGroundNames[] = {
+    {arbiter::v1::QUICKPLAY_GROUND_CANNOT_WIN, "cannot_win"},
+    {arbiter::v1::QUICKPLAY_GROUND_NO_ATTEMPT, "no_attempt"}};
+// 10.2 a, b, c.
+inline constexpr EnumName<arbiter::v1::RulingDecision> kRulingDecisionNames[] = {
+    {arbiter::v1::RULING_DECISION_DRAW, "draw"},
+    {arbiter::v1::RULING_DECISION_POSTPONE, "postpone"},
+    {arbiter::v1::RULING_DECISION_REJECT, "reject"}};
+inline constexpr EnumName<arbiter::v1::ClaimRuling> kClaimRulingNames[] = {
+    {arbiter::v1::CLAIM_RULING_CORRECT, "correct"},
+    {arbiter::v1::CLAIM_RULING_INCORRECT, "incorrect"},
+    {arbiter::v1::CLAIM_RULING_PENDING, "pending"}};
+
+// The name of `value` in `names`; "" if it has none.
+template <typename Enum, std::size_t N>
+std::string NameOf(const EnumName<Enum> (&names)[N], Enum value) {
+  for (const EnumName<Enum>& n : names) {
+    if (n.value == value) return n.name;
+  }
+  return "";
+}
+
+// The value named `name` in `names`, if any.
+template <typename Enum, std::size_t N>
+std::optional<Enum> ValueNamed(const EnumName<Enum> (&names)[N], absl::string_view name) {
+  for (const EnumName<Enum>& n : names) {
+    if (name == n.name) return n.value;
+  }
+  return std::nullopt;
+}
 
 }  // namespace arbiterctl
 

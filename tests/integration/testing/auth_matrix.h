@@ -2,7 +2,6 @@
 // checked by real calls. (policy_coverage_test checks the policy table itself; this checks what a
 // caller gets back, and is not derived from that table.)
 //
-//   constexpr grpc::StatusCode OK = grpc::StatusCode::OK, NO = grpc::StatusCode::PERMISSION_DENIED;
 //   const std::vector<AuthRow> kMatrix = {
 //       // method       platform player arbiter observer service
 //       {"GetClock",    OK,      OK,    OK,     OK,      OK},
@@ -24,6 +23,10 @@
 #include "libs/chess/types.h"
 
 namespace integration {
+
+// The codes of most cells, short so that a row of the matrix reads as one line.
+inline constexpr grpc::StatusCode OK = grpc::StatusCode::OK;
+inline constexpr grpc::StatusCode NO = grpc::StatusCode::PERMISSION_DENIED;
 
 // The code each role's call ends with; PERMISSION_DENIED must carry ERR_PERMISSION_DENIED.
 struct AuthRow {

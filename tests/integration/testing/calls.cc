@@ -13,4 +13,9 @@ Call::Call(const std::string& token, absl::Duration timeout) {
 
 std::string Code(const grpc::Status& status) { return service::ErrorInfoOf(status).code(); }
 
+::testing::AssertionResult Succeeded(const grpc::Status& status) {
+  if (status.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << Code(status) << " " << status.error_message();
+}
+
 }  // namespace integration

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
+#include "libs/base/status_macros.h"
 #include "proto/grpc/health/v1/health.grpc.pb.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -47,6 +48,16 @@ bool Chosen(const TestServerOptions& options, Service s) {
   return std::find(options.services.begin(), options.services.end(), s) != options.services.end();
 }
 
+// A host just created (the clock's, the arbitration's): kept in `*kept` and listed in `hosted`.
+template <typename Host>
+absl::Status KeepHost(absl::StatusOr<std::unique_ptr<Host>> host, std::unique_ptr<Host>* kept,
+                      std::vector<service::HostedService>* hosted) {
+  if (!host.ok()) return host.status();
+  *kept = *std::move(host);
+  hosted->push_back((*kept)->hosted());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 TestServerOptions::TestServerOptions() {
@@ -67,6 +78,12 @@ TestServerOptions::TestServerOptions() {
   arbitration.replica_id = "test-replica";
   arbitration.deadline_shards = 8;
   arbitration.timers.sweep_interval = absl::Milliseconds(200);
+}
+
+TestServerOptions::TestServerOptions(std::vector<Service> services, Store store)
+    : TestServerOptions() {
+  this->services = std::move(services);
+  this->store = store;
 }
 
 absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(TestServerOptions options) {
@@ -100,18 +117,14 @@ absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(TestServerOptions 
     hosted.push_back({search_analysis::SearchAnalysisService::kName, s->analysis_.get()});
   }
   if (Chosen(options, Service::kClock)) {
-    auto clock =
-        clock_authority_service::ClockAuthorityHost::Create(config, s->env_.get(), options.clock);
-    if (!clock.ok()) return clock.status();
-    s->clock_ = *std::move(clock);
-    hosted.push_back(s->clock_->hosted());
+    RETURN_IF_ERROR(KeepHost(
+        clock_authority_service::ClockAuthorityHost::Create(config, s->env_.get(), options.clock),
+        &s->clock_, &hosted));
   }
   if (Chosen(options, Service::kArbitration)) {
-    auto arbitration =
-        arbitration_service::ArbitrationHost::Create(config, s->env_.get(), options.arbitration);
-    if (!arbitration.ok()) return arbitration.status();
-    s->arbitration_ = *std::move(arbitration);
-    hosted.push_back(s->arbitration_->hosted());
+    RETURN_IF_ERROR(KeepHost(
+        arbitration_service::ArbitrationHost::Create(config, s->env_.get(), options.arbitration),
+        &s->arbitration_, &hosted));
   }
   absl::StatusOr<std::unique_ptr<service::Server>> server =
       service::Server::Start(config, s->env_.get(), std::move(hosted));

@@ -2,9 +2,7 @@
 // in-memory store or on a real redis-server it starts (libs/store/testing/redis_server.h), served
 // over gRPC on a free loopback port with the test keys (tokens.h), /metrics on another.
 //
-//   TestServerOptions options;
-//   options.services = {Service::kClock};
-//   options.store = Store::kRedis;
+//   TestServerOptions options({Service::kClock}, Store::kRedis);
 //   std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
 //   auto stub = server->Stub<v1::ClockAuthority>();
 //   server->redis()->Stop(SIGKILL);  server->MetricsReach("arbiter_clock_running_clocks");
@@ -41,6 +39,8 @@ void PrintTo(Store store, std::ostream* os);  // for gtest's messages
 
 struct TestServerOptions {
   TestServerOptions();
+  // The defaults below, with `services` on `store`.
+  explicit TestServerOptions(std::vector<Service> services, Store store = Store::kMemory);
 
   std::vector<Service> services;
   Store store = Store::kMemory;
