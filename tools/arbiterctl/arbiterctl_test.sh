@@ -24,4 +24,8 @@ printf '[Event "x"]\n\n1. e4 e5 2. Ke3 *\n' > "$tmp"
 if "$ctl" pgn check "$tmp" > "$tmp.out"; then fail "pgn check must fail"; fi
 grep -q "game 1: ERR_ILLEGAL_MOVE" "$tmp.out" || fail "pgn check output: $(cat "$tmp.out")"
 rm -f "$tmp" "$tmp.out"
+# demo: the rules core's walk-through runs to its end (it once read a position the game had moved).
+out=$("$ctl" demo) || fail "demo exited $?"
+echo "$out" | grep -q "REFUSED" || fail "demo shows the illegal attempt refused"
+echo "$out" | grep -q "^Position: " || fail "demo reaches the final position"
 echo "arbiterctl end-to-end: ok"

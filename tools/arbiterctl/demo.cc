@@ -20,7 +20,8 @@ int RunDemo(std::ostream& out) {
                                           "Ng5",  "O-O",  "d5",  "exd5", "Nxd5", "Nxf7",
                                           "Kxf7", "Qf3+", "Nb4", "Ke6",  "Nc3",  "e2e4"};
   for (const std::string& text : moves) {
-    const chess::Position& pos = game.position();
+    // A copy: Play below adds a position to the game, which may move the one a reference held.
+    const chess::Position pos = game.position();
     absl::StatusOr<chess::Move> move = chess::ParseMove(pos, text);
     absl::Status status = move.ok() ? game.Play(*move) : move.status();
     out << "  " << pos.fullmove_number()
