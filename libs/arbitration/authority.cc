@@ -7,6 +7,8 @@
 #include "libs/arbitration/errors.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/laws/proto_convert.h"
 
 namespace arbitration {
 namespace {
@@ -39,6 +41,20 @@ v1::ClaimRuling ClaimRulingOf(const std::vector<v1::ArbitrationEvent>& events) {
   return ruling;
 }
 
+v1::GameStatus ToProto(GameStatus status) {
+  switch (status) {
+    case GameStatus::kCreated:
+      return v1::GAME_STATUS_CREATED;
+    case GameStatus::kOngoing:
+      return v1::GAME_STATUS_ONGOING;
+    case GameStatus::kAwaitingRuling:
+      return v1::GAME_STATUS_AWAITING_RULING;
+    case GameStatus::kEnded:
+      return v1::GAME_STATUS_ENDED;
+  }
+  return v1::GAME_STATUS_UNSPECIFIED;
+}
+
 }  // namespace
 
 std::string SettleCommandId(absl::string_view game_id, std::int64_t version) {
@@ -68,31 +84,67 @@ absl::StatusOr<v1::ArbitrationEvent> FromStoreEvent(const arbiter::v1::GameEvent
   return out;
 }
 
-arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) {
-  arbiter::v1::GameSnapshot out;
-  out.set_schema_version(kSnapshotSchemaVersion);
-  // PackFrom(game.Snapshot()) without copying and serialising the whole log on every command:
-  // the state keeps its log's wire form as it grows.
-  static const std::string* const kTypeUrl = new std::string(
-      absl::StrCat("type.googleapis.com/", v1::GameLogSnapshot::descriptor()->full_name()));
-  out.mutable_state()->set_type_url(*kTypeUrl);
-  out.mutable_state()->set_value(game.SerializedSnapshot());
+v1::GameLogSnapshot Summary(const GameState& game) {
+  v1::GameLogSnapshot out;
+  out.set_version(game.version());
+  out.set_status(ToProto(game.status()));
+  if (game.outcome().over()) laws::ToProto(game.outcome(), out.mutable_outcome());
+  out.set_fen(chess::ToFen(game.position()));
+  out.set_plies(static_cast<std::int32_t>(game.game().moves().size()));
+  out.set_white_ms(game.RemainingMs(chess::Color::kWhite, game.last_event_ms()));
+  out.set_black_ms(game.RemainingMs(chess::Color::kBlack, game.last_event_ms()));
+  if (game.status() == GameStatus::kOngoing) {
+    out.set_clock_running(laws::ToProto(game.clock().running()));
+  }
+  out.set_draw_offer(laws::ToProto(game.draw_offer()));
+  out.set_last_event_ms(game.last_event_ms());
+  if (std::optional<std::int64_t> deadline = NextDeadline(game)) out.set_deadline_ms(*deadline);
+  out.set_awaiting_ruling(game.status() == GameStatus::kAwaitingRuling);
+  out.set_review(game.review());
   return out;
 }
 
-absl::StatusOr<GameState> FromStoreSnapshot(const arbiter::v1::GameSnapshot& snapshot) {
-  v1::GameLogSnapshot log;
-  if (snapshot.schema_version() != kSnapshotSchemaVersion || !snapshot.state().UnpackTo(&log)) {
+arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) {
+  arbiter::v1::GameSnapshot out;
+  out.set_schema_version(kSnapshotSchemaVersion);
+  out.mutable_state()->PackFrom(Summary(game));
+  return out;
+}
+
+absl::StatusOr<GameState> FromStore(const arbiter::v1::GameSnapshot& snapshot,
+                                    absl::Span<const arbiter::v1::GameEvent> events) {
+  v1::GameLogSnapshot stored;
+  const std::uint32_t schema = snapshot.schema_version();
+  if ((schema != kSnapshotSchemaVersion && schema != kLogSnapshotSchemaVersion) ||
+      !snapshot.state().UnpackTo(&stored)) {
     return Error(kErrCorruptLog,
                  absl::StrCat("the snapshot is not a game's (schema ", snapshot.schema_version(),
                               ", ", snapshot.state().type_url(), ")"));
   }
-  ASSIGN_OR_RETURN(GameState game, GameState::FromSnapshot(log));
-  if (game.version() != snapshot.version()) {
-    return Error(kErrCorruptLog, absl::StrCat("the snapshot holds ", game.version(),
+  std::optional<GameState> game;
+  if (schema == kLogSnapshotSchemaVersion) {
+    ASSIGN_OR_RETURN(game, GameState::FromSnapshot(stored));
+  } else {
+    std::vector<v1::ArbitrationEvent> log;
+    log.reserve(events.size());
+    for (const arbiter::v1::GameEvent& e : events) {
+      ASSIGN_OR_RETURN(v1::ArbitrationEvent event, FromStoreEvent(e));
+      log.push_back(std::move(event));
+    }
+    ASSIGN_OR_RETURN(game, GameState::Replay(log));
+    // The summary was written with the same append as the log's last event: they agree, or the
+    // record is damaged.
+    if (stored.version() != game->version() || stored.fen() != chess::ToFen(game->position())) {
+      return Error(kErrCorruptLog,
+                   absl::StrCat("the log's ", game->version(), " events do not give the snapshot (",
+                                stored.version(), " events, ", stored.fen(), ")"));
+    }
+  }
+  if (game->version() != snapshot.version()) {
+    return Error(kErrCorruptLog, absl::StrCat("the snapshot holds ", game->version(),
                                               " events but is at version ", snapshot.version()));
   }
-  return game;
+  return *std::move(game);
 }
 
 GameAuthority::GameAuthority(store::GameStore* store, Clock now_ms, Analyst& analyst,
@@ -118,7 +170,12 @@ absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::strin
     if (std::shared_ptr<const GameState> cached = cache_.Get(game_id)) return cached;
   }
   ASSIGN_OR_RETURN(arbiter::v1::GameSnapshot snapshot, store_->ReadSnapshot(game_id));
-  ASSIGN_OR_RETURN(GameState game, FromStoreSnapshot(snapshot));
+  // Schema 2 summarises; the state is the log's (schema 1 snapshots hold the log themselves).
+  std::vector<arbiter::v1::GameEvent> events;
+  if (snapshot.schema_version() != kLogSnapshotSchemaVersion) {
+    ASSIGN_OR_RETURN(events, store_->ReadEvents(game_id, 1, snapshot.version()));
+  }
+  ASSIGN_OR_RETURN(GameState game, FromStore(snapshot, events));
   auto shared = std::make_shared<const GameState>(std::move(game));
   cache_.Remember(game_id, shared);
   return shared;
@@ -232,7 +289,7 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       // The id is recorded; whether this is the same request is the store's to say (it alone
       // keeps the identity): an append under the id is answered from the record (replayed) or
       // refused ERR_COMMAND_ID_REUSED, and writes nothing either way.
-      std::vector<v1::ArbitrationEvent> probe = {latest.events().back()};
+      std::vector<v1::ArbitrationEvent> probe = {latest.event(latest.version() - 1)};
       ASSIGN_OR_RETURN(store::AppendResult same,
                        Append(game_id, latest.version(), latest, probe, options.command_id,
                               options.fingerprint, now_ms_()));

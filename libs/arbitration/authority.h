@@ -35,6 +35,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
@@ -190,12 +191,18 @@ class GameAuthority {
 std::string SettleCommandId(absl::string_view game_id, std::int64_t version);
 
 // The store's forms of the log: an event as a store GameEvent (body: ArbitrationEvent, schema
-// kEventSchemaVersion), the state as a GameSnapshot (GameLogSnapshot, kSnapshotSchemaVersion), and
-// back (INTERNAL ERR_CORRUPT_LOG on a foreign type or schema).
+// kEventSchemaVersion), and back (INTERNAL ERR_CORRUPT_LOG on a foreign type or schema).
 arbiter::v1::GameEvent ToStoreEvent(const v1::ArbitrationEvent& event, std::int64_t recorded_at_ms);
 absl::StatusOr<v1::ArbitrationEvent> FromStoreEvent(const arbiter::v1::GameEvent& event);
+// The state's summary (GameLogSnapshot schema 2): a fixed size whatever the game's length.
+v1::GameLogSnapshot Summary(const GameState& game);
+// The snapshot an append writes: the summary, packed (kSnapshotSchemaVersion).
 arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game);
-absl::StatusOr<GameState> FromStoreSnapshot(const arbiter::v1::GameSnapshot& snapshot);
+// The state a store snapshot stands for: a schema 1 snapshot holds the log itself; a schema 2 one
+// is rebuilt from `events` (the log's first snapshot.version() events) and checked against its
+// summary. INTERNAL ERR_CORRUPT_LOG when they disagree or a type or schema is foreign.
+absl::StatusOr<GameState> FromStore(const arbiter::v1::GameSnapshot& snapshot,
+                                    absl::Span<const arbiter::v1::GameEvent> events);
 
 }  // namespace arbitration
 

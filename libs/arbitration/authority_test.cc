@@ -95,7 +95,7 @@ TEST_F(AuthorityTest, CreateWritesTheCreationAtVersionOne) {
   absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_.ReadSnapshot("g1");
   ASSERT_OK(snapshot.status());
   EXPECT_EQ(snapshot->schema_version(), kSnapshotSchemaVersion);
-  ASSERT_OK(FromStoreSnapshot(*snapshot).status());
+  ASSERT_OK(FromStore(*snapshot, *log).status());
 
   // A retry of the creation is answered from the record; another creation is refused.
   r = authority_.Create("g1", Standard("g1"), Who("platform", "platform"), {.command_id = "c1"});
@@ -440,7 +440,9 @@ TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
   // The store holds the state the reply gave: the snapshot reads back at version 3.
   absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_.ReadSnapshot("g1");
   ASSERT_OK(snapshot.status());
-  absl::StatusOr<GameState> stored = FromStoreSnapshot(*snapshot);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_.ReadEvents("g1", 1, 3);
+  ASSERT_OK(log.status());
+  absl::StatusOr<GameState> stored = FromStore(*snapshot, *log);
   ASSERT_OK(stored.status());
   EXPECT_EQ(stored->version(), 3);
   EXPECT_EQ(stored->events().back().move().san(), "e4");
@@ -562,7 +564,10 @@ TEST_F(ExecuteAsyncTest, ARetryDecidedOnTheCachedStateIsAnsweredFromTheRecord) {
   EXPECT_EQ(now->version, (**r)->version);  // applied once
 }
 
-TEST(GameStateSnapshot, TheKeptEncodingIsTheSnapshotsSerialisation) {
+// The snapshot an append writes is the state's summary: the same size at move 1 as at move 20
+// (schema 1 held the whole log and grew with every event). The log is the record: a state is
+// rebuilt from the events, checked against the summary, and an old schema 1 snapshot still reads.
+TEST(GameStateSnapshot, TheSummaryKeepsItsSizeAndTheLogRebuildsTheState) {
   v1::CreateGameRequest req = Standard("g");
   absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, kT0, Who("platform", "platform"));
   ASSERT_OK(created.status());
@@ -571,20 +576,57 @@ TEST(GameStateSnapshot, TheKeptEncodingIsTheSnapshotsSerialisation) {
   LocalAnalyst analyst;
   GameState state = *game;
   std::int64_t at = kT0;
-  for (Command c : {Start(), Move(chess::Color::kWhite, "e4"), Move(chess::Color::kBlack, "e5")}) {
-    GameState before = state;  // shares the log: the next apply copies it, not this one's
-    absl::StatusOr<Decision> d = Decide(state, c, at += 1000, analyst);
-    ASSERT_OK(d.status());
-    state = *d->after;
-    EXPECT_EQ(before.SerializedSnapshot(), before.Snapshot().SerializeAsString());
+  std::vector<Command> commands = {Start()};
+  // Kasparov - Topalov, Wijk aan Zee 1999, the first 40 plies: captures, checks, castling.
+  const std::vector<std::string> plies = {
+      "e4",    "d6",  "d4",   "Nf6",  "Nc3", "g6",    "Be3",  "Bg7",  "Qd2",  "c6",
+      "f3",    "b5",  "Nge2", "Nbd7", "Bh6", "Bxh6",  "Qxh6", "Bb7",  "a3",   "e5",
+      "O-O-O", "Qe7", "Kb1",  "a6",   "Nc1", "O-O-O", "Nb3",  "exd4", "Rxd4", "c5",
+      "Rd1",   "Nb6", "g3",   "Kb8",  "Na5", "Ba8",   "Bh3",  "d5",   "Qf4+", "Ka7"};
+  for (size_t i = 0; i < plies.size(); ++i) {
+    commands.push_back(Move(i % 2 == 0 ? chess::Color::kWhite : chess::Color::kBlack, plies[i]));
   }
-  EXPECT_EQ(state.SerializedSnapshot(), state.Snapshot().SerializeAsString());
-  v1::GameLogSnapshot parsed;
-  ASSERT_TRUE(parsed.ParseFromString(state.SerializedSnapshot()));
-  absl::StatusOr<GameState> back = GameState::FromSnapshot(parsed);
+  size_t early = 0;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    absl::StatusOr<Decision> d = Decide(state, commands[i], at += 1000, analyst);
+    ASSERT_OK(d.status());
+    ASSERT_TRUE(d->refused.ok()) << i << ": " << d->refused;
+    state = *d->after;
+    if (i == 2) early = ToStoreSnapshot(state).ByteSizeLong();
+  }
+  const arbiter::v1::GameSnapshot snapshot = ToStoreSnapshot(state);
+  EXPECT_EQ(snapshot.schema_version(), kSnapshotSchemaVersion);
+  EXPECT_LE(snapshot.ByteSizeLong(), early + 8);  // a digit more in a count or a time at most
+  EXPECT_LT(snapshot.ByteSizeLong(), 400u);
+  const v1::GameLogSnapshot summary = Summary(state);
+  EXPECT_EQ(summary.version(), 42);
+  EXPECT_EQ(summary.plies(), 40);
+  EXPECT_EQ(summary.status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(summary.clock_running(), v1::COLOR_WHITE);
+
+  std::vector<arbiter::v1::GameEvent> log;
+  for (const v1::ArbitrationEvent& e : state.events()) log.push_back(ToStoreEvent(e, e.at_ms()));
+  arbiter::v1::GameSnapshot stored = snapshot;
+  stored.set_version(state.version());
+  absl::StatusOr<GameState> back = FromStore(stored, log);
   ASSERT_OK(back.status());
   EXPECT_EQ(back->version(), state.version());
-  EXPECT_EQ(back->SerializedSnapshot(), state.SerializedSnapshot());
+  EXPECT_EQ(back->RemainingMs(chess::Color::kWhite, at),
+            state.RemainingMs(chess::Color::kWhite, at));
+
+  // A log that does not give the summary is a damaged record.
+  log.pop_back();
+  stored.set_version(state.version() - 1);
+  EXPECT_THAT(FromStore(stored, log), HasErrorCode(store::kErrCorruptLog));
+
+  // Schema 1 (the log in the snapshot), as earlier versions wrote it, still reads.
+  arbiter::v1::GameSnapshot old;
+  old.set_schema_version(kLogSnapshotSchemaVersion);
+  old.set_version(state.version());
+  old.mutable_state()->PackFrom(state.Snapshot());
+  absl::StatusOr<GameState> from_old = FromStore(old, {});
+  ASSERT_OK(from_old.status());
+  EXPECT_EQ(from_old->version(), state.version());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "libs/arbitration/game_state.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -70,38 +71,51 @@ GameState::GameState(std::shared_ptr<const v1::GameCreated> created, laws::Rules
       ruleset_(std::move(ruleset)),
       game_(std::move(game)),
       clock_(std::move(clock)),
-      log_(std::make_shared<Log>()) {}
+      log_() {}
 
-void GameState::Log::Append(const v1::ArbitrationEvent& event) {
-  // GameLogSnapshot.events (field 1, length-delimited): the tag, the length, the event.
-  const size_t size = event.ByteSizeLong();
-  char head[1 + 10];
-  size_t n = 0;
-  head[n++] = static_cast<char>((1 << 3) | 2);
-  for (std::uint64_t v = size;; v >>= 7) {
-    if (v < 0x80) {
-      head[n++] = static_cast<char>(v);
-      break;
-    }
-    head[n++] = static_cast<char>((v & 0x7f) | 0x80);
-  }
-  const size_t at = bytes_.size();
-  bytes_.resize(at + n + size);
-  std::memcpy(bytes_.data() + at, head, n);
-  event.SerializeWithCachedSizesToArray(reinterpret_cast<std::uint8_t*>(bytes_.data() + at + n));
-  events_.push_back(std::make_shared<const v1::ArbitrationEvent>(event));
-  absl::MutexLock lock(&mu_);
-  if (view_ != nullptr) view_->push_back(event);
+GameState::Log::Log() : storage_(std::make_shared<Storage>()) {}
+
+GameState::Log::Storage::~Storage() {
+  for (std::atomic<v1::ArbitrationEvent*>& segment : segments) delete[] segment.load();
 }
 
-const std::vector<v1::ArbitrationEvent>& GameState::Log::View() const {
-  absl::MutexLock lock(&mu_);
-  if (view_ == nullptr) {
-    view_ = std::make_unique<std::vector<v1::ArbitrationEvent>>();
-    view_->reserve(events_.size());
-    for (const auto& e : events_) view_->push_back(*e);
+std::pair<int, std::int64_t> GameState::Log::Locate(std::int64_t i) {
+  const std::uint64_t j = static_cast<std::uint64_t>(i) + 16;
+  const int segment = std::bit_width(j) - 5;
+  return {segment, static_cast<std::int64_t>(j - (std::uint64_t{16} << segment))};
+}
+
+const v1::ArbitrationEvent& GameState::Log::at(std::int64_t i) const {
+  const auto [segment, offset] = Locate(i);
+  return storage_->segments[segment].load(std::memory_order_acquire)[offset];
+}
+
+void GameState::Log::Append(const v1::ArbitrationEvent& event) {
+  std::int64_t expected = size_;
+  if (!storage_->end.compare_exchange_strong(expected, size_ + 1)) {
+    // Another copy appended here first: this state's events go to storage of its own.
+    Log copy;
+    for (std::int64_t i = 0; i < size_; ++i) copy.Append(at(i));
+    *this = std::move(copy);
+    return Append(event);
   }
-  return *view_;
+  const auto [segment, offset] = Locate(size_);
+  std::atomic<v1::ArbitrationEvent*>& slot = storage_->segments[segment];
+  v1::ArbitrationEvent* events = slot.load(std::memory_order_acquire);
+  if (events == nullptr) {
+    // Only the append that claimed the segment's first event makes it.
+    events = new v1::ArbitrationEvent[std::size_t{16} << segment];
+    slot.store(events, std::memory_order_release);
+  }
+  events[offset] = event;
+  ++size_;
+}
+
+std::vector<v1::ArbitrationEvent> GameState::events() const {
+  std::vector<v1::ArbitrationEvent> out;
+  out.reserve(static_cast<size_t>(version()));
+  for (std::int64_t i = 0; i < version(); ++i) out.push_back(event(i));
+  return out;
 }
 
 absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created) {
@@ -121,7 +135,7 @@ absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created)
                   std::move(clock));
   state.turn_start_remaining_ms_ = tc.initial_ms();
   state.last_event_ms_ = created.at_ms();
-  state.log_->Append(created);
+  state.log_.Append(created);
   return state;
 }
 
@@ -152,8 +166,8 @@ absl::StatusOr<GameState> GameState::FromSnapshot(const v1::GameLogSnapshot& sna
 
 v1::GameLogSnapshot GameState::Snapshot() const {
   v1::GameLogSnapshot out;
-  out.mutable_events()->Reserve(static_cast<int>(log_->size()));
-  for (std::int64_t i = 0; i < version(); ++i) *out.add_events() = log_->at(i);
+  out.mutable_events()->Reserve(static_cast<int>(version()));
+  for (std::int64_t i = 0; i < version(); ++i) *out.add_events() = event(i);
   return out;
 }
 
@@ -183,21 +197,12 @@ absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
     return Corrupt(
         absl::StrCat("event at ", event.at_ms(), " ms before the last at ", last_event_ms_, " ms"));
   }
-  // The state is copied so that a failure leaves it unchanged, but not the log (ApplyKind never
-  // reads it): with the log in the copy, every event applied copied the whole log once more.
-  std::shared_ptr<Log> log = std::move(log_);
-  GameState next = *this;
-  if (absl::Status applied = next.ApplyKind(event); !applied.ok()) {
-    log_ = std::move(log);
-    return applied;
-  }
-  next.last_event_ms_ = event.at_ms();
-  // Shared with another state (the authority's cache, the state a command was decided on): copy
-  // on write, once per command, since the copy is then this state's alone.
-  if (log.use_count() > 1) log = std::make_shared<Log>(*log);
-  log->Append(event);
-  next.log_ = std::move(log);
-  *this = std::move(next);
+  // In place: copying the state first (so that a failure left it unchanged) cost a copy of the
+  // whole position history per event, and every caller discards a state whose event did not
+  // apply (a decision's scratch state, a replay, a deadline check).
+  RETURN_IF_ERROR(ApplyKind(event));
+  last_event_ms_ = event.at_ms();
+  log_.Append(event);
   return absl::OkStatus();
 }
 

@@ -12,11 +12,13 @@
 #define ARBITER_LIBS_ARBITRATION_GAME_STATE_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -34,9 +36,11 @@ namespace arbitration {
 
 namespace v1 = arbiter::v1;
 
-// The schema version of ArbitrationEvent bodies and of GameLogSnapshot states in the store.
+// The schema version of ArbitrationEvent bodies and of GameLogSnapshot states in the store: 2, the
+// state's summary (written); 1, the whole log (still read).
 inline constexpr std::uint32_t kEventSchemaVersion = 1;
-inline constexpr std::uint32_t kSnapshotSchemaVersion = 1;
+inline constexpr std::uint32_t kSnapshotSchemaVersion = 2;
+inline constexpr std::uint32_t kLogSnapshotSchemaVersion = 1;
 
 enum class GameStatus : std::uint8_t {
   kCreated,         // not started (6.5)
@@ -57,7 +61,7 @@ class GameState {
   // From a store snapshot (GameLogSnapshot).
   static absl::StatusOr<GameState> FromSnapshot(const v1::GameLogSnapshot& snapshot);
 
-  // Applies one event at the end of the log; the state is unchanged on failure.
+  // Applies one event at the end of the log. On failure the state is half-applied: discard it.
   absl::Status Apply(const v1::ArbitrationEvent& event);
 
   // --- What the game is
@@ -97,19 +101,16 @@ class GameState {
   bool confirmed(chess::Color side) const { return confirmed_[chess::Index(side)]; }
 
   // --- The log
-  std::int64_t version() const { return static_cast<std::int64_t>(log_->size()); }
+  std::int64_t version() const { return log_.size(); }
   std::int64_t last_event_ms() const { return last_event_ms_; }
   std::optional<std::int64_t> ended_at_ms() const { return ended_at_ms_; }
-  // Every event applied, in order (event i has version i + 1). Built on the first call for this
-  // state (a copy of every event): on a hot path read them one by one with event().
-  const std::vector<v1::ArbitrationEvent>& events() const { return log_->View(); }
+  // Every event applied, in order (event i has version i + 1): a copy of each. On a hot path read
+  // them one by one with event().
+  std::vector<v1::ArbitrationEvent> events() const;
   // Event i (version i + 1), 0 <= i < version(), without building events().
-  const v1::ArbitrationEvent& event(std::int64_t i) const { return log_->at(i); }
-  // The snapshot for the store: the log itself (schema 1).
+  const v1::ArbitrationEvent& event(std::int64_t i) const { return log_.at(i); }
+  // The log as one message (GameLogSnapshot schema 1: the events), as FromSnapshot reads it.
   v1::GameLogSnapshot Snapshot() const;
-  // Snapshot() serialized, the same bytes: kept as events are applied (each event encoded once),
-  // so a command's append neither copies the log into a message nor serialises it again.
-  const std::string& SerializedSnapshot() const { return log_->bytes(); }
 
  private:
   GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
@@ -136,32 +137,34 @@ class GameState {
   std::array<bool, 2> confirmed_{};
   std::int64_t last_event_ms_ = 0;
   std::optional<std::int64_t> ended_at_ms_;
-  // The log and its encoding as a GameLogSnapshot, shared between the copies a command makes
-  // until one appends (copy on write). Every command decides on a copy of the cached state, so
-  // the copy is made once per command: it copies pointers to the events (which never change once
-  // applied) and the encoding's bytes, not the events themselves (a proto copy each: measured as
-  // the largest part of the server's CPU per move, at 44 events a game on average).
+  // The log's events, shared by every state copied from this one: a copy costs a pointer, and an
+  // append at the end of the shared storage writes there, without copying the events before it
+  // (every command decides on a copy of the cached state; copying the log, or even pointers to
+  // its events, was a large part of the server's CPU per move). The storage's segments never
+  // move, so a state reading its events [0, size) never races with an append at size or later.
+  // Of two copies that append from the same length (two commands decided on one cached state),
+  // the first takes the storage's end and the other copies its events to storage of its own.
   class Log {
    public:
-    Log() = default;
-    Log(const Log& other) : events_(other.events_), bytes_(other.bytes_) {}
-    Log& operator=(const Log&) = delete;
-
-    // Only on a log no other state shares.
+    Log();
+    std::int64_t size() const { return size_; }
+    const v1::ArbitrationEvent& at(std::int64_t i) const;
     void Append(const v1::ArbitrationEvent& event);
-    std::size_t size() const { return events_.size(); }
-    const v1::ArbitrationEvent& at(std::int64_t i) const { return *events_[i]; }
-    const std::string& bytes() const { return bytes_; }
-    // The events as one vector, built on the first call (then kept up to date by Append).
-    const std::vector<v1::ArbitrationEvent>& View() const;
 
    private:
-    std::vector<std::shared_ptr<const v1::ArbitrationEvent>> events_;
-    std::string bytes_;  // GameLogSnapshot's wire form: each event as field 1, in order
-    mutable absl::Mutex mu_;
-    mutable std::unique_ptr<std::vector<v1::ArbitrationEvent>> view_ ABSL_GUARDED_BY(mu_);
+    // Segment k holds 16 << k events: events [16 * (2^k - 1), 16 * (2^(k+1) - 1)).
+    static constexpr int kSegments = 40;
+    struct Storage {
+      std::array<std::atomic<v1::ArbitrationEvent*>, kSegments> segments{};
+      std::atomic<std::int64_t> end{0};  // events claimed by an append
+      ~Storage();
+    };
+    static std::pair<int, std::int64_t> Locate(std::int64_t i);
+
+    std::shared_ptr<Storage> storage_;
+    std::int64_t size_ = 0;
   };
-  std::shared_ptr<Log> log_;
+  Log log_;
 };
 
 // The creation event for a request at `now_ms`: players, ruleset (edition required; the game

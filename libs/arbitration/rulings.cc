@@ -189,7 +189,8 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
                      const v1::Actor& actor, Analyst& analyst) {
   const GameState& s = plan.state;
   const chess::Position& before = s.position();
-  chess::Game after = s.game();
+  // The endings after the move need the positions that can repeat, not the whole game's.
+  chess::Game after = s.game().RepetitionWindow();
   RETURN_IF_ERROR(after.Play(move));
   std::optional<Ending> ending =
       EndingAfterMove(after, before.IsZeroing(move), s.ruleset(), analyst);

@@ -34,6 +34,16 @@ absl::Status Game::Play(Move m) {
   return absl::OkStatus();
 }
 
+Game Game::RepetitionWindow() const {
+  // As far back as CountOccurrences looks.
+  const size_t reach =
+      std::min(positions_.size(), static_cast<size_t>(position().halfmove_clock()) + 2);
+  Game window(positions_[positions_.size() - reach]);
+  window.positions_.assign(positions_.end() - reach, positions_.end());
+  window.moves_.assign(moves_.end() - (reach - 1), moves_.end());
+  return window;
+}
+
 int Game::CountOccurrences(const Position& pos) const {
   int count = 0;
   // Only positions since the last capture or pawn move can repeat (the half-move clock bounds the

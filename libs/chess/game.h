@@ -38,6 +38,11 @@ class Game {
   // position is checkmate or stalemate (5.1a, 5.2a end the game at once).
   absl::Status Play(Move m);
 
+  // The game from the last capture or pawn move on (the positions that can still repeat): the same
+  // answers as this game to every question of repetition (9.2, 9.6.1) and of the fifty- and
+  // seventy-five-move rules, now and after further moves, at the cost of a short history.
+  Game RepetitionWindow() const;
+
   // How often the current position has stood in this game, counting now (9.2).
   int RepetitionCount() const;
   // 9.2: the current position stands for at least the third time (now), or these legal moves

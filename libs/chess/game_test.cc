@@ -97,6 +97,31 @@ TEST(FivefoldTest, Article9_6_1) {
   EXPECT_TRUE(game.IsFivefoldRepetition());
 }
 
+// The window from the last capture or pawn move answers every repetition question as the whole
+// game does, now and after more moves: the move path asks it instead of copying the game.
+TEST(GameTest, TheRepetitionWindowAnswersAsTheWholeGame) {
+  Game game(Position::Initial());
+  PlaySan(&game, {"e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "Ng1", "Nb8", "Nf3", "Nc6"});
+  Game window = game.RepetitionWindow();
+  EXPECT_LT(window.positions().size(), game.positions().size());
+  EXPECT_EQ(window.position(), game.position());
+  const std::vector<std::string> more = {"Ng1", "Nb8", "Nf3", "Nc6", "Ng1", "Nb8", "Nf3", "Nc6"};
+  for (const std::string& san : more) {
+    EXPECT_EQ(window.RepetitionCount(), game.RepetitionCount()) << san;
+    EXPECT_EQ(window.IsFivefoldRepetition(), game.IsFivefoldRepetition()) << san;
+    EXPECT_EQ(Uci(window.ThreefoldClaim().by_moves), Uci(game.ThreefoldClaim().by_moves)) << san;
+    EXPECT_EQ(window.ThreefoldClaim().now, game.ThreefoldClaim().now) << san;
+    PlaySan(&game, {san});
+    PlaySan(&window, {san});
+  }
+  EXPECT_EQ(window.RepetitionCount(), game.RepetitionCount());
+  EXPECT_GE(window.RepetitionCount(), 3);
+  EXPECT_TRUE(window.ThreefoldClaim().now);
+  // Right after a pawn move the window is the position before it and the one after.
+  PlaySan(&game, {"d4"});
+  EXPECT_EQ(game.RepetitionWindow().positions().size(), 2u);
+}
+
 TEST(GameTest, NoMoveAfterMate) {
   Game game(*ParseFen("R3k3/8/4K3/8/8/8/8/8 b - - 0 1"));
   EXPECT_THAT(game.Play(Move(kE8, kF8)), base::HasErrorCode("ERR_GAME_OVER"));
