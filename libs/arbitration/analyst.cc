@@ -1,5 +1,7 @@
 #include "libs/arbitration/analyst.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "libs/analysis/advice.h"
 #include "libs/analysis/static_proofs.h"
@@ -77,14 +79,30 @@ AnalystAnswer LocalAnalyst::DeadPosition(const chess::Position& pos) {
   return a;
 }
 
+LocalAnalyst::LocalAnalyst(LocalAnalystOptions options) : options_(std::move(options)) {}
+
+LocalAnalyst::~LocalAnalyst() = default;
+
+analysis::EnginePool* LocalAnalyst::Engine() {
+  absl::MutexLock lock(&engine_mu_);
+  if (!engine_tried_ && options_.engine.has_value()) {
+    engine_tried_ = true;
+    absl::StatusOr<std::unique_ptr<analysis::EnginePool>> pool =
+        analysis::EnginePool::Create(*options_.engine);
+    if (pool.ok()) engine_ = *std::move(pool);
+  }
+  return engine_.get();
+}
+
 std::string LocalAnalyst::QuickplayAdvice(const chess::Game& game, chess::Color claimant) {
   analysis::ClaimAdviceOptions options;
   options.claimant = claimant;
   options.unwinnable_limits.max_nodes = options_.max_nodes;
-  // No engine here: the proof and the progress summary. The search-analysis service's
-  // AdviseClaim adds the engine's evaluation for an arbiter who asks.
+  // The proof and the progress summary, and the engine's evaluation when there is one (10.2 is
+  // the arbiter's judgement of whether the opponent is making progress by normal means).
+  analysis::EnginePool* engine = Engine();
   absl::StatusOr<analysis::ClaimAdvice> a =
-      analysis::AdviseClaim(game, /*pool=*/nullptr, options, absl::Now() + absl::Seconds(2));
+      analysis::AdviseClaim(game, engine, options, absl::Now() + options_.advice_time);
   if (!a.ok()) return "";
   std::string out = absl::StrCat(a->label, ": ", chess::ColorName(a->opponent), " ",
                                  a->opponent_can_mate.verdict == analysis::Verdict::kUnwinnable
@@ -93,6 +111,9 @@ std::string LocalAnalyst::QuickplayAdvice(const chess::Game& game, chess::Color 
                                      ? "can still mate"
                                      : "may still be able to mate (undetermined)");
   for (const std::string& note : a->notes) absl::StrAppend(&out, "; ", note);
+  if (options_.engine.has_value() && engine == nullptr) {
+    absl::StrAppend(&out, "; no engine evaluation (the engine did not start)");
+  }
   return out;
 }
 

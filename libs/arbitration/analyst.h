@@ -7,8 +7,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "libs/analysis/engine_pool.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/chess/game.h"
 #include "libs/chess/position.h"
@@ -47,19 +53,32 @@ struct LocalAnalystOptions {
   std::int64_t max_nodes = 200'000;  // per question
   // DeadPosition: search even when no static proof holds for either side (see analyst.cc).
   bool search_when_neither_proved = false;
+  // The engine (Stockfish) for a 10.2 claim's advice: its evaluation of the position, and of the
+  // one some moves earlier, beside the proof and the progress summary. Started at the first
+  // claim that asks, kept for the next; nullopt or an engine that cannot start: no engine (the
+  // advice says so).
+  std::optional<analysis::EnginePoolOptions> engine;
+  absl::Duration advice_time = absl::Seconds(3);  // the most a claim's advice may take
 };
 
 // libs/analysis in this process.
 class LocalAnalyst final : public Analyst {
  public:
-  explicit LocalAnalyst(LocalAnalystOptions options = {}) : options_(options) {}
+  explicit LocalAnalyst(LocalAnalystOptions options = {});
+  ~LocalAnalyst() override;
   AnalystAnswer CanMate(const chess::Position& pos, chess::Color side) override;
   AnalystAnswer MatingPotential(const chess::Position& pos, chess::Color side) override;
   AnalystAnswer DeadPosition(const chess::Position& pos) override;
   std::string QuickplayAdvice(const chess::Game& game, chess::Color claimant) override;
 
  private:
-  LocalAnalystOptions options_;
+  // The engine pool, started on the first call (nullptr: none configured, or it did not start).
+  analysis::EnginePool* Engine();
+
+  const LocalAnalystOptions options_;
+  absl::Mutex engine_mu_;
+  bool engine_tried_ ABSL_GUARDED_BY(engine_mu_) = false;
+  std::unique_ptr<analysis::EnginePool> engine_ ABSL_GUARDED_BY(engine_mu_);
 };
 
 }  // namespace arbitration

@@ -21,6 +21,9 @@ ABSL_FLAG(absl::Duration, arbitration_sweep_grace, absl::Milliseconds(500),
 ABSL_FLAG(int, arbitration_timer_workers, 4, "arbitration: concurrent deadline checks");
 ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
           "arbitration: the node limit of one search (dead position, 6.10)");
+ABSL_FLAG(std::string, arbitration_engine_path, analysis::kDefaultEnginePath,
+          "arbitration: the UCI engine (Stockfish) whose evaluation a 10.2 claim's advice for the "
+          "arbiter includes, started at the first such claim; \"\" = none");
 
 namespace arbitration_service {
 
@@ -32,7 +35,8 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .run_timers = absl::GetFlag(FLAGS_arbitration_timers),
           .deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
-          .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes)};
+          .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
+          .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path)};
 }
 
 }  // namespace arbitration_service

@@ -35,8 +35,12 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
   // The time base is the store's clock, measured before serving: every replica (and the clock
   // authority) records instants on the same base.
   ASSIGN_OR_RETURN(host->time_, clock_authority::StoreTime::Create(host->store_.get()));
-  host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(
-      arbitration::LocalAnalystOptions{.max_nodes = options.analysis_max_nodes});
+  host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
+      .max_nodes = options.analysis_max_nodes,
+      .engine = options.engine_path.empty()
+                    ? std::nullopt
+                    : std::optional<analysis::EnginePoolOptions>(
+                          analysis::EnginePoolOptions{.engine_path = options.engine_path})});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
   clock_authority::StoreTime* time = host->time_.get();
   host->authority_ = std::make_unique<arbitration::GameAuthority>(

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "libs/analysis/engine_pool.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/clock_authority/time_source.h"
@@ -37,12 +38,15 @@ struct ArbitrationHostOptions {
   int redis_pipeline_lanes = 4;
   std::string redis_key_prefix = "arbiter:games:";
   std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
+  // The engine for 10.2 advice (started at the first claim); "" = none.
+  std::string engine_path = analysis::kDefaultEnginePath;
   absl::Duration time_resync = absl::Seconds(1);
 };
 
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
-// --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes.
+// --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
+// --arbitration_engine_path.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 
 class ArbitrationHost {

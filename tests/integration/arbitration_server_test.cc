@@ -776,6 +776,9 @@ TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
   EXPECT_EQ(seen.game().status(), v1::GAME_STATUS_AWAITING_RULING);
   EXPECT_FALSE(seen.game().pending_claim().advice().empty());
   EXPECT_TRUE(absl::StrContains(seen.game().pending_claim().advice(), "advice"));
+  // The engine's evaluation (Stockfish, started at the first claim) beside the proof.
+  EXPECT_TRUE(absl::StrContains(seen.game().pending_claim().advice(), "engine evaluation for"))
+      << seen.game().pending_claim().advice();
   // The PGN wraps its movetext at 80 columns: compare with the line breaks as spaces.
   EXPECT_TRUE(absl::StrContains(absl::StrReplaceAll(Pgn(game, Role::kArbiter), {{"\n", " "}}),
                                 "advice for the arbiter"));
