@@ -19,6 +19,9 @@ ABSL_FLAG(absl::Duration, arbitration_sweep_interval, absl::Milliseconds(500),
 ABSL_FLAG(absl::Duration, arbitration_sweep_grace, absl::Milliseconds(500),
           "arbitration: another replica's deadline is taken once due for longer than this");
 ABSL_FLAG(int, arbitration_timer_workers, 4, "arbitration: concurrent deadline checks");
+ABSL_FLAG(int, arbitration_redis_pipeline_lanes, 4,
+          "arbitration: threads sending the moves' appends to Redis in batches (each waits for "
+          "its batch's replies)");
 ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
           "arbitration: the node limit of one search (dead position, 6.10)");
 ABSL_FLAG(std::string, arbitration_engine_path, analysis::kDefaultEnginePath,
@@ -34,6 +37,7 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
                      .workers = absl::GetFlag(FLAGS_arbitration_timer_workers)},
           .run_timers = absl::GetFlag(FLAGS_arbitration_timers),
           .deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards),
+          .redis_pipeline_lanes = absl::GetFlag(FLAGS_arbitration_redis_pipeline_lanes),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path)};

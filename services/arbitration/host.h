@@ -46,7 +46,7 @@ struct ArbitrationHostOptions {
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
-// --arbitration_engine_path.
+// --arbitration_engine_path, --arbitration_redis_pipeline_lanes.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 
 class ArbitrationHost {
