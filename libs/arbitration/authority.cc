@@ -90,7 +90,7 @@ v1::GameLogSnapshot Summary(const GameState& game) {
   out.set_status(ToProto(game.status()));
   if (game.outcome().over()) laws::ToProto(game.outcome(), out.mutable_outcome());
   out.set_fen(chess::ToFen(game.position()));
-  out.set_plies(static_cast<std::int32_t>(game.game().moves().size()));
+  out.set_plies(static_cast<std::int32_t>(game.plies()));
   out.set_white_ms(game.RemainingMs(chess::Color::kWhite, game.last_event_ms()));
   out.set_black_ms(game.RemainingMs(chess::Color::kBlack, game.last_event_ms()));
   if (game.status() == GameStatus::kOngoing) {

@@ -564,6 +564,54 @@ TEST_F(ExecuteAsyncTest, ARetryDecidedOnTheCachedStateIsAnsweredFromTheRecord) {
   EXPECT_EQ(now->version, (**r)->version);  // applied once
 }
 
+// Copies of a state share the log's events: the first to append from a length takes the shared
+// storage's end, the other copies its events to storage of its own; neither sees the other's move
+// and the state they were copied from stays as it was. The moves' SAN list follows each copy.
+TEST(GameStateLog, CopiesThatAppendFromOneLengthStayApart) {
+  absl::StatusOr<v1::ArbitrationEvent> created =
+      NewGame(Standard("g"), kT0, Who("platform", "platform"));
+  ASSERT_OK(created.status());
+  absl::StatusOr<GameState> game = GameState::Create(*created);
+  ASSERT_OK(game.status());
+  LocalAnalyst analyst;
+  absl::StatusOr<Decision> started = Decide(*game, Start(), kT0 + 1000, analyst);
+  ASSERT_OK(started.status());
+  const GameState base = *started->after;
+  absl::StatusOr<Decision> e4 = Decide(base, Move(chess::Color::kWhite, "e4"), kT0 + 2000, analyst);
+  absl::StatusOr<Decision> d4 = Decide(base, Move(chess::Color::kWhite, "d4"), kT0 + 2000, analyst);
+  ASSERT_OK(e4.status());
+  ASSERT_OK(d4.status());
+  const GameState& a = *e4->after;
+  const GameState& b = *d4->after;
+  EXPECT_EQ(base.version(), 2);
+  EXPECT_EQ(base.plies(), 0);
+  ASSERT_EQ(a.plies(), 1);
+  ASSERT_EQ(b.plies(), 1);
+  EXPECT_EQ(a.san(0), "e4");
+  EXPECT_EQ(b.san(0), "d4");
+  EXPECT_EQ(a.event(a.version() - 1).move().san(), "e4");
+  EXPECT_EQ(b.event(b.version() - 1).move().san(), "d4");
+  // Each goes on from its own move, past the first segment of the storage (16 events).
+  GameState c = b;
+  const std::vector<std::string> more = {"d5",  "c4",  "e6", "Nc3", "Nf6", "Bg5",  "Be7",  "e3",
+                                         "O-O", "Nf3", "h6", "Bh4", "b6",  "cxd5", "Nxd5", "Bxe7"};
+  std::int64_t at = kT0 + 3000;
+  for (size_t i = 0; i < more.size(); ++i) {
+    absl::StatusOr<Decision> d =
+        Decide(c, Move(i % 2 == 0 ? chess::Color::kBlack : chess::Color::kWhite, more[i]),
+               at += 1000, analyst);
+    ASSERT_OK(d.status());
+    ASSERT_TRUE(d->refused.ok()) << more[i] << ": " << d->refused;
+    c = *d->after;
+  }
+  EXPECT_EQ(c.plies(), 17);
+  EXPECT_EQ(c.san(0), "d4");
+  EXPECT_EQ(c.san(16), "Bxe7");
+  EXPECT_EQ(a.plies(), 1);
+  EXPECT_EQ(a.san(0), "e4");
+  EXPECT_EQ(c.events().size(), static_cast<size_t>(c.version()));
+}
+
 // The snapshot an append writes is the state's summary: the same size at move 1 as at move 20
 // (schema 1 held the whole log and grew with every event). The log is the record: a state is
 // rebuilt from the events, checked against the summary, and an old schema 1 snapshot still reads.

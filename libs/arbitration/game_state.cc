@@ -75,8 +75,9 @@ GameState::GameState(std::shared_ptr<const v1::GameCreated> created, laws::Rules
 
 GameState::Log::Log() : storage_(std::make_shared<Storage>()) {}
 
-GameState::Log::Storage::~Storage() {
-  for (std::atomic<v1::ArbitrationEvent*>& segment : segments) delete[] segment.load();
+template <typename T>
+GameState::Log::Segments<T>::~Segments() {
+  for (std::atomic<T*>& segment : segments) delete[] segment.load();
 }
 
 std::pair<int, std::int64_t> GameState::Log::Locate(std::int64_t i) {
@@ -85,9 +86,32 @@ std::pair<int, std::int64_t> GameState::Log::Locate(std::int64_t i) {
   return {segment, static_cast<std::int64_t>(j - (std::uint64_t{16} << segment))};
 }
 
-const v1::ArbitrationEvent& GameState::Log::at(std::int64_t i) const {
+template <typename T>
+T& GameState::Log::Segments<T>::at(std::int64_t i) const {
   const auto [segment, offset] = Locate(i);
-  return storage_->segments[segment].load(std::memory_order_acquire)[offset];
+  return segments[segment].load(std::memory_order_acquire)[offset];
+}
+
+template <typename T>
+T& GameState::Log::Segments<T>::Claimed(std::int64_t i) {
+  const auto [segment, offset] = Locate(i);
+  std::atomic<T*>& slot = segments[segment];
+  T* items = slot.load(std::memory_order_acquire);
+  if (items == nullptr) {
+    // Only the append that claimed the segment's first item makes it.
+    items = new T[std::size_t{16} << segment]();
+    slot.store(items, std::memory_order_release);
+  }
+  return items[offset];
+}
+
+const v1::ArbitrationEvent& GameState::Log::at(std::int64_t i) const {
+  return storage_->events.at(i);
+}
+
+absl::string_view GameState::Log::san(std::int64_t ply) const {
+  const San& s = storage_->sans.at(ply);
+  return absl::string_view(s.text, s.size);
 }
 
 void GameState::Log::Append(const v1::ArbitrationEvent& event) {
@@ -99,16 +123,16 @@ void GameState::Log::Append(const v1::ArbitrationEvent& event) {
     *this = std::move(copy);
     return Append(event);
   }
-  const auto [segment, offset] = Locate(size_);
-  std::atomic<v1::ArbitrationEvent*>& slot = storage_->segments[segment];
-  v1::ArbitrationEvent* events = slot.load(std::memory_order_acquire);
-  if (events == nullptr) {
-    // Only the append that claimed the segment's first event makes it.
-    events = new v1::ArbitrationEvent[std::size_t{16} << segment];
-    slot.store(events, std::memory_order_release);
-  }
-  events[offset] = event;
+  // The storage's end is this log's: its next event and its next move are this append's to write.
+  storage_->events.Claimed(size_) = event;
   ++size_;
+  if (event.has_move()) {
+    San& s = storage_->sans.Claimed(plies_);
+    const std::string& san = event.move().san();
+    s.size = static_cast<std::uint8_t>(std::min(san.size(), sizeof(s.text)));
+    std::memcpy(s.text, san.data(), s.size);
+    ++plies_;
+  }
 }
 
 std::vector<v1::ArbitrationEvent> GameState::events() const {

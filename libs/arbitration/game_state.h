@@ -24,6 +24,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "libs/chess/game.h"
@@ -109,6 +110,11 @@ class GameState {
   std::vector<v1::ArbitrationEvent> events() const;
   // Event i (version i + 1), 0 <= i < version(), without building events().
   const v1::ArbitrationEvent& event(std::int64_t i) const { return log_.at(i); }
+  // The moves played, and move `ply` (0 <= ply < plies()) in SAN as recorded: read from one
+  // contiguous list, not from the events (a reply lists every move of the game, and the events
+  // of a game not touched for a while are out of the processor's caches).
+  std::int64_t plies() const { return log_.plies(); }
+  absl::string_view san(std::int64_t ply) const { return log_.san(ply); }
   // The log as one message (GameLogSnapshot schema 1: the events), as FromSnapshot reads it.
   v1::GameLogSnapshot Snapshot() const;
 
@@ -149,20 +155,35 @@ class GameState {
     Log();
     std::int64_t size() const { return size_; }
     const v1::ArbitrationEvent& at(std::int64_t i) const;
+    std::int64_t plies() const { return plies_; }
+    absl::string_view san(std::int64_t ply) const;
     void Append(const v1::ArbitrationEvent& event);
 
    private:
-    // Segment k holds 16 << k events: events [16 * (2^k - 1), 16 * (2^(k+1) - 1)).
+    // A move's SAN, at most 7 characters ("exd8=Q#"), kept beside the events.
+    struct San {
+      char text[15];
+      std::uint8_t size;
+    };
+    // Segment k holds 16 << k items: items [16 * (2^k - 1), 16 * (2^(k+1) - 1)).
     static constexpr int kSegments = 40;
+    template <typename T>
+    struct Segments {
+      std::array<std::atomic<T*>, kSegments> segments{};
+      ~Segments();
+      T& at(std::int64_t i) const;
+      T& Claimed(std::int64_t i);  // makes the segment when `i` is its first item
+    };
     struct Storage {
-      std::array<std::atomic<v1::ArbitrationEvent*>, kSegments> segments{};
+      Segments<v1::ArbitrationEvent> events;
+      Segments<San> sans;
       std::atomic<std::int64_t> end{0};  // events claimed by an append
-      ~Storage();
     };
     static std::pair<int, std::int64_t> Locate(std::int64_t i);
 
     std::shared_ptr<Storage> storage_;
     std::int64_t size_ = 0;
+    std::int64_t plies_ = 0;
   };
   Log log_;
 };

@@ -182,11 +182,10 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_status(ToProto(g.status()));
   if (g.outcome().over()) laws::ToProto(g.outcome(), view->mutable_outcome());
   view->set_fen(chess::ToFen(g.position()));
-  // One by one: events() would copy the whole log for a state that has just been made.
-  view->mutable_moves_san()->Reserve(static_cast<int>(g.game().moves().size()));
-  for (std::int64_t i = 0; i < g.version(); ++i) {
-    const v1::ArbitrationEvent& e = g.event(i);
-    if (e.has_move()) view->add_moves_san(e.move().san());
+  view->mutable_moves_san()->Reserve(static_cast<int>(g.plies()));
+  for (std::int64_t ply = 0; ply < g.plies(); ++ply) {
+    const absl::string_view san = g.san(ply);
+    view->add_moves_san(san.data(), san.size());
   }
   view->set_to_move(laws::ToProto(g.to_move()));
   view->set_white_ms(g.RemainingMs(chess::Color::kWhite, seen.at_ms));
