@@ -291,9 +291,12 @@ class Builder {
                                          FormatPgnClock(m.elapsed_ms()), "]"));
     }
     pgn_.moves.push_back(std::move(pm));
-    // 8.1 / Appendix E: an offer made with the move is written "(=)" after it.
+    // 8.1 / Appendix E: an offer made with the move is written "(=)" after it; so is a claim's
+    // intended move when the claim stands as an offer (9.1c).
     offer_marked_ = v1::COLOR_UNSPECIFIED;
-    if (m.offer_draw()) {
+    const bool claim_offer = claim_offer_ == m.side();
+    claim_offer_ = v1::COLOR_UNSPECIFIED;
+    if (m.offer_draw() || claim_offer) {
       Note("(=)");
       offer_marked_ = m.side();
     }
@@ -301,6 +304,13 @@ class Builder {
 
   void Claim(const v1::ClaimMade& c) {
     claimant_ = c.side();
+    // 9.1c: a 9.2, 9.3 or 10.2 claim not found correct stands as a draw offer: "(=)" after the
+    // intended move it came with, or beside the claim when it came without one.
+    const bool offer = c.kind() != v1::CLAIM_KIND_TIME && c.kind() != v1::CLAIM_KIND_UNSPECIFIED &&
+                       c.ruling() != v1::CLAIM_RULING_CORRECT;
+    const bool with_move = !c.intended_san().empty() || !c.intended_uci().empty();
+    if (offer && with_move) claim_offer_ = c.side();
+    if (offer && !with_move) Note("(=)");
     if (!options_.arbiter_comments) return;
     const std::string article = c.article().empty() ? ClaimDefaultArticle(c.kind()) : c.article();
     std::string text = absl::StrCat(article, ": ", SideTitle(c.side()), " claims ", ClaimWhat(c));
@@ -335,6 +345,7 @@ class Builder {
   chess::PgnGame pgn_;
   v1::Color offer_marked_ = v1::COLOR_UNSPECIFIED;
   v1::Color claimant_ = v1::COLOR_UNSPECIFIED;
+  v1::Color claim_offer_ = v1::COLOR_UNSPECIFIED;  // a claim's intended move will carry "(=)"
   std::string last_outcome_note_;
 };
 

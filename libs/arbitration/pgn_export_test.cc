@@ -368,8 +368,14 @@ TEST(ExportPgnDecidedTest, IncorrectThreefoldClaimThenAgreement) {
                  HasSubstr("Black's clock +0:03:00.0"), HasSubstr("{(=)}"),
                  HasSubstr("accepts the draw offer"), HasSubstr("drawn by agreement")))
       << pgn;
+  // 9.1c: the incorrect claim stands as an offer: "(=)" after its intended move, before Black's.
+  const size_t intended = pgn.find("Ng1");
+  ASSERT_NE(intended, std::string::npos) << pgn;
+  EXPECT_LT(pgn.find("{(=)}", intended), pgn.find("Ng8", intended)) << pgn;
   chess::PgnGame game = Check(pgn);
   EXPECT_EQ(game.moves.size(), 5u);  // Nf3 Nf6 Ng1 (the intended move) Ng8 Nf3
+  EXPECT_THAT(game.moves[2].comments, testing::Contains("(=)"));
+  EXPECT_THAT(game.moves[1].comments, testing::Not(testing::Contains("(=)")));
 }
 
 TEST(ExportPgnDecidedTest, FoolsMate) {
