@@ -49,6 +49,10 @@ ABSL_FLAG(int, clocks, 10000, "flags: running clocks");
 ABSL_FLAG(int, window_ms, 10000, "flags: the flags fall over this window (8 s after the starts)");
 ABSL_FLAG(int, watched, 200, "flags: clocks also watched (WatchClock) to time the flag's delivery");
 ABSL_FLAG(std::string, server_flags, "", "extra flags for clock_authority_server, comma-separated");
+ABSL_FLAG(
+    std::string, server, "",
+    "the clock_authority_server binary (default: the one in the runfiles); to compare builds, "
+    "alternate --server=/path/to/old and /path/to/new");
 
 namespace {
 
@@ -72,7 +76,9 @@ Setup Begin() {
   if (!redis.ok()) Die(redis.status().ToString());
   s.redis = *std::move(redis);
   const std::string binary =
-      testing_util::FindRunfile("services/clock_authority/clock_authority_server");
+      absl::GetFlag(FLAGS_server).empty()
+          ? testing_util::FindRunfile("services/clock_authority/clock_authority_server")
+          : absl::GetFlag(FLAGS_server);
   for (int i = 0; i < absl::GetFlag(FLAGS_replicas); ++i) {
     const std::vector<std::string> flags =
         bench::WithExtraFlags({absl::StrCat("--store=redis://127.0.0.1:", s.redis.server->port()),
