@@ -55,6 +55,17 @@ v1::GameStatus ToProto(GameStatus status) {
   return v1::GAME_STATUS_UNSPECIFIED;
 }
 
+// The settled events' id when SettleCommandId is taken (ERR_COMMAND_ID_REUSED): only in a log
+// written before issue 15, when a client's id could be "settle:...". Every replica derives it
+// alike.
+std::string SettleFallbackId(absl::string_view game_id, std::int64_t version) {
+  return absl::StrCat("sys:", absl::Hex(Fnv1a64(game_id), absl::kZeroPad16), ":settle:", version);
+}
+
+bool IsReused(const absl::StatusOr<store::AppendResult>& result) {
+  return !result.ok() && base::ErrorCode(result.status()) == store::kErrCommandIdReused;
+}
+
 }  // namespace
 
 std::string SettleCommandId(absl::string_view game_id, std::int64_t version) {
@@ -164,6 +175,13 @@ void GameAuthority::NotifyConflict() {
   for (AuthorityObserver* o : observers_) o->OnConflict();
 }
 
+absl::StatusOr<std::string> GameAuthority::StoredCommandId(const CommandOptions& options,
+                                                           const v1::Actor& actor) {
+  if (options.command_id.empty()) return command_ids_.Next();
+  RETURN_IF_ERROR(store::CheckClientCommandId(options.command_id));
+  return store::ScopedCommandId(actor.subject(), options.command_id);
+}
+
 absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::string_view game_id,
                                                                      bool use_cache) {
   if (use_cache) {
@@ -255,7 +273,7 @@ absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
     const std::int64_t now = now_ms_();
     ASSIGN_OR_RETURN(v1::ArbitrationEvent created, NewGame(request, now, actor));
     ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
-    const std::string id = options.command_id.empty() ? command_ids_.Next() : options.command_id;
+    ASSIGN_OR_RETURN(const std::string id, StoredCommandId(options, actor));
     std::vector<v1::ArbitrationEvent> events = {created};
     ASSIGN_OR_RETURN(store::AppendResult result,
                      Append(game_id, 0, game, events, id, options.fingerprint, now));
@@ -277,26 +295,25 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
                                                      const CommandOptions& options) {
   auto run = [&]() -> absl::StatusOr<CommandResult> {
     RETURN_IF_ERROR(store::ValidateGameId(game_id));
-    const std::string command_id =
-        options.command_id.empty() ? command_ids_.Next() : options.command_id;
+    ASSIGN_OR_RETURN(const std::string command_id, StoredCommandId(options, command.actor));
     // A retry of a command that was applied may find the game moved on: it is answered from the
     // record rather than refused (or applied a second time).
     auto recorded = [&](const GameState& latest) -> absl::StatusOr<std::optional<CommandResult>> {
       if (options.command_id.empty()) return std::nullopt;
       ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                       store_->LookupCommand(game_id, options.command_id));
+                       store_->LookupCommand(game_id, command_id));
       if (!done.has_value()) return std::nullopt;
       // The id is recorded; whether this is the same request is the store's to say (it alone
       // keeps the identity): an append under the id is answered from the record (replayed) or
       // refused ERR_COMMAND_ID_REUSED, and writes nothing either way.
       std::vector<v1::ArbitrationEvent> probe = {latest.event(latest.version() - 1)};
       ASSIGN_OR_RETURN(store::AppendResult same,
-                       Append(game_id, latest.version(), latest, probe, options.command_id,
+                       Append(game_id, latest.version(), latest, probe, command_id,
                               options.fingerprint, now_ms_()));
       if (!same.replayed) {
         return Error(kErrCorruptLog, "the store appended under a command id it had recorded");
       }
-      ASSIGN_OR_RETURN(CommandResult r, Replayed(game_id, done->version, options.command_id));
+      ASSIGN_OR_RETURN(CommandResult r, Replayed(game_id, done->version, command_id));
       return r;
     };
     bool use_cache = true;
@@ -342,6 +359,11 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       auto after = std::make_shared<const GameState>(std::move(*decision.after));
       absl::StatusOr<store::AppendResult> result =
           Append(game_id, before->version(), *after, decision.events, id, fingerprint, now);
+      if (refused && IsReused(result)) {
+        const std::string fallback = SettleFallbackId(game_id, before->version());
+        result =
+            Append(game_id, before->version(), *after, decision.events, fallback, fallback, now);
+      }
       if (!result.ok()) {
         if (IsConflict(result.status())) {
           NotifyConflict();
@@ -388,7 +410,10 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
                                  CommandCallback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
   std::shared_ptr<const GameState> before;
-  if (store::ValidateGameId(game_id).ok()) before = cache_.Get(game_id);
+  // A client id in the server's namespace is refused by Execute, before anything is read.
+  if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
+    before = cache_.Get(game_id);
+  }
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version)) {
     return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
@@ -404,10 +429,10 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
   }
   PendingCommand pending{std::string(game_id),   command, options,        nullptr, {}, now,
                          decision->claim_ruling, offload, std::move(done)};
-  if (pending.options.command_id.empty()) pending.options.command_id = command_ids_.Next();
+  pending.stored_id = *StoredCommandId(options, command.actor);  // checked above
   store::AppendRequest request =
       AppendRequestFor(game_id, before->version(), *decision->after, decision->events,
-                       pending.options.command_id, pending.options.fingerprint, now);
+                       pending.stored_id, pending.options.fingerprint, now);
   pending.after = std::make_shared<const GameState>(std::move(*decision->after));
   pending.events = std::move(decision->events);
   store_->AppendAsync(std::move(request), [this, pending = std::move(pending)](
@@ -432,7 +457,7 @@ void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appen
     // A retry of a command already applied (the game moved on since, or the link to Redis broke
     // after it ran): its original result, as of then, read from the log.
     return pending.offload([this, game_id = std::move(pending.game_id), version = result->version,
-                            command_id = std::move(pending.options.command_id), kind,
+                            command_id = std::move(pending.stored_id), kind,
                             done = std::move(pending.done)] {
       absl::StatusOr<CommandResult> r = Replayed(game_id, version, command_id);
       NotifyCommand(kind, r.status());
@@ -495,6 +520,10 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
     const std::string id = SettleCommandId(game_id, before->version());
     absl::StatusOr<store::AppendResult> result =
         Append(game_id, before->version(), after, events, id, id, now);
+    if (IsReused(result)) {
+      const std::string fallback = SettleFallbackId(game_id, before->version());
+      result = Append(game_id, before->version(), after, events, fallback, fallback, now);
+    }
     if (!result.ok()) {
       if (IsConflict(result.status())) {
         NotifyConflict();

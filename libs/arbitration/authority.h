@@ -19,9 +19,10 @@
 //   with the state as of that version, replayed, and changes nothing.
 // - Time passes without anyone's command: what fell by now (a flag, 6.9; a default, 6.7) is
 //   recorded by Settle (rulings.h) with the command id "settle:<game>:<version>" (fingerprinted
-//   by that id), so any number of replicas checking the same state append it once. A command that
-//   finds such events before it and is refused (a move after the mover's flag fell) appends them
-//   the same way, then returns its refusal.
+//   by that id; a namespace no client id can enter, store/command_ids.h), so any number of replicas
+//   checking the same state append it once. A command that finds such events before it and is
+//   refused (a move after the mover's flag fell) appends them the same way, then returns its
+//   refusal.
 #ifndef ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 #define ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 
@@ -68,7 +69,11 @@ class AuthorityObserver {
 
 struct CommandOptions {
   // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
-  // then a new command).
+  // then a new command). Stored scoped to the actor's subject (Command::actor, Create's actor:
+  // the token's subject, store::ScopedCommandId), so no caller's id pre-empts another's and a
+  // retry by the same subject is replayed; an id in the server's namespace ("settle:...",
+  // store::IsReservedCommandId) is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes
+  // nothing (issue 15).
   std::string command_id;
   // The request's identity for retries (e.g. a hash of it); "" = the command id.
   std::string fingerprint;
@@ -137,6 +142,9 @@ class GameAuthority {
   const std::string& owner() const { return options_.owner; }
 
  private:
+  // The id the store records for a command: the client's, scoped to its caller, or a new one.
+  absl::StatusOr<std::string> StoredCommandId(const CommandOptions& options,
+                                              const v1::Actor& actor);
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
   absl::StatusOr<std::shared_ptr<const GameState>> Load(absl::string_view game_id, bool use_cache);
   // The original result of `command_id`, which appended up to `version`.
@@ -158,13 +166,14 @@ class GameAuthority {
   struct PendingCommand {
     std::string game_id;
     Command command;
-    CommandOptions options;  // with the command id it was sent with
+    CommandOptions options;  // as given (a conflict's retry derives the stored id again)
     std::shared_ptr<const GameState> after;
     std::vector<v1::ArbitrationEvent> events;
     std::int64_t now_ms = 0;
     v1::ClaimRuling claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;
     Offload offload;
     CommandCallback done;
+    std::string stored_id = {};  // the command id the append was sent with
   };
   // The store's answer to ExecuteAsync's append.
   void Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result);

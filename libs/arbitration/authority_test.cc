@@ -13,6 +13,8 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/base/status_matchers.h"
+#include "libs/store/command_ids.h"
+#include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
 
 namespace arbitration {
@@ -88,7 +90,9 @@ TEST_F(AuthorityTest, CreateWritesTheCreationAtVersionOne) {
   ASSERT_OK(log.status());
   ASSERT_EQ(log->size(), 1u);
   EXPECT_EQ((*log)[0].schema_version(), kEventSchemaVersion);
-  EXPECT_EQ((*log)[0].command_id(), "c1");
+  // Stored scoped to the actor's subject (issue 15); the client's id is recoverable.
+  EXPECT_EQ((*log)[0].command_id(), store::ScopedCommandId("platform", "c1"));
+  EXPECT_EQ(store::ClientCommandId((*log)[0].command_id()), "c1");
   absl::StatusOr<v1::ArbitrationEvent> created = FromStoreEvent((*log)[0]);
   ASSERT_OK(created.status());
   EXPECT_TRUE(created->has_created());
@@ -675,6 +679,76 @@ TEST(GameStateSnapshot, TheSummaryKeepsItsSizeAndTheLogRebuildsTheState) {
   absl::StatusOr<GameState> from_old = FromStore(old, {});
   ASSERT_OK(from_old.status());
   EXPECT_EQ(from_old->version(), state.version());
+}
+
+// --- Issue 15: command ids no client can use
+// ------------------------------------------------------
+
+// The attack of issue 15 on a game: White moves with the id the server's timers will use for his
+// opponent's flag ("settle:<game>:<version>"). The move is refused and changes nothing; the flag
+// is recorded once, at its instant.
+TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {
+  CreateAndStart("x2");
+  for (const char* id : {"settle:x2:3", "settle:x2:2", "flag:x2:3", "a:a:0:1", "sys:1", "u:x/y"}) {
+    EXPECT_THAT(authority_.Execute("x2", Move(chess::Color::kWhite, "e4"), {.command_id = id}),
+                HasErrorCode(store::kErrReservedCommandId))
+        << id;
+    bool answered = false;
+    authority_.ExecuteAsync(
+        "x2", Move(chess::Color::kWhite, "e4"), {.command_id = id},
+        [](std::function<void()> work) { work(); },
+        [&](absl::StatusOr<CommandResult> r) {
+          answered = true;
+          EXPECT_THAT(r, HasErrorCode(store::kErrReservedCommandId)) << id;
+        });
+    EXPECT_TRUE(answered) << id;
+    absl::StatusOr<CommandResult> now = authority_.Get("x2");
+    ASSERT_OK(now.status());
+    EXPECT_EQ(now->version, 2) << id << ": nothing changed";
+  }
+  now_ = kT0 + 1'000;
+  ASSERT_OK(authority_.Execute("x2", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"}));
+  // Black's 90 minutes run out 5'400'000 ms after White's move.
+  now_ = kT0 + 1'000 + 5'400'001;
+  absl::StatusOr<SettleResult> settled = authority_.CheckDeadline("x2", 3);
+  ASSERT_OK(settled.status());
+  EXPECT_GT(settled->recorded, 0);
+  absl::StatusOr<SettleResult> again = authority_.CheckDeadline("x2");
+  ASSERT_OK(again.status());
+  EXPECT_EQ(again->recorded, 0);
+  absl::StatusOr<CommandResult> r = authority_.Get("x2");
+  ASSERT_OK(r.status());
+  int flags = 0;
+  for (const v1::ArbitrationEvent& e : r->game->events()) {
+    if (!e.has_flag()) continue;
+    ++flags;
+    EXPECT_EQ(e.flag().side(), v1::COLOR_BLACK);
+    EXPECT_EQ(e.flag().fell_at_ms(), kT0 + 1'000 + 5'400'000);
+  }
+  EXPECT_EQ(flags, 1);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> log = store_.ReadEvents("x2", 4, 4);
+  ASSERT_OK(log.status());
+  ASSERT_EQ(log->size(), 1u);
+  EXPECT_EQ((*log)[0].command_id(), SettleCommandId("x2", 3));
+}
+
+// A command id is its caller's: Black's "c1" is not White's, and White's retry is still a replay.
+TEST_F(AuthorityTest, OneCallersIdDoesNotBlockAnothers) {
+  CreateAndStart("g1");
+  absl::StatusOr<CommandResult> white = authority_.Execute(
+      "g1", Move(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
+  ASSERT_OK(white.status());
+  absl::StatusOr<CommandResult> black = authority_.Execute(
+      "g1", Move(chess::Color::kBlack, "e5"), {.command_id = "c1", .fingerprint = "b-e5"});
+  ASSERT_OK(black.status());
+  EXPECT_FALSE(black->replayed);
+  EXPECT_EQ(black->version, white->version + 1);
+  absl::StatusOr<CommandResult> retry = authority_.Execute(
+      "g1", Move(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
+  ASSERT_OK(retry.status());
+  EXPECT_TRUE(retry->replayed);
+  EXPECT_EQ(retry->version, white->version);
+  EXPECT_EQ(retry->game->game().moves().size(), 1u);
 }
 
 }  // namespace

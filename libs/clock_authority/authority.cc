@@ -37,6 +37,16 @@ std::string FlagCommandId(absl::string_view game_id, std::int64_t version) {
   return id;
 }
 
+// The flags' id when FlagCommandId is taken (ERR_COMMAND_ID_REUSED): only in a log written
+// before issue 15, when a client's id could be "flag:...". Every replica derives the same one.
+std::string FlagFallbackId(absl::string_view game_id, std::int64_t version) {
+  return absl::StrCat("sys:", absl::Hex(Fnv1a64(game_id), absl::kZeroPad16), ":flag:", version);
+}
+
+bool IsReused(const absl::StatusOr<store::AppendResult>& result) {
+  return !result.ok() && base::ErrorCode(result.status()) == store::kErrCommandIdReused;
+}
+
 }  // namespace
 
 absl::Status ClockNotFound(absl::string_view game_id) {
@@ -94,6 +104,12 @@ void ClockAuthority::NotifyRecorded(absl::string_view game_id,
       if (e.has_defaulted()) o->OnDefaultRecorded(game_id, e.defaulted());
     }
   }
+}
+
+absl::StatusOr<std::string> ClockAuthority::StoredCommandId(const CommandOptions& options) {
+  if (options.command_id.empty()) return command_ids_.Next();
+  RETURN_IF_ERROR(store::CheckClientCommandId(options.command_id));
+  return store::ScopedCommandId(options.caller, options.command_id);
 }
 
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::string_view game_id,
@@ -181,10 +197,11 @@ absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
     ASSIGN_OR_RETURN(ClockGame game, ClockGame::Create(created));
     v1::ClockEvent event;
     *event.mutable_created() = created;
+    *event.mutable_actor() = options.actor;
     store::AppendRequest req;
     req.game_id = std::string(game_id);
     req.expected_version = 0;
-    req.command_id = options.command_id.empty() ? command_ids_.Next() : options.command_id;
+    ASSIGN_OR_RETURN(req.command_id, StoredCommandId(options));
     req.fingerprint = options.fingerprint.empty() ? req.command_id : options.fingerprint;
     req.events.push_back(ToGameEvent(event, now));
     req.snapshot = ToSnapshot(game);
@@ -208,8 +225,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
   const absl::string_view kind = KindOf(command);
   auto run = [&]() -> absl::StatusOr<CommandResult> {
     RETURN_IF_ERROR(store::ValidateGameId(game_id));
-    const std::string command_id =
-        options.command_id.empty() ? command_ids_.Next() : options.command_id;
+    ASSIGN_OR_RETURN(const std::string command_id, StoredCommandId(options));
     bool use_cache = true;
     for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
       ASSIGN_OR_RETURN(std::shared_ptr<const ClockGame> before, Load(game_id, use_cache));
@@ -219,7 +235,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
         if (from_cache) continue;
         if (!options.command_id.empty()) {
           ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                           store_->LookupCommand(game_id, options.command_id));
+                           store_->LookupCommand(game_id, command_id));
           if (done.has_value()) return Replayed(game_id, done->version);
         }
         return base::Aborted(store::kErrVersionConflict,
@@ -234,7 +250,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
           // A retry of a command that was applied finds the game moved on: answer it from the
           // record rather than refuse it.
           ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                           store_->LookupCommand(game_id, options.command_id));
+                           store_->LookupCommand(game_id, command_id));
           if (done.has_value()) return Replayed(game_id, done->version);
         }
         return decision.status();
@@ -246,6 +262,10 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
       const std::string fingerprint = refused ? id : options.fingerprint;
       absl::StatusOr<store::AppendResult> result =
           Append(game_id, *before, after, decision->events, id, fingerprint, now);
+      if (refused && IsReused(result)) {
+        const std::string fallback = FlagFallbackId(game_id, before->version());
+        result = Append(game_id, *before, after, decision->events, fallback, fallback, now);
+      }
       if (!result.ok()) {
         if (IsConflict(result.status()) && options.expected_version == 0) {
           for (AuthorityObserver* o : observers_) o->OnConflict();
@@ -292,7 +312,10 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
                                   CommandCallback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
   std::shared_ptr<const ClockGame> before;
-  if (store::ValidateGameId(game_id).ok()) before = cache_.Get(game_id);
+  // A client id in the server's namespace is refused by Execute, before anything is read.
+  if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
+    before = cache_.Get(game_id);
+  }
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version)) {
     return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
@@ -306,10 +329,12 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
   }
   PendingCommand pending{std::string(game_id), command, options, nullptr, {}, now, offload,
                          std::move(done)};
-  if (pending.options.command_id.empty()) pending.options.command_id = command_ids_.Next();
+  // The id as stored (scoped, or made here). A conflict's retry (ExecuteLater) derives it again
+  // from the options: the same scoped id, or a new made one (the lost append wrote nothing).
+  const std::string stored_id = *StoredCommandId(options);  // checked above
   store::AppendRequest request =
-      AppendRequestFor(game_id, *before, *decision->after, decision->events,
-                       pending.options.command_id, pending.options.fingerprint, now);
+      AppendRequestFor(game_id, *before, *decision->after, decision->events, stored_id,
+                       pending.options.fingerprint, now);
   pending.after = std::make_shared<const ClockGame>(std::move(*decision->after));
   pending.events = std::move(decision->events);
   store_->AppendAsync(std::move(request), [this, pending = std::move(pending)](
@@ -391,6 +416,10 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
     const std::string id = FlagCommandId(game_id, before->version());
     absl::StatusOr<store::AppendResult> result =
         Append(game_id, *before, after, flags, id, id, now);
+    if (IsReused(result)) {
+      const std::string fallback = FlagFallbackId(game_id, before->version());
+      result = Append(game_id, *before, after, flags, fallback, fallback, now);
+    }
     if (!result.ok()) {
       if (IsConflict(result.status())) {
         for (AuthorityObserver* o : observers_) o->OnConflict();

@@ -17,7 +17,8 @@
 //   with the state as of that version, replayed.
 // - Every append sets or clears the game's flag deadline in the same write (NextDeadline).
 // - Flags: CheckFlags records every flag fallen by now (and a default, 6.7, once due) with the
-//   command id "flag:<game>:<version>" (fingerprinted by that id), so any number of replicas
+//   command id "flag:<game>:<version>" (fingerprinted by that id; a namespace no client id can
+//   enter, store/command_ids.h), so any number of replicas
 //   checking the same state append it once; a command that finds the mover's flag fallen (or the
 //   default time run out) appends it the same way before refusing (6.9, 6.7).
 #ifndef ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
@@ -68,8 +69,15 @@ class AuthorityObserver {
 
 struct CommandOptions {
   // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
-  // then a new command).
+  // then a new command). Stored scoped to `caller` (store::ScopedCommandId), so no caller's id
+  // pre-empts another's; an id in the server's namespace ("flag:...", store::IsReservedCommandId)
+  // is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes nothing (issue 15).
   std::string command_id;
+  // Who sends the command (the token's subject; "" without authentication): the scope of its id.
+  std::string caller;
+  // Who creates the clock, recorded in its first event (Create; a command carries its own
+  // ClockEvent.actor).
+  v1::Actor actor;
   // The request's identity for retries (e.g. a hash of it); "" = the command id.
   std::string fingerprint;
   // 0: any version; otherwise ERR_VERSION_CONFLICT unless the game is at it.
@@ -132,6 +140,8 @@ class ClockAuthority {
   static absl::string_view KindOf(const v1::ClockEvent& command);
 
  private:
+  // The id the store records for a command: the client's, scoped to its caller, or a new one.
+  absl::StatusOr<std::string> StoredCommandId(const CommandOptions& options);
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
   absl::StatusOr<std::shared_ptr<const ClockGame>> Load(absl::string_view game_id, bool use_cache);
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
@@ -146,7 +156,7 @@ class ClockAuthority {
   struct PendingCommand {
     std::string game_id;
     v1::ClockEvent command;
-    CommandOptions options;  // with the command id it was sent with
+    CommandOptions options;  // as given (the stored id is derived from them again)
     std::shared_ptr<const ClockGame> after;
     std::vector<v1::ClockEvent> events;
     std::int64_t now_ms = 0;

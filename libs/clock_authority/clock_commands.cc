@@ -131,8 +131,12 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
     return base::Error(chessclock::kErrBadOptions, "default_time_ms cannot be negative");
   }
 
+  if (request.event().size() > 256) {
+    return base::Error(base::kErrBadArgument, "event is longer than 256 bytes");
+  }
   v1::ClockCreated created;
   created.set_at_ms(now_ms);
+  created.set_event(request.event());  // issue 15: whose arbiters act on it
   for (int i = 0; i < tc.period_count(); ++i) {
     const chessclock::Period& p = tc.period(i);
     v1::PeriodSpec* spec = created.add_periods();
@@ -164,11 +168,25 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   return created;
 }
 
+namespace {
+
+// What the server records by itself is recorded as the server's (issue 15: every event names who
+// did it; the arbitration log's Settle does the same).
+std::vector<v1::ClockEvent> ByServer(std::vector<v1::ClockEvent> events) {
+  for (v1::ClockEvent& e : events) {
+    e.mutable_actor()->set_subject("clock");
+    e.mutable_actor()->set_role("server");
+  }
+  return events;
+}
+
+}  // namespace
+
 std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_ms) {
   now_ms = std::max(now_ms, game.last_event_ms());
   std::vector<v1::ClockEvent> events = FallenFlags(game, now_ms);
   const std::optional<std::int64_t> due = PendingDefault(game);
-  if (!due.has_value() || *due > now_ms) return events;
+  if (!due.has_value() || *due > now_ms) return ByServer(std::move(events));
   v1::ClockEvent dflt;
   v1::PlayerDefaulted* d = dflt.mutable_defaulted();
   for (Color side : DefaultedSides(game.clock(), *due)) d->add_sides(ToProto(side));
@@ -186,7 +204,7 @@ std::vector<v1::ClockEvent> SettleFlags(const ClockGame& game, std::int64_t now_
   for (v1::ClockEvent& e : events) {
     if (g.Apply(e).ok()) out.push_back(std::move(e));
   }
-  return out;
+  return ByServer(std::move(out));
 }
 
 absl::StatusOr<Decision> Decide(const ClockGame& game, const v1::ClockEvent& command,

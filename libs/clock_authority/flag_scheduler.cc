@@ -16,6 +16,20 @@ constexpr std::int64_t kStaleRecheckMs = 60'000;
 
 }  // namespace
 
+CheckFailure ClassifyCheckFailure(const absl::Status& status) {
+  const std::string code = base::ErrorCode(status);
+  if (code == kErrClockNotFound || code == kErrCorruptLog) return CheckFailure::kNotAClock;
+  switch (status.code()) {
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kDeadlineExceeded:
+    case absl::StatusCode::kAborted:  // ERR_VERSION_CONFLICT after max_attempts: contention
+    case absl::StatusCode::kResourceExhausted:
+      return CheckFailure::kTransient;
+    default:
+      return CheckFailure::kRefused;  // ERR_COMMAND_ID_REUSED, ERR_BAD_ARGUMENT, INTERNAL, ...
+  }
+}
+
 FlagScheduler::FlagScheduler(ClockAuthority* authority, FlagSchedulerOptions options,
                              FlagSchedulerHooks hooks)
     : authority_(authority), options_(std::move(options)), hooks_(std::move(hooks)) {}
@@ -159,11 +173,10 @@ int FlagScheduler::Check(const Due& due) {
   absl::StatusOr<FlagCheckResult> result = authority_->CheckFlags(due.game_id, due.timer.version);
   if (!result.ok()) {
     Error(result.status());
-    const std::string code = base::ErrorCode(result.status());
     const std::int64_t now = authority_->time()->NowMs();
-    if (code == kErrClockNotFound || code == kErrCorruptLog) {
-      // Not a clock this authority can read (another service's game, or damaged): look again
-      // later rather than spin on it.
+    if (ClassifyCheckFailure(result.status()) != CheckFailure::kTransient) {
+      // Not a clock this authority can read (another service's game, or damaged), or an append
+      // the store refuses as it is: look again later rather than spin on it.
       if (due.timer.claimed) {
         absl::StatusOr<bool> released =
             store->ReleaseDeadline(due.game_id, authority_->owner(), now + kStaleRecheckMs);
@@ -171,9 +184,14 @@ int FlagScheduler::Check(const Due& due) {
       }
       return 0;
     }
-    // The store is down or slow: try again soon (a leased entry also comes back by itself).
-    Track(due.game_id,
-          {now + absl::ToInt64Milliseconds(options_.retry_after), 0, due.timer.claimed});
+    // The store is down or slow: try again, backing off, a bounded number of times (the entry
+    // stays in the index, and a leased one comes back by itself when its lease ends).
+    const int retries = due.timer.retries + 1;
+    if (retries > options_.max_retries) return 0;
+    const absl::Duration wait = std::min(options_.max_retry_after,
+                                         options_.retry_after * (1LL << std::min(retries - 1, 20)));
+    Track(due.game_id, {now + std::max<std::int64_t>(1, absl::ToInt64Milliseconds(wait)), 0,
+                        due.timer.claimed, retries});
     return 0;
   }
   if (result->recorded > 0 || result->already_recorded) return result->recorded;

@@ -79,8 +79,25 @@ struct FlagSchedulerOptions {
   // always, behind the fsync of whatever else it writes): claims in parallel share that wait.
   int sweepers = 16;
   int max_claim = 256;
-  absl::Duration retry_after = absl::Milliseconds(50);  // after a check failed (store down)
+  // After a check failed because the store is down or slow (UNAVAILABLE, DEADLINE_EXCEEDED) or
+  // lost to other writers `max_attempts` times: again after retry_after, doubling up to
+  // max_retry_after, at most max_retries times from this replica's timer; then the entry is the
+  // index's (a lease ends by itself, the sweep claims it again). Any other failure (a reused
+  // command id, a malformed request: the append would fail the same way again) is not retried
+  // at this pace: the entry is released to be looked at again a minute later (issue 15: a
+  // conflict or a reused id is not "store down", and nothing is retried forever).
+  absl::Duration retry_after = absl::Milliseconds(50);
+  absl::Duration max_retry_after = absl::Seconds(2);
+  int max_retries = 8;
 };
+
+// What a failed flag check means for the scheduler (issue 15).
+enum class CheckFailure {
+  kTransient,  // the store is down or slow, or the game is contended: try again, backing off
+  kNotAClock,  // not a clock this authority can read (another service's game, a damaged log)
+  kRefused,    // the store refuses the append as it is (reused command id, bad request)
+};
+CheckFailure ClassifyCheckFailure(const absl::Status& status);
 
 // What the scheduler did, for metrics.
 struct FlagSchedulerHooks {
@@ -113,6 +130,7 @@ class FlagScheduler final : public AuthorityObserver {
     std::int64_t deadline_ms;
     std::int64_t version;  // the version whose state set it (0: unknown)
     bool claimed;          // leased to this replica in the index
+    int retries = 0;       // failed checks in a row (store down) behind this timer
   };
   struct Due {
     std::string game_id;

@@ -12,16 +12,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "libs/base/error.h"
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/clock_codec.h"
+#include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/testing/commands.h"
 #include "libs/clock_authority/time_source.h"
+#include "libs/store/command_ids.h"
+#include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
 
 namespace clock_authority {
 namespace {
 
+using ::base::HasErrorCode;
+using testing::Pause;
 using testing::Press;
 using testing::Start;
 
@@ -242,6 +248,254 @@ TEST(FlagSchedulerRealTime, TwoReplicasRecordEveryFlagOnceAndOnTime) {
       "max %lld ms\n",
       absl::FormatTime(stopped).c_str(), static_cast<long long>(p50), static_cast<long long>(p99),
       static_cast<long long>(delays.back()));
+}
+
+// --- Issue 15: command ids no client can use
+// ------------------------------------------------------
+
+std::int64_t VersionOf(ClockAuthority& authority, const std::string& game) {
+  absl::StatusOr<CommandResult> r = authority.Get(game);
+  EXPECT_OK(r);
+  return r.ok() ? r->version : -1;
+}
+
+// The attack of issue 15: White presses with the id the scheduler will use for Black's flag
+// ("flag:<game>:<version>"). Before, the press was recorded under that id, the scheduler's append
+// failed ERR_COMMAND_ID_REUSED and was retried forever, and the flag was never recorded. Now the
+// press is refused (and changes nothing), and the flag is recorded once, at its instant.
+TEST(FlagSchedulerCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsRecordedOnce) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
+  ASSERT_OK(a.authority.Create("x2", Control("G/1", v1::GAME_TYPE_BLITZ), {}));
+  ASSERT_OK(a.authority.Execute("x2", Start(), {}));
+  ASSERT_EQ(VersionOf(a.authority, "x2"), 2);
+  // The version after the press is 3: the id the scheduler will use for a flag on that state.
+  for (const char* id : {"flag:x2:3", "flag:x2:2", "settle:x2:3", "a:A:0:1", "sys:x", "u:x/y"}) {
+    EXPECT_THAT(a.authority.Execute("x2", Press(v1::COLOR_WHITE),
+                                    {.command_id = id, .caller = "white-player"}),
+                HasErrorCode(store::kErrReservedCommandId))
+        << id;
+    bool answered = false;
+    a.authority.ExecuteAsync(
+        "x2", Press(v1::COLOR_WHITE), {.command_id = id, .caller = "white-player"},
+        [](std::function<void()> work) { work(); },
+        [&](absl::StatusOr<CommandResult> r) {
+          answered = true;
+          EXPECT_THAT(r, HasErrorCode(store::kErrReservedCommandId)) << id;
+        });
+    EXPECT_TRUE(answered) << id;
+    EXPECT_EQ(VersionOf(a.authority, "x2"), 2) << id << ": nothing changed";
+  }
+  time.SetMs(1'001'000);
+  ASSERT_OK(a.authority.Execute("x2", Press(v1::COLOR_WHITE),
+                                {.command_id = "m1", .caller = "white-player"}));
+  ASSERT_EQ(VersionOf(a.authority, "x2"), 3);
+  // Black's minute runs out at 1'061'000.
+  time.SetMs(1'060'999);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  time.SetMs(1'061'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 1);
+  time.SetMs(1'070'000);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  std::vector<v1::FlagFell> f = Flags(store, "x2");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].side(), v1::COLOR_BLACK);
+  EXPECT_EQ(f[0].fell_at_ms(), 1'061'000);
+  EXPECT_EQ(f[0].noticed_at_ms(), 1'061'000);
+  // The flag is the server's own, and says so.
+  absl::StatusOr<std::vector<v1::GameEvent>> log = store.ReadEvents("x2", 4, 4);
+  ASSERT_OK(log);
+  ASSERT_EQ(log->size(), 1u);
+  EXPECT_EQ((*log)[0].command_id(), "flag:x2:3");
+  absl::StatusOr<v1::ClockEvent> flag = FromGameEvent((*log)[0]);
+  ASSERT_OK(flag);
+  EXPECT_EQ(flag->actor().role(), "server");
+}
+
+// A log written before issue 15 may already hold a client's command under "flag:<game>:<v>": the
+// scheduler's append under that id is refused ERR_COMMAND_ID_REUSED, and the flag goes under a
+// fallback id every replica derives alike, once, at its instant (not retried forever).
+TEST(FlagSchedulerCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
+  Replica b(&store, &time, "B", {.sweep_grace = absl::ZeroDuration()});
+  ASSERT_OK(a.authority.Create("x3", Control("G/1", v1::GAME_TYPE_BLITZ), {}));
+  ASSERT_OK(a.authority.Execute("x3", Start(), {}));
+  time.SetMs(1'001'000);
+  // White's press as an old server recorded it: under the id "flag:x3:3", unscoped.
+  absl::StatusOr<CommandResult> before = a.authority.Get("x3");
+  ASSERT_OK(before);
+  absl::StatusOr<Decision> press = Decide(*before->game, Press(v1::COLOR_WHITE), time.NowMs());
+  ASSERT_OK(press);
+  store::AppendRequest legacy;
+  legacy.game_id = "x3";
+  legacy.expected_version = before->version;
+  legacy.command_id = "flag:x3:3";
+  legacy.fingerprint = "PressClock:legacy";
+  for (const v1::ClockEvent& e : press->events) legacy.events.push_back(ToGameEvent(e, 1'001'000));
+  legacy.snapshot = ToSnapshot(*press->after);
+  legacy.deadline = store::DeadlineUpdate::Set(*NextDeadline(*press->after));
+  ASSERT_OK(store.Append(legacy));
+  time.SetMs(1'061'000);
+  // B (no timer of its own) claims the index entry; A's cached state is stale.
+  EXPECT_EQ(*b.scheduler->RunOnce(), 1);
+  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
+  std::vector<v1::FlagFell> f = Flags(store, "x3");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].fell_at_ms(), 1'061'000);
+  // And play on the game is not stuck: a command after the flag is decided normally.
+  EXPECT_OK(a.authority.Execute("x3", Pause(), {}));
+}
+
+// A command id is its caller's: Bob's "c1" is not Alice's, and Alice's retry is still a replay.
+TEST(FlagSchedulerCommandIds, OneCallersIdDoesNotBlockAnothers) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  ClockAuthority authority(&store, &time, {.owner = "A"});
+  ASSERT_OK(authority.Create("g", Control("G/5"), {}));
+  ASSERT_OK(authority.Execute("g", Start(), {}));
+  const CommandOptions alice{.command_id = "c1", .caller = "alice", .fingerprint = "press-white"};
+  const CommandOptions bob{.command_id = "c1", .caller = "bob", .fingerprint = "press-black"};
+  time.SetMs(1'001'000);
+  absl::StatusOr<CommandResult> first = authority.Execute("g", Press(v1::COLOR_WHITE), alice);
+  ASSERT_OK(first);
+  EXPECT_FALSE(first->replayed);
+  time.SetMs(1'002'000);
+  absl::StatusOr<CommandResult> other = authority.Execute("g", Press(v1::COLOR_BLACK), bob);
+  ASSERT_OK(other);
+  EXPECT_FALSE(other->replayed);
+  EXPECT_EQ(other->version, first->version + 1);
+  absl::StatusOr<CommandResult> retry = authority.Execute("g", Press(v1::COLOR_WHITE), alice);
+  ASSERT_OK(retry);
+  EXPECT_TRUE(retry->replayed);
+  EXPECT_EQ(retry->version, first->version);
+  // The store keeps them apart; the client's id is recoverable from the stored one.
+  absl::StatusOr<std::vector<v1::GameEvent>> log = store.ReadEvents("g", 3, 4);
+  ASSERT_OK(log);
+  ASSERT_EQ(log->size(), 2u);
+  EXPECT_NE((*log)[0].command_id(), (*log)[1].command_id());
+  EXPECT_EQ(store::ClientCommandId((*log)[0].command_id()), "c1");
+  EXPECT_EQ(store::ClientCommandId((*log)[1].command_id()), "c1");
+}
+
+// A store whose appends fail UNAVAILABLE while `down` (the store gone).
+class DownStore final : public store::GameStore {
+ public:
+  explicit DownStore(store::GameStore* inner) : inner_(inner) {}
+  bool down = false;
+  int appends = 0;
+  absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
+    ++appends;
+    if (down) return absl::UnavailableError("the store is down");
+    return inner_->Append(r);
+  }
+  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
+                                                                   absl::string_view c) override {
+    return inner_->LookupCommand(g, c);
+  }
+  absl::StatusOr<v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
+    return inner_->ReadSnapshot(g);
+  }
+  absl::StatusOr<std::vector<v1::GameEvent>> ReadEvents(absl::string_view g, std::int64_t from,
+                                                        std::int64_t to) override {
+    return inner_->ReadEvents(g, from, to);
+  }
+  absl::StatusOr<std::vector<v1::GameEvent>> WaitForEvents(absl::string_view g, std::int64_t after,
+                                                           absl::Duration timeout,
+                                                           int max) override {
+    return inner_->WaitForEvents(g, after, timeout, max);
+  }
+  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
+      const std::vector<store::WatchPosition>& games, absl::Duration timeout, int max) override {
+    return inner_->WaitForAnyEvents(games, timeout, max);
+  }
+  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
+  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
+    return inner_->GetDeadline(g);
+  }
+  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
+                                                                 std::int64_t lease, int max,
+                                                                 absl::string_view owner) override {
+    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
+  }
+  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
+                                                             int max) override {
+    return inner_->PeekDeadlines(shard, until, max);
+  }
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
+    return inner_->CountDeadlines(shard);
+  }
+  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
+                                       std::int64_t at) override {
+    return inner_->ReleaseDeadline(g, owner, at);
+  }
+  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
+
+ private:
+  store::GameStore* const inner_;
+};
+
+// Issue 15: a check that fails because the store is down is retried, backing off, a bounded
+// number of times from the local timer (before: every 50 ms, forever); the entry stays in the
+// index, and the flag is recorded at its instant once the store is back.
+TEST(FlagSchedulerCommandIds, AFailingCheckIsRetriedABoundedNumberOfTimes) {
+  FakeTime time(1'000'000);
+  store::MemoryGameStore memory({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  DownStore store(&memory);
+  ClockAuthority authority(&store, &time, {.owner = "A"});
+  int errors = 0;
+  FlagScheduler scheduler(&authority,
+                          {.owner = "A",
+                           .sweep_grace = absl::ZeroDuration(),
+                           .retry_after = absl::Milliseconds(50),
+                           .max_retry_after = absl::Milliseconds(400),
+                           .max_retries = 4},
+                          {.on_error = [&](const absl::Status&) { ++errors; }});
+  authority.AddObserver(&scheduler);
+  ASSERT_OK(authority.Create("d1", Control("G/1"), {}));
+  ASSERT_OK(authority.Execute("d1", Start(), {}));
+  store.down = true;
+  std::vector<std::int64_t> retried_at;
+  for (std::int64_t t = 1'060'000; t <= 1'070'000; t += 10) {
+    time.SetMs(t);
+    const int before = store.appends;
+    {
+      // RunOnce also claims the index's due entries: lease them away first so that only the
+      // timer's retries are counted here.
+      ASSERT_OK(memory.ClaimDueDeadlines(store::DeadlineShard("d1", 8), t, 1'000'000, 10, "X"));
+    }
+    ASSERT_OK(scheduler.RunOnce());
+    if (store.appends > before) retried_at.push_back(t);
+  }
+  // The first check at the deadline, then 4 retries after 50, 100, 200 and 400 ms; then none.
+  ASSERT_EQ(retried_at.size(), 5u);
+  EXPECT_EQ(retried_at[1] - retried_at[0], 50);
+  EXPECT_EQ(retried_at[2] - retried_at[1], 100);
+  EXPECT_EQ(retried_at[3] - retried_at[2], 200);
+  EXPECT_EQ(retried_at[4] - retried_at[3], 400);
+  EXPECT_EQ(scheduler.tracked(), 0u);
+  EXPECT_EQ(errors, 5);
+  // The store is back: the index entry (its lease over) is claimed and the flag recorded at the
+  // instant it fell.
+  store.down = false;
+  time.SetMs(3'000'000);
+  EXPECT_EQ(*scheduler.RunOnce(), 1);
+  std::vector<v1::FlagFell> f = Flags(memory, "d1");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].fell_at_ms(), 1'060'000);
+}
+
+TEST(FlagSchedulerCommandIds, FailedChecksAreClassified) {
+  EXPECT_EQ(ClassifyCheckFailure(absl::UnavailableError("down")), CheckFailure::kTransient);
+  EXPECT_EQ(ClassifyCheckFailure(base::Aborted(store::kErrVersionConflict, "lost")),
+            CheckFailure::kTransient);
+  EXPECT_EQ(ClassifyCheckFailure(base::Error(store::kErrCommandIdReused, "reused")),
+            CheckFailure::kRefused);
+  EXPECT_EQ(ClassifyCheckFailure(base::Error(store::kErrCorruptLog, "bad")),
+            CheckFailure::kNotAClock);
+  EXPECT_EQ(ClassifyCheckFailure(ClockNotFound("g")), CheckFailure::kNotAClock);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "libs/service/auth.h"
 
 #include <jwt.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -31,11 +32,20 @@ absl::Status Unauthenticated(absl::string_view why) {
   return base::Error(service::kErrUnauthenticated, why);
 }
 
-// A token's validity window ("exp", "nbf") at `now`: on verification and on every cached reuse.
-absl::Status CheckValidity(absl::Time expires, absl::Time not_before, absl::Time now) {
-  if (now >= expires) return Unauthenticated("the token has expired");
-  if (now < not_before) return Unauthenticated("the token is not valid yet");
+// A token's validity window ("exp", "nbf") at `now`, `leeway` forgiven either side: on
+// verification and on every cached reuse.
+absl::Status CheckValidity(absl::Time expires, absl::Time not_before, absl::Time now,
+                           absl::Duration leeway) {
+  if (now >= expires + leeway) return Unauthenticated("the token has expired");
+  if (now + leeway < not_before) return Unauthenticated("the token is not valid yet");
   return absl::OkStatus();
+}
+
+// RFC 7518 §3.2: an HMAC key at least as long as the hash's output.
+size_t MinSecretBytes(absl::string_view alg) {
+  if (alg == "HS384") return 48;
+  if (alg == "HS512") return 64;
+  return 32;
 }
 
 absl::Status BadKeys(absl::string_view why) { return base::Error(service::kErrBadAuthKeys, why); }
@@ -105,8 +115,11 @@ absl::StatusOr<KeySet> KeySet::FromJson(absl::string_view json, absl::string_vie
     if (IsSymmetric(key.alg)) {
       absl::StatusOr<std::string> secret = text("secret", "secret_file");
       if (!secret.ok()) return secret.status();
-      if (secret->size() < 16)
-        return BadKeys(absl::StrCat("key ", key.kid, ": secret shorter than 16 bytes"));
+      if (secret->size() < MinSecretBytes(key.alg)) {
+        return BadKeys(absl::StrCat("key ", key.kid, ": an ", key.alg, " secret needs at least ",
+                                    MinSecretBytes(key.alg), " bytes (RFC 7518 section 3.2), not ",
+                                    secret->size()));
+      }
       key.material = *secret;
     } else {
       absl::StatusOr<std::string> pem = text("public_key_pem", "public_key_file");
@@ -136,7 +149,8 @@ const SigningKey* KeySet::Find(absl::string_view kid) const {
   return it == keys_.end() ? nullptr : &it->second;
 }
 
-absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view token, absl::Time now) {
+absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view token, absl::Time now,
+                                      const TokenRules& rules) {
   if (token.empty()) return Unauthenticated("no bearer token");
   if (token.size() > 8192) return Unauthenticated("token too long");
   // The key is chosen by the header's kid, so the header is read before the signature is checked;
@@ -176,7 +190,41 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   // exp and nbf are whole seconds: comparing `now` with them equals comparing its whole seconds.
   const absl::Time expires = absl::FromUnixSeconds(exp);
   const absl::Time not_before = has_nbf ? absl::FromUnixSeconds(nbf) : absl::InfinitePast();
-  if (absl::Status valid = CheckValidity(expires, not_before, now); !valid.ok()) return valid;
+  if (absl::Status valid = CheckValidity(expires, not_before, now, rules.leeway); !valid.ok()) {
+    return valid;
+  }
+  errno = 0;
+  long iat = jwt_get_grant_int(jwt.get(), "iat");
+  const bool has_iat = errno == 0 && iat > 0;
+  if (has_iat && absl::FromUnixSeconds(iat) > now + rules.leeway) {
+    return Unauthenticated("the token was issued in the future (iat)");
+  }
+  if (rules.max_lifetime != absl::InfiniteDuration()) {
+    const absl::Time from = has_iat ? absl::FromUnixSeconds(iat) : now;
+    if (expires - from > rules.max_lifetime + (has_iat ? absl::ZeroDuration() : rules.leeway)) {
+      return Unauthenticated(
+          absl::StrCat("the token lives longer than ", absl::FormatDuration(rules.max_lifetime)));
+    }
+  }
+  if (!rules.issuer.empty()) {
+    const char* iss = jwt_get_grant(jwt.get(), "iss");
+    if (iss == nullptr || rules.issuer != iss) {
+      return Unauthenticated("the token's issuer (iss) is not the one this server trusts");
+    }
+  }
+  if (!rules.audience.empty()) {
+    // "aud" is a string or an array of strings (RFC 7519 §4.1.3).
+    bool ours = false;
+    if (char* aud = jwt_get_grants_json(jwt.get(), "aud")) {
+      nlohmann::json value = nlohmann::json::parse(aud, nullptr, false);
+      std::free(aud);
+      if (value.is_string()) ours = value.get<std::string>() == rules.audience;
+      if (value.is_array()) {
+        for (const nlohmann::json& a : value) ours = ours || (a.is_string() && a == rules.audience);
+      }
+    }
+    if (!ours) return Unauthenticated("the token is not meant for this server (aud)");
+  }
   const char* role_name = jwt_get_grant(jwt.get(), "role");
   std::optional<Role> role = role_name ? ParseRole(role_name) : std::nullopt;
   if (!role.has_value()) return Unauthenticated("the token has no known role");
@@ -186,6 +234,7 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   p.expires = expires;
   p.not_before = not_before;
   if (const char* sub = jwt_get_grant(jwt.get(), "sub")) p.subject = sub;
+  if (const char* event = jwt_get_grant(jwt.get(), "event")) p.event = event;  // issue 15
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");
     const char* color = jwt_get_grant(jwt.get(), "color");
@@ -201,31 +250,38 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
 }
 
 absl::StatusOr<Principal> VerifyBearer(const KeySet& keys, absl::string_view authorization,
-                                       absl::Time now) {
+                                       absl::Time now, const TokenRules& rules) {
   absl::string_view token = authorization;
   if (!absl::ConsumePrefix(&token, "Bearer ") && !absl::ConsumePrefix(&token, "bearer ")) {
     return Unauthenticated("expected 'authorization: Bearer <token>'");
   }
-  return VerifyToken(keys, absl::StripAsciiWhitespace(token), now);
+  return VerifyToken(keys, absl::StripAsciiWhitespace(token), now, rules);
 }
 
 absl::StatusOr<Principal> TokenCache::VerifyBearer(const KeySet& keys,
-                                                   absl::string_view authorization,
-                                                   absl::Time now) {
+                                                   absl::string_view authorization, absl::Time now,
+                                                   const TokenRules& rules,
+                                                   uint64_t key_generation) {
   {
     absl::MutexLock lock(&mu_);
+    if (generation_ != key_generation) {
+      verified_.clear();
+      generation_ = key_generation;
+    }
     auto it = verified_.find(authorization);
     if (it != verified_.end()) {
       const Principal& p = it->second;
-      if (absl::Status valid = CheckValidity(p.expires, p.not_before, now); !valid.ok()) {
+      if (absl::Status valid = CheckValidity(p.expires, p.not_before, now, rules.leeway);
+          !valid.ok()) {
         return valid;
       }
       return p;
     }
   }
-  absl::StatusOr<Principal> p = service::VerifyBearer(keys, authorization, now);
+  absl::StatusOr<Principal> p = service::VerifyBearer(keys, authorization, now, rules);
   if (!p.ok()) return p;  // failures are not remembered: nothing to gain, and no memory to fill
   absl::MutexLock lock(&mu_);
+  if (generation_ != key_generation) return p;  // the keys changed meanwhile: not remembered
   if (verified_.size() >= max_entries_) verified_.clear();
   verified_.emplace(std::string(authorization), *p);
   return p;
@@ -246,9 +302,14 @@ absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& 
   jwt_add_grant(jwt.get(), "role", std::string(RoleName(claims.role)).c_str());
   if (!claims.subject.empty()) jwt_add_grant(jwt.get(), "sub", claims.subject.c_str());
   if (!claims.game_id.empty()) jwt_add_grant(jwt.get(), "game", claims.game_id.c_str());
+  if (!claims.event.empty()) jwt_add_grant(jwt.get(), "event", claims.event.c_str());
   if (claims.color.has_value())
     jwt_add_grant(jwt.get(), "color", std::string(chess::ColorName(*claims.color)).c_str());
   jwt_add_grant_int(jwt.get(), "exp", static_cast<long>(absl::ToUnixSeconds(claims.expires)));
+  jwt_add_grant_int(jwt.get(), "iat",
+                    static_cast<long>(absl::ToUnixSeconds(claims.issued_at.value_or(absl::Now()))));
+  if (!claims.audience.empty()) jwt_add_grant(jwt.get(), "aud", claims.audience.c_str());
+  if (!claims.issuer.empty()) jwt_add_grant(jwt.get(), "iss", claims.issuer.c_str());
   if (claims.not_before.has_value()) {
     jwt_add_grant_int(jwt.get(), "nbf", static_cast<long>(absl::ToUnixSeconds(*claims.not_before)));
   }
@@ -257,6 +318,63 @@ absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& 
   std::string token(out);
   std::free(out);  // libjwt 1.10 allocates with malloc and has no jwt_free_str
   return token;
+}
+
+ReloadingKeySet::FileStamp ReloadingKeySet::Stamp(const std::string& path) {
+  FileStamp stamp;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return stamp;
+  stamp.inode = st.st_ino;
+  stamp.size = static_cast<uint64_t>(st.st_size);
+  stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return stamp;
+}
+
+absl::Status ReloadingKeySet::LoadLocked(const FileStamp& stamp) {
+  absl::StatusOr<KeySet> keys = KeySet::FromFile(path_);
+  if (keys.ok() && keys->empty()) keys = BadKeys(absl::StrCat(path_, " has no keys"));
+  if (!keys.ok()) return keys.status();
+  keys_ = std::make_shared<const KeySet>(*std::move(keys));
+  stamp_ = stamp;
+  ++generation_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ReloadingKeySet>> ReloadingKeySet::Open(std::string path,
+                                                                       absl::Duration poll,
+                                                                       Report report) {
+  std::unique_ptr<ReloadingKeySet> set(
+      new ReloadingKeySet(std::move(path), poll, std::move(report)));
+  absl::Status loaded = set->Reload();
+  if (!loaded.ok()) return loaded;
+  return set;
+}
+
+absl::Status ReloadingKeySet::Reload() {
+  absl::MutexLock lock(&mu_);
+  return LoadLocked(Stamp(path_));
+}
+
+std::shared_ptr<const KeySet> ReloadingKeySet::Current(absl::Time now, uint64_t* generation) {
+  absl::MutexLock lock(&mu_);
+  if (now >= next_check_) {
+    next_check_ = now + poll_;
+    const FileStamp stamp = Stamp(path_);
+    if (!(stamp == stamp_)) {
+      absl::Status loaded = LoadLocked(stamp);
+      if (!loaded.ok()) {
+        stamp_ = stamp;  // reported once per change of the file, not at every poll
+        if (report_) report_(loaded);
+      }
+    }
+  }
+  if (generation != nullptr) *generation = generation_;
+  return keys_;
+}
+
+uint64_t ReloadingKeySet::generation() const {
+  absl::MutexLock lock(&mu_);
+  return generation_;
 }
 
 }  // namespace service

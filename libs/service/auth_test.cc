@@ -1,5 +1,14 @@
 #include "libs/service/auth.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
@@ -130,6 +139,162 @@ TEST(AuthTest, BadKeyFiles) {
       KeySet::FromJson(R"({"keys": [{"kid": "a", "alg": "none", "secret": "0123456789abcdef"}]})"),
       HasErrorCode("ERR_BAD_AUTH_KEYS"));
   EXPECT_THAT(KeySet::FromFile("/nonexistent.json"), HasErrorCode("ERR_BAD_AUTH_KEYS"));
+}
+
+// RFC 7518 §3.2: an HMAC key at least as long as its hash; shorter ones fail at start.
+TEST(AuthTest, HmacSecretsShorterThanTheirHashAreRefused) {
+  auto key = [](const char* alg, size_t bytes) {
+    return KeySet::FromJson(absl::StrCat(R"({"keys": [{"kid": "a", "alg": ")", alg,
+                                         R"(", "secret": ")", std::string(bytes, 'k'), R"("}]})"));
+  };
+  EXPECT_THAT(key("HS256", 16), HasErrorCode("ERR_BAD_AUTH_KEYS"));  // accepted before
+  EXPECT_THAT(key("HS256", 31), HasErrorCode("ERR_BAD_AUTH_KEYS"));
+  EXPECT_OK(key("HS256", 32));
+  EXPECT_THAT(key("HS384", 47), HasErrorCode("ERR_BAD_AUTH_KEYS"));
+  EXPECT_OK(key("HS384", 48));
+  EXPECT_THAT(key("HS512", 63), HasErrorCode("ERR_BAD_AUTH_KEYS"));
+  EXPECT_OK(key("HS512", 64));
+}
+
+TEST(AuthTest, AudienceAndIssuerAreRequiredWhenConfigured) {
+  KeySet keys = Keys();
+  const SigningKey& hs = *keys.Find("hs-2026-1");
+  TokenRules rules;
+  rules.audience = "arbiter-prod";
+  rules.issuer = "https://platform.example";
+  TokenClaims good = Claims(Role::kArbiter);
+  good.audience = rules.audience;
+  good.issuer = rules.issuer;
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, good), absl::Now(), rules));
+  // Without a rule, any audience and issuer (or none) are accepted.
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, Claims(Role::kArbiter)), absl::Now()));
+  for (auto change : std::vector<std::function<void(TokenClaims&)>>{
+           [](TokenClaims& c) { c.audience.clear(); },
+           [](TokenClaims& c) { c.audience = "arbiter-staging"; },
+           [](TokenClaims& c) { c.issuer.clear(); },
+           [](TokenClaims& c) { c.issuer = "https://evil.example"; }}) {
+    TokenClaims bad = good;
+    change(bad);
+    EXPECT_THAT(VerifyToken(keys, *MintToken(hs, bad), absl::Now(), rules),
+                HasErrorCode("ERR_UNAUTHENTICATED"));
+  }
+}
+
+TEST(AuthTest, MaximumLifetimeAndLeeway) {
+  KeySet keys = Keys();
+  const SigningKey& hs = *keys.Find("hs-2026-1");
+  const absl::Time now = absl::Now();
+  TokenRules rules;
+  rules.max_lifetime = absl::Hours(24);
+  rules.leeway = absl::Seconds(30);
+  TokenClaims day = Claims(Role::kService);
+  day.issued_at = now;
+  day.expires = now + absl::Hours(24);
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, day), now, rules));
+  TokenClaims year = day;
+  year.expires = now + absl::Hours(24 * 365);
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, year), now, rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  // Issued long ago with a long life, though only minutes are left: still too long a lifetime.
+  TokenClaims old = day;
+  old.issued_at = now - absl::Hours(48);
+  old.expires = now + absl::Minutes(5);
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, old), now, rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  // Clock skew: expired 10 s ago, valid from 10 s on, issued 10 s ahead: all forgiven by 30 s.
+  TokenClaims skewed = day;
+  skewed.expires = now - absl::Seconds(10);
+  skewed.issued_at = now - absl::Hours(1);
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, skewed), now, rules));
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, skewed), now), HasErrorCode("ERR_UNAUTHENTICATED"));
+  skewed.expires = now - absl::Seconds(40);
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, skewed), now, rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  TokenClaims early = day;
+  early.not_before = now + absl::Seconds(10);
+  early.issued_at = now + absl::Seconds(10);
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, early), now, rules));
+  early.not_before = now + absl::Seconds(40);
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, early), now, rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  TokenClaims future = day;
+  future.issued_at = now + absl::Seconds(40);
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, future), now, rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  // The cache applies the leeway to its hits too.
+  TokenCache cache;
+  TokenClaims brief = day;
+  brief.expires = now + absl::Seconds(5);
+  const std::string bearer = "Bearer " + *MintToken(hs, brief);
+  EXPECT_OK(cache.VerifyBearer(keys, bearer, now, rules));
+  EXPECT_OK(cache.VerifyBearer(keys, bearer, now + absl::Seconds(20), rules));
+  EXPECT_THAT(cache.VerifyBearer(keys, bearer, now + absl::Seconds(40), rules),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+}
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".new";
+  std::ofstream(tmp) << text;
+  ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);  // atomically, as a Secret update does
+}
+
+std::string HsKeysJson(const std::string& kid, const std::string& secret) {
+  return absl::StrCat(R"({"keys": [{"kid": ")", kid, R"(", "alg": "HS256", "secret": ")", secret,
+                      R"("}]})");
+}
+
+// Rotation without a restart: the file replaced, the new keys are used at the next look, tokens
+// cached under the old ones are dropped; a broken file keeps the keys last loaded.
+TEST(AuthTest, ReloadingKeySetFollowsTheFile) {
+  const std::string path = TempPath("reloading_keys.json");
+  const std::string old_secret(40, 'o'), new_secret(40, 'n');
+  WriteFile(path, HsKeysJson("k", old_secret));
+  std::vector<absl::Status> reported;
+  absl::StatusOr<std::unique_ptr<ReloadingKeySet>> set = ReloadingKeySet::Open(
+      path, absl::ZeroDuration(), [&](const absl::Status& s) { reported.push_back(s); });
+  ASSERT_OK(set);
+  SigningKey old_key{"k", "HS256", old_secret}, new_key{"k", "HS256", new_secret};
+  const std::string old_bearer = "Bearer " + *MintToken(old_key, Claims(Role::kArbiter));
+  const std::string new_bearer = "Bearer " + *MintToken(new_key, Claims(Role::kArbiter));
+  TokenCache cache;
+  const absl::Time now = absl::Now();
+  uint64_t gen = 0;
+  std::shared_ptr<const KeySet> keys = (*set)->Current(now, &gen);
+  EXPECT_OK(cache.VerifyBearer(*keys, old_bearer, now, {}, gen));
+  EXPECT_THAT(cache.VerifyBearer(*keys, new_bearer, now, {}, gen),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+
+  WriteFile(path, HsKeysJson("k", new_secret));
+  keys = (*set)->Current(now, &gen);
+  EXPECT_THAT(cache.VerifyBearer(*keys, old_bearer, now, {}, gen),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
+  EXPECT_OK(cache.VerifyBearer(*keys, new_bearer, now, {}, gen));
+
+  WriteFile(path, "{not json");
+  const uint64_t before = gen;
+  keys = (*set)->Current(now, &gen);
+  EXPECT_EQ(gen, before);
+  EXPECT_OK(cache.VerifyBearer(*keys, new_bearer, now, {}, gen));
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_THAT(reported[0], HasErrorCode("ERR_BAD_AUTH_KEYS"));
+  EXPECT_THAT((*set)->Reload(), HasErrorCode("ERR_BAD_AUTH_KEYS"));
+
+  // With a poll interval, the file is looked at no more often than that.
+  WriteFile(path, HsKeysJson("k", old_secret));
+  absl::StatusOr<std::unique_ptr<ReloadingKeySet>> slow =
+      ReloadingKeySet::Open(path, absl::Minutes(1));
+  ASSERT_OK(slow);
+  (*slow)->Current(now);
+  WriteFile(path, HsKeysJson("k", new_secret));
+  EXPECT_OK(VerifyBearer(*(*slow)->Current(now + absl::Seconds(1)), old_bearer, now));
+  EXPECT_OK(VerifyBearer(*(*slow)->Current(now + absl::Minutes(2)), new_bearer, now));
+  EXPECT_THAT(ReloadingKeySet::Open(TempPath("no_such_keys.json"), absl::Seconds(1)),
+              HasErrorCode("ERR_BAD_AUTH_KEYS"));
 }
 
 TEST(PolicyTest, RolesAndGameBinding) {

@@ -3,13 +3,20 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::string, grpc_address, "127.0.0.1:7070", "host:port the gRPC server listens on");
 ABSL_FLAG(std::string, metrics_address, "127.0.0.1:9090",
           "host:port of the Prometheus /metrics endpoint; 'none' for no endpoint");
 ABSL_FLAG(std::string, services, "all",
           "comma-separated services this process hosts (e.g. rules_validation); 'all' = every one");
-ABSL_FLAG(std::string, store, "memory", "game store: 'memory' or redis://host:port");
+ABSL_FLAG(std::string, store, "memory",
+          "game store: 'memory' or redis://[user@]host:port (user: a Redis ACL user, whose "
+          "password --store_password_file gives)");
+ABSL_FLAG(std::string, store_password_file, "",
+          "file holding the Redis password (of the --store URL's user, or of the default user), "
+          "read at start and trimmed; e.g. a mounted Kubernetes Secret");
 ABSL_FLAG(std::string, tls_cert, "", "PEM server certificate (turns on TLS with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "PEM server private key");
 ABSL_FLAG(std::string, tls_ca, "", "PEM CA for client certificates (turns on mutual TLS)");
@@ -29,6 +36,32 @@ ABSL_FLAG(int, grpc_cq_threads, 1,
           "threads serving the hot unary methods (ValidateMove, LegalMoves, ConvertMove) from "
           "completion queues; 1 suits a small machine shared with its clients");
 ABSL_FLAG(absl::Duration, drain_timeout, absl::Seconds(20), "how long in-flight calls may finish");
+ABSL_FLAG(std::string, jwt_audience, "",
+          "when set, tokens must carry this audience (\"aud\"); others are UNAUTHENTICATED");
+ABSL_FLAG(std::string, jwt_issuer, "",
+          "when set, tokens must carry this issuer (\"iss\"); others are UNAUTHENTICATED");
+ABSL_FLAG(absl::Duration, jwt_max_lifetime, absl::Hours(24),
+          "longest token accepted (exp - iat; exp - now without iat)");
+ABSL_FLAG(absl::Duration, jwt_leeway, absl::Seconds(30),
+          "clock skew forgiven on a token's exp, nbf and iat");
+ABSL_FLAG(absl::Duration, auth_keys_reload, absl::Seconds(5),
+          "how often the --auth_keys file is looked at for changes (rotation without a restart; "
+          "SIGHUP re-reads it at once)");
+ABSL_FLAG(absl::Duration, tls_reload, absl::Seconds(60),
+          "how often the TLS certificate, key and CA files are re-read (whole seconds, >= 1s)");
+ABSL_FLAG(bool, grpc_reflection, false, "serve gRPC reflection (grpcurl); off by default");
+ABSL_FLAG(int, grpc_max_threads, 1000,
+          "threads of the synchronous server at most (streams each hold one); calls beyond are "
+          "RESOURCE_EXHAUSTED; 0 = unbounded");
+ABSL_FLAG(absl::Duration, default_deadline, absl::Seconds(30),
+          "deadline of unary calls arriving without one (or with a later one); streams excluded");
+ABSL_FLAG(double, rate_limit_qps, 0,
+          "calls per second per caller (token subject), RESOURCE_EXHAUSTED ERR_RATE_LIMITED "
+          "beyond; 0 = no limit");
+ABSL_FLAG(double, rate_limit_burst, 0, "burst of --rate_limit_qps (0 = twice the rate)");
+ABSL_FLAG(int, max_streams_per_caller, 256,
+          "open streams per caller (token subject), RESOURCE_EXHAUSTED ERR_TOO_MANY_STREAMS "
+          "beyond; 0 = no limit");
 
 namespace service {
 
@@ -38,6 +71,11 @@ ServerConfig ConfigFromFlags() {
   c.metrics_address = absl::GetFlag(FLAGS_metrics_address);
   c.services = absl::GetFlag(FLAGS_services);
   c.store = absl::GetFlag(FLAGS_store);
+  // The password file travels in the store's URL as a parameter (the path, never the password;
+  // store::ParseRedisUrl reads it when the store opens).
+  if (std::string file = absl::GetFlag(FLAGS_store_password_file); !file.empty()) {
+    absl::StrAppend(&c.store, absl::StrContains(c.store, "?") ? "&" : "?", "password_file=", file);
+  }
   c.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   c.tls_key = absl::GetFlag(FLAGS_tls_key);
   c.tls_ca = absl::GetFlag(FLAGS_tls_ca);
@@ -49,6 +87,18 @@ ServerConfig ConfigFromFlags() {
   c.drain_timeout = absl::GetFlag(FLAGS_drain_timeout);
   c.grpc_args = absl::GetFlag(FLAGS_grpc_args);
   c.cq_threads = absl::GetFlag(FLAGS_grpc_cq_threads);
+  c.jwt_audience = absl::GetFlag(FLAGS_jwt_audience);
+  c.jwt_issuer = absl::GetFlag(FLAGS_jwt_issuer);
+  c.jwt_max_lifetime = absl::GetFlag(FLAGS_jwt_max_lifetime);
+  c.jwt_leeway = absl::GetFlag(FLAGS_jwt_leeway);
+  c.auth_keys_reload = absl::GetFlag(FLAGS_auth_keys_reload);
+  c.tls_reload = absl::GetFlag(FLAGS_tls_reload);
+  c.grpc_reflection = absl::GetFlag(FLAGS_grpc_reflection);
+  c.grpc_max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  c.default_deadline = absl::GetFlag(FLAGS_default_deadline);
+  c.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
+  c.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
+  c.max_streams_per_caller = absl::GetFlag(FLAGS_max_streams_per_caller);
   return c;
 }
 

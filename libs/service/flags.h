@@ -1,7 +1,14 @@
 // The flags every Arbiter server takes, with the same names everywhere:
 //   --grpc_address (127.0.0.1:7070)  --metrics_address (127.0.0.1:9090)  --services (all)
-//   --store (memory | redis://host:port)  --tls_cert --tls_key --tls_ca  --auth_keys
-//   --insecure_dev  --log_level (info)  --max_message_bytes  --shutdown_grace  --drain_timeout
+//   --store (memory | redis://[user@]host:port)  --store_password_file (the Redis password, read
+//   at start: it reaches the store as the URL's ?password_file= parameter, a path, never the
+//   secret)  --tls_cert --tls_key --tls_ca  --auth_keys
+//   --insecure_dev (loopback only)  --log_level (info)  --max_message_bytes  --shutdown_grace
+//   --drain_timeout  --grpc_args  --grpc_cq_threads
+//   Tokens: --jwt_audience --jwt_issuer --jwt_max_lifetime (24h) --jwt_leeway (30s)
+//   Rotation: --auth_keys_reload (5s) --tls_reload (60s)
+//   Limits: --grpc_reflection (off) --grpc_max_threads (1000) --default_deadline (30s)
+//           --rate_limit_qps (0 = off) --rate_limit_burst --max_streams_per_caller (256)
 #ifndef ARBITER_LIBS_SERVICE_FLAGS_H_
 #define ARBITER_LIBS_SERVICE_FLAGS_H_
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/chess/position.h"
 
@@ -29,11 +30,20 @@ std::string GrpcCodeName(int code) {
   return code >= 0 && code <= 16 ? kNames[code] : std::to_string(code);
 }
 
+std::string BoundedStatusMessage(absl::string_view message) {
+  if (message.size() <= kMaxStatusMessageBytes) return std::string(message);
+  constexpr absl::string_view kEllipsis = "...";
+  size_t cut = kMaxStatusMessageBytes - kEllipsis.size();
+  // Back off to the start of a UTF-8 character (never inside one).
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;
+  return absl::StrCat(message.substr(0, cut), kEllipsis);
+}
+
 arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
   arbiter::v1::ErrorInfo info;
   if (status.ok()) return info;
   info.set_code(base::ErrorCode(status));
-  info.set_message(std::string(status.message()));
+  info.set_message(BoundedStatusMessage(status.message()));
   chess::IllegalMoveReason reason = chess::IllegalReasonOf(status);
   if (reason != chess::IllegalMoveReason::kNone) {
     info.set_illegal_move_reason(std::string(chess::IllegalMoveReasonName(reason)));
@@ -44,7 +54,8 @@ arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbering.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()),
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      BoundedStatusMessage(status.message()),
                       ToErrorInfo(status).SerializeAsString());
 }
 

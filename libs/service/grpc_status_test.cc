@@ -38,5 +38,29 @@ TEST(GrpcStatusTest, IllegalMoveReasonTravels) {
   EXPECT_EQ(chess::IllegalReasonOf(FromGrpcStatus(g)), chess::IllegalMoveReason::kOwnPieceOnTarget);
 }
 
+// Messages quote their input: a status carries at most kMaxStatusMessageBytes of it (cut on a
+// UTF-8 boundary), with its code and details intact.
+TEST(GrpcStatusTest, LongMessagesAreCut) {
+  const std::string move(100'000, 'x');
+  grpc::Status g = ToGrpcStatus(base::InvalidArgument("ERR_BAD_SAN", "not a move: " + move));
+  EXPECT_EQ(g.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LE(g.error_message().size(), kMaxStatusMessageBytes);
+  EXPECT_EQ(g.error_message().substr(0, 14), "not a move: xx");
+  EXPECT_EQ(g.error_message().substr(g.error_message().size() - 3), "...");
+  EXPECT_EQ(ErrorInfoOf(g).code(), "ERR_BAD_SAN");
+  EXPECT_LE(ErrorInfoOf(g).message().size(), kMaxStatusMessageBytes);
+  EXPECT_LT(g.error_details().size(), 1024u);
+  // Short messages are unchanged.
+  EXPECT_EQ(ToGrpcStatus(base::InvalidArgument("ERR_BAD_SAN", "bad")).error_message(), "bad");
+  // Never inside a UTF-8 character: "é" is two bytes.
+  std::string accents;
+  for (int i = 0; i < 400; ++i) accents += "\xC3\xA9";
+  const std::string cut = BoundedStatusMessage("a" + accents);
+  EXPECT_LE(cut.size(), kMaxStatusMessageBytes);
+  const std::string body = cut.substr(0, cut.size() - 3);
+  EXPECT_EQ((body.size() - 1) % 2, 0u);
+  EXPECT_NE(static_cast<unsigned char>(body.back()), 0xC3);
+}
+
 }  // namespace
 }  // namespace service

@@ -74,4 +74,13 @@ absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
   return absl::OkStatus();
 }
 
+absl::Status CheckEvent(const Principal& principal, absl::string_view event) {
+  if (principal.event.empty() || principal.role == Role::kPlayer || principal.event == event) {
+    return absl::OkStatus();
+  }
+  return base::Error(kErrOtherEvent, absl::StrCat("this token serves the event \"",
+                                                  absl::string_view(principal.event).substr(0, 64),
+                                                  "\", not this game's"));
+}
+
 }  // namespace service

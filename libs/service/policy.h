@@ -44,6 +44,12 @@ class Policy {
 absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
                        const google::protobuf::Message* request);
 
+// PERMISSION_DENIED ERR_OTHER_EVENT unless a token that names an event (Principal::event: an
+// arbiter's, issue 15) is used on a game or clock of that event (`event`: the one it was created
+// for, CreateGameRequest.event / CreateClockRequest.event). A token without an event claim, and a
+// player's (bound to its game already), pass.
+absl::Status CheckEvent(const Principal& principal, absl::string_view event);
+
 inline const std::vector<Role> kAllRoles = {Role::kPlatform, Role::kPlayer, Role::kArbiter,
                                             Role::kObserver, Role::kService};
 

@@ -2,16 +2,24 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "google/protobuf/descriptor.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/resource_quota.h"
 #include "grpcpp/security/server_credentials.h"
+#include "grpcpp/security/tls_certificate_provider.h"
+#include "grpcpp/security/tls_credentials_options.h"
 #include "grpcpp/server_builder.h"
+#include "grpcpp/support/server_interceptor.h"
 #include "libs/base/error.h"
 #include "libs/service/channel_args.h"
 #include "libs/service/errors.h"
@@ -35,6 +43,66 @@ bool IsLoopback(absl::string_view address) {
          absl::StartsWith(address, "[::1]");
 }
 
+// Reflection for this server only when asked for. Linking gRPC's reflection library registers its
+// plugin for every server the process builds (a static initializer, as
+// InitProtoReflectionServerBuilderPlugin does), so the option removes it, or adds it once.
+class ReflectionOption : public grpc::ServerBuilderOption {
+ public:
+  explicit ReflectionOption(bool enabled) : enabled_(enabled) {}
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    const std::string name = grpc::reflection::ProtoServerReflectionPlugin().name();
+    std::erase_if(*plugins, [&name](const std::unique_ptr<grpc::ServerBuilderPlugin>& p) {
+      return p->name() == name;
+    });
+    if (enabled_) {
+      plugins->push_back(std::make_unique<grpc::reflection::ProtoServerReflectionPlugin>());
+    }
+  }
+
+ private:
+  const bool enabled_;
+};
+
+// Tells the environment when a call ends (its stream stops counting against the caller).
+class CallEndInterceptor : public grpc::experimental::Interceptor {
+ public:
+  CallEndInterceptor(const ServiceEnv* env, grpc::ServerContextBase* ctx) : env_(env), ctx_(ctx) {}
+  ~CallEndInterceptor() override { env_->CallEnded(ctx_); }
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    methods->Proceed();
+  }
+
+ private:
+  const ServiceEnv* env_;
+  grpc::ServerContextBase* ctx_;
+};
+
+class CallEndInterceptorFactory : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit CallEndInterceptorFactory(const ServiceEnv* env) : env_(env) {}
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo* info) override {
+    if (info->type() == grpc::experimental::ServerRpcInfo::Type::UNARY) return nullptr;
+    return new CallEndInterceptor(env_, info->server_context());
+  }
+
+ private:
+  const ServiceEnv* env_;
+};
+
+// "/pkg.Service/Method" streams replies (server or bidirectional streaming).
+bool IsServerStreaming(absl::string_view full_method) {
+  absl::string_view name = absl::StripPrefix(full_method, "/");
+  std::string dotted(name);
+  size_t slash = dotted.rfind('/');
+  if (slash == std::string::npos) return false;
+  dotted[slash] = '.';
+  const google::protobuf::MethodDescriptor* m =
+      google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(dotted);
+  return m != nullptr && m->server_streaming();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfig& config) {
@@ -47,11 +115,29 @@ absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfi
       return base::Error(service::kErrBadFlag,
                          "--auth_keys is required unless --insecure_dev is given");
     }
-    absl::StatusOr<KeySet> keys = KeySet::FromFile(config.auth_keys);
+    absl::StatusOr<std::unique_ptr<ReloadingKeySet>> keys = ReloadingKeySet::Open(
+        config.auth_keys, config.auth_keys_reload,
+        [path = config.auth_keys](const absl::Status& s) {
+          Log(LogLevel::kError, "the changed keys file does not load: the previous keys stay",
+              {{"file", path}, {"code", base::ErrorCode(s)}, {"error", std::string(s.message())}});
+        });
     if (!keys.ok()) return keys.status();
-    if (keys->empty()) return base::Error(service::kErrBadAuthKeys, "the keys file has no keys");
-    env->keys_ = std::move(*keys);
+    env->keys_ = *std::move(keys);
   }
+  if (config.jwt_max_lifetime <= absl::ZeroDuration() || config.jwt_leeway < absl::ZeroDuration()) {
+    return base::Error(service::kErrBadFlag,
+                       "--jwt_max_lifetime must be positive and --jwt_leeway not negative");
+  }
+  if (config.rate_limit_qps < 0 || config.rate_limit_burst < 0 ||
+      config.max_streams_per_caller < 0) {
+    return base::Error(service::kErrBadFlag,
+                       "--rate_limit_qps, --rate_limit_burst and --max_streams_per_caller must "
+                       "not be negative");
+  }
+  env->token_rules_.audience = config.jwt_audience;
+  env->token_rules_.issuer = config.jwt_issuer;
+  env->token_rules_.max_lifetime = config.jwt_max_lifetime;
+  env->token_rules_.leeway = config.jwt_leeway;
   env->metrics_.SetInsecureDev(config.insecure_dev);
   return env;
 }
@@ -69,18 +155,83 @@ absl::StatusOr<Principal> ServiceEnv::Authenticate(const grpc::ServerContextBase
     return base::Error(service::kErrUnauthenticated,
                        "no bearer token (metadata 'authorization: Bearer <token>')");
   }
-  return token_cache_.VerifyBearer(keys_, absl::string_view(it->second.data(), it->second.size()),
-                                   absl::Now());
+  const absl::Time now = absl::Now();
+  uint64_t generation = 0;
+  std::shared_ptr<const KeySet> keys = keys_->Current(now, &generation);
+  return token_cache_.VerifyBearer(*keys, absl::string_view(it->second.data(), it->second.size()),
+                                   now, token_rules_, generation);
+}
+
+absl::Status ServiceEnv::ReloadKeys() {
+  if (keys_ == nullptr) return absl::OkStatus();
+  return keys_->Reload();
+}
+
+absl::Status ServiceEnv::Limit(const Principal& who, bool stream,
+                               const grpc::ServerContextBase& ctx) const {
+  const bool limit_streams = stream && config_.max_streams_per_caller > 0;
+  if (config_.rate_limit_qps <= 0 && !limit_streams) return absl::OkStatus();
+  const absl::Time now = absl::Now();
+  absl::MutexLock lock(&limits_mu_);
+  if (config_.rate_limit_qps > 0) {
+    const double burst =
+        config_.rate_limit_burst > 0 ? config_.rate_limit_burst : 2 * config_.rate_limit_qps;
+    // Subjects come from verified tokens; still, the table is bounded: full, it starts over.
+    if (buckets_.size() >= 100'000 && !buckets_.contains(who.subject)) buckets_.clear();
+    auto [it, inserted] = buckets_.try_emplace(who.subject, Bucket{burst, now});
+    Bucket& b = it->second;
+    if (!inserted) {
+      b.tokens = std::min(
+          burst, b.tokens + absl::ToDoubleSeconds(now - b.refilled) * config_.rate_limit_qps);
+      b.refilled = now;
+    }
+    if (b.tokens < 1) {
+      return base::Error(service::kErrRateLimited,
+                         absl::StrCat("more than ", config_.rate_limit_qps,
+                                      " calls per second from this caller: slow down"));
+    }
+    b.tokens -= 1;
+  }
+  if (limit_streams && !stream_owner_.contains(&ctx)) {
+    int& open = open_streams_[who.subject];
+    if (open >= config_.max_streams_per_caller) {
+      if (open == 0) open_streams_.erase(who.subject);
+      return base::Error(service::kErrTooManyStreams,
+                         absl::StrCat("this caller already has ", config_.max_streams_per_caller,
+                                      " open streams"));
+    }
+    ++open;
+    stream_owner_.emplace(&ctx, who.subject);
+  }
+  return absl::OkStatus();
+}
+
+void ServiceEnv::CallEnded(const grpc::ServerContextBase* ctx) const {
+  absl::MutexLock lock(&limits_mu_);
+  auto it = stream_owner_.find(ctx);
+  if (it == stream_owner_.end()) return;
+  auto open = open_streams_.find(it->second);
+  if (open != open_streams_.end() && --open->second <= 0) open_streams_.erase(open);
+  stream_owner_.erase(it);
 }
 
 absl::StatusOr<Principal> ServiceEnv::Admit(const grpc::ServerContextBase& ctx,
                                             absl::string_view full_method,
                                             const google::protobuf::Message* request) const {
+  return AdmitCall(ctx, full_method, request, IsServerStreaming(full_method));
+}
+
+absl::StatusOr<Principal> ServiceEnv::AdmitCall(const grpc::ServerContextBase& ctx,
+                                                absl::string_view full_method,
+                                                const google::protobuf::Message* request,
+                                                bool stream) const {
   absl::StatusOr<Principal> who = Authenticate(ctx);
   if (!who.ok()) return who;
-  if (config_.insecure_dev) return who;  // no roles without authentication
+  // Without authentication (loopback only) there are no roles, and no callers to tell apart.
+  if (config_.insecure_dev) return who;
   absl::Status allowed = Authorize(policy_.Find(full_method), *who, request);
   if (!allowed.ok()) return allowed;
+  if (absl::Status limited = Limit(*who, stream, ctx); !limited.ok()) return limited;
   return who;
 }
 
@@ -91,27 +242,42 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::unique_ptr<Server> server(new Server());
   server->config_ = config;
+  server->env_ = env;
   server->services_ = services;
 
+  // Without authentication, a server must not be reachable from other machines.
+  if (config.insecure_dev && !IsLoopback(config.grpc_address)) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--insecure_dev serves loopback addresses only (127.0.0.1, "
+                                    "[::1], localhost), not ",
+                                    config.grpc_address));
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (!config.tls_cert.empty() || !config.tls_key.empty()) {
     if (config.tls_cert.empty() || config.tls_key.empty()) {
       return base::Error(service::kErrBadFlag, "--tls_cert and --tls_key go together");
     }
+    // Read once here so that a missing file fails the start; then watched by gRPC, which re-reads
+    // them every --tls_reload (a renewed certificate is served without a restart).
     absl::StatusOr<std::string> cert = ReadPem(config.tls_cert, "tls_cert");
     if (!cert.ok()) return cert.status();
     absl::StatusOr<std::string> key = ReadPem(config.tls_key, "tls_key");
     if (!key.ok()) return key.status();
-    grpc::SslServerCredentialsOptions options;
-    options.pem_key_cert_pairs.push_back({*key, *cert});
     if (!config.tls_ca.empty()) {
       absl::StatusOr<std::string> ca = ReadPem(config.tls_ca, "tls_ca");
       if (!ca.ok()) return ca.status();
-      options.pem_root_certs = *ca;
-      options.client_certificate_request =
-          GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
     }
-    credentials = grpc::SslServerCredentials(options);
+    const unsigned int refresh_seconds =
+        static_cast<unsigned int>(std::max<int64_t>(1, absl::ToInt64Seconds(config.tls_reload)));
+    auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
+        config.tls_key, config.tls_cert, config.tls_ca, refresh_seconds);
+    grpc::experimental::TlsServerCredentialsOptions options(provider);
+    options.watch_identity_key_cert_pairs();
+    if (!config.tls_ca.empty()) {
+      options.watch_root_certs();
+      options.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    }
+    credentials = grpc::experimental::TlsServerCredentials(options);
   } else {
     if (!config.tls_ca.empty())
       return base::Error(service::kErrBadFlag, "--tls_ca needs --tls_cert and --tls_key");
@@ -131,8 +297,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
 
   // Our own health service, not gRPC's callback-based default (health.h says why).
   grpc::EnableDefaultHealthCheckService(false);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  builder.SetOption(std::make_unique<ReflectionOption>(config.grpc_reflection));
+  if (config.grpc_max_threads < 0) {
+    return base::Error(service::kErrBadFlag, "--grpc_max_threads must not be negative");
+  }
+  if (config.grpc_max_threads > 0) {
+    grpc::ResourceQuota quota("arbiter-server");
+    quota.SetMaxThreads(config.grpc_max_threads);
+    builder.SetResourceQuota(quota);
+  }
   builder.AddListeningPort(config.grpc_address, credentials, &server->port_);
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   builder.SetMaxSendMessageSize(config.max_message_bytes);
@@ -157,6 +331,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(&env->metrics()));
+  interceptors.push_back(std::make_unique<CallEndInterceptorFactory>(env));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
@@ -236,6 +411,7 @@ void BlockShutdownSignals() {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
@@ -244,9 +420,19 @@ void ShutdownOnSignals(Server* server) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
   std::thread([server, set] {
     int sig = 0;
-    sigwait(&set, &sig);
+    while (sigwait(&set, &sig) == 0 && sig == SIGHUP) {
+      absl::Status reloaded =
+          server->env() != nullptr ? server->env()->ReloadKeys() : absl::OkStatus();
+      if (reloaded.ok()) {
+        Log(LogLevel::kInfo, "SIGHUP: the keys file was re-read");
+      } else {
+        Log(LogLevel::kError, "SIGHUP: the keys file does not load: the previous keys stay",
+            {{"code", base::ErrorCode(reloaded)}, {"error", std::string(reloaded.message())}});
+      }
+    }
     Log(LogLevel::kInfo, "signal received", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
     server->Shutdown();
   }).detach();

@@ -1,8 +1,11 @@
 // What every Arbiter server shares: configuration, the gRPC server with health (grpc.health.v1,
-// a status per hosted service), reflection, message-size limits, TLS / mutual TLS, the metrics
-// interceptor and exposer, and graceful shutdown (health NOT_SERVING first, then in-flight calls
-// drain, then exit). Handlers enter through ServiceEnv::Serve, which authenticates, authorises by
-// the policy table, honours the caller's deadline and converts absl::Status to grpc::Status.
+// a status per hosted service, open to every caller), reflection (only with --grpc_reflection),
+// message-size limits, a cap on the synchronous server's threads, TLS / mutual TLS (certificates
+// re-read when their files change), the metrics interceptor and exposer, and graceful shutdown
+// (health NOT_SERVING first, then in-flight calls drain, then exit). Handlers enter through
+// ServiceEnv::Serve, which authenticates (keys re-read when their file changes), applies the
+// caller's rate and stream limits, authorises by the policy table, honours the caller's deadline
+// (or the default one) and converts absl::Status to grpc::Status.
 //
 //   std::unique_ptr<ServiceEnv> env = *ServiceEnv::Create(config);
 //   // Each service adds its policy rows when it is built (libs/service/module.h):
@@ -21,8 +24,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/message.h"
@@ -48,7 +53,28 @@ struct ServerConfig {
   std::string store = "memory";
   std::string tls_cert, tls_key, tls_ca;  // PEM files; tls_ca turns on mutual TLS
   std::string auth_keys;                  // keys file (see auth.h)
-  bool insecure_dev = false;              // no authentication at all
+  bool insecure_dev = false;              // no authentication at all (loopback addresses only)
+  // Token rules (auth.h TokenRules): "aud" and "iss" required when set, exp - iat at most
+  // jwt_max_lifetime, jwt_leeway of clock skew forgiven on exp, nbf and iat.
+  std::string jwt_audience, jwt_issuer;
+  absl::Duration jwt_max_lifetime = absl::Hours(24);
+  absl::Duration jwt_leeway = absl::Seconds(30);
+  // How often the keys file and the TLS files are looked at for changes (rotation without a
+  // restart); zero for the keys file: at every call. TLS files: whole seconds, at least 1 s.
+  absl::Duration auth_keys_reload = absl::Seconds(5);
+  absl::Duration tls_reload = absl::Seconds(60);
+  bool grpc_reflection = false;  // the reflection service, for grpcurl and the like
+  // The synchronous server's threads at most (a grpc::ResourceQuota); a call arriving when all are
+  // busy is refused with RESOURCE_EXHAUSTED. 0: unbounded.
+  int grpc_max_threads = 1000;
+  // Unary calls arriving without a deadline (or a longer one) get this one; streams are excluded.
+  absl::Duration default_deadline = absl::Seconds(30);
+  // Per caller (token subject): calls per second with bursts of rate_limit_burst (0: twice the
+  // rate), RESOURCE_EXHAUSTED ERR_RATE_LIMITED beyond; 0 turns the limit off. Open streams at
+  // most, RESOURCE_EXHAUSTED ERR_TOO_MANY_STREAMS beyond; 0 turns that limit off.
+  double rate_limit_qps = 0;
+  double rate_limit_burst = 0;
+  int max_streams_per_caller = 256;
   std::string log_level = "info";
   int max_message_bytes = 4 << 20;
   absl::Duration shutdown_grace = absl::Seconds(5);  // NOT_SERVING before draining
@@ -69,16 +95,29 @@ class CallContext {
   // valid there); its short work is bounded by the deadline alone.
   enum Watch { kCancellationAndDeadline, kDeadlineOnly };
   explicit CallContext(grpc::ServerContextBase* ctx, Watch watch = kCancellationAndDeadline)
-      : ctx_(ctx), watch_(watch) {}
+      : ctx_(ctx),
+        watch_(watch),
+        deadline_(ctx != nullptr ? ctx->deadline() : std::chrono::system_clock::time_point::max()) {
+  }
   bool Cancelled() const {
     return ctx_ != nullptr && ((watch_ == kCancellationAndDeadline && ctx_->IsCancelled()) ||
-                               std::chrono::system_clock::now() > ctx_->deadline());
+                               std::chrono::system_clock::now() > deadline_);
   }
   grpc::ServerContextBase* server_context() const { return ctx_; }
+  // The caller's deadline, or `limit` from now if that is sooner (the server's default deadline).
+  CallContext WithDeadlineAtMost(absl::Duration limit) const {
+    CallContext out = *this;
+    if (limit == absl::InfiniteDuration() || limit <= absl::ZeroDuration()) return out;
+    const auto latest = std::chrono::system_clock::now() + absl::ToChronoMilliseconds(limit);
+    if (latest < out.deadline_) out.deadline_ = latest;
+    return out;
+  }
+  std::chrono::system_clock::time_point deadline() const { return deadline_; }
 
  private:
   grpc::ServerContextBase* ctx_;
   Watch watch_;
+  std::chrono::system_clock::time_point deadline_;
 };
 
 // Shared by the services of one process: keys, the policy table, metrics.
@@ -94,9 +133,15 @@ class ServiceEnv {
   // Who is calling: the verified principal, or (with --insecure_dev) an arbiter-equivalent
   // development principal.
   absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase& ctx) const;
-  // Authenticate + Authorize for `full_method` and `request`.
+  // Authenticate, the caller's rate limit, Authorize for `full_method` and `request`, and for a
+  // streaming method the caller's open-stream limit (the stream counts until the call ends). With
+  // --insecure_dev: the development principal, no roles and no per-caller limits.
   absl::StatusOr<Principal> Admit(const grpc::ServerContextBase& ctx, absl::string_view full_method,
                                   const google::protobuf::Message* request) const;
+  // The end of a call (the server's interceptor): releases the stream Admit counted, if any.
+  void CallEnded(const grpc::ServerContextBase* ctx) const;
+  // Re-reads the keys file now (SIGHUP); the error if it does not load (the old keys stay).
+  absl::Status ReloadKeys();
 
   // The single entry of every unary handler: admission, deadline, then `fn` (returning
   //   absl::Status), converted to grpc::Status.
@@ -142,10 +187,12 @@ class ServiceEnv {
   // after it: `reply` gets the call's status once, whenever `fn` finishes. Both ways of serving
   // share it; templates, so the synchronous way allocates nothing for it.
   template <typename Fn, typename Reply>
-  void ServeThen(const CallContext& call, absl::string_view full_method,
+  void ServeThen(const CallContext& call_in, absl::string_view full_method,
                  const google::protobuf::Message& request, Fn&& fn, Reply reply) const {
-    absl::StatusOr<Principal> who = Admit(*call.server_context(), full_method, &request);
+    absl::StatusOr<Principal> who =
+        AdmitCall(*call_in.server_context(), full_method, &request, /*stream=*/false);
     if (!who.ok()) return reply(ToGrpcStatus(who.status()));
+    const CallContext call = call_in.WithDeadlineAtMost(config_.default_deadline);
     if (call.Cancelled()) {
       return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
                                 "the deadline passed before the work began"));
@@ -160,11 +207,29 @@ class ServiceEnv {
 
   explicit ServiceEnv(const ServerConfig& config) : config_(config) {}
 
+  // Admit, told whether the call is a stream (unary calls through Serve skip the method lookup).
+  absl::StatusOr<Principal> AdmitCall(const grpc::ServerContextBase& ctx,
+                                      absl::string_view full_method,
+                                      const google::protobuf::Message* request, bool stream) const;
+  // The caller's token bucket (rate_limit_qps) and, for a stream, its open streams
+  // (max_streams_per_caller).
+  absl::Status Limit(const Principal& who, bool stream, const grpc::ServerContextBase& ctx) const;
+
   ServerConfig config_;
-  KeySet keys_;
+  TokenRules token_rules_;
+  std::unique_ptr<ReloadingKeySet> keys_;  // null with --insecure_dev
   mutable TokenCache token_cache_;
   Policy policy_;
   Metrics metrics_;
+  struct Bucket {
+    double tokens = 0;
+    absl::Time refilled;
+  };
+  mutable absl::Mutex limits_mu_;
+  mutable absl::flat_hash_map<std::string, Bucket> buckets_ ABSL_GUARDED_BY(limits_mu_);
+  mutable absl::flat_hash_map<std::string, int> open_streams_ ABSL_GUARDED_BY(limits_mu_);
+  mutable absl::flat_hash_map<const grpc::ServerContextBase*, std::string> stream_owner_
+      ABSL_GUARDED_BY(limits_mu_);
 };
 
 struct HostedService {
@@ -189,6 +254,7 @@ class Server {
   void Shutdown();
   void Wait();
   bool shutting_down() const { return shutting_down_.load(); }
+  ServiceEnv* env() const { return env_; }
 
  private:
   Server() = default;
@@ -197,6 +263,7 @@ class Server {
   void StopQueues();
 
   ServerConfig config_;
+  ServiceEnv* env_ = nullptr;
   std::vector<HostedService> services_;
   std::unique_ptr<HealthService> health_;  // outlives server_ (declared before it)
   // Declared before server_: the server is destroyed first, then its queues.
@@ -211,10 +278,11 @@ class Server {
   std::atomic<bool> shutting_down_{false};
 };
 
-// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts afterwards; call it
-// first in main, before any thread exists.
+// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it starts afterwards;
+// call it first in main, before any thread exists.
 void BlockShutdownSignals();
-// Starts a thread that waits for SIGTERM or SIGINT and then calls server->Shutdown() once.
+// Starts a thread that waits for SIGTERM or SIGINT and then calls server->Shutdown() once; on
+// SIGHUP it re-reads the keys file at once (TLS files are re-read every --tls_reload anyway).
 void ShutdownOnSignals(Server* server);
 
 }  // namespace service

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "libs/base/error.h"
 #include "libs/store/game_store.h"
@@ -16,15 +22,113 @@ namespace {
 // Error replies that mean "not now" rather than "wrong": a restarted Redis still loading its AOF,
 // a long script, a replica or a failing disk (MISCONF), a full memory (OOM), a cluster in
 // transition, an authentication that the deployment has not set up yet.
-constexpr absl::string_view kTransientErrors[] = {
-    "LOADING", "BUSY",       "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN",
-    "MISCONF", "NOREPLICAS", "OOM",        "NOAUTH",   "WRONGPASS"};
+constexpr absl::string_view kTransientErrors[] = {"LOADING",  "BUSY",       "MASTERDOWN",
+                                                  "READONLY", "TRYAGAIN",   "CLUSTERDOWN",
+                                                  "MISCONF",  "NOREPLICAS", "OOM"};
+// The credentials refused (a wrong password, a disabled user, none sent), or a command the ACL
+// user may not run: the deployment's secret or ACL, not this request. UNAVAILABLE (the command did
+// not run; it may once the deployment is fixed) with its own code, ERR_STORE_AUTH.
+constexpr absl::string_view kAuthErrors[] = {"NOAUTH", "WRONGPASS", "NOPERM"};
 
 std::string ErrorPrefix(absl::string_view message) {
   return std::string(message.substr(0, message.find(' ')));
 }
 
+absl::Status BadUrl(absl::string_view url, absl::string_view why) {
+  return base::Error(base::kErrBadArgument, absl::StrCat("redis URL ", url, ": ", why));
+}
+
 }  // namespace
+
+absl::StatusOr<std::string> ReadRedisPasswordFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return base::Error(base::kErrBadArgument,
+                       absl::StrCat("password file ", path, ": ", std::strerror(errno)));
+  }
+  // A secret is 64 bytes or so: read a little more than the longest one accepted, no more.
+  std::string text(8192, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  absl::string_view password = absl::StripAsciiWhitespace(text);
+  if (password.empty()) {
+    return base::Error(base::kErrBadArgument, absl::StrCat("password file ", path, " is empty"));
+  }
+  if (password.size() > 4096 || std::any_of(password.begin(), password.end(),
+                                            [](char ch) { return ch == '\n' || ch == '\r'; })) {
+    return base::Error(base::kErrBadArgument,
+                       absl::StrCat("password file ", path,
+                                    ": expected one line (the password), at most 4096 bytes"));
+  }
+  return std::string(password);
+}
+
+absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
+  absl::string_view rest = url;
+  // First of all, as every other error echoes the URL: a password in it is refused unechoed.
+  absl::string_view authority = rest.substr(0, rest.find('?'));
+  if (size_t scheme = authority.find("://"); scheme != absl::string_view::npos) {
+    authority.remove_prefix(scheme + 3);
+  }
+  if (size_t at = authority.rfind('@');
+      at != absl::string_view::npos &&
+      authority.substr(0, at).find(':') != absl::string_view::npos) {
+    return base::Error(base::kErrBadArgument,
+                       "redis URL: a password in the URL is refused (it would show in process "
+                       "listings and logs): give it in a file (--store_password_file)");
+  }
+  if (!absl::ConsumePrefix(&rest, "redis://")) return BadUrl(url, "expected redis://");
+  std::string password_file;
+  if (size_t q = rest.find('?'); q != absl::string_view::npos) {
+    for (absl::string_view param : absl::StrSplit(rest.substr(q + 1), '&', absl::SkipEmpty())) {
+      if (!absl::ConsumePrefix(&param, "password_file=") || param.empty()) {
+        return BadUrl(url, absl::StrCat("unknown parameter '", param,
+                                        "' (the only one is password_file=PATH)"));
+      }
+      password_file = std::string(param);
+    }
+    rest = rest.substr(0, q);
+  }
+  RedisConnectionOptions options;
+  if (size_t at = rest.rfind('@'); at != absl::string_view::npos) {
+    absl::string_view user = rest.substr(0, at);  // no ':' (checked above)
+    if (user.empty()) return BadUrl(url, "empty user before '@'");
+    options.user = std::string(user);
+    rest = rest.substr(at + 1);
+  }
+  if (rest.find('/') != absl::string_view::npos) {
+    return BadUrl(url, "a database or path is not supported (the store uses database 0)");
+  }
+  std::string host(rest);
+  if (absl::StartsWith(rest, "[")) {  // [::1]:6379
+    size_t close = rest.find(']');
+    if (close == absl::string_view::npos) return BadUrl(url, "unclosed '[' in the host");
+    host = std::string(rest.substr(1, close - 1));
+    rest = rest.substr(close + 1);
+    if (!rest.empty() && !absl::ConsumePrefix(&rest, ":")) return BadUrl(url, "bad port");
+    if (!rest.empty() &&
+        (!absl::SimpleAtoi(rest, &options.port) || options.port <= 0 || options.port > 65535)) {
+      return BadUrl(url, "bad port");
+    }
+  } else if (size_t colon = rest.rfind(':'); colon != absl::string_view::npos) {
+    host = std::string(rest.substr(0, colon));
+    if (!absl::SimpleAtoi(rest.substr(colon + 1), &options.port) || options.port <= 0 ||
+        options.port > 65535) {
+      return BadUrl(url, "bad port");
+    }
+  }
+  if (host.empty()) return BadUrl(url, "needs a host");
+  options.host = host;
+  if (!password_file.empty()) {
+    absl::StatusOr<std::string> password = ReadRedisPasswordFile(password_file);
+    if (!password.ok()) return password.status();
+    options.password = *std::move(password);
+  } else if (!options.user.empty()) {
+    return BadUrl(url, absl::StrCat("user '", options.user,
+                                    "' without a password file (--store_password_file)"));
+  }
+  return options;
+}
 
 RedisClient::RedisClient(RedisConnectionOptions options)
     : options_(std::move(options)), address_(absl::StrCat(options_.host, ":", options_.port)) {}
@@ -104,6 +208,15 @@ absl::Status RedisClient::ReplyStatus(const redisReply& reply) const {
   for (absl::string_view transient : kTransientErrors) {
     if (prefix == transient) return Unavailable(message);
   }
+  for (absl::string_view auth : kAuthErrors) {
+    if (prefix == auth) {
+      return base::Error(
+          kErrStoreAuth,
+          absl::StrCat("redis ", address_, ": ", message,
+                       options_.user.empty() ? std::string(" (as the default user)")
+                                             : absl::StrCat(" (as user '", options_.user, "')")));
+    }
+  }
   if (prefix == "MOVED" || prefix == "ASK") {
     return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
                        absl::StrCat("redis ", address_, ": ", message,
@@ -130,9 +243,17 @@ absl::StatusOr<redisContext*> RedisClient::Connect() {
   // Keepalive finds a peer that vanished without a FIN (a node lost with its network).
   redisEnableKeepAlive(c);
   if (!options_.password.empty()) {
-    const char* argv[] = {"AUTH", options_.password.c_str()};
-    const size_t lens[] = {4, options_.password.size()};
-    RedisReplyPtr reply(static_cast<redisReply*>(redisCommandArgv(c, 2, argv, lens)));
+    // AUTH [user] password: the ACL form when a user is named (Redis 6+).
+    std::vector<const char*> argv = {"AUTH"};
+    std::vector<size_t> lens = {4};
+    if (!options_.user.empty()) {
+      argv.push_back(options_.user.data());
+      lens.push_back(options_.user.size());
+    }
+    argv.push_back(options_.password.data());
+    lens.push_back(options_.password.size());
+    RedisReplyPtr reply(static_cast<redisReply*>(
+        redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
     absl::Status status =
         reply == nullptr ? Unavailable(absl::StrCat("AUTH: ", c->errstr)) : ReplyStatus(*reply);
     if (!status.ok()) {

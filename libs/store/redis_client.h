@@ -8,7 +8,8 @@
 //   and claims (a claim whose reply was lost leaves leases that simply run out).
 // - Every failure to reach Redis, a timeout, or a transient error reply (LOADING, BUSY, READONLY,
 //   MISCONF, OOM, ...) is UNAVAILABLE with ERR_STORE_UNAVAILABLE and a message naming the address;
-//   any other error reply is INTERNAL with ERR_STORE_INTERNAL.
+//   a refusal of the credentials or of a command for the ACL user (WRONGPASS, NOAUTH, NOPERM) is
+//   UNAVAILABLE with ERR_STORE_AUTH; any other error reply is INTERNAL with ERR_STORE_INTERNAL.
 // - Pipelining (pipeline_lanes > 0): commands from concurrent callers are queued and sent in
 //   batches, each written at once on one pooled connection, the replies read in order. Redis then
 //   reads, runs and answers (and, with appendfsync always, fsyncs) a batch per event-loop turn
@@ -43,7 +44,12 @@ namespace store {
 struct RedisConnectionOptions {
   std::string host = "127.0.0.1";
   int port = 6379;
-  std::string password;  // AUTH after connecting when set
+  // Authentication, sent on every new connection before its first command: `AUTH user password`
+  // (Redis 6+ ACL) when both are set, `AUTH password` (the `default` user, requirepass) when only
+  // the password is. A refusal is UNAVAILABLE with ERR_STORE_AUTH naming the user, never the
+  // password.
+  std::string user;
+  std::string password;
   absl::Duration connect_timeout = absl::Milliseconds(500);
   // The read/write timeout of a command, and the longest wait for a free pooled connection.
   absl::Duration command_timeout = absl::Seconds(2);
@@ -53,6 +59,18 @@ struct RedisConnectionOptions {
   int pipeline_lanes = 0;
   int max_batch = 64;
 };
+
+// The store's address as --store names it: redis://[user@]host[:port][?password_file=PATH]
+// (port 6379 by default; an IPv6 host in brackets). The password is never part of the URL:
+// `user:password@` is refused. `password_file` (what --store_password_file adds) is read now,
+// at start: its content, trimmed of surrounding whitespace, is the password; a file that is
+// missing, empty or more than one line is an error. A user without a password file is refused
+// too (the store would only meet NOAUTH later). INVALID_ARGUMENT ERR_BAD_ARGUMENT otherwise.
+// Only connection's address and credentials are set; the rest keeps its defaults.
+absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url);
+
+// The content of a password file, trimmed (see ParseRedisUrl).
+absl::StatusOr<std::string> ReadRedisPasswordFile(const std::string& path);
 
 struct RedisReplyDeleter {
   void operator()(redisReply* reply) const { freeReplyObject(reply); }

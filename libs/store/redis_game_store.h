@@ -12,6 +12,8 @@
 //   connections.
 // - Redis unreachable or slow: ERR_STORE_UNAVAILABLE naming the address after at most
 //   connect_timeout or command_timeout; the store reconnects on its own (redis_client.h).
+// - Authentication (connection.user / password, from --store and --store_password_file): AUTH on
+//   every new connection; a refusal is ERR_STORE_AUTH (redis_client.h, README.md).
 //
 //   ASSIGN_OR_RETURN(auto store, RedisGameStore::Create({.connection = {.port = 6379}}));
 #ifndef ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_

@@ -17,31 +17,44 @@ using testing::GameStoreContractTest;
 using testing::RedisServer;
 using testing::StoreFactory;
 
-// One server for the whole binary, started from the main thread (see redis_server.h); every test
-// gets it empty (FLUSHALL).
+// One server for the whole binary, started from the main thread (see redis_server.h), and one
+// with authentication as deployed (the store's ACL user, the default user off); every test gets
+// its server empty (FLUSHALL, sent as the harness's admin).
 class RedisEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
+    server = RedisServer::Start({.acl_password = "contract-suite-password"});
+    ASSERT_TRUE(server.ok()) << server.status();
+    acl_server_ = std::move(*server);
   }
-  void TearDown() override { server_.reset(); }
+  void TearDown() override {
+    server_.reset();
+    acl_server_.reset();
+  }
   static RedisServer* server() { return server_.get(); }
+  static RedisServer* acl_server() { return acl_server_.get(); }
 
  private:
   static inline std::unique_ptr<RedisServer> server_;
+  static inline std::unique_ptr<RedisServer> acl_server_;
 };
 
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
 
-std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options) {
-  RedisServer* server = RedisEnvironment::server();
+std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options, bool acl = false) {
+  RedisServer* server = acl ? RedisEnvironment::acl_server() : RedisEnvironment::server();
   if (server == nullptr) return nullptr;
   absl::StatusOr<std::string> flushed = server->Command({"FLUSHALL"});
   EXPECT_TRUE(flushed.ok()) << flushed.status();
   options.connection.port = server->port();
+  if (acl) {
+    options.connection.user = server->store_user().user;
+    options.connection.password = server->store_user().password;
+  }
   options.connection.connect_timeout = absl::Seconds(1);
   options.connection.command_timeout = absl::Seconds(5);
   absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
@@ -76,6 +89,18 @@ INSTANTIATE_TEST_SUITE_P(RedisPipelined, GameStoreContractTest,
                                                           o.connection.pipeline_lanes = 2;
                                                           o.connection.max_batch = 8;
                                                           return MakeStore(o);
+                                                        }}),
+                         testing::StoreFactoryName);
+
+// Through the store's ACL user (libs/store/redis-users.acl), as deployed: every command and
+// script of the store is allowed to it; pipelined, so batches run on authenticated connections.
+INSTANTIATE_TEST_SUITE_P(RedisAcl, GameStoreContractTest,
+                         ::testing::Values(StoreFactory{"RedisAcl",
+                                                        [] {
+                                                          RedisGameStoreOptions o;
+                                                          o.connection.pool_size = 4;
+                                                          o.connection.pipeline_lanes = 2;
+                                                          return MakeStore(o, /*acl=*/true);
                                                         }}),
                          testing::StoreFactoryName);
 

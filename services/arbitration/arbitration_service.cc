@@ -20,6 +20,7 @@
 #include "libs/laws/proto_convert.h"
 #include "libs/service/errors.h"
 #include "libs/service/fingerprint.h"
+#include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
 
 namespace arbitration_service {
@@ -307,6 +308,22 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
         absl::StatusOr<arbitration::Command> command = make(who);
         if (!command.ok()) return finish(command.status());
         command->actor = ActorOf(*env_, who);
+        if (!who.event.empty()) {
+          // Issue 15: a token that serves one event acts only on its games. The check reads the
+          // game, so it runs on the pool, then the command goes the synchronous way (such tokens
+          // are the platform's or a service's, not the players' move path).
+          auto checked = [this, req, resp, who, method, command = *command, finish] {
+            finish([&]() -> absl::Status {
+              ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
+              RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
+              ASSIGN_OR_RETURN(CommandResult r, authority_->Execute(req->game_id(), command,
+                                                                    OptionsOf(method, *req)));
+              return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
+            }());
+          };
+          if (!pool_->Submit(checked)) checked();  // the pool is stopping: here
+          return;
+        }
         authority_->ExecuteAsync(
             req->game_id(), *command, OptionsOf(method, *req),
             [this](std::function<void()> work) {
@@ -329,6 +346,12 @@ grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* m
       ctx, Method(method), req, [&](const CallContext&, const Principal& who) -> absl::Status {
         ASSIGN_OR_RETURN(arbitration::Command command, make(who));
         command.actor = ActorOf(*env_, who);
+        if (!who.event.empty()) {
+          // Issue 15: a token that serves one event acts only on its games (one more read, for
+          // such tokens only).
+          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req.game_id()));
+          RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
+        }
         ASSIGN_OR_RETURN(CommandResult r,
                          authority_->Execute(req.game_id(), command, OptionsOf(method, req)));
         return FillReply(req.game_id(), r, ViewerOf(*env_, who), resp);
@@ -351,6 +374,7 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
   return env_->Serve(ctx, Method("CreateGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(CheckCreate(*req));
+                       RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // issue 15
                        CommandOptions o;
                        o.command_id = req->command_id();
                        if (!o.command_id.empty())
@@ -492,6 +516,7 @@ grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::Get
   return env_->Serve(ctx, Method("GetGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                       RETURN_IF_ERROR(service::CheckEvent(who, r.game->created().event()));
                        return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
                      });
 }
@@ -502,6 +527,7 @@ grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
   return env_->Serve(ctx, Method("ExportPgn"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                       RETURN_IF_ERROR(service::CheckEvent(who, r.game->created().event()));
                        const Viewer viewer = ViewerOf(*env_, who);
                        ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r.game, r.now_ms));
                        arbitration::PgnExportOptions options;
@@ -538,11 +564,15 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
       if (e.version() != static_cast<std::int64_t>(events.size()) + 1) continue;  // seen
       ASSIGN_OR_RETURN(v1::ArbitrationEvent event, arbitration::FromStoreEvent(e));
       events.push_back(std::move(event));
-      command_ids.push_back(e.command_id());
+      command_ids.push_back(std::string(store::ClientCommandId(e.command_id())));  // as sent
     }
     return absl::OkStatus();
   };
   if (absl::Status st = take(*log); !st.ok()) return service::ToGrpcStatus(st);
+  if (!events.empty()) {  // issue 15: a token that serves one event watches only its games
+    absl::Status st = service::CheckEvent(*who, events[0].created().event());
+    if (!st.ok()) return service::ToGrpcStatus(st);
+  }
   std::int64_t sent = req->after_version();
   while (true) {
     if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch cancelled");

@@ -70,13 +70,14 @@ void DeadlineTimers::OnAppended(absl::string_view game_id, const arbitration::Ga
   if (deadline.has_value()) Track(id, {*deadline, after.version()});
 }
 
-void DeadlineTimers::Dispatch(std::string game_id, std::int64_t version, bool claimed) {
+void DeadlineTimers::Dispatch(std::string game_id, std::int64_t version, bool claimed,
+                              int retries) {
   {
     absl::MutexLock lock(&mu_);
     if (!in_flight_.insert(game_id).second) return;  // being checked: the check sees it all
   }
-  const bool queued = pool_->Submit([this, game_id, version, claimed] {
-    Check(game_id, version, claimed);
+  const bool queued = pool_->Submit([this, game_id, version, claimed, retries] {
+    Check(game_id, version, claimed, retries);
     absl::MutexLock lock(&mu_);
     in_flight_.erase(game_id);
   });
@@ -86,14 +87,35 @@ void DeadlineTimers::Dispatch(std::string game_id, std::int64_t version, bool cl
   }
 }
 
-void DeadlineTimers::Check(const std::string& game_id, std::int64_t version, bool claimed) {
+void DeadlineTimers::Check(const std::string& game_id, std::int64_t version, bool claimed,
+                           int retries) {
   absl::StatusOr<arbitration::SettleResult> r = authority_->CheckDeadline(game_id, version);
   const std::int64_t now = authority_->NowMs();
   if (!r.ok()) {
     if (base::ErrorCode(r.status()) == store::kErrGameNotFound) return;
     Error(r.status());
+    const absl::StatusCode code = r.status().code();
+    const bool transient =
+        code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded ||
+        code == absl::StatusCode::kAborted || code == absl::StatusCode::kResourceExhausted;
+    if (!transient) {
+      // The store refuses the append as it is (a reused command id, a damaged log): the same
+      // check would fail the same way, so it is not retried at a store-down pace (issue 15).
+      if (claimed) {
+        absl::StatusOr<bool> released =
+            authority_->store()->ReleaseDeadline(game_id, options_.owner, now + 60'000);
+        if (!released.ok()) Error(released.status());
+      }
+      return;
+    }
+    // The store is down or slow: again, backing off, a bounded number of times; the entry stays
+    // in the index for the sweep.
+    if (retries + 1 > options_.max_retries) return;
+    const absl::Duration wait =
+        std::min(options_.max_retry_after, options_.retry_after * (1LL << std::min(retries, 20)));
     absl::MutexLock lock(&mu_);
-    Track(game_id, {now + absl::ToInt64Milliseconds(options_.retry_after), 0});
+    Track(game_id,
+          {now + std::max<std::int64_t>(1, absl::ToInt64Milliseconds(wait)), 0, retries + 1});
     return;
   }
   if (r->recorded > 0 && hooks_.on_fired) hooks_.on_fired(r->recorded);
@@ -119,18 +141,20 @@ void DeadlineTimers::TimerLoop() {
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
     const std::int64_t now = authority_->NowMs();
-    std::vector<std::pair<std::string, std::int64_t>> due;
+    std::vector<std::pair<std::string, Timer>> due;
     // A deadline is the last instant the player still had time; the flag has fallen after it.
     while (!heap_.empty() && heap_.begin()->first < now) {
       std::string game_id = heap_.begin()->second;
       heap_.erase(heap_.begin());
       auto it = timers_.find(game_id);
-      due.emplace_back(std::move(game_id), it->second.version);
+      due.emplace_back(std::move(game_id), it->second);
       timers_.erase(it);
     }
     if (!due.empty()) {
       mu_.Unlock();
-      for (auto& [game_id, version] : due) Dispatch(std::move(game_id), version, false);
+      for (auto& [game_id, timer] : due) {
+        Dispatch(std::move(game_id), timer.version, false, timer.retries);
+      }
       mu_.Lock();
       continue;
     }

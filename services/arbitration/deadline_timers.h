@@ -46,7 +46,15 @@ struct DeadlineTimerOptions {
   absl::Duration lease = absl::Seconds(5);  // a claimed entry is not due again for this long
   int workers = 4;                          // concurrent checks (each may search, 6.10)
   int max_claim = 64;
-  absl::Duration retry_after = absl::Milliseconds(250);  // after a failed check (store down)
+  // After a check failed because the store is down or slow (UNAVAILABLE, DEADLINE_EXCEEDED) or
+  // lost to other writers too often (ABORTED): again after retry_after, doubling up to
+  // max_retry_after, at most max_retries times from this replica's timer; then the entry is the
+  // index's (the sweep claims it again). Any other failure (a reused command id, a malformed
+  // request) is not retried at this pace: a claimed entry is released for a minute later
+  // (issue 15: a conflict or a reused id is not "store down"; nothing is retried forever).
+  absl::Duration retry_after = absl::Milliseconds(250);
+  absl::Duration max_retry_after = absl::Seconds(5);
+  int max_retries = 8;
 };
 
 struct DeadlineTimerHooks {
@@ -75,6 +83,7 @@ class DeadlineTimers final : public arbitration::AuthorityObserver {
   struct Timer {
     std::int64_t deadline_ms = 0;
     std::int64_t version = 0;  // the version whose state set it (0: unknown)
+    int retries = 0;           // failed checks in a row (store down) behind this timer
   };
 
   // Whether the threads are to stop (Stop) or may run (Start); stopping wakes them.
@@ -82,8 +91,8 @@ class DeadlineTimers final : public arbitration::AuthorityObserver {
   void Track(const std::string& game_id, Timer timer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Untrack(const std::string& game_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands one game to a worker (once at a time per game).
-  void Dispatch(std::string game_id, std::int64_t version, bool claimed);
-  void Check(const std::string& game_id, std::int64_t version, bool claimed);
+  void Dispatch(std::string game_id, std::int64_t version, bool claimed, int retries = 0);
+  void Check(const std::string& game_id, std::int64_t version, bool claimed, int retries);
   void TimerLoop();
   void SweepLoop();
   void SweepOnce();

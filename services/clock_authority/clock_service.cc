@@ -19,6 +19,7 @@
 #include "libs/laws/proto_convert.h"
 #include "libs/service/errors.h"
 #include "libs/service/fingerprint.h"
+#include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
 #include "services/clock_authority/errors.h"
 
@@ -36,19 +37,37 @@ std::string Method(absl::string_view name) {
   return absl::StrCat("/", ClockAuthorityService::kName, "/", name);
 }
 
-// A command's identity for retries: its command_id and, with one, the request's fingerprint.
+// Who did it, for the record (issue 15: every clock event names its actor).
+v1::Actor ActorOf(const service::ServiceEnv& env, const Principal& who) {
+  v1::Actor actor;
+  if (env.insecure()) {
+    actor.set_subject("insecure");
+    actor.set_role("dev");
+  } else {
+    actor.set_subject(who.subject);
+    actor.set_role(std::string(service::RoleName(who.role)));
+  }
+  return actor;
+}
+
+// A command's identity for retries: its command_id, scoped to the caller (no caller's id
+// pre-empts another's, issue 15), and, with one, the request's fingerprint.
 template <typename Request>
-CommandOptions RetryOptions(absl::string_view method, const Request& req) {
+CommandOptions RetryOptions(absl::string_view method, const Request& req,
+                            const service::ServiceEnv& env, const Principal& who) {
   CommandOptions o;
   o.command_id = req.command_id();
+  o.caller = env.insecure() ? "" : who.subject;
+  o.actor = ActorOf(env, who);
   if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint(method, req);
   return o;
 }
 
 // A command's options: its identity for retries and the version it expects.
 template <typename Request>
-CommandOptions OptionsOf(absl::string_view method, const Request& req) {
-  CommandOptions o = RetryOptions(method, req);
+CommandOptions OptionsOf(absl::string_view method, const Request& req,
+                         const service::ServiceEnv& env, const Principal& who) {
+  CommandOptions o = RetryOptions(method, req, env, who);
   o.expected_version = req.expected_version();
   return o;
 }
@@ -254,7 +273,7 @@ class WatchState final : public WatchHub::Listener {
     }
     v1::ClockUpdate update;
     update.set_version(e.version());
-    update.set_command_id(e.command_id());
+    update.set_command_id(std::string(store::ClientCommandId(e.command_id())));  // as sent
     update.set_recorded_at_ms(e.recorded_at_ms());
     *update.mutable_clock() =
         clock_authority::Read(*game_, game_id_, clock_authority::EventTime(event));
@@ -302,8 +321,9 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   }
   // A player presses and claims only in his own game and for his own colour.
   for (const char* m : {"PressClock", "ClaimFlag"}) env_->policy().Add({Method(m), play, true});
+  // Everyone reads; a player only the clock of his own game (issue 15: game-bound).
   for (const char* m : {"GetClock", "WatchClock"}) {
-    env_->policy().Add({Method(m), service::kAllRoles, false});
+    env_->policy().Add({Method(m), service::kAllRoles, true});
   }
   for (const char* m : {"PauseClock", "ResumeClock", "AdjustClock", "SetClock", "ReplaceClock"}) {
     env_->policy().Add({Method(m), arbiter, false});
@@ -333,25 +353,43 @@ void ClockAuthorityService::AddCommand(
                                                 std::function<void(grpc::Status)> reply) {
     env_->ServeQueuedAsync(
         ctx, Method(method), req,
-        [&](const CallContext&, const Principal&, std::function<void(const absl::Status&)> finish) {
+        [&](const CallContext&, const Principal& who,
+            std::function<void(const absl::Status&)> finish) {
           v1::ClockEvent command;
           if (absl::Status made = make(req, &command); !made.ok()) return finish(made);
           const bool claim = command.has_flag_claimed();
-          authority_->ExecuteAsync(
-              req.game_id(), command, OptionsOf(method, req),
-              [this](std::function<void()> work) {
-                if (!pool_->Submit(work)) work();  // the pool is stopping: here
-              },
-              // The request and the response live in the call until `finish` has replied.
-              [req = &req, resp, claim,
-               finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
-                if (!r.ok()) return finish(r.status());
-                Fill(req->game_id(), *r, resp);
-                if (claim && r->game->last_claim().has_value()) {
-                  *resp->mutable_claim() = *r->game->last_claim();
-                }
-                finish(absl::OkStatus());
-              });
+          const CommandOptions options = OptionsOf(method, req, *env_, who);
+          *command.mutable_actor() = options.actor;
+          // The request and the response live in the call until `finish` has replied.
+          auto execute = [this, req = &req, resp, claim, command,
+                          options](std::function<void(const absl::Status&)> finish) {
+            authority_->ExecuteAsync(
+                req->game_id(), command, options,
+                [this](std::function<void()> work) {
+                  if (!pool_->Submit(work)) work();  // the pool is stopping: here
+                },
+                [req, resp, claim, finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
+                  if (!r.ok()) return finish(r.status());
+                  Fill(req->game_id(), *r, resp);
+                  if (claim && r->game->last_claim().has_value()) {
+                    *resp->mutable_claim() = *r->game->last_claim();
+                  }
+                  finish(absl::OkStatus());
+                });
+          };
+          if (who.event.empty()) return execute(std::move(finish));
+          // Issue 15: a token that serves one event acts only on its clocks. The clock is read
+          // first (a store round trip, for such tokens only), on the pool.
+          std::function<void()> check = [this, req = &req, principal = who, execute,
+                                         finish = std::move(finish)]() mutable {
+            absl::StatusOr<CommandResult> clock = authority_->Get(req->game_id());
+            absl::Status st = clock.ok()
+                                  ? service::CheckEvent(principal, clock->game->created().event())
+                                  : clock.status();
+            if (!st.ok()) return finish(st);
+            execute(std::move(finish));
+          };
+          if (!pool_->Submit(check)) check();
         },
         std::move(reply));
   });
@@ -360,21 +398,25 @@ void ClockAuthorityService::AddCommand(
 grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
                                                 const v1::CreateClockRequest* req,
                                                 v1::ClockResponse* resp) {
-  return env_->ServeQueued(
-      ctx, Method("CreateClock"), *req, [&](const CallContext&, const Principal&) -> absl::Status {
-        ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req,
-                                                             RetryOptions("CreateClock", *req)));
-        Fill(req->game_id(), r, resp);
-        return absl::OkStatus();
-      });
+  return env_->ServeQueued(ctx, Method("CreateClock"), *req,
+                           [&](const CallContext&, const Principal& who) -> absl::Status {
+                             RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // issue 15
+                             ASSIGN_OR_RETURN(
+                                 CommandResult r,
+                                 authority_->Create(req->game_id(), *req,
+                                                    RetryOptions("CreateClock", *req, *env_, who)));
+                             Fill(req->game_id(), r, resp);
+                             return absl::OkStatus();
+                           });
 }
 
 grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,
                                              const v1::GetClockRequest* req,
                                              v1::ClockResponse* resp) {
   return env_->ServeQueued(ctx, Method("GetClock"), *req,
-                           [&](const CallContext&, const Principal&) -> absl::Status {
+                           [&](const CallContext&, const Principal& who) -> absl::Status {
                              ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
+                             RETURN_IF_ERROR(service::CheckEvent(who, r.game->created().event()));
                              Fill(req->game_id(), r, resp);
                              return absl::OkStatus();
                            });
@@ -383,8 +425,15 @@ grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,
 grpc::Status ClockAuthorityService::WatchClock(grpc::ServerContext* ctx,
                                                const v1::WatchClockRequest* req,
                                                grpc::ServerWriter<v1::ClockUpdate>* writer) {
-  absl::Status admitted = env_->Admit(*ctx, Method("WatchClock"), req).status();
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchClock"), req);
+  absl::Status admitted = who.status();
   if (admitted.ok()) admitted = store::ValidateGameId(req->game_id());
+  if (admitted.ok() && !who->event.empty()) {
+    // Issue 15: a token that serves one event watches only its clocks.
+    absl::StatusOr<CommandResult> clock = authority_->Get(req->game_id());
+    admitted =
+        clock.ok() ? service::CheckEvent(*who, clock->game->created().event()) : clock.status();
+  }
   if (!admitted.ok()) return service::ToGrpcStatus(admitted);
   const std::string& game = req->game_id();
   auto state = std::make_shared<WatchState>(game, authority_->store(), options_.max_watch_backlog);

@@ -29,22 +29,23 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
     return std::unique_ptr<store::GameStore>(std::make_unique<store::MemoryGameStore>(
         store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
   }
-  if (!absl::ConsumePrefix(&spec, "redis://")) {
+  if (!absl::StartsWith(spec, "redis://")) {
     return base::Error(service::kErrBadFlag,
-                       absl::StrCat("--store: expected memory or redis://host:port, got ", spec));
+                       absl::StrCat("--store: expected memory or redis://[user@]host:port, got ",
+                                    spec.substr(0, spec.find('?')),
+                                    absl::StrContains(spec, "password_file=")
+                                        ? " (--store_password_file is for a redis:// store)"
+                                        : ""));
+  }
+  // redis://[user@]host[:port][?password_file=PATH] (libs/store/redis_client.h): the password
+  // file, which --store_password_file names, is read now, at start.
+  absl::StatusOr<store::RedisConnectionOptions> connection = store::ParseRedisUrl(spec);
+  if (!connection.ok()) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--store: ", connection.status().message()));
   }
   store::RedisGameStoreOptions redis;
-  std::string host(spec);
-  int port = 6379;
-  if (size_t colon = spec.rfind(':'); colon != absl::string_view::npos) {
-    host = std::string(spec.substr(0, colon));
-    if (!absl::SimpleAtoi(spec.substr(colon + 1), &port) || port <= 0 || port > 65535) {
-      return base::Error(service::kErrBadFlag, absl::StrCat("--store: bad port in ", spec));
-    }
-  }
-  if (host.empty()) return base::Error(service::kErrBadFlag, "--store: redis:// needs a host");
-  redis.connection.host = host;
-  redis.connection.port = port;
+  redis.connection = *std::move(connection);
   redis.connection.pool_size = options.redis_pool_size;
   redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
   // The watch hub holds one blocked read per deadline shard with watched games.

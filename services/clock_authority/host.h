@@ -48,7 +48,8 @@ ClockHostOptions ClockHostOptionsFromFlags();
 // "hostname:pid": a replica's name in deadline leases when its flag names none.
 std::string DefaultReplicaId();
 
-// "memory" or "redis://host[:port]". INVALID_ARGUMENT ERR_BAD_FLAG otherwise.
+// "memory" or "redis://[user@]host[:port][?password_file=PATH]" (store::ParseRedisUrl; the
+// password file is read here, at start). INVALID_ARGUMENT ERR_BAD_FLAG otherwise.
 absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
                                                             const ClockHostOptions& options);
 

@@ -3,6 +3,8 @@
 // on the server, /metrics with its labels, health during shutdown (Check and Watch), insecure
 // development mode, TLS and mutual TLS, and flags that fail at start.
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -229,6 +231,61 @@ TEST(FrameworkTlsTest, TlsAndMutualTls) {
   std::unique_ptr<TestServer> m = TestServer::StartOrDie(mtls);
   EXPECT_EQ(LegalMovesOver(TlsChannel(m->port(), true)), grpc::StatusCode::OK);
   EXPECT_EQ(LegalMovesOver(TlsChannel(m->port(), false)), grpc::StatusCode::UNAVAILABLE);
+}
+
+// A TLS channel trusting `roots` (PEM text), on its own connections (no subchannel shared with
+// earlier channels, so that every call here makes a new handshake).
+grpc::StatusCode LegalMovesTrusting(int port, const std::string& roots) {
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = roots;
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride("localhost");
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return LegalMovesOver(grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                                  grpc::SslCredentials(options), args));
+}
+
+void CopyFile(const std::string& from, const std::string& to) {
+  const std::string tmp = to + ".new";
+  std::ofstream(tmp) << Read(from);
+  ASSERT_EQ(std::rename(tmp.c_str(), to.c_str()), 0);
+}
+
+// Issue 15: a renewed certificate is served without a restart (the files re-read every
+// --tls_reload): after the certificate and key are replaced by a new self-signed pair, new
+// connections see the new certificate.
+TEST(FrameworkTlsTest, CertificatesAreReloadedWithoutARestart) {
+  const char* tmpdir = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmpdir != nullptr ? tmpdir : "/tmp";
+  const std::string cert = dir + "/server.pem", key = dir + "/server.key.pem";
+  CopyFile("libs/service/testdata/server.pem", cert);
+  CopyFile("libs/service/testdata/server.key.pem", key);
+  const std::string fresh_cert = dir + "/fresh.pem", fresh_key = dir + "/fresh.key.pem";
+  const std::string openssl = absl::StrCat(
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "
+      "/CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ",
+      fresh_key, " -out ", fresh_cert, " 2>/dev/null");
+  if (std::system(openssl.c_str()) != 0) GTEST_SKIP() << "no openssl to make a certificate";
+
+  TestServerOptions tls = RulesOnly();
+  tls.config.tls_cert = cert;
+  tls.config.tls_key = key;
+  tls.config.tls_reload = absl::Seconds(1);
+  std::unique_ptr<TestServer> s = TestServer::StartOrDie(tls);
+  const std::string ca = Read("libs/service/testdata/ca.pem");
+  const std::string fresh = Read(fresh_cert);
+  EXPECT_EQ(LegalMovesTrusting(s->port(), ca), grpc::StatusCode::OK);
+  EXPECT_EQ(LegalMovesTrusting(s->port(), fresh), grpc::StatusCode::UNAVAILABLE);
+
+  CopyFile(fresh_key, key);
+  CopyFile(fresh_cert, cert);
+  grpc::StatusCode with_fresh = grpc::StatusCode::UNKNOWN;
+  for (int i = 0; i < 50 && with_fresh != grpc::StatusCode::OK; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    with_fresh = LegalMovesTrusting(s->port(), fresh);
+  }
+  EXPECT_EQ(with_fresh, grpc::StatusCode::OK);
+  EXPECT_EQ(LegalMovesTrusting(s->port(), ca), grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST(FrameworkConfigTest, BadFlagsFailAtStart) {

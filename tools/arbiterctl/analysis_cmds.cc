@@ -26,6 +26,9 @@ namespace arbiterctl {
 namespace {
 
 using nlohmann::json;
+// Input text reaches messages (a FEN's bad byte, a move): invalid UTF-8 is replaced rather than
+// thrown on, which would end the whole command (as JsonLineOf, json_lines.h).
+constexpr auto kReplace = json::error_handler_t::replace;
 
 constexpr std::int64_t kMaxNodesCap = 100'000'000;
 
@@ -64,7 +67,7 @@ absl::StatusOr<std::int64_t> IntFlag(const std::map<std::string, std::string>& f
 }
 
 int Usage(const absl::Status& status, std::ostream& out, std::ostream& err) {
-  out << ErrorJson(status).dump() << "\n";
+  out << ErrorJson(status).dump(-1, ' ', false, kReplace) << "\n";
   err << "arbiterctl: " << base::ErrorCode(status) << ": " << status.message() << "\n";
   return 2;
 }
@@ -73,16 +76,17 @@ int Usage(const absl::Status& status, std::ostream& out, std::ostream& err) {
 
 std::string UnwinnableLine(const std::string& line) {
   absl::StatusOr<json> parsed = ParseObjectLine(line);
-  if (!parsed.ok()) return ErrorJson(parsed.status()).dump();
+  if (!parsed.ok()) return ErrorJson(parsed.status()).dump(-1, ' ', false, kReplace);
   json& in = *parsed;
   if (!in.contains("fen") || !in["fen"].is_string()) {
-    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string")).dump();
+    return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string"))
+        .dump(-1, ' ', false, kReplace);
   }
   if (!in.contains("side") || !in["side"].is_string() ||
       (in["side"] != "white" && in["side"] != "black")) {
     return ErrorJson(
                base::Error(arbiterctl::kErrBadJson, "\"side\" must be \"white\" or \"black\""))
-        .dump();
+        .dump(-1, ' ', false, kReplace);
   }
   analysis::SearchLimits limits;
   if (in.contains("max_nodes")) {
@@ -90,7 +94,7 @@ std::string UnwinnableLine(const std::string& line) {
         in["max_nodes"].get<std::int64_t>() > kMaxNodesCap) {
       return ErrorJson(base::Error(analysis::kErrBadLimits,
                                    "\"max_nodes\" must be a whole number 1..1e8"))
-          .dump();
+          .dump(-1, ' ', false, kReplace);
     }
     limits.max_nodes = in["max_nodes"].get<std::int64_t>();
   }
@@ -101,16 +105,16 @@ std::string UnwinnableLine(const std::string& line) {
     } else if (in["goal"] != "mate") {
       return ErrorJson(base::Error(arbiterctl::kErrBadJson,
                                    "\"goal\" must be \"mate\" or \"mating_potential\""))
-          .dump();
+          .dump(-1, ' ', false, kReplace);
     }
   }
   absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(in["fen"].get<std::string>());
-  if (!pos.ok()) return ErrorJson(pos.status()).dump();
+  if (!pos.ok()) return ErrorJson(pos.status()).dump(-1, ' ', false, kReplace);
   const chess::Color side = in["side"] == "white" ? chess::Color::kWhite : chess::Color::kBlack;
   // 6.10 / C3 / 5.2b: can `side` mate? (C4, 1997: mating potential.)
   analysis::UnwinnabilityResult r = potential ? analysis::AnalyzeMatingPotential(*pos, side, limits)
                                               : analysis::AnalyzeUnwinnability(*pos, side, limits);
-  return ResultJson(r).dump();
+  return ResultJson(r).dump(-1, ' ', false, kReplace);
 }
 
 int RunUnwinnable(std::istream& in, std::ostream& out) {
@@ -152,7 +156,7 @@ int RunDead(const std::map<std::string, std::string>& flags, std::ostream& out, 
       o["verdict"] = "undetermined";
       break;
   }
-  out << o.dump() << "\n";
+  out << o.dump(-1, ' ', false, kReplace) << "\n";
   return 0;
 }
 
@@ -245,7 +249,7 @@ int RunAdvise(const std::map<std::string, std::string>& flags, std::ostream& out
   if (a->opponent_score_cp) o["opponent_score_cp"] = *a->opponent_score_cp;
   if (a->opponent_mate_in) o["opponent_mate_in"] = *a->opponent_mate_in;
   if (a->earlier_opponent_score_cp) o["earlier_opponent_score_cp"] = *a->earlier_opponent_score_cp;
-  out << o.dump() << "\n";
+  out << o.dump(-1, ' ', false, kReplace) << "\n";
   return 0;
 }
 

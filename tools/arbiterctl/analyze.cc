@@ -20,6 +20,9 @@ namespace arbiterctl {
 namespace {
 
 using nlohmann::json;
+// Input text reaches messages (a FEN's bad byte, a move): invalid UTF-8 is replaced rather than
+// thrown on, which would end the whole command (as JsonLineOf, json_lines.h).
+constexpr auto kReplace = json::error_handler_t::replace;
 
 constexpr size_t kMaxMoves = 10000;
 
@@ -32,16 +35,17 @@ std::vector<std::string> SortedStrings(std::vector<std::string> v) {
 
 std::string AnalyzeLine(const std::string& line) {
   absl::StatusOr<json> parsed = ParseObjectLine(line);
-  if (!parsed.ok()) return ErrorJson(parsed.status()).dump();
+  if (!parsed.ok()) return ErrorJson(parsed.status()).dump(-1, ' ', false, kReplace);
   json& in = *parsed;
   std::string fen = "startpos";
   if (in.contains("fen")) {
     if (!in["fen"].is_string())
-      return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string")).dump();
+      return ErrorJson(base::Error(arbiterctl::kErrBadJson, "\"fen\" must be a string"))
+          .dump(-1, ' ', false, kReplace);
     fen = in["fen"].get<std::string>();
   }
   absl::StatusOr<chess::Position> start = chess::ParseFenTolerant(fen);
-  if (!start.ok()) return ErrorJson(start.status()).dump();
+  if (!start.ok()) return ErrorJson(start.status()).dump(-1, ' ', false, kReplace);
   chess::Game game(*start);
   std::vector<size_t> draw_offers;  // the moves written with "(=)"
   if (in.contains("moves")) {
@@ -49,14 +53,15 @@ std::string AnalyzeLine(const std::string& line) {
     if (!moves.is_array())
       return ErrorJson(
                  base::Error(arbiterctl::kErrBadJson, "\"moves\" must be an array of strings"))
-          .dump();
+          .dump(-1, ' ', false, kReplace);
     if (moves.size() > kMaxMoves)
-      return ErrorJson(base::Error(base::kErrTooLarge, "at most 10000 moves")).dump();
+      return ErrorJson(base::Error(base::kErrTooLarge, "at most 10000 moves"))
+          .dump(-1, ' ', false, kReplace);
     for (size_t i = 0; i < moves.size(); ++i) {
       if (!moves[i].is_string()) {
         return ErrorJson(base::Error(arbiterctl::kErrBadJson,
                                      absl::StrCat("moves[", i, "] must be a string")))
-            .dump();
+            .dump(-1, ' ', false, kReplace);
       }
       const std::string text = moves[i].get<std::string>();
       // Appendix E12: "(=)" after a move is a draw offer (issue 14.8).
@@ -72,7 +77,7 @@ std::string AnalyzeLine(const std::string& line) {
           err["error"]["reason"] =
               std::string(chess::IllegalMoveReasonName(chess::IllegalReasonOf(status)));
         }
-        return err.dump();
+        return err.dump(-1, ' ', false, kReplace);
       }
     }
   }
@@ -115,7 +120,7 @@ std::string AnalyzeLine(const std::string& line) {
       {"fullmove_number", pos.fullmove_number()},
       {"turn", std::string(chess::ColorName(pos.side_to_move()))},
   };
-  return out.dump();
+  return out.dump(-1, ' ', false, kReplace);
 }
 
 int RunAnalyze(std::istream& in, std::ostream& out) {

@@ -317,6 +317,7 @@ void Create(Call& c) {
   if (args.Has("game-type")) req.set_game_type(flags.GameType(args.Get("game-type")));
   if (args.Has("default-time-ms")) req.set_default_time_ms(flags.Int("default-time-ms"));
   if (args.Has("lag-compensation")) req.set_lag_compensation(True(args.Get("lag-compensation")));
+  if (args.Has("event")) req.set_event(args.Get("event"));  // issue 15: whose arbiters
   c.Send(&Stub::CreateClock, req);
 }
 

@@ -5,6 +5,7 @@
 //     create  --time-control TC --edition E   TC: PGN tag ("40/5400+30:1800+30", "300+2") or the
 //             arbiters' form ("90+30", "G/60 d5"); E: fide1997 | fide2001 | fide2005 | fide2023;
 //             [--game-type standard|rapid|blitz] [--default-time-ms N] [--lag-compensation=true]
+//             [--event NAME] (the event whose arbiter tokens act on it, issue 15)
 //             [--delay-saved-time carry|discard]
 //     start   [--absent white,black]
 //     press   [--color white|black] [--lag-ms N]

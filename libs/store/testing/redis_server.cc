@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -65,10 +66,31 @@ void FlattenReply(const redisReply& r, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace
+constexpr char kAdminUser[] = "admin";
+constexpr char kStoreUser[] = "arbiter";
 
-std::string FindRedisConf() {
-  const std::string rel = "arbiter/libs/store/redis.conf";
+// AUTH [user] password on `c`: "" when accepted, else the reason.
+std::string Authenticate(redisContext* c, const RedisCredentials& who) {
+  if (who.user.empty() && who.password.empty()) return "";
+  std::vector<const char*> argv = {"AUTH"};
+  std::vector<size_t> lens = {4};
+  if (!who.user.empty()) {
+    argv.push_back(who.user.data());
+    lens.push_back(who.user.size());
+  }
+  argv.push_back(who.password.data());
+  lens.push_back(who.password.size());
+  auto* reply = static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()));
+  if (reply == nullptr) return absl::StrCat("AUTH: ", c->errstr);
+  std::string error;
+  if (reply->type == REDIS_REPLY_ERROR) error = std::string(reply->str, reply->len);
+  freeReplyObject(reply);
+  return error;
+}
+
+std::string FindStoreFile(const std::string& name) {
+  const std::string rel = absl::StrCat("arbiter/libs/store/", name);
   for (const char* env : {"TEST_SRCDIR", "RUNFILES_DIR"}) {
     if (const char* dir = std::getenv(env); dir != nullptr) {
       if (std::string p = absl::StrCat(dir, "/", rel); Exists(p)) return p;
@@ -80,10 +102,52 @@ std::string FindRedisConf() {
     if (std::string p = absl::StrCat(exe.string(), ".runfiles/", rel); Exists(p)) return p;
   }
   // `bazel run` starts in the runfiles' workspace directory.
-  if (Exists("libs/store/redis.conf")) {
-    return std::filesystem::absolute("libs/store/redis.conf").string();
+  if (std::string p = absl::StrCat("libs/store/", name); Exists(p)) {
+    return std::filesystem::absolute(p).string();
   }
   return "";
+}
+
+}  // namespace
+
+std::string FindRedisConf() { return FindStoreFile("redis.conf"); }
+
+std::string FindRedisUsersAcl() { return FindStoreFile("redis-users.acl"); }
+
+RedisCredentials RedisServer::store_user() const {
+  if (options_.acl_password.empty()) return {};
+  return {kStoreUser, options_.acl_password};
+}
+
+RedisCredentials RedisServer::admin() const {
+  if (options_.acl_password.empty()) return {};
+  return {kAdminUser, absl::StrCat("admin-of-", port_, "-", options_.acl_password)};
+}
+
+absl::Status RedisServer::WriteAclFile() const {
+  const std::string rules_path = FindRedisUsersAcl();
+  std::ifstream rules(rules_path);
+  if (rules_path.empty() || !rules) {
+    return Internal("libs/store/redis-users.acl not found: add it to the target's data");
+  }
+  if (options_.acl_password.find_first_of(" \t\r\n") != std::string::npos) {
+    return Internal("acl_password: no whitespace (an ACL file splits on it)");
+  }
+  std::ofstream out(absl::StrCat(dir_, "/users.acl"), std::ios::trunc);
+  std::string line;
+  bool found = false;
+  while (std::getline(rules, line)) {
+    if (absl::StartsWith(line, absl::StrCat("user ", kStoreUser, " "))) {
+      absl::StrAppend(&line, " >", options_.acl_password);
+      found = true;
+    }
+    out << line << "\n";
+  }
+  out << "user " << kAdminUser << " on >" << admin().password << " ~* &* +@all\n";
+  out.close();
+  if (!found) return Internal(absl::StrCat(rules_path, " has no line for user ", kStoreUser));
+  if (!out) return Internal(absl::StrCat("cannot write ", dir_, "/users.acl"));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions options) {
@@ -136,6 +200,10 @@ absl::Status RedisServer::Spawn() {
                                    "--logfile",     absl::StrCat(dir_, "/redis.log"),
                                    "--daemonize",   "no",
                                    "--appendonly",  "yes"};
+  if (!options_.acl_password.empty()) {
+    if (absl::Status s = WriteAclFile(); !s.ok()) return s;
+    args.insert(args.end(), {"--aclfile", absl::StrCat(dir_, "/users.acl")});
+  }
   if (!options_.appendfsync.empty()) {
     args.insert(args.end(), {"--appendfsync", options_.appendfsync});
   }
@@ -175,6 +243,12 @@ absl::Status RedisServer::WaitUntilReady() {
     redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, {0, 200'000});
     if (c != nullptr && c->err == 0) {
       redisSetTimeout(c, {1, 0});
+      if (std::string refused = Authenticate(c, admin()); !refused.empty()) {
+        last_error = refused;  // e.g. LOADING
+        redisFree(c);
+        absl::SleepFor(absl::Milliseconds(5));
+        continue;
+      }
       auto* reply = static_cast<redisReply*>(redisCommand(c, "PING"));
       if (reply != nullptr) {
         const bool pong = reply->type == REDIS_REPLY_STATUS && std::string(reply->str) == "PONG";
@@ -233,6 +307,11 @@ absl::Status RedisServer::Resume() {
 }
 
 absl::StatusOr<std::string> RedisServer::Command(const std::vector<std::string>& args) const {
+  return CommandAs(admin(), args);
+}
+
+absl::StatusOr<std::string> RedisServer::CommandAs(const RedisCredentials& who,
+                                                   const std::vector<std::string>& args) const {
   redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, {2, 0});
   if (c == nullptr || c->err != 0) {
     std::string error = c != nullptr ? c->errstr : "out of memory";
@@ -240,6 +319,10 @@ absl::StatusOr<std::string> RedisServer::Command(const std::vector<std::string>&
     return absl::UnavailableError(absl::StrCat("connect 127.0.0.1:", port_, ": ", error));
   }
   redisSetTimeout(c, {10, 0});
+  if (std::string refused = Authenticate(c, who); !refused.empty()) {
+    redisFree(c);
+    return absl::PermissionDeniedError(refused);
+  }
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const std::string& a : args) {

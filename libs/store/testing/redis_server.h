@@ -35,6 +35,19 @@ struct RedisServerOptions {
   // The data directory; "" makes a fresh one under $TEST_TMPDIR (or /tmp).
   std::string dir;
   absl::Duration start_timeout = absl::Seconds(20);
+  // Authentication as deployed: when set, the server starts with an ACL file in its data
+  // directory made from the store's rules (libs/store/redis-users.acl: the `default` user off,
+  // the store's user `arbiter` limited to the commands the store sends and keys arbiter:*) with
+  // this password for `arbiter`, plus a test-only `admin` user allowed everything, which
+  // Command and the readiness check use. Unauthenticated connections get NOAUTH.
+  std::string acl_password;
+};
+
+// Whom a command is sent as: AUTH user password on the new connection, or nothing when both
+// are empty.
+struct RedisCredentials {
+  std::string user;
+  std::string password;
 };
 
 class RedisServer {
@@ -59,8 +72,17 @@ class RedisServer {
   absl::Status Resume();
 
   // One command on a new connection; the reply as text (integers in decimal, nil as "(nil)",
-  // arrays flattened one element a line). An error reply is an INTERNAL status.
+  // arrays flattened one element a line). An error reply is an INTERNAL status. With
+  // acl_password, sent as the admin user (admin()).
   absl::StatusOr<std::string> Command(const std::vector<std::string>& args) const;
+  // The same as `who` (an AUTH refusal is a PERMISSION_DENIED status with Redis's reply).
+  absl::StatusOr<std::string> CommandAs(const RedisCredentials& who,
+                                        const std::vector<std::string>& args) const;
+
+  // The store's ACL user and its password (acl_password), and the test-only admin; both empty
+  // without acl_password.
+  RedisCredentials store_user() const;
+  RedisCredentials admin() const;
 
   // The last lines of the server's log, for failure messages.
   std::string LogTail() const;
@@ -69,6 +91,8 @@ class RedisServer {
   RedisServer(RedisServerOptions options, std::string dir, bool own_dir, int port);
   absl::Status Spawn();
   absl::Status WaitUntilReady();
+  // Writes <dir>/users.acl from the store's rules and the passwords (acl_password set).
+  absl::Status WriteAclFile() const;
 
   const RedisServerOptions options_;
   const std::string dir_;
@@ -79,6 +103,8 @@ class RedisServer {
 
 // The shipped configuration in the runfiles of the running binary, or "" if not found.
 std::string FindRedisConf();
+// The store's ACL rules (libs/store/redis-users.acl) in the runfiles, or "" if not found.
+std::string FindRedisUsersAcl();
 
 }  // namespace store::testing
 
