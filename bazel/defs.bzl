@@ -8,6 +8,7 @@ load(
     _arbiter_cc_test = "arbiter_cc_test",
     _integration_cc_test = "integration_cc_test",
     _redis_cc_test = "redis_cc_test",
+    _test_support_library = "test_support_library",
 )
 
 arbiter_cc_proto = _arbiter_cc_proto
@@ -16,3 +17,4 @@ error_catalogue = _error_catalogue
 integration_cc_test = _integration_cc_test
 redis_cc_test = _redis_cc_test
 service_module = _service_module
+test_support_library = _test_support_library

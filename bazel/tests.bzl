@@ -29,3 +29,16 @@ def redis_cc_test(name, data = [], deps = [], **kwargs):
         deps = deps + ["//libs/store/testing:redis_server"],
         **kwargs
     )
+
+def test_support_library(name, srcs = None, hdrs = None, **kwargs):
+    """A testonly cc_library of <name>.cc and <name>.h (unless told otherwise): what tests and
+    benchmarks share (servers they start, requests they build, helpers they call).
+
+    Other arguments (deps, data, visibility, ...) go to the cc_library as they are."""
+    native.cc_library(
+        name = name,
+        testonly = True,
+        srcs = srcs if srcs != None else [name + ".cc"],
+        hdrs = hdrs if hdrs != None else [name + ".h"],
+        **kwargs
+    )

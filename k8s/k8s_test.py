@@ -69,21 +69,15 @@ def check_pods(docs, where, expect_auth):
         spec = d["spec"]["template"]["spec"]
         check(spec.get("securityContext", {}).get("runAsNonRoot") is True, f"{where}: {name} may run as root")
         check(spec.get("automountServiceAccountToken") is False, f"{where}: {name} mounts a service account token")
-        for c in spec.get("initContainers", []):
+        # Every container, init containers too: hardened and bounded; the long-running ones probed.
+        for c, init in [(c, True) for c in spec.get("initContainers", [])] + [(c, False) for c in spec["containers"]]:
             sc = c.get("securityContext", {})
             check(sc.get("readOnlyRootFilesystem") is True, f"{where}: {name}/{c['name']} root fs writable")
             check(sc.get("allowPrivilegeEscalation") is False, f"{where}: {name}/{c['name']} may escalate")
             check(sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: {name}/{c['name']} keeps capabilities")
             res = c.get("resources", {})
             check("requests" in res and "limits" in res, f"{where}: {name}/{c['name']} lacks requests/limits")
-        for c in spec["containers"]:
-            sc = c.get("securityContext", {})
-            check(sc.get("readOnlyRootFilesystem") is True, f"{where}: {name}/{c['name']} root fs writable")
-            check(sc.get("allowPrivilegeEscalation") is False, f"{where}: {name}/{c['name']} may escalate")
-            check(sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: {name}/{c['name']} keeps capabilities")
-            res = c.get("resources", {})
-            check("requests" in res and "limits" in res, f"{where}: {name}/{c['name']} lacks requests/limits")
-            check("readinessProbe" in c and "livenessProbe" in c, f"{where}: {name}/{c['name']} lacks probes")
+            check(init or ("readinessProbe" in c and "livenessProbe" in c), f"{where}: {name}/{c['name']} lacks probes")
         if name == "arbiterd":
             c = spec["containers"][0]
             check(c["readinessProbe"].get("grpc", {}).get("port") == 7070, f"{where}: arbiterd readiness is not gRPC health")

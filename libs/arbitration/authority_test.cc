@@ -16,6 +16,7 @@
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
+#include "libs/store/testing/deferred_store.h"
 
 namespace arbitration {
 namespace {
@@ -303,72 +304,7 @@ TEST_F(AuthorityTest, ObserversSeeAppendsAndCommands) {
 
 // --- ExecuteAsync --------------------------------------------------------------------------------
 
-// The memory store with AppendAsync answered later, when the test says (as Redis's lanes answer
-// after other writers may have gone first).
-class DeferredStore final : public store::GameStore {
- public:
-  explicit DeferredStore(store::GameStore* inner) : inner_(inner) {}
-  absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
-    return inner_->Append(r);
-  }
-  void AppendAsync(store::AppendRequest r, AppendCallback done) override {
-    queued_.push_back({std::move(r), std::move(done)});
-  }
-  // Runs the queued appends, in order, and their callbacks.
-  void Flush() {
-    std::vector<std::pair<store::AppendRequest, AppendCallback>> queued;
-    queued.swap(queued_);
-    for (auto& [request, done] : queued) done(inner_->Append(request));
-  }
-  size_t queued() const { return queued_.size(); }
-  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
-                                                                   absl::string_view c) override {
-    return inner_->LookupCommand(g, c);
-  }
-  absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
-    return inner_->ReadSnapshot(g);
-  }
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view g,
-                                                                 std::int64_t from,
-                                                                 std::int64_t to) override {
-    return inner_->ReadEvents(g, from, to);
-  }
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(absl::string_view g,
-                                                                    std::int64_t after,
-                                                                    absl::Duration t,
-                                                                    int max) override {
-    return inner_->WaitForEvents(g, after, t, max);
-  }
-  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
-  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
-    return inner_->GetDeadline(g);
-  }
-  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
-                                                                 std::int64_t lease, int max,
-                                                                 absl::string_view owner) override {
-    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
-  }
-  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
-                                                             int max) override {
-    return inner_->PeekDeadlines(shard, until, max);
-  }
-  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
-      const std::vector<store::WatchPosition>& games, absl::Duration t, int max) override {
-    return inner_->WaitForAnyEvents(games, t, max);
-  }
-  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
-    return inner_->CountDeadlines(shard);
-  }
-  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
-                                       std::int64_t at) override {
-    return inner_->ReleaseDeadline(g, owner, at);
-  }
-  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
-
- private:
-  store::GameStore* inner_;
-  std::vector<std::pair<store::AppendRequest, AppendCallback>> queued_;
-};
+using store::testing::DeferredStore;
 
 class CommandCounter final : public AuthorityObserver {
  public:

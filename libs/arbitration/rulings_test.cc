@@ -106,6 +106,14 @@ class Table {
   v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
 };
 
+// The game ended with this result, termination and article.
+void ExpectEnded(const Table& t, Result result, Termination termination,
+                 const std::string& article) {
+  EXPECT_EQ(t.result(), result);
+  EXPECT_EQ(t.termination(), termination);
+  EXPECT_EQ(t.article(), article);
+}
+
 const std::vector<std::string> kKnightDance = {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"};
 
 // --- Article 5 ---------------------------------------------------------------------------------
@@ -116,9 +124,7 @@ TEST(Article5, CheckmateWinsAndStopsTheClockAtTheMove) {  // 5.1a, 6.8a
   t.Play({"f3", "e5", "g4"}, 1000);
   ASSERT_OK(t.Move(kB, "Dh4", 10'000));  // German letters (Appendix E)
   EXPECT_EQ(t.game().status(), GameStatus::kEnded);
-  EXPECT_EQ(t.result(), Result::kBlackWins);
-  EXPECT_EQ(t.termination(), Termination::kCheckmate);
-  EXPECT_EQ(t.article(), "5.1a");
+  ExpectEnded(t, Result::kBlackWins, Termination::kCheckmate, "5.1a");
   // The clock stopped at the mating move: Black's time does not run afterwards.
   EXPECT_EQ(t.ms(kB, 10'000), t.ms(kB, 5'000'000));
   EXPECT_THAT(t.Move(kW, "a3", 11'000), HasErrorCode("ERR_GAME_OVER"));
@@ -136,9 +142,7 @@ TEST(Article5, DeadPositionByMaterialAfterACapture) {  // 5.2b, 9.6
   Table t({.fen = "4k3/8/8/8/8/8/3nb3/4K3 w - - 0 1"});
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Move(kW, "Kxe2", 1000));
-  EXPECT_EQ(t.result(), Result::kDraw);
-  EXPECT_EQ(t.termination(), Termination::kDeadPosition);
-  EXPECT_EQ(t.article(), "5.2b");
+  ExpectEnded(t, Result::kDraw, Termination::kDeadPosition, "5.2b");
   EXPECT_FALSE(t.game().proof().empty());
 }
 
@@ -170,9 +174,7 @@ TEST(Article5, ResignationAnytime) {  // 5.1b
   Table t;
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Do({.kind = CommandKind::kResign, .side = kB}, 500));  // not on move: allowed
-  EXPECT_EQ(t.result(), Result::kWhiteWins);
-  EXPECT_EQ(t.termination(), Termination::kResignation);
-  EXPECT_EQ(t.article(), "5.1b");
+  ExpectEnded(t, Result::kWhiteWins, Termination::kResignation, "5.1b");
 }
 
 TEST(Article5, MovesBeforeTheStartAreRefused) {  // 6.5
@@ -246,9 +248,7 @@ TEST(Article9, CorrectThreefoldClaimWithTheIntendedMove) {  // 9.2a
   std::int64_t at = t.Play(kKnightDance, 1000);  // Black to play Ng8: the third time
   ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_THREEFOLD, at, "Ng8"));
   EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_CORRECT);
-  EXPECT_EQ(t.result(), Result::kDraw);
-  EXPECT_EQ(t.termination(), Termination::kThreefoldRepetition);
-  EXPECT_EQ(t.article(), "9.2a");
+  ExpectEnded(t, Result::kDraw, Termination::kThreefoldRepetition, "9.2a");
 }
 
 TEST(Article9, OnlyThePlayerOnMoveClaims) {  // 9.2
@@ -385,9 +385,7 @@ TEST(Article6, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
   t.SettleTo(5'399'999);
   EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
   t.SettleTo(6'000'000);
-  EXPECT_EQ(t.result(), Result::kBlackWins);
-  EXPECT_EQ(t.termination(), Termination::kTimeForfeit);
-  EXPECT_EQ(t.article(), "6.10");
+  ExpectEnded(t, Result::kBlackWins, Termination::kTimeForfeit, "6.10");
   EXPECT_EQ(*t.game().ended_at_ms(), 5'400'000);  // at the instant it fell, not when noticed
 }
 
@@ -442,9 +440,7 @@ TEST(AppendixB, BothFlagsDownIsADraw) {  // B8
   LetBlacksRapidFlagFall(t);
   ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // Black's flag down; White's runs out at 1'899'000
   t.SettleTo(2'000'000);
-  EXPECT_EQ(t.result(), Result::kDraw);
-  EXPECT_EQ(t.termination(), Termination::kBothFlags);
-  EXPECT_EQ(t.article(), "B8");
+  ExpectEnded(t, Result::kDraw, Termination::kBothFlags, "B8");
 }
 
 TEST(AppendixB, TimeClaimWithoutAFallenFlagIsIncorrect) {  // B7
@@ -470,9 +466,7 @@ TEST(Article6, DefaultFromTheScheduledStart) {  // 6.7 (issue 14.5)
   t.SettleTo(3'600'001);
   EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
   t.SettleTo(3'600'002);
-  EXPECT_EQ(t.result(), Result::kWhiteWins);
-  EXPECT_EQ(t.termination(), Termination::kDefault);
-  EXPECT_EQ(t.article(), "6.7");
+  ExpectEnded(t, Result::kWhiteWins, Termination::kDefault, "6.7");
 }
 
 TEST(Article6, BothAbsentBothLose) {  // 6.7

@@ -21,6 +21,7 @@
 #include "libs/clock_authority/time_source.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
+#include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 
 namespace clock_authority {
@@ -49,13 +50,20 @@ std::vector<v1::FlagFell> Flags(store::GameStore& store, const std::string& game
   return out;
 }
 
-// Game "g<i>" has one flag recorded, fallen at `fell_at_ms` (and noticed at `noticed_at_ms`).
+// `game` has one flag recorded, fallen at `fell_at_ms` (and noticed at `noticed_at_ms`, the
+// side's when given).
+void ExpectOneFlag(store::GameStore& store, const std::string& game, std::int64_t fell_at_ms,
+                   std::optional<std::int64_t> noticed_at_ms = std::nullopt,
+                   std::optional<v1::Color> side = std::nullopt) {
+  std::vector<v1::FlagFell> f = Flags(store, game);
+  ASSERT_EQ(f.size(), 1u) << game;
+  EXPECT_EQ(f[0].fell_at_ms(), fell_at_ms) << game;
+  if (noticed_at_ms.has_value()) EXPECT_EQ(f[0].noticed_at_ms(), *noticed_at_ms) << game;
+  if (side.has_value()) EXPECT_EQ(f[0].side(), *side) << game;
+}
 void ExpectOneFlagFellAt(store::GameStore& store, int i, std::int64_t fell_at_ms,
                          std::optional<std::int64_t> noticed_at_ms = std::nullopt) {
-  std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("g", i));
-  ASSERT_EQ(f.size(), 1u) << i;
-  EXPECT_EQ(f[0].fell_at_ms(), fell_at_ms) << i;
-  if (noticed_at_ms.has_value()) EXPECT_EQ(f[0].noticed_at_ms(), *noticed_at_ms) << i;
+  ExpectOneFlag(store, absl::StrCat("g", i), fell_at_ms, noticed_at_ms);
 }
 
 // One replica: an authority and its scheduler.
@@ -84,19 +92,12 @@ TEST(FlagSchedulerFakeTime, FlagsAreRecordedAtTheInstantsTheyFell) {
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);
   time.SetMs(1'060'000);  // 6.1: the instant the minute is used up
   EXPECT_EQ(*a.scheduler->RunOnce(), 1);
-  std::vector<v1::FlagFell> f = Flags(store, "g60");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].fell_at_ms(), 1'060'000);
-  EXPECT_EQ(f[0].noticed_at_ms(), 1'060'000);
-  EXPECT_EQ(f[0].side(), v1::COLOR_WHITE);
+  ExpectOneFlag(store, "g60", 1'060'000, 1'060'000, v1::COLOR_WHITE);
   // Checked late: each event still carries its own instant.
   time.SetMs(1'150'000);
   EXPECT_EQ(*a.scheduler->RunOnce(), 2);
-  f = Flags(store, "g90");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].fell_at_ms(), 1'090'000);
-  EXPECT_EQ(f[0].noticed_at_ms(), 1'150'000);
-  EXPECT_EQ(Flags(store, "g120")[0].fell_at_ms(), 1'120'000);
+  ExpectOneFlag(store, "g90", 1'090'000, 1'150'000);
+  ExpectOneFlag(store, "g120", 1'120'000);
   EXPECT_EQ(a.scheduler->tracked(), 0u);
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // once
   for (const char* game : {"g60", "g90", "g120"}) {
@@ -151,10 +152,7 @@ TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);  // white's old deadline is gone
   time.SetMs(119'000);
   EXPECT_EQ(*a.scheduler->RunOnce(), 1);
-  std::vector<v1::FlagFell> f = Flags(store, "g");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].side(), v1::COLOR_BLACK);
-  EXPECT_EQ(f[0].fell_at_ms(), 119'000);
+  ExpectOneFlag(store, "g", 119'000, std::nullopt, v1::COLOR_BLACK);
 }
 
 TEST(FlagSchedulerFakeTime, ADeadReplicasDeadlinesAndLeasesAreTakenOver) {
@@ -298,11 +296,7 @@ TEST(FlagSchedulerCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsReco
   EXPECT_EQ(*a.scheduler->RunOnce(), 1);
   time.SetMs(1'070'000);
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);
-  std::vector<v1::FlagFell> f = Flags(store, "x2");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].side(), v1::COLOR_BLACK);
-  EXPECT_EQ(f[0].fell_at_ms(), 1'061'000);
-  EXPECT_EQ(f[0].noticed_at_ms(), 1'061'000);
+  ExpectOneFlag(store, "x2", 1'061'000, 1'061'000, v1::COLOR_BLACK);
   // The flag is the server's own, and says so.
   absl::StatusOr<std::vector<v1::GameEvent>> log = store.ReadEvents("x2", 4, 4);
   ASSERT_OK(log);
@@ -342,9 +336,7 @@ TEST(FlagSchedulerCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
   // B (no timer of its own) claims the index entry; A's cached state is stale.
   EXPECT_EQ(*b.scheduler->RunOnce(), 1);
   EXPECT_EQ(*a.scheduler->RunOnce(), 0);
-  std::vector<v1::FlagFell> f = Flags(store, "x3");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].fell_at_ms(), 1'061'000);
+  ExpectOneFlag(store, "x3", 1'061'000);
   // And play on the game is not stuck: a command after the flag is decided normally.
   EXPECT_OK(a.authority.Execute("x3", Pause(), {}));
 }
@@ -381,60 +373,17 @@ TEST(FlagSchedulerCommandIds, OneCallersIdDoesNotBlockAnothers) {
 }
 
 // A store whose appends fail UNAVAILABLE while `down` (the store gone).
-class DownStore final : public store::GameStore {
+class DownStore final : public store::ForwardingStore {
  public:
-  explicit DownStore(store::GameStore* inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
   bool down = false;
   int appends = 0;
   absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
     ++appends;
     if (down) return absl::UnavailableError("the store is down");
-    return inner_->Append(r);
+    return inner()->Append(r);
   }
-  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
-                                                                   absl::string_view c) override {
-    return inner_->LookupCommand(g, c);
-  }
-  absl::StatusOr<v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
-    return inner_->ReadSnapshot(g);
-  }
-  absl::StatusOr<std::vector<v1::GameEvent>> ReadEvents(absl::string_view g, std::int64_t from,
-                                                        std::int64_t to) override {
-    return inner_->ReadEvents(g, from, to);
-  }
-  absl::StatusOr<std::vector<v1::GameEvent>> WaitForEvents(absl::string_view g, std::int64_t after,
-                                                           absl::Duration timeout,
-                                                           int max) override {
-    return inner_->WaitForEvents(g, after, timeout, max);
-  }
-  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
-      const std::vector<store::WatchPosition>& games, absl::Duration timeout, int max) override {
-    return inner_->WaitForAnyEvents(games, timeout, max);
-  }
-  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
-  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
-    return inner_->GetDeadline(g);
-  }
-  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
-                                                                 std::int64_t lease, int max,
-                                                                 absl::string_view owner) override {
-    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
-  }
-  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
-                                                             int max) override {
-    return inner_->PeekDeadlines(shard, until, max);
-  }
-  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
-    return inner_->CountDeadlines(shard);
-  }
-  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
-                                       std::int64_t at) override {
-    return inner_->ReleaseDeadline(g, owner, at);
-  }
-  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
-
- private:
-  store::GameStore* const inner_;
+  void AppendAsync(store::AppendRequest r, AppendCallback done) override { done(Append(r)); }
 };
 
 // Issue 15: a check that fails because the store is down is retried, backing off, a bounded
@@ -482,9 +431,7 @@ TEST(FlagSchedulerCommandIds, AFailingCheckIsRetriedABoundedNumberOfTimes) {
   store.down = false;
   time.SetMs(3'000'000);
   EXPECT_EQ(*scheduler.RunOnce(), 1);
-  std::vector<v1::FlagFell> f = Flags(memory, "d1");
-  ASSERT_EQ(f.size(), 1u);
-  EXPECT_EQ(f[0].fell_at_ms(), 1'060'000);
+  ExpectOneFlag(memory, "d1", 1'060'000);
 }
 
 TEST(FlagSchedulerCommandIds, FailedChecksAreClassified) {

@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
+#include "libs/base/test_files.h"
 #include "libs/service/policy.h"
 #include "libs/service/testdata/policy_test.pb.h"
 
@@ -232,15 +233,10 @@ TEST(AuthTest, MaximumLifetimeAndLeeway) {
               HasErrorCode("ERR_UNAUTHENTICATED"));
 }
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
+using ::base::testing::TempPath;
 
 void WriteFile(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".new";
-  std::ofstream(tmp) << text;
-  ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);  // atomically, as a Secret update does
+  ::base::testing::WriteFileAtomically(path, text);
 }
 
 std::string HsKeysJson(const std::string& kid, const std::string& secret) {

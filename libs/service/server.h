@@ -39,6 +39,7 @@
 #include "libs/service/health.h"
 #include "libs/service/metrics.h"
 #include "libs/service/policy.h"
+#include "proto/arbiter/v1/common.pb.h"
 
 namespace prometheus {
 class Exposer;
@@ -129,6 +130,14 @@ class ServiceEnv {
   Metrics& metrics() { return metrics_; }
   const ServerConfig& config() const { return config_; }
   bool insecure() const { return config_.insecure_dev; }
+  // Who did it, for the record (every mutating event names its actor: issue 15): the token's
+  // subject and role, or ("insecure", "dev") on an --insecure_dev server.
+  arbiter::v1::Actor ActorOf(const Principal& who) const {
+    arbiter::v1::Actor actor;
+    actor.set_subject(insecure() ? "insecure" : who.subject);
+    actor.set_role(insecure() ? "dev" : std::string(RoleName(who.role)));
+    return actor;
+  }
 
   // Who is calling: the verified principal, or (with --insecure_dev) an arbiter-equivalent
   // development principal.

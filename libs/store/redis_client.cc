@@ -17,6 +17,19 @@
 #include "libs/store/game_store.h"
 
 namespace store {
+
+RedisReplyPtr SendAuth(redisContext* c, absl::string_view user, absl::string_view password) {
+  std::vector<const char*> argv = {"AUTH"};
+  std::vector<size_t> lens = {4};
+  if (!user.empty()) {
+    argv.push_back(user.data());
+    lens.push_back(user.size());
+  }
+  argv.push_back(password.data());
+  lens.push_back(password.size());
+  return RedisReplyPtr(static_cast<redisReply*>(
+      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
+}
 namespace {
 
 // Error replies that mean "not now" rather than "wrong": a restarted Redis still loading its AOF,
@@ -243,17 +256,7 @@ absl::StatusOr<redisContext*> RedisClient::Connect() {
   // Keepalive finds a peer that vanished without a FIN (a node lost with its network).
   redisEnableKeepAlive(c);
   if (!options_.password.empty()) {
-    // AUTH [user] password: the ACL form when a user is named (Redis 6+).
-    std::vector<const char*> argv = {"AUTH"};
-    std::vector<size_t> lens = {4};
-    if (!options_.user.empty()) {
-      argv.push_back(options_.user.data());
-      lens.push_back(options_.user.size());
-    }
-    argv.push_back(options_.password.data());
-    lens.push_back(options_.password.size());
-    RedisReplyPtr reply(static_cast<redisReply*>(
-        redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
+    RedisReplyPtr reply = SendAuth(c, options_.user, options_.password);
     absl::Status status =
         reply == nullptr ? Unavailable(absl::StrCat("AUTH: ", c->errstr)) : ReplyStatus(*reply);
     if (!status.ok()) {

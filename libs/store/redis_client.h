@@ -77,6 +77,10 @@ struct RedisReplyDeleter {
 };
 using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
 
+// AUTH [user] password on `c` (the ACL form when a user is named, Redis 6+): the reply, or null
+// when the connection failed (c->errstr says why).
+RedisReplyPtr SendAuth(redisContext* c, absl::string_view user, absl::string_view password);
+
 class RedisClient {
  public:
   explicit RedisClient(RedisConnectionOptions options);

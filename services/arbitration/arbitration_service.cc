@@ -61,19 +61,6 @@ CommandOptions OptionsOf(absl::string_view method, const Request& req) {
   return o;
 }
 
-// Who did it, for the record.
-v1::Actor ActorOf(const service::ServiceEnv& env, const Principal& who) {
-  v1::Actor actor;
-  if (env.insecure()) {
-    actor.set_subject("insecure");
-    actor.set_role("dev");
-  } else {
-    actor.set_subject(who.subject);
-    actor.set_role(std::string(service::RoleName(who.role)));
-  }
-  return actor;
-}
-
 // How the caller sees a game: observers through the broadcast delay; advice for arbiters (12.2).
 struct Viewer {
   bool delayed = false;
@@ -307,7 +294,7 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
           std::function<void(const absl::Status&)> finish) {
         absl::StatusOr<arbitration::Command> command = make(who);
         if (!command.ok()) return finish(command.status());
-        command->actor = ActorOf(*env_, who);
+        command->actor = env_->ActorOf(who);
         if (!who.event.empty()) {
           // Issue 15: a token that serves one event acts only on its games. The check reads the
           // game, so it runs on the pool, then the command goes the synchronous way (such tokens
@@ -345,7 +332,7 @@ grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* m
   return env_->Serve(
       ctx, Method(method), req, [&](const CallContext&, const Principal& who) -> absl::Status {
         ASSIGN_OR_RETURN(arbitration::Command command, make(who));
-        command.actor = ActorOf(*env_, who);
+        command.actor = env_->ActorOf(who);
         if (!who.event.empty()) {
           // Issue 15: a token that serves one event acts only on its games (one more read, for
           // such tokens only).
@@ -379,9 +366,8 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                        o.command_id = req->command_id();
                        if (!o.command_id.empty())
                          o.fingerprint = service::RequestFingerprint("CreateGame", *req);
-                       ASSIGN_OR_RETURN(
-                           CommandResult r,
-                           authority_->Create(req->game_id(), *req, ActorOf(*env_, who), o));
+                       ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req,
+                                                                            env_->ActorOf(who), o));
                        return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
                      });
 }

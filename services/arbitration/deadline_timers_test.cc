@@ -13,6 +13,7 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/base/status_matchers.h"
+#include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 
 namespace arbitration_service {
@@ -21,60 +22,17 @@ namespace {
 namespace v1 = arbiter::v1;
 
 // A store whose appends fail UNAVAILABLE while `down` (the store gone).
-class DownStore final : public store::GameStore {
+class DownStore final : public store::ForwardingStore {
  public:
-  explicit DownStore(store::GameStore* inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
   std::atomic<bool> down{false};
   std::atomic<int> appends{0};
   absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
     ++appends;
     if (down) return absl::UnavailableError("the store is down");
-    return inner_->Append(r);
+    return inner()->Append(r);
   }
-  absl::StatusOr<std::optional<store::AppendResult>> LookupCommand(absl::string_view g,
-                                                                   absl::string_view c) override {
-    return inner_->LookupCommand(g, c);
-  }
-  absl::StatusOr<v1::GameSnapshot> ReadSnapshot(absl::string_view g) override {
-    return inner_->ReadSnapshot(g);
-  }
-  absl::StatusOr<std::vector<v1::GameEvent>> ReadEvents(absl::string_view g, std::int64_t from,
-                                                        std::int64_t to) override {
-    return inner_->ReadEvents(g, from, to);
-  }
-  absl::StatusOr<std::vector<v1::GameEvent>> WaitForEvents(absl::string_view g, std::int64_t after,
-                                                           absl::Duration timeout,
-                                                           int max) override {
-    return inner_->WaitForEvents(g, after, timeout, max);
-  }
-  absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
-      const std::vector<store::WatchPosition>& games, absl::Duration timeout, int max) override {
-    return inner_->WaitForAnyEvents(games, timeout, max);
-  }
-  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
-  absl::StatusOr<std::optional<store::Deadline>> GetDeadline(absl::string_view g) override {
-    return inner_->GetDeadline(g);
-  }
-  absl::StatusOr<std::vector<store::Deadline>> ClaimDueDeadlines(int shard, std::int64_t now,
-                                                                 std::int64_t lease, int max,
-                                                                 absl::string_view owner) override {
-    return inner_->ClaimDueDeadlines(shard, now, lease, max, owner);
-  }
-  absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until,
-                                                             int max) override {
-    return inner_->PeekDeadlines(shard, until, max);
-  }
-  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
-    return inner_->CountDeadlines(shard);
-  }
-  absl::StatusOr<bool> ReleaseDeadline(absl::string_view g, absl::string_view owner,
-                                       std::int64_t at) override {
-    return inner_->ReleaseDeadline(g, owner, at);
-  }
-  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
-
- private:
-  store::GameStore* const inner_;
+  void AppendAsync(store::AppendRequest r, AppendCallback done) override { done(Append(r)); }
 };
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;

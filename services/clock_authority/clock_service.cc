@@ -37,19 +37,6 @@ std::string Method(absl::string_view name) {
   return absl::StrCat("/", ClockAuthorityService::kName, "/", name);
 }
 
-// Who did it, for the record (issue 15: every clock event names its actor).
-v1::Actor ActorOf(const service::ServiceEnv& env, const Principal& who) {
-  v1::Actor actor;
-  if (env.insecure()) {
-    actor.set_subject("insecure");
-    actor.set_role("dev");
-  } else {
-    actor.set_subject(who.subject);
-    actor.set_role(std::string(service::RoleName(who.role)));
-  }
-  return actor;
-}
-
 // A command's identity for retries: its command_id, scoped to the caller (no caller's id
 // pre-empts another's, issue 15), and, with one, the request's fingerprint.
 template <typename Request>
@@ -58,7 +45,7 @@ CommandOptions RetryOptions(absl::string_view method, const Request& req,
   CommandOptions o;
   o.command_id = req.command_id();
   o.caller = env.insecure() ? "" : who.subject;
-  o.actor = ActorOf(env, who);
+  o.actor = env.ActorOf(who);
   if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint(method, req);
   return o;
 }

@@ -21,6 +21,7 @@
 #include "libs/chess/pgn.h"
 #include "libs/laws/proto_convert.h"
 #include "proto/arbiter/v1/arbitration.pb.h"
+#include "tests/fuzz/request_records.h"
 
 namespace {
 
@@ -201,28 +202,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return new arbitration::LocalAnalyst(options);
   }();
   std::optional<GameState> game = FreshGame();
-  std::int64_t now_ms = 0;
-  int commands = 0;
-  size_t at = 0;
-  while (at + 3 <= size && commands < 64) {
-    const int method = data[at] % 11;
-    now_ms += std::int64_t{data[at + 1]} * 1000;
-    const size_t length = data[at + 2];
-    at += 3;
-    if (at + length > size) break;
-    const std::string bytes(reinterpret_cast<const char*>(data) + at, length);
-    at += length;
-    ++commands;
-    std::optional<Command> command = CommandOf(method, bytes, &game, now_ms);
-    if (!command.has_value()) continue;
-    absl::StatusOr<arbitration::Decision> d =
-        arbitration::Decide(*game, *command, now_ms, *analyst);
-    if (!d.ok() || !d->after.has_value()) continue;
-    if (d->after->version() != game->version() + static_cast<std::int64_t>(d->events.size()))
-      std::abort();
-    game = std::move(d->after);
-    (void)arbitration::NextDeadline(*game);
-  }
+  const std::int64_t now_ms =
+      fuzz::ForEachRecord(data, size, [&](int kind, std::int64_t at_ms, const std::string& bytes) {
+        std::optional<Command> command = CommandOf(kind % 11, bytes, &game, at_ms);
+        if (!command.has_value()) return;
+        absl::StatusOr<arbitration::Decision> d =
+            arbitration::Decide(*game, *command, at_ms, *analyst);
+        if (!d.ok() || !d->after.has_value()) return;
+        if (d->after->version() != game->version() + static_cast<std::int64_t>(d->events.size()))
+          std::abort();
+        game = std::move(d->after);
+        (void)arbitration::NextDeadline(*game);
+      });
   (void)arbitration::Settle(*game, now_ms + 3'600'000, *analyst);
   ExpectConsistent(*game);
   return 0;

@@ -17,6 +17,7 @@
 #include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/clock_game.h"
 #include "proto/arbiter/v1/clock.pb.h"
+#include "tests/fuzz/request_records.h"
 
 namespace {
 
@@ -65,37 +66,27 @@ bool FromARequest(const v1::ClockEvent& command) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   Clock clock = Fresh();
-  std::int64_t now_ms = 0;
-  int commands = 0;
-  size_t at = 0;
-  while (at + 3 <= size && commands < 64) {
-    const int kind = data[at];
-    now_ms += std::int64_t{data[at + 1]} * 1000;
-    const size_t length = data[at + 2];
-    at += 3;
-    if (at + length > size) break;
-    const std::string bytes(reinterpret_cast<const char*>(data) + at, length);
-    at += length;
-    ++commands;
-    if (kind % 2 == 0) {
-      v1::CreateClockRequest req;
-      if (req.ParseFromString(bytes)) Create(req, now_ms, &clock);
-      continue;
-    }
-    v1::ClockEvent command;
-    if (!command.ParseFromString(bytes) || !FromARequest(command)) continue;
-    absl::StatusOr<clock_authority::Decision> d =
-        clock_authority::Decide(*clock.game, command, now_ms);
-    if (!d.ok()) continue;
-    ClockGame applied = *clock.game;
-    for (const v1::ClockEvent& e : d->events) {
-      if (!applied.Apply(e).ok()) std::abort();
-      clock.log.push_back(e);
-    }
-    if (!d->after.has_value() || d->after->version() != applied.version()) std::abort();
-    clock.game = std::move(d->after);
-    (void)clock_authority::NextDeadline(*clock.game);
-  }
+  const std::int64_t now_ms =
+      fuzz::ForEachRecord(data, size, [&](int kind, std::int64_t at_ms, const std::string& bytes) {
+        if (kind % 2 == 0) {
+          v1::CreateClockRequest req;
+          if (req.ParseFromString(bytes)) Create(req, at_ms, &clock);
+          return;
+        }
+        v1::ClockEvent command;
+        if (!command.ParseFromString(bytes) || !FromARequest(command)) return;
+        absl::StatusOr<clock_authority::Decision> d =
+            clock_authority::Decide(*clock.game, command, at_ms);
+        if (!d.ok()) return;
+        ClockGame applied = *clock.game;
+        for (const v1::ClockEvent& e : d->events) {
+          if (!applied.Apply(e).ok()) std::abort();
+          clock.log.push_back(e);
+        }
+        if (!d->after.has_value() || d->after->version() != applied.version()) std::abort();
+        clock.game = std::move(d->after);
+        (void)clock_authority::NextDeadline(*clock.game);
+      });
   for (const v1::ClockEvent& e : clock_authority::SettleFlags(*clock.game, now_ms + 3'600'000)) {
     if (!clock.game->Apply(e).ok()) std::abort();
     clock.log.push_back(e);

@@ -47,13 +47,7 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
 
   static v1::CreateGameRequest Request(const std::string& game, const std::string& time_control,
                                        v1::Edition edition = v1::EDITION_FIDE_2023) {
-    v1::CreateGameRequest req;
-    req.set_game_id(game);
-    req.set_white_id("alice");
-    req.set_black_id("bob");
-    req.set_time_control(time_control);
-    req.mutable_ruleset()->set_edition(edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
+    v1::CreateGameRequest req = AliceBobGame(game, time_control, edition);
     req.set_event("Integration");
     return req;
   }

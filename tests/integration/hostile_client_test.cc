@@ -70,14 +70,8 @@ class HostileClientTest : public EachStoreTest<HostileClientTest> {
   // A game between alice and bob, created by the platform and started by the arbiter.
   std::string Ready(const std::string& name) {
     const std::string game = GameId(name);
-    v1::CreateGameRequest req;
-    req.set_game_id(game);
-    req.set_white_id("alice");
-    req.set_black_id("bob");
-    req.set_time_control("5400");
-    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
+    EXPECT_TRUE(
+        Succeeded(Unary(Stub().get(), &S::CreateGame, AliceBobGame(game), Token(Role::kPlatform))));
     EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
                                 Token(Role::kArbiter))));
     return game;

@@ -19,6 +19,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/support/byte_buffer.h"
 #include "gtest/gtest.h"
+#include "libs/base/test_files.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
 #include "proto/grpc/health/v1/health.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
@@ -53,16 +54,10 @@ grpc::Status LegalMoves(TestServer* s, const std::string& token) {
   return Unary(s->Stub<v1::RulesValidation>().get(), &S::LegalMoves, StartLegalMoves(), token);
 }
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr ? dir : "/tmp", "/", name);
-}
+using ::base::testing::TempPath;
 
-// Replaces the file atomically (as a Kubernetes Secret update does).
 void WriteFile(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".new";
-  std::ofstream(tmp) << text;
-  ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);
+  ::base::testing::WriteFileAtomically(path, text);
 }
 
 std::string HsKeys(const std::string& kid, const std::string& secret) {

@@ -31,6 +31,14 @@ class RulesServerTest : public SuiteServerTest<RulesServerTest> {
   std::unique_ptr<S> Stub() { return server()->Stub<v1::RulesValidation>(); }
 };
 
+// The call was refused with this status, code, and a message naming `what`.
+void ExpectRefused(const grpc::Status& st, grpc::StatusCode status, const std::string& code,
+                   const std::string& what) {
+  EXPECT_EQ(st.error_code(), status);
+  EXPECT_EQ(Code(st), code);
+  EXPECT_TRUE(absl::StrContains(st.error_message(), what)) << st.error_message();
+}
+
 TEST_F(RulesServerTest, ValidateMoveLegalIllegalAmbiguousAndMalformed) {
   auto stub = Stub();
   const std::string token = Token(Role::kPlayer);
@@ -128,9 +136,7 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
     req.add_moves("e4");
     v1::ApplyMovesResponse resp;
     grpc::Status st = Unary(stub.get(), &S::ApplyMoves, req, token, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-    EXPECT_EQ(Code(st), "ERR_ILLEGAL_MOVE");
-    EXPECT_TRUE(absl::StrContains(st.error_message(), "moves[1]"));
+    ExpectRefused(st, grpc::StatusCode::INVALID_ARGUMENT, "ERR_ILLEGAL_MOVE", "moves[1]");
   }
   {  // 9.2a and, under 2023, the automatic draws.
     auto req = OnPosition<v1::GetStatusRequest>("startpos");
@@ -219,9 +225,7 @@ TEST_F(RulesServerTest, TheStatusKnowsWhenTheGameIsOver) {
     req.add_moves("Kd6");
     v1::GetStatusResponse resp;
     grpc::Status st = Unary(stub.get(), &S::GetStatus, req, token, &resp);
-    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-    EXPECT_EQ(Code(st), "ERR_GAME_OVER");
-    EXPECT_TRUE(absl::StrContains(st.error_message(), "dead_position")) << st.error_message();
+    ExpectRefused(st, grpc::StatusCode::FAILED_PRECONDITION, "ERR_GAME_OVER", "dead_position");
   }
 }
 

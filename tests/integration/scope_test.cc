@@ -76,13 +76,7 @@ class ScopeTest : public EachStoreTest<ScopeTest> {
     return out;
   }
   static v1::CreateGameRequest GameRequest(const std::string& game, const std::string& event) {
-    v1::CreateGameRequest req;
-    req.set_game_id(game);
-    req.set_white_id("alice");
-    req.set_black_id("bob");
-    req.set_time_control("5400");
-    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
+    v1::CreateGameRequest req = AliceBobGame(game);
     req.set_event(event);
     return req;
   }

@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "libs/store/redis_client.h"
 
 namespace store::testing {
 namespace {
@@ -72,21 +73,10 @@ constexpr char kStoreUser[] = "arbiter";
 // AUTH [user] password on `c`: "" when accepted, else the reason.
 std::string Authenticate(redisContext* c, const RedisCredentials& who) {
   if (who.user.empty() && who.password.empty()) return "";
-  std::vector<const char*> argv = {"AUTH"};
-  std::vector<size_t> lens = {4};
-  if (!who.user.empty()) {
-    argv.push_back(who.user.data());
-    lens.push_back(who.user.size());
-  }
-  argv.push_back(who.password.data());
-  lens.push_back(who.password.size());
-  auto* reply = static_cast<redisReply*>(
-      redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()));
+  store::RedisReplyPtr reply = store::SendAuth(c, who.user, who.password);
   if (reply == nullptr) return absl::StrCat("AUTH: ", c->errstr);
-  std::string error;
-  if (reply->type == REDIS_REPLY_ERROR) error = std::string(reply->str, reply->len);
-  freeReplyObject(reply);
-  return error;
+  if (reply->type == REDIS_REPLY_ERROR) return std::string(reply->str, reply->len);
+  return "";
 }
 
 std::string FindStoreFile(const std::string& name) {

@@ -18,4 +18,17 @@ std::string Code(const grpc::Status& status) { return service::ErrorInfoOf(statu
   return ::testing::AssertionFailure() << Code(status) << " " << status.error_message();
 }
 
+arbiter::v1::CreateGameRequest AliceBobGame(const std::string& game,
+                                            const std::string& time_control,
+                                            arbiter::v1::Edition edition) {
+  arbiter::v1::CreateGameRequest req;
+  req.set_game_id(game);
+  req.set_white_id("alice");
+  req.set_black_id("bob");
+  req.set_time_control(time_control);
+  req.mutable_ruleset()->set_edition(edition);
+  req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
+  return req;
+}
+
 }  // namespace integration

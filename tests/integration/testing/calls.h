@@ -20,6 +20,7 @@
 #include "grpcpp/support/status.h"
 #include "grpcpp/support/sync_stream.h"
 #include "gtest/gtest.h"
+#include "proto/arbiter/v1/arbitration.pb.h"
 
 namespace integration {
 
@@ -39,6 +40,12 @@ std::string Code(const grpc::Status& status);
 ::testing::AssertionResult Succeeded(const grpc::Status& status);
 
 // A request that names only the game `game` (any request with a game_id).
+// A game between "alice" and "bob" (FIDE 2023 unless told, an arbiter present), as the platform
+// creates it.
+arbiter::v1::CreateGameRequest AliceBobGame(
+    const std::string& game, const std::string& time_control = "5400",
+    arbiter::v1::Edition edition = arbiter::v1::EDITION_FIDE_2023);
+
 template <typename Request>
 Request ForGame(const std::string& game) {
   Request request;

@@ -1,0 +1,90 @@
+// A GameStore that passes every call to another one: the base of a store that changes a few calls
+// and keeps the rest (metrics around each call, a store that goes down in a test, appends held
+// back until a test lets them through). Override what differs; the rest forwards.
+//
+//   class DownStore final : public store::ForwardingStore {
+//    public:
+//     using ForwardingStore::ForwardingStore;
+//     absl::StatusOr<AppendResult> Append(const AppendRequest& r) override { ... }
+//   };
+#ifndef ARBITER_LIBS_STORE_FORWARDING_STORE_H_
+#define ARBITER_LIBS_STORE_FORWARDING_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "libs/store/game_store.h"
+
+namespace store {
+
+class ForwardingStore : public GameStore {
+ public:
+  // `inner` must outlive this store.
+  explicit ForwardingStore(GameStore* inner) : inner_(inner) {}
+
+  absl::StatusOr<AppendResult> Append(const AppendRequest& request) override {
+    return inner_->Append(request);
+  }
+  void AppendAsync(AppendRequest request, AppendCallback done) override {
+    inner_->AppendAsync(std::move(request), std::move(done));
+  }
+  absl::StatusOr<std::optional<AppendResult>> LookupCommand(absl::string_view game_id,
+                                                            absl::string_view command_id) override {
+    return inner_->LookupCommand(game_id, command_id);
+  }
+  absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override {
+    return inner_->ReadSnapshot(game_id);
+  }
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
+                                                                 std::int64_t from_version,
+                                                                 std::int64_t to_version) override {
+    return inner_->ReadEvents(game_id, from_version, to_version);
+  }
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(absl::string_view game_id,
+                                                                    std::int64_t after_version,
+                                                                    absl::Duration timeout,
+                                                                    int max_events) override {
+    return inner_->WaitForEvents(game_id, after_version, timeout, max_events);
+  }
+  absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(const std::vector<WatchPosition>& games,
+                                                           absl::Duration timeout,
+                                                           int max_events) override {
+    return inner_->WaitForAnyEvents(games, timeout, max_events);
+  }
+  int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
+  absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override {
+    return inner_->GetDeadline(game_id);
+  }
+  absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
+                                                          std::int64_t lease_ms, int max_entries,
+                                                          absl::string_view owner) override {
+    return inner_->ClaimDueDeadlines(shard, now_ms, lease_ms, max_entries, owner);
+  }
+  absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
+                                                      int max_entries) override {
+    return inner_->PeekDeadlines(shard, until_ms, max_entries);
+  }
+  absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
+    return inner_->CountDeadlines(shard);
+  }
+  absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
+                                       std::int64_t claimable_at_ms) override {
+    return inner_->ReleaseDeadline(game_id, owner, claimable_at_ms);
+  }
+  absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
+
+ protected:
+  GameStore* inner() const { return inner_; }
+
+ private:
+  GameStore* const inner_;
+};
+
+}  // namespace store
+
+#endif  // ARBITER_LIBS_STORE_FORWARDING_STORE_H_
