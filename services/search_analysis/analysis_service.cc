@@ -275,6 +275,14 @@ absl::StatusOr<std::unique_ptr<SearchAnalysisService>> SearchAnalysisService::Cr
   if (options.engine_pool_size < 0 || options.engine_pool_size > 64) {
     return bad("--engine_pool_size must be 0..64 (0: no engine)");
   }
+  if (options.memory_mb < 0) return bad("--analysis_memory_mb must not be negative");
+  if (options.memory_mb > 0) {
+    // Every worker may run a search at its largest at once.
+    const std::int64_t bound = options.memory_mb * (std::int64_t{1} << 20) /
+                               (std::int64_t{options.workers} * kBytesPerPosition);
+    options.max_nodes = std::min(options.max_nodes, bound);
+    options.default_nodes = std::min(options.default_nodes, options.max_nodes);
+  }
   if (options.max_nodes < 1 || options.default_nodes < 1 ||
       options.default_nodes > options.max_nodes) {
     return bad("--analysis_max_nodes must be at least 1 and the default node limit");

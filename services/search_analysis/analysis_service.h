@@ -35,6 +35,9 @@
 
 namespace search_analysis {
 
+// What a search keeps per position it generates, at most (the bound --analysis_memory_mb uses).
+inline constexpr std::int64_t kBytesPerPosition = 50;
+
 // Server-side configuration: defaults for what a request leaves at zero, and maximums above
 // which a request is INVALID_ARGUMENT ERR_BAD_LIMITS.
 struct AnalysisOptions {
@@ -44,6 +47,10 @@ struct AnalysisOptions {
   // --analysis_max_nodes. A search keeps about 50 bytes per position it generates: 20 million
   // positions is about 1 GB at worst.
   std::int64_t max_nodes = 20'000'000;
+  // --analysis_memory_mb: what the searches of all workers may hold together (issue 15: below the
+  // pod's memory limit); it bounds max_nodes to memory_mb MiB / (workers x kBytesPerPosition).
+  // 0: no bound beyond max_nodes.
+  std::int64_t memory_mb = 0;
   absl::Duration default_time = absl::Seconds(10);
   absl::Duration max_time = absl::Minutes(2);  // --analysis_max_time
   int max_moves = 10000;                       // per request's `moves`

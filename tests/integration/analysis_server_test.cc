@@ -358,6 +358,27 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
 // What each role gets from each method; bad tokens are refused (auth_matrix.h). Searches are for
 // platforms, arbiters and services; engine evaluation and claim advice for arbiters and services
 // only (12.2: no analysis for players during play).
+// Issue 15: the searches' memory stays below the pod's limit. With 1 MiB for 2 workers a search
+// may hold 1 MiB / (2 x 50 bytes) = 10,485 positions: a request for more is refused, and the
+// limit the server states is that bound, not --analysis_max_nodes.
+TEST(AnalysisMemoryTest, TheMemoryBudgetBoundsTheNodeLimit) {
+  TestServerOptions options({Service::kAnalysis}, Store::kMemory);
+  options.config.metrics_address = "none";
+  options.analysis.memory_mb = 1;
+  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  auto stub = server->Stub<v1::SearchAnalysis>();
+  auto req = OnPosition<v1::UnwinnableRequest>("startpos");
+  req.set_side(v1::COLOR_WHITE);
+  req.mutable_limits()->set_max_nodes(10'486);
+  grpc::Status st = Unary(stub.get(), &S::Unwinnable, req, Token(Role::kArbiter));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Code(st), "ERR_BAD_LIMITS");
+  EXPECT_TRUE(absl::StrContains(st.error_message(), "0..10485")) << st.error_message();
+  req.mutable_limits()->set_max_nodes(10'485);
+  v1::UnwinnableResponse resp;
+  EXPECT_TRUE(Succeeded(Unary(stub.get(), &S::Unwinnable, req, Token(Role::kArbiter), &resp)));
+}
+
 TEST_F(AnalysisServerTest, AuthMatrix) {
   const grpc::StatusCode ENGINE = HaveStockfish() ? OK : grpc::StatusCode::UNAVAILABLE;
   // clang-format off
