@@ -131,7 +131,9 @@ class Builder {
     const v1::GameCreated& created = game_.created();
     SetRoster(created);
     std::optional<std::int64_t> started_at;
-    for (const v1::ArbitrationEvent& e : game_.events()) {
+    // One by one: events() copies the whole log.
+    for (std::int64_t i = 0; i < game_.version(); ++i) {
+      const v1::ArbitrationEvent& e = game_.event(i);
       if (e.has_started() && !started_at.has_value()) started_at = e.at_ms();
       Event(e);
     }
