@@ -347,6 +347,15 @@ std::optional<StaticProof> LockedPawnsProof(const Position& pos, Color winner) {
   const Color loser = ~winner;
   const Bitboard walls = pos.pieces(PieceType::kPawn);
   if (!walls || pos.ep_square() != chess::kNoSquare) return std::nullopt;
+  // Every pawn's way forward blocked by a pawn is needed below too; it depends on the pawns alone,
+  // so it is checked before the regions are flooded: on the move path (laws::EndingOf, after every
+  // move) almost every position has a pawn that can still step, and is done with here.
+  for (Color c : {Color::kWhite, Color::kBlack}) {
+    const Bitboard pawns = pos.pieces(c, PieceType::kPawn);
+    const Bitboard fronts = c == Color::kWhite ? chess::Shift<chess::kNorth>(pawns)
+                                               : chess::Shift<chess::kSouth>(pawns);
+    if (fronts & ~walls) return std::nullopt;
+  }
   const Bitboard pawn_att[2] = {
       PawnAttacksOf(pos.pieces(Color::kWhite, PieceType::kPawn), Color::kWhite),
       PawnAttacksOf(pos.pieces(Color::kBlack, PieceType::kPawn), Color::kBlack)};
@@ -375,11 +384,9 @@ std::optional<StaticProof> LockedPawnsProof(const Position& pos, Color winner) {
   }
   for (Color c : {Color::kWhite, Color::kBlack}) {
     const Bitboard pawns = pos.pieces(c, PieceType::kPawn);
-    // Way forward blocked by a pawn (so no single or double step, hence no en passant ever).
-    const Bitboard fronts = c == Color::kWhite ? chess::Shift<chess::kNorth>(pawns)
-                                               : chess::Shift<chess::kSouth>(pawns);
-    if (fronts & ~walls) return std::nullopt;
-    // Never captured, and never able to capture (no enemy piece ever on a square it attacks).
+    // The way forward is blocked by a pawn (checked above), so no single or double step, hence no
+    // en passant ever. Never captured, and never able to capture (no enemy piece ever on a square
+    // it attacks).
     if (pawns & hits[Index(~c)]) return std::nullopt;
     if (pawn_att[Index(c)] & region[Index(~c)]) return std::nullopt;
   }
