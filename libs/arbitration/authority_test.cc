@@ -172,7 +172,7 @@ TEST_F(AuthorityTest, RetriedCommandAppliesOnce) {
   ASSERT_OK(again.status());
   EXPECT_TRUE(again->replayed);
   EXPECT_EQ(again->version, first->version);
-  EXPECT_EQ(again->game->game().moves().size(), 1u);
+  EXPECT_EQ(again->game->plies(), 1);
   // After the game moved on, the retry is still answered from the record.
   ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kBlack, "e5"), {}).status());
   again = authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
@@ -208,7 +208,7 @@ TEST_F(AuthorityTest, StaleCacheDecidesAgainOnTheStoresState) {
   // `other` decides on its stale state, loses the compare-and-set, reloads, and decides again.
   absl::StatusOr<CommandResult> r = other.Execute("g1", Move(chess::Color::kBlack, "e5"), {});
   ASSERT_OK(r.status());
-  EXPECT_EQ(r->game->game().moves().size(), 2u);
+  EXPECT_EQ(r->game->plies(), 2);
   // A refusal on a stale state is confirmed on the store's state first: White has moved already.
   EXPECT_FALSE(authority_.Execute("g1", Move(chess::Color::kBlack, "d5"), {}).ok());
 }
@@ -273,7 +273,7 @@ TEST_F(AuthorityTest, MoveAfterTheFlagRecordsTheFlagThenIsRefused) {
   absl::StatusOr<CommandResult> r = authority_.Get("g1");
   ASSERT_OK(r.status());
   EXPECT_EQ(r->game->status(), GameStatus::kEnded);
-  EXPECT_TRUE(r->game->game().moves().empty());
+  EXPECT_EQ(r->game->plies(), 0);
   // The scheduler's check on the old version finds it recorded under the same id.
   absl::StatusOr<SettleResult> check = authority_.CheckDeadline("g1");
   ASSERT_OK(check.status());
@@ -368,7 +368,7 @@ TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
   ASSERT_OK((*r)->status());
   EXPECT_EQ((**r)->version, 3);
   EXPECT_FALSE((**r)->replayed);
-  EXPECT_EQ((**r)->game->game().moves().size(), 1u);
+  EXPECT_EQ((**r)->game->plies(), 1);
   EXPECT_EQ(offloaded_, 0);
   EXPECT_EQ(commands_.commands, 3);  // create, start, move: each reported once
   EXPECT_EQ(commands_.appended, 3);
@@ -550,6 +550,15 @@ TEST(GameStateLog, CopiesThatAppendFromOneLengthStayApart) {
   EXPECT_EQ(a.plies(), 1);
   EXPECT_EQ(a.san(0), "e4");
   EXPECT_EQ(c.events().size(), static_cast<size_t>(c.version()));
+  // A state keeps only the positions since the last capture or pawn move (Bxe7: the one before it
+  // and the one after), so a copy costs the same at move 17 as at move 1; the whole game is
+  // replayed from the log when asked for.
+  EXPECT_EQ(c.game().positions().size(), 2u);
+  absl::StatusOr<chess::Game> whole = c.FullGame();
+  ASSERT_OK(whole.status());
+  EXPECT_EQ(whole->moves().size(), 17u);
+  EXPECT_EQ(whole->start().key(), chess::Position::Initial().key());
+  EXPECT_EQ(whole->position().key(), c.position().key());
 }
 
 // The snapshot an append writes is the state's summary: the same size at move 1 as at move 20
@@ -684,7 +693,7 @@ TEST_F(AuthorityTest, OneCallersIdDoesNotBlockAnothers) {
   ASSERT_OK(retry.status());
   EXPECT_TRUE(retry->replayed);
   EXPECT_EQ(retry->version, white->version);
-  EXPECT_EQ(retry->game->game().moves().size(), 1u);
+  EXPECT_EQ(retry->game->plies(), 1);
 }
 
 }  // namespace

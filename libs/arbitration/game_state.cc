@@ -163,6 +163,20 @@ absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created)
   return state;
 }
 
+absl::StatusOr<chess::Game> GameState::FullGame() const {
+  ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenOrStartpos(created_->start_fen().empty()
+                                                                        ? "startpos"
+                                                                        : created_->start_fen()));
+  chess::Game game(start);
+  for (std::int64_t i = 0; i < version(); ++i) {
+    const v1::ArbitrationEvent& e = event(i);
+    if (!e.has_move()) continue;
+    ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game.position(), e.move().uci()));
+    RETURN_IF_ERROR(game.Play(move));
+  }
+  return game;
+}
+
 namespace {
 
 template <typename Events>
@@ -269,6 +283,8 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       if (!side || *side != to_move()) return Corrupt("a move by the side not to move");
       ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game_.position(), m.uci()));
       RETURN_IF_ERROR(game_.Play(move));
+      // A capture or a pawn move: no earlier position can stand again (see game()).
+      if (game_.position().halfmove_clock() == 0) game_ = game_.RepetitionWindow();
       if (m.ends_game()) {
         StopClock(at);  // 6.8a: a move that ends the game is complete without the press
       } else {

@@ -73,7 +73,13 @@ class GameState {
   const laws::Outcome& outcome() const { return outcome_; }
   const std::string& proof() const { return proof_; }
   bool review() const { return review_; }
+  // The game since the last capture or pawn move (the positions that can still repeat): all that
+  // the rules on repetition and on the 50 and 75 moves read (9.2, 9.3, 9.6), so that copying a
+  // state (each command plans on a copy) does not copy the whole game's positions.
   const chess::Game& game() const { return game_; }
+  // The whole game from its start position, replayed from the log's moves: for the rare readers
+  // of the whole history (the quickplay advice of 10.2, the PGN export).
+  absl::StatusOr<chess::Game> FullGame() const;
   const chess::Position& position() const { return game_.position(); }
   chess::Color to_move() const { return game_.position().side_to_move(); }
   const chessclock::Clock& clock() const { return clock_; }

@@ -173,7 +173,8 @@ class Builder {
     }
     if (!created.start_fen().empty()) {
       pgn_.SetTag("SetUp", "1");
-      pgn_.SetTag("FEN", chess::ToFen(game_.game().start()));
+      absl::StatusOr<chess::Position> start = chess::ParseFenOrStartpos(created.start_fen());
+      if (start.ok()) pgn_.SetTag("FEN", chess::ToFen(*start));
     }
   }
 
@@ -284,9 +285,12 @@ class Builder {
     const std::size_t ply = pgn_.moves.size();
     chess::PgnMove pm;
     pm.san = m.san();
-    const std::vector<chess::Move>& moves = game_.game().moves();
-    if (pm.san.empty() && ply < moves.size()) {
-      pm.san = chess::ToSan(game_.game().positions()[ply], moves[ply]);
+    if (pm.san.empty()) {
+      // A log from before the SAN was recorded: from the whole game, replayed once.
+      if (!whole_.has_value()) whole_ = game_.FullGame();
+      if (whole_->ok() && ply < (*whole_)->moves().size()) {
+        pm.san = chess::ToSan((*whole_)->positions()[ply], (*whole_)->moves()[ply]);
+      }
     }
     if (options_.clocks && !game_.time_control().untimed()) {
       pm.comments.push_back(absl::StrCat("[%clk ", FormatPgnClock(m.clock_ms()), "] [%emt ",
@@ -344,6 +348,7 @@ class Builder {
 
   const GameState& game_;
   const PgnExportOptions& options_;
+  std::optional<absl::StatusOr<chess::Game>> whole_;  // game_.FullGame(), when a SAN is missing
   chess::PgnGame pgn_;
   v1::Color offer_marked_ = v1::COLOR_UNSPECIFIED;
   v1::Color claimant_ = v1::COLOR_UNSPECIFIED;

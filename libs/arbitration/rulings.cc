@@ -382,7 +382,8 @@ absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side, Anal
     cm->set_reason("10.2: the clocks are stopped; the arbiter rules");
   }
   // Advice for the arbiter's ruling, never a ruling (12.2: the service shows it to arbiters only).
-  cm->set_advice(analyst.QuickplayAdvice(s.game(), side));
+  ASSIGN_OR_RETURN(chess::Game whole, s.FullGame());
+  cm->set_advice(analyst.QuickplayAdvice(whole, side));
   *ruling = v1::CLAIM_RULING_PENDING;
   RETURN_IF_ERROR(plan.Add(ClockStopped(), plan.now_ms, c.actor));
   return plan.Add(std::move(claim), plan.now_ms, c.actor);
