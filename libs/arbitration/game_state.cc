@@ -361,7 +361,21 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
         turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
       }
       return absl::OkStatus();
+    case v1::ArbitrationEvent::kPaused:
+      if (status_ != GameStatus::kOngoing || paused_) return Corrupt("a pause out of play");
+      StopClock(at);
+      paused_ = true;
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kResumed:
+      if (!paused_) return Corrupt("a resumption without a pause");
+      paused_ = false;
+      if (clock_.status() == chessclock::ClockStatus::kPaused) {
+        RETURN_IF_ERROR(clock_.Resume(at));
+        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      }
+      return absl::OkStatus();
     case v1::ArbitrationEvent::kEnded: {
+      paused_ = false;
       StopClock(at);
       outcome_ = laws::OutcomeOf(event.ended().outcome());
       proof_ = event.ended().proof();

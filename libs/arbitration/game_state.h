@@ -73,6 +73,8 @@ class GameState {
   const laws::Outcome& outcome() const { return outcome_; }
   const std::string& proof() const { return proof_; }
   bool review() const { return review_; }
+  // The arbiter has stopped the clocks (6.13a) and not restarted them.
+  bool paused() const { return paused_; }
   // The game since the last capture or pawn move (the positions that can still repeat): all that
   // the rules on repetition and on the 50 and 75 moves read (9.2, 9.3, 9.6), so that copying a
   // state (each command plans on a copy) does not copy the whole game's positions.
@@ -136,6 +138,7 @@ class GameState {
   laws::Outcome outcome_;
   std::string proof_;
   bool review_ = false;
+  bool paused_ = false;
   std::optional<std::int64_t> default_deadline_ms_;
   std::int64_t turn_start_remaining_ms_ = 0;
   std::optional<chess::Color> draw_offer_;

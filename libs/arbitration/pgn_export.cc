@@ -254,6 +254,16 @@ class Builder {
       case v1::ArbitrationEvent::kClockRestarted:
         ArbiterNote("the clocks are restarted");
         break;
+      case v1::ArbitrationEvent::kPaused:
+        ArbiterNote(absl::StrCat(e.paused().article(),
+                                 ": the arbiter stops the clocks: ", e.paused().reason()));
+        break;
+      case v1::ArbitrationEvent::kResumed: {
+        std::string text = "the arbiter restarts the clocks";
+        if (!e.resumed().reason().empty()) absl::StrAppend(&text, ": ", e.resumed().reason());
+        ArbiterNote(text);
+        break;
+      }
       case v1::ArbitrationEvent::kEnded: {
         const laws::Outcome outcome = laws::OutcomeOf(e.ended().outcome());
         std::string text = DescribeOutcome(outcome);

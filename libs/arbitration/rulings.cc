@@ -236,6 +236,17 @@ absl::Status CheckInPlay(const GameState& s) {
   return absl::OkStatus();
 }
 
+// 6.13a: while the arbiter has the clocks stopped the game is interrupted: no move and no claim
+// (a claim stops a clock, 9.2 / 10.2, and none runs). Resignation, offers and their answers stay
+// possible: they need no clock.
+absl::Status CheckNotPaused(const GameState& s) {
+  if (s.paused()) {
+    return Error(kErrGamePaused,
+                 "the arbiter has stopped the clocks (6.13a): play resumes when he restarts them");
+  }
+  return absl::OkStatus();
+}
+
 // Resignation and answers to offers are possible while a ruling is awaited, not before the start
 // or after the end.
 absl::Status CheckNotOver(const GameState& s) {
@@ -513,6 +524,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     }
     case CommandKind::kMove: {
       RETURN_IF_ERROR(CheckInPlay(s));
+      RETURN_IF_ERROR(CheckNotPaused(s));
       const Color side = *c.side;
       if (side != s.to_move()) {
         return Error(kErrNotYourTurn,
@@ -563,6 +575,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       return plan.Add(Ended(Outcome::Draw(Termination::kAgreement, "9.1")), now, c.actor);
     }
     case CommandKind::kClaim:
+      RETURN_IF_ERROR(CheckNotPaused(s));
       switch (c.claim) {
         case v1::CLAIM_KIND_THREEFOLD:
         case v1::CLAIM_KIND_FIFTY:
@@ -590,6 +603,24 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       v1::ArbitrationEvent e;
       laws::ToProto(c.outcome, e.mutable_result_set()->mutable_outcome());
       e.mutable_result_set()->set_reason(c.reason);
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kPause: {
+      // 6.13a: only a game in play is interrupted; while a claim awaits the ruling (10.2, D1) the
+      // clocks are stopped already.
+      RETURN_IF_ERROR(CheckInPlay(s));
+      if (s.paused()) return Error(kErrGamePaused, "the clocks are stopped already (6.13a)");
+      v1::ArbitrationEvent e;
+      e.mutable_paused()->set_reason(c.reason);
+      e.mutable_paused()->set_article("6.13a");
+      return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kResume: {
+      if (!s.paused()) {
+        return Error(kErrGameNotPaused, "the arbiter has not stopped the clocks (6.13a)");
+      }
+      v1::ArbitrationEvent e;
+      e.mutable_resumed()->set_reason(c.reason);
       return plan.Add(std::move(e), now, c.actor);
     }
   }
@@ -632,6 +663,13 @@ absl::Status ValidateCommand(const Command& c) {
         return Error(kErrBadArgument, "set_result: the article or the reason is too long");
       }
       return absl::OkStatus();
+    case CommandKind::kPause:
+      if (c.reason.empty()) return Error(kErrBadArgument, "pause: a reason is required (6.13a)");
+      if (c.reason.size() > 1024) return Error(kErrBadArgument, "pause: the reason is too long");
+      return absl::OkStatus();
+    case CommandKind::kResume:
+      if (c.reason.size() > 1024) return Error(kErrBadArgument, "resume: the reason is too long");
+      return absl::OkStatus();
     default:
       return RequireSide(c);
   }
@@ -641,8 +679,8 @@ absl::Status ValidateCommand(const Command& c) {
 
 absl::string_view CommandKindName(CommandKind kind) {
   static constexpr absl::string_view kNames[] = {
-      "start",        "arrive", "move", "resign",  "offer_draw", "accept_draw",
-      "decline_draw", "claim",  "rule", "confirm", "set_result"};
+      "start", "arrive", "move",    "resign",     "offer_draw", "accept_draw", "decline_draw",
+      "claim", "rule",   "confirm", "set_result", "pause",      "resume"};
   return base::EnumEntry(kNames, kind, "unknown");
 }
 

@@ -41,9 +41,11 @@ enum class CommandKind : std::uint8_t {
   kRule,         // the arbiter on a pending claim: `decision`, `add_time`
   kConfirm,      // 8.7
   kSetResult,    // the arbiter: `outcome` (article required) and `reason`
+  kPause,        // the arbiter stops the clocks to interrupt the game (6.13a): `reason`
+  kResume,       // the arbiter restarts them (6.13): `reason` (optional)
 };
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
-// "rule", "confirm", "set_result".
+// "rule", "confirm", "set_result", "pause", "resume".
 absl::string_view CommandKindName(CommandKind kind);
 
 struct Command {
@@ -59,7 +61,7 @@ struct Command {
   v1::RulingDecision decision = v1::RULING_DECISION_UNSPECIFIED;  // kRule
   bool add_time = false;                                          // kRule, 10.2b
   laws::Outcome outcome;                                          // kSetResult
-  std::string reason;                                             // kRule, kSetResult
+  std::string reason;  // kRule, kSetResult, kPause, kResume
 };
 
 struct Decision {

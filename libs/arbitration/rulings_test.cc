@@ -517,6 +517,50 @@ TEST(Article8, BothConfirmAndTheArbiterMaySetAResult) {  // 8.7
   EXPECT_EQ(t.result(), Result::kDraw);
 }
 
+// --- Article 6.13: the arbiter interrupts the game
+// ----------------------------------------------------------
+
+// 6.13a: the arbiter stops the clocks with a reason; while they stand no move or claim is made
+// and no flag falls, however long the interruption; he restarts them and each side goes on with
+// the time it had. Resignation and draw offers need no clock.
+TEST(Article6_13, TheArbiterStopsAndRestartsTheClocks) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "G/5"});  // 5 minutes each
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 10'000));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kPause}, 20'000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kResume, .reason = "too early"}, 20'000),
+              HasErrorCode("ERR_GAME_NOT_PAUSED"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kPause, .reason = "power cut in hall B"}, 20'000));
+  EXPECT_TRUE(t.game().paused());
+  EXPECT_THAT(t.Do({.kind = CommandKind::kPause, .reason = "again"}, 21'000),
+              HasErrorCode("ERR_GAME_PAUSED"));
+  const std::int64_t black_left = t.ms(kB, 20'000);
+  EXPECT_EQ(black_left, 300'000 - 10'000);
+  // An hour later Black's flag would have fallen long ago: it has not, nothing runs.
+  t.SettleTo(3'620'000);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_EQ(t.ms(kB, 3'620'000), black_left);
+  EXPECT_FALSE(NextDeadline(t.game()).has_value());
+  EXPECT_THAT(t.Move(kB, "e5", 3'620'000), HasErrorCode("ERR_GAME_PAUSED"));
+  EXPECT_THAT(t.Claim(kB, v1::CLAIM_KIND_THREEFOLD, 3'620'000), HasErrorCode("ERR_GAME_PAUSED"));
+  ASSERT_OK(t.Do({.kind = CommandKind::kOfferDraw, .side = kB}, 3'620'000));
+  ASSERT_OK(t.Do({.kind = CommandKind::kResume, .reason = "power back"}, 3'630'000));
+  EXPECT_FALSE(t.game().paused());
+  EXPECT_EQ(t.ms(kB, 3'630'000), black_left);
+  ASSERT_OK(t.Move(kB, "e5", 3'635'000));
+  EXPECT_EQ(t.ms(kB, 3'635'000), black_left - 5'000);
+  // The record reads the same when replayed.
+  const std::vector<v1::ArbitrationEvent> events = t.game().events();
+  absl::StatusOr<GameState> replayed = GameState::Replay(events);
+  ASSERT_OK(replayed.status());
+  EXPECT_FALSE(replayed->paused());
+  EXPECT_EQ(replayed->RemainingMs(kB, 3'635'000), black_left - 5'000);
+  // A game over cannot be interrupted.
+  ASSERT_OK(t.Do({.kind = CommandKind::kResign, .side = kW}, 3'640'000));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kPause, .reason = "late"}, 3'650'000),
+              HasErrorCode("ERR_GAME_OVER"));
+}
+
 TEST(Log, ReplayGivesTheSameState) {
   Table t({.time_control = "G/15"});
   ASSERT_OK(t.Start());

@@ -198,6 +198,7 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_black_id(g.created().black_id());
   view->set_now_ms(seen.at_ms);
   view->set_review(g.review());
+  view->set_paused(g.paused());
   if (!seen.cut) {
     if (std::optional<std::int64_t> deadline = arbitration::NextDeadline(g)) {
       view->set_deadline_ms(*deadline);
@@ -267,7 +268,9 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
     env_->policy().Add({Method(m), play, true});
   }
-  for (const char* m : {"Rule", "SetResult"}) env_->policy().Add({Method(m), arbiter, false});
+  for (const char* m : {"Rule", "SetResult", "PauseGame", "ResumeGame"}) {
+    env_->policy().Add({Method(m), arbiter, false});
+  }
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true});
@@ -492,6 +495,31 @@ grpc::Status ArbitrationService::SetResult(grpc::ServerContext* ctx,
                    c.outcome.result = result;
                    c.outcome.termination = laws::Termination::kArbiterDecision;
                    c.outcome.article = req->article();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::PauseGame(grpc::ServerContext* ctx,
+                                           const v1::PauseGameRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "PauseGame", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (req->reason().empty()) return BadArgument("reason is required (6.13a)");
+                   arbitration::Command c;
+                   c.kind = CommandKind::kPause;  // 6.13a
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::ResumeGame(grpc::ServerContext* ctx,
+                                            const v1::ResumeGameRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "ResumeGame", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c;
+                   c.kind = CommandKind::kResume;  // 6.13
                    c.reason = req->reason();
                    return c;
                  });

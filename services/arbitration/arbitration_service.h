@@ -9,7 +9,7 @@
 //   Arrive                                         platform, arbiter, service, player (6.6)
 //   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
 //   Claim, ConfirmResult
-//   Rule, SetResult                                arbiter, service
+//   Rule, SetResult, PauseGame, ResumeGame         arbiter, service
 //   GetGame, WatchGame, ExportPgn                  every role
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
@@ -90,6 +90,10 @@ class ArbitrationService final : public ArbitrationBase {
                              arbiter::v1::GameReply* resp) override;
   grpc::Status SetResult(grpc::ServerContext* ctx, const arbiter::v1::SetResultRequest* req,
                          arbiter::v1::GameReply* resp) override;
+  grpc::Status PauseGame(grpc::ServerContext* ctx, const arbiter::v1::PauseGameRequest* req,
+                         arbiter::v1::GameReply* resp) override;
+  grpc::Status ResumeGame(grpc::ServerContext* ctx, const arbiter::v1::ResumeGameRequest* req,
+                          arbiter::v1::GameReply* resp) override;
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;
   grpc::Status WatchGame(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest* req,

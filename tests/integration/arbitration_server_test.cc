@@ -378,6 +378,40 @@ TEST_P(ArbitrationServerTest, DefaultWhenAbsent) {
   ExpectOutcome(r, v1::RESULT_WHITE_WINS, v1::TERMINATION_DEFAULT);
 }
 
+// 6.13a over gRPC: only an arbiter stops the clocks; while they stand a move is refused with
+// ERR_GAME_PAUSED; the view says paused; the arbiter restarts them and play goes on.
+TEST_P(ArbitrationServerTest, OnlyTheArbiterPausesAndResumes) {
+  const std::string game = GameId("g");
+  Ready(game, "5400");
+  v1::PauseGameRequest pause;
+  pause.set_game_id(game);
+  pause.set_command_id("pause-1");
+  pause.set_reason("fire alarm");
+  v1::GameReply resp;
+  grpc::Status st =
+      Unary(Stub().get(), &S::PauseGame, pause, PlayerToken(game, v1::COLOR_WHITE), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::PauseGame, pause, Token(Role::kArbiter), &resp)));
+  EXPECT_TRUE(resp.game().paused());
+  EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);
+  // The retry with the same command id is answered from the record, not paused twice.
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::PauseGame, pause, Token(Role::kArbiter), &resp)));
+  EXPECT_TRUE(resp.replayed());
+  auto move = ForSide<v1::SubmitMoveRequest>(game, v1::COLOR_WHITE);
+  move.set_move("e4");
+  st = Unary(Stub().get(), &S::SubmitMove, move, PlayerToken(game, v1::COLOR_WHITE), &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Code(st), "ERR_GAME_PAUSED");
+  v1::ResumeGameRequest resume;
+  resume.set_game_id(game);
+  resume.set_command_id("resume-1");
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::ResumeGame, resume, Token(Role::kArbiter), &resp)));
+  EXPECT_FALSE(resp.game().paused());
+  ASSERT_TRUE(Succeeded(
+      Unary(Stub().get(), &S::SubmitMove, move, PlayerToken(game, v1::COLOR_WHITE), &resp)));
+  EXPECT_EQ(resp.game().moves_san_size(), 1);
+}
+
 TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
   const std::string game = GameId("g");
   const std::string other = GameId("other");
@@ -1037,6 +1071,8 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"Rule",            NO,       NO,     OK,      NO,       OK},
       {"ConfirmResult",   OK,       OK,     NO,      NO,       OK},
       {"SetResult",       NO,       NO,     OK,      NO,       OK},
+      {"PauseGame",       NO,       NO,     OK,      NO,       OK},
+      {"ResumeGame",      NO,       NO,     OK,      NO,       OK},
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
@@ -1131,6 +1167,21 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.set_article("12.9");
              req.set_reason("auth matrix");
              return as_white(&S::SetResult, req, t);
+           }},
+          {"PauseGame",
+           [&](auto& t) {
+             auto req = ForGame<v1::PauseGameRequest>(ready());
+             req.set_reason("auth matrix");
+             return as_white(&S::PauseGame, req, t);
+           }},
+          {"ResumeGame",
+           [&](auto& t) {
+             auto pause = ForGame<v1::PauseGameRequest>(ready());
+             pause.set_reason("auth matrix");
+             v1::GameReply paused;
+             EXPECT_TRUE(Succeeded(
+                 Unary(stub.get(), &S::PauseGame, pause, Token(Role::kArbiter), &paused)));
+             return as_white(&S::ResumeGame, ForGame<v1::ResumeGameRequest>(pause.game_id()), t);
            }},
           {"GetGame",
            [&](auto& t) { return as_white(&S::GetGame, ForGame<v1::GetGameRequest>(ready()), t); }},

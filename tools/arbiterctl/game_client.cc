@@ -24,7 +24,8 @@ namespace v1 = arbiter::v1;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr char kCommands[] =
-    "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|get|watch|pgn";
+    "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|get|"
+    "watch|pgn";
 
 int Usage(std::ostream& err, const std::string& message) {
   return arbiterctl::Usage(
@@ -100,6 +101,7 @@ OrderedJson GameJson(const v1::GameView& g) {
   out["black_id"] = g.black_id();
   out["now_ms"] = g.now_ms();
   out["review"] = g.review();
+  out["paused"] = g.paused();
   out["deadline_ms"] = g.deadline_ms() > 0 ? OrderedJson(g.deadline_ms()) : OrderedJson(nullptr);
   return out;
 }
@@ -302,6 +304,19 @@ void SetResult(Call& c) {
   c.Send(&Stub::SetResult, req);
 }
 
+// 6.13a: the arbiter interrupts the game (a reason is required) and restarts it.
+void Pause(Call& c) {
+  v1::PauseGameRequest req = c.Command<v1::PauseGameRequest>();
+  req.set_reason(c.flags().Required("reason"));
+  c.Send(&Stub::PauseGame, req);
+}
+
+void Resume(Call& c) {
+  v1::ResumeGameRequest req = c.Command<v1::ResumeGameRequest>();
+  req.set_reason(c.args().Get("reason"));
+  c.Send(&Stub::ResumeGame, req);
+}
+
 // The subcommands whose reply is the game after them (Print).
 constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"create", Create},
@@ -315,6 +330,8 @@ constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"resign", [](Call& c) { c.Send(&Stub::Resign, BySide<v1::ResignRequest>(c)); }},
     {"confirm", [](Call& c) { c.Send(&Stub::ConfirmResult, BySide<v1::ConfirmResultRequest>(c)); }},
     {"result", SetResult},
+    {"pause", Pause},
+    {"resume", Resume},
     {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
 };
 

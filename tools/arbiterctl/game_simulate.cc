@@ -106,9 +106,9 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   const std::string& where = f.where();
   ParsedEvent out;
   ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxScenarioMs));
-  ASSIGN_OR_RETURN(int type,
-                   f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw",
-                                    "decline_draw", "resign", "claim", "ruling"}));
+  ASSIGN_OR_RETURN(
+      int type, f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw",
+                                 "decline_draw", "resign", "claim", "ruling", "pause", "resume"}));
   std::optional<int> by;  // 0 white, 1 black, 2 arbiter
   if (f.Has("by")) {
     ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
@@ -198,6 +198,23 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
       if (by.has_value() && by != 2) {
         out.refused = base::Error(base::kErrBadArgument,
                                   absl::StrCat(where, ": only the arbiter rules on a claim"));
+      }
+      c.side.reset();
+      c.actor = ActorFor("arbiter", "arbiter");
+      break;
+    }
+    case 9:     // pause: the arbiter stops the clocks, 6.13a ("reason" required)
+    case 10: {  // resume: he restarts them
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "reason", "comment"}));
+      c.kind = type == 9 ? CommandKind::kPause : CommandKind::kResume;
+      if (f.Has("reason")) {
+        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
+      }
+      if (by.has_value() && by != 2) {
+        out.refused = base::Error(base::kErrBadArgument,
+                                  absl::StrCat(where,
+                                               ": only the arbiter stops and restarts the "
+                                               "clocks (6.13a)"));
       }
       c.side.reset();
       c.actor = ActorFor("arbiter", "arbiter");
@@ -300,6 +317,9 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   } else {
     out["draw_offer"] = nullptr;
   }
+  // 6.13a: "paused": true while the arbiter has the clocks stopped; absent otherwise, so that the
+  // contract's lines stay as they were for every scenario without a pause.
+  if (game.paused()) out["paused"] = true;
   return out;
 }
 

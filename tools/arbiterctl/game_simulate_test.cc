@@ -483,5 +483,34 @@ TEST(GameSimulateTest, DrawOfferRegulations) {
   EXPECT_TRUE(out["draw_offer"].is_null());
 }
 
+// 6.13a: the arbiter stops the clocks (a reason is required, only he may); no flag falls and no
+// move is made until he restarts them.
+TEST(GameSimulateTest, TheArbiterPausesAndResumes) {
+  const std::string head = R"({"edition": "fide2023", "time_control": "300", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 10000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 20000, "type": "pause", "by": "white", "reason": "mine"},
+      {"at_ms": 20000, "type": "pause", "by": "arbiter"},
+      {"at_ms": 20000, "type": "pause", "by": "arbiter", "reason": "fire alarm"},
+      {"at_ms": 900000, "type": "move", "by": "black", "move": "e5"})";
+  Json paused = Simulate(head + R"(], "query_ms": 1000000})");
+  EXPECT_EQ(paused["events"][2], Refused("ERR_BAD_ARGUMENT"));
+  EXPECT_EQ(paused["events"][3], Refused("ERR_BAD_ARGUMENT"));
+  EXPECT_EQ(paused["events"][4], Ok());
+  EXPECT_EQ(paused["events"][5], Refused("ERR_GAME_PAUSED"));
+  EXPECT_EQ(paused["status"], "ongoing");
+  EXPECT_EQ(paused["paused"], true);
+  EXPECT_EQ(paused["black_ms"], 290'000);  // no flag at 5 minutes: the clocks stand
+
+  Json resumed = Simulate(head + R"(,
+      {"at_ms": 1000000, "type": "resume", "by": "arbiter"},
+      {"at_ms": 1004000, "type": "move", "by": "black", "move": "e5"}], "query_ms": 1005000})");
+  EXPECT_EQ(resumed["events"][6], Ok());
+  EXPECT_EQ(resumed["events"][7], Ok());
+  EXPECT_FALSE(resumed.contains("paused"));
+  EXPECT_EQ(resumed["black_ms"], 286'000);
+  EXPECT_EQ(resumed["white_ms"], 289'000);
+}
+
 }  // namespace
 }  // namespace arbiterctl
