@@ -10,10 +10,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "libs/base/error.h"
+#include "libs/base/status_macros.h"
 #include "libs/store/game_store.h"
 
 namespace store {
@@ -76,6 +78,33 @@ absl::StatusOr<std::string> ReadRedisPasswordFile(const std::string& path) {
   return std::string(password);
 }
 
+namespace {
+
+// host[:port] or [v6]:port, with `default_port` when none is given.
+absl::StatusOr<RedisAddress> ParseHostPort(absl::string_view url, absl::string_view rest,
+                                           int default_port) {
+  RedisAddress a{std::string(rest), default_port};
+  if (absl::StartsWith(rest, "[")) {  // [::1]:6379
+    size_t close = rest.find(']');
+    if (close == absl::string_view::npos) return BadUrl(url, "unclosed '[' in the host");
+    a.host = std::string(rest.substr(1, close - 1));
+    rest = rest.substr(close + 1);
+    if (!rest.empty() && !absl::ConsumePrefix(&rest, ":")) return BadUrl(url, "bad port");
+    if (!rest.empty() && (!absl::SimpleAtoi(rest, &a.port) || a.port <= 0 || a.port > 65535)) {
+      return BadUrl(url, "bad port");
+    }
+  } else if (size_t colon = rest.rfind(':'); colon != absl::string_view::npos) {
+    a.host = std::string(rest.substr(0, colon));
+    if (!absl::SimpleAtoi(rest.substr(colon + 1), &a.port) || a.port <= 0 || a.port > 65535) {
+      return BadUrl(url, "bad port");
+    }
+  }
+  if (a.host.empty()) return BadUrl(url, "needs a host");
+  return a;
+}
+
+}  // namespace
+
 absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
   absl::string_view rest = url;
   // First of all, as every other error echoes the URL: a password in it is refused unechoed.
@@ -90,48 +119,72 @@ absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
                        "redis URL: a password in the URL is refused (it would show in process "
                        "listings and logs): give it in a file (--store_password_file)");
   }
-  if (!absl::ConsumePrefix(&rest, "redis://")) return BadUrl(url, "expected redis://");
+  bool sentinel = false;
+  if (absl::ConsumePrefix(&rest, "redis+sentinel://")) {
+    sentinel = true;
+  } else if (!absl::ConsumePrefix(&rest, "redis://")) {
+    return BadUrl(url, "expected redis:// or redis+sentinel://");
+  }
+  RedisConnectionOptions options;
   std::string password_file;
+  std::string sentinel_password_file;
   if (size_t q = rest.find('?'); q != absl::string_view::npos) {
     for (absl::string_view param : absl::StrSplit(rest.substr(q + 1), '&', absl::SkipEmpty())) {
-      if (!absl::ConsumePrefix(&param, "password_file=") || param.empty()) {
+      absl::string_view value = param;
+      if (absl::ConsumePrefix(&value, "password_file=") && !value.empty()) {
+        password_file = std::string(value);
+      } else if (absl::ConsumePrefix(&value, "sentinel_password_file=") && !value.empty()) {
+        if (!sentinel) return BadUrl(url, "sentinel_password_file is for redis+sentinel://");
+        sentinel_password_file = std::string(value);
+      } else if (absl::ConsumePrefix(&value, "min_replica_acks=")) {
+        if (!absl::SimpleAtoi(value, &options.min_replica_acks) || options.min_replica_acks < 0 ||
+            options.min_replica_acks > 16) {
+          return BadUrl(url, "min_replica_acks must be in 0..16");
+        }
+      } else if (absl::ConsumePrefix(&value, "replica_ack_timeout=")) {
+        if (!absl::ParseDuration(value, &options.replica_ack_timeout) ||
+            options.replica_ack_timeout < absl::Milliseconds(1) ||
+            options.replica_ack_timeout > absl::Seconds(10)) {
+          return BadUrl(url, "replica_ack_timeout must be a duration in 1ms..10s (e.g. 100ms)");
+        }
+      } else {
         return BadUrl(url, absl::StrCat("unknown parameter '", param,
-                                        "' (the only one is password_file=PATH)"));
+                                        "' (known: password_file, sentinel_password_file, "
+                                        "min_replica_acks, replica_ack_timeout)"));
       }
-      password_file = std::string(param);
     }
     rest = rest.substr(0, q);
   }
-  RedisConnectionOptions options;
   if (size_t at = rest.rfind('@'); at != absl::string_view::npos) {
     absl::string_view user = rest.substr(0, at);  // no ':' (checked above)
     if (user.empty()) return BadUrl(url, "empty user before '@'");
     options.user = std::string(user);
     rest = rest.substr(at + 1);
   }
-  if (rest.find('/') != absl::string_view::npos) {
-    return BadUrl(url, "a database or path is not supported (the store uses database 0)");
-  }
-  std::string host(rest);
-  if (absl::StartsWith(rest, "[")) {  // [::1]:6379
-    size_t close = rest.find(']');
-    if (close == absl::string_view::npos) return BadUrl(url, "unclosed '[' in the host");
-    host = std::string(rest.substr(1, close - 1));
-    rest = rest.substr(close + 1);
-    if (!rest.empty() && !absl::ConsumePrefix(&rest, ":")) return BadUrl(url, "bad port");
-    if (!rest.empty() &&
-        (!absl::SimpleAtoi(rest, &options.port) || options.port <= 0 || options.port > 65535)) {
-      return BadUrl(url, "bad port");
+  if (sentinel) {
+    size_t slash = rest.find('/');
+    if (slash == absl::string_view::npos || slash + 1 == rest.size()) {
+      return BadUrl(url, "expected redis+sentinel://host:port,.../MASTER_NAME");
     }
-  } else if (size_t colon = rest.rfind(':'); colon != absl::string_view::npos) {
-    host = std::string(rest.substr(0, colon));
-    if (!absl::SimpleAtoi(rest.substr(colon + 1), &options.port) || options.port <= 0 ||
-        options.port > 65535) {
-      return BadUrl(url, "bad port");
+    options.master_name = std::string(rest.substr(slash + 1));
+    if (options.master_name.find_first_of("/ ") != std::string::npos) {
+      return BadUrl(url, "bad master name");
     }
+    for (absl::string_view one : absl::StrSplit(rest.substr(0, slash), ',')) {
+      absl::StatusOr<RedisAddress> a = ParseHostPort(url, one, 26379);
+      if (!a.ok()) return a.status();
+      options.sentinels.push_back(*std::move(a));
+    }
+    // host/port stay at their defaults: unused with Sentinel.
+  } else {
+    if (rest.find('/') != absl::string_view::npos) {
+      return BadUrl(url, "a database or path is not supported (the store uses database 0)");
+    }
+    absl::StatusOr<RedisAddress> a = ParseHostPort(url, rest, 6379);
+    if (!a.ok()) return a.status();
+    options.host = a->host;
+    options.port = a->port;
   }
-  if (host.empty()) return BadUrl(url, "needs a host");
-  options.host = host;
   if (!password_file.empty()) {
     absl::StatusOr<std::string> password = ReadRedisPasswordFile(password_file);
     if (!password.ok()) return password.status();
@@ -140,11 +193,20 @@ absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
     return BadUrl(url, absl::StrCat("user '", options.user,
                                     "' without a password file (--store_password_file)"));
   }
+  if (!sentinel_password_file.empty()) {
+    absl::StatusOr<std::string> password = ReadRedisPasswordFile(sentinel_password_file);
+    if (!password.ok()) return password.status();
+    options.sentinel_password = *std::move(password);
+  }
   return options;
 }
 
 RedisClient::RedisClient(RedisConnectionOptions options)
-    : options_(std::move(options)), address_(absl::StrCat(options_.host, ":", options_.port)) {}
+    : options_(std::move(options)),
+      fixed_address_(absl::StrCat(options_.host, ":", options_.port)),
+      wait_acks_(absl::StrCat(options_.min_replica_acks)),
+      wait_ms_(absl::StrCat(
+          std::max<std::int64_t>(1, absl::ToInt64Milliseconds(options_.replica_ack_timeout)))) {}
 
 RedisClient::~RedisClient() {
   std::vector<std::thread> lanes;
@@ -156,12 +218,20 @@ RedisClient::~RedisClient() {
   }
   for (std::thread& t : lanes) t.join();  // each lane sends what is queued, then stops
   absl::MutexLock lock(&mu_);
-  for (redisContext* c : idle_) redisFree(c);
+  for (const Idle& c : idle_) redisFree(c.context);
 }
 
-void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done) {
+std::string RedisClient::address() const {
+  if (!uses_sentinel()) return fixed_address_;
+  absl::MutexLock lock(&master_mu_);
+  if (master_known_) return absl::StrCat(master_.host, ":", master_.port);
+  return absl::StrCat(options_.master_name, "@sentinel");
+}
+
+void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done,
+                               Durability durability) {
   if (options_.pipeline_lanes <= 0) {
-    done(CommandAlone(args, absl::ZeroDuration()));
+    done(CommandAlone(args, absl::ZeroDuration(), durability));
     return;
   }
   {
@@ -172,7 +242,7 @@ void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done
           lanes_.emplace_back([this] { LaneLoop(); });
         }
       }
-      async_queue_.push_back({std::move(args), std::move(done)});
+      async_queue_.push_back({std::move(args), std::move(done), durability});
       // A busy lane looks at the queue before it sleeps: only an idle one needs waking.
       if (idle_lanes_ > 0) async_cv_.Signal();
       return;
@@ -203,6 +273,7 @@ void RedisClient::LaneLoop() {
     std::vector<Pending*> ptrs(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       pending[i].args = &batch[i].args;
+      pending[i].durability = batch[i].durability;
       ptrs[i] = &pending[i];
     }
     RunBatch(ptrs);
@@ -211,7 +282,7 @@ void RedisClient::LaneLoop() {
 }
 
 absl::Status RedisClient::Unavailable(absl::string_view what) const {
-  return base::Unavailable(kErrStoreUnavailable, absl::StrCat("redis ", address_, ": ", what));
+  return base::Unavailable(kErrStoreUnavailable, absl::StrCat("redis ", address(), ": ", what));
 }
 
 absl::Status RedisClient::ReplyStatus(const redisReply& reply) const {
@@ -225,26 +296,28 @@ absl::Status RedisClient::ReplyStatus(const redisReply& reply) const {
     if (prefix == auth) {
       return base::Error(
           kErrStoreAuth,
-          absl::StrCat("redis ", address_, ": ", message,
+          absl::StrCat("redis ", address(), ": ", message,
                        options_.user.empty() ? std::string(" (as the default user)")
                                              : absl::StrCat(" (as user '", options_.user, "')")));
     }
   }
   if (prefix == "MOVED" || prefix == "ASK") {
     return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
-                       absl::StrCat("redis ", address_, ": ", message,
+                       absl::StrCat("redis ", address(), ": ", message,
                                     " (a cluster redirection: this client talks to one node)"));
   }
   return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
-                     absl::StrCat("redis ", address_, ": ", message));
+                     absl::StrCat("redis ", address(), ": ", message));
 }
 
-absl::StatusOr<redisContext*> RedisClient::Connect() {
-  redisContext* c = redisConnectWithTimeout(options_.host.c_str(), options_.port,
-                                            absl::ToTimeval(options_.connect_timeout));
-  if (c == nullptr) return Unavailable("connect: out of memory");
+absl::StatusOr<redisContext*> RedisClient::ConnectTo(const RedisAddress& at, absl::string_view user,
+                                                     absl::string_view password) {
+  const std::string where = absl::StrCat(at.host, ":", at.port);
+  redisContext* c =
+      redisConnectWithTimeout(at.host.c_str(), at.port, absl::ToTimeval(options_.connect_timeout));
+  if (c == nullptr) return Unavailable(absl::StrCat("connect ", where, ": out of memory"));
   if (c->err != 0) {
-    absl::Status status = Unavailable(absl::StrCat("connect: ", c->errstr));
+    absl::Status status = Unavailable(absl::StrCat("connect ", where, ": ", c->errstr));
     redisFree(c);
     return status;
   }
@@ -255,10 +328,11 @@ absl::StatusOr<redisContext*> RedisClient::Connect() {
   }
   // Keepalive finds a peer that vanished without a FIN (a node lost with its network).
   redisEnableKeepAlive(c);
-  if (!options_.password.empty()) {
-    RedisReplyPtr reply = SendAuth(c, options_.user, options_.password);
-    absl::Status status =
-        reply == nullptr ? Unavailable(absl::StrCat("AUTH: ", c->errstr)) : ReplyStatus(*reply);
+  if (!password.empty()) {
+    RedisReplyPtr reply = SendAuth(c, user, password);
+    absl::Status status = reply == nullptr
+                              ? Unavailable(absl::StrCat("AUTH at ", where, ": ", c->errstr))
+                              : ReplyStatus(*reply);
     if (!status.ok()) {
       redisFree(c);
       return status;
@@ -267,7 +341,154 @@ absl::StatusOr<redisContext*> RedisClient::Connect() {
   return c;
 }
 
+absl::StatusOr<RedisAddress> RedisClient::DiscoverMaster() {
+  std::vector<std::string> tried;
+  for (const RedisAddress& sentinel : options_.sentinels) {
+    const std::string where = absl::StrCat("sentinel ", sentinel.host, ":", sentinel.port);
+    absl::StatusOr<redisContext*> s = ConnectTo(sentinel, "", options_.sentinel_password);
+    if (!s.ok()) {
+      tried.push_back(std::string(s.status().message()));
+      continue;
+    }
+    RedisReplyPtr reply(static_cast<redisReply*>(
+        redisCommand(*s, "SENTINEL get-master-addr-by-name %s", options_.master_name.c_str())));
+    RedisAddress candidate;
+    std::string problem;
+    if (reply == nullptr) {
+      problem = (*s)->errstr;
+    } else if (reply->type == REDIS_REPLY_NIL) {
+      problem = absl::StrCat("does not monitor '", options_.master_name, "'");
+    } else if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2 ||
+               reply->element[0]->type != REDIS_REPLY_STRING ||
+               reply->element[1]->type != REDIS_REPLY_STRING ||
+               !absl::SimpleAtoi(absl::string_view(reply->element[1]->str, reply->element[1]->len),
+                                 &candidate.port)) {
+      problem = reply->type == REDIS_REPLY_ERROR ? std::string(reply->str, reply->len)
+                                                 : "an unreadable reply";
+    } else {
+      candidate.host = std::string(reply->element[0]->str, reply->element[0]->len);
+    }
+    redisFree(*s);
+    if (!problem.empty()) {
+      tried.push_back(absl::StrCat(where, ": ", problem));
+      continue;
+    }
+    // A Sentinel may still name the old master (it has not seen the failover yet), and a
+    // restarted old master says "master" until the Sentinels reconfigure it; ROLE at least
+    // refuses a demoted one. The writes' WAIT catches the rest (a master without replicas).
+    const std::string at = absl::StrCat(candidate.host, ":", candidate.port);
+    absl::StatusOr<redisContext*> m = ConnectTo(candidate, options_.user, options_.password);
+    if (!m.ok()) {
+      tried.push_back(absl::StrCat(where, " names ", at, ": ", m.status().message()));
+      continue;
+    }
+    RedisReplyPtr role(static_cast<redisReply*>(redisCommand(*m, "ROLE")));
+    std::string role_name = role == nullptr                   ? std::string("no reply")
+                            : role->type == REDIS_REPLY_ERROR ? std::string(role->str, role->len)
+                            : (role->type == REDIS_REPLY_ARRAY && role->elements > 0 &&
+                               role->element[0]->type == REDIS_REPLY_STRING)
+                                ? std::string(role->element[0]->str, role->element[0]->len)
+                                : std::string("an unreadable ROLE reply");
+    redisFree(*m);
+    if (role_name == "master") return candidate;
+    tried.push_back(absl::StrCat(where, " names ", at, ", whose ROLE is ", role_name));
+  }
+  return base::Unavailable(kErrStoreUnavailable, absl::StrCat("redis ", options_.master_name,
+                                                              "@sentinel: no master found (",
+                                                              absl::StrJoin(tried, "; "), ")"));
+}
+
+absl::StatusOr<std::pair<RedisAddress, std::uint64_t>> RedisClient::Master() {
+  if (!uses_sentinel()) return std::make_pair(RedisAddress{options_.host, options_.port}, 0);
+  {
+    absl::MutexLock lock(&master_mu_);
+    if (master_known_) return std::make_pair(master_, master_epoch_);
+  }
+  // One caller asks the Sentinels; the others wait for its answer a little (connect_timeout),
+  // not for a whole round of Sentinels that may not answer: the writes fail fast meanwhile.
+  if (!discover_mu_.TryLock()) {
+    absl::MutexLock lock(&master_mu_);
+    master_mu_.AwaitWithTimeout(absl::Condition(&master_known_), options_.connect_timeout);
+    if (master_known_) return std::make_pair(master_, master_epoch_);
+    // Not Unavailable(): it reads the address under master_mu_, held here.
+    return base::Unavailable(kErrStoreUnavailable,
+                             absl::StrCat("redis ", options_.master_name,
+                                          "@sentinel: no master known yet (the Sentinels are "
+                                          "being asked)"));
+  }
+  struct Unlock {
+    absl::Mutex* mu;
+    ~Unlock() { mu->Unlock(); }
+  } discovering{&discover_mu_};
+  {
+    // Another caller may have found it while this one waited.
+    absl::MutexLock lock(&master_mu_);
+    if (master_known_) return std::make_pair(master_, master_epoch_);
+  }
+  // While no master is found, the Sentinels are asked at most every backoff_ (50 ms doubling to
+  // 500 ms): a failover takes a second or more, and every caller would otherwise ask.
+  if (absl::Now() < next_discovery_) return last_discovery_error_;
+  absl::StatusOr<RedisAddress> found = DiscoverMaster();
+  if (!found.ok()) {
+    backoff_ = std::clamp(backoff_ * 2, options_.rediscover_backoff,
+                          std::max(options_.rediscover_backoff, options_.rediscover_backoff_max));
+    next_discovery_ = absl::Now() + backoff_;
+    last_discovery_error_ = found.status();
+    if (options_.observer) options_.observer->OnFailoverInProgress(true);
+    return found.status();
+  }
+  backoff_ = absl::ZeroDuration();
+  next_discovery_ = absl::InfinitePast();
+  bool switched = false;
+  std::pair<RedisAddress, std::uint64_t> out;
+  {
+    absl::MutexLock lock(&master_mu_);
+    const std::string at = absl::StrCat(found->host, ":", found->port);
+    switched = !last_master_.empty() && last_master_ != at;
+    last_master_ = at;
+    master_ = *found;
+    master_known_ = true;
+    out = {master_, master_epoch_};
+  }
+  if (options_.observer) {
+    if (switched) options_.observer->OnMasterSwitch();
+    options_.observer->OnFailoverInProgress(false);
+  }
+  return out;
+}
+
+void RedisClient::ForgetMaster(std::uint64_t epoch) {
+  if (!uses_sentinel()) return;
+  {
+    absl::MutexLock lock(&master_mu_);
+    if (!master_known_ || epoch != master_epoch_) return;  // already forgotten (and maybe found)
+    master_known_ = false;
+    ++master_epoch_;
+  }
+  // Connections to the old master are useless now; those in use are dropped when released.
+  DiscardIdle();
+  if (options_.observer) options_.observer->OnFailoverInProgress(true);
+}
+
+absl::StatusOr<RedisClient::Lease> RedisClient::Connect() {
+  ASSIGN_OR_RETURN(auto master, Master());
+  absl::StatusOr<redisContext*> c = ConnectTo(master.first, options_.user, options_.password);
+  if (!c.ok()) {
+    // Unreachable: with Sentinel, perhaps a failover; look for the master again next time.
+    if (absl::IsUnavailable(c.status()) && base::ErrorCode(c.status()) == kErrStoreUnavailable) {
+      ForgetMaster(master.second);
+    }
+    return c.status();
+  }
+  return Lease{*c, false, master.second};
+}
+
 absl::StatusOr<RedisClient::Lease> RedisClient::Acquire() {
+  std::uint64_t epoch = 0;
+  if (uses_sentinel()) {
+    absl::MutexLock lock(&master_mu_);
+    epoch = master_epoch_;
+  }
   {
     absl::MutexLock lock(&mu_);
     auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -278,50 +499,59 @@ absl::StatusOr<RedisClient::Lease> RedisClient::Acquire() {
                                       " pooled connections stayed busy for ",
                                       absl::FormatDuration(options_.command_timeout)));
     }
-    if (!idle_.empty()) {
-      redisContext* c = idle_.back();
+    while (!idle_.empty()) {
+      Idle c = idle_.back();
       idle_.pop_back();
-      return Lease{c, true};
+      if (c.epoch == epoch) return Lease{c.context, true, c.epoch};
+      redisFree(c.context);  // opened to a master since forgotten
+      --open_;
     }
     ++open_;  // reserve the slot; connect outside the lock
   }
-  absl::StatusOr<redisContext*> c = Connect();
+  absl::StatusOr<Lease> c = Connect();
   if (!c.ok()) {
     absl::MutexLock lock(&mu_);
     --open_;
     return c.status();
   }
-  return Lease{*c, false};
+  return c;
 }
 
-void RedisClient::Release(redisContext* context, bool healthy) {
+void RedisClient::Release(const Lease& lease, bool healthy) {
+  if (healthy && uses_sentinel()) {
+    absl::MutexLock lock(&master_mu_);
+    healthy = master_known_ && lease.epoch == master_epoch_;
+  }
   absl::MutexLock lock(&mu_);
   if (healthy) {
-    idle_.push_back(context);
+    idle_.push_back({lease.context, lease.epoch});
   } else {
-    redisFree(context);
+    redisFree(lease.context);
     --open_;
   }
 }
 
 void RedisClient::DiscardIdle() {
   absl::MutexLock lock(&mu_);
-  for (redisContext* c : idle_) redisFree(c);
+  for (const Idle& c : idle_) redisFree(c.context);
   open_ -= static_cast<int>(idle_.size());
   idle_.clear();
 }
 
 absl::StatusOr<RedisReplyPtr> RedisClient::Command(const std::vector<std::string>& args,
-                                                   absl::Duration extra_timeout) {
+                                                   absl::Duration extra_timeout,
+                                                   Durability durability) {
   if (options_.pipeline_lanes > 0 && extra_timeout <= absl::ZeroDuration()) {
-    return CommandPipelined(args);
+    return CommandPipelined(args, durability);
   }
-  return CommandAlone(args, extra_timeout);
+  return CommandAlone(args, extra_timeout, durability);
 }
 
-absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<std::string>& args) {
+absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<std::string>& args,
+                                                            Durability durability) {
   Pending mine;
   mine.args = &args;
+  mine.durability = durability;
   absl::MutexLock lock(&batch_mu_);
   queue_.push_back(&mine);
   while (true) {
@@ -348,6 +578,18 @@ absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<st
   }
 }
 
+namespace {
+
+// Error replies after which the connection's server is not (or no longer) the master: a demoted
+// master (READONLY), a replica cut off from its master (MASTERDOWN). The command did not run.
+bool NotTheMaster(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_ERROR) return false;
+  const std::string prefix = ErrorPrefix(absl::string_view(reply.str, reply.len));
+  return prefix == "READONLY" || prefix == "MASTERDOWN";
+}
+
+}  // namespace
+
 void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration extra_timeout) {
   auto fail_rest = [&](const absl::Status& status) {
     for (Pending* p : batch) {
@@ -366,8 +608,12 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     const bool longer = extra_timeout > absl::ZeroDuration();
     if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout + extra_timeout));
     bool broken = false;
+    // One WAIT after the batch's commands covers every durable one among them: it waits for
+    // the replicas to reach the connection's last write.
+    bool wait = false;
     for (Pending* p : batch) {
       if (p->answered) continue;
+      wait = wait || (p->durability == Durability::kReplicated && options_.min_replica_acks > 0);
       argv.clear();
       lens.clear();
       for (const std::string& a : *p->args) {
@@ -380,7 +626,14 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
         break;
       }
     }
+    if (wait && !broken) {
+      const char* wait_argv[] = {"WAIT", wait_acks_.c_str(), wait_ms_.c_str()};
+      const size_t wait_lens[] = {4, wait_acks_.size(), wait_ms_.size()};
+      broken = redisAppendCommandArgv(c, 3, wait_argv, wait_lens) != REDIS_OK;
+    }
     errno = 0;
+    std::vector<Pending*> read;  // answered by this attempt
+    bool not_master = false;
     for (Pending* p : batch) {
       if (broken || p->answered) continue;
       void* reply = nullptr;
@@ -390,19 +643,66 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
       }
       p->result = RedisReplyPtr(static_cast<redisReply*>(reply));
       p->answered = true;
+      read.push_back(p);
+      not_master = not_master || NotTheMaster(**p->result);
+    }
+    long long acks = -1;  // the WAIT's reply
+    if (wait && !broken) {
+      void* reply = nullptr;
+      if (redisGetReply(c, &reply) != REDIS_OK || reply == nullptr) {
+        broken = true;
+      } else {
+        RedisReplyPtr r(static_cast<redisReply*>(reply));
+        acks = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+      }
     }
     const int saved_errno = errno;
-    if (!broken) {
+    if (wait) {
+      // Not acknowledged by enough replicas in time (or the WAIT's reply lost): a failover now
+      // could lose what this batch wrote, so no durable command of it is reported done.
+      const bool short_of_acks = broken || acks < options_.min_replica_acks;
+      bool counted = false;
+      for (Pending* p : read) {
+        if (p->durability != Durability::kReplicated || !short_of_acks) continue;
+        if ((*p->result)->type == REDIS_REPLY_ERROR) continue;  // refused: nothing written
+        if (!counted && options_.observer) options_.observer->OnReplicaAckFailure();
+        counted = true;
+        p->result = Unavailable(
+            absl::StrCat(*p->args->begin(), ": acknowledged by ", std::max(0LL, acks), " of ",
+                         options_.min_replica_acks, " replica(s) within ",
+                         absl::FormatDuration(options_.replica_ack_timeout),
+                         " (it may or may not survive a failover; retry the same command)"));
+      }
+      // Perhaps a master that lost its replicas to a failover: check with the Sentinels.
+      if (short_of_acks && !broken) not_master = true;
+    }
+    if (!broken && !not_master) {
       if (longer) redisSetTimeout(c, absl::ToTimeval(options_.command_timeout));
-      Release(c, /*healthy=*/true);
+      Release(*lease, /*healthy=*/true);
+      return;
+    }
+    if (!broken) {
+      // READONLY or MASTERDOWN: the server is not the master (any more). Those commands did
+      // not run: forget the master and send them once more, to the one the Sentinels name now.
+      bool resend = false;
+      for (Pending* p : read) {
+        if (p->result.ok() && NotTheMaster(**p->result) && uses_sentinel() && attempt == 0) {
+          p->answered = false;
+          resend = true;
+        }
+      }
+      Release(*lease, /*healthy=*/false);
+      ForgetMaster(lease->epoch);
+      if (resend) continue;
       return;
     }
     const bool timed_out =
         c->err == REDIS_ERR_IO && (saved_errno == EAGAIN || saved_errno == EWOULDBLOCK);
     std::string error = c->errstr;
-    Release(c, /*healthy=*/false);
+    Release(*lease, /*healthy=*/false);
     const std::string& first = *batch.front()->args->begin();
     if (timed_out) {
+      ForgetMaster(lease->epoch);
       return fail_rest(Unavailable(
           absl::StrCat(first, ": no reply within ",
                        absl::FormatDuration(options_.command_timeout + extra_timeout))));
@@ -412,16 +712,20 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     // on a new connection (every command here is safe to repeat; see the header).
     if (lease->reused && attempt == 0) {
       DiscardIdle();
+      ForgetMaster(lease->epoch);
       continue;
     }
+    ForgetMaster(lease->epoch);
     return fail_rest(Unavailable(absl::StrCat(first, ": ", error)));
   }
 }
 
 absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::string>& args,
-                                                        absl::Duration extra_timeout) {
+                                                        absl::Duration extra_timeout,
+                                                        Durability durability) {
   Pending mine;
   mine.args = &args;
+  mine.durability = durability;
   RunBatch({&mine}, extra_timeout);
   return std::move(mine.result);
 }

@@ -20,16 +20,31 @@
 //   reply handed to a callback on that thread; the caller never waits. For the hot path of a
 //   server (a clock press), where a thread per command waiting for its reply costs more than the
 //   command: each wait is a sleep and a wake-up, twice per command.
+// - Sentinel (`sentinels` set): the master's address is asked of the Sentinels in turn
+//   (SENTINEL get-master-addr-by-name), and checked with ROLE before use (a demoted master says
+//   "slave"). A broken or timed-out connection, READONLY or MASTERDOWN forgets the master: the
+//   next command asks the Sentinels again (at most every `rediscover_backoff`, doubling up to
+//   `rediscover_backoff_max` while no master is found), so the client follows a failover without
+//   a restart. A command refused with READONLY/MASTERDOWN did not run and is sent once more to
+//   the new master.
+// - Durable commands (Durability::kReplicated, the store's appends) with min_replica_acks > 0:
+//   `WAIT min_replica_acks replica_ack_timeout` is written right after them on the same
+//   connection, in the same round trip (one WAIT covers a whole pipelined batch: it waits for
+//   everything the connection wrote). Fewer acknowledgements than asked: the command's reply is
+//   replaced by UNAVAILABLE (it may or may not have landed, and may be lost by a failover; the
+//   caller retries, appends being idempotent by command id), and the master is checked again.
 #ifndef ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 #define ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 
 #include <hiredis/hiredis.h>
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -40,6 +55,28 @@
 #include "absl/time/time.h"
 
 namespace store {
+
+struct RedisAddress {
+  std::string host;
+  int port = 0;
+};
+
+// What the client reports about failovers (libs/store/redis_store_metrics.h makes the
+// Prometheus one). Called from the client's threads; must not block.
+class RedisFailoverObserver {
+ public:
+  virtual ~RedisFailoverObserver() = default;
+  // The client moved to a master at another address than the one it used before.
+  virtual void OnMasterSwitch() {}
+  // true: no writable master is known right now (forgotten after an error, not found again yet);
+  // false: one is.
+  virtual void OnFailoverInProgress(bool in_progress) {}
+  // A durable command was not acknowledged by min_replica_acks replicas in time.
+  virtual void OnReplicaAckFailure() {}
+};
+
+// Whether a command's reply waits for replicas (see min_replica_acks).
+enum class Durability { kNone, kReplicated };
 
 struct RedisConnectionOptions {
   std::string host = "127.0.0.1";
@@ -58,15 +95,36 @@ struct RedisConnectionOptions {
   // commands, at most N in flight (blocking commands, with an extra timeout, go alone).
   int pipeline_lanes = 0;
   int max_batch = 64;
+
+  // Sentinel: when not empty, host/port are ignored and the master of `master_name` is found
+  // through these Sentinels (redis+sentinel:// URL). `sentinel_password`: AUTH <password> sent to
+  // each Sentinel (their `requirepass`); "" sends none.
+  std::vector<RedisAddress> sentinels;
+  std::string master_name;
+  std::string sentinel_password;
+  absl::Duration rediscover_backoff = absl::Milliseconds(50);
+  absl::Duration rediscover_backoff_max = absl::Milliseconds(500);
+
+  // Durability::kReplicated commands wait for this many replicas (0 = off: the reply is the
+  // master's alone) for at most replica_ack_timeout.
+  int min_replica_acks = 0;
+  absl::Duration replica_ack_timeout = absl::Milliseconds(100);
+
+  // Told about master switches, failovers and missed acknowledgements; may be null.
+  std::shared_ptr<RedisFailoverObserver> observer;
 };
 
 // The store's address as --store names it: redis://[user@]host[:port][?password_file=PATH]
-// (port 6379 by default; an IPv6 host in brackets). The password is never part of the URL:
-// `user:password@` is refused. `password_file` (what --store_password_file adds) is read now,
-// at start: its content, trimmed of surrounding whitespace, is the password; a file that is
-// missing, empty or more than one line is an error. A user without a password file is refused
-// too (the store would only meet NOAUTH later). INVALID_ARGUMENT ERR_BAD_ARGUMENT otherwise.
-// Only connection's address and credentials are set; the rest keeps its defaults.
+// (port 6379 by default; an IPv6 host in brackets), or, through Sentinel,
+// redis+sentinel://[user@]host1[:port1],host2[:port2],.../MASTER_NAME[?password_file=PATH]
+// (Sentinel port 26379 by default; the user and password are the master's). Further parameters,
+// `&`-separated, for both forms: min_replica_acks=N, replica_ack_timeout=DURATION (e.g. 100ms),
+// and for Sentinel sentinel_password_file=PATH (read like password_file). The password is never
+// part of the URL: `user:password@` is refused. `password_file` (what --store_password_file adds)
+// is read now, at start: its content, trimmed of surrounding whitespace, is the password; a file
+// that is missing, empty or more than one line is an error. A user without a password file is
+// refused too (the store would only meet NOAUTH later). INVALID_ARGUMENT ERR_BAD_ARGUMENT
+// otherwise. Only connection's address and credentials are set; the rest keeps its defaults.
 absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url);
 
 // The content of a password file, trimmed (see ParseRedisUrl).
@@ -90,14 +148,17 @@ class RedisClient {
 
   // Sends one command and returns its reply, which may be an error reply (see ReplyStatus).
   // `extra_timeout` lengthens the read timeout for a blocking command (XREAD BLOCK).
+  // kReplicated: the reply only once min_replica_acks replicas have the write (see above).
   absl::StatusOr<RedisReplyPtr> Command(const std::vector<std::string>& args,
-                                        absl::Duration extra_timeout = absl::ZeroDuration());
+                                        absl::Duration extra_timeout = absl::ZeroDuration(),
+                                        Durability durability = Durability::kNone);
 
   using ReplyCallback = std::function<void(absl::StatusOr<RedisReplyPtr>)>;
   // Sends one command without waiting for it: `done` runs once with what Command would return,
   // on one of the client's lane threads (on the caller's, after a plain Command, when the client
   // has no lanes). `done` must not block for long: the lane's next batch waits for it.
-  void CommandAsync(std::vector<std::string> args, ReplyCallback done);
+  void CommandAsync(std::vector<std::string> args, ReplyCallback done,
+                    Durability durability = Durability::kNone);
 
   // OK for a reply that is not an error; the mapped status of an error reply.
   absl::Status ReplyStatus(const redisReply& reply) const;
@@ -105,16 +166,25 @@ class RedisClient {
   // UNAVAILABLE / ERR_STORE_UNAVAILABLE naming this client's address.
   absl::Status Unavailable(absl::string_view what) const;
 
-  const std::string& address() const { return address_; }
+  // The address commands go to: host:port, or with Sentinel the master in use
+  // ("MASTER_NAME@sentinel" while none is known).
+  std::string address() const;
+  bool uses_sentinel() const { return !options_.sentinels.empty(); }
 
  private:
   struct Lease {
     redisContext* context;
     bool reused;
+    std::uint64_t epoch;  // the master it was opened to (see master_epoch_)
+  };
+  struct Idle {
+    redisContext* context;
+    std::uint64_t epoch;
   };
   // One caller's command while it waits in the pipeline's queue.
   struct Pending {
     const std::vector<std::string>* args;
+    Durability durability = Durability::kNone;
     absl::StatusOr<RedisReplyPtr> result;
     bool answered = false;  // result set by a batch (under batch_mu_ once published)
     bool done = false;      // the batch that carried it is over
@@ -123,26 +193,51 @@ class RedisClient {
   struct AsyncCommand {
     std::vector<std::string> args;
     ReplyCallback done;
+    Durability durability;
   };
   // A lane thread: sends what CommandAsync queued, a batch at a time, and runs the callbacks.
   void LaneLoop();
   absl::StatusOr<RedisReplyPtr> CommandAlone(const std::vector<std::string>& args,
-                                             absl::Duration extra_timeout);
-  absl::StatusOr<RedisReplyPtr> CommandPipelined(const std::vector<std::string>& args);
+                                             absl::Duration extra_timeout, Durability durability);
+  absl::StatusOr<RedisReplyPtr> CommandPipelined(const std::vector<std::string>& args,
+                                                 Durability durability);
   // Sends the batch on one pooled connection and fills every result. A command alone is a batch
   // of one; `extra_timeout` lengthens the read timeout (blocking commands).
   void RunBatch(const std::vector<Pending*>& batch,
                 absl::Duration extra_timeout = absl::ZeroDuration());
   absl::StatusOr<Lease> Acquire();
-  void Release(redisContext* context, bool healthy);
+  void Release(const Lease& lease, bool healthy);
   void DiscardIdle();
-  absl::StatusOr<redisContext*> Connect();
+  absl::StatusOr<Lease> Connect();
+  // A new connection to `at`, authenticated with the store's credentials.
+  absl::StatusOr<redisContext*> ConnectTo(const RedisAddress& at, absl::string_view user,
+                                          absl::string_view password);
+  // The master to connect to (asking the Sentinels when none is known) and its epoch.
+  absl::StatusOr<std::pair<RedisAddress, std::uint64_t>> Master();
+  // Asks the Sentinels in turn for the master and checks its ROLE.
+  absl::StatusOr<RedisAddress> DiscoverMaster();
+  // Forgets the master of `epoch` (a failover may be under way): the next command looks again.
+  void ForgetMaster(std::uint64_t epoch);
 
   const RedisConnectionOptions options_;
-  const std::string address_;
+  const std::string fixed_address_;  // host:port without Sentinel
+  const std::string wait_acks_;      // WAIT's arguments, made once
+  const std::string wait_ms_;
   absl::Mutex mu_;
-  std::vector<redisContext*> idle_ ABSL_GUARDED_BY(mu_);
+  std::vector<Idle> idle_ ABSL_GUARDED_BY(mu_);
   int open_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // Sentinel: the master in use. Discovery runs under discover_mu_ (one at a time; others wait
+  // for its outcome rather than ask the Sentinels too).
+  mutable absl::Mutex master_mu_;
+  RedisAddress master_ ABSL_GUARDED_BY(master_mu_);
+  bool master_known_ ABSL_GUARDED_BY(master_mu_) = false;
+  std::string last_master_ ABSL_GUARDED_BY(master_mu_);  // host:port last used, "" never
+  std::uint64_t master_epoch_ ABSL_GUARDED_BY(master_mu_) = 1;
+  absl::Mutex discover_mu_;
+  absl::Time next_discovery_ ABSL_GUARDED_BY(discover_mu_) = absl::InfinitePast();
+  absl::Duration backoff_ ABSL_GUARDED_BY(discover_mu_) = absl::ZeroDuration();
+  absl::Status last_discovery_error_ ABSL_GUARDED_BY(discover_mu_);
 
   absl::Mutex batch_mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(batch_mu_);

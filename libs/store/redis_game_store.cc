@@ -56,6 +56,9 @@ RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
         RedisConnectionOptions watch = options_.connection;
         watch.pool_size = options_.max_watchers;
         watch.pipeline_lanes = 0;  // blocking reads, one per connection
+        // The writers' client reports failovers; this one follows them silently (it would count
+        // each switch a second time).
+        watch.observer = nullptr;
         return watch;
       }()),
       append_script_{redis_scripts::kAppend},
@@ -123,15 +126,16 @@ std::vector<std::string> RedisGameStore::EvalshaCommand(const std::string& sha,
 
 absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
                                                    const std::vector<std::string>& keys,
-                                                   const std::vector<std::string>& args) {
+                                                   const std::vector<std::string>& args,
+                                                   Durability durability) {
   ASSIGN_OR_RETURN(std::string sha, ScriptSha(script));
   std::vector<std::string> argv = EvalshaCommand(sha, keys, args);
-  absl::StatusOr<RedisReplyPtr> reply = client_.Command(argv);
+  absl::StatusOr<RedisReplyPtr> reply = client_.Command(argv, absl::ZeroDuration(), durability);
   // NOSCRIPT: nothing ran (a restart empties Redis's script cache), so loading and sending
   // again is safe.
   if (IsNoScript(reply)) {
     ASSIGN_OR_RETURN(argv[1], LoadScript(script));
-    reply = client_.Command(argv);
+    reply = client_.Command(argv, absl::ZeroDuration(), durability);
   }
   if (!reply.ok()) return reply.status();
   RETURN_IF_ERROR(client_.ReplyStatus(**reply));
@@ -167,7 +171,7 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
   RETURN_IF_ERROR(internal::ValidateAppendRequest(request));
   const ScriptArgs a = AppendArgs(request);
-  return AppendOutcome(request, Eval(append_script_, a.keys, a.args));
+  return AppendOutcome(request, Eval(append_script_, a.keys, a.args, Durability::kReplicated));
 }
 
 void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
@@ -175,17 +179,19 @@ void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
   absl::StatusOr<std::string> sha = ScriptSha(append_script_);
   if (!sha.ok()) return done(sha.status());
   ScriptArgs a = AppendArgs(request);
-  client_.CommandAsync(EvalshaCommand(*sha, std::move(a.keys), std::move(a.args)),
-                       [this, request = std::move(request),
-                        done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
-                         if (IsNoScript(reply)) {
-                           // Eval reloads the script and sends again, here on the client's lane
-                           // thread, which may wait (rare: after a Redis restart).
-                           const ScriptArgs again = AppendArgs(request);
-                           reply = Eval(append_script_, again.keys, again.args);
-                         }
-                         done(AppendOutcome(request, std::move(reply)));
-                       });
+  client_.CommandAsync(
+      EvalshaCommand(*sha, std::move(a.keys), std::move(a.args)),
+      [this, request = std::move(request),
+       done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
+        if (IsNoScript(reply)) {
+          // Eval reloads the script and sends again, here on the client's lane
+          // thread, which may wait (rare: after a Redis restart).
+          const ScriptArgs again = AppendArgs(request);
+          reply = Eval(append_script_, again.keys, again.args, Durability::kReplicated);
+        }
+        done(AppendOutcome(request, std::move(reply)));
+      },
+      Durability::kReplicated);
 }
 
 absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& request,

@@ -12,6 +12,9 @@
 //   connections.
 // - Redis unreachable or slow: ERR_STORE_UNAVAILABLE naming the address after at most
 //   connect_timeout or command_timeout; the store reconnects on its own (redis_client.h).
+// - Sentinel and replicas (connection.sentinels, connection.min_replica_acks; README.md,
+//   "Failover"): the store follows the master through a failover, and an append acknowledged
+//   with min_replica_acks = 1 is on a replica too, so it survives losing the master.
 // - Authentication (connection.user / password, from --store and --store_password_file): AUTH on
 //   every new connection; a refusal is ERR_STORE_AUTH (redis_client.h, README.md).
 //
@@ -38,6 +41,8 @@ struct RedisGameStoreOptions {
   // Prepended to every key, so several deployments (or tests) can share one Redis.
   std::string key_prefix = "arbiter:";
   int num_deadline_shards = kDefaultDeadlineShards;  // fixed for a deployment
+  // connection.min_replica_acks > 0: an append is reported done only once that many replicas
+  // have it (WAIT, see redis_client.h); otherwise UNAVAILABLE, and the caller retries it.
 };
 
 class RedisGameStore final : public GameStore {
@@ -90,8 +95,10 @@ class RedisGameStore final : public GameStore {
   explicit RedisGameStore(RedisGameStoreOptions options);
   // EVALSHA, loading the script first when this process has not yet, or when Redis lost it
   // (a restart empties the script cache: NOSCRIPT).
+  // kReplicated (appends): the reply waits for the replicas (connection.min_replica_acks).
   absl::StatusOr<RedisReplyPtr> Eval(Script& script, const std::vector<std::string>& keys,
-                                     const std::vector<std::string>& args);
+                                     const std::vector<std::string>& args,
+                                     Durability durability = Durability::kNone);
   absl::StatusOr<std::string> LoadScript(Script& script);
   // The script's SHA, loading it first if this process has not yet.
   absl::StatusOr<std::string> ScriptSha(Script& script);

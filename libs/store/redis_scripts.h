@@ -33,6 +33,10 @@ local prev = redis.call('HGET', KEYS[3], ARGV[2])
 if prev then
   local first, last, prev_identity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
   if prev_identity ~= identity then return {'REUSED', first, last} end
+  -- Written again, unchanged: a replay is a write too, so the WAIT after it (replicas,
+  -- redis_client.h) waits for the original append to reach the replicas, not only for this
+  -- connection's earlier writes. The retry of an append whose WAIT fell short relies on it.
+  redis.call('HSET', KEYS[3], ARGV[2], prev)
   return {'REPLAY', first, last}
 end
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')

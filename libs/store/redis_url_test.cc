@@ -97,5 +97,51 @@ TEST(RedisUrlTest, RefusesBadPasswordFiles) {
   EXPECT_THAT(ReadRedisPasswordFile(huge).status(), HasErrorCode(base::kErrBadArgument));
 }
 
+TEST(RedisUrlTest, SentinelUrl) {
+  const std::string file = WriteFile("pw-sentinel", "store-pass\n");
+  const std::string sentinel_file = WriteFile("pw-sentinels", "sentinel-pass\n");
+  absl::StatusOr<RedisConnectionOptions> o = ParseRedisUrl(absl::StrCat(
+      "redis+sentinel://arbiter@s0:26380,s1,[::1]:7000/arbiter-store?password_file=", file,
+      "&sentinel_password_file=", sentinel_file, "&min_replica_acks=1&replica_ack_timeout=250ms"));
+  ASSERT_TRUE(o.ok()) << o.status();
+  ASSERT_EQ(o->sentinels.size(), 3u);
+  EXPECT_EQ(o->sentinels[0].host, "s0");
+  EXPECT_EQ(o->sentinels[0].port, 26380);
+  EXPECT_EQ(o->sentinels[1].host, "s1");
+  EXPECT_EQ(o->sentinels[1].port, 26379);  // the Sentinel port by default
+  EXPECT_EQ(o->sentinels[2].host, "::1");
+  EXPECT_EQ(o->sentinels[2].port, 7000);
+  EXPECT_EQ(o->master_name, "arbiter-store");
+  EXPECT_EQ(o->user, "arbiter");
+  EXPECT_EQ(o->password, "store-pass");
+  EXPECT_EQ(o->sentinel_password, "sentinel-pass");
+  EXPECT_EQ(o->min_replica_acks, 1);
+  EXPECT_EQ(o->replica_ack_timeout, absl::Milliseconds(250));
+  // The durability parameters work on a plain redis:// URL too; off by default.
+  o = ParseRedisUrl("redis://redis?min_replica_acks=2");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_replica_acks, 2);
+  EXPECT_TRUE(o->sentinels.empty());
+  o = ParseRedisUrl("redis://redis");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->min_replica_acks, 0);
+}
+
+TEST(RedisUrlTest, RefusesMalformedSentinelUrls) {
+  for (const char* url :
+       {"redis+sentinel://s0:26379", "redis+sentinel://s0:26379/", "redis+sentinel:///master",
+        "redis+sentinel://s0,,s1/master", "redis+sentinel://s0:0/master",
+        "redis+sentinel://s0/master?min_replica_acks=x",
+        "redis+sentinel://s0/m?min_replica_acks=-1", "redis+sentinel://s0/m?replica_ack_timeout=0s",
+        "redis+sentinel://s0/m?replica_ack_timeout=1", "redis://redis?sentinel_password_file=/x",
+        "redis+sentinel://arbiter@s0/master", "sentinel://s0/master"}) {
+    EXPECT_THAT(ParseRedisUrl(url).status(), HasErrorCode(base::kErrBadArgument)) << url;
+  }
+  absl::StatusOr<RedisConnectionOptions> o =
+      ParseRedisUrl("redis+sentinel://arbiter:hunter2@s0/master");
+  EXPECT_THAT(o.status(), HasErrorCode(base::kErrBadArgument));
+  EXPECT_THAT(std::string(o.status().message()), Not(HasSubstr("hunter2")));
+}
+
 }  // namespace
 }  // namespace store

@@ -6,6 +6,12 @@
 //   bazel run -c opt //libs/store:store_benchmark -- --appendfsync=always --clients=1,4,16
 //   bazel run -c opt //libs/store:store_benchmark -- --store=memory
 //
+//   bazel run -c opt //libs/store:store_benchmark -- --replica --clients=1,16
+//
+// --replica starts a replica too (replicaof the master, same settings) and runs every client
+// count twice, with min_replica_acks 0 (the master's reply alone) and 1 (WAIT 1 pipelined after
+// each append): the cost of waiting for the replica (README.md, "Failover").
+//
 // Prints one line per client count: appends/s and latency percentiles.
 #include <algorithm>
 #include <atomic>
@@ -17,6 +23,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -31,6 +38,9 @@ ABSL_FLAG(std::string, store, "redis", "redis or memory");
 ABSL_FLAG(std::string, appendfsync, "", "always, everysec or no; empty: as in redis.conf");
 ABSL_FLAG(std::string, clients, "1,16", "comma-separated numbers of concurrent clients");
 ABSL_FLAG(double, seconds, 5.0, "duration of each run");
+ABSL_FLAG(bool, replica, false,
+          "start a replica too and measure each client count with WAIT off and on");
+ABSL_FLAG(int, pipeline_lanes, 0, "the store's pipeline_lanes (0: a connection per append)");
 ABSL_FLAG(std::string, dir, "",
           "redis data directory (default: a fresh one under /tmp); put it "
           "on the disk you want to measure");
@@ -89,7 +99,7 @@ int Run(GameStore& store, int clients, absl::Duration duration, const std::strin
   auto pct = [&](double p) {
     return all.empty() ? 0.0 : all[static_cast<size_t>(p * (all.size() - 1))];
   };
-  std::printf("%-28s clients=%-3d appends/s=%-8.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+  std::printf("%-46s clients=%-3d appends/s=%-8.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
               label.c_str(), clients, all.size() / seconds, pct(0.5), pct(0.99),
               all.empty() ? 0.0 : all.back());
   std::fflush(stdout);
@@ -108,7 +118,9 @@ int Main() {
   }
   const absl::Duration duration = absl::Seconds(absl::GetFlag(FLAGS_seconds));
   std::unique_ptr<testing::RedisServer> server;
+  std::unique_ptr<testing::RedisServer> replica;
   std::unique_ptr<GameStore> store;
+  std::unique_ptr<GameStore> durable_store;  // --replica: min_replica_acks = 1
   std::string label;
   if (absl::GetFlag(FLAGS_store) == "memory") {
     store = std::make_unique<MemoryGameStore>();
@@ -128,12 +140,41 @@ int Main() {
     RedisGameStoreOptions options;
     options.connection.port = server->port();
     options.connection.pool_size = 64;
+    options.connection.pipeline_lanes = absl::GetFlag(FLAGS_pipeline_lanes);
     absl::StatusOr<std::unique_ptr<RedisGameStore>> redis = RedisGameStore::Create(options);
     if (!redis.ok()) return 1;
     store = std::move(*redis);
+    if (absl::GetFlag(FLAGS_replica)) {
+      testing::RedisServerOptions r{.appendfsync = absl::GetFlag(FLAGS_appendfsync)};
+      r.extra_args = {"--replicaof", "127.0.0.1", absl::StrCat(server->port())};
+      absl::StatusOr<std::unique_ptr<testing::RedisServer>> started_replica =
+          testing::RedisServer::Start(r);
+      if (!started_replica.ok()) {
+        std::fprintf(stderr, "%s\n", started_replica.status().ToString().c_str());
+        return 1;
+      }
+      replica = std::move(*started_replica);
+      // Until the first sync is done, WAIT would time out.
+      for (int i = 0; i < 500; ++i) {
+        absl::StatusOr<std::string> info = replica->Command({"INFO", "replication"});
+        if (info.ok() && absl::StrContains(*info, "master_link_status:up")) break;
+        absl::SleepFor(absl::Milliseconds(20));
+      }
+      options.connection.min_replica_acks = 1;
+      absl::StatusOr<std::unique_ptr<RedisGameStore>> durable = RedisGameStore::Create(options);
+      if (!durable.ok()) return 1;
+      durable_store = std::move(*durable);
+    }
   }
   int rc = 0;
-  for (int clients : client_counts) rc |= Run(*store, clients, duration, label);
+  for (int clients : client_counts) {
+    if (durable_store == nullptr) {
+      rc |= Run(*store, clients, duration, label);
+      continue;
+    }
+    rc |= Run(*store, clients, duration, absl::StrCat(label, " replica wait=off"));
+    rc |= Run(*durable_store, clients, duration, absl::StrCat(label, " replica wait=1"));
+  }
   return rc;
 }
 

@@ -110,7 +110,7 @@ RedisCredentials RedisServer::store_user() const {
 }
 
 RedisCredentials RedisServer::admin() const {
-  if (options_.acl_password.empty()) return {};
+  if (options_.acl_password.empty()) return {"", options_.requirepass};
   return {kAdminUser, absl::StrCat("admin-of-", port_, "-", options_.acl_password)};
 }
 
@@ -120,7 +120,8 @@ absl::Status RedisServer::WriteAclFile() const {
   if (rules_path.empty() || !rules) {
     return Internal("libs/store/redis-users.acl not found: add it to the target's data");
   }
-  if (options_.acl_password.find_first_of(" \t\r\n") != std::string::npos) {
+  if ((options_.acl_password + options_.replication_password).find_first_of(" \t\r\n") !=
+      std::string::npos) {
     return Internal("acl_password: no whitespace (an ACL file splits on it)");
   }
   std::ofstream out(absl::StrCat(dir_, "/users.acl"), std::ios::trunc);
@@ -130,6 +131,10 @@ absl::Status RedisServer::WriteAclFile() const {
     if (absl::StartsWith(line, absl::StrCat("user ", kStoreUser, " "))) {
       absl::StrAppend(&line, " >", options_.acl_password);
       found = true;
+    } else if (!options_.replication_password.empty() &&
+               (absl::StartsWith(line, "user replica ") ||
+                absl::StartsWith(line, "user sentinel "))) {
+      absl::StrAppend(&line, " >", options_.replication_password);
     }
     out << line << "\n";
   }
@@ -183,13 +188,11 @@ RedisServer::~RedisServer() {
 
 absl::Status RedisServer::Spawn() {
   // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {options_.binary, options_.config_path,
-                                   "--port",        absl::StrCat(port_),
-                                   "--bind",        "127.0.0.1",
-                                   "--dir",         dir_,
-                                   "--logfile",     absl::StrCat(dir_, "/redis.log"),
-                                   "--daemonize",   "no",
-                                   "--appendonly",  "yes"};
+  std::vector<std::string> args = {options_.binary, options_.config_path};
+  if (options_.sentinel) args.push_back("--sentinel");
+  args.insert(args.end(), {"--port", absl::StrCat(port_), "--bind", "127.0.0.1", "--dir", dir_,
+                           "--logfile", absl::StrCat(dir_, "/redis.log"), "--daemonize", "no"});
+  if (!options_.sentinel) args.insert(args.end(), {"--appendonly", "yes"});
   if (!options_.acl_password.empty()) {
     if (absl::Status s = WriteAclFile(); !s.ok()) return s;
     args.insert(args.end(), {"--aclfile", absl::StrCat(dir_, "/users.acl")});
@@ -197,6 +200,7 @@ absl::Status RedisServer::Spawn() {
   if (!options_.appendfsync.empty()) {
     args.insert(args.end(), {"--appendfsync", options_.appendfsync});
   }
+  args.insert(args.end(), options_.extra_args.begin(), options_.extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -41,6 +41,17 @@ struct RedisServerOptions {
   // this password for `arbiter`, plus a test-only `admin` user allowed everything, which
   // Command and the readiness check use. Unauthenticated connections get NOAUTH.
   std::string acl_password;
+  // With acl_password: the password of the ACL users `replica` and `sentinel` (redis-users.acl:
+  // what a replica's link and a Sentinel may send); "" leaves them without one (unusable).
+  std::string replication_password;
+  // Appended to the command line (e.g. {"--replicaof", "127.0.0.1", "6379"}).
+  std::vector<std::string> extra_args;
+  // Runs `redis-server <config_path> --sentinel` (a Sentinel: config_path is its sentinel.conf,
+  // which it rewrites; nothing of redis.conf, no AOF). RedisSentinelGroup sets this.
+  bool sentinel = false;
+  // Without acl_password: the password of the `default` user (a Sentinel's `requirepass`, which
+  // its configuration file sets); Command and the readiness check send `AUTH <password>`.
+  std::string requirepass;
 };
 
 // Whom a command is sent as: AUTH user password on the new connection, or nothing when both

@@ -1,0 +1,58 @@
+#include "libs/store/redis_store_metrics.h"
+
+#include <atomic>
+
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+
+namespace store {
+namespace {
+
+template <typename Metric>
+Metric& Series(prometheus::Registry& registry, const std::string& name, const std::string& help) {
+  // The registry merges a family registered again under the same name (InsertBehavior::Merge),
+  // and Add returns the existing series for the same (empty) labels.
+  return prometheus::detail::Builder<Metric>().Name(name).Help(help).Register(registry).Add({});
+}
+
+class PrometheusFailoverObserver final : public RedisFailoverObserver {
+ public:
+  explicit PrometheusFailoverObserver(prometheus::Registry& registry)
+      : switches_(Series<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
+                                              "Times the store moved to a new Redis master "
+                                              "(a Sentinel failover followed).")),
+        failover_(Series<prometheus::Gauge>(
+            registry, "arbiter_store_failover_in_progress",
+            "1 while a store of this process knows no writable Redis master (a failover under "
+            "way, or Redis down), else 0.")),
+        ack_failures_(Series<prometheus::Counter>(
+            registry, "arbiter_store_replica_ack_failures_total",
+            "Appends not acknowledged by enough Redis replicas in time (reported UNAVAILABLE).")) {}
+
+  void OnMasterSwitch() override { switches_.Increment(); }
+  void OnFailoverInProgress(bool in_progress) override {
+    // Only changes move the shared gauge, so it sums the stores' states.
+    if (in_progress_.exchange(in_progress) == in_progress) return;
+    if (in_progress) {
+      failover_.Increment();
+    } else {
+      failover_.Decrement();
+    }
+  }
+  void OnReplicaAckFailure() override { ack_failures_.Increment(); }
+
+ private:
+  prometheus::Counter& switches_;
+  prometheus::Gauge& failover_;
+  prometheus::Counter& ack_failures_;
+  std::atomic<bool> in_progress_ = false;
+};
+
+}  // namespace
+
+std::shared_ptr<RedisFailoverObserver> RedisStoreMetrics(prometheus::Registry& registry) {
+  return std::make_shared<PrometheusFailoverObserver>(registry);
+}
+
+}  // namespace store
