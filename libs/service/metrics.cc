@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/descriptor.h"
 #include "grpcpp/server_context.h"
 #include "libs/service/grpc_status.h"
 #include "libs/service/log.h"
@@ -86,10 +88,44 @@ std::string NewRequestId() {
   return absl::StrFormat("%016x-%08x", absl::Uniform<std::uint64_t>(*gen), counter.fetch_add(1));
 }
 
+// grpc_code values as the standard families spell them: the names of grpc-go's codes, which the
+// stock gRPC dashboards and alert rules match (grpc_code=~"Unknown|Internal|Unavailable|...").
+constexpr const char* kStandardCodeNames[17] = {
+    "OK",       "Canceled",       "Unknown",          "InvalidArgument",   "DeadlineExceeded",
+    "NotFound", "AlreadyExists",  "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+    "Aborted",  "OutOfRange",     "Unimplemented",    "Internal",          "Unavailable",
+    "DataLoss", "Unauthenticated"};
+
+int CodeIndex(int grpc_code) { return grpc_code >= 0 && grpc_code <= 16 ? grpc_code : 2; }
+
+Metrics::GrpcType TypeOfCall(grpc::experimental::ServerRpcInfo::Type type) {
+  using Type = grpc::experimental::ServerRpcInfo::Type;
+  switch (type) {
+    case Type::CLIENT_STREAMING:
+      return Metrics::GrpcType::kClientStream;
+    case Type::SERVER_STREAMING:
+      return Metrics::GrpcType::kServerStream;
+    case Type::BIDI_STREAMING:
+      return Metrics::GrpcType::kBidiStream;
+    default:
+      return Metrics::GrpcType::kUnary;
+  }
+}
+
+Metrics::GrpcType TypeOfMethod(const google::protobuf::MethodDescriptor& m) {
+  if (m.client_streaming()) {
+    return m.server_streaming() ? Metrics::GrpcType::kBidiStream : Metrics::GrpcType::kClientStream;
+  }
+  return m.server_streaming() ? Metrics::GrpcType::kServerStream : Metrics::GrpcType::kUnary;
+}
+
 class MetricsInterceptor : public grpc::experimental::Interceptor {
  public:
   MetricsInterceptor(grpc::experimental::ServerRpcInfo* info, Metrics* metrics)
-      : info_(info), metrics_(metrics), method_(info->method()) {}
+      : info_(info),
+        metrics_(metrics),
+        method_(info->method()),
+        series_(metrics->Series(method_, TypeOfCall(info->type()))) {}
 
   ~MetricsInterceptor() override {
     // A call that ended without sending a status (cancelled by the client) still counts.
@@ -101,7 +137,7 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       start_ = std::chrono::steady_clock::now();
       started_ = true;
-      metrics_->CallStarted(method_);
+      metrics_->CallStarted(series_);
       auto* md = methods->GetRecvInitialMetadata();
       auto it = md->find("x-request-id");
       request_id_ = it != md->end()
@@ -111,6 +147,14 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
       if (!request_id_.empty())
         methods->GetSendInitialMetadata()->emplace("x-request-id", request_id_);
+    }
+    // Each message of the call (a failed read at the end of a client stream has none).
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE) &&
+        methods->GetRecvMessage() != nullptr) {
+      Metrics::MessageReceived(series_);
+    }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+      Metrics::MessageSent(series_);
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       Finish(static_cast<int>(methods->GetSendStatus().error_code()));
@@ -124,7 +168,7 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
     finished_ = true;
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    metrics_->CallFinished(method_, code, seconds);
+    metrics_->CallFinished(series_, code, seconds);
     if (LogEnabled(LogLevel::kDebug)) {
       Log(LogLevel::kDebug, "request",
           {{"method", method_},
@@ -138,6 +182,7 @@ class MetricsInterceptor : public grpc::experimental::Interceptor {
   grpc::experimental::ServerRpcInfo* info_;
   Metrics* metrics_;
   std::string method_;
+  Metrics::MethodSeries* series_;
   std::string request_id_;
   std::chrono::steady_clock::time_point start_;
   bool started_ = false;
@@ -164,6 +209,18 @@ Metrics::Metrics()
       in_flight_(
           AddFamily<prometheus::Gauge>(*registry_, "arbiter_grpc_in_flight_requests",
                                        "gRPC requests being handled now, by service and method.")),
+      grpc_started_(AddFamily<prometheus::Counter>(*registry_, "grpc_server_started_total",
+                                                   "RPCs started on the server.")),
+      grpc_handled_(AddFamily<prometheus::Counter>(
+          *registry_, "grpc_server_handled_total",
+          "RPCs completed on the server, regardless of success or failure.")),
+      grpc_handling_(AddFamily<prometheus::Histogram>(
+          *registry_, "grpc_server_handling_seconds",
+          "Response latency of unary RPCs handled by the server (streams excluded).")),
+      grpc_msg_received_(AddFamily<prometheus::Counter>(
+          *registry_, "grpc_server_msg_received_total", "RPC messages received on the server.")),
+      grpc_msg_sent_(AddFamily<prometheus::Counter>(*registry_, "grpc_server_msg_sent_total",
+                                                    "RPC messages sent by the server.")),
       insecure_(AddMetric<prometheus::Gauge>(
           *registry_, "arbiter_insecure_dev",
           "1 when the server runs without authentication (--insecure_dev).")) {
@@ -179,7 +236,42 @@ std::shared_ptr<prometheus::Collectable> Metrics::ProcessMetrics() {
 
 void Metrics::SetInsecureDev(bool insecure) { insecure_.Set(insecure ? 1 : 0); }
 
+absl::string_view Metrics::TypeName(GrpcType type) {
+  switch (type) {
+    case GrpcType::kClientStream:
+      return "client_stream";
+    case GrpcType::kServerStream:
+      return "server_stream";
+    case GrpcType::kBidiStream:
+      return "bidi_stream";
+    case GrpcType::kUnary:
+      break;
+  }
+  return "unary";
+}
+
+bool Metrics::AddService(absl::string_view full_service_name) {
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          std::string(full_service_name));
+  if (service == nullptr) return false;
+  for (int i = 0; i < service->method_count(); ++i) {
+    const google::protobuf::MethodDescriptor* m = service->method(i);
+    Series(absl::StrCat("/", service->full_name(), "/", m->name()), TypeOfMethod(*m));
+  }
+  return true;
+}
+
 Metrics::MethodSeries* Metrics::Series(absl::string_view full_method) {
+  std::string dotted(absl::StripPrefix(full_method, "/"));
+  const size_t slash = dotted.rfind('/');
+  if (slash != std::string::npos) dotted[slash] = '.';
+  const google::protobuf::MethodDescriptor* m =
+      google::protobuf::DescriptorPool::generated_pool()->FindMethodByName(dotted);
+  return Series(full_method, m != nullptr ? TypeOfMethod(*m) : GrpcType::kUnary);
+}
+
+Metrics::MethodSeries* Metrics::Series(absl::string_view full_method, GrpcType type) {
   {
     absl::ReaderMutexLock lock(&mu_);
     auto it = series_.find(full_method);
@@ -196,20 +288,42 @@ Metrics::MethodSeries* Metrics::Series(absl::string_view full_method) {
     series->in_flight = &in_flight_.Add({{"service", series->service}, {"method", series->method}});
     series->latency =
         &latency_.Add({{"service", series->service}, {"method", series->method}}, kBuckets);
+    series->type = type;
+    const prometheus::Labels labels = {{"grpc_service", series->service},
+                                       {"grpc_method", series->method},
+                                       {"grpc_type", std::string(TypeName(type))}};
+    series->started = &grpc_started_.Add(labels);
+    series->msg_received = &grpc_msg_received_.Add(labels);
+    series->msg_sent = &grpc_msg_sent_.Add(labels);
+    // Every code from the start: an alert on a rate of errors then reads 0, not nothing.
+    for (int code = 0; code < 17; ++code) {
+      prometheus::Labels with_code = labels;
+      with_code.emplace("grpc_code", kStandardCodeNames[code]);
+      series->handled[code] = &grpc_handled_.Add(with_code);
+    }
+    if (type == GrpcType::kUnary) series->handling = &grpc_handling_.Add(labels, kBuckets);
     slot = std::move(series);
   }
   return slot.get();
 }
 
-void Metrics::CallStarted(absl::string_view full_method) {
-  Series(full_method)->in_flight->Increment();
-}
+void Metrics::CallStarted(absl::string_view full_method) { CallStarted(Series(full_method)); }
 
 void Metrics::CallFinished(absl::string_view full_method, int grpc_code, double seconds) {
-  MethodSeries* series = Series(full_method);
+  CallFinished(Series(full_method), grpc_code, seconds);
+}
+
+void Metrics::CallStarted(MethodSeries* series) {
+  series->in_flight->Increment();
+  series->started->Increment();
+}
+
+void Metrics::CallFinished(MethodSeries* series, int grpc_code, double seconds) {
   series->in_flight->Decrement();
   series->latency->Observe(seconds);
-  const int index = grpc_code >= 0 && grpc_code <= 16 ? grpc_code : 2;  // UNKNOWN
+  const int index = CodeIndex(grpc_code);
+  series->handled[index]->Increment();
+  if (series->handling != nullptr) series->handling->Observe(seconds);
   prometheus::Counter* counter = series->requests[index].load(std::memory_order_acquire);
   if (counter == nullptr) {
     // Family::Add returns the same series for the same labels, so a race here is harmless.
