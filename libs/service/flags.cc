@@ -17,6 +17,12 @@ ABSL_FLAG(std::string, store, "memory",
 ABSL_FLAG(std::string, store_password_file, "",
           "file holding the Redis password (of the --store URL's user, or of the default user), "
           "read at start and trimmed; e.g. a mounted Kubernetes Secret");
+ABSL_FLAG(int, store_min_replica_acks, 0,
+          "Redis store: an append is acknowledged only once this many replicas have it (WAIT; "
+          "0 = off, the single-Redis setup; 1 with Sentinel: libs/store/README.md, \"Failover\")");
+ABSL_FLAG(absl::Duration, store_replica_ack_timeout, absl::Milliseconds(100),
+          "Redis store: how long an append waits for --store_min_replica_acks replicas before it "
+          "is reported UNAVAILABLE (the caller retries it)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM server certificate (turns on TLS with --tls_key)");
 ABSL_FLAG(std::string, tls_key, "", "PEM server private key");
 ABSL_FLAG(std::string, tls_ca, "", "PEM CA for client certificates (turns on mutual TLS)");
@@ -63,6 +69,16 @@ ABSL_FLAG(int, max_streams_per_caller, 256,
           "open streams per caller (token subject), RESOURCE_EXHAUSTED ERR_TOO_MANY_STREAMS "
           "beyond; 0 = no limit");
 
+ABSL_FLAG(std::string, health_address, "",
+          "host:port of a second, plaintext gRPC server that serves only grpc.health.v1.Health "
+          "(the same statuses as --grpc_address), for probes that speak no TLS (the kubelet's); "
+          "'' = none");
+ABSL_FLAG(absl::Duration, grpc_max_connection_age, absl::ZeroDuration(),
+          "close client connections (GOAWAY) after this age, so that long-lived clients rebalance "
+          "over new replicas; 0 = never");
+ABSL_FLAG(absl::Duration, grpc_max_connection_age_grace, absl::Seconds(30),
+          "after --grpc_max_connection_age: how long in-flight calls (and streams) may finish");
+
 namespace service {
 
 ServerConfig ConfigFromFlags() {
@@ -75,6 +91,13 @@ ServerConfig ConfigFromFlags() {
   // store::ParseRedisUrl reads it when the store opens).
   if (std::string file = absl::GetFlag(FLAGS_store_password_file); !file.empty()) {
     absl::StrAppend(&c.store, absl::StrContains(c.store, "?") ? "&" : "?", "password_file=", file);
+  }
+  // So do the replica acknowledgements (store::ParseRedisUrl), when asked for.
+  if (int acks = absl::GetFlag(FLAGS_store_min_replica_acks); acks != 0) {
+    absl::StrAppend(&c.store, absl::StrContains(c.store, "?") ? "&" : "?",
+                    "min_replica_acks=", acks, "&replica_ack_timeout=",
+                    absl::ToInt64Milliseconds(absl::GetFlag(FLAGS_store_replica_ack_timeout)),
+                    "ms");
   }
   c.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   c.tls_key = absl::GetFlag(FLAGS_tls_key);
@@ -99,6 +122,9 @@ ServerConfig ConfigFromFlags() {
   c.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
   c.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
   c.max_streams_per_caller = absl::GetFlag(FLAGS_max_streams_per_caller);
+  c.health_address = absl::GetFlag(FLAGS_health_address);
+  c.max_connection_age = absl::GetFlag(FLAGS_grpc_max_connection_age);
+  c.max_connection_age_grace = absl::GetFlag(FLAGS_grpc_max_connection_age_grace);
   return c;
 }
 

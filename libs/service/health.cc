@@ -19,6 +19,23 @@ void HealthService::SetAllServing(bool serving) {
   ++changes_;
 }
 
+void HealthService::Follow(const std::string& service, bool serving) {
+  absl::MutexLock lock(&mu_);
+  if (draining_) return;
+  auto it = serving_.find(service);
+  if (it != serving_.end() && it->second == serving) return;  // no change, no wake-up
+  serving_[service] = serving;
+  ++changes_;
+}
+
+void HealthService::Drain() {
+  absl::MutexLock lock(&mu_);
+  draining_ = true;
+  for (auto& [name, s] : serving_) s = false;
+  serving_[""] = false;
+  ++changes_;
+}
+
 void HealthService::Shutdown() {
   absl::MutexLock lock(&mu_);
   stopping_ = true;

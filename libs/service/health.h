@@ -5,7 +5,9 @@
 // ~40k to ~30k calls/s with the default health service enabled and nothing else changed. A
 // synchronous service runs on gRPC's own thread pool and costs nothing until it is called.
 //
-// Status per service name; "" is the whole server. Unknown names are NOT_FOUND for Check and
+// Status per service name; "" is the whole server: the process is up and answering (what liveness
+// asks), whatever its store does; a service's name is that service's readiness (a store-backed
+// one follows its store: libs/service/module.h). Unknown names are NOT_FOUND for Check and
 // SERVICE_UNKNOWN for Watch, as the protocol says.
 #ifndef ARBITER_LIBS_SERVICE_HEALTH_H_
 #define ARBITER_LIBS_SERVICE_HEALTH_H_
@@ -24,6 +26,11 @@ class HealthService final : public grpc::health::v1::Health::Service {
   void SetServing(const std::string& service, bool serving);
   // Every service known, and the server ("").
   void SetAllServing(bool serving);
+  // A status from a background check (a store-backed service's readiness, module.h): as
+  // SetServing, but ignored once Drain was called, so that a check cannot undo a shutdown.
+  void Follow(const std::string& service, bool serving);
+  // Shutdown has begun: everything NOT_SERVING for good (Follow ignored from now on).
+  void Drain();
   // Ends every Watch (after its last status was sent), so that they do not hold a drain up.
   void Shutdown();
 
@@ -40,6 +47,7 @@ class HealthService final : public grpc::health::v1::Health::Service {
   absl::flat_hash_map<std::string, bool> serving_ ABSL_GUARDED_BY(mu_);
   std::uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;  // watchers wait for it to move
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace service

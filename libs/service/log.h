@@ -1,5 +1,7 @@
 // Structured logs: one JSON object per line on stderr. --log_level picks the least severe level
-// written (debug, info, warning, error); request lines are debug.
+// written (debug, info, warning, error); request lines are debug. The lines of mutating calls
+// (info) and of failed authentications (warning, rate-limited) are access_log.h's: written by a
+// thread of their own, so that a call never waits for stderr.
 #ifndef ARBITER_LIBS_SERVICE_LOG_H_
 #define ARBITER_LIBS_SERVICE_LOG_H_
 

@@ -29,6 +29,19 @@ class ServiceModule {
   // deadline timers, gauges). The default has none.
   virtual void Start() {}
   virtual void Stop() {}
+  // A service backed by a store it must reach before it can serve (the store's clock is its time
+  // base) says so here. ServeModules calls Connect once before serving and, while it fails, every
+  // second in the background: the service is NOT_SERVING and its calls UNAVAILABLE ERR_NOT_READY
+  // meanwhile, the other services serve; Start follows the first success. Then Ping (one cheap
+  // round trip to the store) every second: the service's health status follows it (readiness).
+  virtual bool store_backed() const { return false; }
+  virtual absl::Status Connect() { return absl::OkStatus(); }
+  virtual absl::Status Ping() { return absl::OkStatus(); }
+  // Whether a failed Connect may mend by itself (the store down or starting). One that cannot (the
+  // store refused the credentials: a configuration error) stops the start, as before issue 16.
+  virtual bool Transient(const absl::Status& failure) const {
+    return failure.code() == absl::StatusCode::kUnavailable;
+  }
 };
 
 // Serves `modules` until SIGTERM/SIGINT (ShutdownOnSignals): the server with every module's
@@ -55,6 +68,23 @@ class ModuleOf final : public ServiceModule {
   }
   void Stop() override {
     if constexpr (requires(T & t) { t.Stop(); }) inner_->Stop();
+  }
+  bool store_backed() const override {
+    return requires(T & t) { t.Ping(); };
+  }
+  absl::Status Connect() override {
+    if constexpr (requires(T & t) { t.Connect(); }) return inner_->Connect();
+    return absl::OkStatus();
+  }
+  absl::Status Ping() override {
+    if constexpr (requires(T & t) { t.Ping(); }) return inner_->Ping();
+    return absl::OkStatus();
+  }
+  bool Transient(const absl::Status& failure) const override {
+    if constexpr (requires(const T& t) { t.Transient(failure); }) {
+      return inner_->Transient(failure);
+    }
+    return ServiceModule::Transient(failure);
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/descriptor.h"
+#include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/resource_quota.h"
@@ -107,6 +108,7 @@ bool IsServerStreaming(absl::string_view full_method) {
 
 absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfig& config) {
   std::unique_ptr<ServiceEnv> env(new ServiceEnv(config));
+  env->access_log_ = std::make_unique<AccessLog>(env->metrics_.registry().get());
   absl::StatusOr<LogLevel> level = ParseLogLevel(config.log_level);
   if (!level.ok()) return level.status();
   SetLogLevel(*level);
@@ -167,6 +169,28 @@ absl::Status ServiceEnv::ReloadKeys() {
   return keys_->Reload();
 }
 
+void ServiceEnv::SetNotReady(absl::string_view service, std::string why) {
+  absl::MutexLock lock(&ready_mu_);
+  not_ready_[service] = std::move(why);
+  not_ready_count_.store(static_cast<int>(not_ready_.size()), std::memory_order_release);
+}
+
+void ServiceEnv::SetReady(absl::string_view service) {
+  absl::MutexLock lock(&ready_mu_);
+  not_ready_.erase(service);
+  not_ready_count_.store(static_cast<int>(not_ready_.size()), std::memory_order_release);
+}
+
+absl::Status ServiceEnv::CheckReady(absl::string_view full_method) const {
+  // "/arbiter.v1.Arbitration/SubmitMove" -> "arbiter.v1.Arbitration"
+  absl::string_view name = absl::StripPrefix(full_method, "/");
+  name = name.substr(0, name.rfind('/'));
+  absl::MutexLock lock(&ready_mu_);
+  auto it = not_ready_.find(name);
+  if (it == not_ready_.end()) return absl::OkStatus();
+  return base::Error(service::kErrNotReady, it->second);
+}
+
 absl::Status ServiceEnv::Limit(const Principal& who, bool stream,
                                const grpc::ServerContextBase& ctx) const {
   const bool limit_streams = stream && config_.max_streams_per_caller > 0;
@@ -224,9 +248,19 @@ absl::StatusOr<Principal> ServiceEnv::Admit(const grpc::ServerContextBase& ctx,
 absl::StatusOr<Principal> ServiceEnv::AdmitCall(const grpc::ServerContextBase& ctx,
                                                 absl::string_view full_method,
                                                 const google::protobuf::Message* request,
-                                                bool stream) const {
+                                                bool stream, CallRecord* record) const {
   absl::StatusOr<Principal> who = Authenticate(ctx);
-  if (!who.ok()) return who;
+  if (!who.ok()) {
+    access_log_->AuthFailure(ctx, full_method, who.status());
+    return who;
+  }
+  if (record != nullptr) {  // as ActorOf names the caller, without building the message
+    record->subject = insecure() ? "insecure" : who->subject;
+    record->role = insecure() ? "dev" : std::string(RoleName(who->role));
+  }
+  if (not_ready_count_.load(std::memory_order_acquire) != 0) {
+    if (absl::Status ready = CheckReady(full_method); !ready.ok()) return ready;
+  }
   // Without authentication (loopback only) there are no roles, and no callers to tell apart.
   if (config_.insecure_dev) return who;
   absl::Status allowed = Authorize(policy_.Find(full_method), *who, request);
@@ -314,6 +348,24 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
       ParseIntChannelArgs(config.grpc_args, "--grpc_args");
   if (!channel_args.ok()) return channel_args.status();
   for (const auto& [name, value] : *channel_args) builder.AddChannelArgument(name, value);
+  if (config.max_connection_age < absl::ZeroDuration() ||
+      config.max_connection_age_grace < absl::ZeroDuration()) {
+    return base::Error(service::kErrBadFlag,
+                       "--grpc_max_connection_age and --grpc_max_connection_age_grace must not be "
+                       "negative");
+  }
+  if (config.max_connection_age > absl::ZeroDuration()) {
+    // gRPC adds up to 10% of jitter to the age, so that the replicas' clients do not all
+    // reconnect at once.
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_MS,
+        static_cast<int>(
+            std::min<int64_t>(INT32_MAX, absl::ToInt64Milliseconds(config.max_connection_age))));
+    builder.AddChannelArgument(
+        GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+        static_cast<int>(std::min<int64_t>(
+            INT32_MAX, absl::ToInt64Milliseconds(config.max_connection_age_grace))));
+  }
   server->health_ = std::make_unique<HealthService>();
   builder.RegisterService(server->health_.get());
   bool any_async = false;
@@ -352,14 +404,36 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
       while (cq->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
     });
   }
-  for (const HostedService& s : services) server->health_->SetServing(s.name, true);
+  // "" is the process (liveness): up and answering, whatever its store does. A service name is
+  // that service's readiness: a store-backed one is NOT_SERVING until its store answers
+  // (module.h, ServiceModule::Connect and Ping).
+  for (const HostedService& s : services) server->health_->SetServing(s.name, s.serving);
   server->health_->SetServing("", true);
+  if (!config.health_address.empty()) {
+    // The kubelet's gRPC probe speaks plaintext: the same statuses on a port of their own, with
+    // nothing else on it (no reflection, no interceptors, a few threads).
+    grpc::ServerBuilder health_builder;
+    health_builder.SetOption(std::make_unique<ReflectionOption>(false));
+    grpc::ResourceQuota quota("arbiter-health");
+    quota.SetMaxThreads(8);
+    health_builder.SetResourceQuota(quota);
+    health_builder.AddListeningPort(config.health_address, grpc::InsecureServerCredentials(),
+                                    &server->health_port_);
+    health_builder.RegisterService(server->health_.get());
+    server->health_server_ = health_builder.BuildAndStart();
+    if (server->health_server_ == nullptr || server->health_port_ == 0) {
+      server->server_->Shutdown(std::chrono::system_clock::now());
+      return base::Error(service::kErrBind, absl::StrCat("--health_address: cannot listen on ",
+                                                         config.health_address));
+    }
+  }
 
   if (!config.metrics_address.empty() && config.metrics_address != "none") {
     try {
       server->exposer_ = std::make_unique<prometheus::Exposer>(config.metrics_address);
     } catch (const std::exception& e) {
       server->server_->Shutdown();
+      if (server->health_server_ != nullptr) server->health_server_->Shutdown();
       return base::Error(service::kErrBind, absl::StrCat("cannot serve metrics on ",
                                                          config.metrics_address, ": ", e.what()));
     }
@@ -372,6 +446,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   Log(LogLevel::kInfo, "serving",
       {{"grpc_port", absl::StrCat(server->port_)},
        {"metrics_port", absl::StrCat(server->metrics_port_)},
+       {"health_port", absl::StrCat(server->health_port_)},
        {"services", config.services},
        {"tls", config.tls_cert.empty() ? "off" : (config.tls_ca.empty() ? "on" : "mutual")}});
   return server;
@@ -381,6 +456,10 @@ Server::~Server() {
   if (server_ != nullptr && !shutting_down_.exchange(true))
     server_->Shutdown(std::chrono::system_clock::now());
   StopQueues();
+  if (health_server_ != nullptr) {
+    health_->Shutdown();
+    health_server_->Shutdown(std::chrono::system_clock::now());
+  }
 }
 
 void Server::StopQueues() {
@@ -396,12 +475,14 @@ void Server::StopQueues() {
 void Server::Shutdown() {
   if (shutting_down_.exchange(true)) return;
   Log(LogLevel::kInfo, "shutting down: NOT_SERVING, then draining");
-  health_->SetAllServing(false);
+  health_->Drain();
   absl::SleepFor(config_.shutdown_grace);
   health_->Shutdown();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(config_.drain_timeout));
   StopQueues();
+  // The health port last: the probes see NOT_SERVING, not a refused connection, while draining.
+  if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
 }
 
 void Server::Wait() { server_->Wait(); }

@@ -5,7 +5,11 @@
 // (health NOT_SERVING first, then in-flight calls drain, then exit). Handlers enter through
 // ServiceEnv::Serve, which authenticates (keys re-read when their file changes), applies the
 // caller's rate and stream limits, authorises by the policy table, honours the caller's deadline
-// (or the default one) and converts absl::Status to grpc::Status.
+// (or the default one) and converts absl::Status to grpc::Status. Issue 16: the same health
+// statuses on a plaintext port of their own (--health_address, for the kubelet), connections
+// recycled after --grpc_max_connection_age, a service refused with UNAVAILABLE ERR_NOT_READY while
+// its store has never answered (SetNotReady; module.h), and a log line for every mutating call
+// (access_log.h).
 //
 //   std::unique_ptr<ServiceEnv> env = *ServiceEnv::Create(config);
 //   // Each service adds its policy rows when it is built (libs/service/module.h):
@@ -33,6 +37,7 @@
 #include "google/protobuf/message.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_context.h"
+#include "libs/service/access_log.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/auth.h"
 #include "libs/service/grpc_status.h"
@@ -86,6 +91,15 @@ struct ServerConfig {
   // Threads polling a completion queue each, for the async methods (async_unary.h). One suits a
   // small machine whose cores the clients share; more spread the hot methods over more cores.
   int cq_threads = 1;
+  // A second, plaintext gRPC server serving grpc.health.v1.Health only (the same statuses as the
+  // main port): for the kubelet's gRPC probes, which speak no TLS. "" = none. It carries no
+  // tokens and no other service, so plaintext exposes nothing but the statuses.
+  std::string health_address;
+  // Connections of the main server are closed (GOAWAY) after this age, so that long-lived HTTP/2
+  // clients re-resolve and spread over new replicas; in-flight calls get max_connection_age_grace
+  // to finish. Zero: connections live for ever (gRPC's default).
+  absl::Duration max_connection_age = absl::ZeroDuration();
+  absl::Duration max_connection_age_grace = absl::Seconds(30);
 };
 
 // A call's view for long-running domain work: whether to stop (deadline passed or cancelled).
@@ -151,6 +165,11 @@ class ServiceEnv {
   void CallEnded(const grpc::ServerContextBase* ctx) const;
   // Re-reads the keys file now (SIGHUP); the error if it does not load (the old keys stay).
   absl::Status ReloadKeys();
+  // A hosted service ("arbiter.v1.Arbitration") that cannot serve yet (its store not reached since
+  // the start, module.h): every call to it is refused UNAVAILABLE ERR_NOT_READY with `why`, after
+  // authentication, until SetReady. Costs the other calls one atomic load while any is not ready.
+  void SetNotReady(absl::string_view service, std::string why);
+  void SetReady(absl::string_view service);
 
   // The single entry of every unary handler: admission, deadline, then `fn` (returning
   //   absl::Status), converted to grpc::Status.
@@ -195,34 +214,54 @@ class ServiceEnv {
   // Admission, the deadline before the work, `fn(call, principal, finish)`, and the deadline
   // after it: `reply` gets the call's status once, whenever `fn` finishes. Both ways of serving
   // share it; templates, so the synchronous way allocates nothing for it.
+  // A mutating call (access_log.h) leaves one line with its final code, whatever ends it.
   template <typename Fn, typename Reply>
   void ServeThen(const CallContext& call_in, absl::string_view full_method,
                  const google::protobuf::Message& request, Fn&& fn, Reply reply) const {
-    absl::StatusOr<Principal> who =
-        AdmitCall(*call_in.server_context(), full_method, &request, /*stream=*/false);
-    if (!who.ok()) return reply(ToGrpcStatus(who.status()));
+    std::shared_ptr<CallRecord> record =
+        access_log_->Begin(call_in.server_context(), full_method, request);
+    absl::StatusOr<Principal> who = AdmitCall(*call_in.server_context(), full_method, &request,
+                                              /*stream=*/false, record.get());
+    if (!who.ok()) return EndCall(std::move(record), ToGrpcStatus(who.status()), reply);
     const CallContext call = call_in.WithDeadlineAtMost(config_.default_deadline);
     if (call.Cancelled()) {
-      return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                                "the deadline passed before the work began"));
+      return EndCall(std::move(record),
+                     grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                  "the deadline passed before the work began"),
+                     reply);
     }
-    fn(call, *who, [call, reply = std::move(reply)](const absl::Status& status) mutable {
-      if (call.Cancelled() && status.ok()) {
-        return reply(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"));
-      }
-      reply(ToGrpcStatus(status));
-    });
+    fn(call, *who,
+       [this, call, record = std::move(record),
+        reply = std::move(reply)](const absl::Status& status) mutable {
+         if (call.Cancelled() && status.ok()) {
+           return EndCall(std::move(record),
+                          grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed"),
+                          reply);
+         }
+         EndCall(std::move(record), ToGrpcStatus(status), reply);
+       });
+  }
+  template <typename Reply>
+  void EndCall(std::shared_ptr<CallRecord> record, grpc::Status status, Reply& reply) const {
+    if (record != nullptr) access_log_->End(std::move(record), status.error_code());
+    reply(std::move(status));
   }
 
   explicit ServiceEnv(const ServerConfig& config) : config_(config) {}
 
   // Admit, told whether the call is a stream (unary calls through Serve skip the method lookup).
+  // `record` (a mutating call's log record, or null) gets the caller's subject and role once
+  // authenticated.
   absl::StatusOr<Principal> AdmitCall(const grpc::ServerContextBase& ctx,
                                       absl::string_view full_method,
-                                      const google::protobuf::Message* request, bool stream) const;
+                                      const google::protobuf::Message* request, bool stream,
+                                      CallRecord* record = nullptr) const;
   // The caller's token bucket (rate_limit_qps) and, for a stream, its open streams
   // (max_streams_per_caller).
   absl::Status Limit(const Principal& who, bool stream, const grpc::ServerContextBase& ctx) const;
+
+  // UNAVAILABLE ERR_NOT_READY if `full_method`'s service is not ready (SetNotReady).
+  absl::Status CheckReady(absl::string_view full_method) const;
 
   ServerConfig config_;
   TokenRules token_rules_;
@@ -230,6 +269,7 @@ class ServiceEnv {
   mutable TokenCache token_cache_;
   Policy policy_;
   Metrics metrics_;
+  std::unique_ptr<AccessLog> access_log_;  // after metrics_: it counts on its registry
   struct Bucket {
     double tokens = 0;
     absl::Time refilled;
@@ -239,6 +279,9 @@ class ServiceEnv {
   mutable absl::flat_hash_map<std::string, int> open_streams_ ABSL_GUARDED_BY(limits_mu_);
   mutable absl::flat_hash_map<const grpc::ServerContextBase*, std::string> stream_owner_
       ABSL_GUARDED_BY(limits_mu_);
+  std::atomic<int> not_ready_count_{0};  // not_ready_.size(), read without the lock
+  mutable absl::Mutex ready_mu_;
+  absl::flat_hash_map<std::string, std::string> not_ready_ ABSL_GUARDED_BY(ready_mu_);
 };
 
 struct HostedService {
@@ -246,6 +289,8 @@ struct HostedService {
   grpc::Service* service;
   // The service's methods served from completion queues (async_unary.h); owned by the service.
   std::vector<AsyncUnaryMethod*> async_methods = {};
+  // false: NOT_SERVING at start (its store not reached yet: module.h, ServiceModule::Connect).
+  bool serving = true;
 };
 
 class Server {
@@ -257,6 +302,9 @@ class Server {
 
   int port() const { return port_; }                  // the bound gRPC port
   int metrics_port() const { return metrics_port_; }  // 0 without an exposer
+  int health_port() const { return health_port_; }    // 0 without --health_address
+  // The statuses both ports report (a service's readiness follows its store: module.h).
+  HealthService* health() const { return health_.get(); }
 
   // Graceful: health NOT_SERVING for every service, wait the grace period (load balancers stop
   // sending), then stop accepting and let in-flight calls finish within the drain timeout.
@@ -280,10 +328,12 @@ class Server {
   std::vector<std::thread> cq_threads_;
   bool queues_stopped_ = false;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<grpc::Server> health_server_;  // --health_address: health only, plaintext
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr
   int port_ = 0;
   int metrics_port_ = 0;
+  int health_port_ = 0;
   std::atomic<bool> shutting_down_{false};
 };
 

@@ -5,6 +5,13 @@
 //   arbiterd --services=all --insecure_dev
 //   arbiterd --services=rules_validation --auth_keys=/etc/arbiter/keys.json
 //       --tls_cert=server.pem --tls_key=server.key.pem  (one command line)
+//
+// Operations (issue 16): --health_address=0.0.0.0:8081 serves grpc.health.v1 alone in plaintext
+// for the kubelet's probes ("" = the process, liveness; a service's name = its readiness, which
+// for the store-backed services follows the store). A store that is down at start does not stop
+// the process: the stateless services serve, the store-backed ones answer UNAVAILABLE
+// ERR_NOT_READY until it answers. --grpc_max_connection_age recycles client connections.
+// Every mutating call leaves one JSON line at info level (libs/service/access_log.h).
 #include <vector>
 
 #include "libs/base/status_macros.h"
@@ -14,7 +21,8 @@
 int main(int argc, char** argv) {
   return service::RunServer(
       argc, argv, "arbiterd",
-      "arbiterd: the Arbiter server. Flags: --services, --grpc_address, ...",
+      "arbiterd: the Arbiter server. Flags: --services, --grpc_address, --health_address, "
+      "--grpc_max_connection_age, ... (--helpfull lists them all)",
       [](service::ServerConfig& config) -> absl::StatusOr<std::vector<service::ModuleFactory>> {
         ASSIGN_OR_RETURN(std::vector<arbiterd::Registration> selected,
                          arbiterd::Select(config.services));

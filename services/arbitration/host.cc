@@ -13,6 +13,29 @@ namespace arbitration_service {
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ArbitrationHost> host,
+                   CreateUnconnected(config, env, std::move(options)));
+  RETURN_IF_ERROR(host->Connect());
+  return host;
+}
+
+absl::Status ArbitrationHost::Connect() {
+  if (time_.get() != nullptr) return absl::OkStatus();
+  // The time base is the store's clock, measured before serving: every replica (and the clock
+  // authority) records instants on the same base.
+  ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,
+                   clock_authority::StoreTime::Create(store_.get()));
+  time_.Set(std::move(time));
+  service::Log(service::LogLevel::kInfo, "arbitration ready",
+               {{"replica", options_.replica_id},
+                {"store", store_spec_},
+                {"key_prefix", options_.redis_key_prefix},
+                {"deadline_timers", options_.run_timers ? "on" : "off"}});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnected(
+    const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
   if (options.redis_key_prefix.empty()) {
     return base::Error(service::kErrBadFlag,
                        "--arbitration_key_prefix must not be empty: the games would "
@@ -31,10 +54,8 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
   store_options.redis_pool_size = options.redis_pool_size;
   store_options.redis_pipeline_lanes = options.redis_pipeline_lanes;
   store_options.redis_key_prefix = options.redis_key_prefix;
+  store_options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(host->store_, clock_authority_service::OpenStore(config.store, store_options));
-  // The time base is the store's clock, measured before serving: every replica (and the clock
-  // authority) records instants on the same base.
-  ASSIGN_OR_RETURN(host->time_, clock_authority::StoreTime::Create(host->store_.get()));
   host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
       .max_nodes = options.analysis_max_nodes,
       .engine = options.engine_path.empty()
@@ -42,7 +63,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
                     : std::optional<analysis::EnginePoolOptions>(
                           analysis::EnginePoolOptions{.engine_path = options.engine_path})});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
-  clock_authority::StoreTime* time = host->time_.get();
+  clock_authority_service::MeasuredLater* time = &host->time_;
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
       host->store_.get(), [time] { return time->NowMs(); }, *host->analyst_,
       arbitration::AuthorityOptions{.owner = options.replica_id});
@@ -63,18 +84,15 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
   }
   host->service_ =
       std::make_unique<ArbitrationService>(env, host->authority_.get(), options.service);
-  service::Log(service::LogLevel::kInfo, "arbitration ready",
-               {{"replica", options.replica_id},
-                {"store", config.store},
-                {"key_prefix", options.redis_key_prefix},
-                {"deadline_timers", options.run_timers ? "on" : "off"}});
+  host->store_spec_ = config.store.substr(0, config.store.find('?'));
   return host;
 }
 
 ArbitrationHost::~ArbitrationHost() { Stop(); }
 
 void ArbitrationHost::Start() {
-  time_->StartResync(options_.time_resync);
+  if (time_.get() == nullptr) return;  // not connected: ServeModules starts it after Connect
+  time_.get()->StartResync(options_.time_resync);
   if (timers_ != nullptr) timers_->Start();
   ticker_.Start(absl::Seconds(1),
                 [this] { metrics_->Tick(analyst_->calls(), timers_ ? timers_->tracked() : 0); });

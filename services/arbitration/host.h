@@ -25,6 +25,7 @@
 #include "services/arbitration/arbitration_metrics.h"
 #include "services/arbitration/arbitration_service.h"
 #include "services/arbitration/deadline_timers.h"
+#include "services/clock_authority/host.h"
 
 namespace arbitration_service {
 
@@ -55,7 +56,19 @@ class ArbitrationHost {
   static absl::StatusOr<std::unique_ptr<ArbitrationHost>> Create(
       const service::ServerConfig& config, service::ServiceEnv* env,
       ArbitrationHostOptions options);
+  // The same without reaching the store (arbiterd, issue 16): Connect does, before Start.
+  static absl::StatusOr<std::unique_ptr<ArbitrationHost>> CreateUnconnected(
+      const service::ServerConfig& config, service::ServiceEnv* env,
+      ArbitrationHostOptions options);
   ~ArbitrationHost();
+
+  // Measures the time base (UNAVAILABLE while the store does not answer); OK once measured.
+  absl::Status Connect();
+  // One round trip to the store (its clock): readiness follows it.
+  absl::Status Ping() { return store_->NowMs().status(); }
+  bool Transient(const absl::Status& failure) const {
+    return clock_authority_service::StoreFailureIsTransient(failure);
+  }
 
   service::HostedService hosted() {
     return {ArbitrationService::kName, service_.get(), service_->async_methods()};
@@ -70,8 +83,9 @@ class ArbitrationHost {
   ArbitrationHost() = default;
 
   ArbitrationHostOptions options_;
+  std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
-  std::unique_ptr<clock_authority::StoreTime> time_;
+  clock_authority_service::MeasuredLater time_;
   std::unique_ptr<arbitration::LocalAnalyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
   std::unique_ptr<arbitration::GameAuthority> authority_;

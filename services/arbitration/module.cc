@@ -7,7 +7,9 @@ namespace arbitration_service {
 absl::StatusOr<std::unique_ptr<service::ServiceModule>> CreateModule(
     const service::ServerConfig& config, service::ServiceEnv* env) {
   return service::MakeModule(
-      ArbitrationHost::Create(config, env, ArbitrationHostOptionsFromFlags()));
+      // Unconnected: a store that is down at start does not stop the process (issue 16); the
+      // server connects it (ServiceModule::Connect).
+      ArbitrationHost::CreateUnconnected(config, env, ArbitrationHostOptionsFromFlags()));
 }
 
 }  // namespace arbitration_service

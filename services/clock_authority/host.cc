@@ -12,10 +12,17 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/redis_store_metrics.h"
 
 namespace clock_authority_service {
+
+bool StoreFailureIsTransient(const absl::Status& failure) {
+  return failure.code() == absl::StatusCode::kUnavailable &&
+         base::ErrorCode(failure) != store::kErrStoreAuth;
+}
 
 std::string DefaultReplicaId() {
   char host[256] = {0};
@@ -29,9 +36,10 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
     return std::unique_ptr<store::GameStore>(std::make_unique<store::MemoryGameStore>(
         store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
   }
-  if (!absl::StartsWith(spec, "redis://")) {
+  if (!absl::StartsWith(spec, "redis://") && !absl::StartsWith(spec, "redis+sentinel://")) {
     return base::Error(service::kErrBadFlag,
-                       absl::StrCat("--store: expected memory or redis://[user@]host:port, got ",
+                       absl::StrCat("--store: expected memory, redis://[user@]host:port or "
+                                    "redis+sentinel://[user@]host:port,.../MASTER, got ",
                                     spec.substr(0, spec.find('?')),
                                     absl::StrContains(spec, "password_file=")
                                         ? " (--store_password_file is for a redis:// store)"
@@ -48,6 +56,9 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.connection = *std::move(connection);
   redis.connection.pool_size = options.redis_pool_size;
   redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
+  if (options.store_metrics != nullptr) {
+    redis.connection.observer = store::RedisStoreMetrics(*options.store_metrics);
+  }
   // The watch hub holds one blocked read per deadline shard with watched games.
   redis.max_watchers = options.deadline_shards;
   redis.key_prefix = options.redis_key_prefix;
@@ -58,6 +69,30 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
 }
 
 absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
+    const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ClockAuthorityHost> host,
+                   CreateUnconnected(config, env, std::move(options)));
+  RETURN_IF_ERROR(host->Connect());
+  return host;
+}
+
+absl::Status ClockAuthorityHost::Connect() {
+  if (time_.get() != nullptr) return absl::OkStatus();
+  // The time base is the store's clock: measured before serving, so a restarted replica reads
+  // the same instants as the others.
+  ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,
+                   clock_authority::StoreTime::Create(store_.get()));
+  time_.Set(std::move(time));
+  service::Log(service::LogLevel::kInfo, "clock authority ready",
+               {{"replica", options_.replica_id},
+                {"store", store_spec_},
+                {"time_offset_us", absl::StrCat(time_.get()->offset_us())},
+                {"time_uncertainty_us", absl::StrCat(time_.get()->uncertainty_us())},
+                {"flag_scheduler", options_.run_scheduler ? "on" : "off"}});
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUnconnected(
     const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
   if (options.service.max_watched_games < 1 ||
       options.service.max_watched_games > store::kMaxWatchedAtOnce) {
@@ -70,14 +105,13 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
   if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
   options.scheduler.owner = options.replica_id;
   host->options_ = options;
+  options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw, OpenStore(config.store, options));
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
-  // The time base is the store's clock: measured before serving, so a restarted replica reads
-  // the same instants as the others.
-  ASSIGN_OR_RETURN(host->time_, clock_authority::StoreTime::Create(host->store_.get()));
+  host->store_spec_ = config.store.substr(0, config.store.find('?'));
   host->metrics_ = std::make_unique<ClockMetrics>(*env->metrics().registry());
   host->authority_ = std::make_unique<clock_authority::ClockAuthority>(
-      host->store_.get(), host->time_.get(),
+      host->store_.get(), &host->time_,
       clock_authority::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_scheduler) {
@@ -87,22 +121,18 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
   }
   host->service_ =
       std::make_unique<ClockAuthorityService>(env, host->authority_.get(), options.service);
-  service::Log(service::LogLevel::kInfo, "clock authority ready",
-               {{"replica", options.replica_id},
-                {"store", config.store},
-                {"time_offset_us", absl::StrCat(host->time_->offset_us())},
-                {"time_uncertainty_us", absl::StrCat(host->time_->uncertainty_us())},
-                {"flag_scheduler", options.run_scheduler ? "on" : "off"}});
   return host;
 }
 
 ClockAuthorityHost::~ClockAuthorityHost() { Stop(); }
 
 void ClockAuthorityHost::Start() {
-  time_->StartResync(options_.time_resync);
+  if (time_.get() == nullptr) return;  // not connected: ServeModules starts it after Connect
+  time_.get()->StartResync(options_.time_resync);
   if (scheduler_ != nullptr) scheduler_->Start();
   ticker_.Start(absl::Seconds(1), [this, tick = 0]() mutable {
-    metrics_->Tick(time_->NowMs(), scheduler_ ? scheduler_->tracked() : 0, time_->uncertainty_us());
+    metrics_->Tick(time_.NowMs(), scheduler_ ? scheduler_->tracked() : 0,
+                   time_.get()->uncertainty_us());
     // The deployment's live clocks: one read per shard, every 5 s.
     if (tick++ % 5 == 0) CountPendingDeadlines();
   });

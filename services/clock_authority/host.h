@@ -12,8 +12,10 @@
 #ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 #define ARBITER_SERVICES_CLOCK_AUTHORITY_HOST_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "libs/clock_authority/authority.h"
@@ -36,6 +38,9 @@ struct ClockHostOptions {
   int redis_pool_size = 64;
   int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
   std::string redis_key_prefix = "arbiter:";
+  // The registry the Redis store's failover metrics go to (libs/store/redis_store_metrics.h);
+  // null: none.
+  prometheus::Registry* store_metrics = nullptr;
   absl::Duration time_resync = absl::Seconds(1);
 };
 
@@ -45,6 +50,10 @@ struct ClockHostOptions {
 // --deadline_shards, --redis_pool_size, --redis_pipeline_lanes.
 ClockHostOptions ClockHostOptionsFromFlags();
 
+// Whether a failure to reach the store may mend by itself (Redis down, starting, loading): every
+// UNAVAILABLE but ERR_STORE_AUTH, a refusal of the credentials, which a retry does not mend.
+bool StoreFailureIsTransient(const absl::Status& failure);
+
 // "hostname:pid": a replica's name in deadline leases when its flag names none.
 std::string DefaultReplicaId();
 
@@ -53,12 +62,43 @@ std::string DefaultReplicaId();
 absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
                                                             const ClockHostOptions& options);
 
+// The store's time once measured (Connect): a TimeSource the authority can hold before the store
+// has answered. Nothing reads it before: the service refuses calls and no background work runs
+// until Connect succeeds (libs/service/module.h); it would read 0.
+class MeasuredLater final : public clock_authority::TimeSource {
+ public:
+  std::int64_t NowMicros() override {
+    clock_authority::StoreTime* t = time_.load(std::memory_order_acquire);
+    return t == nullptr ? 0 : t->NowMicros();
+  }
+  // Once; later calls are ignored.
+  void Set(std::unique_ptr<clock_authority::StoreTime> time) {
+    if (owned_ != nullptr) return;
+    owned_ = std::move(time);
+    time_.store(owned_.get(), std::memory_order_release);
+  }
+  clock_authority::StoreTime* get() const { return time_.load(std::memory_order_acquire); }
+
+ private:
+  std::unique_ptr<clock_authority::StoreTime> owned_;
+  std::atomic<clock_authority::StoreTime*> time_{nullptr};
+};
+
 class ClockAuthorityHost {
  public:
   // Opens the store and measures the time base (UNAVAILABLE if the store does not answer).
   static absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> Create(
       const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
+  // The same without reaching the store (arbiterd, issue 16): Connect does, before Start.
+  static absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> CreateUnconnected(
+      const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
   ~ClockAuthorityHost();
+
+  // Measures the time base (UNAVAILABLE while the store does not answer); OK once measured.
+  absl::Status Connect();
+  // One round trip to the store (its clock): readiness follows it.
+  absl::Status Ping() { return store_->NowMs().status(); }
+  bool Transient(const absl::Status& failure) const { return StoreFailureIsTransient(failure); }
 
   // What Server::Start takes: the service with its completion-queue methods.
   service::HostedService hosted() {
@@ -77,8 +117,9 @@ class ClockAuthorityHost {
   void CountPendingDeadlines();
 
   ClockHostOptions options_;
+  std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
-  std::unique_ptr<clock_authority::StoreTime> time_;
+  MeasuredLater time_;
   std::unique_ptr<ClockMetrics> metrics_;
   std::unique_ptr<clock_authority::ClockAuthority> authority_;
   std::unique_ptr<clock_authority::FlagScheduler> scheduler_;

@@ -6,7 +6,10 @@ namespace clock_authority_service {
 
 absl::StatusOr<std::unique_ptr<service::ServiceModule>> CreateModule(
     const service::ServerConfig& config, service::ServiceEnv* env) {
-  return service::MakeModule(ClockAuthorityHost::Create(config, env, ClockHostOptionsFromFlags()));
+  // Unconnected: a store that is down at start does not stop the process (issue 16); the
+  // server connects it (ServiceModule::Connect).
+  return service::MakeModule(
+      ClockAuthorityHost::CreateUnconnected(config, env, ClockHostOptionsFromFlags()));
 }
 
 }  // namespace clock_authority_service
