@@ -9,8 +9,23 @@ Redis (issue 15): base/redis-users.acl is libs/store/redis-users.acl (the defaul
 store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, ...); Redis runs with
 protected mode on, that ACL file (made from the Secret's password) and a maxmemory below its memory
 limit with noeviction; its readiness probe authenticates; arbiterd names the ACL user in --store and
-reads the password with --store_password_file from the same Secret, mounted."""
+reads the password with --store_password_file from the same Secret, mounted.
+
+Operations (issue 16): every rendered overlay (dev, prod, and base with each component of
+components/ on its own) is validated offline against the Kubernetes API schemas and the
+prometheus-operator CRDs (tools/k8s-schemas/validate.js: unknown kinds, unknown fields, wrong types),
+and the validator is shown to reject broken manifests; every container of every pod template meets
+the restricted Pod Security Standard, which both namespaces enforce; prod denies all traffic by
+default and opens per workload only what each needs; the HPA owns arbiterd's replica count (no
+spec.replicas to fight it) and a PodDisruptionBudget leaves it serving; prod recycles gRPC
+connections (--grpc_max_connection_age) so clients rebalance; the kubelet's gRPC probes reach a
+plaintext port.
+
+kubectl (with kustomize v5) and node, with tools/k8s-schemas/node_modules (tools/setup.sh runs
+`npm ci` there), must be on the machine: the test fails, with the reason, when one is missing."""
+import copy
 import glob
+import json
 import os
 import re
 import shutil
@@ -31,6 +46,11 @@ STORE_ACL = os.path.join(_SOURCE, "..", "libs", "store", "redis-users.acl")
 FORBIDDEN = ("flushall", "flushdb", "config", "keys", "debug", "shutdown", "acl", "eval", "del",
              "replicaof", "slaveof", "migrate", "module", "save", "bgsave", "bgrewriteaof",
              "monitor", "client", "script|flush", "script|kill", "function", "swapdb", "sync", "psync")
+# The validator and its packages: node resolves node_modules from the script's real path (the
+# checkout's tools/k8s-schemas/, where tools/setup.sh installed them).
+VALIDATOR = os.path.realpath(os.path.join(_SOURCE, "..", "tools", "k8s-schemas", "validate.js"))
+COMPONENTS = sorted(d for d in os.listdir(os.path.join(ROOT, "components"))
+                    if os.path.exists(os.path.join(ROOT, "components", d, "kustomization.yaml")))
 failures = []
 
 
@@ -47,14 +67,259 @@ def load_docs(paths):
     return docs
 
 
-def render(overlay):
-    kubectl = shutil.which("kubectl")
-    if kubectl is None:
-        return None
-    out = subprocess.run([kubectl, "kustomize", os.path.join(ROOT, "overlays", overlay)],
+def render(directory):
+    """`kubectl kustomize` of a directory under ROOT: (its YAML text, its objects)."""
+    out = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, directory)],
                          capture_output=True, text=True)
-    check(out.returncode == 0, f"kubectl kustomize overlays/{overlay}: {out.stderr.strip()}")
-    return [d for d in yaml.safe_load_all(out.stdout) if d]
+    check(out.returncode == 0, f"kubectl kustomize {directory}: {out.stderr.strip()}")
+    return out.stdout, [d for d in yaml.safe_load_all(out.stdout) if d]
+
+
+def component_alone(name):
+    """A kustomization of the base with one component: each component must render (and validate)
+    on its own, not only beside the others in prod."""
+    directory = os.path.join("_checks", name)
+    os.makedirs(os.path.join(ROOT, directory), exist_ok=True)
+    with open(os.path.join(ROOT, directory, "kustomization.yaml"), "w") as f:
+        yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                        "namespace": "arbiter-check", "resources": ["../../base"],
+                        "components": [f"../../components/{name}"]}, f)
+    return directory
+
+
+def validate(texts):
+    """Runs the schema validator on {label: YAML text}; returns (exit code, output)."""
+    paths = []
+    for label, text in texts.items():
+        path = os.path.join(_COPY, label.replace("/", "_") + ".rendered.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        paths.append(path)
+    out = subprocess.run(["node", VALIDATOR] + paths, capture_output=True, text=True)
+    return out.returncode, out.stdout + out.stderr
+
+
+def check_validator_rejects(docs):
+    """The validator must catch what a typo or a wrong type in a manifest would be: each broken copy
+    of a rendered object is reported, at the broken field."""
+    deployment = next(d for d in docs if d.get("kind") == "Deployment")
+    broken = []
+
+    def mutant(doc, mutate, expect):
+        d = copy.deepcopy(doc)
+        d["metadata"]["name"] = f"broken-{len(broken)}"
+        mutate(d)
+        broken.append((d, expect))
+
+    def container(d):
+        return d["spec"]["template"]["spec"]["containers"][0]
+
+    mutant(deployment, lambda d: container(d)["ports"][0].update(containerPort="x"),
+           "containers/0/ports/0/containerPort: must be integer")
+    mutant(deployment, lambda d: d["spec"].update(replica=3), "/spec/replica: unknown field")
+    mutant(deployment, lambda d: container(d)["securityContext"].update(runAsNonroot=True),
+           "securityContext/runAsNonroot: unknown field")
+    mutant(deployment, lambda d: d["spec"]["template"]["spec"].pop("containers"),
+           'missingProperty":"containers"')
+    mutant(deployment, lambda d: container(d)["securityContext"].update(seccompProfile={"type": "Default"}),
+           "seccompProfile/type: must be equal to one of the allowed values")
+    mutant(deployment, lambda d: d.update(kind="Deploymnet"), "unknown kind Deploymnet")
+    mutant(deployment, lambda d: d.update(apiVersion="apps/v2"), "no schema for apiVersion apps/v2")
+    # A CRD's schema (prometheus-operator), as strict as the built-in kinds'.
+    for monitor in [d for d in docs if d.get("kind") == "ServiceMonitor"][:1]:
+        mutant(monitor, lambda d: d["spec"]["endpoints"][0].update(intervall="30s"),
+               "/spec/endpoints/0/intervall: unknown field")
+    for doc, expect in broken:
+        rc, out = validate({"broken": yaml.safe_dump(doc)})
+        check(rc != 0 and expect in out, f"validator accepts a broken manifest (want {expect!r}): {out.strip()}")
+    rc, out = validate({"intact": yaml.safe_dump(deployment)})
+    check(rc == 0, f"validator rejects the intact Deployment: {out.strip()}")
+
+
+def pod_templates(docs):
+    """(where, pod spec) of every pod the objects would run."""
+    for d in docs:
+        kind, spec = d.get("kind"), d.get("spec", {})
+        name = f"{kind}/{d.get('metadata', {}).get('name')}"
+        if kind == "Pod":
+            yield name, spec
+        elif kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"):
+            yield name, spec["template"]["spec"]
+        elif kind == "CronJob":
+            yield name, spec["jobTemplate"]["spec"]["template"]["spec"]
+
+
+RESTRICTED_VOLUMES = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
+                      "projected", "secret"}
+
+
+def check_restricted(docs, where):
+    """The restricted Pod Security Standard (the namespaces enforce it): the API server would refuse a
+    pod that fails any of these, so the rollout would never start."""
+    for name, spec in pod_templates(docs):
+        at = f"{where}: {name}"
+        psc = spec.get("securityContext", {})
+        for host in ("hostNetwork", "hostPID", "hostIPC"):
+            check(spec.get(host) is not True, f"{at} uses {host}")
+        for v in spec.get("volumes", []):
+            types = set(v) - {"name"}
+            check(types <= RESTRICTED_VOLUMES, f"{at}: volume {v['name']} of type {sorted(types)} (hostPath?)")
+        check(not psc.get("sysctls"), f"{at}: sysctls set")
+        containers = (spec.get("initContainers", []) + spec.get("containers", [])
+                      + spec.get("ephemeralContainers", []))
+        check(containers, f"{at}: no containers")
+        for c in containers:
+            cat = f"{at}/{c['name']}"
+            sc = c.get("securityContext", {})
+            merged = dict(psc, **sc)  # a container's setting overrides the pod's
+            check(merged.get("runAsNonRoot") is True, f"{cat}: runAsNonRoot not true")
+            check(merged.get("runAsUser", 1) != 0, f"{cat}: runs as user 0")
+            check(merged.get("seccompProfile", {}).get("type") in ("RuntimeDefault", "Localhost"),
+                  f"{cat}: no RuntimeDefault (or Localhost) seccomp profile")
+            check(sc.get("allowPrivilegeEscalation") is False, f"{cat}: allowPrivilegeEscalation not false")
+            check(sc.get("privileged") is not True, f"{cat}: privileged")
+            caps = sc.get("capabilities", {})
+            check("ALL" in caps.get("drop", []), f"{cat}: capabilities not dropped (drop: [ALL])")
+            check(set(caps.get("add", [])) <= {"NET_BIND_SERVICE"}, f"{cat}: adds capabilities {caps.get('add')}")
+            check(sc.get("procMount", "Default") == "Default", f"{cat}: procMount")
+            check(not sc.get("windowsOptions", {}).get("hostProcess"), f"{cat}: hostProcess")
+            check(all(not p.get("hostPort") for p in c.get("ports", [])), f"{cat}: hostPort")
+            se = merged.get("seLinuxOptions", {})
+            check(not se.get("user") and not se.get("role"), f"{cat}: seLinuxOptions user/role")
+
+
+def check_namespaces(docs, where, namespace):
+    ns = [d for d in docs if d.get("kind") == "Namespace"]
+    check([d["metadata"]["name"] for d in ns] == [namespace], f"{where}: the Namespace is not {namespace}")
+    for d in ns:
+        labels = d["metadata"].get("labels", {})
+        for mode in ("enforce", "audit", "warn"):
+            check(labels.get(f"pod-security.kubernetes.io/{mode}") == "restricted",
+                  f"{where}: namespace {namespace} does not {mode} the restricted profile")
+            check(f"pod-security.kubernetes.io/{mode}-version" in labels,
+                  f"{where}: namespace {namespace} has no {mode}-version")
+    for d in docs:
+        if d.get("kind") != "Namespace":
+            check(d["metadata"].get("namespace") == namespace,
+                  f"{where}: {d['kind']}/{d['metadata']['name']} outside namespace {namespace}")
+
+
+def check_apply_size(docs, where):
+    """`kubectl apply` keeps each object, as JSON, in an annotation the API server caps at 256 KiB
+    (a dashboards ConfigMap grows toward it): past it the apply fails."""
+    for d in docs:
+        size = len(json.dumps(d, separators=(",", ":")))
+        check(size < 256 * 1024 - 4096, f"{where}: {d['kind']}/{d['metadata']['name']} is {size} bytes, too large "
+              "for kubectl apply's last-applied annotation")
+
+
+def names_of(peer_selector):
+    """The app.kubernetes.io/name values a pod selector admits, or None for "any pod"."""
+    if not peer_selector:
+        return None
+    names = set()
+    if "app.kubernetes.io/name" in peer_selector.get("matchLabels", {}):
+        names.add(peer_selector["matchLabels"]["app.kubernetes.io/name"])
+    for e in peer_selector.get("matchExpressions", []):
+        if e["key"] == "app.kubernetes.io/name" and e["operator"] == "In":
+            names |= set(e["values"])
+    return names or None
+
+
+def in_namespace(peer, names):
+    """Whether a NetworkPolicy peer admits only pods of this namespace named in `names`."""
+    selected = names_of(peer.get("podSelector"))
+    return "namespaceSelector" not in peer and "ipBlock" not in peer and selected is not None and selected <= names
+
+
+def ports_of(rule):
+    return {(p.get("protocol", "TCP"), p["port"]) for p in rule.get("ports", [])}
+
+
+def check_network_policies(docs, where):
+    """Default deny, then per workload only what it needs (issue 16)."""
+    policies = [d for d in docs if d.get("kind") == "NetworkPolicy"]
+    deny = [p for p in policies if p["spec"]["podSelector"] == {} and not p["spec"].get("ingress")
+            and not p["spec"].get("egress")]
+    check(any(set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"} for p in deny),
+          f"{where}: no default-deny NetworkPolicy for ingress and egress")
+    dns = {("UDP", 53), ("TCP", 53)}
+    store = {("TCP", 6379), ("TCP", 26379)}
+    by_target = {}
+    for p in policies:
+        for n in names_of(p["spec"]["podSelector"]) or ():
+            by_target.setdefault(n, []).append(p)
+    for workload in ("arbiterd", "redis"):
+        for direction in ("Ingress", "Egress"):
+            check(any(direction in p["spec"].get("policyTypes", []) and p["spec"].get(direction.lower())
+                      for p in by_target.get(workload, [])),
+                  f"{where}: no NetworkPolicy opens {direction.lower()} for {workload}")
+    # arbiterd: in on gRPC, metrics and health only; out to the store and DNS only.
+    ingress_ports = set()
+    for p in by_target.get("arbiterd", []):
+        ingress_ports |= set().union(*[ports_of(r) for r in p["spec"].get("ingress", [])] or [set()])
+    check(ingress_ports == {("TCP", 7070), ("TCP", 9090), ("TCP", 8081)},
+          f"{where}: arbiterd admits ports {sorted(ingress_ports)}, want 7070 (gRPC), 9090 (metrics), 8081 (health)")
+    for p in by_target.get("arbiterd", []):
+        for r in p["spec"].get("ingress", []):
+            check(r.get("from"), f"{where}: arbiterd admits {sorted(ports_of(r))} from anywhere")
+        for r in p["spec"].get("egress", []):
+            to, ports = r.get("to", []), ports_of(r)
+            to_store = ports <= store and all(in_namespace(t, {"redis", "redis-sentinel"}) for t in to)
+            to_dns = ports == dns and all(
+                t.get("podSelector", {}).get("matchLabels", {}).get("k8s-app") == "kube-dns" for t in to)
+            check(to and (to_store or to_dns), f"{where}: arbiterd may send to {to} on {sorted(ports)}")
+    # Redis and Sentinel: only arbiterd and each other (the store link has no TLS:
+    # libs/store/README.md).
+    for n in ("redis", "redis-sentinel"):
+        for p in by_target.get(n, []):
+            for r in p["spec"].get("ingress", []):
+                peers = r.get("from", [])
+                check(peers and all(in_namespace(f, {"arbiterd", "redis", "redis-sentinel"}) for f in peers),
+                      f"{where}: {n} reachable by more than arbiterd, Redis and Sentinel: {peers}")
+            for r in p["spec"].get("egress", []):
+                check(ports_of(r) <= store | dns and r.get("to"), f"{where}: {n} may send to {r}")
+
+
+def check_autoscaling(docs, where):
+    """The HPA owns arbiterd's replicas: a replica count in the Deployment would be set back by every
+    `kubectl apply`, fighting it."""
+    deployment = next(d for d in docs if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+    hpas = [d for d in docs if d.get("kind") == "HorizontalPodAutoscaler"
+            and d["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "arbiterd"}]
+    pdbs = [d for d in docs if d.get("kind") == "PodDisruptionBudget"
+            and d["spec"]["selector"].get("matchLabels", {}).get("app.kubernetes.io/name") == "arbiterd"]
+    check(len(hpas) == 1, f"{where}: not one HorizontalPodAutoscaler for arbiterd")
+    check("replicas" not in deployment["spec"], f"{where}: arbiterd has spec.replicas beside its HPA")
+    check(len(pdbs) == 1 and pdbs[0]["spec"]["selector"]["matchLabels"] == {"app.kubernetes.io/name": "arbiterd"},
+          f"{where}: no PodDisruptionBudget for arbiterd")
+    if hpas and len(pdbs) == 1:
+        h = hpas[0]["spec"]
+        check(2 <= h["minReplicas"] <= h["maxReplicas"], f"{where}: HPA min {h['minReplicas']} max {h['maxReplicas']}")
+        # A budget as large as the smallest deployment would block every node drain.
+        check(pdbs[0]["spec"].get("minAvailable", 0) < h["minReplicas"],
+              f"{where}: the PodDisruptionBudget allows no disruption at minReplicas")
+
+
+def duration_seconds(text):
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
+    if not parts or "".join(a + b for a, b in parts) != text:
+        return None
+    return sum(float(a) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[b] for a, b in parts)
+
+
+def check_connection_age(docs, where):
+    """Long-lived HTTP/2 connections stay on one pod: the server must close them now and then
+    (GRPC_ARG_MAX_CONNECTION_AGE_MS) for clients to rebalance over new pods."""
+    d = next(d for d in docs if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+    args = d["spec"]["template"]["spec"]["containers"][0].get("args", [])
+    ages = [a.split("=", 1)[1] for a in args if a.startswith("--grpc_max_connection_age=")]
+    check(len(ages) == 1, f"{where}: arbiterd has {len(ages)} --grpc_max_connection_age flags, want 1 (prod's "
+          "kustomization.yaml adds it with a JSON patch: drop that patch if base/arbiterd.yaml has the flag)")
+    for age in ages:
+        seconds = duration_seconds(age)
+        check(seconds is not None and 60 <= seconds <= 3600,
+              f"{where}: --grpc_max_connection_age={age} is not a duration of 1 minute to 1 hour")
 
 
 def check_pods(docs, where, expect_auth):
@@ -80,8 +345,15 @@ def check_pods(docs, where, expect_auth):
             check(init or ("readinessProbe" in c and "livenessProbe" in c), f"{where}: {name}/{c['name']} lacks probes")
         if name == "arbiterd":
             c = spec["containers"][0]
-            check(c["readinessProbe"].get("grpc", {}).get("port") == 7070, f"{where}: arbiterd readiness is not gRPC health")
             args = c.get("args", [])
+            # The kubelet's gRPC probe speaks plaintext: with TLS on the API port it must probe a
+            # plaintext health port (--health_address) or the pod never becomes ready.
+            health = next((a.rsplit(":", 1)[1] for a in args if a.startswith("--health_address=")), None)
+            plaintext = {int(health)} if health else set() if any(a.startswith("--tls_cert=") for a in args) else {7070}
+            for probe in ("readinessProbe", "livenessProbe"):
+                port = c[probe].get("grpc", {}).get("port")
+                check(port is not None, f"{where}: arbiterd {probe} is not gRPC health")
+                check(port in plaintext, f"{where}: arbiterd {probe} on port {port}, which serves TLS or nothing")
             if expect_auth:
                 check(any(a.startswith("--auth_keys=") for a in args), f"{where}: arbiterd without --auth_keys")
                 check(any(a.startswith("--tls_cert=") for a in args), f"{where}: arbiterd without TLS")
@@ -156,7 +428,9 @@ def check_redis_auth(docs, where):
     ac = arbiterd["spec"]["template"]["spec"]["containers"][0]
     aargs = ac.get("args", [])
     store = next((a for a in aargs if a.startswith("--store=")), "")
-    check(store.startswith("--store=redis://arbiter@"), f"{where}: arbiterd's --store names no ACL user: {store}")
+    # Redis itself, or its Sentinels (components/redis-sentinel): as the ACL user either way.
+    check(store.startswith(("--store=redis://arbiter@", "--store=redis+sentinel://arbiter@")),
+          f"{where}: arbiterd's --store names no ACL user: {store}")
     userinfo = store.split("//", 1)[-1].split("@")[0] if "@" in store else ""
     check(":" not in userinfo, f"{where}: a password in --store")
     pwfile = next((a.split("=", 1)[1] for a in aargs if a.startswith("--store_password_file=")), "")
@@ -192,28 +466,43 @@ def check_acl(path):
 
 
 def main():
+    for tool, why in (("kubectl", "renders the overlays (kubectl kustomize; kustomize v5)"),
+                      ("node", "runs the schema validator (tools/k8s-schemas)")):
+        if shutil.which(tool) is None:
+            print(f"FAIL: {tool} is not on this machine; it {why}")
+            return 1
+    if not os.path.isdir(os.path.join(os.path.dirname(VALIDATOR), "node_modules")):
+        print(f"FAIL: {os.path.dirname(VALIDATOR)}/node_modules is missing: run tools/setup.sh (npm ci there)")
+        return 1
     base = load_docs(sorted(glob.glob(os.path.join(ROOT, "base", "*.yaml"))))
     check_pods([d for d in base if d.get("kind") != "Kustomization"], "base", expect_auth=True)
     check_redis_auth(base, "base")
-    for overlay, auth in (("dev", False), ("prod", True)):
-        docs = render(overlay)
-        if docs is None:
-            print(f"kubectl not on this machine: overlays/{overlay} parsed but not rendered")
-            load_docs(glob.glob(os.path.join(ROOT, "overlays", overlay, "*.yaml")))
-            continue
+    rendered = {}
+    for overlay, auth, namespace in (("dev", False, "arbiter-dev"), ("prod", True, "arbiter")):
+        text, docs = render(os.path.join("overlays", overlay))
+        rendered[f"overlays/{overlay}"] = text
         check_pods(docs, overlay, expect_auth=auth)
         check_redis_auth(docs, overlay)
+        check_restricted(docs, overlay)
+        check_namespaces(docs, overlay, namespace)
+        check_apply_size(docs, overlay)
         if overlay == "prod":
-            # Only arbiterd reaches Redis (the store link has no TLS: libs/store/README.md).
-            policies = [d for d in docs if d.get("kind") == "NetworkPolicy"
-                        and d["spec"]["podSelector"].get("matchLabels", {}).get("app.kubernetes.io/name") == "redis"]
-            check(len(policies) == 1 and all(
-                [f.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/name") for f in rule.get("from", [])] == ["arbiterd"]
-                for p in policies for rule in p["spec"].get("ingress", [])), "prod: Redis reachable by more than arbiterd")
-        kinds = sorted({d["kind"] for d in docs})
-        if overlay == "prod":
-            for k in ("HorizontalPodAutoscaler", "NetworkPolicy", "PodDisruptionBudget"):
-                check(k in kinds, f"prod lacks a {k}")
+            check_network_policies(docs, overlay)
+            check_autoscaling(docs, overlay)
+            check_connection_age(docs, overlay)
+            included = yaml.safe_load(open(os.path.join(ROOT, "overlays", "prod", "kustomization.yaml")))
+            for name in COMPONENTS:
+                check(f"../../components/{name}" in included.get("components", []),
+                      f"prod does not include components/{name}")
+            check_validator_rejects(docs)
+    for name in COMPONENTS:
+        text, docs = render(component_alone(name))
+        rendered[f"components/{name}"] = text
+        check_restricted(docs, f"components/{name}")
+    # Offline schema validation of everything rendered (tools/k8s-schemas/validate.js).
+    rc, out = validate(rendered)
+    check(rc == 0, f"schema validation:\n{out.strip()}")
+    print(out.strip().splitlines()[-1] if out.strip() else "schema validation printed nothing")
     with open(STORE_CONF) as a, open(os.path.join(ROOT, "base", "redis.conf")) as b:
         check(a.read() == b.read(), "k8s/base/redis.conf differs from libs/store/redis.conf (copy it again)")
     with open(STORE_ACL) as a, open(os.path.join(ROOT, "base", "redis-users.acl")) as b:

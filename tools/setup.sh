@@ -6,18 +6,40 @@ packages=(
   bazel-bootstrap bazel-rules-java pkg-config g++ clang libclang-rt-14-dev clang-format
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libhiredis-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libjwt-dev libssl-dev redis-server stockfish iproute2 util-linux python3
-  python3-yaml openssl libgoogle-perftools-dev
+  nlohmann-json3-dev libjwt-dev libssl-dev redis-server redis-sentinel stockfish iproute2 util-linux python3
+  python3-yaml openssl libgoogle-perftools-dev prometheus
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-echo "setup: installing ${missing[*]}" >&2
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Only its binaries are wanted (promtool and prometheus for //k8s:monitoring_test and
+  # //tests/integration:prometheus_test): the service it enables would hold port 9090, arbiterd's
+  # default metrics port.
+  if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+    if [ -d /run/systemd/system ]; then
+      $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+    elif [ -x /etc/init.d/prometheus ]; then
+      $sudo /etc/init.d/prometheus stop >/dev/null 2>&1 || true
+      $sudo update-rc.d prometheus disable >/dev/null 2>&1 || true
+    fi
+  fi
+fi
+# The Kubernetes API schemas //k8s:k8s_test validates the manifests against (npm packages pinned by
+# tools/k8s-schemas/package-lock.json; the test runs offline, so they are installed here).
+schemas="$(dirname "$0")/k8s-schemas"
+if [ ! -d "$schemas/node_modules" ] || [ "$schemas/package-lock.json" -nt "$schemas/node_modules/.package-lock.json" ]; then
+  if ! command -v npm >/dev/null; then
+    echo "setup: installing nodejs npm" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  echo "setup: npm ci in $schemas" >&2
+  (cd "$schemas" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
