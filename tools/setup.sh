@@ -43,3 +43,10 @@ if [ ! -d "$schemas/node_modules" ] || [ "$schemas/package-lock.json" -nt "$sche
   echo "setup: npm ci in $schemas" >&2
   (cd "$schemas" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
+# //k8s:k8s_test and //tests/integration:probe_test render the overlays with `kubectl kustomize`
+# (Kustomize v5: components). Debian 12's archive has only kubectl 1.20 (kubernetes-client), too
+# old for components, so it cannot be installed from here: say so before the tests fail on it.
+if ! command -v kubectl >/dev/null; then
+  echo "setup: WARNING: kubectl (1.27 or later) is not installed; //k8s:k8s_test and" \
+    "//tests/integration:probe_test need it to render the manifests and will fail" >&2
+fi
