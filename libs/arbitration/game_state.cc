@@ -28,10 +28,9 @@ std::optional<Color> SideOf(v1::Color color) { return laws::ColorOf(color); }
 
 // The clock's reason for a recorded adjustment, by the article the ruling cited.
 chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
-  if (article == "9.5b" || article == "9.5.2") return chessclock::AdjustReason::kIncorrectClaim;
-  if (article == "10.2b") return chessclock::AdjustReason::kQuickplayPostponed;
-  if (article == "10.2c") return chessclock::AdjustReason::kQuickplayRejected;
-  return chessclock::AdjustReason::kArbiter;
+  if (article == "9.5.2") return chessclock::AdjustReason::kIncorrectClaim;  // 2023's numbering
+  absl::StatusOr<chessclock::AdjustReason> reason = chessclock::ParseAdjustReason(article);
+  return reason.ok() ? *reason : chessclock::AdjustReason::kArbiter;
 }
 
 laws::Regulations RegulationsOf(const v1::Regulations& r) {

@@ -244,8 +244,10 @@ class Builder {
       }
       case v1::ArbitrationEvent::kAdjusted: {
         const v1::TimeAdjusted& a = e.adjusted();
-        ArbiterNote(absl::StrCat(a.article().empty() ? "arbiter" : a.article(), ": ",
-                                 SideTitle(a.side()), "'s clock ", Signed(a.delta_ms())));
+        std::string text = absl::StrCat(a.article().empty() ? "arbiter" : a.article(), ": ",
+                                        SideTitle(a.side()), "'s clock ", Signed(a.delta_ms()));
+        if (!a.reason().empty()) absl::StrAppend(&text, ": ", a.reason());
+        ArbiterNote(text);
         break;
       }
       case v1::ArbitrationEvent::kClockStopped:

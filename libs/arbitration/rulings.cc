@@ -615,6 +615,15 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       e.mutable_paused()->set_article("6.13a");
       return plan.Add(std::move(e), now, c.actor);
     }
+    case CommandKind::kAdjustTime: {
+      // Any time between the start and the end: during an interruption (6.13) too, and while a
+      // claim awaits the ruling. The clock checks the sign the article fixes and that a deduction
+      // leaves time (otherwise the clock is set, 6.14).
+      RETURN_IF_ERROR(CheckNotOver(s));
+      v1::ArbitrationEvent e = Adjusted(*c.side, c.delta_ms, c.article);
+      e.mutable_adjusted()->set_reason(c.reason);
+      return plan.Add(std::move(e), now, c.actor);
+    }
     case CommandKind::kResume: {
       if (!s.paused()) {
         return Error(kErrGameNotPaused, "the arbiter has not stopped the clocks (6.13a)");
@@ -670,6 +679,23 @@ absl::Status ValidateCommand(const Command& c) {
     case CommandKind::kResume:
       if (c.reason.size() > 1024) return Error(kErrBadArgument, "resume: the reason is too long");
       return absl::OkStatus();
+    case CommandKind::kAdjustTime: {
+      RETURN_IF_ERROR(RequireSide(c));
+      if (c.reason.empty() || c.reason.size() > 1024) {
+        return Error(kErrBadArgument, "adjust_time: a reason (at most 1,024 bytes) is required");
+      }
+      // The rulings' own adjustments (9.5b, 10.2b-c) are made by the rulings, not by hand.
+      absl::StatusOr<chessclock::AdjustReason> reason = chessclock::ParseAdjustReason(c.article);
+      if (!reason.ok() || *reason == chessclock::AdjustReason::kIncorrectClaim ||
+          *reason == chessclock::AdjustReason::kQuickplayPostponed ||
+          *reason == chessclock::AdjustReason::kQuickplayRejected) {
+        return Error(kErrBadArgument,
+                     "adjust_time: article \"\" (the arbiter's decision), 6.8d, 7.4b, 8.1, 13.4b, "
+                     "13.4c or 13.5");
+      }
+      if (c.delta_ms == 0) return Error(kErrBadArgument, "adjust_time: delta_ms must not be 0");
+      return absl::OkStatus();
+    }
     default:
       return RequireSide(c);
   }
@@ -680,7 +706,7 @@ absl::Status ValidateCommand(const Command& c) {
 absl::string_view CommandKindName(CommandKind kind) {
   static constexpr absl::string_view kNames[] = {
       "start", "arrive", "move",    "resign",     "offer_draw", "accept_draw", "decline_draw",
-      "claim", "rule",   "confirm", "set_result", "pause",      "resume"};
+      "claim", "rule",   "confirm", "set_result", "pause",      "resume",      "adjust_time"};
   return base::EnumEntry(kNames, kind, "unknown");
 }
 

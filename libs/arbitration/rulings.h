@@ -43,9 +43,10 @@ enum class CommandKind : std::uint8_t {
   kSetResult,    // the arbiter: `outcome` (article required) and `reason`
   kPause,        // the arbiter stops the clocks to interrupt the game (6.13a): `reason`
   kResume,       // the arbiter restarts them (6.13): `reason` (optional)
+  kAdjustTime,   // the arbiter: `side`'s clock by `delta_ms`, `article` (may be empty), `reason`
 };
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
-// "rule", "confirm", "set_result", "pause", "resume".
+// "rule", "confirm", "set_result", "pause", "resume", "adjust_time".
 absl::string_view CommandKindName(CommandKind kind);
 
 struct Command {
@@ -61,7 +62,9 @@ struct Command {
   v1::RulingDecision decision = v1::RULING_DECISION_UNSPECIFIED;  // kRule
   bool add_time = false;                                          // kRule, 10.2b
   laws::Outcome outcome;                                          // kSetResult
-  std::string reason;  // kRule, kSetResult, kPause, kResume
+  std::string reason;         // kRule, kSetResult, kPause, kResume, kAdjustTime
+  std::int64_t delta_ms = 0;  // kAdjustTime
+  std::string article;        // kAdjustTime
 };
 
 struct Decision {

@@ -561,6 +561,40 @@ TEST(Article6_13, TheArbiterStopsAndRestartsTheClocks) {
               HasErrorCode("ERR_GAME_OVER"));
 }
 
+// The arbiter's time adjustments (13.4b, 13.4c, 8.1, 13.5, or his decision after an interruption,
+// 6.13): the article fixes the sign where it has one; a deduction must leave time (6.14 sets the
+// clock instead); the rulings' own adjustments (9.5b, 10.2) are not made by hand; a game over is
+// not adjusted. A flag the adjustment brings forward falls when it is due.
+TEST(Article13_4, TheArbiterAddsAndDeductsTime) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "G/5"});
+  auto adjust = [&](Color side, std::int64_t delta, std::string article, std::int64_t at) {
+    return t.Do({.kind = CommandKind::kAdjustTime,
+                 .side = side,
+                 .reason = "the arbiter's ruling",
+                 .delta_ms = delta,
+                 .article = std::move(article)},
+                at);
+  };
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 10'000));
+  ASSERT_OK(adjust(kW, 120'000, "13.4b", 20'000));  // White gets two minutes
+  EXPECT_EQ(t.ms(kW, 20'000), 290'000 + 120'000);
+  EXPECT_THAT(adjust(kW, -60'000, "13.4b", 20'000), HasErrorCode("ERR_BAD_ADJUSTMENT"));
+  EXPECT_THAT(adjust(kB, 60'000, "13.4c", 20'000), HasErrorCode("ERR_BAD_ADJUSTMENT"));
+  EXPECT_THAT(adjust(kB, 60'000, "9.5b", 20'000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  EXPECT_THAT(adjust(kB, 60'000, "42", 20'000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kAdjustTime, .side = kB, .delta_ms = 1000}, 20'000),
+              HasErrorCode("ERR_BAD_ARGUMENT"));  // no reason
+  EXPECT_THAT(adjust(kB, -1'000'000, "13.4c", 20'000), HasErrorCode("ERR_ADJUST_BELOW_ZERO"));
+  // Black, on move, loses 4 minutes of his 4:50 (13.4c): his flag now falls 50 s later.
+  ASSERT_OK(adjust(kB, -240'000, "13.4c", 20'000));
+  EXPECT_EQ(t.ms(kB, 20'000), 50'000);
+  EXPECT_EQ(NextDeadline(t.game()), 70'000);
+  t.SettleTo(70'001);
+  EXPECT_EQ(t.result(), Result::kWhiteWins);
+  EXPECT_THAT(adjust(kW, 1000, "", 80'000), HasErrorCode("ERR_GAME_OVER"));
+}
+
 TEST(Log, ReplayGivesTheSameState) {
   Table t({.time_control = "G/15"});
   ASSERT_OK(t.Start());

@@ -268,7 +268,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
     env_->policy().Add({Method(m), play, true});
   }
-  for (const char* m : {"Rule", "SetResult", "PauseGame", "ResumeGame"}) {
+  for (const char* m : {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
   // Everyone reads; a player only his own game; observers through the broadcast delay.
@@ -520,6 +520,24 @@ grpc::Status ArbitrationService::ResumeGame(grpc::ServerContext* ctx,
                    RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
                    arbitration::Command c;
                    c.kind = CommandKind::kResume;  // 6.13
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::AdjustTime(grpc::ServerContext* ctx,
+                                            const v1::AdjustTimeRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "AdjustTime", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (req->reason().empty()) return BadArgument("reason is required");
+                   arbitration::Command c;
+                   c.kind = CommandKind::kAdjustTime;  // 6.8d, 7.4b, 8.1, 13.4b-c, 13.5, 6.13
+                   c.side = side;
+                   c.delta_ms = req->delta_ms();
+                   c.article = req->article();
                    c.reason = req->reason();
                    return c;
                  });

@@ -9,7 +9,8 @@
 //   Arrive                                         platform, arbiter, service, player (6.6)
 //   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
 //   Claim, ConfirmResult
-//   Rule, SetResult, PauseGame, ResumeGame         arbiter, service
+//   Rule, SetResult, PauseGame, ResumeGame,        arbiter, service
+//   AdjustTime
 //   GetGame, WatchGame, ExportPgn                  every role
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
@@ -93,6 +94,8 @@ class ArbitrationService final : public ArbitrationBase {
   grpc::Status PauseGame(grpc::ServerContext* ctx, const arbiter::v1::PauseGameRequest* req,
                          arbiter::v1::GameReply* resp) override;
   grpc::Status ResumeGame(grpc::ServerContext* ctx, const arbiter::v1::ResumeGameRequest* req,
+                          arbiter::v1::GameReply* resp) override;
+  grpc::Status AdjustTime(grpc::ServerContext* ctx, const arbiter::v1::AdjustTimeRequest* req,
                           arbiter::v1::GameReply* resp) override;
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;

@@ -1073,6 +1073,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"SetResult",       NO,       NO,     OK,      NO,       OK},
       {"PauseGame",       NO,       NO,     OK,      NO,       OK},
       {"ResumeGame",      NO,       NO,     OK,      NO,       OK},
+      {"AdjustTime",      NO,       NO,     OK,      NO,       OK},
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
@@ -1173,6 +1174,15 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              auto req = ForGame<v1::PauseGameRequest>(ready());
              req.set_reason("auth matrix");
              return as_white(&S::PauseGame, req, t);
+           }},
+          {"AdjustTime",
+           [&](auto& t) {
+             auto req = ForGame<v1::AdjustTimeRequest>(ready());
+             req.set_side(v1::COLOR_BLACK);
+             req.set_delta_ms(60'000);
+             req.set_article("13.4b");
+             req.set_reason("auth matrix");
+             return as_white(&S::AdjustTime, req, t);
            }},
           {"ResumeGame",
            [&](auto& t) {

@@ -24,8 +24,8 @@ namespace v1 = arbiter::v1;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr char kCommands[] =
-    "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|get|"
-    "watch|pgn";
+    "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|adjust|"
+    "get|watch|pgn";
 
 int Usage(std::ostream& err, const std::string& message) {
   return arbiterctl::Usage(
@@ -317,6 +317,17 @@ void Resume(Call& c) {
   c.Send(&Stub::ResumeGame, req);
 }
 
+// The arbiter adds time to a side or deducts it (--delta-ms, negative to deduct), with the
+// article (6.8d, 7.4b, 8.1, 13.4b, 13.4c, 13.5; none: his decision) and the reason.
+void Adjust(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::AdjustTimeRequest req = BySide<v1::AdjustTimeRequest>(c);
+  req.set_delta_ms(flags.Int("delta-ms"));
+  req.set_article(c.args().Get("article"));
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::AdjustTime, req);
+}
+
 // The subcommands whose reply is the game after them (Print).
 constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"create", Create},
@@ -332,6 +343,7 @@ constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"result", SetResult},
     {"pause", Pause},
     {"resume", Resume},
+    {"adjust", Adjust},
     {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
 };
 

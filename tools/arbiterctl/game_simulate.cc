@@ -106,9 +106,9 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   const std::string& where = f.where();
   ParsedEvent out;
   ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxScenarioMs));
-  ASSIGN_OR_RETURN(
-      int type, f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw",
-                                 "decline_draw", "resign", "claim", "ruling", "pause", "resume"}));
+  ASSIGN_OR_RETURN(int type, f.OneOf("type", {"start", "arrive", "move", "offer_draw",
+                                              "accept_draw", "decline_draw", "resign", "claim",
+                                              "ruling", "pause", "resume", "adjust"}));
   std::optional<int> by;  // 0 white, 1 black, 2 arbiter
   if (f.Has("by")) {
     ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
@@ -200,6 +200,26 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
                                   absl::StrCat(where, ": only the arbiter rules on a claim"));
       }
       c.side.reset();
+      c.actor = ActorFor("arbiter", "arbiter");
+      break;
+    }
+    case 11: {  // adjust: the arbiter changes "side"'s clock by "delta_ms" ("article", "reason")
+      RETURN_IF_ERROR(
+          f.OnlyKeys({"at_ms", "type", "by", "side", "delta_ms", "article", "reason", "comment"}));
+      c.kind = CommandKind::kAdjustTime;
+      ASSIGN_OR_RETURN(int side, f.OneOf("side", {"white", "black"}));
+      ASSIGN_OR_RETURN(c.delta_ms, f.Int("delta_ms", -kMaxScenarioMs, kMaxScenarioMs));
+      if (f.Has("article")) {
+        ASSIGN_OR_RETURN(c.article, f.String("article"));
+      }
+      if (f.Has("reason")) {
+        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
+      }
+      if (by.has_value() && by != 2) {
+        out.refused = base::Error(base::kErrBadArgument,
+                                  absl::StrCat(where, ": only the arbiter adjusts a clock"));
+      }
+      c.side = side == 0 ? Color::kWhite : Color::kBlack;
       c.actor = ActorFor("arbiter", "arbiter");
       break;
     }

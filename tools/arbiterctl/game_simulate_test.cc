@@ -512,5 +512,24 @@ TEST(GameSimulateTest, TheArbiterPausesAndResumes) {
   EXPECT_EQ(resumed["white_ms"], 289'000);
 }
 
+// The arbiter adds time (13.4b: to the offender's opponent) while the clocks are paused.
+TEST(GameSimulateTest, TheArbiterAdjustsAClock) {
+  Json out = Simulate(R"({"edition": "fide2023", "time_control": "300", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 10000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 20000, "type": "pause", "by": "arbiter", "reason": "Black's phone rang"},
+      {"at_ms": 30000, "type": "adjust", "by": "white", "side": "white", "delta_ms": 60000,
+       "reason": "mine"},
+      {"at_ms": 30000, "type": "adjust", "by": "arbiter", "side": "white", "delta_ms": 120000,
+       "article": "13.4b", "reason": "Black's phone rang"},
+      {"at_ms": 30000, "type": "adjust", "by": "arbiter", "side": "black", "delta_ms": 60000,
+       "article": "13.4c", "reason": "wrong sign"}], "query_ms": 40000})");
+  EXPECT_EQ(out["events"][3], Refused("ERR_BAD_ARGUMENT"));
+  EXPECT_EQ(out["events"][4], Ok());
+  EXPECT_EQ(out["events"][5], Refused("ERR_BAD_ADJUSTMENT"));
+  EXPECT_EQ(out["white_ms"], 290'000 + 120'000);
+  EXPECT_EQ(out["black_ms"], 290'000);
+}
+
 }  // namespace
 }  // namespace arbiterctl
