@@ -365,6 +365,17 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       StopClock(at);
       paused_ = true;
       return absl::OkStatus();
+    case v1::ArbitrationEvent::kClocksSet: {
+      const v1::ClocksSet& c = event.clocks_set();
+      chessclock::ClockSetting setting;
+      setting.white_ms = c.white_ms();
+      setting.black_ms = c.black_ms();
+      if (c.has_white_moves()) setting.white_moves = c.white_moves();
+      if (c.has_black_moves()) setting.black_moves = c.black_moves();
+      RETURN_IF_ERROR(clock_.Set(setting, at));
+      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      return absl::OkStatus();
+    }
     case v1::ArbitrationEvent::kResumed:
       if (!paused_) return Corrupt("a resumption without a pause");
       paused_ = false;

@@ -260,6 +260,13 @@ class Builder {
         ArbiterNote(absl::StrCat(e.paused().article(),
                                  ": the arbiter stops the clocks: ", e.paused().reason()));
         break;
+      case v1::ArbitrationEvent::kClocksSet: {
+        const v1::ClocksSet& c = e.clocks_set();
+        ArbiterNote(absl::StrCat(c.article(), ": the arbiter sets the clocks, White ",
+                                 FormatPgnClock(c.white_ms()), ", Black ",
+                                 FormatPgnClock(c.black_ms()), ": ", c.reason()));
+        break;
+      }
       case v1::ArbitrationEvent::kResumed: {
         std::string text = "the arbiter restarts the clocks";
         if (!e.resumed().reason().empty()) absl::StrAppend(&text, ": ", e.resumed().reason());

@@ -624,6 +624,15 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       e.mutable_adjusted()->set_reason(c.reason);
       return plan.Add(std::move(e), now, c.actor);
     }
+    case CommandKind::kSetClocks: {
+      // 6.14 / 6.11: from the start to the end, during an interruption too.
+      RETURN_IF_ERROR(CheckNotOver(s));
+      v1::ArbitrationEvent e;
+      *e.mutable_clocks_set() = c.clocks;
+      e.mutable_clocks_set()->set_article(c.article.empty() ? "6.14" : c.article);
+      e.mutable_clocks_set()->set_reason(c.reason);
+      return plan.Add(std::move(e), now, c.actor);
+    }
     case CommandKind::kResume: {
       if (!s.paused()) {
         return Error(kErrGameNotPaused, "the arbiter has not stopped the clocks (6.13a)");
@@ -679,6 +688,18 @@ absl::Status ValidateCommand(const Command& c) {
     case CommandKind::kResume:
       if (c.reason.size() > 1024) return Error(kErrBadArgument, "resume: the reason is too long");
       return absl::OkStatus();
+    case CommandKind::kSetClocks:
+      if (c.reason.empty() || c.reason.size() > 1024) {
+        return Error(kErrBadArgument, "set_clocks: a reason (at most 1,024 bytes) is required");
+      }
+      if (!c.article.empty() && c.article != "6.14" && c.article != "6.11") {
+        return Error(kErrBadArgument, "set_clocks: article 6.14 (the default) or 6.11");
+      }
+      // A clock set to nothing would have its flag down at once: a result is set, not a clock.
+      if (c.clocks.white_ms() <= 0 || c.clocks.black_ms() <= 0) {
+        return Error(kErrBadArgument, "set_clocks: both times must be above 0 ms");
+      }
+      return absl::OkStatus();
     case CommandKind::kAdjustTime: {
       RETURN_IF_ERROR(RequireSide(c));
       if (c.reason.empty() || c.reason.size() > 1024) {
@@ -705,8 +726,9 @@ absl::Status ValidateCommand(const Command& c) {
 
 absl::string_view CommandKindName(CommandKind kind) {
   static constexpr absl::string_view kNames[] = {
-      "start", "arrive", "move",    "resign",     "offer_draw", "accept_draw", "decline_draw",
-      "claim", "rule",   "confirm", "set_result", "pause",      "resume",      "adjust_time"};
+      "start",       "arrive",       "move",   "resign",      "offer_draw",
+      "accept_draw", "decline_draw", "claim",  "rule",        "confirm",
+      "set_result",  "pause",        "resume", "adjust_time", "set_clocks"};
   return base::EnumEntry(kNames, kind, "unknown");
 }
 

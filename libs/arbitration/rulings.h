@@ -44,9 +44,10 @@ enum class CommandKind : std::uint8_t {
   kPause,        // the arbiter stops the clocks to interrupt the game (6.13a): `reason`
   kResume,       // the arbiter restarts them (6.13): `reason` (optional)
   kAdjustTime,   // the arbiter: `side`'s clock by `delta_ms`, `article` (may be empty), `reason`
+  kSetClocks,    // the arbiter: `clocks` (6.14 / 6.11 in `article`), `reason`
 };
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
-// "rule", "confirm", "set_result", "pause", "resume", "adjust_time".
+// "rule", "confirm", "set_result", "pause", "resume", "adjust_time", "set_clocks".
 absl::string_view CommandKindName(CommandKind kind);
 
 struct Command {
@@ -64,7 +65,8 @@ struct Command {
   laws::Outcome outcome;                                          // kSetResult
   std::string reason;         // kRule, kSetResult, kPause, kResume, kAdjustTime
   std::int64_t delta_ms = 0;  // kAdjustTime
-  std::string article;        // kAdjustTime
+  std::string article;        // kAdjustTime, kSetClocks
+  v1::ClocksSet clocks;       // kSetClocks: the times and counters (article and reason above)
 };
 
 struct Decision {

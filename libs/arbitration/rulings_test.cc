@@ -595,6 +595,40 @@ TEST(Article13_4, TheArbiterAddsAndDeductsTime) {
   EXPECT_THAT(adjust(kW, 1000, "", 80'000), HasErrorCode("ERR_GAME_OVER"));
 }
 
+// 6.14: the arbiter sets both clocks, and the move counters when given (here a 40-move control:
+// the counter decides when the next period's time comes). 6.11 the same for a replaced clock.
+TEST(Article6_14, TheArbiterSetsTheClocks) {
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "40/5400:1800"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 10'000));
+  auto set = [&](std::int64_t w, std::int64_t b, std::int64_t at, std::string article = "",
+                 std::string reason = "pieces restored after an illegal move") {
+    Command c{.kind = CommandKind::kSetClocks, .reason = std::move(reason)};
+    c.article = std::move(article);
+    c.clocks.set_white_ms(w);
+    c.clocks.set_black_ms(b);
+    return t.Do(c, at);
+  };
+  EXPECT_THAT(set(600'000, 0, 20'000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  EXPECT_THAT(set(600'000, 500'000, 20'000, "13.4"), HasErrorCode("ERR_BAD_ARGUMENT"));
+  EXPECT_THAT(set(600'000, 500'000, 20'000, "6.14", ""), HasErrorCode("ERR_BAD_ARGUMENT"));
+  ASSERT_OK(set(600'000, 500'000, 20'000));
+  EXPECT_EQ(t.ms(kW, 20'000), 600'000);
+  EXPECT_EQ(t.ms(kB, 25'000), 495'000);  // Black's clock runs on from what was set
+  const v1::ArbitrationEvent& e = t.game().event(t.game().version() - 1);
+  ASSERT_TRUE(e.has_clocks_set());
+  EXPECT_EQ(e.clocks_set().article(), "6.14");
+  // The counters: Black has completed 39 moves by the arbiter's count, so his 40th brings the
+  // next period's 30 minutes.
+  Command counters{.kind = CommandKind::kSetClocks, .reason = "move counter corrected"};
+  counters.clocks.set_white_ms(600'000);
+  counters.clocks.set_black_ms(500'000);
+  counters.clocks.set_black_moves(39);
+  ASSERT_OK(t.Do(counters, 30'000));
+  ASSERT_OK(t.Move(kB, "e5", 31'000));
+  EXPECT_EQ(t.ms(kB, 31'000), 500'000 - 1'000 + 1'800'000);
+}
+
 TEST(Log, ReplayGivesTheSameState) {
   Table t({.time_control = "G/15"});
   ASSERT_OK(t.Start());

@@ -268,7 +268,8 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
     env_->policy().Add({Method(m), play, true});
   }
-  for (const char* m : {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime"}) {
+  for (const char* m :
+       {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
   // Everyone reads; a player only his own game; observers through the broadcast delay.
@@ -537,6 +538,25 @@ grpc::Status ArbitrationService::AdjustTime(grpc::ServerContext* ctx,
                    c.kind = CommandKind::kAdjustTime;  // 6.8d, 7.4b, 8.1, 13.4b-c, 13.5, 6.13
                    c.side = side;
                    c.delta_ms = req->delta_ms();
+                   c.article = req->article();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::SetClocks(grpc::ServerContext* ctx,
+                                           const v1::SetClocksRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "SetClocks", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (req->reason().empty()) return BadArgument("reason is required");
+                   arbitration::Command c;
+                   c.kind = CommandKind::kSetClocks;  // 6.14, 6.11
+                   c.clocks.set_white_ms(req->white_ms());
+                   c.clocks.set_black_ms(req->black_ms());
+                   if (req->has_white_moves()) c.clocks.set_white_moves(req->white_moves());
+                   if (req->has_black_moves()) c.clocks.set_black_moves(req->black_moves());
                    c.article = req->article();
                    c.reason = req->reason();
                    return c;

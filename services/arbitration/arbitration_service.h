@@ -10,7 +10,7 @@
 //   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
 //   Claim, ConfirmResult
 //   Rule, SetResult, PauseGame, ResumeGame,        arbiter, service
-//   AdjustTime
+//   AdjustTime, SetClocks
 //   GetGame, WatchGame, ExportPgn                  every role
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
@@ -97,6 +97,8 @@ class ArbitrationService final : public ArbitrationBase {
                           arbiter::v1::GameReply* resp) override;
   grpc::Status AdjustTime(grpc::ServerContext* ctx, const arbiter::v1::AdjustTimeRequest* req,
                           arbiter::v1::GameReply* resp) override;
+  grpc::Status SetClocks(grpc::ServerContext* ctx, const arbiter::v1::SetClocksRequest* req,
+                         arbiter::v1::GameReply* resp) override;
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;
   grpc::Status WatchGame(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest* req,

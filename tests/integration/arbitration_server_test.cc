@@ -1074,6 +1074,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"PauseGame",       NO,       NO,     OK,      NO,       OK},
       {"ResumeGame",      NO,       NO,     OK,      NO,       OK},
       {"AdjustTime",      NO,       NO,     OK,      NO,       OK},
+      {"SetClocks",       NO,       NO,     OK,      NO,       OK},
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
@@ -1183,6 +1184,14 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.set_article("13.4b");
              req.set_reason("auth matrix");
              return as_white(&S::AdjustTime, req, t);
+           }},
+          {"SetClocks",
+           [&](auto& t) {
+             auto req = ForGame<v1::SetClocksRequest>(ready());
+             req.set_white_ms(600'000);
+             req.set_black_ms(600'000);
+             req.set_reason("auth matrix");
+             return as_white(&S::SetClocks, req, t);
            }},
           {"ResumeGame",
            [&](auto& t) {

@@ -25,7 +25,7 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr char kCommands[] =
     "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|adjust|"
-    "get|watch|pgn";
+    "set-clocks|get|watch|pgn";
 
 int Usage(std::ostream& err, const std::string& message) {
   return arbiterctl::Usage(
@@ -328,6 +328,19 @@ void Adjust(Call& c) {
   c.Send(&Stub::AdjustTime, req);
 }
 
+// 6.14 / 6.11: the arbiter sets both clocks (and, if given, the move counters).
+void SetClocks(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::SetClocksRequest req = c.Command<v1::SetClocksRequest>();
+  req.set_white_ms(flags.Int("white-ms"));
+  req.set_black_ms(flags.Int("black-ms"));
+  if (c.args().Has("white-moves")) req.set_white_moves(static_cast<int>(flags.Int("white-moves")));
+  if (c.args().Has("black-moves")) req.set_black_moves(static_cast<int>(flags.Int("black-moves")));
+  req.set_article(c.args().Get("article"));
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::SetClocks, req);
+}
+
 // The subcommands whose reply is the game after them (Print).
 constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"create", Create},
@@ -344,6 +357,7 @@ constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"pause", Pause},
     {"resume", Resume},
     {"adjust", Adjust},
+    {"set-clocks", SetClocks},
     {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
 };
 

@@ -106,9 +106,10 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   const std::string& where = f.where();
   ParsedEvent out;
   ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxScenarioMs));
-  ASSIGN_OR_RETURN(int type, f.OneOf("type", {"start", "arrive", "move", "offer_draw",
-                                              "accept_draw", "decline_draw", "resign", "claim",
-                                              "ruling", "pause", "resume", "adjust"}));
+  ASSIGN_OR_RETURN(
+      int type,
+      f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw", "decline_draw",
+                       "resign", "claim", "ruling", "pause", "resume", "adjust", "set_clocks"}));
   std::optional<int> by;  // 0 white, 1 black, 2 arbiter
   if (f.Has("by")) {
     ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
@@ -220,6 +221,37 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
                                   absl::StrCat(where, ": only the arbiter adjusts a clock"));
       }
       c.side = side == 0 ? Color::kWhite : Color::kBlack;
+      c.actor = ActorFor("arbiter", "arbiter");
+      break;
+    }
+    case 12: {  // set_clocks: the arbiter sets both clocks (6.14 / 6.11)
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "white_ms", "black_ms", "white_moves",
+                                  "black_moves", "article", "reason", "comment"}));
+      c.kind = CommandKind::kSetClocks;
+      ASSIGN_OR_RETURN(std::int64_t white, f.Int("white_ms", -kMaxScenarioMs, kMaxScenarioMs));
+      ASSIGN_OR_RETURN(std::int64_t black, f.Int("black_ms", -kMaxScenarioMs, kMaxScenarioMs));
+      c.clocks.set_white_ms(white);
+      c.clocks.set_black_ms(black);
+      for (const char* key : {"white_moves", "black_moves"}) {
+        if (!f.Has(key)) continue;
+        ASSIGN_OR_RETURN(std::int64_t n, f.Int(key, 0, 1'000'000));
+        if (key[0] == 'w') {
+          c.clocks.set_white_moves(static_cast<int>(n));
+        } else {
+          c.clocks.set_black_moves(static_cast<int>(n));
+        }
+      }
+      if (f.Has("article")) {
+        ASSIGN_OR_RETURN(c.article, f.String("article"));
+      }
+      if (f.Has("reason")) {
+        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
+      }
+      if (by.has_value() && by != 2) {
+        out.refused = base::Error(base::kErrBadArgument,
+                                  absl::StrCat(where, ": only the arbiter sets the clocks"));
+      }
+      c.side.reset();
       c.actor = ActorFor("arbiter", "arbiter");
       break;
     }

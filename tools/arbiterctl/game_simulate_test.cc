@@ -531,5 +531,20 @@ TEST(GameSimulateTest, TheArbiterAdjustsAClock) {
   EXPECT_EQ(out["black_ms"], 290'000);
 }
 
+// 6.14: the arbiter sets both clocks.
+TEST(GameSimulateTest, TheArbiterSetsTheClocks) {
+  Json out = Simulate(R"({"edition": "fide2023", "time_control": "300", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 10000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 20000, "type": "set_clocks", "by": "black", "white_ms": 1, "black_ms": 1,
+       "reason": "mine"},
+      {"at_ms": 20000, "type": "set_clocks", "by": "arbiter", "white_ms": 200000,
+       "black_ms": 100000, "reason": "clock replaced", "article": "6.11"}], "query_ms": 30000})");
+  EXPECT_EQ(out["events"][2], Refused("ERR_BAD_ARGUMENT"));
+  EXPECT_EQ(out["events"][3], Ok());
+  EXPECT_EQ(out["white_ms"], 200'000);
+  EXPECT_EQ(out["black_ms"], 90'000);
+}
+
 }  // namespace
 }  // namespace arbiterctl
