@@ -645,6 +645,19 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
   return Error(kErrBadArgument, "unknown command");
 }
 
+// The arbiter's reason for what he does, recorded with it: at most 1,024 bytes, and required
+// where `required`.
+absl::Status CheckReason(const Command& c, bool required) {
+  if (required && c.reason.empty()) {
+    return Error(kErrBadArgument, absl::StrCat(CommandKindName(c.kind), ": a reason is required"));
+  }
+  if (c.reason.size() > 1024) {
+    return Error(kErrBadArgument,
+                 absl::StrCat(CommandKindName(c.kind), ": the reason is too long (1,024 bytes)"));
+  }
+  return absl::OkStatus();
+}
+
 // Malformed commands: what is missing whatever the game's state.
 absl::Status ValidateCommand(const Command& c) {
   switch (c.kind) {
@@ -681,17 +694,12 @@ absl::Status ValidateCommand(const Command& c) {
         return Error(kErrBadArgument, "set_result: the article or the reason is too long");
       }
       return absl::OkStatus();
-    case CommandKind::kPause:
-      if (c.reason.empty()) return Error(kErrBadArgument, "pause: a reason is required (6.13a)");
-      if (c.reason.size() > 1024) return Error(kErrBadArgument, "pause: the reason is too long");
-      return absl::OkStatus();
+    case CommandKind::kPause:  // 6.13a: why the game is interrupted
+      return CheckReason(c, /*required=*/true);
     case CommandKind::kResume:
-      if (c.reason.size() > 1024) return Error(kErrBadArgument, "resume: the reason is too long");
-      return absl::OkStatus();
+      return CheckReason(c, /*required=*/false);
     case CommandKind::kSetClocks:
-      if (c.reason.empty() || c.reason.size() > 1024) {
-        return Error(kErrBadArgument, "set_clocks: a reason (at most 1,024 bytes) is required");
-      }
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
       if (!c.article.empty() && c.article != "6.14" && c.article != "6.11") {
         return Error(kErrBadArgument, "set_clocks: article 6.14 (the default) or 6.11");
       }
@@ -702,9 +710,7 @@ absl::Status ValidateCommand(const Command& c) {
       return absl::OkStatus();
     case CommandKind::kAdjustTime: {
       RETURN_IF_ERROR(RequireSide(c));
-      if (c.reason.empty() || c.reason.size() > 1024) {
-        return Error(kErrBadArgument, "adjust_time: a reason (at most 1,024 bytes) is required");
-      }
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
       // The rulings' own adjustments (9.5b, 10.2b-c) are made by the rulings, not by hand.
       absl::StatusOr<chessclock::AdjustReason> reason = chessclock::ParseAdjustReason(c.article);
       if (!reason.ok() || *reason == chessclock::AdjustReason::kIncorrectClaim ||

@@ -123,12 +123,29 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   } else {
     c.actor = ActorFor("platform", "platform");
   }
-  // Commands of a player need the player; the arbiter's ruling needs the arbiter.
+  // Commands of a player need the player.
   auto need_player = [&]() {
     if (!c.side.has_value()) {
       out.refused = base::Error(base::kErrBadArgument,
                                 absl::StrCat(where, ": \"by\" must be \"white\" or \"black\""));
     }
+  };
+  // Commands only the arbiter gives (his rulings and his powers over the clocks): anyone else's
+  // is refused, and the command is recorded as the arbiter's, for no side.
+  auto need_arbiter = [&](absl::string_view what) {
+    if (by.has_value() && by != 2) {
+      out.refused =
+          base::Error(base::kErrBadArgument, absl::StrCat(where, ": only the arbiter ", what));
+    }
+    c.side.reset();
+    c.actor = ActorFor("arbiter", "arbiter");
+  };
+  // An optional text field.
+  auto optional_string = [&](const char* key, std::string* value) -> absl::Status {
+    if (f.Has(key)) {
+      ASSIGN_OR_RETURN(*value, f.String(key));
+    }
+    return absl::OkStatus();
   };
   switch (type) {
     case 0: {  // start, 6.5 / 6.6
@@ -193,15 +210,8 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
       c.kind = CommandKind::kRule;
       ASSIGN_OR_RETURN(c.decision, OneOf(f, "decision", kRulingDecisionNames));
       ASSIGN_OR_RETURN(c.add_time, f.Bool("add_time", false));
-      if (f.Has("reason")) {
-        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
-      }
-      if (by.has_value() && by != 2) {
-        out.refused = base::Error(base::kErrBadArgument,
-                                  absl::StrCat(where, ": only the arbiter rules on a claim"));
-      }
-      c.side.reset();
-      c.actor = ActorFor("arbiter", "arbiter");
+      RETURN_IF_ERROR(optional_string("reason", &c.reason));
+      need_arbiter("rules on a claim");
       break;
     }
     case 11: {  // adjust: the arbiter changes "side"'s clock by "delta_ms" ("article", "reason")
@@ -210,18 +220,10 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
       c.kind = CommandKind::kAdjustTime;
       ASSIGN_OR_RETURN(int side, f.OneOf("side", {"white", "black"}));
       ASSIGN_OR_RETURN(c.delta_ms, f.Int("delta_ms", -kMaxScenarioMs, kMaxScenarioMs));
-      if (f.Has("article")) {
-        ASSIGN_OR_RETURN(c.article, f.String("article"));
-      }
-      if (f.Has("reason")) {
-        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
-      }
-      if (by.has_value() && by != 2) {
-        out.refused = base::Error(base::kErrBadArgument,
-                                  absl::StrCat(where, ": only the arbiter adjusts a clock"));
-      }
-      c.side = side == 0 ? Color::kWhite : Color::kBlack;
-      c.actor = ActorFor("arbiter", "arbiter");
+      RETURN_IF_ERROR(optional_string("article", &c.article));
+      RETURN_IF_ERROR(optional_string("reason", &c.reason));
+      need_arbiter("adjusts a clock");
+      c.side = side == 0 ? Color::kWhite : Color::kBlack;  // the clock adjusted, not the actor
       break;
     }
     case 12: {  // set_clocks: the arbiter sets both clocks (6.14 / 6.11)
@@ -241,35 +243,17 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
           c.clocks.set_black_moves(static_cast<int>(n));
         }
       }
-      if (f.Has("article")) {
-        ASSIGN_OR_RETURN(c.article, f.String("article"));
-      }
-      if (f.Has("reason")) {
-        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
-      }
-      if (by.has_value() && by != 2) {
-        out.refused = base::Error(base::kErrBadArgument,
-                                  absl::StrCat(where, ": only the arbiter sets the clocks"));
-      }
-      c.side.reset();
-      c.actor = ActorFor("arbiter", "arbiter");
+      RETURN_IF_ERROR(optional_string("article", &c.article));
+      RETURN_IF_ERROR(optional_string("reason", &c.reason));
+      need_arbiter("sets the clocks");
       break;
     }
     case 9:     // pause: the arbiter stops the clocks, 6.13a ("reason" required)
     case 10: {  // resume: he restarts them
       RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "reason", "comment"}));
       c.kind = type == 9 ? CommandKind::kPause : CommandKind::kResume;
-      if (f.Has("reason")) {
-        ASSIGN_OR_RETURN(c.reason, f.String("reason"));
-      }
-      if (by.has_value() && by != 2) {
-        out.refused = base::Error(base::kErrBadArgument,
-                                  absl::StrCat(where,
-                                               ": only the arbiter stops and restarts the "
-                                               "clocks (6.13a)"));
-      }
-      c.side.reset();
-      c.actor = ActorFor("arbiter", "arbiter");
+      RETURN_IF_ERROR(optional_string("reason", &c.reason));
+      need_arbiter("stops and restarts the clocks (6.13a)");
       break;
     }
   }
