@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "libs/service/metric_families.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -9,24 +10,21 @@
 namespace store {
 namespace {
 
-template <typename Metric>
-Metric& Series(prometheus::Registry& registry, const std::string& name, const std::string& help) {
-  // The registry merges a family registered again under the same name (InsertBehavior::Merge),
-  // and Add returns the existing series for the same (empty) labels.
-  return prometheus::detail::Builder<Metric>().Name(name).Help(help).Register(registry).Add({});
-}
-
+// Both stores of a process (the clock's and the games') make an observer on the one registry:
+// it merges a family registered again under the same name (InsertBehavior::Merge), and Add
+// returns the existing series for the same (empty) labels, so they share the series.
 class PrometheusFailoverObserver final : public RedisFailoverObserver {
  public:
   explicit PrometheusFailoverObserver(prometheus::Registry& registry)
-      : switches_(Series<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
-                                              "Times the store moved to a new Redis master "
-                                              "(a Sentinel failover followed).")),
-        failover_(Series<prometheus::Gauge>(
+      : switches_(
+            service::AddMetric<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
+                                                    "Times the store moved to a new Redis master "
+                                                    "(a Sentinel failover followed).")),
+        failover_(service::AddMetric<prometheus::Gauge>(
             registry, "arbiter_store_failover_in_progress",
             "1 while a store of this process knows no writable Redis master (a failover under "
             "way, or Redis down), else 0.")),
-        ack_failures_(Series<prometheus::Counter>(
+        ack_failures_(service::AddMetric<prometheus::Counter>(
             registry, "arbiter_store_replica_ack_failures_total",
             "Appends not acknowledged by enough Redis replicas in time (reported UNAVAILABLE).")) {}
 
