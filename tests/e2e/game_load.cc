@@ -256,6 +256,7 @@ void GameLoad::WaitForFlag(int index, std::uint64_t* rng) {
   v1::GetGameRequest get;
   get.set_game_id(g.game_id);
   v1::GameReply reply;
+  g.flag_looked_from_ms = UnixMs();
   for (std::uint64_t i = Next(rng); absl::Now() < until && !stop_all_; ++i) {
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(150));

@@ -92,6 +92,10 @@ struct GameRecord {
   std::int64_t expected_flag_ms = 0;
   int deadline_set_by = -1;
   std::int64_t flag_seen_ms = 0;
+  // When the client began to look for the flag (its last move answered): a flag that fell while
+  // the client still waited on that move (a stopped replica holds it for seconds) is seen late
+  // for the client's reasons, not the server's.
+  std::int64_t flag_looked_from_ms = 0;
 };
 
 // One command's attempt: for the recovery times.

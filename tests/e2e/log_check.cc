@@ -266,6 +266,7 @@ void CheckGame(const GameRecord& game, const std::vector<v1::GameUpdate>& log,
       t->flag_timings.push_back({.game_id = id,
                                  .fell_at_ms = fell_at,
                                  .seen_ms = game.flag_seen_ms,
+                                 .looked_from_ms = game.flag_looked_from_ms,
                                  .deadline_set_by = game.deadline_set_by});
     }
   }

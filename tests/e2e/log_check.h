@@ -26,7 +26,8 @@ namespace e2e {
 struct FlagSeen {
   std::string game_id;
   std::int64_t fell_at_ms = 0;
-  std::int64_t seen_ms = 0;  // the client's first read that showed it (0: not seen)
+  std::int64_t seen_ms = 0;         // the client's first read that showed it (0: not seen)
+  std::int64_t looked_from_ms = 0;  // when the client began to read for it
   int deadline_set_by = -1;
 };
 
