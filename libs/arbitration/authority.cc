@@ -51,6 +51,8 @@ v1::GameStatus ToProto(GameStatus status) {
       return v1::GAME_STATUS_AWAITING_RULING;
     case GameStatus::kEnded:
       return v1::GAME_STATUS_ENDED;
+    case GameStatus::kAdjourned:  // Appendix A
+      return v1::GAME_STATUS_ADJOURNED;
   }
   return v1::GAME_STATUS_UNSPECIFIED;
 }

@@ -43,13 +43,15 @@ laws::Regulations RegulationsOf(const v1::Regulations& r) {
     out.points = {r.points_win(), r.points_draw(), r.points_loss()};
   }
   out.lag_compensation = r.lag_compensation();
+  if (r.has_illegal_move_extra_ms()) out.illegal_move_extra_ms = r.illegal_move_extra_ms();
   return out;
 }
 
 }  // namespace
 
 absl::string_view GameStatusName(GameStatus status) {
-  static constexpr absl::string_view kNames[] = {"created", "ongoing", "awaiting_ruling", "ended"};
+  static constexpr absl::string_view kNames[] = {"created", "ongoing", "awaiting_ruling", "ended",
+                                                 "adjourned"};
   return base::EnumEntry(kNames, status, "ongoing");
 }
 
@@ -163,15 +165,13 @@ absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created)
 }
 
 absl::StatusOr<chess::Game> GameState::FullGame() const {
-  ASSIGN_OR_RETURN(chess::Position start, chess::ParseFenOrStartpos(created_->start_fen().empty()
-                                                                        ? "startpos"
-                                                                        : created_->start_fen()));
-  chess::Game game(start);
-  for (std::int64_t i = 0; i < version(); ++i) {
-    const v1::ArbitrationEvent& e = event(i);
-    if (!e.has_move()) continue;
-    ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game.position(), e.move().uci()));
-    RETURN_IF_ERROR(game.Play(move));
+  // The standing moves (issue 13: restorations take moves back; a completed illegal move, C3,
+  // starts the game anew from the position it made).
+  ASSIGN_OR_RETURN(Standing record, StandingRecord());
+  const std::size_t base = static_cast<std::size_t>(legal_base_ply_);
+  chess::Game game(record.positions.at(base));
+  for (std::size_t i = base; i < record.moves.size(); ++i) {
+    RETURN_IF_ERROR(game.Play(record.moves[i]));
   }
   return game;
 }
@@ -274,16 +274,37 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kArrived: {
       std::optional<Color> side = SideOf(event.arrived().side());
       if (!side) return Corrupt("an arrival without a colour");
+      // Appendix A9, A10: absent at the resumption of an adjourned game (the clock knew him).
+      if (adjournment_.absent[chess::Index(*side)]) {
+        adjournment_.absent[chess::Index(*side)] = false;
+        return absl::OkStatus();
+      }
       return clock_.Arrive(*side, at);
     }
     case v1::ArbitrationEvent::kMove: {
       const v1::MoveMade& m = event.move();
       std::optional<Color> side = SideOf(m.side());
       if (!side || *side != to_move()) return Corrupt("a move by the side not to move");
+      if (unplayable_) return Corrupt("a move after an illegal move that left no position");
       ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game_.position(), m.uci()));
+      touches_.OnMove(game_.position(), move);  // 4.3: the turn's touches end with its move
       RETURN_IF_ERROR(game_.Play(move));
+      // C3: once the opponent has moved, a completed illegal move stands; 4.3 is satisfied.
+      if (completed_illegal_ && *completed_illegal_ != *side) completed_illegal_.reset();
+      must_move_.reset();
+      must_capture_.reset();
+      ++standing_plies_;
       // A capture or a pawn move: no earlier position can stand again (see game()).
       if (game_.position().halfmove_clock() == 0) game_ = game_.RepetitionWindow();
+      if (m.sealed()) {
+        // Appendix A9: the sealed move opened and played on the board. The sealer's clock was
+        // pressed when the envelope closed; the replier's runs. A4: an offer the replier made
+        // after the sealing is not rejected by it (the move was sealed before the offer).
+        adjournment_.sealed.reset();
+        adjournment_.envelope.reset();
+        if (m.ends_game()) StopClock(at);
+        return absl::OkStatus();
+      }
       if (m.ends_game()) {
         StopClock(at);  // 6.8a: a move that ends the game is complete without the press
       } else {
@@ -414,6 +435,112 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       awaiting_after_flag_ = false;
       return absl::OkStatus();
     }
+    case v1::ArbitrationEvent::kIllegalMoveReported:
+    case v1::ArbitrationEvent::kIllegalMoveCompleted:
+    case v1::ArbitrationEvent::kPositionRestored:
+    case v1::ArbitrationEvent::kIrregularityRuled:
+    case v1::ArbitrationEvent::kPlayerStoppedClocks:
+    case v1::ArbitrationEvent::kStopRuled:
+    case v1::ArbitrationEvent::kPowerUsed:
+      return ApplyIrregularity(event);
+    case v1::ArbitrationEvent::kMoveSealed: {
+      // Appendix A1 (and A9c: the reply in a second envelope).
+      const v1::MoveSealed& ms = event.move_sealed();
+      std::optional<Color> side = SideOf(ms.side());
+      if (!side || *side != to_move()) return Corrupt("a move sealed by the side not to move");
+      if (status_ != GameStatus::kOngoing) return Corrupt("a move sealed out of play");
+      if (!ms.wrapped_key().empty() && adjournment_.wrapped_key.empty()) {
+        adjournment_.wrapped_key = ms.wrapped_key();
+        adjournment_.key_id = ms.key_id();
+      }
+      adjournment_.sealed = ms;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kSealCalled:
+      adjournment_.seal_called = true;  // A1a
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kAdjourned: {
+      // A1: the envelope closed; the sealer stops his clock. The sealed move completes his move
+      // on the clock (6.8a: the counter, the period's time), so that at the resumption the
+      // replier's clock is the one that runs (A9).
+      const v1::GameAdjourned& a = event.adjourned();
+      std::optional<Color> sealer = SideOf(a.sealer());
+      if (!sealer || !adjournment_.sealed || *sealer != to_move()) {
+        return Corrupt("an envelope closed without a sealed move");
+      }
+      if (clock_.status() != chessclock::ClockStatus::kRunning) {
+        return Corrupt("an envelope closed while the clocks are stopped");
+      }
+      RETURN_IF_ERROR(clock_.Press(*sealer, at));
+      adjournment_.envelope = a;
+      adjournment_.seal_called = false;
+      if (a.reply()) {
+        // A9c: the replier's second envelope; the sealer's clock runs until he arrives.
+        turn_start_remaining_ms_ = clock_.RemainingMs(~*sealer, at);
+        return absl::OkStatus();
+      }
+      StopClock(at);
+      adjournment_.session = a.session();
+      status_ = GameStatus::kAdjourned;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kAdjournedResumed: {
+      // A5: the position before the sealed move stands and the clocks show the recorded times.
+      const v1::AdjournedGameResumed& r = event.adjourned_resumed();
+      if (status_ != GameStatus::kAdjourned) return Corrupt("a resumption of no adjourned game");
+      if (r.session() < 0 || r.session() >= created_->sessions_size()) {
+        return Corrupt("a resumption in no session");
+      }
+      adjournment_.session = r.session();
+      adjournment_.absent = {};
+      for (int c : r.absent()) {
+        std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
+        if (!side) return Corrupt("an absent side without a colour");
+        adjournment_.absent[chess::Index(*side)] = true;
+      }
+      RETURN_IF_ERROR(clock_.Resume(at));
+      if (std::optional<Color> running = clock_.running()) {
+        turn_start_remaining_ms_ = clock_.RemainingMs(*running, at);
+      }
+      // A10: the default time counts from the session's scheduled start.
+      default_deadline_ms_ =
+          created_->sessions(r.session()).start_ms() + laws::DefaultTimeMs(ruleset_);
+      status_ = GameStatus::kOngoing;
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kEnvelopeLost: {
+      // A11a: the game resumes from the recorded position and times and the sealer makes his
+      // "sealed" move on the board: the press of the closing is undone. A11b: GameEnded follows.
+      if (status_ != GameStatus::kAdjourned || !adjournment_.envelope) {
+        return Corrupt("an envelope lost that was not closed");
+      }
+      if (!event.envelope_lost().position_unknown()) {
+        const v1::GameAdjourned& env = *adjournment_.envelope;
+        std::optional<Color> sealer = SideOf(env.sealer());
+        if (!sealer) return Corrupt("an envelope without its sealer");
+        chessclock::ClockSetting setting;
+        setting.white_ms = env.white_ms();
+        setting.black_ms = env.black_ms();
+        setting.to_move = *sealer;
+        const int moves = std::max(0, clock_.moves(*sealer) - 1);
+        (*sealer == Color::kWhite ? setting.white_moves : setting.black_moves) = moves;
+        RETURN_IF_ERROR(clock_.Set(setting, at));
+        turn_start_remaining_ms_ = clock_.RemainingMs(*sealer, at);
+      }
+      adjournment_.sealed.reset();
+      adjournment_.envelope.reset();
+      return absl::OkStatus();
+    }
+    // Article 4 on an electronic board (touch_move.h); a touch-move violation pauses with its own
+    // GamePaused event.
+    case v1::ArbitrationEvent::kPieceTouched:
+    case v1::ArbitrationEvent::kPieceReleased:
+    case v1::ArbitrationEvent::kAdjustAnnounced:
+    case v1::ArbitrationEvent::kBoardIrregularity:
+    case v1::ArbitrationEvent::kBoardResultSignal:
+    case v1::ArbitrationEvent::kTouchMoveRuled:
+    case v1::ArbitrationEvent::kBoardFrame:
+      return touches_.Apply(event, to_move());
     case v1::ArbitrationEvent::kCreated:
     case v1::ArbitrationEvent::KIND_NOT_SET:
       break;
@@ -435,9 +562,22 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
       request.scheduled_start_ms() < 0) {
     return Error(kErrBadArgument, "delays and the scheduled start cannot be negative");
   }
+  // Appendix A13: the sessions, announced in advance, in order and not overlapping.
+  if (request.sessions_size() > 64) return Error(kErrBadArgument, "at most 64 sessions");
+  for (int i = 0; i < request.sessions_size(); ++i) {
+    const v1::Session& session = request.sessions(i);
+    if (session.start_ms() <= 0 || session.end_ms() <= session.start_ms() ||
+        session.place().size() > 256 ||
+        (i > 0 && session.start_ms() < request.sessions(i - 1).end_ms())) {
+      return Error(kErrBadArgument,
+                   absl::StrCat("session ", i + 1,
+                                ": a start before its end, after the previous session's end"));
+    }
+  }
   const v1::Regulations& regs = request.ruleset().regulations();
   if (regs.no_draw_offers_before_move() < 0 || regs.max_draw_offers() < 0 ||
-      (regs.has_default_time_ms() && regs.default_time_ms() < 0)) {
+      (regs.has_default_time_ms() && regs.default_time_ms() < 0) ||
+      (regs.has_illegal_move_extra_ms() && regs.illegal_move_extra_ms() < 0)) {
     return Error(kErrBadArgument, "regulations: counts and times cannot be negative");
   }
   ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(request.ruleset().edition()));
@@ -486,6 +626,7 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
   c->set_round(request.round());
   c->set_white_name(request.white_name());
   c->set_black_name(request.black_name());
+  *c->mutable_sessions() = request.sessions();
   return event;
 }
 

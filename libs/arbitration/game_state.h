@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "libs/arbitration/touch_move.h"
 #include "libs/chess/game.h"
 #include "libs/clock/clock.h"
 #include "libs/laws/outcome.h"
@@ -46,8 +47,9 @@ enum class GameStatus : std::uint8_t {
   kOngoing,         // play goes on
   kAwaitingRuling,  // 10.2 / D1: the clocks stopped, the arbiter decides
   kEnded,
+  kAdjourned,  // Appendix A: the envelope closed, the clocks stopped until the resumption
 };
-// "created", "ongoing", "awaiting_ruling", "ended".
+// "created", "ongoing", "awaiting_ruling", "ended", "adjourned".
 absl::string_view GameStatusName(GameStatus status);
 
 class GameState {
@@ -89,7 +91,21 @@ class GameState {
   std::int64_t RemainingMs(chess::Color side, std::int64_t now_ms) const;
   // The mover's time when his current turn began (for [%emt]).
   std::int64_t turn_start_remaining_ms() const { return turn_start_remaining_ms_; }
-  bool present(chess::Color side) const { return clock_.present(side); }
+  // 6.6; at a resumption (Appendix A9, A10) the players absent from that session.
+  bool present(chess::Color side) const {
+    return clock_.present(side) && !adjournment_.absent[chess::Index(side)];
+  }
+  // Appendix A (libs/arbitration/adjournment.h): the sealed move, the envelope, the session.
+  struct Adjournment {
+    std::optional<v1::MoveSealed> sealed;       // sealed, not yet opened (A1, A9c)
+    std::optional<v1::GameAdjourned> envelope;  // A2: the closed envelope's record
+    bool seal_called = false;                   // A1a
+    int session = 0;                            // the session in play (GameCreated.sessions)
+    std::string wrapped_key;                    // the game's data key, wrapped (first seal)
+    std::string key_id;
+    std::array<bool, 2> absent{};  // absent at the resumption, until they arrive (A9, A10)
+  };
+  const Adjournment& adjournment() const { return adjournment_; }
   // 6.7: the instant after which an absent player has lost (the scheduled start, or the start,
   // plus the default time); nullopt before the start.
   std::optional<std::int64_t> default_deadline_ms() const { return default_deadline_ms_; }
@@ -106,6 +122,48 @@ class GameState {
   bool FlagRecorded(chess::Color side) const;
   // 8.7.
   bool confirmed(chess::Color side) const { return confirmed_[chess::Index(side)]; }
+
+  // --- Irregularities and the arbiter's powers (issue 13; irregularities_state.cc)
+  // The illegal moves each side made in this game (7.4b, 7.5.5, C3), and the ledger.
+  int illegal_moves(chess::Color side) const { return illegal_counts_[chess::Index(side)]; }
+  const std::vector<v1::IllegalMoveEntry>& illegal_ledger() const { return ledger_; }
+  // 7.4a with 4.3: the square of the piece that must make the replacing move.
+  std::optional<chess::Square> must_move() const { return must_move_; }
+  // 7.4a with 4.3b/c: the square of the opponent's piece that must be captured.
+  std::optional<chess::Square> must_capture() const { return must_capture_; }
+  // Article 4 on an electronic board: this turn's touches, the previous turn's, the board's last
+  // report, touch-move rulings (touch_move.h).
+  const TouchLog& touches() const { return touches_; }
+  // C3: the side whose completed illegal move the opponent may still claim (before he moves).
+  std::optional<chess::Color> completed_illegal() const { return completed_illegal_; }
+  // C3: the completed illegal move left no position play can go on from (own king in check):
+  // only the claim or the arbiter decide.
+  bool unplayable() const { return unplayable_; }
+  // The plies standing (retracted ones not counted; a completed illegal move counted), and the
+  // first of them from which the position arose by legal moves only.
+  std::int64_t standing_plies() const { return standing_plies_; }
+  std::int64_t legal_base_ply() const { return legal_base_ply_; }
+  // Whether log ply `ply` (0 <= ply < plies()) was taken back by a restoration (7.3-7.5).
+  bool retracted(std::int64_t ply) const {
+    for (const auto& [begin, end] : retracted_) {
+      if (ply >= begin && ply < end) return true;
+    }
+    return false;
+  }
+  // 6.13b: the side that stopped the clocks and awaits the arbiter's ruling (6.13d).
+  std::optional<chess::Color> stopped_by() const { return stopped_by_; }
+  // 11.1 with 13.4e/f and 12.7: each side's points in the result.
+  std::pair<double, double> Points() const;
+  // The standing record replayed from the log: positions[i] before standing ply i (the last is
+  // the position now), the mover's time recorded after each ply, whether it was a completed
+  // illegal move, and the move (none for an illegal one).
+  struct Standing {
+    std::vector<chess::Position> positions;
+    std::vector<std::int64_t> clock_ms;
+    std::vector<bool> illegal;
+    std::vector<chess::Move> moves;
+  };
+  absl::StatusOr<Standing> StandingRecord() const;
 
   // --- The log
   std::int64_t version() const { return log_.size(); }
@@ -128,6 +186,12 @@ class GameState {
   GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
             chessclock::Clock clock);
   absl::Status ApplyKind(const v1::ArbitrationEvent& event);
+  // Events 30-39 (issue 13: Article 7, 6.13b, 12, 13.4), in irregularities_state.cc.
+  absl::Status ApplyIrregularity(const v1::ArbitrationEvent& event);
+  // Takes back the standing plies from `ply` on (7.3-7.5) and corrects the clock's side to move
+  // and move counters (6.14).
+  absl::Status RestoreTo(std::int64_t ply, std::int64_t at_ms);
+  absl::Status Owe(const v1::IllegalMoveReported& reported);
   void StopClock(std::int64_t at_ms);
 
   std::shared_ptr<const v1::GameCreated> created_;
@@ -144,12 +208,27 @@ class GameState {
   std::optional<chess::Color> draw_offer_;
   std::array<int, 2> offers_{};
   std::optional<v1::ClaimMade> pending_claim_;
+  Adjournment adjournment_;
   bool claim_postponed_ = false;
   bool awaiting_after_flag_ = false;
   std::vector<v1::FlagRecorded> flags_;
   std::array<bool, 2> confirmed_{};
   std::int64_t last_event_ms_ = 0;
   std::optional<std::int64_t> ended_at_ms_;
+  // Issue 13 (empty or unset unless an irregularity happened: copying them costs nothing).
+  std::array<int, 2> illegal_counts_{};
+  std::vector<v1::IllegalMoveEntry> ledger_;
+  std::optional<chess::Square> must_move_;
+  std::optional<chess::Square> must_capture_;
+  TouchLog touches_;
+  std::optional<chess::Color> completed_illegal_;
+  bool unplayable_ = false;
+  std::int64_t standing_plies_ = 0;
+  std::int64_t legal_base_ply_ = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> retracted_;  // log plies [begin, end)
+  std::optional<chess::Color> stopped_by_;
+  std::array<double, 2> points_delta_{};
+  std::array<std::optional<double>, 2> points_set_;
   // The log's events, shared by every state copied from this one: a copy costs a pointer, and an
   // append at the end of the shared storage writes there, without copying the events before it
   // (every command decides on a copy of the cached state; copying the log, or even pointers to

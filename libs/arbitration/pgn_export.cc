@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -75,6 +76,7 @@ constexpr ArticleWords kClaimWords[] = {
     {"9.3", "a draw by the fifty-move rule"},
     {"10.2", "a draw in the quickplay finish"},
     {"B7", "a win on time"},
+    {"C3", "the win on the opponent's completed illegal move"},
 };
 
 // Indexed by v1::QuickplayGround: the ground of a claim without an arbiter (D1).
@@ -149,6 +151,11 @@ class Builder {
       Note(DescribeOutcome(outcome));
     }
     if (game_.review()) Note("marked for the arbiter's review (6.10: the search was undetermined)");
+    // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
+    if (!game_.illegal_ledger().empty()) {
+      Note(absl::StrCat("illegal moves: White ", game_.illegal_moves(Color::kWhite), ", Black ",
+                        game_.illegal_moves(Color::kBlack)));
+    }
     return std::move(pgn_);
   }
 
@@ -208,6 +215,8 @@ class Builder {
         break;
       case v1::ArbitrationEvent::kMove:
         Move(e.move());
+        // Appendix A7, A9: the sealed move is in the record, in clear, once opened.
+        if (e.move().sealed()) Note("A9: the sealed move, opened by the arbiter");
         break;
       case v1::ArbitrationEvent::kDrawOffered: {
         const v1::DrawOffered& d = e.draw_offered();
@@ -295,9 +304,225 @@ class Builder {
         Note(text);
         break;
       }
+      // Issue 13: electronic boards and touch-move (Article 4). Releases and bare board reports
+      // are not in the record; touches, "j'adoube", rulings, irregularities and signals are.
+      case v1::ArbitrationEvent::kPieceTouched: {
+        const v1::PieceTouched& t = e.piece_touched();
+        Note(absl::StrCat(t.adjusting() ? "4.2: " : "4.3: ", SideTitle(t.side()),
+                          t.adjusting() ? " adjusts " : " touches ", t.piece(), " ", t.square()));
+        break;
+      }
+      case v1::ArbitrationEvent::kAdjustAnnounced:
+        Note(absl::StrCat(e.adjust_announced().article(), ": ",
+                          SideTitle(e.adjust_announced().side()), " announces \"j'adoube\""));
+        break;
+      case v1::ArbitrationEvent::kTouchMoveRuled: {
+        const v1::TouchMoveRuled& r = e.touch_move_ruled();
+        std::string text = absl::StrCat(r.article(), ": ");
+        if (r.claimant() != v1::COLOR_UNSPECIFIED) {
+          absl::StrAppend(&text, SideTitle(r.claimant()), " claims touch-move; ");
+        }
+        absl::StrAppend(
+            &text, "the arbiter rules: ",
+            r.violation() ? "violation" : (r.owed() ? "the piece is owed" : "no violation"));
+        if (!r.move_uci().empty()) absl::StrAppend(&text, " (move ", r.move_uci(), ")");
+        absl::StrAppend(&text, "; ", r.reason());
+        ArbiterNote(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kBoardIrregularity: {
+        const v1::BoardIrregularity& b = e.board_irregularity();
+        ArbiterNote(absl::StrCat(b.article(), ": ", SideTitle(b.side()),
+                                 "'s illegal move on the electronic board (", b.placement(),
+                                 "): ", b.reason()));
+        break;
+      }
+      case v1::ArbitrationEvent::kBoardResultSignal:
+        Note(absl::StrCat(
+            "the electronic board's result signal (kings on the centre squares): ",
+            laws::ResultText(
+                laws::ResultOf(e.board_result_signal().result()).value_or(laws::Result::kOngoing)),
+            "; not a result"));
+        break;
+      case v1::ArbitrationEvent::kPieceReleased:
+      case v1::ArbitrationEvent::kBoardFrame:
+        break;
+      // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+      case v1::ArbitrationEvent::kIllegalMoveReported:
+        IllegalReported(e.illegal_move_reported());
+        break;
+      case v1::ArbitrationEvent::kIllegalMoveCompleted:
+        IllegalCompleted(e.illegal_move_completed());
+        break;
+      case v1::ArbitrationEvent::kPositionRestored: {
+        const v1::PositionRestored& r = e.position_restored();
+        Retract(r.ply());
+        std::string text =
+            absl::StrCat(r.article(), ": the arbiter restores the position ", r.fen());
+        if (!r.reason().empty()) absl::StrAppend(&text, ": ", r.reason());
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kIrregularityRuled: {
+        const v1::IrregularityRuled& r = e.irregularity_ruled();
+        Note(absl::StrCat(r.article(), ": the arbiter rules: ", r.decision(), ": ", r.reason()));
+        break;
+      }
+      case v1::ArbitrationEvent::kPlayerStoppedClocks: {
+        const v1::PlayerStoppedClocks& p = e.player_stopped_clocks();
+        Note(absl::StrCat("6.13b: ", SideTitle(p.side()),
+                          " stops the clocks to seek the arbiter: ", p.reason()));
+        break;
+      }
+      case v1::ArbitrationEvent::kStopRuled: {
+        const v1::StopRuled& r = e.stop_ruled();
+        ArbiterNote(absl::StrCat("6.13d: the arbiter rules that ", SideTitle(r.side()), " had ",
+                                 r.valid() ? "a valid" : "no valid",
+                                 " reason to stop the clocks: ", r.reason()));
+        break;
+      }
+      case v1::ArbitrationEvent::kPowerUsed: {
+        const v1::PowerUsed& p = e.power_used();
+        std::string text = absl::StrCat(p.article(), ": ", PowerWords(p.power()));
+        if (p.side() != v1::COLOR_UNSPECIFIED) absl::StrAppend(&text, ", ", SideTitle(p.side()));
+        if (p.power() == v1::ARBITER_POWER_REDUCE_POINTS ||
+            p.power() == v1::ARBITER_POWER_INCREASE_POINTS ||
+            p.power() == v1::ARBITER_POWER_PERSISTENT_REFUSAL) {
+          absl::StrAppend(&text, " (points: ", p.points(), ")");
+        }
+        absl::StrAppend(&text, ": ", p.reason());
+        Note(text);
+        break;
+      }
+      // Appendix A: never the sealed move before it is opened (it is not in these events).
+      case v1::ArbitrationEvent::kMoveSealed:
+        if (e.move_sealed().reply()) {
+          Note(absl::StrCat("A9c: ", SideTitle(e.move_sealed().side()),
+                            " seals his reply in a second envelope"));
+        } else {
+          Note(absl::StrCat("A1: ", SideTitle(e.move_sealed().side()), " seals move ",
+                            e.move_sealed().move_number(),
+                            e.move_sealed().early() ? " (A1b: before the session's end)" : ""));
+        }
+        break;
+      case v1::ArbitrationEvent::kSealCalled:
+        ArbiterNote("A1a: the arbiter calls the player on move to seal");
+        break;
+      case v1::ArbitrationEvent::kAdjourned: {
+        const v1::GameAdjourned& a = e.adjourned();
+        if (a.reply()) break;
+        std::string text =
+            absl::StrCat("A1, A2: the game is adjourned, ", SideTitle(a.sealer()),
+                         " has sealed move ", a.move_number(), "; White ",
+                         FormatPgnClock(a.white_ms()), ", Black ", FormatPgnClock(a.black_ms()));
+        if (a.draw_offer() != v1::COLOR_UNSPECIFIED) {
+          absl::StrAppend(&text, "; ", SideTitle(a.draw_offer()), "'s draw offer stands");
+        }
+        if (a.resume_at_ms() > 0) {
+          absl::StrAppend(&text, "; resumption ", PgnDate(a.resume_at_ms()),
+                          a.resume_place().empty() ? "" : absl::StrCat(", ", a.resume_place()));
+        }
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kAdjournedResumed: {
+        std::string text = absl::StrCat("A5, A9: the game resumes (session ",
+                                        e.adjourned_resumed().session() + 1, ")");
+        for (int c : e.adjourned_resumed().absent()) {
+          absl::StrAppend(&text, "; ", SideTitle(static_cast<v1::Color>(c)), " absent");
+        }
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kEnvelopeLost:
+        Note(absl::StrCat("A11: the envelope is lost",
+                          e.envelope_lost().position_unknown()
+                              ? ", the position cannot be established: the game is void"
+                              : "; the game resumes from the recorded position and times",
+                          ": ", e.envelope_lost().reason()));
+        break;
       case v1::ArbitrationEvent::KIND_NOT_SET:
         break;
     }
+  }
+
+  static std::string PowerWords(v1::ArbiterPower power) {
+    // Indexed by v1::ArbiterPower (UNSPECIFIED first).
+    static constexpr absl::string_view kWords[] = {
+        "the arbiter uses a power",
+        "the arbiter warns",
+        "the arbiter declares the game lost for",
+        "the arbiter reduces the points in the result of",
+        "the arbiter increases the points in the result of",
+        "the arbiter expels from the event",
+        "persistent refusal to comply with the Laws: the game is lost for",
+        "both players persistently refuse to comply with the Laws: both lose",
+        "the arbiter permits to leave the playing venue"};
+    return std::string(base::EnumEntry(kWords, power, kWords[0]));
+  }
+
+  // 7.3-7.5: the standing plies from `ply` on are taken back; the record says which.
+  void Retract(std::int64_t ply) {
+    const std::int64_t keep = std::max<std::int64_t>(0, ply - base_ply_);
+    if (keep >= static_cast<std::int64_t>(pgn_.moves.size())) return;
+    std::string taken;
+    for (std::size_t i = static_cast<std::size_t>(keep); i < pgn_.moves.size(); ++i) {
+      absl::StrAppend(&taken, taken.empty() ? "" : " ", pgn_.moves[i].san);
+    }
+    pgn_.moves.resize(static_cast<std::size_t>(keep));
+    Note(absl::StrCat("taken back: ", taken));
+  }
+
+  // 7.4a: the position before the illegal move restored; 4.3 and the penalty noted.
+  void IllegalReported(const v1::IllegalMoveReported& r) {
+    Retract(r.ply());
+    std::string text =
+        absl::StrCat(r.article(), ": ", SideTitle(r.side()), "'s illegal move ", r.from(), "-",
+                     r.to(), r.promotion(), " (illegal move ", r.count(), " of ",
+                     SideTitle(r.side()), " in this game); the position before it restored");
+    if (!r.must_move().empty()) {
+      absl::StrAppend(&text, "; 4.3: the piece on ", r.must_move(), " must be moved");
+    }
+    if (!r.must_capture().empty()) {
+      absl::StrAppend(&text, "; 4.3: the piece on ", r.must_capture(), " must be captured");
+    }
+    if (!r.ruling().empty()) absl::StrAppend(&text, "; ", r.ruling());
+    if (!r.reason().empty()) absl::StrAppend(&text, " (", r.reason(), ")");
+    Note(text);
+  }
+
+  // C3: the illegal move is complete. No movetext can hold it: the record so far becomes a
+  // comment and the game restarts from the position it made (SetUp/FEN), as a FEN comment too.
+  void IllegalCompleted(const v1::IllegalMoveCompleted& c) {
+    std::string text =
+        absl::StrCat(c.article(), ": ", SideTitle(c.side()), " completes the illegal move ",
+                     c.from(), "-", c.to(), c.promotion(), " (illegal move ", c.count(), " of ",
+                     SideTitle(c.side()), " in this game) and presses the clock");
+    if (c.fen().empty()) {
+      Note(absl::StrCat(text, "; it leaves no playable position"));
+      return;
+    }
+    std::string before;
+    for (const chess::PgnMove& m : pgn_.moves) {
+      absl::StrAppend(&before, before.empty() ? "" : " ", m.san);
+    }
+    Note(text);
+    if (before.empty()) before = "none";
+    base_ply_ += static_cast<std::int64_t>(pgn_.moves.size()) + 1;
+    std::vector<std::string> carried = pgn_.leading_comments;
+    for (const chess::PgnMove& m : pgn_.moves) {
+      for (const std::string& comment : m.comments) {
+        // The moves' own clock comments go with them; the arbiter's notes stay in the record.
+        if (!absl::StartsWith(comment, "[%clk")) carried.push_back(comment);
+      }
+    }
+    pgn_.moves.clear();
+    pgn_.leading_comments = std::move(carried);
+    pgn_.leading_comments.push_back(
+        absl::StrCat("the moves before the illegal move: ", before,
+                     "; the game goes on from the position it made: [%fen ", c.fen(), "]"));
+    pgn_.SetTag("SetUp", "1");
+    pgn_.SetTag("FEN", c.fen());
   }
 
   void Move(const v1::MoveMade& m) {
@@ -373,6 +598,7 @@ class Builder {
   v1::Color claimant_ = v1::COLOR_UNSPECIFIED;
   v1::Color claim_offer_ = v1::COLOR_UNSPECIFIED;  // a claim's intended move will carry "(=)"
   std::string last_outcome_note_;
+  std::int64_t base_ply_ = 0;  // the standing ply of the movetext's first move (C3 restarts)
 };
 
 }  // namespace

@@ -4,7 +4,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/adjournment.h"
+#include "libs/arbitration/board_feed.h"
 #include "libs/arbitration/errors.h"
+#include "libs/arbitration/touch_move.h"
 #include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
@@ -34,6 +37,12 @@ struct Plan {
     RETURN_IF_ERROR(state.Apply(event));
     events.push_back(std::move(event));
     return absl::OkStatus();
+  }
+  // Add as a function (libs/arbitration/adjournment.h).
+  AddEvent Adder() {
+    return [this](v1::ArbitrationEvent event, std::int64_t at_ms, const v1::Actor& actor) {
+      return Add(std::move(event), at_ms, actor);
+    };
   }
 };
 
@@ -151,6 +160,14 @@ absl::Status SettleInto(Plan& plan, std::int64_t now_ms, Analyst& analyst) {
       const std::int64_t t = std::max(*s.default_deadline_ms() + 1, s.last_event_ms());
       if (t <= now_ms) default_at = t;
     }
+    // Appendix A1b: an envelope sealed early closes at the session's end (unless a flag or a
+    // default came first).
+    if (std::optional<std::int64_t> close_at = EnvelopeClosesAt(s);
+        close_at && *close_at <= now_ms && (!flag_at || *close_at < *flag_at) &&
+        (!default_at || *close_at < *default_at)) {
+      RETURN_IF_ERROR(CloseEnvelopeAt(s, *close_at, plan.Adder()));
+      continue;
+    }
     if (!flag_at && !default_at) return absl::OkStatus();
     if (flag_at && (!default_at || *flag_at <= *default_at)) {
       RETURN_IF_ERROR(RecordFlag(plan, flag_side, *flag_at, analyst));
@@ -230,6 +247,9 @@ absl::Status CheckInPlay(const GameState& s) {
     case GameStatus::kAwaitingRuling:
       return Error(kErrAwaitingRuling,
                    "a claim awaits the arbiter's ruling; the clocks are stopped");
+    case GameStatus::kAdjourned:
+      return Error(kErrGameAdjourned,
+                   "the game is adjourned (Appendix A): play waits for the resumption (A9)");
     case GameStatus::kOngoing:
       break;
   }
@@ -499,6 +519,146 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
   return bad("a decision (draw, postpone or reject) is required");
 }
 
+// 4.3-4.5 on the opponent's touches, at his request (B5a), refused once the claimant touched a
+// piece (4.6, B5b): touch_move.h rules; a violation that stood stops the clocks.
+absl::Status DecideTouchMoveClaim(Plan& plan, const Command& c, v1::ClaimRuling* ruling) {
+  RETURN_IF_ERROR(CheckInPlay(plan.state));
+  ASSIGN_OR_RETURN(
+      std::vector<v1::ArbitrationEvent> events,
+      TouchMoveClaim(plan.state.touches(), plan.state.position(), plan.state.ruleset(), *c.side));
+  const v1::TouchMoveRuled& r = events.front().touch_move_ruled();
+  *ruling = r.violation() || r.owed() ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT;
+  for (v1::ArbitrationEvent& e : events) {
+    RETURN_IF_ERROR(plan.Add(std::move(e), plan.now_ms, c.actor));
+  }
+  return absl::OkStatus();
+}
+
+// An electronic board's reports (board_feed.h), each at its instant (no earlier than the last
+// event, no later than now): touches and releases recorded (4.3); a legal move complete on the
+// board made as SubmitMove makes it (4.6, 4.7), unless it breaks touch-move where the arbiter acts
+// himself or after a ruling (then refused and ruled, 4.3 / 4.4); an illegal move that stood (the
+// clock pressed) recorded and the clocks stopped for the arbiter (7.4a); the kings' result signal
+// recorded, never a result (after the end, the only thing recorded). While the arbiter has the
+// clocks stopped, reports only update the board (he restores the position). A touch rejects the
+// opponent's pending draw offer (9.1).
+absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst) {
+  if (plan.state.status() == GameStatus::kCreated) {
+    return Error(kErrGameNotStarted, "the game has not started (6.5)");
+  }
+  // 4.2: "j'adoube" announced by a player (not the board) is the player to move's.
+  if (c.side && *c.side != plan.state.to_move()) {
+    return Error(kErrNotYourTurn, "4.2: only the player to move adjusts pieces");
+  }
+  const std::int64_t now = plan.now_ms;
+  for (const v1::BoardPlacement& frame : c.feed) {
+    const GameState& s = plan.state;
+    const std::int64_t at = std::clamp(frame.at_ms() > 0 ? frame.at_ms() : now, s.last_event_ms(),
+                                       std::max(now, s.last_event_ms()));
+    plan.now_ms = at;
+    Placement previous = PlacementOf(s.position());
+    if (!s.touches().placement().empty()) {
+      ASSIGN_OR_RETURN(previous, ParsePlacement(s.touches().placement()));
+    }
+    Placement next = previous;  // an empty placement: the board unchanged (an announcement)
+    if (!frame.placement().empty()) {
+      ASSIGN_OR_RETURN(next, ParsePlacement(frame.placement()));
+    }
+    const Color side = s.to_move();
+    const TouchMoveRules rules = TouchMoveRulesOf(s.ruleset());
+    const bool in_play = s.status() == GameStatus::kOngoing && !s.paused();
+    // After the end only the kings' result signal is recorded (the board is cleared then).
+    const bool over = s.status() == GameStatus::kEnded;
+    if (over && frame.adjust()) continue;
+    const auto text_of = [&](const Placement& p) {
+      return p == PlacementOf(plan.state.position()) ? std::string() : PlacementText(p);
+    };
+    if (frame.adjust() && !s.touches().adjusting()) {
+      // 4.2: "j'adoube" announced before the adjustment.
+      v1::ArbitrationEvent e;
+      e.mutable_adjust_announced()->set_side(laws::ToProto(side));
+      e.mutable_adjust_announced()->set_article(std::string(rules.adjust_article));
+      RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
+    }
+    for (const Observation& o :
+         Observe(s.position(), previous, next, frame.clock_pressed() && in_play)) {
+      if (over && o.kind != Observation::Kind::kResultSignal) continue;
+      v1::ArbitrationEvent e;
+      switch (o.kind) {
+        case Observation::Kind::kResultSignal:
+          e.mutable_board_result_signal()->set_result(laws::ToProto(o.result));
+          e.mutable_board_result_signal()->set_placement(text_of(next));
+          break;
+        case Observation::Kind::kTouched: {
+          v1::PieceTouched* t = e.mutable_piece_touched();
+          t->set_side(laws::ToProto(side));
+          t->set_square(SquareText(o.square));
+          t->set_piece(PieceText(o.piece));
+          t->set_adjusting(plan.state.touches().adjusting());
+          t->set_placement(text_of(next));
+          // 9.1: touching a piece to move it or capture it rejects the opponent's draw offer.
+          if (!t->adjusting() && in_play && plan.state.draw_offer() == ~side) {
+            v1::ArbitrationEvent declined;
+            declined.mutable_draw_answered()->set_side(laws::ToProto(side));
+            declined.mutable_draw_answered()->set_accepted(false);
+            RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
+            e = std::move(declined);
+          }
+          break;
+        }
+        case Observation::Kind::kReleased: {
+          v1::PieceReleased* r = e.mutable_piece_released();
+          r->set_side(laws::ToProto(side));
+          r->set_square(SquareText(o.square));
+          r->set_piece(PieceText(o.piece));
+          r->set_placement(text_of(next));
+          break;
+        }
+        case Observation::Kind::kIllegalStood: {
+          v1::BoardIrregularity* b = e.mutable_board_irregularity();
+          b->set_side(laws::ToProto(side));
+          b->set_placement(text_of(next));
+          b->set_expected_fen(chess::ToFen(plan.state.position()));
+          b->set_article(std::string(rules.illegal_article));
+          b->set_reason("the clock was pressed on a board no legal move makes");
+          RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
+          e = v1::ArbitrationEvent();
+          e.mutable_paused()->set_article(std::string(rules.illegal_article));
+          e.mutable_paused()->set_reason(
+              absl::StrCat("an illegal move by ", chess::ColorName(side),
+                           " on the electronic board: the arbiter restores the position"));
+          break;
+        }
+        case Observation::Kind::kMove: {
+          if (!in_play) continue;
+          if (std::optional<Obligation> broken = BrokenBy(
+                  plan.state.touches(), plan.state.position(), plan.state.ruleset(), o.move)) {
+            e = ViolationRuled(side, *broken, o.move);  // the move is not made
+            break;
+          }
+          if (!plan.state.present(side)) {
+            v1::ArbitrationEvent arrived;
+            arrived.mutable_arrived()->set_side(laws::ToProto(side));
+            RETURN_IF_ERROR(plan.Add(std::move(arrived), at, c.actor));
+          }
+          RETURN_IF_ERROR(AddMove(plan, side, o.move, false, 0, c.actor, analyst));
+          continue;
+        }
+      }
+      RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
+    }
+    // The board as reported, for the next report, where no event above recorded it.
+    if (plan.state.status() != GameStatus::kEnded &&
+        plan.state.touches().placement() != text_of(next)) {
+      v1::ArbitrationEvent e;
+      e.mutable_board_frame()->set_placement(text_of(next));
+      RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
+    }
+  }
+  plan.now_ms = std::max(now, plan.state.last_event_ms());
+  return absl::OkStatus();
+}
+
 // The command's own events on the settled plan. A returned error is the command's refusal.
 absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
                            v1::ClaimRuling* ruling) {
@@ -520,11 +680,15 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       if (s.present(*c.side)) return Error(kErrAlreadyPresent, "the player is present already");
       v1::ArbitrationEvent e;
       e.mutable_arrived()->set_side(laws::ToProto(*c.side));
-      return plan.Add(std::move(e), now, c.actor);
+      RETURN_IF_ERROR(plan.Add(std::move(e), now, c.actor));
+      // Appendix A9b, A9c: the envelope that waited for him is opened.
+      return OpenOnArrival(plan.state, c, now, plan.Adder(), analyst);
     }
     case CommandKind::kMove: {
       RETURN_IF_ERROR(CheckInPlay(s));
       RETURN_IF_ERROR(CheckNotPaused(s));
+      RETURN_IF_ERROR(CheckNoSealPending(s));  // Appendix A1, A7
+      RETURN_IF_ERROR(CheckPlayable(s));       // C3: an illegal move that left no position
       const Color side = *c.side;
       if (side != s.to_move()) {
         return Error(kErrNotYourTurn,
@@ -534,6 +698,10 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       const chess::MoveText text = chess::SplitDrawOffer(c.move);
       const bool offer = c.offer_draw || text.draw_offer;
       ASSIGN_OR_RETURN(chess::Move move, chess::ParseMove(s.position(), text.move));
+      // 4.3 / 4.4: the touched piece must be moved (touch_move.h; nothing when none was touched).
+      RETURN_IF_ERROR(CheckTouchMove(s.touches(), s.position(), s.ruleset(), move));
+      // 7.4a with 4.3 on the replacing move; C3's position that cannot be played on.
+      RETURN_IF_ERROR(CheckMoveAfterIrregularity(s, move));
       if (offer) RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1, true));
       if (!s.present(side)) {
         // A player who moves is at the board (6.6).
@@ -552,7 +720,8 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
                       c.actor);
     }
     case CommandKind::kOfferDraw: {
-      RETURN_IF_ERROR(CheckInPlay(s));
+      // Appendix A4: an offer made during the adjournment stands until answered (9.1).
+      if (s.status() != GameStatus::kAdjourned) RETURN_IF_ERROR(CheckInPlay(s));
       RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side), false));
       v1::ArbitrationEvent e;
       e.mutable_draw_offered()->set_side(laws::ToProto(*c.side));
@@ -576,6 +745,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     }
     case CommandKind::kClaim:
       RETURN_IF_ERROR(CheckNotPaused(s));
+      if (c.claim != v1::CLAIM_KIND_TIME) RETURN_IF_ERROR(CheckNoSealPending(s));  // A1, A7
       switch (c.claim) {
         case v1::CLAIM_KIND_THREEFOLD:
         case v1::CLAIM_KIND_FIFTY:
@@ -584,6 +754,12 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
           return DecideQuickplayClaim(plan, c, *c.side, analyst, ruling);
         case v1::CLAIM_KIND_TIME:
           return DecideTimeClaim(plan, c, *c.side, analyst, ruling);
+        case v1::CLAIM_KIND_ILLEGAL_MOVE: {  // C3
+          EventSink sink(plan.state, plan.events, now, c.actor);
+          return DecideIllegalMoveClaim(sink, *c.side, analyst, ruling);
+        }
+        case v1::CLAIM_KIND_TOUCH_MOVE:
+          return DecideTouchMoveClaim(plan, c, ruling);
         default:
           break;
       }
@@ -632,6 +808,41 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       e.mutable_clocks_set()->set_article(c.article.empty() ? "6.14" : c.article);
       e.mutable_clocks_set()->set_reason(c.reason);
       return plan.Add(std::move(e), now, c.actor);
+    }
+    case CommandKind::kBoardFeed:
+      return DecideBoardFeed(plan, c, analyst);
+    case CommandKind::kSealMove:
+      return DecideSealMove(plan.state, c, now, plan.Adder());
+    case CommandKind::kAdjourn:
+      return DecideAdjourn(plan.state, c, now, plan.Adder());
+    case CommandKind::kResumeAdjourned:
+      return DecideResumeAdjourned(plan.state, c, now, plan.Adder(), analyst);
+    case CommandKind::kReportEnvelopeLost:
+      return DecideEnvelopeLost(plan.state, c, now, plan.Adder());
+    // Issue 13: Article 7, 6.13b/d, 12, 13.4 (irregularities.h).
+    case CommandKind::kReportIllegalMove: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecideReportIllegalMove(sink, c.side, c.irregular, c.reason, analyst);
+    }
+    case CommandKind::kCompleteIllegalMove: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecideCompleteIllegalMove(sink, *c.side, c.irregular);
+    }
+    case CommandKind::kRuleIrregularity: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecideIrregularity(sink, c.article, c.irregular, c.reason);
+    }
+    case CommandKind::kStopClocks: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecideStopClocks(sink, *c.side, c.reason);
+    }
+    case CommandKind::kRuleStop: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecideRuleStop(sink, c.irregular, c.delta_ms, c.reason);
+    }
+    case CommandKind::kUsePower: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecidePower(sink, c.side, c.irregular, c.reason);
     }
     case CommandKind::kResume: {
       if (!s.paused()) {
@@ -694,8 +905,69 @@ absl::Status ValidateCommand(const Command& c) {
         return Error(kErrBadArgument, "set_result: the article or the reason is too long");
       }
       return absl::OkStatus();
+    case CommandKind::kBoardFeed:
+      if (c.feed.empty() || c.feed.size() > 256) {
+        return Error(kErrBadArgument, "board_feed: 1 to 256 placements");
+      }
+      for (const v1::BoardPlacement& frame : c.feed) {
+        if (frame.placement().size() > 100) {
+          return Error(kErrBadArgument, "board_feed: a placement is too long");
+        }
+        if (!frame.placement().empty()) RETURN_IF_ERROR(ParsePlacement(frame.placement()).status());
+      }
+      return absl::OkStatus();
     case CommandKind::kPause:  // 6.13a: why the game is interrupted
       return CheckReason(c, /*required=*/true);
+    case CommandKind::kSealMove:  // Appendix A1
+      return RequireSide(c);
+    case CommandKind::kAdjourn:
+    case CommandKind::kResumeAdjourned:
+      return CheckReason(c, /*required=*/false);
+    case CommandKind::kReportEnvelopeLost:  // A11
+      return CheckReason(c, /*required=*/true);
+    case CommandKind::kReportIllegalMove:
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/false));
+      return ValidateIrregularArgs("report_illegal_move", c.irregular);
+    case CommandKind::kCompleteIllegalMove:
+      RETURN_IF_ERROR(RequireSide(c));
+      return ValidateIrregularArgs("complete_illegal_move", c.irregular);
+    case CommandKind::kRuleIrregularity:
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
+      if (c.article != "7.1a" && c.article != "7.1b" && c.article != "7.2" && c.article != "7.3" &&
+          c.article != "7.5") {
+        return Error(kErrBadArgument, "rule_irregularity: article 7.1a, 7.1b, 7.2, 7.3 or 7.5");
+      }
+      return ValidateIrregularArgs("rule_irregularity", c.irregular);
+    case CommandKind::kStopClocks:  // 6.13b: the player says why
+      RETURN_IF_ERROR(RequireSide(c));
+      return CheckReason(c, /*required=*/true);
+    case CommandKind::kRuleStop: {
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
+      const std::string& p = c.irregular.penalty;
+      if (!p.empty() && p != "13.4a" && p != "13.4b" && p != "13.4c") {
+        return Error(kErrBadArgument, "rule_stop: penalty \"\", 13.4a, 13.4b or 13.4c");
+      }
+      if ((p == "13.4b" || p == "13.4c") != (c.delta_ms > 0)) {
+        return Error(kErrBadArgument,
+                     "rule_stop: penalty_ms > 0 with 13.4b or 13.4c, and only with them");
+      }
+      return absl::OkStatus();
+    }
+    case CommandKind::kUsePower: {
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
+      RETURN_IF_ERROR(ValidateIrregularArgs("use_power", c.irregular));
+      const v1::ArbiterPower power = c.irregular.power;
+      if (power == v1::ARBITER_POWER_UNSPECIFIED || !v1::ArbiterPower_IsValid(power)) {
+        return Error(kErrBadArgument, "use_power: a power (13.4a, d-g, 12.4, 12.7, 12.8)");
+      }
+      if (power != v1::ARBITER_POWER_BOTH_REFUSE) RETURN_IF_ERROR(RequireSide(c));
+      const bool points =
+          power == v1::ARBITER_POWER_REDUCE_POINTS || power == v1::ARBITER_POWER_INCREASE_POINTS;
+      if (points && (!c.irregular.points || *c.irregular.points <= 0)) {
+        return Error(kErrBadArgument, "use_power: 13.4e/f need points > 0");
+      }
+      return absl::OkStatus();
+    }
     case CommandKind::kResume:
       return CheckReason(c, /*required=*/false);
     case CommandKind::kSetClocks:
@@ -731,10 +1003,32 @@ absl::Status ValidateCommand(const Command& c) {
 }  // namespace
 
 absl::string_view CommandKindName(CommandKind kind) {
-  static constexpr absl::string_view kNames[] = {
-      "start",       "arrive",       "move",   "resign",      "offer_draw",
-      "accept_draw", "decline_draw", "claim",  "rule",        "confirm",
-      "set_result",  "pause",        "resume", "adjust_time", "set_clocks"};
+  static constexpr absl::string_view kNames[] = {"start",
+                                                 "arrive",
+                                                 "move",
+                                                 "resign",
+                                                 "offer_draw",
+                                                 "accept_draw",
+                                                 "decline_draw",
+                                                 "claim",
+                                                 "rule",
+                                                 "confirm",
+                                                 "set_result",
+                                                 "pause",
+                                                 "resume",
+                                                 "adjust_time",
+                                                 "set_clocks",
+                                                 "seal_move",
+                                                 "adjourn",
+                                                 "resume_adjourned",
+                                                 "report_envelope_lost",
+                                                 "board_feed",
+                                                 "report_illegal_move",
+                                                 "complete_illegal_move",
+                                                 "rule_irregularity",
+                                                 "stop_clocks",
+                                                 "rule_stop",
+                                                 "use_power"};
   return base::EnumEntry(kNames, kind, "unknown");
 }
 
@@ -783,6 +1077,10 @@ std::optional<std::int64_t> NextDeadline(const GameState& game) {
       (!game.present(Color::kWhite) || !game.present(Color::kBlack))) {
     const std::int64_t t = *game.default_deadline_ms() + 1;
     next = next ? std::min(*next, t) : t;
+  }
+  // Appendix A1b: an envelope sealed early closes at the session's end.
+  if (std::optional<std::int64_t> close_at = EnvelopeClosesAt(game)) {
+    next = next ? std::min(*next, *close_at) : *close_at;
   }
   return next;
 }

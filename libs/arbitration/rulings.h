@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
+#include "libs/arbitration/irregularities.h"
 #include "libs/laws/outcome.h"
 
 namespace arbitration {
@@ -45,9 +46,25 @@ enum class CommandKind : std::uint8_t {
   kResume,       // the arbiter restarts them (6.13): `reason` (optional)
   kAdjustTime,   // the arbiter: `side`'s clock by `delta_ms`, `article` (may be empty), `reason`
   kSetClocks,    // the arbiter: `clocks` (6.14 / 6.11 in `article`), `reason`
+  // Appendix A (libs/arbitration/adjournment.h):
+  kSealMove,            // A1: `side` seals (`seal`: the box the service made), `stop_clock`
+  kAdjourn,             // A1: the arbiter calls for the seal, or closes the envelope; `reason`
+  kResumeAdjourned,     // A5, A9: the arbiter resumes; `absent`; `opened_move`
+  kReportEnvelopeLost,  // A11: `position_unknown`, `reason`
+  // Article 4 on an electronic board (libs/arbitration/board_feed.h, touch_move.h):
+  kBoardFeed,  // the board relay or the arbiter: `feed`, the placements the board reported
+  // Article 7, 6.13b/d, 12, 13.4 (libs/arbitration/irregularities.h), `irregular` and `reason`:
+  kReportIllegalMove,    // 7.4a: the arbiter; `side` (optional, the offender), ply, from-to
+  kCompleteIllegalMove,  // C3: `side` made an illegal move and pressed the clock
+  kRuleIrregularity,     // 7.1a, 7.1b, 7.2, 7.3, 7.5 in `article`
+  kStopClocks,           // 6.13b: `side` stops the clocks to seek the arbiter
+  kRuleStop,             // 6.13d: the arbiter; `irregular.valid`, `.penalty`, `delta_ms`
+  kUsePower,             // 12.4, 12.7, 12.8, 13.4a/d/e/f/g: `irregular.power`, `side`
 };
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
-// "rule", "confirm", "set_result", "pause", "resume", "adjust_time", "set_clocks".
+// "rule", "confirm", "set_result", "pause", "resume", "adjust_time", "set_clocks", "seal_move",
+// "adjourn", "resume_adjourned", "report_envelope_lost", "board_feed", "report_illegal_move",
+// "complete_illegal_move", "rule_irregularity", "stop_clocks", "rule_stop", "use_power".
 absl::string_view CommandKindName(CommandKind kind);
 
 struct Command {
@@ -67,6 +84,18 @@ struct Command {
   std::int64_t delta_ms = 0;  // kAdjustTime
   std::string article;        // kAdjustTime, kSetClocks
   v1::ClocksSet clocks;       // kSetClocks: the times and counters (article and reason above)
+  // Appendix A. kSealMove: the sealed box (MoveSealed's box, bound_version = the game's version,
+  // wrapped_key / key_id on the game's first seal), made by the service: the rulings never see
+  // the sealed move in clear until it is opened.
+  v1::MoveSealed seal;
+  bool stop_clock = false;  // kSealMove: A1, the envelope closes
+  // The pending sealed move in clear, decrypted by the service for the commands that may open
+  // the envelope (kResumeAdjourned, kArrive: A7, A9); nullopt when none waits or no key.
+  std::optional<std::string> opened_move;
+  bool position_unknown = false;  // kReportEnvelopeLost: A11b
+  // kBoardFeed: the board's reports, in time order.
+  std::vector<v1::BoardPlacement> feed;
+  IrregularArgs irregular;  // issue 13: Article 7, 6.13b/d, 12, 13.4
 };
 
 struct Decision {

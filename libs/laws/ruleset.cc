@@ -55,6 +55,56 @@ QuickplayRule QuickplayRuleOf(const Ruleset& ruleset) {
   return {QuickplayClaim::kAppendixD, "D1"};
 }
 
+IllegalMovePenalty IllegalMovePenaltyOf(const Ruleset& ruleset, int count) {
+  switch (ruleset.edition) {
+    case Edition::kFide2023: {
+      // 7.5.5: two minutes for the first; the second loses. Rapid and blitz: the amount the
+      // regulations set (A.4.2, B.3), two minutes when they say nothing.
+      const std::int64_t extra =
+          ruleset.regulations.illegal_move_extra_ms.value_or(kIllegalMoveExtraMs);
+      if (count >= 2) return {0, true, "7.5.5 (2023)"};
+      return {extra, false, "7.5.5 (2023)"};
+    }
+    case Edition::kFide2001:
+      // 7.4b: two minutes for each of the first two; the third loses.
+      return {count >= 3 ? 0 : kIllegalMoveExtraMs, count >= 3, "7.4b"};
+    case Edition::kFide1997:
+      // Seed 004 holds only the appendices; Article 7 is carried as in 2001 (B2: the Laws apply).
+      return {count >= 3 ? 0 : kIllegalMoveExtraMs, count >= 3, "7.4b (as 2001)"};
+    case Edition::kFide2005:
+      // Seed 003 revises only Article 6; Article 7 is 2001's.
+      return {count >= 3 ? 0 : kIllegalMoveExtraMs, count >= 3, "7.4b (as 2001)"};
+  }
+  return {kIllegalMoveExtraMs, false, "7.4b"};
+}
+
+CompletedIllegalMoveRule CompletedIllegalMoveOf(const Ruleset& ruleset) {
+  if (ruleset.speed != SpeedCategory::kBlitz) return {false, false, ""};
+  switch (ruleset.edition) {
+    case Edition::kFide1997:
+      return {true, true, "C3 (1997)"};  // seed 004 C3 with C4: mating potential
+    case Edition::kFide2001:
+      return {true, false, "C3"};
+    case Edition::kFide2005:
+      return {true, false, "C3 (as 2001)"};  // seed 003 revises only Article 6
+    case Edition::kFide2023:
+      break;  // 2023 B.3: 7.5.5 with the regulations' amount, the arbiter rules
+  }
+  return {false, false, ""};
+}
+
+SetupClaimRule SetupClaimRuleOf(const Ruleset& ruleset) {
+  if (ruleset.speed == SpeedCategory::kStandard || ruleset.edition == Edition::kFide2023) {
+    return {0, "7.1a"};
+  }
+  return {3, ruleset.edition == Edition::kFide1997 ? "B4 (1997)" : "B4"};
+}
+
+ColoursReversedRule ColoursReversedRuleOf(const Ruleset& ruleset) {
+  if (ruleset.edition == Edition::kFide2023) return {10, "7.3 (2023)"};
+  return {0, "7.2"};
+}
+
 bool AutomaticRepetitionDraws(const Ruleset& ruleset) {
   return ruleset.edition == Edition::kFide2023;
 }

@@ -27,6 +27,8 @@ struct Regulations {
   int max_draw_offers = 0;                      // 12.5 per player; 0 = kDefaultMaxDrawOffers
   Points points;                                // 11.1
   bool lag_compensation = false;
+  // 2023 7.5.5: the opponent's extra time for a first illegal move; nullopt = two minutes.
+  std::optional<std::int64_t> illegal_move_extra_ms;
 };
 
 // 12.5 ("unreasonable ... draw offers"): the offers one player may make in a game unless the
@@ -97,6 +99,45 @@ inline constexpr std::int64_t kQuickplayExtraMs = 120'000;
 
 // 2023 9.6.1 / 9.6.2: fivefold repetition and 75 moves end the game by themselves.
 bool AutomaticRepetitionDraws(const Ruleset& ruleset);
+
+// 7.4b (2001; 1997 and 2005 carry 2001's Article 7) / 7.5.5 (2023): what the offender's
+// `count`-th illegal move in this game costs. `loses`: the game is lost (drawn instead if the
+// opponent cannot mate by any series of legal moves); otherwise the opponent gets the time.
+struct IllegalMovePenalty {
+  std::int64_t opponent_add_ms = 0;
+  bool loses = false;
+  absl::string_view article;
+};
+IllegalMovePenalty IllegalMovePenaltyOf(const Ruleset& ruleset, int count);
+inline constexpr std::int64_t kIllegalMoveExtraMs = 120'000;
+
+// C3 (blitz under the 1997-2005 appendices): an illegal move is complete once the clock was
+// pressed; the opponent may claim the win before he moves (1997: needs mating potential, C4;
+// 2001/2005: a draw if he cannot mate the offender by any series of legal moves); once he has
+// moved it stands. `applies` false: every illegal move is corrected under 7.4a / 7.5.1.
+struct CompletedIllegalMoveRule {
+  bool applies = false;
+  bool needs_mating_potential = false;
+  absl::string_view article;
+};
+CompletedIllegalMoveRule CompletedIllegalMoveOf(const Ruleset& ruleset);
+
+// B4 (rapid and blitz, 1997-2005): once each player has completed `moves` moves a wrong set-up,
+// board orientation or clock setting can no longer be claimed. 0: at any time (7.1a).
+struct SetupClaimRule {
+  int moves = 0;
+  absl::string_view article;
+};
+SetupClaimRule SetupClaimRuleOf(const Ruleset& ruleset);
+
+// 7.2 (1997-2005): a game begun with colours reversed continues unless the arbiter decides
+// otherwise. 2023 7.3: a new game if fewer than 10 moves have been made by both players, else it
+// continues. `replay_before_moves` 0: the arbiter's decision.
+struct ColoursReversedRule {
+  int replay_before_moves = 0;
+  absl::string_view article;
+};
+ColoursReversedRule ColoursReversedRuleOf(const Ruleset& ruleset);
 
 // 6.7: the default time of this game.
 std::int64_t DefaultTimeMs(const Ruleset& ruleset);

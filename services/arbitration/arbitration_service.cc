@@ -109,6 +109,8 @@ v1::GameStatus ToProto(arbitration::GameStatus status) {
       return v1::GAME_STATUS_AWAITING_RULING;
     case arbitration::GameStatus::kEnded:
       return v1::GAME_STATUS_ENDED;
+    case arbitration::GameStatus::kAdjourned:  // Appendix A
+      return v1::GAME_STATUS_ADJOURNED;
   }
   return v1::GAME_STATUS_UNSPECIFIED;
 }
@@ -172,6 +174,7 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_fen(chess::ToFen(g.position()));
   view->mutable_moves_san()->Reserve(static_cast<int>(g.plies()));
   for (std::int64_t ply = 0; ply < g.plies(); ++ply) {
+    if (g.retracted(ply)) continue;  // taken back by a restoration (7.3-7.5)
     const absl::string_view san = g.san(ply);
     view->add_moves_san(san.data(), san.size());
   }
@@ -188,8 +191,8 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   }
   view->set_white_confirmed(g.confirmed(chess::Color::kWhite));
   view->set_black_confirmed(g.confirmed(chess::Color::kBlack));
-  const auto [white_points, black_points] =
-      laws::Score(g.outcome().result, g.ruleset().regulations.points);
+  // 11.1 (or the regulations'), with 13.4e/f and 12.7.
+  const auto [white_points, black_points] = g.Points();
   view->set_white_points(white_points);
   view->set_black_points(black_points);
   *view->mutable_ruleset() = g.created().ruleset();
@@ -198,7 +201,20 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_black_id(g.created().black_id());
   view->set_now_ms(seen.at_ms);
   view->set_review(g.review());
+  // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
+  if (!g.illegal_ledger().empty()) {
+    v1::IllegalMoveLedger* ledger = view->mutable_illegal_moves();
+    ledger->set_white(g.illegal_moves(chess::Color::kWhite));
+    ledger->set_black(g.illegal_moves(chess::Color::kBlack));
+    for (const v1::IllegalMoveEntry& entry : g.illegal_ledger()) *ledger->add_entries() = entry;
+  }
   view->set_paused(g.paused());
+  // Appendix A2: the envelope's record (never the sealed move: it is not in the state in clear).
+  if (g.adjournment().envelope && !g.adjournment().envelope->reply()) {
+    *view->mutable_envelope() = *g.adjournment().envelope;
+  }
+  view->set_move_sealed(g.adjournment().sealed.has_value());
+  view->set_seal_called(g.adjournment().seal_called);
   if (!seen.cut) {
     if (std::optional<std::int64_t> deadline = arbitration::NextDeadline(g)) {
       view->set_deadline_ms(*deadline);
@@ -254,6 +270,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
     : env_(env),
       authority_(authority),
       options_(options),
+      sealed_moves_(options.seal_key),
       pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))) {
   const std::vector<Role> create = {Role::kPlatform, Role::kService};
   const std::vector<Role> start = {Role::kPlatform, Role::kArbiter, Role::kService};
@@ -270,6 +287,27 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   }
   for (const char* m :
        {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
+    env_->policy().Add({Method(m), arbiter, false});
+  }
+  // Issue 13: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
+  // arbiter's.
+  for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
+    env_->policy().Add({Method(m), play, true});
+  }
+  // 7.4a: the arbiter finds an illegal move, or the opponent reports it (his own colour's token
+  // names the offender, ReportIllegalMove checks it).
+  env_->policy().Add({Method("ReportIllegalMove"),
+                      {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
+                      true});
+  for (const char* m : {"RuleIrregularity", "RuleStop", "UsePower"}) {
+    env_->policy().Add({Method(m), arbiter, false});
+  }
+  // Issue 13: the electronic board's relay (a service) or the arbiter.
+  env_->policy().Add({Method("SubmitBoardFeed"), arbiter, false});
+  // Appendix A: the player on move seals; the arbiter adjourns, resumes, and rules on a lost
+  // envelope.
+  env_->policy().Add({Method("SealMove"), play, true});
+  for (const char* m : {"AdjournGame", "ResumeAdjournedGame", "ReportEnvelopeLost"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
   // Everyone reads; a player only his own game; observers through the broadcast delay.
@@ -397,7 +435,14 @@ grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
 
 grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::ArriveRequest* req,
                                         v1::GameReply* resp) {
-  return SideCommand(ctx, "Arrive", *req, resp, CommandKind::kArrive);
+  return Command(ctx, "Arrive", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   arbitration::Command c = PlayerCommand(CommandKind::kArrive, side);
+                   // Appendix A9b, A9c: an arrival may open the envelope that waits for him.
+                   RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
+                   return c;
+                 });
 }
 
 void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
@@ -443,7 +488,7 @@ grpc::Status ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::Claim
       ctx, "Claim", *req, resp, [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
         ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
         if (!v1::ClaimKind_IsValid(req->kind()) || req->kind() == v1::CLAIM_KIND_UNSPECIFIED) {
-          return BadArgument("kind: THREEFOLD, FIFTY, QUICKPLAY or TIME");
+          return BadArgument("kind: THREEFOLD, FIFTY, QUICKPLAY, TIME or ILLEGAL_MOVE");
         }
         if (!v1::QuickplayGround_IsValid(req->ground())) {
           return BadArgument("ground: unknown value");
@@ -563,6 +608,220 @@ grpc::Status ArbitrationService::SetClocks(grpc::ServerContext* ctx,
                  });
 }
 
+// --- Issue 13: electronic boards (libs/arbitration/board_feed.h, touch_move.h) ---
+
+grpc::Status ArbitrationService::SubmitBoardFeed(grpc::ServerContext* ctx,
+                                                 const v1::SubmitBoardFeedRequest* req,
+                                                 v1::GameReply* resp) {
+  return Command(ctx, "SubmitBoardFeed", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   arbitration::Command c;
+                   c.kind = CommandKind::kBoardFeed;  // 4.3-4.7, 7.4a; validated by the rulings
+                   c.feed.assign(req->placements().begin(), req->placements().end());
+                   return c;
+                 });
+}
+
+// --- Issue 13: Article 7, 6.13b/d, 12, 13.4 (libs/arbitration/irregularities.h) ---
+
+grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
+                                                   const v1::ReportIllegalMoveRequest* req,
+                                                   v1::GameReply* resp) {
+  return Command(ctx, "ReportIllegalMove", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
+                   if (!env_->insecure() && who.role == Role::kPlayer && who.color.has_value() &&
+                       laws::ColorOf(req->side()) != ~*who.color) {
+                     return base::Error(service::kErrPermissionDenied,
+                                        "a player reports the opponent's illegal move: side must "
+                                        "name the opponent");
+                   }
+                   arbitration::Command c;
+                   c.kind = CommandKind::kReportIllegalMove;  // 7.4a
+                   c.side = laws::ColorOf(req->side());
+                   if (req->has_ply()) c.irregular.ply = req->ply();
+                   c.irregular.from = req->from();
+                   c.irregular.to = req->to();
+                   c.irregular.promotion = req->promotion();
+                   if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
+                   if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::CompleteIllegalMove(grpc::ServerContext* ctx,
+                                                     const v1::CompleteIllegalMoveRequest* req,
+                                                     v1::GameReply* resp) {
+  return Command(ctx, "CompleteIllegalMove", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   arbitration::Command c = PlayerCommand(CommandKind::kCompleteIllegalMove, side);
+                   c.irregular.from = req->from();  // C3
+                   c.irregular.to = req->to();
+                   c.irregular.promotion = req->promotion();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
+                                                  const v1::RuleIrregularityRequest* req,
+                                                  v1::GameReply* resp) {
+  return Command(ctx, "RuleIrregularity", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c;
+                   c.kind = CommandKind::kRuleIrregularity;  // 7.1a, 7.1b, 7.2, 7.3, 7.5
+                   c.article = req->article();
+                   c.irregular.replay = req->replay();
+                   if (req->has_ply()) c.irregular.ply = req->ply();
+                   if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
+                   if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::StopClocks(grpc::ServerContext* ctx,
+                                            const v1::StopClocksRequest* req, v1::GameReply* resp) {
+  return Command(ctx, "StopClocks", *req, resp,
+                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c = PlayerCommand(CommandKind::kStopClocks, side);  // 6.13b
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::RuleStop(grpc::ServerContext* ctx, const v1::RuleStopRequest* req,
+                                          v1::GameReply* resp) {
+  return Command(ctx, "RuleStop", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("penalty", req->penalty(), kMaxArticleLength));
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c;
+                   c.kind = CommandKind::kRuleStop;  // 6.13d, 13.4
+                   c.irregular.valid = req->valid();
+                   c.irregular.penalty = req->penalty();
+                   c.delta_ms = req->penalty_ms();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::UsePower(grpc::ServerContext* ctx, const v1::UsePowerRequest* req,
+                                          v1::GameReply* resp) {
+  return Command(ctx, "UsePower", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
+                   if (!v1::ArbiterPower_IsValid(req->power())) {
+                     return BadArgument("power: unknown value");
+                   }
+                   arbitration::Command c;
+                   c.kind = CommandKind::kUsePower;  // 12.4, 12.7, 12.8, 13.4a/d/e/f/g
+                   c.side = laws::ColorOf(req->side());
+                   c.irregular.power = req->power();
+                   if (req->has_points()) c.irregular.points = req->points();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+// --- Appendix A: adjourned games (libs/arbitration/adjournment.h) ---
+
+absl::Status ArbitrationService::OpenEnvelopeFor(absl::string_view game_id,
+                                                 arbitration::Command* command) {
+  ASSIGN_OR_RETURN(CommandResult current, authority_->Get(game_id));
+  // Only a closed envelope is opened (A7, A9); its text goes to the rulings alone.
+  if (!current.game->adjournment().envelope) return absl::OkStatus();
+  ASSIGN_OR_RETURN(command->opened_move, sealed_moves_.Open(game_id, *current.game));
+  return absl::OkStatus();
+}
+
+grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::SealMoveRequest* req,
+                                          v1::GameReply* resp) {
+  return env_->Serve(
+      ctx, Method("SealMove"), *req, [&](const CallContext&, const Principal& who) -> absl::Status {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        if (req->move().empty()) return BadArgument("move is required");
+        RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
+        // A retry's fingerprint leaves the move out: the hash of a move is no secret (a few
+        // thousand candidates), and the store keeps fingerprints.
+        v1::SealMoveRequest blind = *req;
+        blind.clear_move();
+        const CommandOptions options = OptionsOf("SealMove", blind);
+        absl::Status refused;
+        // The box is bound to the version it was sealed on: sealed again when the game moved on
+        // between the read and the append (a flag, an offer).
+        for (int attempt = 0; attempt < 4; ++attempt) {
+          ASSIGN_OR_RETURN(CommandResult current, authority_->Get(req->game_id()));
+          RETURN_IF_ERROR(service::CheckEvent(who, current.game->created().event()));
+          arbitration::Command c = PlayerCommand(CommandKind::kSealMove, side);
+          c.actor = env_->ActorOf(who);
+          c.stop_clock = req->stop_clock();
+          ASSIGN_OR_RETURN(c.seal, sealed_moves_.Seal(req->game_id(), *current.game, req->move()));
+          absl::StatusOr<CommandResult> r = authority_->Execute(req->game_id(), c, options);
+          if (r.ok()) return FillReply(req->game_id(), *r, ViewerOf(*env_, who), resp);
+          refused = r.status();
+          // ABORTED: ERR_VERSION_CONFLICT (a race lost), sealed again on the new version.
+          if (refused.code() != absl::StatusCode::kAborted || req->expected_version() != 0) break;
+        }
+        return refused;
+      });
+}
+
+grpc::Status ArbitrationService::AdjournGame(grpc::ServerContext* ctx,
+                                             const v1::AdjournGameRequest* req,
+                                             v1::GameReply* resp) {
+  return Command(ctx, "AdjournGame", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   arbitration::Command c;
+                   c.kind = CommandKind::kAdjourn;  // A1: the call to seal, or the envelope closed
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::ResumeAdjournedGame(grpc::ServerContext* ctx,
+                                                     const v1::ResumeAdjournedGameRequest* req,
+                                                     v1::GameReply* resp) {
+  return Command(ctx, "ResumeAdjournedGame", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   arbitration::Command c;
+                   c.kind = CommandKind::kResumeAdjourned;  // A5, A9, A13
+                   if (req->absent_size() > 2) return BadArgument("absent: at most two players");
+                   for (int side : req->absent()) {
+                     std::optional<chess::Color> color =
+                         v1::Color_IsValid(side) ? laws::ColorOf(static_cast<v1::Color>(side))
+                                                 : std::nullopt;
+                     if (!color) return BadArgument("absent: COLOR_WHITE or COLOR_BLACK");
+                     c.absent.push_back(*color);
+                   }
+                   RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
+                   return c;
+                 });
+}
+
+grpc::Status ArbitrationService::ReportEnvelopeLost(grpc::ServerContext* ctx,
+                                                    const v1::ReportEnvelopeLostRequest* req,
+                                                    v1::GameReply* resp) {
+  return Command(ctx, "ReportEnvelopeLost", *req, resp,
+                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+                   if (req->reason().empty()) return BadArgument("reason is required");
+                   arbitration::Command c;
+                   c.kind = CommandKind::kReportEnvelopeLost;  // A11
+                   c.position_unknown = req->position_unknown();
+                   c.reason = req->reason();
+                   return c;
+                 });
+}
+
 grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::GetGameRequest* req,
                                          v1::GameReply* resp) {
   return env_->Serve(ctx, Method("GetGame"), *req,
@@ -637,6 +896,11 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
       *update.mutable_event() = events[v - 1];
       if (!viewer.advice && update.event().has_claim()) {
         update.mutable_event()->mutable_claim()->clear_advice();  // 12.2
+      }
+      if (update.event().has_move_sealed()) {
+        // Appendix A: the sealed box and the wrapped key are the arbiter's safe, for nobody.
+        update.mutable_event()->mutable_move_sealed()->clear_box();
+        update.mutable_event()->mutable_move_sealed()->clear_wrapped_key();
       }
       update.set_command_id(command_ids[v - 1]);
       if (!writer->Write(update)) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");

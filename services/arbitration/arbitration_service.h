@@ -10,7 +10,14 @@
 //   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
 //   Claim, ConfirmResult
 //   Rule, SetResult, PauseGame, ResumeGame,        arbiter, service
-//   AdjustTime, SetClocks
+//   AdjustTime, SetClocks, SubmitBoardFeed
+//   RuleIrregularity, RuleStop, UsePower           arbiter, service (issue 13)
+//   ReportIllegalMove                              arbiter, service, platform, player (the
+//                                                  opponent's report: side = the offender)
+//   CompleteIllegalMove, StopClocks                platform, service, player (issue 13)
+//   SealMove                                       platform, service, player (Appendix A1)
+//   AdjournGame, ResumeAdjournedGame,              arbiter, service (Appendix A)
+//   ReportEnvelopeLost
 //   GetGame, WatchGame, ExportPgn                  every role
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
@@ -36,9 +43,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/sealed_move.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "libs/service/worker_pool.h"
@@ -51,6 +60,9 @@ struct ServiceOptions {
   absl::Duration watch_poll = absl::Milliseconds(500);
   // Threads for the moves the completion-queue path hands back (they wait on the store).
   int workers = 16;
+  // Appendix A: the sealed moves' master key (--seal_key_file); unset: SealMove and the opening
+  // of an envelope answer FAILED_PRECONDITION ERR_SEAL_KEY_MISSING.
+  std::optional<seal::MasterKey> seal_key;
 };
 
 // gRPC takes a method as async only when marked so on a base still synchronous.
@@ -99,6 +111,37 @@ class ArbitrationService final : public ArbitrationBase {
                           arbiter::v1::GameReply* resp) override;
   grpc::Status SetClocks(grpc::ServerContext* ctx, const arbiter::v1::SetClocksRequest* req,
                          arbiter::v1::GameReply* resp) override;
+  // Issue 13: an electronic board's feed (4.3-4.7, 7.4a).
+  grpc::Status SubmitBoardFeed(grpc::ServerContext* ctx,
+                               const arbiter::v1::SubmitBoardFeedRequest* req,
+                               arbiter::v1::GameReply* resp) override;
+  // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+  grpc::Status ReportIllegalMove(grpc::ServerContext* ctx,
+                                 const arbiter::v1::ReportIllegalMoveRequest* req,
+                                 arbiter::v1::GameReply* resp) override;
+  grpc::Status CompleteIllegalMove(grpc::ServerContext* ctx,
+                                   const arbiter::v1::CompleteIllegalMoveRequest* req,
+                                   arbiter::v1::GameReply* resp) override;
+  grpc::Status RuleIrregularity(grpc::ServerContext* ctx,
+                                const arbiter::v1::RuleIrregularityRequest* req,
+                                arbiter::v1::GameReply* resp) override;
+  grpc::Status StopClocks(grpc::ServerContext* ctx, const arbiter::v1::StopClocksRequest* req,
+                          arbiter::v1::GameReply* resp) override;
+  grpc::Status RuleStop(grpc::ServerContext* ctx, const arbiter::v1::RuleStopRequest* req,
+                        arbiter::v1::GameReply* resp) override;
+  grpc::Status UsePower(grpc::ServerContext* ctx, const arbiter::v1::UsePowerRequest* req,
+                        arbiter::v1::GameReply* resp) override;
+  // Appendix A: adjourned games (libs/arbitration/adjournment.h).
+  grpc::Status SealMove(grpc::ServerContext* ctx, const arbiter::v1::SealMoveRequest* req,
+                        arbiter::v1::GameReply* resp) override;
+  grpc::Status AdjournGame(grpc::ServerContext* ctx, const arbiter::v1::AdjournGameRequest* req,
+                           arbiter::v1::GameReply* resp) override;
+  grpc::Status ResumeAdjournedGame(grpc::ServerContext* ctx,
+                                   const arbiter::v1::ResumeAdjournedGameRequest* req,
+                                   arbiter::v1::GameReply* resp) override;
+  grpc::Status ReportEnvelopeLost(grpc::ServerContext* ctx,
+                                  const arbiter::v1::ReportEnvelopeLostRequest* req,
+                                  arbiter::v1::GameReply* resp) override;
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;
   grpc::Status WatchGame(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest* req,
@@ -127,9 +170,15 @@ class ArbitrationService final : public ArbitrationBase {
   void CommandAsync(grpc::ServerContext* ctx, const char* method, const Request* req,
                     arbiter::v1::GameReply* resp, Make make, Reply reply);
 
+  // Appendix A: `command` gets the sealed move in clear when the game's envelope is closed (the
+  // rulings open it only when the replying player is present, A7).
+  absl::Status OpenEnvelopeFor(absl::string_view game_id, arbitration::Command* command);
+
   service::ServiceEnv* env_;
   arbitration::GameAuthority* authority_;
   const ServiceOptions options_;
+  // Appendix A: the sealed moves' secret (seals and opens; never logged).
+  const arbitration::SealedMoves sealed_moves_;
   std::unique_ptr<service::WorkerPool> pool_;  // what ExecuteAsync hands back (it blocks)
   std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
 };

@@ -28,6 +28,11 @@ ABSL_FLAG(std::string, arbitration_engine_path, analysis::kDefaultEnginePath,
           "arbitration: the UCI engine (Stockfish) whose evaluation a 10.2 claim's advice for the "
           "arbiter includes, started at the first such claim; \"\" = none");
 
+ABSL_FLAG(std::string, seal_key_file, "",
+          "arbitration: a file of 32 random bytes, the master key the sealed moves of adjourned "
+          "games are encrypted under (Appendix A; a Kubernetes Secret in production); \"\" = "
+          "none: SealMove answers ERR_SEAL_KEY_MISSING");
+
 namespace arbitration_service {
 
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
@@ -40,7 +45,8 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .redis_pipeline_lanes = absl::GetFlag(FLAGS_arbitration_redis_pipeline_lanes),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
-          .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path)};
+          .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),
+          .seal_key_file = absl::GetFlag(FLAGS_seal_key_file)};
 }
 
 }  // namespace arbitration_service

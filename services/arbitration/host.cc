@@ -82,6 +82,15 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                                }});
     host->authority_->AddObserver(host->timers_.get());
   }
+  // Appendix A: the sealed moves' master key, read once at the start (a bad file stops it).
+  if (!options.seal_key_file.empty()) {
+    absl::StatusOr<seal::MasterKey> key = seal::MasterKey::FromFile(options.seal_key_file);
+    if (!key.ok()) {
+      return base::Error(service::kErrBadFlag,
+                         absl::StrCat("--seal_key_file: ", key.status().message()));
+    }
+    options.service.seal_key = *std::move(key);
+  }
   host->service_ =
       std::make_unique<ArbitrationService>(env, host->authority_.get(), options.service);
   host->store_spec_ = config.store.substr(0, config.store.find('?'));

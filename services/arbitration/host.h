@@ -42,12 +42,14 @@ struct ArbitrationHostOptions {
   // The engine for 10.2 advice (started at the first claim); "" = none.
   std::string engine_path = analysis::kDefaultEnginePath;
   absl::Duration time_resync = absl::Seconds(1);
+  // Appendix A: a file of 32 random bytes, the master key of the sealed moves; "" = none.
+  std::string seal_key_file;
 };
 
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
-// --arbitration_engine_path, --arbitration_redis_pipeline_lanes.
+// --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --seal_key_file.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 
 class ArbitrationHost {

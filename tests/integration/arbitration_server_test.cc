@@ -1057,6 +1057,9 @@ TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
 // a fresh game in the state its method needs; a player's token is for that game and the colour
 // the call acts for.
 TEST_P(ArbitrationServerTest, AuthMatrix) {
+  // Appendix A: admitted, then refused by the domain (this server has no seal key, the games no
+  // sessions); tests/integration/adjournment_server_test.cc runs them through.
+  constexpr grpc::StatusCode FP = grpc::StatusCode::FAILED_PRECONDITION;
   // clang-format off
   const std::vector<AuthRow> matrix = {
       // method           platform  player  arbiter  observer  service
@@ -1075,6 +1078,17 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"ResumeGame",      NO,       NO,     OK,      NO,       OK},
       {"AdjustTime",      NO,       NO,     OK,      NO,       OK},
       {"SetClocks",       NO,       NO,     OK,      NO,       OK},
+      {"SubmitBoardFeed", NO,       NO,     OK,      NO,       OK},
+      {"ReportIllegalMove", OK,     OK,     OK,      NO,       OK},
+      {"CompleteIllegalMove", OK,   OK,     NO,      NO,       OK},
+      {"RuleIrregularity", NO,      NO,     OK,      NO,       OK},
+      {"StopClocks",      OK,       OK,     NO,      NO,       OK},
+      {"RuleStop",        NO,       NO,     OK,      NO,       OK},
+      {"UsePower",        NO,       NO,     OK,      NO,       OK},
+      {"SealMove",        FP,       FP,     NO,      NO,       FP},
+      {"AdjournGame",     NO,       NO,     FP,      NO,       FP},
+      {"ResumeAdjournedGame", NO,   NO,     FP,      NO,       FP},
+      {"ReportEnvelopeLost", NO,    NO,     FP,      NO,       FP},
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
@@ -1193,6 +1207,62 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.set_reason("auth matrix");
              return as_white(&S::SetClocks, req, t);
            }},
+          {"SubmitBoardFeed",
+           [&](auto& t) {
+             auto req = ForGame<v1::SubmitBoardFeedRequest>(ready());
+             req.add_placements()->set_placement("rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR");
+             return as_white(&S::SubmitBoardFeed, req, t);
+           }},
+          // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+          {"ReportIllegalMove",
+           [&](auto& t) {
+             // White (or the arbiter) reports Black's knight jump after 1. e4.
+             auto req = ForSide<v1::ReportIllegalMoveRequest>(ready(), v1::COLOR_BLACK);
+             EXPECT_TRUE(Succeeded(Move(req.game_id(), v1::COLOR_WHITE, "e4")));
+             req.set_from("g8");
+             req.set_to("g6");
+             return as_white(&S::ReportIllegalMove, req, t);
+           }},
+          {"CompleteIllegalMove",
+           [&](auto& t) {  // C3: blitz under 2001
+             auto req = ForSide<v1::CompleteIllegalMoveRequest>(fresh(), v1::COLOR_WHITE);
+             Ready(req.game_id(), "300", v1::EDITION_FIDE_2001);
+             req.set_from("e1");
+             req.set_to("e3");
+             return as_white(&S::CompleteIllegalMove, req, t);
+           }},
+          {"RuleIrregularity",
+           [&](auto& t) {
+             auto req = ForGame<v1::RuleIrregularityRequest>(ready());
+             req.set_article("7.1b");
+             req.set_reason("auth matrix");
+             return as_white(&S::RuleIrregularity, req, t);
+           }},
+          {"StopClocks",
+           [&](auto& t) {
+             v1::StopClocksRequest req = for_white(v1::StopClocksRequest());
+             req.set_reason("auth matrix");
+             return as_white(&S::StopClocks, req, t);
+           }},
+          {"RuleStop",
+           [&](auto& t) {
+             v1::StopClocksRequest stop = for_white(v1::StopClocksRequest());
+             stop.set_reason("auth matrix");
+             EXPECT_TRUE(Succeeded(Unary(stub.get(), &S::StopClocks, stop,
+                                         PlayerToken(stop.game_id(), v1::COLOR_WHITE))));
+             auto req = ForGame<v1::RuleStopRequest>(stop.game_id());
+             req.set_valid(true);
+             req.set_reason("auth matrix");
+             return as_white(&S::RuleStop, req, t);
+           }},
+          {"UsePower",
+           [&](auto& t) {
+             auto req = ForGame<v1::UsePowerRequest>(ready());
+             req.set_power(v1::ARBITER_POWER_WARNING);
+             req.set_side(v1::COLOR_BLACK);
+             req.set_reason("auth matrix");
+             return as_white(&S::UsePower, req, t);
+           }},
           {"ResumeGame",
            [&](auto& t) {
              auto pause = ForGame<v1::PauseGameRequest>(ready());
@@ -1201,6 +1271,31 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              EXPECT_TRUE(Succeeded(
                  Unary(stub.get(), &S::PauseGame, pause, Token(Role::kArbiter), &paused)));
              return as_white(&S::ResumeGame, ForGame<v1::ResumeGameRequest>(pause.game_id()), t);
+           }},
+          // Appendix A.
+          {"SealMove",
+           [&](auto& t) {
+             v1::SealMoveRequest req = for_white(v1::SealMoveRequest());
+             req.set_move("e4");
+             req.set_stop_clock(true);
+             return as_white(&S::SealMove, req, t);
+           }},
+          {"AdjournGame",
+           [&](auto& t) {
+             auto req = ForGame<v1::AdjournGameRequest>(ready());
+             req.set_reason("auth matrix");
+             return as_white(&S::AdjournGame, req, t);
+           }},
+          {"ResumeAdjournedGame",
+           [&](auto& t) {
+             return as_white(&S::ResumeAdjournedGame,
+                             ForGame<v1::ResumeAdjournedGameRequest>(ready()), t);
+           }},
+          {"ReportEnvelopeLost",
+           [&](auto& t) {
+             auto req = ForGame<v1::ReportEnvelopeLostRequest>(ready());
+             req.set_reason("auth matrix");
+             return as_white(&S::ReportEnvelopeLost, req, t);
            }},
           {"GetGame",
            [&](auto& t) { return as_white(&S::GetGame, ForGame<v1::GetGameRequest>(ready()), t); }},

@@ -1,12 +1,19 @@
 #include "tools/arbiterctl/game_client.h"
 
 #include <cstdint>
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <ostream>
 #include <string>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/client_context.h"
 #include "libs/laws/outcome.h"
@@ -25,7 +32,8 @@ using OrderedJson = nlohmann::ordered_json;
 
 constexpr char kCommands[] =
     "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|adjust|"
-    "set-clocks|get|watch|pgn";
+    "set-clocks|report-illegal|complete-illegal|irregularity|stop-clocks|rule-stop|power|feed|get|"
+    "watch|pgn|seal|adjourn|resume-adjourned|envelope-lost";
 
 int Usage(std::ostream& err, const std::string& message) {
   return arbiterctl::Usage(
@@ -40,7 +48,8 @@ int Usage(std::ostream& err, const std::string& message) {
 constexpr EnumName<v1::GameStatus> kGameStatusNames[] = {
     {v1::GAME_STATUS_CREATED, "created"},
     {v1::GAME_STATUS_AWAITING_RULING, "awaiting_ruling"},
-    {v1::GAME_STATUS_ENDED, "ended"}};
+    {v1::GAME_STATUS_ENDED, "ended"},
+    {v1::GAME_STATUS_ADJOURNED, "adjourned"}};
 
 std::string StatusName(v1::GameStatus s) {
   const std::string name = NameOf(kGameStatusNames, s);
@@ -103,6 +112,32 @@ OrderedJson GameJson(const v1::GameView& g) {
   out["review"] = g.review();
   out["paused"] = g.paused();
   out["deadline_ms"] = g.deadline_ms() > 0 ? OrderedJson(g.deadline_ms()) : OrderedJson(nullptr);
+  // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
+  OrderedJson ledger = OrderedJson::array();
+  for (const v1::IllegalMoveEntry& e : g.illegal_moves().entries()) {
+    ledger.push_back({{"side", SideName(e.side())},
+                      {"ply", e.ply()},
+                      {"move", e.move()},
+                      {"article", e.article()},
+                      {"ruling", e.ruling()}});
+  }
+  out["illegal_moves"] = {{"white", g.illegal_moves().white()},
+                          {"black", g.illegal_moves().black()},
+                          {"entries", ledger}};
+  // Appendix A: whether a move is sealed (never which), the call to seal, the envelope (A2).
+  out["move_sealed"] = g.move_sealed();
+  out["seal_called"] = g.seal_called();
+  if (g.has_envelope()) {
+    const v1::GameAdjourned& e = g.envelope();
+    out["envelope"] = {
+        {"sealer", SideName(e.sealer())},     {"move_number", e.move_number()},
+        {"fen_before", e.fen_before()},       {"white_ms", e.white_ms()},
+        {"black_ms", e.black_ms()},           {"white_used_ms", e.white_used_ms()},
+        {"black_used_ms", e.black_used_ms()}, {"draw_offer", SideName(e.draw_offer())},
+        {"resume_at_ms", e.resume_at_ms()},   {"resume_place", e.resume_place()}};
+  } else {
+    out["envelope"] = nullptr;
+  }
   return out;
 }
 
@@ -240,6 +275,10 @@ void Create(Call& c) {
     regs->set_max_draw_offers(static_cast<int>(flags.Int("max-draw-offers")));
   }
   regs->set_lag_compensation(flags.Bool("lag-compensation"));
+  // 2023 7.5.5: the regulations' time for a first illegal move (issue 13).
+  if (args.Has("illegal-move-extra-ms")) {
+    regs->set_illegal_move_extra_ms(flags.Int("illegal-move-extra-ms"));
+  }
   if (args.Has("start-fen")) req.set_start_fen(args.Get("start-fen"));
   if (args.Has("scheduled-start-ms")) req.set_scheduled_start_ms(flags.Int("scheduled-start-ms"));
   if (args.Has("broadcast-delay-plies")) {
@@ -251,6 +290,19 @@ void Create(Call& c) {
   req.set_round(args.Get("round"));
   req.set_white_name(args.Get("white-name"));
   req.set_black_name(args.Get("black-name"));
+  // Appendix A13: --sessions START_MS-END_MS[@PLACE],... (the server's time base, ms).
+  for (absl::string_view session : absl::StrSplit(args.Get("sessions"), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> at = absl::StrSplit(session, absl::MaxSplits('@', 1));
+    std::pair<std::string, std::string> span = absl::StrSplit(at.first, absl::MaxSplits('-', 1));
+    v1::Session* s = req.add_sessions();
+    std::int64_t start = 0, end = 0;
+    if (!absl::SimpleAtoi(span.first, &start) || !absl::SimpleAtoi(span.second, &end)) {
+      return flags.Fail("--sessions: START_MS-END_MS[@PLACE], comma-separated");
+    }
+    s->set_start_ms(start);
+    s->set_end_ms(end);
+    s->set_place(at.second);
+  }
   c.Send(&Stub::CreateGame, req);
 }
 
@@ -275,7 +327,8 @@ void Claim(Call& c) {
   FlagReader& flags = c.flags();
   v1::ClaimRequest req = BySide<v1::ClaimRequest>(c);
   req.set_kind(flags.OneOf(flags.Required("kind"), kClaimKindNames,
-                           "--kind must be threefold, fifty, quickplay or time"));
+                           "--kind must be threefold, fifty, quickplay, time, illegal_move or "
+                           "touch_move"));
   req.set_intended_move(c.args().Get("move"));
   if (c.args().Has("ground")) {
     req.set_ground(flags.OneOf(c.args().Get("ground"), kQuickplayGroundNames,
@@ -341,6 +394,156 @@ void SetClocks(Call& c) {
   c.Send(&Stub::SetClocks, req);
 }
 
+// Issue 13: an electronic board's reports (4.3-4.7, 7.4a) from --file PATH ("-" or none: stdin),
+// one a line: a placement (FEN's first field, or a whole FEN) with optional words "pressed" (the
+// clock pressed after it) and "adjust" (4.2: "j'adoube" first) and "at=MS"; or a JSON object
+// {"at_ms", "placement", "clock_pressed", "adjust"}. Blank lines and "#" comments are skipped.
+void Feed(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::SubmitBoardFeedRequest req = c.Command<v1::SubmitBoardFeedRequest>();
+  const std::string path = c.args().Has("file") ? c.args().Get("file") : "-";
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path);
+    if (!file) return flags.Fail(absl::StrCat("--file: cannot read ", path));
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || text[0] == '#') continue;
+    v1::BoardPlacement* p = req.add_placements();
+    if (text[0] == '{') {
+      if (!google::protobuf::util::JsonStringToMessage(std::string(text), p).ok()) {
+        return flags.Fail(absl::StrCat("line ", n, ": not a board report"));
+      }
+      continue;
+    }
+    std::vector<std::string> words = absl::StrSplit(text, ' ', absl::SkipWhitespace());
+    p->set_placement(words[0]);
+    for (size_t i = 1; i < words.size(); ++i) {
+      std::int64_t at = 0;
+      if (words[i] == "pressed") {
+        p->set_clock_pressed(true);
+      } else if (words[i] == "adjust") {
+        p->set_adjust(true);
+      } else if (absl::StartsWith(words[i], "at=") && absl::SimpleAtoi(words[i].substr(3), &at)) {
+        p->set_at_ms(at);
+      } else if (i > 5 || words[i].find('/') != std::string::npos) {
+        return flags.Fail(absl::StrCat("line ", n, ": \"", words[i], "\"?"));
+      }
+      // The rest of a whole FEN (side, castling, en passant, counters) is ignored.
+    }
+  }
+  if (req.placements().empty()) return flags.Fail("feed: no board reports");
+  c.Send(&Stub::SubmitBoardFeed, req);
+}
+
+// --- Issue 13: Article 7, 6.13b/d, 12, 13.4 ---
+
+// 6.14: --white-ms and --black-ms, both or neither.
+template <typename Request>
+void ClocksFlags(Call& c, Request& req) {
+  if (c.args().Has("white-ms")) req.set_white_ms(c.flags().Int("white-ms"));
+  if (c.args().Has("black-ms")) req.set_black_ms(c.flags().Int("black-ms"));
+}
+
+// 7.4a: the arbiter reports an illegal move (--from --to [--promotion] [--ply] [--side]).
+void ReportIllegal(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::ReportIllegalMoveRequest req = c.Command<v1::ReportIllegalMoveRequest>();
+  if (c.args().Has("side")) req.set_side(flags.Side());
+  if (c.args().Has("ply")) req.set_ply(static_cast<int>(flags.Int("ply")));
+  req.set_from(flags.Required("from"));
+  req.set_to(flags.Required("to"));
+  req.set_promotion(c.args().Get("promotion"));
+  ClocksFlags(c, req);
+  req.set_reason(c.args().Get("reason"));
+  c.Send(&Stub::ReportIllegalMove, req);
+}
+
+// C3: the offender made an illegal move and pressed the clock.
+void CompleteIllegal(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::CompleteIllegalMoveRequest req = BySide<v1::CompleteIllegalMoveRequest>(c);
+  req.set_from(flags.Required("from"));
+  req.set_to(flags.Required("to"));
+  req.set_promotion(c.args().Get("promotion"));
+  c.Send(&Stub::CompleteIllegalMove, req);
+}
+
+// 7.1a, 7.1b, 7.2 (--replay), 7.3, 7.5 (--ply, the clocks).
+void Irregularity(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::RuleIrregularityRequest req = c.Command<v1::RuleIrregularityRequest>();
+  req.set_article(flags.Required("article"));
+  req.set_replay(flags.Bool("replay"));
+  if (c.args().Has("ply")) req.set_ply(static_cast<int>(flags.Int("ply")));
+  ClocksFlags(c, req);
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::RuleIrregularity, req);
+}
+
+// 6.13b: a player stops the clocks to seek the arbiter.
+void StopClocks(Call& c) {
+  v1::StopClocksRequest req = BySide<v1::StopClocksRequest>(c);
+  req.set_reason(c.flags().Required("reason"));
+  c.Send(&Stub::StopClocks, req);
+}
+
+// 6.13d: --valid, or without it the penalty (--penalty 13.4a|13.4b|13.4c [--penalty-ms]).
+void RuleStop(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::RuleStopRequest req = c.Command<v1::RuleStopRequest>();
+  req.set_valid(flags.Bool("valid"));
+  req.set_penalty(c.args().Get("penalty"));
+  if (c.args().Has("penalty-ms")) req.set_penalty_ms(flags.Int("penalty-ms"));
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::RuleStop, req);
+}
+
+// 12.4, 12.7, 12.8, 13.4a/d/e/f/g.
+void Power(Call& c) {
+  FlagReader& flags = c.flags();
+  v1::UsePowerRequest req = c.Command<v1::UsePowerRequest>();
+  req.set_power(flags.OneOf(flags.Required("power"), kArbiterPowerNames,
+                            "--power must be warning, loss, reduce_points, increase_points, "
+                            "expulsion, persistent_refusal, both_refuse or leave_permitted"));
+  if (c.args().Has("side")) req.set_side(flags.Side());
+  if (c.args().Has("points")) {
+    double points = 0;
+    if (!absl::SimpleAtod(c.args().Get("points"), &points)) {
+      flags.Fail("--points must be a number");
+    }
+    req.set_points(points);
+  }
+  req.set_reason(flags.Required("reason"));
+  c.Send(&Stub::UsePower, req);
+}
+
+// Appendix A1: the player on move seals (--stop-clock: he stops his clock, the envelope closes).
+void Seal(Call& c) {
+  v1::SealMoveRequest req = BySide<v1::SealMoveRequest>(c);
+  req.set_move(c.flags().Required("move"));
+  req.set_stop_clock(c.flags().Bool("stop-clock"));
+  c.Send(&Stub::SealMove, req);
+}
+
+// A1: the arbiter calls for the seal, or closes the sealed envelope.
+void Adjourn(Call& c) {
+  v1::AdjournGameRequest req = c.Command<v1::AdjournGameRequest>();
+  req.set_reason(c.args().Get("reason"));
+  c.Send(&Stub::AdjournGame, req);
+}
+
+// A11: the envelope is lost (--position-unknown: A11b, the game is void).
+void EnvelopeLost(Call& c) {
+  v1::ReportEnvelopeLostRequest req = c.Command<v1::ReportEnvelopeLostRequest>();
+  req.set_position_unknown(c.flags().Bool("position-unknown"));
+  req.set_reason(c.flags().Required("reason"));
+  c.Send(&Stub::ReportEnvelopeLost, req);
+}
+
 // The subcommands whose reply is the game after them (Print).
 constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"create", Create},
@@ -358,6 +561,20 @@ constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"resume", Resume},
     {"adjust", Adjust},
     {"set-clocks", SetClocks},
+    {"feed", Feed},
+    {"report-illegal", ReportIllegal},
+    {"complete-illegal", CompleteIllegal},
+    {"irregularity", Irregularity},
+    {"stop-clocks", StopClocks},
+    {"rule-stop", RuleStop},
+    {"power", Power},
+    {"seal", Seal},
+    {"adjourn", Adjourn},
+    {"resume-adjourned",  // A5, A9: [--absent white,black]
+     [](Call& c) {
+       c.Send(&Stub::ResumeAdjournedGame, c.StartCommand<v1::ResumeAdjournedGameRequest>());
+     }},
+    {"envelope-lost", EnvelopeLost},
     {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
 };
 

@@ -44,7 +44,10 @@ namespace arbiterctl {
 
 // The boolean flags of the game commands (given without a value), for the argument parser.
 inline constexpr const char* kGameBooleanFlags[] = {"offer-draw", "accept", "decline", "add-time",
-                                                    "no-arbiter"};
+                                                    "no-arbiter",
+                                                    // issue 13: irregularity --replay (7.2),
+                                                    // rule-stop --valid (6.13d)
+                                                    "replay", "valid"};
 
 // args.positional = {"game", "<command>"}; the flags as parsed (without "--").
 int RunGameClient(const ClientArgs& args, std::ostream& out, std::ostream& err);

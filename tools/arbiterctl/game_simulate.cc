@@ -14,6 +14,7 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/sealed_move.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
@@ -53,9 +54,10 @@ absl::StatusOr<Enum> OneOf(const JsonFields& f, const char* key, const EnumName<
 // The request the platform would send (CreateGameRequest), from the scenario's fields.
 absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
   const JsonFields top(root, "scenario", arbiterctl::kErrBadScenario, kNull);
-  RETURN_IF_ERROR(top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen",
-                                "default_time_ms", "events", "query_ms",
-                                "no_draw_offers_before_move", "max_draw_offers", "comment"}));
+  RETURN_IF_ERROR(
+      top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen", "default_time_ms",
+                    "events", "query_ms", "no_draw_offers_before_move", "max_draw_offers",
+                    "comment", "sessions", "illegal_move_extra_ms"}));
   v1::CreateGameRequest req;
   req.set_game_id("simulated");
   req.set_white_id("white");
@@ -84,6 +86,30 @@ absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
     ASSIGN_OR_RETURN(std::int64_t n, top.Int("max_draw_offers", 0, 10'000));
     regs->set_max_draw_offers(static_cast<int>(n));
   }
+  if (top.Has("illegal_move_extra_ms")) {  // 2023 7.5.5 (issue 13)
+    ASSIGN_OR_RETURN(std::int64_t ms, top.Int("illegal_move_extra_ms", 0, kMaxScenarioMs));
+    regs->set_illegal_move_extra_ms(ms);
+  }
+  // Appendix A13: [{"start_ms", "end_ms", "place"}, ...]; NewGame checks their order.
+  if (top.Has("sessions")) {
+    if (!root["sessions"].is_array() || root["sessions"].size() > 64) {
+      return BadScenario("scenario: \"sessions\" must be a list of at most 64 sessions");
+    }
+    for (size_t i = 0; i < root["sessions"].size(); ++i) {
+      const JsonFields f(root["sessions"][i], absl::StrCat("sessions[", i, "]"),
+                         arbiterctl::kErrBadScenario, kNull);
+      RETURN_IF_ERROR(f.OnlyKeys({"start_ms", "end_ms", "place"}));
+      v1::Session* session = req.add_sessions();
+      ASSIGN_OR_RETURN(std::int64_t start, f.Int("start_ms", 0, kMaxScenarioMs));
+      ASSIGN_OR_RETURN(std::int64_t end, f.Int("end_ms", 0, kMaxScenarioMs));
+      session->set_start_ms(start);
+      session->set_end_ms(end);
+      if (f.Has("place")) {
+        ASSIGN_OR_RETURN(std::string place, f.String("place"));
+        session->set_place(place);
+      }
+    }
+  }
   return req;
 }
 
@@ -101,11 +127,260 @@ v1::Actor ActorFor(absl::string_view subject, absl::string_view role) {
   return a;
 }
 
+// --- Issue 13: irregularities (Article 7), 6.13b/d, the arbiter's powers (12, 13.4) ---------
+
+constexpr absl::string_view kIrregularEvents[] = {
+    "report_illegal", "complete_illegal", "irregularity", "stop_clocks", "rule_stop", "power"};
+
+int IrregularEventIndex(absl::string_view name) {
+  for (int i = 0; i < static_cast<int>(std::size(kIrregularEvents)); ++i) {
+    if (kIrregularEvents[i] == name) return i;
+  }
+  return -1;
+}
+
+absl::Status ParseIrregularEvent(const JsonFields& f, const Json& event, int type,
+                                 ParsedEvent& out) {
+  const std::string& where = f.where();
+  std::optional<int> by;  // 0 white, 1 black, 2 arbiter
+  if (f.Has("by")) {
+    ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
+  }
+  Command& c = out.command;
+  arbitration::IrregularArgs& a = c.irregular;
+  const bool players = type == 1 || type == 3;  // complete_illegal, stop_clocks
+  if (players) {
+    if (by != 0 && by != 1) {
+      out.refused = base::Error(base::kErrBadArgument,
+                                absl::StrCat(where, ": \"by\" must be \"white\" or \"black\""));
+    } else {
+      c.side = by == 0 ? Color::kWhite : Color::kBlack;
+      c.actor = ActorFor(chess::ColorName(*c.side), "player");
+    }
+  } else {
+    if (by.has_value() && by != 2) {
+      out.refused = base::Error(base::kErrBadArgument,
+                                absl::StrCat(where, ": only the arbiter gives this ruling"));
+    }
+    c.actor = ActorFor("arbiter", "arbiter");
+  }
+  auto text = [&](const char* key, std::string* value) -> absl::Status {
+    if (f.Has(key)) {
+      ASSIGN_OR_RETURN(*value, f.String(key));
+    }
+    return absl::OkStatus();
+  };
+  auto side = [&](const char* key) -> absl::StatusOr<std::optional<Color>> {
+    if (!f.Has(key)) return std::optional<Color>();
+    ASSIGN_OR_RETURN(int s, f.OneOf(key, {"white", "black"}));
+    return std::optional<Color>(s == 0 ? Color::kWhite : Color::kBlack);
+  };
+  auto clocks = [&]() -> absl::Status {
+    if (f.Has("white_ms")) {
+      ASSIGN_OR_RETURN(a.white_ms, f.Int("white_ms", -kMaxScenarioMs, kMaxScenarioMs));
+    }
+    if (f.Has("black_ms")) {
+      ASSIGN_OR_RETURN(a.black_ms, f.Int("black_ms", -kMaxScenarioMs, kMaxScenarioMs));
+    }
+    if (f.Has("ply")) {
+      ASSIGN_OR_RETURN(a.ply, f.Int("ply", 0, 100'000));
+    }
+    return absl::OkStatus();
+  };
+  switch (type) {
+    case 0: {  // report_illegal: 7.4a, by the arbiter
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "side", "ply", "from", "to", "promotion",
+                                  "white_ms", "black_ms", "reason", "comment"}));
+      c.kind = CommandKind::kReportIllegalMove;
+      ASSIGN_OR_RETURN(c.side, side("side"));  // the offender, optional
+      ASSIGN_OR_RETURN(a.from, f.String("from"));
+      ASSIGN_OR_RETURN(a.to, f.String("to"));
+      RETURN_IF_ERROR(text("promotion", &a.promotion));
+      RETURN_IF_ERROR(clocks());
+      return text("reason", &c.reason);
+    }
+    case 1: {  // complete_illegal: C3, by the offender
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "from", "to", "promotion", "comment"}));
+      c.kind = CommandKind::kCompleteIllegalMove;
+      ASSIGN_OR_RETURN(a.from, f.String("from"));
+      ASSIGN_OR_RETURN(a.to, f.String("to"));
+      return text("promotion", &a.promotion);
+    }
+    case 2: {  // irregularity: 7.1a, 7.1b, 7.2, 7.3, 7.5
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "article", "replay", "ply", "white_ms",
+                                  "black_ms", "reason", "comment"}));
+      c.kind = CommandKind::kRuleIrregularity;
+      ASSIGN_OR_RETURN(c.article, f.String("article"));
+      ASSIGN_OR_RETURN(a.replay, f.Bool("replay", false));
+      RETURN_IF_ERROR(clocks());
+      return text("reason", &c.reason);
+    }
+    case 3:  // stop_clocks: 6.13b, by a player
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "reason", "comment"}));
+      c.kind = CommandKind::kStopClocks;
+      return text("reason", &c.reason);
+    case 4: {  // rule_stop: 6.13d
+      RETURN_IF_ERROR(f.OnlyKeys(
+          {"at_ms", "type", "by", "valid", "penalty", "penalty_ms", "reason", "comment"}));
+      c.kind = CommandKind::kRuleStop;
+      ASSIGN_OR_RETURN(a.valid, f.Bool("valid", false));
+      RETURN_IF_ERROR(text("penalty", &a.penalty));
+      if (f.Has("penalty_ms")) {
+        ASSIGN_OR_RETURN(c.delta_ms, f.Int("penalty_ms", 0, kMaxScenarioMs));
+      }
+      return text("reason", &c.reason);
+    }
+    case 5: {  // power: 12.4, 12.7, 12.8, 13.4a/d/e/f/g
+      RETURN_IF_ERROR(
+          f.OnlyKeys({"at_ms", "type", "by", "power", "side", "points", "reason", "comment"}));
+      c.kind = CommandKind::kUsePower;
+      ASSIGN_OR_RETURN(a.power, OneOf(f, "power", kArbiterPowerNames));
+      ASSIGN_OR_RETURN(c.side, side("side"));
+      if (f.Has("points")) {
+        if (!event["points"].is_number()) return f.Error("\"points\" must be a number");
+        a.points = event["points"].get<double>();
+      }
+      return text("reason", &c.reason);
+    }
+    default:
+      break;
+  }
+  return f.Error("unknown event type");
+}
+
+// --- Issue 13: electronic boards and touch-move (Article 4) --------------------------------------
+
+// "board": one report of the electronic board ("placement": FEN's first field; "pressed": the
+// clock pressed after it, 7.4a; "adjust": "j'adoube" announced first, 4.2), by the board relay
+// (or "by": "arbiter"). "jadoube": the player to move ("by") announces "j'adoube" (4.2), the board
+// unchanged. The touch-move claim is "claim" with "kind": "touch_move".
+absl::Status ParseBoardEvent(const JsonFields& f, bool jadoube, ParsedEvent& out) {
+  Command& c = out.command;
+  c.kind = CommandKind::kBoardFeed;
+  v1::BoardPlacement& frame = c.feed.emplace_back();
+  frame.set_at_ms(out.at_ms);
+  if (jadoube) {
+    RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "comment"}));
+    ASSIGN_OR_RETURN(int by, f.OneOf("by", {"white", "black"}));
+    c.side = by == 0 ? Color::kWhite : Color::kBlack;
+    c.actor = ActorFor(chess::ColorName(*c.side), "player");
+    frame.set_adjust(true);
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "placement", "pressed", "adjust", "comment"}));
+  c.actor = ActorFor("board", "service");
+  if (f.Has("by")) {
+    ASSIGN_OR_RETURN(int by, f.OneOf("by", {"board", "arbiter"}));
+    if (by == 1) c.actor = ActorFor("arbiter", "arbiter");
+  }
+  ASSIGN_OR_RETURN(std::string placement, f.String("placement"));
+  frame.set_placement(placement);
+  ASSIGN_OR_RETURN(bool pressed, f.Bool("pressed", false));
+  frame.set_clock_pressed(pressed);
+  ASSIGN_OR_RETURN(bool adjust, f.Bool("adjust", false));
+  frame.set_adjust(adjust);
+  return absl::OkStatus();
+}
+
+// --- Issue 13: adjourned games (Appendix A) ------------------------------------------------------
+
+// "seal" (A1: "by" the player on move, "move" as he writes it, "stop_clock"), "adjourn" (A1a, the
+// arbiter: the call to seal, or the envelope closed; "reason"), "resume_adjourned" (A5, A9: the
+// arbiter, "absent"), "envelope_lost" (A11: the arbiter, "position_unknown", "reason").
+constexpr absl::string_view kAdjournmentEvents[] = {"seal", "adjourn", "resume_adjourned",
+                                                    "envelope_lost"};
+
+int AdjournmentEventIndex(absl::string_view name) {
+  for (int i = 0; i < static_cast<int>(std::size(kAdjournmentEvents)); ++i) {
+    if (kAdjournmentEvents[i] == name) return i;
+  }
+  return -1;
+}
+
+absl::Status ParseAdjournmentEvent(const JsonFields& f, const Json& event, int type,
+                                   ParsedEvent& out) {
+  std::optional<int> by;  // 0 white, 1 black, 2 arbiter
+  if (f.Has("by")) {
+    ASSIGN_OR_RETURN(by, f.OneOf("by", {"white", "black", "arbiter"}));
+  }
+  Command& c = out.command;
+  if (type == 0) {  // seal: the player on move
+    RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "move", "stop_clock", "comment"}));
+    c.kind = CommandKind::kSealMove;
+    // The text is sealed by the run's key just before the command (Simulate), then cleared.
+    ASSIGN_OR_RETURN(c.move, f.String("move"));
+    ASSIGN_OR_RETURN(c.stop_clock, f.Bool("stop_clock", false));
+    if (by != 0 && by != 1) {
+      out.refused = base::Error(base::kErrBadArgument,
+                                absl::StrCat(f.where(), ": \"by\" must be \"white\" or \"black\""));
+      return absl::OkStatus();
+    }
+    c.side = by == 0 ? Color::kWhite : Color::kBlack;
+    c.actor = ActorFor(chess::ColorName(*c.side), "player");
+    return absl::OkStatus();
+  }
+  if (by.has_value() && by != 2) {
+    out.refused = base::Error(base::kErrBadArgument,
+                              absl::StrCat(f.where(), ": only the arbiter adjourns and resumes"));
+  }
+  c.actor = ActorFor("arbiter", "arbiter");
+  auto reason = [&]() -> absl::Status {
+    if (f.Has("reason")) {
+      ASSIGN_OR_RETURN(c.reason, f.String("reason"));
+    }
+    return absl::OkStatus();
+  };
+  switch (type) {
+    case 1:
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "reason", "comment"}));
+      c.kind = CommandKind::kAdjourn;
+      return reason();
+    case 2:
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "absent", "comment"}));
+      c.kind = CommandKind::kResumeAdjourned;
+      if (f.Has("absent")) {
+        if (!event["absent"].is_array()) return f.Error("\"absent\" must be a list of sides");
+        for (const Json& side : event["absent"]) {
+          if (side != "white" && side != "black") {
+            return f.Error("\"absent\" must list \"white\" and/or \"black\"");
+          }
+          c.absent.push_back(side == "white" ? Color::kWhite : Color::kBlack);
+        }
+      }
+      return absl::OkStatus();
+    case 3: {
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "position_unknown", "reason", "comment"}));
+      c.kind = CommandKind::kReportEnvelopeLost;
+      ASSIGN_OR_RETURN(c.position_unknown, f.Bool("position_unknown", false));
+      return reason();
+    }
+    default:
+      break;
+  }
+  return f.Error("unknown event type");
+}
+
 absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
   ASSIGN_OR_RETURN(const JsonFields f, JsonFields::Event(event, index, kNull));
   const std::string& where = f.where();
   ParsedEvent out;
   ASSIGN_OR_RETURN(out.at_ms, f.Int("at_ms", 0, kMaxScenarioMs));
+  if (absl::StatusOr<std::string> name = f.String("type");
+      name.ok() && (*name == "board" || *name == "jadoube")) {
+    RETURN_IF_ERROR(ParseBoardEvent(f, *name == "jadoube", out));
+    return out;
+  }
+  if (absl::StatusOr<std::string> name = f.String("type");
+      name.ok() && AdjournmentEventIndex(*name) >= 0) {
+    RETURN_IF_ERROR(ParseAdjournmentEvent(f, event, AdjournmentEventIndex(*name), out));
+    return out;
+  }
+  // Issue 13's events (Article 7, 6.13b/d, 12, 13.4) are read by name in ParseIrregularEvent.
+  if (absl::StatusOr<std::string> name = f.String("type");
+      name.ok() && IrregularEventIndex(*name) >= 0) {
+    RETURN_IF_ERROR(ParseIrregularEvent(f, event, IrregularEventIndex(*name), out));
+    return out;
+  }
   ASSIGN_OR_RETURN(
       int type,
       f.OneOf("type", {"start", "arrive", "move", "offer_draw", "accept_draw", "decline_draw",
@@ -289,6 +564,9 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
                    arbitration::NewGame(request, 0, ActorFor("platform", "platform")));
   ASSIGN_OR_RETURN(GameState game, GameState::Create(created));
   arbitration::LocalAnalyst analyst;
+  // Appendix A: sealed with a key made for this run and never shown: the sealed move is in no
+  // output until the envelope is opened (A7, A9).
+  const arbitration::SealedMoves sealer(seal::MasterKey::Generate());
 
   OrderedJson results = OrderedJson::array();
   std::int64_t last_ms = 0;
@@ -305,8 +583,23 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
       results.push_back(Refusal(e.refused));
       continue;
     }
+    Command command = e.command;
+    if (command.kind == CommandKind::kSealMove) {
+      absl::StatusOr<v1::MoveSealed> box = sealer.Seal(request.game_id(), game, command.move);
+      command.move.clear();
+      if (!box.ok()) {
+        results.push_back(Refusal(box.status()));
+        continue;
+      }
+      command.seal = *std::move(box);
+    }
+    if ((command.kind == CommandKind::kResumeAdjourned || command.kind == CommandKind::kArrive) &&
+        game.adjournment().envelope) {
+      absl::StatusOr<std::optional<std::string>> opened = sealer.Open(request.game_id(), game);
+      if (opened.ok()) command.opened_move = *std::move(opened);
+    }
     absl::StatusOr<arbitration::Decision> decision =
-        arbitration::Decide(game, e.command, e.at_ms, analyst);
+        arbitration::Decide(game, command, e.at_ms, analyst);
     if (!decision.ok()) {
       results.push_back(Refusal(decision.status()));
       continue;
@@ -356,6 +649,20 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   // 6.13a: "paused": true while the arbiter has the clocks stopped; absent otherwise, so that the
   // contract's lines stay as they were for every scenario without a pause.
   if (game.paused()) out["paused"] = true;
+  // Issue 13: the illegal-move ledger, when there is one (absent otherwise, as "paused").
+  if (!game.illegal_ledger().empty()) {
+    out["illegal_moves"] = {{"white", game.illegal_moves(Color::kWhite)},
+                            {"black", game.illegal_moves(Color::kBlack)}};
+  }
+  // Appendix A (absent otherwise): a sealed move waits (never which), and the closed envelope.
+  if (game.adjournment().sealed) out["move_sealed"] = true;
+  if (const std::optional<v1::GameAdjourned>& env = game.adjournment().envelope) {
+    out["envelope"] = {{"sealer", std::string(chess::ColorName(*laws::ColorOf(env->sealer())))},
+                       {"move_number", env->move_number()},
+                       {"white_ms", env->white_ms()},
+                       {"black_ms", env->black_ms()},
+                       {"resume_at_ms", env->resume_at_ms()}};
+  }
   return out;
 }
 

@@ -66,6 +66,8 @@ constexpr char kUsage[] =
     "  arbiterctl game rule --game ID --decision draw|postpone|reject [--add-time] [--reason T]\n"
     "  arbiterctl game result --game ID --result 1-0|0-1|1/2-1/2|0-0 --article A --reason T\n"
     "  arbiterctl game get|watch|pgn --game ID [--json]\n"
+    "  arbiterctl game feed --game ID [--file PATH]  (a board's placements, one a line; stdin)\n"
+    "  arbiterctl game claim --game ID --side S --kind touch_move  (4.3-4.5, B5a)\n"
     "  (every mutating game command: [--command-id ID] [--expected-version N])\n";
 
 int Fail(const absl::Status& status) { return PrintError(status, std::cerr); }

@@ -33,7 +33,19 @@ inline constexpr EnumName<arbiter::v1::ClaimKind> kClaimKindNames[] = {
     {arbiter::v1::CLAIM_KIND_THREEFOLD, "threefold"},
     {arbiter::v1::CLAIM_KIND_FIFTY, "fifty"},
     {arbiter::v1::CLAIM_KIND_QUICKPLAY, "quickplay"},
-    {arbiter::v1::CLAIM_KIND_TIME, "time"}};
+    {arbiter::v1::CLAIM_KIND_TIME, "time"},
+    {arbiter::v1::CLAIM_KIND_ILLEGAL_MOVE, "illegal_move"},  // C3 (issue 13)
+    {arbiter::v1::CLAIM_KIND_TOUCH_MOVE, "touch_move"}};     // 4.3-4.5, B5a (issue 13)
+// Issue 13: 13.4a, d, e, f, g; 12.7; 12.8; 12.4.
+inline constexpr EnumName<arbiter::v1::ArbiterPower> kArbiterPowerNames[] = {
+    {arbiter::v1::ARBITER_POWER_WARNING, "warning"},
+    {arbiter::v1::ARBITER_POWER_LOSS, "loss"},
+    {arbiter::v1::ARBITER_POWER_REDUCE_POINTS, "reduce_points"},
+    {arbiter::v1::ARBITER_POWER_INCREASE_POINTS, "increase_points"},
+    {arbiter::v1::ARBITER_POWER_EXPULSION, "expulsion"},
+    {arbiter::v1::ARBITER_POWER_PERSISTENT_REFUSAL, "persistent_refusal"},
+    {arbiter::v1::ARBITER_POWER_BOTH_REFUSE, "both_refuse"},
+    {arbiter::v1::ARBITER_POWER_LEAVE_PERMITTED, "leave_permitted"}};
 // Appendix D1.
 inline constexpr EnumName<arbiter::v1::QuickplayGround> kQuickplayGroundNames[] = {
     {arbiter::v1::QUICKPLAY_GROUND_CANNOT_WIN, "cannot_win"},

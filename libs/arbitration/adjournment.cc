@@ -1,0 +1,327 @@
+#include "libs/arbitration/adjournment.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/arbitration/errors.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/laws/automatic_ending.h"
+#include "libs/laws/proto_convert.h"
+#include "libs/store/errors.h"
+
+namespace arbitration {
+namespace {
+
+using chess::Color;
+using laws::Outcome;
+using laws::Termination;
+
+v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "") {
+  v1::ArbitrationEvent e;
+  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
+  e.mutable_ended()->set_proof(std::string(proof));
+  return e;
+}
+
+const v1::Session* SessionAt(const GameState& s, int index) {
+  if (index < 0 || index >= s.created().sessions_size()) return nullptr;
+  return &s.created().sessions(index);
+}
+
+// Moves and the rest of play need the game in play and not paused (6.13a).
+absl::Status CheckPlaying(const GameState& s) {
+  switch (s.status()) {
+    case GameStatus::kCreated:
+      return Error(kErrGameNotStarted, "the game has not started (6.5)");
+    case GameStatus::kEnded:
+      return Error(kErrGameOver, "the game is over");
+    case GameStatus::kAwaitingRuling:
+      return Error(kErrAwaitingRuling, "a claim awaits the arbiter's ruling");
+    case GameStatus::kAdjourned:
+      return Error(kErrGameAdjourned, "the game is adjourned (Appendix A)");
+    case GameStatus::kOngoing:
+      break;
+  }
+  if (s.paused()) return Error(kErrGamePaused, "the arbiter has stopped the clocks (6.13a)");
+  return absl::OkStatus();
+}
+
+// Each side's used time (A2c): the thinking time of its moves, and the sealer's current turn.
+std::int64_t UsedMs(const GameState& s, Color side, std::int64_t at_ms) {
+  std::int64_t used = 0;
+  for (std::int64_t i = 0; i < s.version(); ++i) {
+    const v1::ArbitrationEvent& e = s.event(i);
+    if (e.has_move() && laws::ColorOf(e.move().side()) == side) used += e.move().elapsed_ms();
+  }
+  if (side == s.to_move()) {
+    used += std::max<std::int64_t>(0, s.turn_start_remaining_ms() - s.RemainingMs(side, at_ms));
+  }
+  return used;
+}
+
+// A1, A2: the envelope closes at `at_ms`: its record. `reply`: A9c's second envelope.
+v1::ArbitrationEvent Envelope(const GameState& s, std::int64_t at_ms, bool reply) {
+  const Color sealer = s.to_move();
+  const v1::GameCreated& c = s.created();
+  v1::ArbitrationEvent e;
+  v1::GameAdjourned* a = e.mutable_adjourned();
+  a->set_white_name(c.white_name().empty() ? c.white_id() : c.white_name());
+  a->set_black_name(c.black_name().empty() ? c.black_id() : c.black_name());
+  a->set_fen_before(chess::ToFen(s.position()));
+  a->set_white_used_ms(UsedMs(s, Color::kWhite, at_ms));
+  a->set_black_used_ms(UsedMs(s, Color::kBlack, at_ms));
+  a->set_white_ms(s.RemainingMs(Color::kWhite, at_ms));
+  a->set_black_ms(s.RemainingMs(Color::kBlack, at_ms));
+  a->set_sealer(laws::ToProto(sealer));
+  a->set_move_number(s.position().fullmove_number());
+  if (s.draw_offer()) a->set_draw_offer(laws::ToProto(*s.draw_offer()));
+  a->set_reply(reply);
+  const int next = s.adjournment().session + 1;
+  if (const v1::Session* session = reply ? nullptr : SessionAt(s, next)) {
+    a->set_resume_at_ms(session->start_ms());
+    a->set_resume_place(session->place());
+    a->set_session(next);
+  } else {
+    a->set_session(s.adjournment().session);
+  }
+  const std::int64_t remaining = s.RemainingMs(sealer, at_ms);
+  chessclock::Clock trial = s.clock();
+  a->set_sealer_clock_ms(trial.Press(sealer, at_ms).ok() ? trial.RemainingMs(sealer, at_ms)
+                                                         : remaining);
+  a->set_sealer_elapsed_ms(std::max<std::int64_t>(0, s.turn_start_remaining_ms() - remaining));
+  return e;
+}
+
+// A7, A8, A9: the envelope is opened at `at_ms` and the sealed move `text` played on the board.
+absl::Status Open(const GameState& s, const std::optional<std::string>& text, std::int64_t at_ms,
+                  const v1::Actor& actor, const AddEvent& add, Analyst& analyst) {
+  if (!text) {
+    return Error(kErrSealKeyMissing,
+                 "the envelope is to be opened, but the server cannot read it (no seal key)");
+  }
+  const v1::GameAdjourned& env = *s.adjournment().envelope;
+  const Color sealer = *laws::ColorOf(env.sealer());
+  const Color replier = ~sealer;
+  const chess::Position& before = s.position();
+  absl::StatusOr<chess::Move> move = chess::ParseMove(before, *text);
+  if (!move.ok()) {
+    // A8: ambiguous, unreadable or illegal: the sealer loses, except where 9.6 decides: a player
+    // who cannot mate by any series of legal moves does not win (the Analyst's "cannot mate").
+    AnalystAnswer can_mate = analyst.CanMate(before, replier);
+    const bool cannot = can_mate.verdict == analysis::Verdict::kUnwinnable;
+    const Outcome outcome = cannot ? Outcome::Draw(Termination::kSealedMoveInvalid, "A8")
+                                   : Outcome::Win(replier, Termination::kSealedMoveInvalid, "A8");
+    const std::string proof = absl::StrCat(
+        "A8: the sealed move \"", *text, "\" of ", chess::ColorName(sealer), " (move ",
+        env.move_number(), ") is not a legal, unambiguous move: ", move.status().message(),
+        cannot ? absl::StrCat("; 9.6: ", chess::ColorName(replier),
+                              " cannot mate by any series of legal moves (", can_mate.proof, ")")
+               : "");
+    return add(Ended(outcome, proof), at_ms, actor);
+  }
+  chess::Game after = s.game().RepetitionWindow();
+  RETURN_IF_ERROR(after.Play(*move));
+  std::optional<Outcome> ending;
+  std::string proof;
+  if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(after, s.ruleset().edition)) {
+    ending = end->outcome;
+    proof = end->proof;
+  } else if (before.IsZeroing(*move)) {
+    AnalystAnswer dead = analyst.DeadPosition(after.position());
+    if (dead.verdict == analysis::Verdict::kUnwinnable) {
+      ending = Outcome::Draw(Termination::kDeadPosition, "5.2b");
+      proof = dead.proof;
+    }
+  }
+  v1::ArbitrationEvent e;
+  v1::MoveMade* m = e.mutable_move();
+  m->set_side(laws::ToProto(sealer));
+  m->set_uci(chess::ToUci(*move));
+  m->set_san(chess::ToSan(before, *move));
+  m->set_ends_game(ending.has_value());
+  m->set_clock_ms(env.sealer_clock_ms());
+  m->set_elapsed_ms(env.sealer_elapsed_ms());
+  m->set_sealed(true);
+  RETURN_IF_ERROR(add(std::move(e), at_ms, actor));
+  // A10a, b: a sealed move that mates, stalemates or leaves a dead position ends the game here,
+  // whoever is absent.
+  if (ending) RETURN_IF_ERROR(add(Ended(*ending, proof), at_ms, actor));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string SealContext(absl::string_view game_id, std::int64_t bound_version) {
+  return absl::StrCat("sealed-move|", game_id, "|", bound_version);
+}
+
+absl::Status CheckNoSealPending(const GameState& s) {
+  const GameState::Adjournment& a = s.adjournment();
+  if (a.envelope) {
+    return Error(kErrSealedMoveUnopened,
+                 "a sealed move waits to be opened when the replying player is present (A7, A9)");
+  }
+  if (a.sealed || a.seal_called) {
+    return Error(kErrSealCalled,
+                 "the move is sealed (A1): SealMove, not a move on the board; the arbiter's call "
+                 "to seal stands");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecideSealMove(const GameState& s, const Command& c, std::int64_t now_ms,
+                            const AddEvent& add) {
+  RETURN_IF_ERROR(CheckPlaying(s));
+  const Color side = *c.side;
+  if (side != s.to_move()) {
+    return Error(kErrNotYourTurn, "A1: the player on move seals");
+  }
+  const GameState::Adjournment& adj = s.adjournment();
+  if (adj.envelope) {
+    return Error(kErrSealedMoveUnopened, "a sealed move waits to be opened (A7, A9)");
+  }
+  if (c.seal.box().empty() || c.seal.box().size() > 512 || c.seal.key_id().size() > 64 ||
+      c.seal.wrapped_key().size() > 128) {
+    return Error(kErrBadArgument, "seal_move: a sealed box is required");
+  }
+  if (c.seal.bound_version() != s.version()) {
+    return Error(store::kErrVersionConflict,
+                 absl::StrCat("the move was sealed on version ", c.seal.bound_version(),
+                              "; the game is at ", s.version(), ": seal again"));
+  }
+  if (adj.wrapped_key.empty() && c.seal.wrapped_key().empty()) {
+    return Error(kErrBadArgument, "seal_move: the game's first seal carries its wrapped key");
+  }
+  // A9c: the sealer is absent at the resumption; his opponent may seal his reply instead of
+  // playing it, stop his clock and start the sealer's.
+  const bool reply = adj.absent[chess::Index(~side)] && !adj.sealed;
+  const v1::Session* session = SessionAt(s, adj.session);
+  if (!reply && !SessionAt(s, adj.session + 1)) {
+    return Error(kErrNoSession, "A2g: no later session is scheduled to resume the game in");
+  }
+  // A1b: sealed before the session's scheduled end: the end counts as the time of sealing.
+  const bool early = !reply && !adj.seal_called && session && now_ms < session->end_ms();
+  v1::ArbitrationEvent e;
+  v1::MoveSealed* m = e.mutable_move_sealed();
+  *m = c.seal;
+  m->set_side(laws::ToProto(side));
+  m->set_move_number(s.position().fullmove_number());
+  m->set_early(early);
+  m->set_reply(reply);
+  if (!adj.wrapped_key.empty()) {
+    m->clear_wrapped_key();  // the game's key is in its first seal
+    m->set_key_id(adj.key_id);
+  }
+  RETURN_IF_ERROR(add(std::move(e), now_ms, c.actor));
+  // A1: "Erst danach darf er seine Uhr anhalten": stopping the clock closes the envelope; A9c's
+  // second envelope closes at once. Sealed early, it closes at the session's end (Settle).
+  if (reply || (c.stop_clock && !early)) {
+    return add(Envelope(s, now_ms, reply), now_ms, c.actor);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecideAdjourn(const GameState& s, const Command& c, std::int64_t now_ms,
+                           const AddEvent& add) {
+  RETURN_IF_ERROR(CheckPlaying(s));
+  const GameState::Adjournment& adj = s.adjournment();
+  if (adj.envelope) {
+    return Error(kErrSealedMoveUnopened, "a sealed move waits to be opened (A7, A9)");
+  }
+  if (adj.sealed) {
+    // A1: the arbiter sees the envelope sealed and the sealer's clock stopped. A seal made before
+    // the session's end (A1b) that he closes early is charged to now: his decision.
+    return add(Envelope(s, now_ms, false), now_ms, c.actor);
+  }
+  if (adj.seal_called) {
+    return Error(kErrSealCalled, "A1a: the call to seal stands; the player on move seals");
+  }
+  if (!SessionAt(s, adj.session + 1)) {
+    return Error(kErrNoSession, "A2g: no later session is scheduled to resume the game in");
+  }
+  v1::ArbitrationEvent e;
+  e.mutable_seal_called()->set_reason(c.reason);
+  return add(std::move(e), now_ms, c.actor);
+}
+
+absl::Status DecideResumeAdjourned(const GameState& s, const Command& c, std::int64_t now_ms,
+                                   const AddEvent& add, Analyst& analyst) {
+  if (s.status() != GameStatus::kAdjourned) {
+    return Error(kErrNotAdjourned, "the game is not adjourned");
+  }
+  const int index = s.adjournment().session;
+  const v1::Session* session = SessionAt(s, index);
+  if (!session) return Error(kErrNoSession, "no session to resume the game in");
+  // A13: the arbiter's clock (the server's time base) governs the session's start.
+  if (now_ms < session->start_ms()) {
+    return Error(kErrSessionNotStarted,
+                 absl::StrCat("A13: session ", index + 1, " starts at ", session->start_ms(),
+                              " ms; it is ", now_ms, " ms"));
+  }
+  if (c.absent.size() > 2) return Error(kErrBadArgument, "at most two absent players");
+  v1::ArbitrationEvent e;
+  e.mutable_adjourned_resumed()->set_session(index);
+  for (Color side : c.absent) e.mutable_adjourned_resumed()->add_absent(laws::ToProto(side));
+  RETURN_IF_ERROR(add(std::move(e), now_ms, c.actor));
+  // A9a: the replying player is present: the envelope is opened and the move played. A9b: he is
+  // absent: his clock runs and the envelope waits for him. After A11a no envelope waits.
+  if (const std::optional<v1::GameAdjourned>& env = s.adjournment().envelope) {
+    const Color replier = ~*laws::ColorOf(env->sealer());
+    if (s.present(replier)) return Open(s, c.opened_move, now_ms, c.actor, add, analyst);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecideEnvelopeLost(const GameState& s, const Command& c, std::int64_t now_ms,
+                                const AddEvent& add) {
+  if (c.reason.empty() || c.reason.size() > 1024) {
+    return Error(kErrBadArgument, "report_envelope_lost: a reason (at most 1,024 bytes)");
+  }
+  if (s.status() != GameStatus::kAdjourned) {
+    return Error(kErrNotAdjourned, "A11: the envelope of an adjourned game");
+  }
+  if (!s.adjournment().envelope) return Error(kErrNoEnvelope, "no closed envelope");
+  v1::ArbitrationEvent e;
+  e.mutable_envelope_lost()->set_position_unknown(c.position_unknown);
+  e.mutable_envelope_lost()->set_reason(c.reason);
+  RETURN_IF_ERROR(add(std::move(e), now_ms, c.actor));
+  if (!c.position_unknown) return absl::OkStatus();
+  // A11b: the position cannot be established: the game is void, a new game is played.
+  Outcome annulled;
+  annulled.result = laws::Result::kAnnulled;
+  annulled.termination = Termination::kArbiterDecision;
+  annulled.article = "A11b";
+  return add(Ended(annulled, c.reason), now_ms, c.actor);
+}
+
+absl::Status OpenOnArrival(const GameState& s, const Command& c, std::int64_t now_ms,
+                           const AddEvent& add, Analyst& analyst) {
+  const std::optional<v1::GameAdjourned>& env = s.adjournment().envelope;
+  if (s.status() != GameStatus::kOngoing || !env || !c.side) return absl::OkStatus();
+  // A9b: the replier arrives (the envelope is opened, his clock runs on). A9c: the sealer
+  // arrives and the second envelope, his opponent's reply, is opened.
+  if (*c.side != ~*laws::ColorOf(env->sealer())) return absl::OkStatus();
+  return Open(s, c.opened_move, now_ms, c.actor, add, analyst);
+}
+
+std::optional<std::int64_t> EnvelopeClosesAt(const GameState& s) {
+  const GameState::Adjournment& a = s.adjournment();
+  if (s.status() != GameStatus::kOngoing || s.paused() || a.envelope || !a.sealed ||
+      !a.sealed->early()) {
+    return std::nullopt;
+  }
+  const v1::Session* session = SessionAt(s, a.session);
+  if (!session) return std::nullopt;
+  return std::max(session->end_ms(), s.last_event_ms());
+}
+
+absl::Status CloseEnvelopeAt(const GameState& s, std::int64_t at_ms, const AddEvent& add) {
+  return add(Envelope(s, at_ms, false), at_ms, ServerActor());
+}
+
+}  // namespace arbitration

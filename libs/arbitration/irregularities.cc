@@ -1,0 +1,638 @@
+#include "libs/arbitration/irregularities.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "libs/arbitration/errors.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/notation.h"
+#include "libs/laws/proto_convert.h"
+#include "libs/laws/ruleset.h"
+
+namespace arbitration {
+namespace {
+
+using chess::Color;
+using laws::Outcome;
+using laws::Termination;
+
+constexpr std::int64_t kMinutesMs = 60'000;
+
+std::string Minutes(std::int64_t ms) {
+  if (ms % kMinutesMs == 0) return absl::StrCat(ms / kMinutesMs, " min");
+  return absl::StrCat(ms / 1000.0, " s");
+}
+
+// Status checks (rulings.cc has the same for its commands).
+absl::Status CheckStarted(const GameState& s) {
+  if (s.status() == GameStatus::kCreated) {
+    return Error(kErrGameNotStarted, "the game has not started (6.5)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNotOver(const GameState& s) {
+  RETURN_IF_ERROR(CheckStarted(s));
+  if (s.status() == GameStatus::kEnded) {
+    return Error(kErrGameOver,
+                 absl::StrCat("the game is over (", laws::ResultText(s.outcome().result), ", ",
+                              s.outcome().article, ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckInPlay(const GameState& s) {
+  RETURN_IF_ERROR(CheckNotOver(s));
+  if (s.status() == GameStatus::kAwaitingRuling) {
+    return Error(kErrAwaitingRuling, "a claim awaits the arbiter's ruling; the clocks are stopped");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNotPaused(const GameState& s) {
+  if (s.paused()) {
+    return Error(kErrGamePaused,
+                 "the clocks are stopped (6.13): play resumes when the arbiter restarts them");
+  }
+  return absl::OkStatus();
+}
+
+v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "",
+                           bool review = false) {
+  v1::ArbitrationEvent e;
+  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
+  e.mutable_ended()->set_proof(std::string(proof));
+  e.mutable_ended()->set_review(review);
+  return e;
+}
+
+v1::ArbitrationEvent Adjusted(Color side, std::int64_t delta_ms, absl::string_view article,
+                              absl::string_view reason) {
+  v1::ArbitrationEvent e;
+  e.mutable_adjusted()->set_side(laws::ToProto(side));
+  e.mutable_adjusted()->set_delta_ms(delta_ms);
+  e.mutable_adjusted()->set_article(std::string(article));
+  e.mutable_adjusted()->set_reason(std::string(reason));
+  return e;
+}
+
+absl::StatusOr<chess::Square> SquareArg(absl::string_view name, absl::string_view text) {
+  std::optional<chess::Square> sq = chess::ParseSquare(text);
+  if (!sq) {
+    return Error(kErrBadArgument, absl::StrCat(name, ": a square such as e2, got \"", text, "\""));
+  }
+  return *sq;
+}
+
+chess::PieceType PromotionOf(absl::string_view text) {
+  if (text == "q") return chess::PieceType::kQueen;
+  if (text == "r") return chess::PieceType::kRook;
+  if (text == "b") return chess::PieceType::kBishop;
+  if (text == "n") return chess::PieceType::kKnight;
+  return chess::PieceType::kNone;
+}
+
+// Whether some legal move of `pos` goes from `from` to `to` (with `promotion` when it promotes).
+bool IsLegalFromTo(const chess::Position& pos, chess::Square from, chess::Square to,
+                   chess::PieceType promotion) {
+  for (chess::Move m : pos.LegalMoves()) {
+    if (m.from() != from || m.to() != to) continue;
+    if (!m.is_promotion() || m.promotion() == promotion) return true;
+  }
+  return false;
+}
+
+bool HasLegalCaptureOn(const chess::Position& pos, chess::Square on) {
+  for (chess::Move m : pos.LegalMoves()) {
+    if (m.to() == on) return true;
+  }
+  return false;
+}
+
+bool HasLegalMoveFrom(const chess::Position& pos, chess::Square from) {
+  for (chess::Move m : pos.LegalMoves()) {
+    if (m.from() == from) return true;
+  }
+  return false;
+}
+
+// The standing position at `ply` and the offender's and opponent's times the log recorded there
+// (6.14): each side's time after his last move before it (the time control's start when none).
+struct PlyView {
+  chess::Position position;
+  std::int64_t white_ms = 0;
+  std::int64_t black_ms = 0;
+};
+
+absl::StatusOr<PlyView> ViewAt(const GameState& s, std::int64_t ply) {
+  if (ply > s.standing_plies() || ply < 0) {
+    return Error(kErrBadArgument, absl::StrCat("ply ", ply, ": the game has ", s.standing_plies(),
+                                               " plies standing"));
+  }
+  if (ply < s.legal_base_ply()) {
+    return Error(kErrIllegalMoveStands,
+                 absl::StrCat("C3: the completed illegal move at ply ", s.legal_base_ply() - 1,
+                              " stands (the opponent moved); no position before it is restored"));
+  }
+  PlyView v{s.position()};
+  if (ply == s.standing_plies()) return v;
+  ASSIGN_OR_RETURN(GameState::Standing record, s.StandingRecord());
+  v.position = record.positions.at(static_cast<std::size_t>(ply));
+  std::int64_t times[2] = {s.time_control().initial_ms(), s.time_control().initial_ms()};
+  for (std::int64_t i = 0; i < ply; ++i) {
+    const Color mover = record.positions[static_cast<std::size_t>(i)].side_to_move();
+    times[chess::Index(mover)] = record.clock_ms[static_cast<std::size_t>(i)];
+  }
+  v.white_ms = times[0];
+  v.black_ms = times[1];
+  return v;
+}
+
+// 6.14 after a restoration to `ply`: the arbiter's setting, or the log's times when moves were
+// taken back; none when the position stands as it is (7.3: on the offender's own time).
+absl::Status SetClocksAfter(EventSink& sink, const PlyView& view, bool taken_back,
+                            const IrregularArgs& args, absl::string_view reason) {
+  v1::ArbitrationEvent e;
+  v1::ClocksSet* c = e.mutable_clocks_set();
+  c->set_article("6.14");
+  if (args.white_ms && args.black_ms) {
+    c->set_white_ms(*args.white_ms);
+    c->set_black_ms(*args.black_ms);
+    c->set_reason(absl::StrCat("the arbiter's setting: ", reason));
+  } else if (taken_back) {
+    c->set_white_ms(std::max<std::int64_t>(view.white_ms, 1));
+    c->set_black_ms(std::max<std::int64_t>(view.black_ms, 1));
+    c->set_reason("the times the log recorded at the restored position");
+  } else {
+    return absl::OkStatus();
+  }
+  return sink.Add(std::move(e));
+}
+
+// 7.4b / 7.5.5 / C3: the game is lost, "however drawn" if `winner` cannot mate `loser` by any
+// series of legal moves (1997 C3/C4: without mating potential).
+absl::Status EndForIllegalMove(EventSink& sink, Color winner, absl::string_view article,
+                               bool mating_potential, Analyst& analyst) {
+  const chess::Position& pos = sink.state().position();
+  AnalystAnswer answer =
+      mating_potential ? analyst.MatingPotential(pos, winner) : analyst.CanMate(pos, winner);
+  if (answer.verdict == analysis::Verdict::kUnwinnable) {
+    return sink.Add(Ended(Outcome::Draw(Termination::kIllegalMoves, article), answer.proof));
+  }
+  return sink.Add(Ended(Outcome::Win(winner, Termination::kIllegalMoves, article), answer.proof,
+                        answer.verdict == analysis::Verdict::kUndetermined));
+}
+
+// C3: the position an illegal move makes on the board: the piece goes from `from` to `to`,
+// taking what stands there; a pawn on the last rank becomes `promotion`. nullopt when no legal
+// position results (the mover's king left in check, kings touching, ...).
+absl::StatusOr<std::optional<chess::Position>> PositionAfterIllegal(const chess::Position& pos,
+                                                                    chess::Square from,
+                                                                    chess::Square to,
+                                                                    chess::PieceType promotion) {
+  const Color mover = pos.side_to_move();
+  const chess::Piece piece = pos.PieceOn(from);
+  if (chess::IsNone(piece) || chess::ColorOf(piece) != mover) {
+    return Error(kErrBadArgument, absl::StrCat("from: no piece of ", SideWord(mover), "'s on ",
+                                               chess::SquareName(from)));
+  }
+  const chess::Piece target = pos.PieceOn(to);
+  if (from == to || (!chess::IsNone(target) && chess::ColorOf(target) == mover)) {
+    return Error(kErrBadArgument, "to: the square holds a piece of the mover's own");
+  }
+  chess::Setup setup = pos.ToSetup();
+  chess::Piece placed = piece;
+  const bool last_rank = chess::RelativeRank(mover, to) == 7;
+  if (chess::TypeOf(piece) == chess::PieceType::kPawn && last_rank) {
+    // 3.7e: the pawn is exchanged; the record needs to know for what.
+    if (promotion == chess::PieceType::kNone) {
+      return Error(kErrBadArgument, "promotion: a pawn on the last rank needs q, r, b or n");
+    }
+    placed = chess::MakePiece(mover, promotion);
+  }
+  setup.board[from] = chess::Piece::kNone;
+  setup.board[to] = placed;
+  // Castling rights die with a king or rook that moved or was taken on its square.
+  for (chess::Square sq : {from, to}) {
+    switch (sq) {
+      case chess::kE1:
+        setup.castling = setup.castling & ~(chess::kWhiteKingSide | chess::kWhiteQueenSide);
+        break;
+      case chess::kE8:
+        setup.castling = setup.castling & ~(chess::kBlackKingSide | chess::kBlackQueenSide);
+        break;
+      case chess::kA1:
+        setup.castling = setup.castling & ~chess::kWhiteQueenSide;
+        break;
+      case chess::kH1:
+        setup.castling = setup.castling & ~chess::kWhiteKingSide;
+        break;
+      case chess::kA8:
+        setup.castling = setup.castling & ~chess::kBlackQueenSide;
+        break;
+      case chess::kH8:
+        setup.castling = setup.castling & ~chess::kBlackKingSide;
+        break;
+      default:
+        break;
+    }
+  }
+  setup.ep_square = chess::kNoSquare;
+  const bool zeroing = chess::TypeOf(piece) == chess::PieceType::kPawn || !chess::IsNone(target);
+  setup.halfmove_clock = zeroing ? 0 : setup.halfmove_clock + 1;
+  if (mover == Color::kBlack) ++setup.fullmove_number;
+  setup.turn = ~mover;
+  absl::StatusOr<chess::Position> after = chess::Position::FromSetup(setup);
+  if (!after.ok()) return std::optional<chess::Position>();
+  return std::optional<chess::Position>(*after);
+}
+
+}  // namespace
+
+std::string SideWord(Color side) { return side == Color::kWhite ? "White" : "Black"; }
+
+absl::Status EventSink::Add(v1::ArbitrationEvent event) {
+  event.set_at_ms(now_ms_);
+  *event.mutable_actor() = actor_;
+  RETURN_IF_ERROR(state_.Apply(event));
+  events_.push_back(std::move(event));
+  return absl::OkStatus();
+}
+
+absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
+                                     const IrregularArgs& args, const std::string& reason,
+                                     Analyst& analyst) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckInPlay(s));
+  const std::int64_t ply = args.ply.value_or(s.standing_plies());
+  const laws::CompletedIllegalMoveRule c3 = laws::CompletedIllegalMoveOf(s.ruleset());
+  if (c3.applies && ply < s.standing_plies()) {
+    // C3: "Sobald der Gegner seinen eigenen Zug ausgeführt hat, kann ein regelwidriger Zug nicht
+    // mehr berichtigt werden."
+    return Error(kErrIllegalMoveStands,
+                 absl::StrCat(c3.article, ": the opponent has moved since ply ", ply,
+                              "; the illegal move stands"));
+  }
+  ASSIGN_OR_RETURN(PlyView view, ViewAt(s, ply));
+  const Color offender = view.position.side_to_move();
+  if (side && *side != offender) {
+    return Error(kErrBadArgument, absl::StrCat("at ply ", ply, " it was ", SideWord(offender),
+                                               "'s move, not ", SideWord(*side), "'s"));
+  }
+  ASSIGN_OR_RETURN(chess::Square from, SquareArg("from", args.from));
+  ASSIGN_OR_RETURN(chess::Square to, SquareArg("to", args.to));
+  if (chess::IsNone(view.position.PieceOn(from))) {
+    return Error(kErrBadArgument,
+                 absl::StrCat("from: no piece on ", chess::SquareName(from), " at ply ", ply));
+  }
+  if (IsLegalFromTo(view.position, from, to, PromotionOf(args.promotion))) {
+    return Error(kErrMoveWasLegal, absl::StrCat(chess::SquareName(from), "-", chess::SquareName(to),
+                                                " is legal at ply ", ply));
+  }
+  // A C3 move that left no position, corrected here, was counted when it was made.
+  const int count = s.illegal_moves(offender) + (s.unplayable() ? 0 : 1);
+  const laws::IllegalMovePenalty penalty = laws::IllegalMovePenaltyOf(s.ruleset(), count);
+  v1::ArbitrationEvent e;
+  v1::IllegalMoveReported* r = e.mutable_illegal_move_reported();
+  r->set_side(laws::ToProto(offender));
+  r->set_ply(static_cast<std::int32_t>(ply));
+  r->set_from(std::string(chess::SquareName(from)));
+  r->set_to(std::string(chess::SquareName(to)));
+  r->set_promotion(args.promotion);
+  r->set_count(count);
+  r->set_article("7.4a");
+  r->set_fen(chess::ToFen(view.position));
+  r->set_retracted_plies(static_cast<std::int32_t>(s.standing_plies() - ply));
+  // 4.3 on the replacing move: the offender's piece of the attempted move must move if it can
+  // (4.3a); otherwise the opponent's piece it went for, or an opponent's piece it moved, must be
+  // captured if that can be done (4.3b, c). 4.5: nothing owed can be done, any move.
+  const chess::Piece piece = view.position.PieceOn(from);
+  const chess::Piece target = view.position.PieceOn(to);
+  if (chess::ColorOf(piece) == offender && HasLegalMoveFrom(view.position, from)) {
+    r->set_must_move(std::string(chess::SquareName(from)));
+  } else if (chess::ColorOf(piece) != offender && HasLegalCaptureOn(view.position, from)) {
+    r->set_must_capture(std::string(chess::SquareName(from)));
+  } else if (!chess::IsNone(target) && chess::ColorOf(target) != offender &&
+             HasLegalCaptureOn(view.position, to)) {
+    r->set_must_capture(std::string(chess::SquareName(to)));
+  }
+  r->set_reason(reason);
+  r->set_ruling(penalty.loses
+                    ? absl::StrCat("illegal move ", count, ": the game is lost (", penalty.article,
+                                   ") unless the opponent cannot mate")
+                    : absl::StrCat("illegal move ", count, ": ", SideWord(~offender), " +",
+                                   Minutes(penalty.opponent_add_ms), " (", penalty.article, ")"));
+  const bool taken_back = ply < s.standing_plies();
+  RETURN_IF_ERROR(sink.Add(std::move(e)));
+  RETURN_IF_ERROR(SetClocksAfter(sink, view, taken_back, args, reason));
+  if (penalty.loses) {
+    return EndForIllegalMove(sink, ~offender, penalty.article, /*mating_potential=*/false, analyst);
+  }
+  return sink.Add(Adjusted(~offender, penalty.opponent_add_ms, penalty.article,
+                           absl::StrCat("illegal move ", count, " of ", SideWord(offender))));
+}
+
+absl::Status DecideCompleteIllegalMove(EventSink& sink, Color side, const IrregularArgs& args) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckInPlay(s));
+  RETURN_IF_ERROR(CheckNotPaused(s));
+  const laws::CompletedIllegalMoveRule c3 = laws::CompletedIllegalMoveOf(s.ruleset());
+  if (!c3.applies) {
+    return Error(kErrIllegalMoveNotComplete,
+                 absl::StrCat("C3 applies in blitz under the 1997-2005 appendices; this game is ",
+                              laws::SpeedCategoryName(s.ruleset().speed), " under ",
+                              laws::EditionName(s.ruleset().edition),
+                              ": the arbiter corrects an illegal move (ReportIllegalMove)"));
+  }
+  if (s.unplayable()) {
+    return Error(kErrNoPlayablePosition,
+                 "C3: the last illegal move left no position to play on; claim or the arbiter "
+                 "corrects it");
+  }
+  if (side != s.to_move()) {
+    return Error(kErrNotYourTurn, absl::StrCat("it is ", SideWord(s.to_move()), "'s move"));
+  }
+  ASSIGN_OR_RETURN(chess::Square from, SquareArg("from", args.from));
+  ASSIGN_OR_RETURN(chess::Square to, SquareArg("to", args.to));
+  const chess::PieceType promotion = PromotionOf(args.promotion);
+  if (IsLegalFromTo(s.position(), from, to, promotion)) {
+    return Error(kErrMoveWasLegal, absl::StrCat(chess::SquareName(from), "-", chess::SquareName(to),
+                                                " is a legal move: submit it as a move"));
+  }
+  ASSIGN_OR_RETURN(std::optional<chess::Position> after,
+                   PositionAfterIllegal(s.position(), from, to, promotion));
+  const std::int64_t remaining = s.RemainingMs(side, sink.now_ms());
+  chessclock::Clock trial = s.clock();
+  RETURN_IF_ERROR(trial.Press(side, sink.now_ms()));
+  v1::ArbitrationEvent e;
+  v1::IllegalMoveCompleted* c = e.mutable_illegal_move_completed();
+  c->set_side(laws::ToProto(side));
+  c->set_from(std::string(chess::SquareName(from)));
+  c->set_to(std::string(chess::SquareName(to)));
+  c->set_promotion(args.promotion);
+  if (after) c->set_fen(chess::ToFen(*after));
+  c->set_count(s.illegal_moves(side) + 1);
+  c->set_article(std::string(c3.article));
+  c->set_clock_ms(trial.RemainingMs(side, sink.now_ms()));
+  c->set_elapsed_ms(std::max<std::int64_t>(0, s.turn_start_remaining_ms() - remaining));
+  return sink.Add(std::move(e));
+}
+
+absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& analyst,
+                                    v1::ClaimRuling* ruling) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckInPlay(s));
+  RETURN_IF_ERROR(CheckNotPaused(s));
+  const laws::CompletedIllegalMoveRule c3 = laws::CompletedIllegalMoveOf(s.ruleset());
+  // (After a move that left no position the board still shows the offender to move.)
+  if (!c3.applies || s.completed_illegal() != ~claimant ||
+      (!s.unplayable() && s.to_move() != claimant)) {
+    return Error(kErrNoIllegalMoveToClaim,
+                 "C3: no completed illegal move of the opponent's awaits your claim (the right "
+                 "ends with your own move)");
+  }
+  // C3: the win, "however" a draw when the claimant cannot mate the offender by any series of
+  // legal moves (2001); 1997 C4: a win needs mating potential.
+  const AnalystAnswer answer = c3.needs_mating_potential
+                                   ? analyst.MatingPotential(s.position(), claimant)
+                                   : analyst.CanMate(s.position(), claimant);
+  const bool draw = answer.verdict == analysis::Verdict::kUnwinnable;
+  v1::ArbitrationEvent claim;
+  v1::ClaimMade* cm = claim.mutable_claim();
+  cm->set_side(laws::ToProto(claimant));
+  cm->set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
+  cm->set_ruling(v1::CLAIM_RULING_CORRECT);
+  cm->set_article(std::string(c3.article));
+  cm->set_reason(draw ? "the opponent's illegal move is complete; the claimant cannot mate him: "
+                        "drawn"
+                      : "the opponent's illegal move is complete: the claimant wins");
+  *ruling = v1::CLAIM_RULING_CORRECT;
+  RETURN_IF_ERROR(sink.Add(std::move(claim)));
+  if (draw) {
+    return sink.Add(Ended(Outcome::Draw(Termination::kIllegalMoves, c3.article), answer.proof));
+  }
+  return sink.Add(Ended(Outcome::Win(claimant, Termination::kIllegalMoves, c3.article),
+                        answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
+}
+
+absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
+                                const IrregularArgs& args, const std::string& reason) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckNotOver(s));
+  const int white_moves = s.clock().moves(Color::kWhite);
+  const int black_moves = s.clock().moves(Color::kBlack);
+  auto ruled = [&](absl::string_view art, absl::string_view decision) {
+    v1::ArbitrationEvent e;
+    e.mutable_irregularity_ruled()->set_article(std::string(art));
+    e.mutable_irregularity_ruled()->set_decision(std::string(decision));
+    e.mutable_irregularity_ruled()->set_reason(reason);
+    return e;
+  };
+  auto annul = [&](absl::string_view art) -> absl::Status {
+    // 7.1a: "wird die Partie annulliert und eine neue gespielt": the platform creates the new
+    // game; this record ends annulled.
+    RETURN_IF_ERROR(sink.Add(ruled(art, "annulled")));
+    Outcome o;
+    o.result = laws::Result::kAnnulled;
+    o.termination = Termination::kArbiterDecision;
+    o.article = std::string(art);
+    return sink.Add(Ended(o));
+  };
+  if (article == "7.1a" || article == "7.1b") {
+    // B4 (rapid, blitz 1997-2005): after three completed moves each, no longer claimable.
+    const laws::SetupClaimRule rule = laws::SetupClaimRuleOf(s.ruleset());
+    if (rule.moves > 0 && white_moves >= rule.moves && black_moves >= rule.moves) {
+      return Error(kErrIrregularityTooLate,
+                   absl::StrCat(rule.article, ": each player has completed ", rule.moves,
+                                " moves; a wrong set-up or board can no longer be claimed"));
+    }
+    if (article == "7.1a") return annul("7.1a");
+    // 7.1b: the game continues; the position is transferred to a correctly placed board.
+    return sink.Add(ruled("7.1b", "continue"));
+  }
+  if (article == "7.2") {
+    const laws::ColoursReversedRule rule = laws::ColoursReversedRuleOf(s.ruleset());
+    if (rule.replay_before_moves > 0) {
+      // 2023 7.3: under ten moves by both a new game; from then on it continues.
+      const bool early =
+          white_moves < rule.replay_before_moves || black_moves < rule.replay_before_moves;
+      if (early) return annul(rule.article);
+      if (args.replay) {
+        return Error(kErrBadArgument,
+                     absl::StrCat(rule.article, ": ten moves made by both; the game continues"));
+      }
+      return sink.Add(ruled(rule.article, "continue"));
+    }
+    // 7.2: it continues "unless the arbiter decides otherwise".
+    if (args.replay) return annul(rule.article);
+    return sink.Add(ruled(rule.article, "continue"));
+  }
+  if (article == "7.3" || article == "7.5") {
+    RETURN_IF_ERROR(CheckInPlay(s));
+    const std::int64_t ply = args.ply.value_or(s.standing_plies());
+    ASSIGN_OR_RETURN(PlyView view, ViewAt(s, ply));
+    v1::ArbitrationEvent e;
+    v1::PositionRestored* p = e.mutable_position_restored();
+    p->set_article(article);
+    p->set_ply(static_cast<std::int32_t>(ply));
+    p->set_fen(chess::ToFen(view.position));
+    p->set_retracted_plies(static_cast<std::int32_t>(s.standing_plies() - ply));
+    p->set_reason(reason);
+    const bool taken_back = ply < s.standing_plies();
+    RETURN_IF_ERROR(sink.Add(std::move(e)));
+    // 7.3: the offender restores it on his own time; 7.5: the clocks per 6.14.
+    return SetClocksAfter(sink, view, taken_back, args, reason);
+  }
+  return Error(kErrBadArgument, "article: 7.1a, 7.1b, 7.2, 7.3 or 7.5");
+}
+
+absl::Status DecideStopClocks(EventSink& sink, Color side, const std::string& reason) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckInPlay(s));
+  RETURN_IF_ERROR(CheckNotPaused(s));
+  v1::ArbitrationEvent e;
+  e.mutable_player_stopped_clocks()->set_side(laws::ToProto(side));
+  e.mutable_player_stopped_clocks()->set_reason(reason);
+  return sink.Add(std::move(e));
+}
+
+absl::Status DecideRuleStop(EventSink& sink, const IrregularArgs& args, std::int64_t delta_ms,
+                            const std::string& reason) {
+  const GameState& s = sink.state();
+  if (!s.stopped_by()) {
+    return Error(kErrNoStopToRule, "6.13d: no player's stop of the clocks awaits a ruling");
+  }
+  const Color side = *s.stopped_by();
+  if (args.valid && !args.penalty.empty()) {
+    return Error(kErrBadArgument, "6.13d: a stop with a valid reason is not penalised");
+  }
+  if (!args.penalty.empty() && args.penalty != "13.4a") RETURN_IF_ERROR(CheckNotOver(s));
+  v1::ArbitrationEvent e;
+  e.mutable_stop_ruled()->set_side(laws::ToProto(side));
+  e.mutable_stop_ruled()->set_valid(args.valid);
+  e.mutable_stop_ruled()->set_reason(reason);
+  RETURN_IF_ERROR(sink.Add(std::move(e)));
+  const std::string why =
+      absl::StrCat("6.13d: the clocks stopped without a valid reason: ", reason);
+  if (args.penalty == "13.4a") {
+    v1::ArbitrationEvent w;
+    w.mutable_power_used()->set_power(v1::ARBITER_POWER_WARNING);
+    w.mutable_power_used()->set_side(laws::ToProto(side));
+    w.mutable_power_used()->set_article("13.4a");
+    w.mutable_power_used()->set_reason(why);
+    return sink.Add(std::move(w));
+  }
+  if (args.penalty == "13.4b") return sink.Add(Adjusted(~side, delta_ms, "13.4b", why));
+  if (args.penalty == "13.4c") return sink.Add(Adjusted(side, -delta_ms, "13.4c", why));
+  return absl::OkStatus();
+}
+
+absl::Status DecidePower(EventSink& sink, std::optional<Color> side, const IrregularArgs& args,
+                         const std::string& reason) {
+  const GameState& s = sink.state();
+  v1::ArbitrationEvent e;
+  v1::PowerUsed* p = e.mutable_power_used();
+  p->set_power(args.power);
+  if (side) p->set_side(laws::ToProto(*side));
+  p->set_reason(reason);
+  const laws::Points& points = s.ruleset().regulations.points;
+  switch (args.power) {
+    case v1::ARBITER_POWER_WARNING:
+      RETURN_IF_ERROR(CheckStarted(s));
+      p->set_article("13.4a");
+      return sink.Add(std::move(e));
+    case v1::ARBITER_POWER_LEAVE_PERMITTED:
+      RETURN_IF_ERROR(CheckNotOver(s));
+      p->set_article("12.4");
+      return sink.Add(std::move(e));
+    case v1::ARBITER_POWER_REDUCE_POINTS:
+    case v1::ARBITER_POWER_INCREASE_POINTS:
+      // Applied to the points of the result (11.1 or the regulations'), whenever it comes.
+      RETURN_IF_ERROR(CheckStarted(s));
+      p->set_article(args.power == v1::ARBITER_POWER_REDUCE_POINTS ? "13.4e" : "13.4f");
+      p->set_points(*args.points);
+      return sink.Add(std::move(e));
+    case v1::ARBITER_POWER_LOSS:
+    case v1::ARBITER_POWER_EXPULSION:
+    case v1::ARBITER_POWER_PERSISTENT_REFUSAL: {
+      const absl::string_view article = args.power == v1::ARBITER_POWER_LOSS        ? "13.4d"
+                                        : args.power == v1::ARBITER_POWER_EXPULSION ? "13.4g"
+                                                                                    : "12.7";
+      if (args.power == v1::ARBITER_POWER_EXPULSION) {
+        // 13.4g: expelled from the event; a game still in play is lost with it.
+        RETURN_IF_ERROR(CheckStarted(s));
+      } else {
+        RETURN_IF_ERROR(CheckNotOver(s));
+      }
+      p->set_article(std::string(article));
+      if (args.power == v1::ARBITER_POWER_PERSISTENT_REFUSAL) {
+        p->set_points(args.points.value_or(points.win));  // 12.7: the arbiter sets it
+      }
+      const bool over = s.status() == GameStatus::kEnded;
+      RETURN_IF_ERROR(sink.Add(std::move(e)));
+      if (over) return absl::OkStatus();
+      return sink.Add(Ended(Outcome::Win(~*side, Termination::kArbiterDecision, article)));
+    }
+    case v1::ARBITER_POWER_BOTH_REFUSE:
+      RETURN_IF_ERROR(CheckNotOver(s));
+      p->set_article("12.8");
+      p->clear_side();
+      RETURN_IF_ERROR(sink.Add(std::move(e)));
+      return sink.Add(Ended(Outcome::BothLose(Termination::kArbiterDecision, "12.8")));
+    default:
+      break;
+  }
+  return Error(kErrBadArgument, "power: unknown");
+}
+
+absl::Status CheckPlayable(const GameState& game) {
+  if (game.unplayable()) {
+    return Error(kErrNoPlayablePosition,
+                 "C3: the opponent's illegal move left no position to play on: claim the win, or "
+                 "the arbiter corrects it (7.4a)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMoveAfterIrregularity(const GameState& game, chess::Move move) {
+  if (std::optional<chess::Square> owed = game.must_move();
+      owed && move.from() != *owed && HasLegalMoveFrom(game.position(), *owed)) {
+    return Error(kErrTouchMoveOwed,
+                 absl::StrCat("7.4a with 4.3: the piece on ", chess::SquareName(*owed),
+                              " of the illegal move must make the replacing move"));
+  }
+  if (std::optional<chess::Square> owed = game.must_capture();
+      owed && move.to() != *owed && HasLegalCaptureOn(game.position(), *owed)) {
+    return Error(kErrTouchMoveOwed,
+                 absl::StrCat("7.4a with 4.3b/c: the piece on ", chess::SquareName(*owed),
+                              " touched in the illegal move must be captured"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateIrregularArgs(absl::string_view command, const IrregularArgs& args) {
+  if (args.from.size() > 2 || args.to.size() > 2 || args.promotion.size() > 1) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": squares such as e2, promotion q r b n"));
+  }
+  if (!args.promotion.empty() && PromotionOf(args.promotion) == chess::PieceType::kNone) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": promotion q, r, b or n"));
+  }
+  if (args.ply && (*args.ply < 0 || *args.ply > 100'000)) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": ply must lie in [0, 100000]"));
+  }
+  if (args.white_ms.has_value() != args.black_ms.has_value()) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": set both clocks (6.14) or neither"));
+  }
+  if ((args.white_ms && *args.white_ms <= 0) || (args.black_ms && *args.black_ms <= 0)) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": both times must be above 0 ms"));
+  }
+  if (args.points && (*args.points < 0 || *args.points > 100)) {
+    return Error(kErrBadArgument, absl::StrCat(command, ": points must lie in [0, 100]"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace arbitration

@@ -1,0 +1,104 @@
+// The rulings of issue 13 beside rulings.h: irregularities (Article 7), a player who stops the
+// clocks (6.13b, d) and the arbiter's powers (12.4, 12.7, 12.8, 13.4). Like rulings.h they are
+// pure functions of the game's state, the command, the instant and the analyst's answers, and
+// read every edition difference from the ruleset (libs/laws: IllegalMovePenaltyOf,
+// CompletedIllegalMoveOf, SetupClaimRuleOf, ColoursReversedRuleOf).
+//
+//   7.4a  ReportIllegalMove: the position before the illegal move restored from the log, the
+//         clocks per 6.14 (the arbiter's setting, or the times the log recorded at that ply), 4.3
+//         on the replacing move, then 7.4b (2001; 1997 and 2005 as 2001) / 7.5.5 (2023): time to
+//         the opponent, or the game lost, drawn if the opponent cannot mate by any series of
+//         legal moves (the analyst's proof kept in GameEnded).
+//   C3    CompleteIllegalMove (blitz, 1997-2005): complete once the clock is pressed; the game
+//         goes on from the position it made. The opponent may claim before he moves (win; a
+//         draw if he cannot mate the offender, 1997: without mating potential, C4); his move
+//         lets it stand.
+//   7.1-7.5  RuleIrregularity: annul (7.1a; B4 in rapid/blitz), continue (7.1b, 7.2), new game
+//         (7.2 on the arbiter's decision; 2023 7.3 under ten moves), or the position restored
+//         (7.3, 7.5) with the clocks per 6.14.
+//   6.13b/d  StopClocks, RuleStop; 12.4, 12.7, 12.8, 13.4a/d/e/f/g  UsePower.
+#ifndef ARBITER_LIBS_ARBITRATION_IRREGULARITIES_H_
+#define ARBITER_LIBS_ARBITRATION_IRREGULARITIES_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/game_state.h"
+
+namespace arbitration {
+
+// What the commands of issue 13 carry beyond rulings.h's Command (its `reason`, `article`,
+// `delta_ms` are shared).
+struct IrregularArgs {
+  std::optional<std::int64_t> ply;  // the standing plies before the irregularity; nullopt = now
+  std::string from;                 // the illegal move's squares, "e1", "e3"
+  std::string to;
+  std::string promotion;  // "q", "r", "b", "n" or ""
+  // 6.14: the arbiter's clock setting (both or neither).
+  std::optional<std::int64_t> white_ms;
+  std::optional<std::int64_t> black_ms;
+  bool replay = false;  // 7.2: a new game
+  bool valid = false;   // 6.13d
+  std::string penalty;  // 6.13d: "", "13.4a", "13.4b", "13.4c"
+  v1::ArbiterPower power = v1::ARBITER_POWER_UNSPECIFIED;
+  std::optional<double> points;  // 13.4e/f, 12.7
+};
+
+// Where a decision puts its events: each is stamped with the instant and the actor, applied to
+// the state and kept (rulings.cc's plan).
+class EventSink {
+ public:
+  EventSink(GameState& state, std::vector<v1::ArbitrationEvent>& events, std::int64_t now_ms,
+            v1::Actor actor)
+      : state_(state), events_(events), now_ms_(now_ms), actor_(std::move(actor)) {}
+  const GameState& state() const { return state_; }
+  std::int64_t now_ms() const { return now_ms_; }
+  absl::Status Add(v1::ArbitrationEvent event);
+
+ private:
+  GameState& state_;
+  std::vector<v1::ArbitrationEvent>& events_;
+  std::int64_t now_ms_;
+  v1::Actor actor_;
+};
+
+// 7.4a with 7.4b / 7.5.5. `side`: the offender if named (must be the side to move at the ply).
+absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<chess::Color> side,
+                                     const IrregularArgs& args, const std::string& reason,
+                                     Analyst& analyst);
+// C3: `side` made an illegal move and pressed the clock.
+absl::Status DecideCompleteIllegalMove(EventSink& sink, chess::Color side,
+                                       const IrregularArgs& args);
+// C3: `claimant` claims the win on the opponent's completed illegal move.
+absl::Status DecideIllegalMoveClaim(EventSink& sink, chess::Color claimant, Analyst& analyst,
+                                    v1::ClaimRuling* ruling);
+// 7.1a, 7.1b, 7.2, 7.3, 7.5 (`article`).
+absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
+                                const IrregularArgs& args, const std::string& reason);
+// 6.13b.
+absl::Status DecideStopClocks(EventSink& sink, chess::Color side, const std::string& reason);
+// 6.13d, with the 13.4 penalty of `args.penalty` (`delta_ms` for 13.4b/c).
+absl::Status DecideRuleStop(EventSink& sink, const IrregularArgs& args, std::int64_t delta_ms,
+                            const std::string& reason);
+// 12.4, 12.7, 12.8, 13.4a/d/e/f/g.
+absl::Status DecidePower(EventSink& sink, std::optional<chess::Color> side,
+                         const IrregularArgs& args, const std::string& reason);
+
+// The move path's checks (cheap: nothing to do unless an irregularity happened): 4.3 on the
+// move that replaces an illegal one (7.4a), and C3's position that cannot be played on.
+absl::Status CheckPlayable(const GameState& game);
+absl::Status CheckMoveAfterIrregularity(const GameState& game, chess::Move move);
+
+// Malformed commands (ERR_BAD_ARGUMENT), whatever the game's state.
+absl::Status ValidateIrregularArgs(absl::string_view command, const IrregularArgs& args);
+
+// "White", "Black".
+std::string SideWord(chess::Color side);
+
+}  // namespace arbitration
+
+#endif  // ARBITER_LIBS_ARBITRATION_IRREGULARITIES_H_

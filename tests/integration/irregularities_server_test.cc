@@ -1,0 +1,275 @@
+// Issue 13 over real gRPC on loopback, on a real redis-server started by the harness (and on the
+// in-memory store): irregularities (Article 7 and Appendix C3), a player who stops the clocks
+// (6.13b, d) and the arbiter's powers (12, 13.4). A blitz game under 2001 whose completed illegal
+// move is claimed and won; one where the opponent moves instead and play goes on from the
+// position the illegal move made; 7.4a with the 2023 penalties and the ledger in the reply; the
+// powers seen in WatchGame and the PGN; an arbiter of one event refused on another's game.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "libs/chess/pgn.h"
+#include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/test_server.h"
+#include "tests/integration/testing/tokens.h"
+
+namespace integration {
+namespace {
+
+namespace v1 = arbiter::v1;
+using service::Role;
+using S = v1::Arbitration::Stub;
+
+class IrregularitiesServerTest : public EachStoreTest<IrregularitiesServerTest> {
+ public:
+  static TestServerOptions Options(Store store) {
+    TestServerOptions options({Service::kArbitration}, store);
+    options.config.metrics_address = "none";
+    return options;
+  }
+
+ protected:
+  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
+
+  static std::string PlayerToken(const std::string& game, v1::Color side) {
+    return Token(Role::kPlayer, game,
+                 side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack);
+  }
+  template <typename Request>
+  static Request ForSide(const std::string& game, v1::Color side) {
+    auto req = ForGame<Request>(game);
+    req.set_side(side);
+    return req;
+  }
+  void Ready(const std::string& game, const std::string& time_control, v1::Edition edition,
+             const std::string& event = "Integration") {
+    v1::CreateGameRequest req = AliceBobGame(game, time_control, edition);
+    req.set_event(event);
+    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
+    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
+                                Token(Role::kArbiter))));
+  }
+  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move,
+                    v1::GameReply* reply = nullptr) {
+    auto req = ForSide<v1::SubmitMoveRequest>(game, side);
+    req.set_move(move);
+    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side), reply);
+  }
+  grpc::Status CompleteIllegal(const std::string& game, v1::Color side, const std::string& from,
+                               const std::string& to, v1::GameReply* reply = nullptr) {
+    auto req = ForSide<v1::CompleteIllegalMoveRequest>(game, side);
+    req.set_from(from);
+    req.set_to(to);
+    return Unary(Stub().get(), &S::CompleteIllegalMove, req, PlayerToken(game, side), reply);
+  }
+  grpc::Status ClaimIllegal(const std::string& game, v1::Color side, v1::GameReply* reply) {
+    auto req = ForSide<v1::ClaimRequest>(game, side);
+    req.set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
+    return Unary(Stub().get(), &S::Claim, req, PlayerToken(game, side), reply);
+  }
+  grpc::Status Report(const std::string& game, const std::string& from, const std::string& to,
+                      v1::GameReply* reply = nullptr) {
+    auto req = ForGame<v1::ReportIllegalMoveRequest>(game);
+    req.set_from(from);
+    req.set_to(to);
+    req.set_reason("seen by the arbiter");
+    return Unary(Stub().get(), &S::ReportIllegalMove, req, Token(Role::kArbiter), reply);
+  }
+  v1::GameReply Get(const std::string& game) {
+    v1::GameReply resp;
+    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
+                                Token(Role::kArbiter), &resp)));
+    return resp;
+  }
+  // The PGN parses and its main line replays by the Laws (`arbiterctl pgn check`).
+  std::string CheckedPgn(const std::string& game) {
+    v1::ExportPgnReply resp;
+    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
+                                Token(Role::kArbiter), &resp)));
+    absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(resp.pgn());
+    EXPECT_TRUE(games.ok()) << games.status() << "\n" << resp.pgn();
+    if (games.ok() && games->size() == 1) {
+      EXPECT_TRUE(chess::ReplayGame(&(*games)[0]).ok()) << resp.pgn();
+    }
+    return resp.pgn();
+  }
+  // The whole log, as the arbiter's WatchGame sends it.
+  std::vector<v1::ArbitrationEvent> Log(const std::string& game) {
+    const std::int64_t head = Get(game).game().version();
+    Call call(Token(Role::kArbiter), absl::Milliseconds(5000));
+    auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
+    std::vector<v1::ArbitrationEvent> events;
+    v1::GameUpdate update;
+    while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
+      events.push_back(update.event());
+    }
+    call.TryCancel();
+    while (reader->Read(&update)) {
+    }
+    reader->Finish();
+    return events;
+  }
+};
+
+// C3 (2001 blitz): White's illegal move is complete once he pressed the clock; Black claims the
+// win before moving, and wins.
+TEST_P(IrregularitiesServerTest, BlitzCompletedIllegalMoveClaimedAndWon) {
+  const std::string game = GameId("c3win");
+  Ready(game, "300", v1::EDITION_FIDE_2001);
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "e5")));
+  v1::GameReply reply;
+  ASSERT_TRUE(Succeeded(CompleteIllegal(game, v1::COLOR_WHITE, "e1", "e3", &reply)));
+  EXPECT_EQ(reply.game().to_move(), v1::COLOR_BLACK);
+  EXPECT_EQ(reply.game().clock_running(), v1::COLOR_BLACK);
+  EXPECT_EQ(reply.game().illegal_moves().white(), 1);
+  // White's token cannot claim for Black; Black's claim wins.
+  auto wrong = ForSide<v1::ClaimRequest>(game, v1::COLOR_BLACK);
+  wrong.set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::Claim, wrong, PlayerToken(game, v1::COLOR_WHITE))),
+            "ERR_PERMISSION_DENIED");
+  ASSERT_TRUE(Succeeded(ClaimIllegal(game, v1::COLOR_BLACK, &reply)));
+  EXPECT_EQ(reply.claim_ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(reply.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(reply.game().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(reply.game().outcome().termination(), v1::TERMINATION_ILLEGAL_MOVES);
+  EXPECT_EQ(reply.game().outcome().article(), "C3");
+  EXPECT_EQ(Code(Move(game, v1::COLOR_BLACK, "Nc6")), "ERR_GAME_OVER");
+  // The record keeps the attempted move: in the watch and in the PGN.
+  bool seen = false;
+  for (const v1::ArbitrationEvent& e : Log(game)) {
+    if (e.has_illegal_move_completed()) {
+      seen = true;
+      EXPECT_EQ(e.illegal_move_completed().from(), "e1");
+      EXPECT_EQ(e.illegal_move_completed().to(), "e3");
+      EXPECT_EQ(e.actor().role(), "player");
+    }
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_NE(CheckedPgn(game).find("e1-e3"), std::string::npos);
+}
+
+// C3: Black moves instead of claiming: the illegal move stands, play goes on from the position it
+// made, and neither the claim nor a correction is possible any more.
+TEST_P(IrregularitiesServerTest, BlitzOpponentMovesAndTheIllegalPositionStands) {
+  const std::string game = GameId("c3stand");
+  Ready(game, "300", v1::EDITION_FIDE_2001);
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "e5")));
+  ASSERT_TRUE(Succeeded(CompleteIllegal(game, v1::COLOR_WHITE, "e1", "e3")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nc6")));
+  v1::GameReply reply;
+  EXPECT_EQ(Code(ClaimIllegal(game, v1::COLOR_BLACK, &reply)), "ERR_NO_ILLEGAL_MOVE_TO_CLAIM");
+  auto report = ForGame<v1::ReportIllegalMoveRequest>(game);
+  report.set_ply(2);
+  report.set_from("e1");
+  report.set_to("e3");
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::ReportIllegalMove, report, Token(Role::kArbiter))),
+            "ERR_ILLEGAL_MOVE_STANDS");
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "Kd3")));  // the king from e3
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nf6", &reply)));
+  EXPECT_EQ(reply.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(reply.game().fen(), "r1bqkb1r/pppp1ppp/2n2n2/4p3/4P3/3K4/PPPP1PPP/RNBQ1BNR w kq - 4 4");
+  ASSERT_EQ(reply.game().illegal_moves().entries_size(), 1);
+  EXPECT_EQ(reply.game().illegal_moves().entries(0).move(), "e1-e3");
+  const std::string pgn = CheckedPgn(game);
+  EXPECT_NE(pgn.find("[SetUp \"1\"]"), std::string::npos) << pgn;
+}
+
+// 7.4a / 7.5.5 (2023 standard): the first illegal move gives the opponent two minutes and the
+// ledger shows it; 4.3 holds the offender to the piece; the second loses.
+TEST_P(IrregularitiesServerTest, ReportedIllegalMoves2023) {
+  const std::string game = GameId("rep2023");
+  Ready(game, "5400", v1::EDITION_FIDE_2023);
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4")));
+  v1::GameReply before = Get(game);
+  v1::GameReply reply;
+  // The opponent reports: White's token names Black, the offender; not himself.
+  auto own = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_WHITE);
+  own.set_from("g8");
+  own.set_to("g6");
+  EXPECT_EQ(
+      Code(Unary(Stub().get(), &S::ReportIllegalMove, own, PlayerToken(game, v1::COLOR_WHITE))),
+      "ERR_PERMISSION_DENIED");
+  auto by_white = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_BLACK);
+  by_white.set_from("g8");
+  by_white.set_to("g6");  // Black's knight
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::ReportIllegalMove, by_white,
+                              PlayerToken(game, v1::COLOR_WHITE), &reply)));
+  EXPECT_GE(reply.game().white_ms(), before.game().white_ms() + 119'000);
+  EXPECT_EQ(reply.game().illegal_moves().black(), 1);
+  EXPECT_EQ(Code(Move(game, v1::COLOR_BLACK, "e5")), "ERR_TOUCH_MOVE_OWED");
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nf6")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "Nf3")));
+  ASSERT_TRUE(Succeeded(Report(game, "f6", "f4", &reply)));
+  EXPECT_EQ(reply.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(reply.game().outcome().article(), "7.5.5 (2023)");
+  CheckedPgn(game);
+}
+
+// 6.13b/d with 13.4, and the powers (13.4a, 12.4, 13.4d) recorded with actor, article, reason.
+TEST_P(IrregularitiesServerTest, StopClocksAndPowers) {
+  const std::string game = GameId("powers");
+  Ready(game, "5400", v1::EDITION_FIDE_2023);
+  auto stop = ForSide<v1::StopClocksRequest>(game, v1::COLOR_WHITE);
+  stop.set_reason("to seek the arbiter");
+  v1::GameReply reply;
+  ASSERT_TRUE(Succeeded(
+      Unary(Stub().get(), &S::StopClocks, stop, PlayerToken(game, v1::COLOR_WHITE), &reply)));
+  EXPECT_TRUE(reply.game().paused());
+  auto rule = ForGame<v1::RuleStopRequest>(game);
+  rule.set_penalty("13.4a");
+  rule.set_reason("no valid reason");
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::RuleStop, rule, Token(Role::kArbiter))));
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::ResumeGame, ForGame<v1::ResumeGameRequest>(game),
+                              Token(Role::kArbiter))));
+  auto leave = ForSide<v1::UsePowerRequest>(game, v1::COLOR_BLACK);
+  leave.set_power(v1::ARBITER_POWER_LEAVE_PERMITTED);
+  leave.set_reason("medical");
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::UsePower, leave, Token(Role::kArbiter))));
+  auto loss = ForSide<v1::UsePowerRequest>(game, v1::COLOR_WHITE);
+  loss.set_power(v1::ARBITER_POWER_LOSS);
+  loss.set_reason("a phone in the playing area");
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::UsePower, loss, Token(Role::kArbiter), &reply)));
+  EXPECT_EQ(reply.game().outcome().result(), v1::RESULT_BLACK_WINS);
+  EXPECT_EQ(reply.game().outcome().article(), "13.4d");
+  std::vector<std::string> articles;
+  for (const v1::ArbitrationEvent& e : Log(game)) {
+    if (e.has_power_used()) {
+      articles.push_back(e.power_used().article());
+      EXPECT_EQ(e.actor().role(), "arbiter");
+      EXPECT_FALSE(e.power_used().reason().empty());
+    }
+  }
+  EXPECT_EQ(articles, (std::vector<std::string>{"13.4a", "12.4", "13.4d"}));
+  const std::string pgn = CheckedPgn(game);
+  EXPECT_NE(pgn.find("6.13b"), std::string::npos) << pgn;
+}
+
+// Issue 15: an arbiter whose token serves event A uses no power on event B's game.
+TEST_P(IrregularitiesServerTest, AnArbiterOfAnotherEventIsRefused) {
+  const std::string game = GameId("otherevent");
+  Ready(game, "5400", v1::EDITION_FIDE_2023, "Open B");
+  service::TokenClaims claims = Claims(Role::kArbiter);
+  claims.event = "Open A";
+  auto loss = ForSide<v1::UsePowerRequest>(game, v1::COLOR_WHITE);
+  loss.set_power(v1::ARBITER_POWER_LOSS);
+  loss.set_reason("not his event");
+  grpc::Status st = Unary(Stub().get(), &S::UsePower, loss, Sign(claims));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+  auto report = ForGame<v1::ReportIllegalMoveRequest>(game);
+  report.set_from("e1");
+  report.set_to("e3");
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::ReportIllegalMove, report, Sign(claims))),
+            "ERR_OTHER_EVENT");
+  EXPECT_EQ(Get(game).game().status(), v1::GAME_STATUS_ONGOING);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, IrregularitiesServerTest, kEachStore, StoreName);
+
+}  // namespace
+}  // namespace integration
