@@ -10,9 +10,11 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "libs/analysis/reachability.h"
 #include "libs/analysis/static_proofs.h"
 #include "libs/base/enum_table.h"
 #include "libs/chess/bitboard.h"
@@ -48,6 +50,12 @@ constexpr int kPatientShare = 2;
 constexpr int kTargetShare = 1;
 constexpr int kStripShare = 3;
 constexpr size_t kMaxTargets = 3;
+// The budget of the depth-first search for a weak winner (WeakDepthFirst), before the others.
+constexpr std::int64_t kWeakDepthFirstNodes = 20000;
+// A position with this many pawns fixed for good (ComputeReachability) is closed; there the
+// exhaustive enumeration takes this many shares of a turn.
+constexpr int kClosedPawns = 4;
+constexpr int kClosedExhaustiveShare = 2;
 constexpr size_t kReserve = 4096;  // initial capacity of a search's tables
 
 // Priority of a position in the guided search: h * heuristic + d * depth. Greedy (4, 1) finds
@@ -1240,6 +1248,127 @@ UnwinnabilityResult Proven(Method method, std::string reason, std::int64_t nodes
   return r;
 }
 
+// A depth-first helpmate search for a weak winner (WeakWinner: a lone knight or bishops of one
+// colour), by iterative deepening, where moves that make progress towards a mate in a corner
+// cost no depth: the loser's king, the winner's men and the loser's other men (the blockers)
+// walking to that corner, and the loser's pawns stepping on to promote (to the blockers a lone
+// minor piece needs). Its lines are long and narrow; a best-first search spreads over the many
+// moves that lead nowhere. A transposition table keeps the depth left at each position seen.
+// Finds, never proves.
+class WeakDepthFirst {
+ public:
+  WeakDepthFirst(const Position& root, Context& ctx) : root_(root), ctx_(ctx) {
+    const Color winner = ctx.winner();
+    const Bitboard bishops = root.pieces(winner, PieceType::kBishop);
+    Bitboard corners = kCorners;
+    if (bishops)
+      corners &= (bishops & chess::kDarkSquares) ? chess::kDarkSquares : chess::kLightSquares;
+    const Square lk = root.KingSquare(~winner);
+    int best = 99;
+    for (Bitboard b = corners; b;) {
+      const Square c = chess::PopLsb(b);
+      if (Distance(lk, c) < best) {
+        best = Distance(lk, c);
+        corner_ = c;
+      }
+    }
+  }
+
+  // Generates at most `budget` positions; true with `line` when a mate is found.
+  bool Run(std::int64_t budget, std::vector<Move>* line) {
+    stop_at_ = ctx_.nodes() + budget;
+    for (int depth = 2; depth <= kMaxDepth; ++depth) {
+      interrupted_ = false;
+      table_.clear();
+      Position pos = root_;
+      path_.clear();
+      if (Visit(pos, depth, false)) {
+        *line = path_;
+        return true;
+      }
+      if (!interrupted_ || out_of_budget()) return false;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 40;
+  static constexpr int kMaxPlies = 160;
+
+  bool out_of_budget() const { return ctx_.nodes() >= stop_at_ || ctx_.stopped(); }
+
+  // True when the move brings a king or a knight (the slow men, whose walks make the lines
+  // long) closer to the corner.
+  bool Closer(const Position& pos, Move m) const {
+    const PieceType t = chess::TypeOf(pos.PieceOn(m.from()));
+    if (t == PieceType::kKnight) {
+      return PieceDistance(t, Color::kWhite, m.to(), corner_) <
+             PieceDistance(t, Color::kWhite, m.from(), corner_);
+    }
+    return t == PieceType::kKing && Distance(m.to(), corner_) < Distance(m.from(), corner_);
+  }
+
+  // `progress`: the move before this one made progress (cost nothing); then an ordinary reply
+  // costs nothing either (the side that follows is rarely the one that must hurry).
+  bool Visit(Position& pos, int depth, bool progress) {
+    if (static_cast<int>(path_.size()) >= kMaxPlies) {
+      interrupted_ = true;
+      return false;
+    }
+    MoveList list;
+    chess::GenerateLegalMoves(pos, &list);
+    const bool winner_moves = pos.side_to_move() == ctx_.winner();
+    for (Move m : list) {
+      if (out_of_budget() || !ctx_.Tick()) {
+        interrupted_ = true;
+        return false;
+      }
+      const PieceType t = chess::TypeOf(pos.PieceOn(m.from()));
+      bool rewarded = false;
+      int cost = progress ? 0 : 1;
+      if (winner_moves) {
+        rewarded = pos.IsCapture(m) || Closer(pos, m);
+      } else if (t == PieceType::kPawn) {
+        const PieceType promo = m.promotion();
+        rewarded = promo != PieceType::kQueen && promo != PieceType::kRook;
+        if (!rewarded) cost = 2;
+      } else if (pos.IsCapture(m)) {
+        cost = 3;
+      } else {
+        rewarded = Closer(pos, m);
+      }
+      if (rewarded) cost = 0;
+      Position child = pos;
+      child.PlayUnchecked(m);
+      path_.push_back(m);
+      if (ctx_.IsGoal(child, ctx_.LoserInCheck(child))) return true;
+      const int left = depth - cost;
+      bool go = !ctx_.Hopeless(child);
+      if (go && left <= 0) {
+        interrupted_ = true;
+        go = false;
+      }
+      if (go) {
+        auto [it, fresh] = table_.try_emplace(child.key(), left);
+        if (!fresh && it->second >= left) go = false;
+        if (!fresh) it->second = std::max(it->second, left);
+      }
+      if (go && Visit(child, left, rewarded)) return true;
+      path_.pop_back();
+      if (interrupted_ && out_of_budget()) return false;
+    }
+    return false;
+  }
+
+  const Position root_;
+  Context& ctx_;
+  Square corner_ = chess::kA1;
+  std::int64_t stop_at_ = 0;
+  bool interrupted_ = false;
+  std::vector<Move> path_;
+  absl::flat_hash_map<std::uint64_t, int> table_;
+};
+
 // The searches shared by mate and mating potential. A greedy guided search towards the nearest
 // corner runs alone first: it finds most helpmates within a few thousand positions. Then the
 // searches take turns, each resuming where it stopped (none repeats another's work, and each has
@@ -1254,6 +1383,25 @@ UnwinnabilityResult Search(const Position& pos, Context& ctx, absl::string_view 
   auto greedy = std::make_unique<GuidedSearch>(pos, ctx, kCorners, kGreedy);
   if (greedy->Run(weak ? kWeakSoloNodes : kSoloNodes, &line) == Outcome::kFound) {
     return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+  }
+  if (weak) {
+    WeakDepthFirst dfs(pos, ctx);
+    if (dfs.Run(kWeakDepthFirstNodes, &line)) {
+      return Found(std::move(line), Method::kSearch, ctx.nodes(), goal_text);
+    }
+  }
+  // Most winnable questions end above; before the long searches, the reachability proof (locked
+  // pawn chains, lone bishops behind them), cheap next to them. It proves no mate at all, so it
+  // holds for mating potential too (C4 asks for more than a mate).
+  // A position closed by pawns that never move (four or more of them): most of its lines are
+  // shuffles behind them, which the exhaustive enumeration settles sooner than the guided
+  // searches, so it takes a larger share.
+  bool closed = false;
+  if (std::optional<Reachability> reach = ComputeReachability(pos)) {
+    if (std::optional<StaticProof> proof = ReachabilityProof(*reach, winner)) {
+      return Proven(proof->method, std::move(proof->reason), ctx.nodes());
+    }
+    closed = chess::PopCount(reach->never_empty & pos.pieces(PieceType::kPawn)) >= kClosedPawns;
   }
   struct Turn {
     std::unique_ptr<GuidedSearch> search;
@@ -1322,7 +1470,7 @@ UnwinnabilityResult Search(const Position& pos, Context& ctx, absl::string_view 
     }
     if (exhaustive_active && !ctx.stopped()) {
       any = true;
-      switch (exhaustive.Run(slice / 2, &line)) {
+      switch (exhaustive.Run(closed ? slice * kClosedExhaustiveShare : slice / 2, &line)) {
         case Outcome::kFound:
           return Found(std::move(line), Method::kExhaustive, ctx.nodes(), goal_text);
         case Outcome::kExhausted:
@@ -1347,6 +1495,13 @@ UnwinnabilityResult Search(const Position& pos, Context& ctx, absl::string_view 
   return r;
 }
 
+}  // namespace
+
+namespace {
+// The longest run of single legal moves played before the analysis (AnalyzeUnwinnability).
+constexpr int kMaxForced = 100;
+UnwinnabilityResult AnalyzeAfterForced(const Position& pos, Color winner,
+                                       const SearchLimits& limits);
 }  // namespace
 
 absl::string_view VerdictName(Verdict v) {
@@ -1384,8 +1539,38 @@ bool CannotPreventMateNextMove(const Position& pos, Color side) {
   return true;
 }
 
-UnwinnabilityResult AnalyzeUnwinnability(const Position& pos, Color winner,
+UnwinnabilityResult AnalyzeUnwinnability(const Position& start, Color winner,
                                          const SearchLimits& limits) {
+  // Forced moves first: while the side to move has a single legal move, every series of moves
+  // goes through it (a king in check with one way out, often into a position a static proof
+  // settles). A line found later starts with them.
+  Position pos = start;
+  std::vector<Move> forced;
+  for (int i = 0; i < kMaxForced; ++i) {
+    MoveList list;
+    chess::GenerateLegalMoves(pos, &list);
+    if (list.size != 1) break;
+    forced.push_back(list.moves[0]);
+    pos.PlayUnchecked(list.moves[0]);
+  }
+  UnwinnabilityResult r = AnalyzeAfterForced(pos, winner, limits);
+  if (!forced.empty() && r.verdict == Verdict::kWinnable) {
+    r.line.insert(r.line.begin(), forced.begin(), forced.end());
+    if (r.method == Method::kGameOver) r.method = Method::kSearch;
+  }
+  if (!forced.empty() && r.verdict == Verdict::kUnwinnable) {
+    // kGameOver says the position itself is over; here the only series of moves ends the game,
+    // which is an enumeration of every continuation.
+    if (r.method == Method::kGameOver) r.method = Method::kExhaustive;
+    r.reason = absl::StrCat(r.reason, " (after ", forced.size(), " forced plies)");
+  }
+  return r;
+}
+
+namespace {
+
+UnwinnabilityResult AnalyzeAfterForced(const Position& pos, Color winner,
+                                       const SearchLimits& limits) {
   const Color loser = ~winner;
   // 5.1a / 5.2a: a checkmate or a stalemate has ended the game.
   if (!pos.HasLegalMoves()) {
@@ -1408,6 +1593,8 @@ UnwinnabilityResult AnalyzeUnwinnability(const Position& pos, Color winner,
   Context ctx(winner, Goal::kMate, limits);
   return Search(pos, ctx, "checkmate");
 }
+
+}  // namespace
 
 DeadPositionResult AnalyzeDeadPosition(const Position& pos, const SearchLimits& limits) {
   DeadPositionResult r;

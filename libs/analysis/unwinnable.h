@@ -16,7 +16,10 @@
 // (FUN 2022): cheap static tests first (material, mate patterns enumerated per material, locked
 // pawns), then guided helpmate searches taking turns with an exhaustive one: a greedy search,
 // searches driven towards concrete checkmates by minor pieces (the loser's men as blockers), and
-// one that first takes the loser's men and then mates the bare king. The code is our own.
+// one that first takes the loser's men and then mates the bare king. Issue 17 added, after the
+// same paper's semi-static analysis: forced moves played first, a reachability proof (the
+// squares each man can ever reach through locked pawn chains: reachability.h), and a depth-first
+// search for a lone minor piece whose progress moves cost no depth. The code is our own.
 #ifndef ARBITER_LIBS_ANALYSIS_UNWINNABLE_H_
 #define ARBITER_LIBS_ANALYSIS_UNWINNABLE_H_
 

@@ -17,17 +17,37 @@
 //   below (minor pieces against pawns and minor pieces): verdict, method, positions generated and
 //   time per question; every "winnable" line is replayed and must reach a position where the
 //   opponent cannot prevent mate (CannotPreventMateNextMove). Exits 1 on an unsound answer.
+//
+//   Side by side with CHA (the Chess Unwinnability Analyzer, github.com/miguel-ambrona/D3-Chess,
+//   built outside the tree: see tests/bench/cha_side_by_side.sh), the same questions to both:
+//   bazel run -c opt //tests/bench:unwinnable_bench -- --vectors D3-Chess/tests/test-vector.txt \
+//       --peer /tmp/cha/cha
+//   --vectors FILE: CHA's test vectors ("WB FEN", "W- FEN", "-B FEN", "-- FEN": the expected
+//     verdict for each side), both sides asked, every answer checked against the expectation;
+//   --games FILE: "FEN id" lines (D3-Chess tests/lichess-30K-games.txt, final positions of
+//     timeout games), one question each: can the side not to move (the one whose opponent
+//     flagged, 6.9) still mate;
+//   --peer BIN: also feed the questions ("FEN white|black") to BIN, CHA's command-line tool in
+//     its default (full) analysis, and compare: mean time per question (ours measured here, the
+//     peer's as it reports it), undetermined answers, contradictions between the two and with the
+//     expected verdicts. FENs our reader refuses (unreachable setups) are asked of neither.
+//   --positions FILE also takes --peer (both sides of every position).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "libs/analysis/unwinnable.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
@@ -128,6 +148,187 @@ int RunPotential(const analysis::SearchLimits& limits) {
   return unsound > 0 ? 1 : 0;
 }
 
+// One question for the side-by-side runs: can `side` mate from `fen`? `expected` is 'W' / 'U'
+// (winnable / unwinnable) when the data says, '?' otherwise.
+struct Question {
+  std::string fen;
+  chess::Position pos = chess::Position::Initial();
+  chess::Color side = chess::Color::kWhite;
+  char expected = '?';
+  analysis::Verdict ours = analysis::Verdict::kUndetermined;
+  analysis::Verdict peer = analysis::Verdict::kUndetermined;
+  double ours_us = 0;
+};
+
+// CHA's test vectors: "XY FEN" with X = 'W' when White can mate, Y = 'B' when Black can.
+bool ReadVectors(const std::string& path, std::vector<Question>* out, int* refused) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.size() < 4) continue;
+    const std::string tag = line.substr(0, 2);
+    const std::string fen(absl::StripAsciiWhitespace(line.substr(3)));
+    absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(fen);
+    if (!pos.ok()) {
+      *refused += 2;
+      continue;
+    }
+    out->push_back({fen, *pos, chess::Color::kWhite, tag[0] == 'W' ? 'W' : 'U'});
+    out->push_back({fen, *pos, chess::Color::kBlack, tag[1] == 'B' ? 'W' : 'U'});
+  }
+  return true;
+}
+
+// "FEN id": the side not to move (the flag fell for the side to move).
+bool ReadGames(const std::string& path, std::vector<Question>* out, int* refused) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t cut = line.rfind(' ');
+    if (cut == std::string::npos) continue;
+    const std::string fen = line.substr(0, cut);
+    absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(fen);
+    if (!pos.ok()) {
+      ++*refused;
+      continue;
+    }
+    out->push_back({fen, *pos, ~pos->side_to_move(), '?'});
+  }
+  return true;
+}
+
+// Runs `peer` on every question (one process, questions on stdin); fills q.peer and returns the
+// peer's mean time per question in microseconds (from its closing "avg: X us" line), -1 on error.
+double RunPeer(const std::string& peer, std::vector<Question>& qs) {
+  char tmpl[] = "/tmp/unwinnable_peer_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) return -1;
+  close(fd);
+  {
+    std::ofstream out(tmpl);
+    for (const Question& q : qs) {
+      out << q.fen << " " << (q.side == chess::Color::kWhite ? "white" : "black") << "\n";
+    }
+  }
+  const std::string cmd = peer + " < " + tmpl;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return -1;
+  size_t i = 0;
+  double avg = -1;
+  char buf[1 << 14];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) {
+    const std::string l = buf;
+    analysis::Verdict v;
+    if (absl::StartsWith(l, "winnable")) {
+      v = analysis::Verdict::kWinnable;
+    } else if (absl::StartsWith(l, "unwinnable")) {
+      v = analysis::Verdict::kUnwinnable;
+    } else if (absl::StartsWith(l, "undetermined")) {
+      v = analysis::Verdict::kUndetermined;
+    } else {
+      const size_t at = l.find("avg: ");
+      if (at != std::string::npos) {
+        (void)absl::SimpleAtod(l.substr(at + 5, l.find(' ', at + 5) - at - 5), &avg);
+      }
+      continue;
+    }
+    if (i < qs.size()) qs[i++].peer = v;
+  }
+  pclose(p);
+  std::remove(tmpl);
+  if (i != qs.size()) {
+    std::cerr << "peer answered " << i << " of " << qs.size() << " questions\n";
+    return -1;
+  }
+  return avg;
+}
+
+int RunQuestions(std::vector<Question>& qs, int refused, const analysis::SearchLimits& limits,
+                 const std::string& peer, double max_undetermined_pct, double max_mean_us) {
+  int undetermined = 0, unsound = 0, wrong = 0;
+  std::map<std::string, int> by_method;
+  double sum = 0;
+  for (Question& q : qs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    analysis::UnwinnabilityResult r = analysis::AnalyzeUnwinnability(q.pos, q.side, limits);
+    q.ours_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    sum += q.ours_us;
+    q.ours = r.verdict;
+    ++by_method[std::string(analysis::VerdictName(r.verdict)) + "/" +
+                std::string(analysis::MethodName(r.method))];
+    const std::string who = q.fen + " " + std::string(chess::ColorName(q.side));
+    if (r.verdict == analysis::Verdict::kUndetermined) {
+      ++undetermined;
+      std::cerr << "undetermined: " << who << "\n";
+    }
+    if (r.verdict == analysis::Verdict::kWinnable && !analysis::LineMates(q.pos, q.side, r.line)) {
+      ++unsound;
+      std::cerr << "UNSOUND (line does not mate): " << who << "\n";
+    }
+    if ((q.expected == 'W' && r.verdict == analysis::Verdict::kUnwinnable) ||
+        (q.expected == 'U' && r.verdict == analysis::Verdict::kWinnable)) {
+      ++wrong;
+      std::cerr << "CONTRADICTS the expected verdict: " << who << "\n";
+    }
+  }
+  const double mean = qs.empty() ? 0 : sum / qs.size();
+  std::vector<double> sorted;
+  for (const Question& q : qs) sorted.push_back(q.ours_us);
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  std::printf("questions: %zu (refused as unreachable setups: %d), search limit %lld\n", n, refused,
+              static_cast<long long>(limits.max_nodes));
+  std::printf("ours: mean %.1f us, median %.1f us, p99 %.1f us, max %.1f us per question\n", mean,
+              n ? sorted[n / 2] : 0.0, n ? sorted[n * 99 / 100] : 0.0, n ? sorted.back() : 0.0);
+  std::printf("ours: undetermined %d (%.2f %%), unsound lines %d, contradicting expected %d\n",
+              undetermined, n ? 100.0 * undetermined / n : 0.0, unsound, wrong);
+  for (const auto& [k, v] : by_method) std::printf("  %-28s %d\n", k.c_str(), v);
+  int contradictions = 0;
+  if (!peer.empty()) {
+    const double peer_mean = RunPeer(peer, qs);
+    if (peer_mean < 0) {
+      std::cerr << "peer " << peer << " failed\n";
+      return 2;
+    }
+    int peer_undetermined = 0, peer_wrong = 0, only_ours = 0, only_peer = 0;
+    for (const Question& q : qs) {
+      const std::string who = q.fen + " " + std::string(chess::ColorName(q.side));
+      const bool ours_known = q.ours != analysis::Verdict::kUndetermined;
+      const bool peer_known = q.peer != analysis::Verdict::kUndetermined;
+      if (!peer_known) ++peer_undetermined;
+      if (ours_known && !peer_known) ++only_ours;
+      if (!ours_known && peer_known) {
+        ++only_peer;
+        std::cerr << "undetermined by us only (peer: " << analysis::VerdictName(q.peer)
+                  << "): " << who << "\n";
+      }
+      if (ours_known && peer_known && q.ours != q.peer) {
+        ++contradictions;
+        std::cerr << "CONTRADICTION with the peer: " << who << "\n";
+      }
+      if ((q.expected == 'W' && q.peer == analysis::Verdict::kUnwinnable) ||
+          (q.expected == 'U' && q.peer == analysis::Verdict::kWinnable)) {
+        ++peer_wrong;
+      }
+    }
+    std::printf(
+        "peer: mean %.1f us per question (its own measure), undetermined %d (%.2f %%), "
+        "contradicting expected %d\n",
+        peer_mean, peer_undetermined, n ? 100.0 * peer_undetermined / n : 0.0, peer_wrong);
+    std::printf(
+        "side by side: ours/peer time %.2f, decided by us only %d, by the peer only %d, "
+        "contradictions %d\n",
+        peer_mean > 0 ? mean / peer_mean : 0.0, only_ours, only_peer, contradictions);
+  }
+  if (unsound > 0 || wrong > 0 || contradictions > 0) return 1;
+  if (n && 100.0 * undetermined / n > max_undetermined_pct) return 1;
+  if (mean > max_mean_us) return 1;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,10 +336,35 @@ int main(int argc, char** argv) {
   double max_undetermined_pct = 100, max_mean_us = 1e18;
   analysis::SearchLimits limits;  // the defaults, as arbiterctl uses them
   bool potential = false;
+  std::string vectors, games_file, peer;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--potential") {
       potential = true;
+    } else if (a == "--vectors" && i + 1 < argc) {
+      vectors = argv[++i];
+    } else if (a == "--games" && i + 1 < argc) {
+      games_file = argv[++i];
+    } else if (a == "--fen" && i + 2 < argc) {
+      // One question, explained: --fen "FEN" white|black
+      absl::StatusOr<chess::Position> pos = chess::ParseFenTolerant(argv[i + 1]);
+      if (!pos.ok()) {
+        std::cerr << pos.status() << "\n";
+        return 2;
+      }
+      const chess::Color side =
+          std::string(argv[i + 2]) == "black" ? chess::Color::kBlack : chess::Color::kWhite;
+      const auto t0 = std::chrono::steady_clock::now();
+      analysis::UnwinnabilityResult r = analysis::AnalyzeUnwinnability(*pos, side, limits);
+      const double us =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("%s/%s, %lld nodes, %.0f us: %s\n",
+                  std::string(analysis::VerdictName(r.verdict)).c_str(),
+                  std::string(analysis::MethodName(r.method)).c_str(),
+                  static_cast<long long>(r.nodes), us, r.reason.c_str());
+      return 0;
+    } else if (a == "--peer" && i + 1 < argc) {
+      peer = argv[++i];
     } else if (a == "--max-undetermined-pct" && i + 1 < argc) {
       (void)absl::SimpleAtod(argv[++i], &max_undetermined_pct);
     } else if (a == "--max-mean-us" && i + 1 < argc) {
@@ -150,6 +376,36 @@ int main(int argc, char** argv) {
     }
   }
   if (potential) return RunPotential(limits);
+  if (!vectors.empty() || !games_file.empty() || !peer.empty()) {
+    std::vector<Question> qs;
+    int refused = 0;
+    bool ok = true;
+    if (!vectors.empty()) {
+      ok = ReadVectors(vectors, &qs, &refused);
+    } else if (!games_file.empty()) {
+      ok = ReadGames(games_file, &qs, &refused);
+    } else {
+      std::ifstream in(path);
+      std::string line;
+      ok = static_cast<bool>(in);
+      while (ok && std::getline(in, line)) {
+        std::vector<std::string> f = absl::StrSplit(line, ';');
+        if (f.size() != 3) continue;
+        absl::StatusOr<chess::Position> pos = chess::ParseFen(f[0]);
+        if (!pos.ok()) {
+          ++refused;
+          continue;
+        }
+        qs.push_back({f[0], *pos, chess::Color::kWhite, '?'});
+        qs.push_back({f[0], *pos, chess::Color::kBlack, '?'});
+      }
+    }
+    if (!ok) {
+      std::cerr << "cannot open the question file\n";
+      return 2;
+    }
+    return RunQuestions(qs, refused, limits, peer, max_undetermined_pct, max_mean_us);
+  }
   std::ifstream in(path);
   if (!in) {
     std::cerr << "cannot open " << path << "\n";
