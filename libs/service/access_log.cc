@@ -27,6 +27,7 @@ const absl::flat_hash_set<absl::string_view>& MutatingMethods() {
       "/arbiter.v1.Arbitration/StartGame",
       "/arbiter.v1.Arbitration/Arrive",
       "/arbiter.v1.Arbitration/SubmitMove",
+      "/arbiter.v1.Arbitration/SubmitMoves",
       "/arbiter.v1.Arbitration/Resign",
       "/arbiter.v1.Arbitration/OfferDraw",
       "/arbiter.v1.Arbitration/RespondDraw",
@@ -229,7 +230,8 @@ std::string AccessLog::NewRequestId() {
 
 std::shared_ptr<CallRecord> AccessLog::Begin(grpc::ServerContextBase* ctx,
                                              absl::string_view full_method,
-                                             const google::protobuf::Message& request) {
+                                             const google::protobuf::Message& request,
+                                             bool reply_header) {
   if (!IsMutating(full_method)) return nullptr;
   auto record = std::make_shared<CallRecord>();
   record->method = std::string(full_method);
@@ -242,7 +244,7 @@ std::shared_ptr<CallRecord> AccessLog::Begin(grpc::ServerContextBase* ctx,
     }
   }
   if (record->request_id.empty()) record->request_id = NewRequestId();
-  if (ctx != nullptr) ctx->AddInitialMetadata("x-request-id", record->request_id);
+  if (ctx != nullptr && reply_header) ctx->AddInitialMetadata("x-request-id", record->request_id);
   const google::protobuf::FieldDescriptor* game =
       request.GetDescriptor()->FindFieldByName("game_id");
   if (game != nullptr && game->type() == google::protobuf::FieldDescriptor::TYPE_STRING &&

@@ -117,9 +117,11 @@ class AccessLog {
   AccessLog(prometheus::Registry* registry, AsyncLineWriter::Sink sink = nullptr);
 
   // A record for a call of `full_method`, or null when it changes nothing. Sets the request id
-  // (and returns it in the response's initial metadata).
+  // (and, with `reply_header`, returns it in the response's initial metadata: not for the
+  // messages of a stream, whose headers have left).
   std::shared_ptr<CallRecord> Begin(grpc::ServerContextBase* ctx, absl::string_view full_method,
-                                    const google::protobuf::Message& request);
+                                    const google::protobuf::Message& request,
+                                    bool reply_header = true);
   // The call's end: its line is queued.
   void End(std::shared_ptr<CallRecord> record, int code);
   // A failed authentication: a warning, rate-limited.

@@ -108,12 +108,16 @@ class CallContext {
   // kDeadlineOnly: a call served from a completion queue (async_unary.h), where gRPC can report a
   // cancellation only through a notification tag that path does not request (IsCancelled is not
   // valid there); its short work is bounded by the deadline alone.
-  enum Watch { kCancellationAndDeadline, kDeadlineOnly };
+  // kStreamMessage: one message of a stream served as a call of its own (services/arbitration's
+  // SubmitMoves): as kDeadlineOnly, and the stream's headers are not the message's to set (they
+  // left with the stream's first reply).
+  enum Watch { kCancellationAndDeadline, kDeadlineOnly, kStreamMessage };
   explicit CallContext(grpc::ServerContextBase* ctx, Watch watch = kCancellationAndDeadline)
       : ctx_(ctx),
         watch_(watch),
         deadline_(ctx != nullptr ? ctx->deadline() : std::chrono::system_clock::time_point::max()) {
   }
+  Watch watch() const { return watch_; }
   bool Cancelled() const {
     return ctx_ != nullptr && ((watch_ == kCancellationAndDeadline && ctx_->IsCancelled()) ||
                                std::chrono::system_clock::now() > deadline_);
@@ -198,6 +202,16 @@ class ServiceEnv {
     ServeThen(CallContext(ctx, CallContext::kDeadlineOnly), full_method, request,
               std::forward<Fn>(fn), std::move(reply));
   }
+  // The same for one message of a stream, served as a call of `full_method` (a unary method's
+  // name: its policy row, rate limit, access log line): as ServeQueuedAsync, without setting the
+  // stream's headers.
+  template <typename Fn>
+  void ServeStreamMessage(grpc::ServerContext* ctx, absl::string_view full_method,
+                          const google::protobuf::Message& request, Fn&& fn,
+                          std::function<void(grpc::Status)> reply) const {
+    ServeThen(CallContext(ctx, CallContext::kStreamMessage), full_method, request,
+              std::forward<Fn>(fn), std::move(reply));
+  }
 
  private:
   template <typename Fn>
@@ -219,7 +233,8 @@ class ServiceEnv {
   void ServeThen(const CallContext& call_in, absl::string_view full_method,
                  const google::protobuf::Message& request, Fn&& fn, Reply reply) const {
     std::shared_ptr<CallRecord> record =
-        access_log_->Begin(call_in.server_context(), full_method, request);
+        access_log_->Begin(call_in.server_context(), full_method, request,
+                           /*reply_header=*/call_in.watch() != CallContext::kStreamMessage);
     absl::StatusOr<Principal> who = AdmitCall(*call_in.server_context(), full_method, &request,
                                               /*stream=*/false, record.get());
     if (!who.ok()) return EndCall(std::move(record), ToGrpcStatus(who.status()), reply);

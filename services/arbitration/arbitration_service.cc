@@ -22,6 +22,7 @@
 #include "libs/service/fingerprint.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
+#include "services/arbitration/move_stream.h"
 
 namespace arbitration_service {
 namespace {
@@ -316,6 +317,9 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   }
   async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
                                                  &ArbitrationService::SubmitMove));
+  // The stream: opened by whoever may move; each of its moves is admitted as a SubmitMove.
+  env_->policy().Add({Method("SubmitMoves"), play, false});
+  async_.push_back(std::make_unique<MoveStreamMethod>(this, env_));
 }
 
 ArbitrationService::~ArbitrationService() { pool_.reset(); }
@@ -329,43 +333,47 @@ std::vector<service::AsyncUnaryMethod*> ArbitrationService::async_methods() cons
 template <typename Request, typename Make>
 void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* method,
                                       const Request* req, v1::GameReply* resp, Make make,
-                                      Reply reply) {
-  env_->ServeQueuedAsync(
-      ctx, Method(method), *req,
-      [&](const CallContext&, const Principal& who,
-          std::function<void(const absl::Status&)> finish) {
-        absl::StatusOr<arbitration::Command> command = make(who);
-        if (!command.ok()) return finish(command.status());
-        command->actor = env_->ActorOf(who);
-        if (!who.event.empty()) {
-          // Issue 15: a token that serves one event acts only on its games. The check reads the
-          // game, so it runs on the pool, then the command goes the synchronous way (such tokens
-          // are the platform's or a service's, not the players' move path).
-          auto checked = [this, req, resp, who, method, command = *command, finish] {
-            finish([&]() -> absl::Status {
-              ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
-              RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
-              ASSIGN_OR_RETURN(CommandResult r, authority_->Execute(req->game_id(), command,
-                                                                    OptionsOf(method, *req)));
-              return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
-            }());
-          };
-          if (!pool_->Submit(checked)) checked();  // the pool is stopping: here
-          return;
-        }
-        authority_->ExecuteAsync(
-            req->game_id(), *command, OptionsOf(method, *req),
-            [this](std::function<void()> work) {
-              if (!pool_->Submit(work)) work();  // the pool is stopping: here
-            },
-            // The request and the response live in the call until `finish` has replied.
-            [req, resp, viewer = ViewerOf(*env_, who),
-             finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
-              if (!r.ok()) return finish(r.status());
-              finish(FillReply(req->game_id(), *r, viewer, resp));
-            });
-      },
-      std::move(reply));
+                                      Reply reply, bool streamed) {
+  auto serve = [&](auto&& fn) {
+    if (streamed) {
+      env_->ServeStreamMessage(ctx, Method(method), *req, fn, std::move(reply));
+    } else {
+      env_->ServeQueuedAsync(ctx, Method(method), *req, fn, std::move(reply));
+    }
+  };
+  serve([&](const CallContext&, const Principal& who,
+            std::function<void(const absl::Status&)> finish) {
+    absl::StatusOr<arbitration::Command> command = make(who);
+    if (!command.ok()) return finish(command.status());
+    command->actor = env_->ActorOf(who);
+    if (!who.event.empty()) {
+      // Issue 15: a token that serves one event acts only on its games. The check reads the
+      // game, so it runs on the pool, then the command goes the synchronous way (such tokens
+      // are the platform's or a service's, not the players' move path).
+      auto checked = [this, req, resp, who, method, command = *command, finish] {
+        finish([&]() -> absl::Status {
+          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
+          RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
+          ASSIGN_OR_RETURN(CommandResult r,
+                           authority_->Execute(req->game_id(), command, OptionsOf(method, *req)));
+          return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
+        }());
+      };
+      if (!pool_->Submit(checked)) checked();  // the pool is stopping: here
+      return;
+    }
+    authority_->ExecuteAsync(
+        req->game_id(), *command, OptionsOf(method, *req),
+        [this](std::function<void()> work) {
+          if (!pool_->Submit(work)) work();  // the pool is stopping: here
+        },
+        // The request and the response live in the call until `finish` has replied.
+        [req, resp, viewer = ViewerOf(*env_, who),
+         finish = std::move(finish)](absl::StatusOr<CommandResult> r) {
+          if (!r.ok()) return finish(r.status());
+          finish(FillReply(req->game_id(), *r, viewer, resp));
+        });
+  });
 }
 
 template <typename Request, typename Make>
@@ -447,6 +455,17 @@ grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::Arri
 
 void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
                                     v1::GameReply* resp, Reply reply) {
+  Move(ctx, req, resp, std::move(reply), /*streamed=*/false);
+}
+
+void ArbitrationService::SubmitStreamedMove(grpc::ServerContext* ctx,
+                                            const v1::SubmitMoveRequest* req, v1::GameReply* resp,
+                                            Reply reply) {
+  Move(ctx, req, resp, std::move(reply), /*streamed=*/true);
+}
+
+void ArbitrationService::Move(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
+                              v1::GameReply* resp, Reply reply, bool streamed) {
   CommandAsync(
       ctx, "SubmitMove", req, resp,
       [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
@@ -462,7 +481,7 @@ void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMo
         c.lag_ms = req->lag_ms();
         return c;
       },
-      std::move(reply));
+      std::move(reply), streamed);
 }
 
 grpc::Status ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,

@@ -9,6 +9,8 @@
 //   Arrive                                         platform, arbiter, service, player (6.6)
 //   SubmitMove, Resign, OfferDraw, RespondDraw,    platform, service, player
 //   Claim, ConfirmResult
+//   SubmitMoves (the stream; each message is       platform, service, player
+//   admitted as a SubmitMove)
 //   Rule, SetResult, PauseGame, ResumeGame,        arbiter, service
 //   AdjustTime, SetClocks, SubmitBoardFeed
 //   RuleIrregularity, RuleStop, UsePower           arbiter, service (issue 13)
@@ -66,8 +68,8 @@ struct ServiceOptions {
 };
 
 // gRPC takes a method as async only when marked so on a base still synchronous.
-using ArbitrationBase =
-    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<arbiter::v1::Arbitration::Service>;
+using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
+    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<arbiter::v1::Arbitration::Service>>;
 
 class ArbitrationService final : public ArbitrationBase {
  public:
@@ -89,6 +91,9 @@ class ArbitrationService final : public ArbitrationBase {
                       arbiter::v1::GameReply* resp) override;
   void SubmitMove(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
                   arbiter::v1::GameReply* resp, Reply reply);
+  // One move of a SubmitMoves stream (move_stream.h), served as a SubmitMove call.
+  void SubmitStreamedMove(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
+                          arbiter::v1::GameReply* resp, Reply reply);
   grpc::Status Resign(grpc::ServerContext* ctx, const arbiter::v1::ResignRequest* req,
                       arbiter::v1::GameReply* resp) override;
   grpc::Status OfferDraw(grpc::ServerContext* ctx, const arbiter::v1::OfferDrawRequest* req,
@@ -166,9 +171,12 @@ class ArbitrationService final : public ArbitrationBase {
 
   // The same served from a completion queue: decided on the cached state and answered from
   // where the store finishes the append (GameAuthority::ExecuteAsync).
+  // `streamed`: one message of a SubmitMoves stream (ServiceEnv::ServeStreamMessage).
   template <typename Request, typename Make>
   void CommandAsync(grpc::ServerContext* ctx, const char* method, const Request* req,
-                    arbiter::v1::GameReply* resp, Make make, Reply reply);
+                    arbiter::v1::GameReply* resp, Make make, Reply reply, bool streamed = false);
+  void Move(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
+            arbiter::v1::GameReply* resp, Reply reply, bool streamed);
 
   // Appendix A: `command` gets the sealed move in clear when the game's envelope is closed (the
   // rulings open it only when the replying player is present, A7).

@@ -219,6 +219,31 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     return ended;
   }
   // The game's result and how it ended.
+  // SubmitMoves: writes `moves` on one stream opened with `token`, closes its side, and reads
+  // every reply; returns the status the stream ended with.
+  grpc::Status StreamMoves(const std::string& token,
+                           const std::vector<v1::SubmitMoveRequest>& moves,
+                           std::vector<v1::SubmitMovesReply>* replies) {
+    Call call(token);
+    std::unique_ptr<grpc::ClientReaderWriter<v1::SubmitMoveRequest, v1::SubmitMovesReply>> stream =
+        Stub()->SubmitMoves(&call);
+    for (const v1::SubmitMoveRequest& m : moves) {
+      if (!stream->Write(m)) break;  // the stream ended (refused): Finish says why
+    }
+    stream->WritesDone();
+    v1::SubmitMovesReply reply;
+    while (stream->Read(&reply)) replies->push_back(reply);
+    return stream->Finish();
+  }
+  static v1::SubmitMoveRequest MoveRequest(const std::string& game, v1::Color side,
+                                           const std::string& move,
+                                           const std::string& command_id = "") {
+    auto req = ForGame<v1::SubmitMoveRequest>(game);
+    req.set_side(side);
+    req.set_move(move);
+    req.set_command_id(command_id);
+    return req;
+  }
   static void ExpectOutcome(const v1::GameReply& r, v1::Result result,
                             v1::Termination termination) {
     EXPECT_EQ(r.game().outcome().result(), result);
@@ -1053,6 +1078,113 @@ TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
   ExpectNoMoreMoves(game, v1::COLOR_WHITE, "e4");
 }
 
+// SubmitMoves: two games' moves on one stream, answered one by one (each names its request by
+// sequence); a move that ends a game ends it (5.1a Fool's mate), the other game goes on.
+TEST_P(ArbitrationServerTest, SubmitMovesCarriesManyGamesOnOneStream) {
+  const std::string a = GameId("a"), b = GameId("b");
+  Ready(a, "5400");
+  Ready(b, "5400");
+  constexpr v1::Color W = v1::COLOR_WHITE, B = v1::COLOR_BLACK;
+  const std::vector<v1::SubmitMoveRequest> moves = {
+      MoveRequest(a, W, "f3"),  MoveRequest(b, W, "d4"), MoveRequest(a, B, "e5"),
+      MoveRequest(b, B, "d5"),  MoveRequest(a, W, "g4"), MoveRequest(b, W, "c4"),
+      MoveRequest(a, B, "Qh4#")};
+  // One game's moves must be answered before its next is sent (a move is decided on the game as
+  // its previous move left it): a stream per ply pair would not show that, so send them one at a
+  // time and read each reply before the next.
+  Call call(Token(Role::kPlatform));
+  auto stream = Stub()->SubmitMoves(&call);
+  for (size_t i = 0; i < moves.size(); ++i) {
+    ASSERT_TRUE(stream->Write(moves[i]));
+    v1::SubmitMovesReply reply;
+    ASSERT_TRUE(stream->Read(&reply));
+    EXPECT_EQ(reply.sequence(), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(reply.game_id(), moves[i].game_id());
+    ASSERT_EQ(reply.code(), 0) << reply.error().code() << " " << reply.error().message();
+    EXPECT_EQ(reply.game().game().moves_san_size(), static_cast<int>(i / 2 + 1)) << i;
+  }
+  stream->WritesDone();
+  EXPECT_TRUE(Succeeded(stream->Finish()));
+  const v1::GameReply ra = Get(a);
+  EXPECT_EQ(ra.game().status(), v1::GAME_STATUS_ENDED);
+  ExpectOutcome(ra, v1::RESULT_BLACK_WINS, v1::TERMINATION_CHECKMATE);
+  const v1::GameReply rb = Get(b);
+  EXPECT_EQ(rb.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(rb.game().moves_san_size(), 3);
+  ExpectPgnReplays(a, "0-1");
+}
+
+// A refused move is a reply with its code and stable error, not the end of the stream; a retried
+// command id applies once; everything the stream carried is in the record once.
+TEST_P(ArbitrationServerTest, SubmitMovesRefusalsAndRetriesDoNotEndTheStream) {
+  const std::string g = GameId("g");
+  Ready(g, "5400");
+  std::vector<v1::SubmitMovesReply> replies;
+  grpc::Status st = StreamMoves(Token(Role::kPlatform),
+                                {MoveRequest(g, v1::COLOR_WHITE, "e5"),  // illegal (Art. 3)
+                                 MoveRequest(g, v1::COLOR_BLACK, "e5"),  // not Black's turn
+                                 MoveRequest("no-such-game", v1::COLOR_WHITE, "e4"),
+                                 MoveRequest(g, v1::COLOR_WHITE, std::string(100, 'x'))},
+                                &replies);
+  ASSERT_TRUE(Succeeded(st));
+  ASSERT_EQ(replies.size(), 4u);
+  std::sort(replies.begin(), replies.end(),
+            [](const auto& x, const auto& y) { return x.sequence() < y.sequence(); });
+  EXPECT_EQ(replies[0].code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(replies[0].error().code(), "ERR_ILLEGAL_MOVE");
+  EXPECT_EQ(replies[1].code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_FALSE(replies[1].error().code().empty());
+  EXPECT_EQ(replies[2].code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(replies[2].game_id(), "no-such-game");
+  EXPECT_EQ(replies[3].code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(replies[3].error().code(), "ERR_BAD_ARGUMENT");
+  EXPECT_EQ(Get(g).game().moves_san_size(), 0);
+
+  // The same command twice (a relay that retries after a lost reply), then the reply to it.
+  replies.clear();
+  st = StreamMoves(Token(Role::kPlatform), {MoveRequest(g, v1::COLOR_WHITE, "e4", "m1")}, &replies);
+  ASSERT_TRUE(Succeeded(st));
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_FALSE(replies[0].game().replayed());
+  replies.clear();
+  st = StreamMoves(Token(Role::kPlatform), {MoveRequest(g, v1::COLOR_WHITE, "e4", "m1")}, &replies);
+  ASSERT_TRUE(Succeeded(st));
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].code(), 0);
+  EXPECT_TRUE(replies[0].game().replayed());
+  EXPECT_EQ(replies[0].command_id(), "m1");
+  EXPECT_EQ(Get(g).game().moves_san_size(), 1);
+}
+
+// A player's stream moves only in his game and for his colour: each other move is refused as
+// SubmitMove would refuse it, and the stream goes on. An observer cannot open one.
+TEST_P(ArbitrationServerTest, SubmitMovesKeepsAPlayerToHisGameAndColour) {
+  const std::string g = GameId("g"), other = GameId("other");
+  Ready(g, "5400");
+  Ready(other, "5400");
+  std::vector<v1::SubmitMovesReply> replies;
+  grpc::Status st =
+      StreamMoves(PlayerToken(g, v1::COLOR_WHITE),
+                  {MoveRequest(other, v1::COLOR_WHITE, "e4"), MoveRequest(g, v1::COLOR_BLACK, "e5"),
+                   MoveRequest(g, v1::COLOR_WHITE, "e4")},
+                  &replies);
+  ASSERT_TRUE(Succeeded(st));
+  ASSERT_EQ(replies.size(), 3u);
+  std::sort(replies.begin(), replies.end(),
+            [](const auto& x, const auto& y) { return x.sequence() < y.sequence(); });
+  EXPECT_EQ(replies[0].code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(replies[1].code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(replies[2].code(), 0) << replies[2].error().message();
+  EXPECT_EQ(Get(other).game().moves_san_size(), 0);
+  EXPECT_EQ(Get(g).game().moves_san_size(), 1);
+
+  replies.clear();
+  st = StreamMoves(Token(Role::kObserver, g), {MoveRequest(g, v1::COLOR_BLACK, "e5")}, &replies);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(replies.empty());
+  EXPECT_EQ(Get(g).game().moves_san_size(), 1);
+}
+
 // What each role gets from each method; bad tokens are refused (auth_matrix.h). Each call acts on
 // a fresh game in the state its method needs; a player's token is for that game and the colour
 // the call acts for.
@@ -1067,6 +1199,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"StartGame",       OK,       NO,     OK,      NO,       OK},
       {"Arrive",          OK,       OK,     OK,      NO,       OK},
       {"SubmitMove",      OK,       OK,     NO,      NO,       OK},
+      {"SubmitMoves",     OK,       OK,     NO,      NO,       OK},
       {"Resign",          OK,       OK,     NO,      NO,       OK},
       {"OfferDraw",       OK,       OK,     NO,      NO,       OK},
       {"RespondDraw",     OK,       OK,     NO,      NO,       OK},
@@ -1139,6 +1272,18 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              v1::SubmitMoveRequest req = for_white(v1::SubmitMoveRequest());
              req.set_move("e4");
              return as_white(&S::SubmitMove, req, t);
+           }},
+          {"SubmitMoves",
+           [&](auto& t) {  // one move on a stream: the stream's refusal, or the move's
+             v1::SubmitMoveRequest req = for_white(v1::SubmitMoveRequest());
+             req.set_move("e4");
+             std::vector<v1::SubmitMovesReply> replies;
+             grpc::Status st = StreamMoves(t(req.game_id(), kWhite), {req}, &replies);
+             if (!st.ok()) return st;
+             EXPECT_EQ(replies.size(), 1u);
+             if (replies.empty() || replies[0].code() == 0) return st;
+             return grpc::Status(static_cast<grpc::StatusCode>(replies[0].code()),
+                                 replies[0].error().message());
            }},
           {"Resign",
            [&](auto& t) { return as_white(&S::Resign, for_white(v1::ResignRequest()), t); }},
