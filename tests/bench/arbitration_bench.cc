@@ -29,8 +29,10 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -51,6 +53,9 @@ ABSL_FLAG(std::string, dir, "", "redis data directory (default: a fresh one unde
 ABSL_FLAG(int, games, 1024, "games played at once (one move in flight per game)");
 ABSL_FLAG(int, concurrency, 256, "max throughput: moves in flight");
 ABSL_FLAG(double, rate, 0, "moves/s offered (open loop); 0: max throughput");
+ABSL_FLAG(int, streams, 0,
+          "send the moves over this many SubmitMoves streams, each game always on the same one "
+          "(0: one SubmitMove call per move); games are created and started by unary calls");
 ABSL_FLAG(bool, command_ids, true, "send a command id with every move, as a platform that retries");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured time");
 ABSL_FLAG(absl::Duration, warmup, absl::Seconds(2), "unmeasured time first");
@@ -92,9 +97,18 @@ class MoveLoad {
   // Creates and starts every slot's first game (synchronously, before the clock runs).
   void Prepare() {
     std::thread poller([this] { Poll(); });
-    for (size_t i = 0; i < slots_.size(); ++i) NewGame(static_cast<int>(i));
+    // In waves: creations are synchronous on the server, one of gRPC's threads each, and a
+    // thousand at once exhaust its pool (RESOURCE_EXHAUSTED, --grpc_max_threads).
+    constexpr size_t kWave = 128;
     std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [&] { return free_.size() == slots_.size() || !first_error_.empty(); });
+    for (size_t begun = 0; begun < slots_.size();) {
+      const size_t end = std::min(slots_.size(), begun + kWave);
+      lock.unlock();
+      for (; begun < end; ++begun) NewGame(static_cast<int>(begun));
+      lock.lock();
+      idle_.wait(lock, [&] { return free_.size() == end || !first_error_.empty(); });
+      if (!first_error_.empty()) break;
+    }
     if (!first_error_.empty()) Die(absl::StrCat("creating the games: ", first_error_));
     // Then game i is played to ply i * 87 / games, so that from the first measured move the logs
     // are spread over a whole game's length, as in the steady state (not all at its beginning).
@@ -124,6 +138,7 @@ class MoveLoad {
     grpc::CompletionQueue* fresh = new grpc::CompletionQueue;
     cq_holder_.reset(fresh);
     cq_ptr_ = fresh;
+    if (absl::GetFlag(FLAGS_streams) > 0) OpenStreams(absl::GetFlag(FLAGS_streams));
     rate_ = rate;
     if (rate > 0) {
       period_ =
@@ -156,6 +171,7 @@ class MoveLoad {
       std::unique_lock<std::mutex> lock(mu_);
       idle_.wait(lock, [&] { return in_flight_ == 0; });
     }
+    CloseStreams();
     cq_ptr_->Shutdown();
     poller.join();
 
@@ -163,9 +179,13 @@ class MoveLoad {
     const bench::Percentiles p = bench::Of(latencies_);
     const double moves = static_cast<double>(ok1 - ok0);
     if (rate > 0) {
-      std::printf("offered %.0f moves/s: ", rate);
+      std::printf("offered %.0f moves/s", rate);
+      if (!streams_.empty()) std::printf(" on %zu SubmitMoves streams", streams_.size());
+      std::printf(": ");
     } else {
-      std::printf("max throughput, %d in flight: ", concurrency);
+      std::printf("max throughput, %d in flight", concurrency);
+      if (!streams_.empty()) std::printf(" on %zu SubmitMoves streams", streams_.size());
+      std::printf(": ");
     }
     std::printf(
         "%.0f moves/s through gRPC + arbitration + Redis (client included), %.0f ok in %.1f s, "
@@ -220,16 +240,100 @@ class MoveLoad {
     int serial = 0;
     int target = 0;  // Prepare plays the first game to this ply
   };
+  // What the completion queue hands back: a unary call's end, or a step of a stream.
+  struct Tag {
+    enum What { kCall, kStreamStarted, kStreamRead, kStreamWrite, kStreamClosed } what;
+    void* owner;
+  };
   struct Call {
+    Call(Kind k, int s, Clock::time_point d) : kind(k), slot(s), due(d) {}
     Kind kind;
     int slot;
     Clock::time_point due;  // latency runs from here
-    bench::AsyncCall<v1::GameReply> rpc{std::chrono::seconds(30)};
+    Tag tag{Tag::kCall, this};
+    grpc::Status status;
+    // A unary call's; a move sent on a stream has none (no call of its own to set up).
+    std::optional<bench::AsyncCall<v1::GameReply>> rpc;
+  };
+  // A SubmitMoves stream: one write and one read in flight at a time; the moves it carries wait
+  // for their replies by sequence number.
+  struct MoveStream {
+    grpc::ClientContext ctx;
+    std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::SubmitMoveRequest, v1::SubmitMovesReply>> rw;
+    Tag started{Tag::kStreamStarted, this};
+    Tag read{Tag::kStreamRead, this};
+    Tag write{Tag::kStreamWrite, this};
+    Tag closed{Tag::kStreamClosed, this};
+    std::deque<v1::SubmitMoveRequest> outbox;  // the front is being written while `writing`
+    bool writing = false;     // also until the call has started (its headers use the write slot)
+    std::int64_t queued = 0;  // the sequence number of the last request queued
+    std::unordered_map<std::int64_t, Call*> waiting;
+    v1::SubmitMovesReply incoming;
+    grpc::Status status;
   };
 
   grpc::CompletionQueue& cq() { return *cq_ptr_; }
 
-  Call* NewCall(Kind kind, int slot, Clock::time_point due) { return new Call{kind, slot, due}; }
+  Call* NewCall(Kind kind, int slot, Clock::time_point due) {
+    Call* call = new Call(kind, slot, due);
+    if (kind != Kind::kMove || streams_.empty()) call->rpc.emplace(std::chrono::seconds(30));
+    return call;
+  }
+
+  void OpenStreams(int n) {
+    for (int i = 0; i < n; ++i) {
+      auto s = std::make_unique<MoveStream>();
+      s->rw = stub_->PrepareAsyncSubmitMoves(&s->ctx, &cq());
+      s->writing = true;
+      s->rw->StartCall(&s->started);
+      s->rw->Read(&s->incoming, &s->read);
+      streams_.push_back(std::move(s));
+    }
+  }
+
+  void CloseStreams() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& s : streams_) {
+      s->ctx.TryCancel();
+      s->rw->Finish(&s->status, &s->closed);
+    }
+  }
+
+  // A stream's step; returns the move a reply finished (its status set), if any.
+  Call* StreamStep(Tag* tag, bool ok) {
+    auto* s = static_cast<MoveStream*>(tag->owner);
+    std::lock_guard<std::mutex> lock(mu_);
+    switch (tag->what) {
+      case Tag::kStreamWrite:
+        s->outbox.pop_front();
+        [[fallthrough]];
+      case Tag::kStreamStarted:
+        s->writing = false;
+        if (ok && !s->outbox.empty()) {
+          s->writing = true;
+          s->rw->Write(s->outbox.front(), &s->write);
+        }
+        return nullptr;
+      case Tag::kStreamRead: {
+        if (!ok) {
+          if (!stopping_ && first_error_.empty()) first_error_ = "a SubmitMoves stream broke";
+          return nullptr;
+        }
+        auto it = s->waiting.find(s->incoming.sequence());
+        if (it == s->waiting.end()) Die("a reply to no request on a SubmitMoves stream");
+        Call* call = it->second;
+        s->waiting.erase(it);
+        call->status = s->incoming.code() == 0
+                           ? grpc::Status::OK
+                           : grpc::Status(static_cast<grpc::StatusCode>(s->incoming.code()),
+                                          s->incoming.error().message());
+        s->rw->Read(&s->incoming, &s->read);
+        return call;
+      }
+      default:
+        return nullptr;
+    }
+  }
 
   // The slot's next game: created, then started (then its moves).
   void NewGame(int slot) {
@@ -248,7 +352,8 @@ class MoveLoad {
     req.set_black_id(absl::StrCat("black-", slot));
     req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
     req.set_time_control("5400+30");  // 90 minutes: no flag falls during a run
-    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncCreateGame, req, &cq(), call);
+    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncCreateGame, req, &cq(),
+                     &call->tag);
   }
 
   void StartGame(int slot) {
@@ -256,7 +361,7 @@ class MoveLoad {
     v1::StartGameRequest req;
     req.set_game_id(slots_[slot].game_id);
     req.set_command_id("start");
-    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncStartGame, req, &cq(), call);
+    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncStartGame, req, &cq(), &call->tag);
   }
 
   // The next move of the game that waited longest; `due` is when the move was due.
@@ -276,7 +381,18 @@ class MoveLoad {
     if (command_ids_) req.set_command_id(absl::StrCat("m", s.ply));
     req.set_side(s.ply % 2 == 0 ? v1::COLOR_WHITE : v1::COLOR_BLACK);
     req.set_move(kGame[s.ply]);
-    call->rpc.Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncSubmitMove, req, &cq(), call);
+    if (!call->rpc.has_value()) {  // on the game's stream
+      MoveStream& stream = *streams_[slot % streams_.size()];
+      stream.outbox.push_back(std::move(req));
+      stream.waiting[++stream.queued] = call;
+      if (!stream.writing) {
+        stream.writing = true;
+        stream.rw->Write(stream.outbox.front(), &stream.write);
+      }
+      return;
+    }
+    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncSubmitMove, req, &cq(),
+                     &call->tag);
   }
 
   // Open loop: moves fall due every 1/rate s; each takes a free game, or waits for one. Issues the
@@ -318,9 +434,16 @@ class MoveLoad {
       } else if (!cq().Next(&tag, &ok)) {
         break;
       }
-      auto* call = static_cast<Call*>(tag);
+      auto* t = static_cast<Tag*>(tag);
+      Call* call = nullptr;
+      if (t->what == Tag::kCall) {
+        call = static_cast<Call*>(t->owner);
+        call->status = call->rpc->status;
+      } else if ((call = StreamStep(t, ok)) == nullptr) {
+        continue;
+      }
       const auto now = Clock::now();
-      const grpc::Status& st = call->rpc.status;
+      const grpc::Status& st = call->status;
       const int slot = call->slot;
       bool next_game = false;
       bool start = false;
@@ -384,7 +507,7 @@ class MoveLoad {
           }
         }
         if (in_flight_ == 0) idle_.notify_all();
-        if (!running_ && free_.size() == slots_.size()) idle_.notify_all();
+        if (!running_) idle_.notify_all();  // Prepare waits for each wave
       }
       delete call;
       if (start) StartGame(slot);
@@ -424,6 +547,7 @@ class MoveLoad {
   };
   const bool tail_report_ = absl::GetFlag(FLAGS_tail_report);
   std::vector<Sample> samples_;
+  std::vector<std::unique_ptr<MoveStream>> streams_;  // --streams, during Run
   std::string first_error_;
   Clock::time_point measure_from_;
   std::atomic<bool> measuring_{false};
