@@ -37,6 +37,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
@@ -63,6 +64,9 @@ ABSL_FLAG(std::string, server_flags, "", "extra flags for arbiterd, comma-separa
 ABSL_FLAG(std::string, redis_config, "",
           "redis settings to change before the run, as CONFIG SET takes them, comma-separated "
           "(e.g. \"rdbcompression no,auto-aof-rewrite-percentage 200\")");
+ABSL_FLAG(int, redis_latency_ms, 2,
+          "report Redis's fsyncs, AOF writes and forks slower than this in the measured time "
+          "(its latency monitor; 0: off)");
 ABSL_FLAG(
     bool, tail_report, false,
     "also print where the slowest moves were: their ply, and the 100 ms windows they fell in");
@@ -70,6 +74,35 @@ ABSL_FLAG(
 namespace {
 
 namespace v1 = arbiter::v1;
+
+// Redis's slow fsyncs, AOF writes and forks in the measured time (its LATENCY HISTORY: per second,
+// the slowest over --redis_latency_ms), as "+<second of the run>:<ms>".
+void PrintRedisStalls(const store::testing::RedisServer& redis, absl::Time from,
+                      absl::Duration duration) {
+  const std::int64_t first = absl::ToUnixSeconds(from);
+  const std::int64_t last = absl::ToUnixSeconds(from + duration);
+  std::printf("  redis stalls over %d ms (second of the run:slowest ms):",
+              absl::GetFlag(FLAGS_redis_latency_ms));
+  for (const char* event : {"aof-fsync-always", "aof-write", "fork"}) {
+    absl::StatusOr<std::string> history = redis.Command({"LATENCY", "HISTORY", event});
+    if (!history.ok()) continue;
+    std::vector<std::string> words = absl::StrSplit(*history, '\n', absl::SkipEmpty());
+    int seconds = 0;
+    std::int64_t worst = 0;
+    std::string list;
+    for (size_t i = 0; i + 1 < words.size(); i += 2) {
+      std::int64_t at = 0, ms = 0;
+      if (!absl::SimpleAtoi(words[i], &at) || !absl::SimpleAtoi(words[i + 1], &ms)) continue;
+      if (at < first || at > last) continue;
+      ++seconds;
+      worst = std::max(worst, ms);
+      absl::StrAppend(&list, " +", at - first, ":", ms);
+    }
+    std::printf(" %s in %d s (max %lld ms)%s;", event, seconds, static_cast<long long>(worst),
+                list.c_str());
+  }
+  std::printf("\n");
+}
 
 // Kasparov - Topalov, Wijk aan Zee 1999 (as libs/arbitration/rulings_benchmark.cc), in SAN: 87
 // plies, Black resigned; no position repeats, nothing ends it by rule.
@@ -159,6 +192,7 @@ class MoveLoad {
     const std::uint64_t games0 = games_created_.load();
     const auto start = Clock::now();
     measure_from_ = start;
+    measure_from_unix_ = absl::Now();
     measuring_ = true;
     absl::SleepFor(duration);
     measuring_ = false;
@@ -550,6 +584,12 @@ class MoveLoad {
   std::vector<std::unique_ptr<MoveStream>> streams_;  // --streams, during Run
   std::string first_error_;
   Clock::time_point measure_from_;
+
+ public:
+  absl::Time measure_from_unix() const { return measure_from_unix_; }
+
+ private:
+  absl::Time measure_from_unix_;
   std::atomic<bool> measuring_{false};
   std::atomic<bool> stopping_{false};
   std::atomic<std::uint64_t> moves_ok_{0};
@@ -603,8 +643,19 @@ int main(int argc, char** argv) {
   MoveLoad load(channel, games);
   load.Prepare();
   load.SetRunning();
+  // Redis's latency monitor: every fsync, AOF write and fork slower than this is noted (the
+  // second it happened in and the slowest), to tell the run's stalls that were the disk's.
+  if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
+    absl::StatusOr<std::string> set =
+        redis->server->Command({"CONFIG", "SET", "latency-monitor-threshold",
+                                absl::StrCat(absl::GetFlag(FLAGS_redis_latency_ms))});
+    if (!set.ok()) Die(set.status().ToString());
+  }
   load.Run(rate, concurrency, absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_duration),
            {0, redis->pid, (*server)->pid()});
+  if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
+    PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
+  }
   (*server)->Kill(SIGTERM);
   return 0;
 }
