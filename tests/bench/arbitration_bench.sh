@@ -5,15 +5,18 @@
 # starts its own redis-server (libs/store/redis.conf) and arbiterd (--services=arbitration) and
 # stops them. With BEFORE=/path/to/an/older/arbiterd the runs alternate between that binary and
 # this tree's, in one window, so that both see the same machine.
+# With STREAMS="0 4" each run is made once with a SubmitMove call per move (0) and once with the
+# moves on 4 SubmitMoves streams, alternating, in one window.
 # Usage: tests/bench/arbitration_bench.sh   (optional: RUNS=2 DURATION=10s RATE=8000
-# CONCURRENCY=256 BEFORE=/tmp/arbiterd-old BAZEL="bazel --output_base=..." and FLAGS="..." for
-# more arbitration_bench flags, e.g. FLAGS="--tail_report")
+# CONCURRENCY=256 STREAMS="0" BEFORE=/tmp/arbiterd-old BAZEL="bazel --output_base=..." and
+# FLAGS="..." for more arbitration_bench flags, e.g. FLAGS="--tail_report")
 set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
 runs="${RUNS:-2}"
 duration="${DURATION:-10s}"
 rate="${RATE:-8000}"
 concurrency="${CONCURRENCY:-256}"
+streams="${STREAMS:-0}"
 build_opt //tests/bench:arbitration_bench
 after="$bin.runfiles/arbiter/services/arbiterd/arbiterd"
 servers=("$after")
@@ -26,7 +29,9 @@ sleep 15
 run() { "$bin" ${FLAGS:-} "$@" 2>/dev/null | grep -v '^{' | grep -v '^# 1024'; }
 for _ in $(seq "$runs"); do
   for server in "${servers[@]}"; do
-    run --server="$server" --duration="$duration" --concurrency="$concurrency"
-    run --server="$server" --duration="$duration" --rate="$rate"
+    for s in $streams; do
+      run --server="$server" --duration="$duration" --concurrency="$concurrency" --streams="$s"
+      run --server="$server" --duration="$duration" --rate="$rate" --streams="$s"
+    done
   done
 done
