@@ -117,6 +117,8 @@ class ServerProcess {
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }
   pid_t pid() const { return pid_; }
+  // The file the server's output goes to (left behind: a test's TEST_TMPDIR is cleaned by Bazel).
+  const std::string& log_path() const { return log_; }
 
   // Sends `signal` and reaps the process (SIGKILL after 10 s).
   void Kill(int signal) {
