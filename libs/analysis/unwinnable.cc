@@ -534,6 +534,21 @@ std::vector<MateTarget> MateTargets(const Position& root, Color winner, size_t m
         t.blocker_from[0] = man.from;
         t.cost = base + d;
         candidates.push_back(t);
+        if (man.type != PieceType::kPawn) continue;
+        // A pawn may promote to any piece: the nearest one (often a rook) may attack the
+        // checker or cover the check, where a knight or bishop blocks and leaves it alone (the
+        // mate then needs an under-promotion, 3.7e).
+        const Square promotion =
+            chess::MakeSquare(chess::FileOf(man.from), loser == Color::kWhite ? 7 : 0);
+        const int steps = std::abs(chess::RankOf(promotion) - chess::RankOf(man.from));
+        for (PieceType p : {PieceType::kKnight, PieceType::kBishop}) {
+          if (p == man.as[sq]) continue;
+          const int dp = steps + PieceDistance(p, loser, promotion, sq);
+          if (dp >= kFar) continue;
+          t.blocker_type[0] = p;
+          t.cost = base + dp;
+          candidates.push_back(t);
+        }
       }
     } else {
       const int blockers = AssignBlockers(must, men, &t);
