@@ -441,6 +441,26 @@ def check_redis_auth(docs, where):
         check(secret == redis_secret, f"{where}: arbiterd reads Secret {secret}, redis {redis_secret}")
 
 
+def check_seal_key(docs, where):
+    """Appendix A: arbiterd reads the sealed moves' master key from a Secret mounted read-only."""
+    arbiterd = next((d for d in docs if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd"), None)
+    check(arbiterd is not None, f"{where}: arbiterd missing")
+    if arbiterd is None:
+        return
+    spec = arbiterd["spec"]["template"]["spec"]
+    c = spec["containers"][0]
+    path = next((a.split("=", 1)[1] for a in c.get("args", []) if a.startswith("--seal_key_file=")), "")
+    check(path != "", f"{where}: arbiterd without --seal_key_file (adjourned games cannot be sealed)")
+    if not path:
+        return
+    # A generated Secret (the dev overlay's) carries kustomize's hash suffix.
+    secret = secret_path(spec, c, path) or ""
+    check(secret == "arbiter-seal-key" or secret.startswith("arbiter-seal-key-"),
+          f"{where}: --seal_key_file {path} is not in the mounted Secret arbiter-seal-key")
+    mount = next((m for m in c.get("volumeMounts", []) if path.startswith(m["mountPath"].rstrip("/") + "/")), {})
+    check(mount.get("readOnly") is True, f"{where}: the seal key's mount is not read-only")
+
+
 def check_acl(path):
     """The store's ACL rules: the default user off, the store's user without dangerous commands."""
     with open(path) as f:
@@ -477,12 +497,14 @@ def main():
     base = load_docs(sorted(glob.glob(os.path.join(ROOT, "base", "*.yaml"))))
     check_pods([d for d in base if d.get("kind") != "Kustomization"], "base", expect_auth=True)
     check_redis_auth(base, "base")
+    check_seal_key(base, "base")
     rendered = {}
     for overlay, auth, namespace in (("dev", False, "arbiter-dev"), ("prod", True, "arbiter")):
         text, docs = render(os.path.join("overlays", overlay))
         rendered[f"overlays/{overlay}"] = text
         check_pods(docs, overlay, expect_auth=auth)
         check_redis_auth(docs, overlay)
+        check_seal_key(docs, overlay)
         check_restricted(docs, overlay)
         check_namespaces(docs, overlay, namespace)
         check_apply_size(docs, overlay)

@@ -97,6 +97,46 @@ v1::ArbitrationEvent Envelope(const GameState& s, std::int64_t at_ms, bool reply
   return e;
 }
 
+// What the sealed move `move` (legal in the position before it) ends on the board: the automatic
+// endings (5.1a mate, 5.2a stalemate, a dead position proved statically), then after a capture, a
+// pawn move or a promotion the analyst's dead-position check (5.2b, 9.6).
+struct SealedEnding {
+  Outcome outcome;
+  std::string proof;
+};
+absl::StatusOr<std::optional<SealedEnding>> EndingAfterSealed(const GameState& s,
+                                                              const chess::Move& move,
+                                                              Analyst& analyst) {
+  chess::Game after = s.game().RepetitionWindow();
+  RETURN_IF_ERROR(after.Play(move));
+  if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(after, s.ruleset().edition)) {
+    return SealedEnding{end->outcome, end->proof};
+  }
+  if (s.position().IsZeroing(move)) {
+    AnalystAnswer dead = analyst.DeadPosition(after.position());
+    if (dead.verdict == analysis::Verdict::kUnwinnable) {
+      return SealedEnding{Outcome::Draw(Termination::kDeadPosition, "5.2b"), dead.proof};
+    }
+  }
+  return std::nullopt;
+}
+
+// The sealed move of the closed envelope played on the board (A9; A10a, b): the sealer's move,
+// on his clock as it stood when the envelope closed.
+v1::ArbitrationEvent SealedMovePlayed(const GameState& s, const chess::Move& move, bool ends_game) {
+  const v1::GameAdjourned& env = *s.adjournment().envelope;
+  v1::ArbitrationEvent e;
+  v1::MoveMade* m = e.mutable_move();
+  m->set_side(env.sealer());
+  m->set_uci(chess::ToUci(move));
+  m->set_san(chess::ToSan(s.position(), move));
+  m->set_ends_game(ends_game);
+  m->set_clock_ms(env.sealer_clock_ms());
+  m->set_elapsed_ms(env.sealer_elapsed_ms());
+  m->set_sealed(true);
+  return e;
+}
+
 // A7, A8, A9: the envelope is opened at `at_ms` and the sealed move `text` played on the board.
 absl::Status Open(const GameState& s, const std::optional<std::string>& text, std::int64_t at_ms,
                   const v1::Actor& actor, const AddEvent& add, Analyst& analyst) {
@@ -124,33 +164,11 @@ absl::Status Open(const GameState& s, const std::optional<std::string>& text, st
                : "");
     return add(Ended(outcome, proof), at_ms, actor);
   }
-  chess::Game after = s.game().RepetitionWindow();
-  RETURN_IF_ERROR(after.Play(*move));
-  std::optional<Outcome> ending;
-  std::string proof;
-  if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(after, s.ruleset().edition)) {
-    ending = end->outcome;
-    proof = end->proof;
-  } else if (before.IsZeroing(*move)) {
-    AnalystAnswer dead = analyst.DeadPosition(after.position());
-    if (dead.verdict == analysis::Verdict::kUnwinnable) {
-      ending = Outcome::Draw(Termination::kDeadPosition, "5.2b");
-      proof = dead.proof;
-    }
-  }
-  v1::ArbitrationEvent e;
-  v1::MoveMade* m = e.mutable_move();
-  m->set_side(laws::ToProto(sealer));
-  m->set_uci(chess::ToUci(*move));
-  m->set_san(chess::ToSan(before, *move));
-  m->set_ends_game(ending.has_value());
-  m->set_clock_ms(env.sealer_clock_ms());
-  m->set_elapsed_ms(env.sealer_elapsed_ms());
-  m->set_sealed(true);
-  RETURN_IF_ERROR(add(std::move(e), at_ms, actor));
+  ASSIGN_OR_RETURN(std::optional<SealedEnding> ending, EndingAfterSealed(s, *move, analyst));
+  RETURN_IF_ERROR(add(SealedMovePlayed(s, *move, ending.has_value()), at_ms, actor));
   // A10a, b: a sealed move that mates, stalemates or leaves a dead position ends the game here,
   // whoever is absent.
-  if (ending) RETURN_IF_ERROR(add(Ended(*ending, proof), at_ms, actor));
+  if (ending) RETURN_IF_ERROR(add(Ended(ending->outcome, ending->proof), at_ms, actor));
   return absl::OkStatus();
 }
 
@@ -282,7 +300,10 @@ absl::Status DecideEnvelopeLost(const GameState& s, const Command& c, std::int64
   if (c.reason.empty() || c.reason.size() > 1024) {
     return Error(kErrBadArgument, "report_envelope_lost: a reason (at most 1,024 bytes)");
   }
-  if (s.status() != GameStatus::kAdjourned) {
+  // A11 does not limit itself to the time before the resumption: an envelope that waits after
+  // it (A9b: the replier absent; A9c: the reply's second envelope) may be found lost too.
+  const bool waiting = s.status() == GameStatus::kOngoing && s.adjournment().envelope;
+  if (s.status() != GameStatus::kAdjourned && !waiting) {
     return Error(kErrNotAdjourned, "A11: the envelope of an adjourned game");
   }
   if (!s.adjournment().envelope) return Error(kErrNoEnvelope, "no closed envelope");
@@ -307,6 +328,66 @@ absl::Status OpenOnArrival(const GameState& s, const Command& c, std::int64_t no
   // arrives and the second envelope, his opponent's reply, is opened.
   if (*c.side != ~*laws::ColorOf(env->sealer())) return absl::OkStatus();
   return Open(s, c.opened_move, now_ms, c.actor, add, analyst);
+}
+
+bool DefaultOpensEnvelope(const GameState& s) {
+  return s.status() == GameStatus::kOngoing && s.adjournment().envelope &&
+         !s.present(Color::kWhite) && !s.present(Color::kBlack);
+}
+
+absl::Status RecordDefaultWithEnvelope(const GameState& s,
+                                       const std::optional<std::string>& opened_move,
+                                       std::int64_t at_ms, const AddEvent& add, Analyst& analyst) {
+  const v1::GameAdjourned& env = *s.adjournment().envelope;
+  const Color sealer = *laws::ColorOf(env.sealer());
+  // Neither came: both lose (6.7), unless A10's exceptions for the absent sealer apply. A10c (the
+  // present player lost on time) needs a present player: none here.
+  const Outcome both = Outcome::BothLose(Termination::kDefault, "6.7");
+  const std::string late =
+      "A10: both players came more than an hour after the session's scheduled start";
+  if (!opened_move) {
+    // The server has no seal key (--seal_key_file), or its key does not open the box, so it
+    // cannot open the envelope and cannot see whether A10a or A10b apply: the default of 6.7
+    // stands for both, as it did before the envelope could be opened here. The arbiter who opens
+    // the paper envelope and finds a mate, a stalemate or a dead position corrects the result
+    // (SetResult).
+    return add(Ended(both, absl::StrCat(late,
+                                        "; the envelope stays closed: the server has no "
+                                        "seal key that opens it, so A10a and A10b are not "
+                                        "examined")),
+               at_ms, ServerActor());
+  }
+  const chess::Position& before = s.position();
+  absl::StatusOr<chess::Move> move = chess::ParseMove(before, *opened_move);
+  if (!move.ok()) {
+    // A8 would make the sealer lose; his opponent, absent too, has lost by default: both lose.
+    return add(Ended(both, absl::StrCat(late, "; the envelope opened: the sealed move \"",
+                                        *opened_move, "\" of ", chess::ColorName(sealer),
+                                        " is not a legal, unambiguous move (A8)")),
+               at_ms, ServerActor());
+  }
+  ASSIGN_OR_RETURN(std::optional<SealedEnding> ending, EndingAfterSealed(s, *move, analyst));
+  const bool a10a = ending && ending->outcome.winner() == sealer;
+  const bool a10b = ending && (ending->outcome.termination == Termination::kStalemate ||
+                               ending->outcome.termination == Termination::kDeadPosition);
+  const std::string san = chess::ToSan(before, *move);
+  if (!a10a && !a10b) {
+    return add(
+        Ended(both, absl::StrCat(late, "; the envelope opened: the sealed move ", env.move_number(),
+                                 sealer == Color::kWhite ? ". " : "... ", san,
+                                 " neither mates, stalemates nor reaches a position of "
+                                 "9.6: no exception")),
+        at_ms, ServerActor());
+  }
+  // A10a: the sealed move mates, the absent sealer wins; A10b: it stalemates or reaches a dead
+  // position (9.6), a draw. The move is played on the board, the game ends with it.
+  RETURN_IF_ERROR(add(SealedMovePlayed(s, *move, true), at_ms, ServerActor()));
+  return add(
+      Ended(ending->outcome, absl::StrCat(late, "; the envelope opened: the sealed move ", san,
+                                          a10a ? " mates (A10a): the absent sealer wins"
+                                               : " ends the game in a draw (A10b)",
+                                          ending->proof.empty() ? "" : "; ", ending->proof)),
+      at_ms, ServerActor());
 }
 
 std::optional<std::int64_t> EnvelopeClosesAt(const GameState& s) {

@@ -51,12 +51,24 @@ absl::Status DecideAdjourn(const GameState& s, const Command& c, std::int64_t no
 // A5, A9, A13: the arbiter resumes at the session's start (kResumeAdjourned).
 absl::Status DecideResumeAdjourned(const GameState& s, const Command& c, std::int64_t now_ms,
                                    const AddEvent& add, Analyst& analyst);
-// A11 (kReportEnvelopeLost).
+// A11 (kReportEnvelopeLost): while adjourned, or after the resumption while the envelope waits.
 absl::Status DecideEnvelopeLost(const GameState& s, const Command& c, std::int64_t now_ms,
                                 const AddEvent& add);
 // A9b / A9c: after `c.side`'s arrival was recorded, the envelope that waited for him is opened.
 absl::Status OpenOnArrival(const GameState& s, const Command& c, std::int64_t now_ms,
                            const AddEvent& add, Analyst& analyst);
+
+// A10 with both players absent at the resumption while the envelope is still closed (A9b waits
+// for the replier): whether the default needs the sealed move in clear. The service opens the
+// envelope for it (SealedMoves::Open) as it does for ResumeAdjournedGame (Command::opened_move,
+// and Settle's `opened_move` on the deadline path).
+bool DefaultOpensEnvelope(const GameState& s);
+// Records that default at `at_ms` (by the server): both lose (6.7), unless the absent sealer's
+// sealed move `opened_move` mates (A10a: he wins) or stalemates or reaches a dead position (A10b:
+// a draw), then played on the board. nullopt (no seal key): both lose, the envelope unopened.
+absl::Status RecordDefaultWithEnvelope(const GameState& s,
+                                       const std::optional<std::string>& opened_move,
+                                       std::int64_t at_ms, const AddEvent& add, Analyst& analyst);
 
 // A1b: the instant an envelope sealed before the session's end closes by itself (the scheduled
 // end), if one waits; for Settle and NextDeadline.

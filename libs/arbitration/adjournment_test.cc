@@ -136,6 +136,15 @@ class Table {
       ASSERT_OK(game_->Apply(e));
     }
   }
+  // The deadline path with the service's key (GameAuthority::CheckDeadline with the envelope
+  // opener): the sealed move in clear when the default may open the envelope (A10).
+  void SettleOpeningTo(std::int64_t at_ms) {
+    std::optional<std::string> opened;
+    if (DefaultOpensEnvelope(*game_)) opened = Sealed();
+    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_, opened)) {
+      ASSERT_OK(game_->Apply(e));
+    }
+  }
   // The sealed move the service would open now.
   std::optional<std::string> Sealed() const { return *sealer_.Open(kGameId, *game_); }
   // Everything the log and the record hold: the events as stored, and the PGN.
@@ -509,6 +518,109 @@ TEST(AppendixA10, UnlessThePresentPlayerLostOnTime) {  // A10c, 6.9; A12 sets hi
   EXPECT_EQ(t.game().ended_at_ms(), kStart2 + 5 * kMin);
 }
 
+// A10 with both players absent at the resumption: the envelope waits for the replier (A9b), so it
+// is still closed when the default falls; the server opens it to see whether the absent sealer's
+// move mates (A10a), stalemates or reaches a dead position (A10b).
+constexpr char kMateInOne[] = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+
+TEST(AppendixA10, BothAbsentTheEnvelopeIsOpenedAndTheSealedMateWins) {  // A10a
+  Table t({.fen = kMateInOne});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Qxf7#", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  EXPECT_EQ(t.fen(), kMateInOne);  // A7: not opened without the replier
+  EXPECT_TRUE(DefaultOpensEnvelope(t.game()));
+  EXPECT_EQ(NextDeadline(t.game()), kStart2 + kHour + 1);
+  t.SettleOpeningTo(kStart2 + kHour);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_THAT(t.Everything(), Not(HasSubstr("f3f7")));
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kWhiteWins, Termination::kCheckmate, "5.1a");
+  EXPECT_EQ(t.last_san(), "Qxf7#");
+  EXPECT_EQ(t.game().ended_at_ms(), kStart2 + kHour + 1);
+  EXPECT_THAT(t.game().proof(), HasSubstr("A10a"));
+  EXPECT_THAT(Pgn(t.game()), HasSubstr("4. Qxf7#"));
+}
+
+TEST(AppendixA10, BothAbsentTheSealedStalemateDraws) {  // A10b
+  Table t({.fen = "7k/8/6Q1/8/8/8/8/K7 w - - 0 1"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Qf7", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kDraw, Termination::kStalemate, "5.2a");
+  EXPECT_THAT(t.game().proof(), HasSubstr("A10b"));
+}
+
+TEST(AppendixA10, BothAbsentTheSealedMoveReachesADeadPosition) {  // A10b with 9.6
+  // White takes Black's last piece: king and bishop against king, no mate possible.
+  Table t({.fen = "4k3/8/8/8/8/8/3n4/4K2B w - - 0 50"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Kxd2", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  EXPECT_EQ(t.game().status(), GameStatus::kEnded);
+  EXPECT_EQ(t.game().outcome().result, Result::kDraw);
+  EXPECT_EQ(t.game().outcome().termination, Termination::kDeadPosition);
+  EXPECT_EQ(t.last_san(), "Kxd2");
+  EXPECT_THAT(t.game().proof(), HasSubstr("A10b"));
+}
+
+TEST(AppendixA10, BothAbsentAnOrdinarySealedMoveBothLose) {
+  Table t;
+  Adjourned(t);  // 3. Bb5 sealed
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kDoubleForfeit, Termination::kDefault, "6.7");
+  EXPECT_EQ(t.fen(), kFenBeforeSeal);  // no exception: not played on the board
+  EXPECT_THAT(t.game().proof(), HasSubstr("3. Bb5 neither mates"));
+}
+
+TEST(AppendixA10, BothAbsentAnIllegalSealedMoveBothLose) {  // A10 with A8
+  Table t;
+  Opening(t);
+  ASSERT_OK(t.Seal(kW, "Bb6", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kDoubleForfeit, Termination::kDefault, "6.7");
+  EXPECT_THAT(t.game().proof(), HasSubstr("(A8)"));
+}
+
+TEST(AppendixA10, BothAbsentWithoutASealKeyTheEnvelopeStaysClosedBothLose) {
+  Table t({.fen = kMateInOne});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Qxf7#", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  t.SettleTo(kStart2 + kHour + 1);  // the server cannot open it: today's ruling, said so
+  ExpectEnded(t, Result::kDoubleForfeit, Termination::kDefault, "6.7");
+  EXPECT_THAT(t.game().proof(), HasSubstr("no seal key"));
+  EXPECT_THAT(t.Everything(), Not(HasSubstr("f3f7")));
+}
+
+TEST(AppendixA10, ACommandAfterTheHourFindsTheSealedMateFirst) {  // A10a before the command
+  Table t({.fen = kMateInOne});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Qxf7#", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  // The sealer comes 2 hours late: the default fell before, with his mate (the service opened
+  // the envelope for the command, as for the deadline path).
+  EXPECT_THAT(t.Arrive(kW, kStart2 + 2 * kHour), HasErrorCode("ERR_GAME_OVER"));
+  ExpectEnded(t, Result::kWhiteWins, Termination::kCheckmate, "5.1a");
+  EXPECT_EQ(t.game().ended_at_ms(), kStart2 + kHour + 1);
+}
+
+TEST(AppendixA10, TheSealerArrivedInTimeTheAbsentReplierLoses) {  // A10, one absent
+  Table t({.fen = kMateInOne});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Seal(kW, "Qxf7#", kEnd1));
+  ASSERT_OK(t.Resume(kStart2, {kW, kB}));
+  ASSERT_OK(t.Arrive(kW, kStart2 + 10 * kMin));
+  EXPECT_FALSE(DefaultOpensEnvelope(t.game()));  // the envelope waits for the replier (A7)
+  t.SettleOpeningTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kWhiteWins, Termination::kDefault, "6.7");
+  EXPECT_THAT(t.Everything(), Not(HasSubstr("f3f7")));
+}
+
 // --- A11: the envelope lost ----------------------------------------------------------------------
 
 TEST(AppendixA11, ResumedFromTheRecordedPositionAndTimes) {  // A11a
@@ -537,10 +649,61 @@ TEST(AppendixA11, ThePositionCannotBeEstablishedTheGameIsVoid) {  // A11b
   ExpectEnded(t, Result::kAnnulled, Termination::kArbiterDecision, "A11b");
 }
 
+// "Wenn der Umschlag mit dem Abgabezug abhanden gekommen ist, wird die Partie aus der Stellung
+// und mit den Uhrzeiten, wie sie bei Partieabbruch aufgezeichnet worden waren, fortgesetzt": the
+// text does not stop at the resumption. The envelope that waits for the absent replier (A9b).
+TEST(AppendixA11, LostAfterTheResumptionWhileItWaitsForTheReplier) {  // A11a with A9b
+  Table t;
+  Adjourned(t);
+  const v1::GameAdjourned env = t.envelope();
+  ASSERT_OK(t.Resume(kStart2, {kB}));
+  EXPECT_EQ(t.game().clock().running(), kB);
+  ASSERT_OK(t.Lost(kStart2 + 10 * kMin, /*unknown=*/false));
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_FALSE(t.game().adjournment().envelope.has_value());
+  EXPECT_EQ(t.fen(), kFenBeforeSeal);
+  // The recorded times of the adjournment; the sealer's clock runs, he plays his move.
+  EXPECT_EQ(t.game().clock().running(), kW);
+  EXPECT_EQ(t.game().clock().moves(kW), 2);
+  EXPECT_EQ(t.ms(kB, kStart2 + 11 * kMin), env.black_ms());
+  EXPECT_EQ(t.ms(kW, kStart2 + 11 * kMin), env.white_ms() - kMin);
+  ASSERT_OK(t.Move(kW, "Bb5", kStart2 + 11 * kMin));
+  // The replier is still absent: his default counts from the session's start (A10).
+  t.SettleTo(kStart2 + kHour + 1);
+  ExpectEnded(t, Result::kWhiteWins, Termination::kDefault, "6.7");
+}
+
+TEST(AppendixA11, TheRepliesSecondEnvelopeLost) {  // A11a with A9c
+  Table t;
+  Adjourned(t);
+  ASSERT_OK(t.Resume(kStart2, {kW}));  // 3. Bb5 opened: Black present
+  ASSERT_OK(t.Seal(kB, "a6", kStart2 + 10 * kMin));
+  const v1::GameAdjourned reply = t.envelope();
+  ASSERT_TRUE(reply.reply());
+  ASSERT_OK(t.Lost(kStart2 + 20 * kMin, /*unknown=*/false));
+  EXPECT_EQ(t.game().clock().running(), kB);  // Black makes his reply on the board
+  EXPECT_EQ(t.ms(kW, kStart2 + 21 * kMin), reply.white_ms());
+  EXPECT_EQ(t.ms(kB, kStart2 + 21 * kMin), reply.black_ms() - kMin);
+  ASSERT_OK(t.Move(kB, "a6", kStart2 + 21 * kMin));
+  EXPECT_EQ(t.game().clock().running(), kW);
+}
+
+TEST(AppendixA11, LostAfterTheResumptionThePositionUnknownTheGameIsVoid) {  // A11b
+  Table t;
+  Adjourned(t);
+  ASSERT_OK(t.Resume(kStart2, {kB}));
+  ASSERT_OK(t.Lost(kStart2 + 10 * kMin, /*unknown=*/true));
+  ExpectEnded(t, Result::kAnnulled, Termination::kArbiterDecision, "A11b");
+}
+
 TEST(AppendixA11, OnlyAClosedEnvelopeIsLost) {
   Table t;
   Opening(t);
   EXPECT_THAT(t.Lost(kEnd1, false), HasErrorCode("ERR_NOT_ADJOURNED"));
+  // Opened at the resumption (A9a): no envelope waits any more.
+  ASSERT_OK(t.Seal(kW, "Bb5", kEnd1));
+  ASSERT_OK(t.Resume(kStart2));
+  EXPECT_THAT(t.Lost(kStart2 + kMin, false), HasErrorCode("ERR_NOT_ADJOURNED"));
 }
 
 // --- A12: a wrongly set clock

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/errors.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
@@ -169,6 +170,22 @@ GameAuthority::GameAuthority(store::GameStore* store, Clock now_ms, Analyst& ana
       command_ids_(options_.owner),
       cache_(options_.cache_size) {}
 
+absl::StatusOr<std::optional<std::string>> GameAuthority::OpenedForDefault(
+    absl::string_view game_id, const GameState& game) const {
+  if (!open_envelope_ || !DefaultOpensEnvelope(game)) return std::optional<std::string>();
+  absl::StatusOr<std::optional<std::string>> opened = open_envelope_(game_id, game);
+  // No seal key, or a box this server's key does not open: the envelope stays closed and the
+  // default of 6.7 stands for both (A10's exceptions cannot be examined; the ruling's proof says
+  // so, and the arbiter corrects the result with SetResult if the paper envelope shows a mate, a
+  // stalemate or a dead position). Refusing instead would block every command on the game,
+  // ReportEnvelopeLost and SetResult included, and retry the deadline forever.
+  if (!opened.ok() && (base::ErrorCode(opened.status()) == kErrSealKeyMissing ||
+                       base::ErrorCode(opened.status()) == kErrSealUnreadable)) {
+    return std::optional<std::string>();
+  }
+  return opened;
+}
+
 void GameAuthority::NotifyCommand(absl::string_view kind, const absl::Status& status) {
   for (AuthorityObserver* o : observers_) o->OnCommand(kind, status);
 }
@@ -332,8 +349,16 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
                                           options.expected_version));
       }
       const std::int64_t now = now_ms_();
+      // Appendix A10: a default that may fall with the envelope closed needs the sealed move.
+      std::optional<Command> opened_command;  // constructed only then (Execute's every call)
+      const Command* decided = &command;
+      if (!command.opened_move && open_envelope_ && DefaultOpensEnvelope(*before)) {
+        opened_command.emplace(command);
+        ASSIGN_OR_RETURN(opened_command->opened_move, OpenedForDefault(game_id, *before));
+        decided = &*opened_command;
+      }
       // A malformed command is malformed on any state: no reload.
-      ASSIGN_OR_RETURN(Decision decision, Decide(*before, command, now, analyst_));
+      ASSIGN_OR_RETURN(Decision decision, Decide(*before, *decided, now, analyst_));
       const bool refused = !decision.refused.ok();
       if (refused && decision.events.empty()) {
         if (from_cache) continue;  // refuse only on the store's latest state
@@ -416,8 +441,10 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
   if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
     before = cache_.Get(game_id);
   }
+  // A game whose default may open the envelope (A10) is Execute's: it opens it first.
   if (before == nullptr ||
-      (options.expected_version != 0 && before->version() != options.expected_version)) {
+      (options.expected_version != 0 && before->version() != options.expected_version) ||
+      (open_envelope_ && DefaultOpensEnvelope(*before))) {
     return ExecuteLater(offload, std::string(game_id), command, options, std::move(done));
   }
   const std::int64_t now = now_ms_();
@@ -505,7 +532,9 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
       ASSIGN_OR_RETURN(before, Load(game_id, /*use_cache=*/false));
     }
     const std::int64_t now = now_ms_();
-    std::vector<v1::ArbitrationEvent> events = Settle(*before, now, analyst_);
+    // Appendix A10: the default of two absent players opens the envelope (the service's key).
+    ASSIGN_OR_RETURN(std::optional<std::string> opened, OpenedForDefault(game_id, *before));
+    std::vector<v1::ArbitrationEvent> events = Settle(*before, now, analyst_, opened);
     SettleResult out;
     if (events.empty()) {
       out.next_deadline = NextDeadline(*before);

@@ -96,6 +96,12 @@ struct SettleResult {
   std::int64_t version = 0;
 };
 
+// The service's part of Appendix A's secret (sealed_move.h: SealedMoves::Open): the sealed move
+// waiting in `game` in clear (nullopt: none waits). FAILED_PRECONDITION ERR_SEAL_KEY_MISSING when
+// the server has no seal key.
+using EnvelopeOpener = std::function<absl::StatusOr<std::optional<std::string>>(
+    absl::string_view game_id, const GameState& game)>;
+
 class GameAuthority {
  public:
   using Clock = std::function<std::int64_t()>;
@@ -105,6 +111,13 @@ class GameAuthority {
 
   // Observers must outlive the authority; add them before use.
   void AddObserver(AuthorityObserver* observer) { observers_.push_back(observer); }
+  // Appendix A10: the opener of the envelope for a default that falls while it is still closed
+  // and both players are absent (DefaultOpensEnvelope, adjournment.h). The rulings stay pure: the
+  // authority hands them the sealed move in clear, as the service does for ResumeAdjournedGame,
+  // both on the deadline path (CheckDeadline: Settle's opened_move) and before a command
+  // (Command::opened_move). Unset, or without a seal key: the envelope stays closed and both lose
+  // (6.7). Set it before use.
+  void SetEnvelopeOpener(EnvelopeOpener opener) { open_envelope_ = std::move(opener); }
 
   // Creates the game (expected version 0): ALREADY_EXISTS ERR_GAME_EXISTS if it exists, unless
   // this is a retry of the same creation (replayed).
@@ -183,6 +196,11 @@ class GameAuthority {
   // An append that landed (not a replay): the observers told, the state cached.
   void Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
               const std::vector<v1::ArbitrationEvent>& events);
+  // The sealed move in clear for `game`'s default (A10), when DefaultOpensEnvelope and an opener
+  // is set; nullopt otherwise, or when the server has no seal key or its key does not open the
+  // box (the envelope then stays closed: both lose, 6.7).
+  absl::StatusOr<std::optional<std::string>> OpenedForDefault(absl::string_view game_id,
+                                                              const GameState& game) const;
   void NotifyCommand(absl::string_view kind, const absl::Status& status);
   void NotifyConflict();
 
@@ -191,6 +209,7 @@ class GameAuthority {
   Analyst& analyst_;
   const AuthorityOptions options_;
   std::vector<AuthorityObserver*> observers_;
+  EnvelopeOpener open_envelope_;
 
   store::CommandIds command_ids_;
   store::StateCache<GameState> cache_;

@@ -91,7 +91,7 @@ Placement PlacementOf(const chess::Position& position) {
 }
 
 std::vector<Observation> Observe(const chess::Position& position, const Placement& previous,
-                                 const Placement& next, bool clock_pressed) {
+                                 const Placement& next, bool clock_pressed, bool promotion_pieces) {
   std::vector<Observation> out;
   if (std::optional<laws::Result> signal = ResultSignal(next)) {
     // Recorded once, when the kings arrive there.
@@ -132,6 +132,30 @@ std::vector<Observation> Observe(const chess::Position& position, const Placemen
            chess::ColorOf(o.piece) == position.side_to_move();
   });
   if (next == standing) return out;
+  if (promotion_pieces) {
+    // 2023 4.4.4 with 4.6.2 (pawn and new piece in either order): a piece the position does not
+    // have, arrived on a square where a legal promotion of the player to move ends, is the
+    // promotion's piece, and it has touched the promotion square.
+    const auto count = [](const Placement& p, Piece piece) {
+      return std::count(p.squares.begin(), p.squares.end(), piece);
+    };
+    const std::vector<chess::Move> legal = position.LegalMoves();
+    for (int i = 0; i < 64; ++i) {
+      const Piece is = next.squares[i];
+      if (chess::IsNone(is) || previous.squares[i] == is) continue;
+      if (chess::ColorOf(is) != position.side_to_move()) continue;
+      if (count(next, is) <= count(standing, is)) continue;
+      const bool promotes_here = std::any_of(legal.begin(), legal.end(), [&](chess::Move m) {
+        return m.is_promotion() && m.to() == Square(i) && m.promotion() == chess::TypeOf(is);
+      });
+      if (!promotes_here) continue;
+      Observation o;
+      o.kind = Observation::Kind::kPromotionPiece;
+      o.square = Square(i);
+      o.piece = is;
+      out.push_back(o);
+    }
+  }
   // 4.6 / 4.7: the board is the position after a legal move: the move is made.
   for (chess::Move m : position.LegalMoves()) {
     chess::Position after = position;

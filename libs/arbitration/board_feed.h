@@ -16,6 +16,12 @@
 //                  released, either order; castling once the rook is released beside the king;
 //                  promotion once the new piece stands on the square)
 //   kIllegalStood  the clock was pressed on a board no legal move makes (7.4a)
+//   kPromotionPiece  (asked for: 2023 4.4.4) a new piece of the player to move (one more of its
+//                  kind than the position has) put on a square a legal promotion of his reaches:
+//                  it has touched the promotion square, so the choice is final. The board sees a
+//                  piece standing on the square, not a hand brushing it: a piece touched to the
+//                  square and lifted again between two reports is not seen.
+//                  Reported before the move it may complete in the same report.
 #ifndef ARBITER_LIBS_ARBITRATION_BOARD_FEED_H_
 #define ARBITER_LIBS_ARBITRATION_BOARD_FEED_H_
 
@@ -44,17 +50,19 @@ std::string PlacementText(const Placement& p);
 Placement PlacementOf(const chess::Position& position);
 
 struct Observation {
-  enum class Kind { kResultSignal, kTouched, kReleased, kMove, kIllegalStood };
+  enum class Kind { kResultSignal, kTouched, kReleased, kMove, kIllegalStood, kPromotionPiece };
   Kind kind = Kind::kTouched;
-  chess::Square square = chess::Square(0);       // kTouched, kReleased
-  chess::Piece piece = chess::Piece::kNone;      // kTouched, kReleased
+  chess::Square square = chess::Square(0);       // kTouched, kReleased, kPromotionPiece
+  chess::Piece piece = chess::Piece::kNone;      // kTouched, kReleased, kPromotionPiece
   chess::Move move;                              // kMove
   laws::Result result = laws::Result::kOngoing;  // kResultSignal
 };
 
-// What `next` shows after `previous`, the game standing at `position`.
+// What `next` shows after `previous`, the game standing at `position`; kPromotionPiece only when
+// `promotion_pieces` (the edition makes the choice final on touch, 2023 4.4.4).
 std::vector<Observation> Observe(const chess::Position& position, const Placement& previous,
-                                 const Placement& next, bool clock_pressed);
+                                 const Placement& next, bool clock_pressed,
+                                 bool promotion_pieces = false);
 
 }  // namespace arbitration
 

@@ -511,7 +511,10 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kEnvelopeLost: {
       // A11a: the game resumes from the recorded position and times and the sealer makes his
       // "sealed" move on the board: the press of the closing is undone. A11b: GameEnded follows.
-      if (status_ != GameStatus::kAdjourned || !adjournment_.envelope) {
+      // Also after the resumption while the envelope waits (A9b, A9c): the clocks go back to the
+      // envelope's recorded times and the sealer's runs.
+      if ((status_ != GameStatus::kAdjourned && status_ != GameStatus::kOngoing) ||
+          !adjournment_.envelope) {
         return Corrupt("an envelope lost that was not closed");
       }
       if (!event.envelope_lost().position_unknown()) {

@@ -250,6 +250,29 @@ absl::StatusOr<std::optional<chess::Position>> PositionAfterIllegal(const chess:
   return std::optional<chess::Position>(*after);
 }
 
+// B5b (rapid, blitz; 2001, 2005): a player's claim under 7.2-7.5 is lost once he touched a piece.
+// The illegal move was the offender's at `ply`: the claimant touched a piece if he has moved since
+// (his move at ply + 1), or if he is to move and the board or the log recorded a touch this turn.
+// (While the offender is still to move in the log, this turn's touches are counted as his.) Only a
+// player's claim: the arbiter who finds the move himself corrects it (7.4a).
+absl::Status CheckClaimRight(const GameState& s, Color claimant, std::int64_t ply, bool by_player) {
+  const laws::IrregularityClaimRule rule = laws::IrregularityClaimRuleOf(s.ruleset());
+  if (!rule.lost_on_touch || !by_player) return absl::OkStatus();
+  if (s.standing_plies() - ply >= 2) {
+    return Error(kErrClaimRightLost,
+                 absl::StrCat(rule.article, ": ", SideWord(claimant),
+                              " has moved since the illegal move (touching a piece); the right to "
+                              "claim is lost"));
+  }
+  if (!s.unplayable() && s.to_move() == claimant && s.touches().TouchedThisTurn()) {
+    return Error(kErrClaimRightLost,
+                 absl::StrCat(rule.article, ": ", SideWord(claimant),
+                              " touched a piece after the illegal move; the right to claim is "
+                              "lost"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string SideWord(Color side) { return side == Color::kWhite ? "White" : "Black"; }
@@ -282,6 +305,7 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
     return Error(kErrBadArgument, absl::StrCat("at ply ", ply, " it was ", SideWord(offender),
                                                "'s move, not ", SideWord(*side), "'s"));
   }
+  RETURN_IF_ERROR(CheckClaimRight(s, ~offender, ply, args.by_player));
   ASSIGN_OR_RETURN(chess::Square from, SquareArg("from", args.from));
   ASSIGN_OR_RETURN(chess::Square to, SquareArg("to", args.to));
   if (chess::IsNone(view.position.PieceOn(from))) {
@@ -394,6 +418,7 @@ absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& an
                  "C3: no completed illegal move of the opponent's awaits your claim (the right "
                  "ends with your own move)");
   }
+  RETURN_IF_ERROR(CheckClaimRight(s, claimant, s.standing_plies(), /*by_player=*/true));
   // C3: the win, "however" a draw when the claimant cannot mate the offender by any series of
   // legal moves (2001); 1997 C4: a win needs mating potential.
   const AnalystAnswer answer = c3.needs_mating_potential
@@ -609,6 +634,24 @@ absl::Status CheckMoveAfterIrregularity(const GameState& game, chess::Move move)
     return Error(kErrTouchMoveOwed,
                  absl::StrCat("7.4a with 4.3b/c: the piece on ", chess::SquareName(*owed),
                               " touched in the illegal move must be captured"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckClockSettingCorrectable(const GameState& game, absl::string_view article) {
+  const laws::ClockSettingRule rule = laws::ClockSettingRuleOf(game.ruleset());
+  if (rule.moves == 0 || article == "6.11" || game.status() == GameStatus::kAdjourned) {
+    return absl::OkStatus();
+  }
+  if (game.clock().moves(Color::kWhite) >= rule.moves &&
+      game.clock().moves(Color::kBlack) >= rule.moves) {
+    // "Sobald jeder Spieler einmal drei Züge vollständig ausgeführt hat, kann eine falsche ...
+    // Uhrzeigerstellung nicht mehr beanstandet werden": the clocks stand as they are.
+    return Error(kErrClockSettingFinal,
+                 absl::StrCat(rule.article, ": each player has completed ", rule.moves,
+                              " moves; the clock setting can no longer be corrected (6.11 for a "
+                              "replaced defective clock; after a restored position the restoring "
+                              "ruling sets the clocks, 6.14)"));
   }
   return absl::OkStatus();
 }

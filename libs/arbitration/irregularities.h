@@ -46,6 +46,8 @@ struct IrregularArgs {
   std::string penalty;  // 6.13d: "", "13.4a", "13.4b", "13.4c"
   v1::ArbiterPower power = v1::ARBITER_POWER_UNSPECIFIED;
   std::optional<double> points;  // 13.4e/f, 12.7
+  // ReportIllegalMove by a player (the actor's role): his claim, which B5b can have lost.
+  bool by_player = false;
 };
 
 // Where a decision puts its events: each is stamped with the instant and the actor, applied to
@@ -92,6 +94,12 @@ absl::Status DecidePower(EventSink& sink, std::optional<chess::Color> side,
 // move that replaces an illegal one (7.4a), and C3's position that cannot be played on.
 absl::Status CheckPlayable(const GameState& game);
 absl::Status CheckMoveAfterIrregularity(const GameState& game, chess::Move move);
+
+// B4's clock-setting case (rapid, blitz, 1997-2005): the arbiter's SetClocks under `article`
+// once each player has completed three moves: FAILED_PRECONDITION ERR_CLOCK_SETTING_FINAL, except
+// 6.11 (a defective clock replaced: its displays never bound) and an adjourned game (A12 governs
+// the resumption's clocks).
+absl::Status CheckClockSettingCorrectable(const GameState& game, absl::string_view article);
 
 // Malformed commands (ERR_BAD_ARGUMENT), whatever the game's state.
 absl::Status ValidateIrregularArgs(absl::string_view command, const IrregularArgs& args);

@@ -204,6 +204,7 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
         ASSIGN_OR_RETURN(chess::Position next, chess::ParseFen(c.fen()));
         if (next.side_to_move() != ~*side) return Corrupt("the illegal move's position");
         game_ = chess::Game(next);  // the game goes on from the position it arose in
+        touches_.EndTurn();         // the offender's touches are not the claimant's (B5b)
         ++standing_plies_;
         legal_base_ply_ = standing_plies_;
       }

@@ -308,6 +308,11 @@ class Builder {
       // are not in the record; touches, "j'adoube", rulings, irregularities and signals are.
       case v1::ArbitrationEvent::kPieceTouched: {
         const v1::PieceTouched& t = e.piece_touched();
+        if (t.promotion()) {  // 2023 4.4.4: the promotion's piece is chosen
+          Note(absl::StrCat("4.4.4: ", SideTitle(t.side()), " puts ", t.piece(), " on ", t.square(),
+                            " to promote"));
+          break;
+        }
         Note(absl::StrCat(t.adjusting() ? "4.2: " : "4.3: ", SideTitle(t.side()),
                           t.adjusting() ? " adjusts " : " touches ", t.piece(), " ", t.square()));
         break;

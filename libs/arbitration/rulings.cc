@@ -29,6 +29,9 @@ struct Plan {
   GameState state;
   std::vector<v1::ArbitrationEvent> events;
   std::int64_t now_ms;
+  // Appendix A10: the sealed move in clear when the service opened the envelope (the command's
+  // opened_move, or Settle's), for a default that falls while it is still closed.
+  std::optional<std::string> opened_move;
 
   // Records `event` at `at_ms` by `actor` and applies it.
   absl::Status Add(v1::ArbitrationEvent event, std::int64_t at_ms, const v1::Actor& actor) {
@@ -130,7 +133,12 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
 }
 
 // 6.7: an absent player arrived more than the default time after the scheduled start.
-absl::Status RecordDefault(Plan& plan, std::int64_t at_ms) {
+absl::Status RecordDefault(Plan& plan, std::int64_t at_ms, Analyst& analyst) {
+  // Appendix A10: both absent at the resumption, the envelope still closed: it is opened to see
+  // whether the absent sealer's move mates, stalemates or reaches a dead position.
+  if (DefaultOpensEnvelope(plan.state)) {
+    return RecordDefaultWithEnvelope(plan.state, plan.opened_move, at_ms, plan.Adder(), analyst);
+  }
   const bool white_absent = !plan.state.present(Color::kWhite);
   const bool black_absent = !plan.state.present(Color::kBlack);
   Outcome outcome = white_absent && black_absent
@@ -172,7 +180,7 @@ absl::Status SettleInto(Plan& plan, std::int64_t now_ms, Analyst& analyst) {
     if (flag_at && (!default_at || *flag_at <= *default_at)) {
       RETURN_IF_ERROR(RecordFlag(plan, flag_side, *flag_at, analyst));
     } else {
-      RETURN_IF_ERROR(RecordDefault(plan, *default_at));
+      RETURN_IF_ERROR(RecordDefault(plan, *default_at, analyst));
     }
   }
   return absl::OkStatus();
@@ -581,7 +589,8 @@ absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst) {
       RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
     }
     for (const Observation& o :
-         Observe(s.position(), previous, next, frame.clock_pressed() && in_play)) {
+         Observe(s.position(), previous, next, frame.clock_pressed() && in_play,
+                 !rules.promotion_final_article.empty())) {
       if (over && o.kind != Observation::Kind::kResultSignal) continue;
       v1::ArbitrationEvent e;
       switch (o.kind) {
@@ -604,6 +613,16 @@ absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst) {
             RETURN_IF_ERROR(plan.Add(std::move(e), at, c.actor));
             e = std::move(declined);
           }
+          break;
+        }
+        case Observation::Kind::kPromotionPiece: {
+          // 2023 4.4.4: the promotion's piece has touched its square; the choice is final.
+          v1::PieceTouched* t = e.mutable_piece_touched();
+          t->set_side(laws::ToProto(side));
+          t->set_square(SquareText(o.square));
+          t->set_piece(PieceText(o.piece));
+          t->set_promotion(true);
+          t->set_placement(text_of(next));
           break;
         }
         case Observation::Kind::kReleased: {
@@ -803,6 +822,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     case CommandKind::kSetClocks: {
       // 6.14 / 6.11: from the start to the end, during an interruption too.
       RETURN_IF_ERROR(CheckNotOver(s));
+      RETURN_IF_ERROR(CheckClockSettingCorrectable(s, c.article));  // B4 (rapid, blitz)
       v1::ArbitrationEvent e;
       *e.mutable_clocks_set() = c.clocks;
       e.mutable_clocks_set()->set_article(c.article.empty() ? "6.14" : c.article);
@@ -822,7 +842,9 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     // Issue 13: Article 7, 6.13b/d, 12, 13.4 (irregularities.h).
     case CommandKind::kReportIllegalMove: {
       EventSink sink(plan.state, plan.events, now, c.actor);
-      return DecideReportIllegalMove(sink, c.side, c.irregular, c.reason, analyst);
+      IrregularArgs args = c.irregular;
+      args.by_player = c.actor.role() == "player";  // B5b: a player's claim
+      return DecideReportIllegalMove(sink, c.side, args, c.reason, analyst);
     }
     case CommandKind::kCompleteIllegalMove: {
       EventSink sink(plan.state, plan.events, now, c.actor);
@@ -1042,7 +1064,7 @@ v1::Actor ServerActor() {
 absl::StatusOr<Decision> Decide(const GameState& game, const Command& command, std::int64_t now_ms,
                                 Analyst& analyst) {
   RETURN_IF_ERROR(ValidateCommand(command));
-  Plan plan{game, {}, std::max(now_ms, game.last_event_ms())};
+  Plan plan{game, {}, std::max(now_ms, game.last_event_ms()), command.opened_move};
   RETURN_IF_ERROR(SettleInto(plan, plan.now_ms, analyst));
   Decision d;
   Plan settled = plan;
@@ -1059,8 +1081,9 @@ absl::StatusOr<Decision> Decide(const GameState& game, const Command& command, s
 }
 
 std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now_ms,
-                                         Analyst& analyst) {
-  Plan plan{game, {}, std::max(now_ms, game.last_event_ms())};
+                                         Analyst& analyst,
+                                         const std::optional<std::string>& opened_move) {
+  Plan plan{game, {}, std::max(now_ms, game.last_event_ms()), opened_move};
   absl::Status settled = SettleInto(plan, plan.now_ms, analyst);
   (void)settled;  // what applied before a failure is still what happened
   return std::move(plan.events);

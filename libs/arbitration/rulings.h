@@ -90,7 +90,8 @@ struct Command {
   v1::MoveSealed seal;
   bool stop_clock = false;  // kSealMove: A1, the envelope closes
   // The pending sealed move in clear, decrypted by the service for the commands that may open
-  // the envelope (kResumeAdjourned, kArrive: A7, A9); nullopt when none waits or no key.
+  // the envelope (kResumeAdjourned, kArrive: A7, A9), and for any command on a game whose default
+  // may open it (A10, both absent: DefaultOpensEnvelope); nullopt when none waits or no key.
   std::optional<std::string> opened_move;
   bool position_unknown = false;  // kReportEnvelopeLost: A11b
   // kBoardFeed: the board's reports, in time order.
@@ -116,9 +117,12 @@ absl::StatusOr<Decision> Decide(const GameState& game, const Command& command, s
                                 Analyst& analyst);
 
 // What has happened by `now_ms` without anyone's command, not yet recorded (flags, defaults), as
-// events by the server (actor role "server").
-std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now_ms,
-                                         Analyst& analyst);
+// events by the server (actor role "server"). `opened_move`: the sealed move in clear, opened by
+// the service when DefaultOpensEnvelope (adjournment.h: Appendix A10 with both players absent and
+// the envelope closed); nullopt keeps the envelope closed (no seal key) and both lose (6.7).
+std::vector<v1::ArbitrationEvent> Settle(
+    const GameState& game, std::int64_t now_ms, Analyst& analyst,
+    const std::optional<std::string>& opened_move = std::nullopt);
 
 // The instant the game's next flag falls, or its default (6.7) comes due, if nothing happens: for
 // the store's deadline index and the server's timers. None when nothing is pending.

@@ -99,7 +99,7 @@ TouchMoveRules TouchMoveRulesOf(const laws::Ruleset& ruleset) {
     case laws::Edition::kFide2005:
       return {fast, fast ? "B5a" : "4.3", "4.6", "4.2", "7.4a"};
     case laws::Edition::kFide2023:
-      return {false, "4.3", "4.8", "4.2.1", "7.5.1", /*decimal_paragraphs=*/true};
+      return {false, "4.3", "4.8", "4.2.1", "7.5.1", /*decimal_paragraphs=*/true, "4.4.4"};
   }
   return {};
 }
@@ -136,7 +136,7 @@ Obligation ObligationOf(const chess::Position& position, absl::Span<const Touch>
   // The deliberate touches, each piece once (4.2: adjustments announced first do not count).
   std::vector<Touch> order;
   for (const Touch& t : touches) {
-    if (t.adjusting || chess::IsNone(t.piece)) continue;
+    if (t.adjusting || t.promotion || chess::IsNone(t.piece)) continue;
     if (position.PieceOn(t.square) != t.piece) continue;  // no longer there: not this position's
     const bool seen = std::any_of(order.begin(), order.end(),
                                   [&](const Touch& o) { return o.square == t.square; });
@@ -244,6 +244,62 @@ Obligation ObligationOf(const chess::Position& position, absl::Span<const Touch>
   return free;
 }
 
+std::optional<Obligation> PromotionChoice(const chess::Position& position,
+                                          absl::Span<const Touch> touches) {
+  for (const Touch& t : touches) {
+    if (!t.promotion || chess::ColorOf(t.piece) != position.side_to_move()) continue;
+    std::vector<Move> allowed;
+    for (Move m : position.LegalMoves()) {
+      if (m.is_promotion() && m.to() == t.square && m.promotion() == chess::TypeOf(t.piece)) {
+        allowed.push_back(m);
+      }
+    }
+    if (allowed.empty()) continue;
+    return Owed(std::move(allowed), "4.4.4",
+                absl::StrCat("the ", Describe(t),
+                             " touched the promotion square first: the promotion is to a ",
+                             PieceName(chess::TypeOf(t.piece))));
+  }
+  return std::nullopt;
+}
+
+std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
+                                          const laws::Ruleset& ruleset) {
+  if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
+    return std::nullopt;
+  }
+  const bool restored =
+      !log.restore_owed_uci().empty() && FenWithoutCounters(position) == log.restore_fen();
+  const std::vector<std::string>& owed_uci = restored ? log.restore_owed_uci() : log.owed_uci();
+  if (!owed_uci.empty()) {
+    OwedMove out;
+    out.enforced = true;
+    out.obligation.kind = Obligation::Kind::kOwed;
+    for (const std::string& owed : owed_uci) {
+      if (absl::StatusOr<Move> m = chess::ParseUci(position, owed); m.ok()) {
+        out.obligation.allowed.push_back(*m);
+      }
+    }
+    out.obligation.article = "4.3";
+    out.obligation.reason = "the touch-move ruling";
+    return out;
+  }
+  const TouchMoveRules rules = TouchMoveRulesOf(ruleset);
+  OwedMove out;
+  out.enforced = !rules.on_request_only;
+  if (!rules.promotion_final_article.empty()) {
+    if (std::optional<Obligation> p = PromotionChoice(position, log.touches())) {
+      out.obligation = *std::move(p);
+      out.obligation.article = std::string(rules.promotion_final_article);
+      return out;
+    }
+  }
+  out.obligation = ObligationOf(position, log.touches());
+  if (out.obligation.kind == Obligation::Kind::kNone) return std::nullopt;
+  out.obligation.article = rules.Article(out.obligation.article);
+  return out;
+}
+
 bool TouchLog::TouchedThisTurn() const {
   return std::any_of(touches_.begin(), touches_.end(), [](const Touch& t) { return !t.adjusting; });
 }
@@ -257,7 +313,7 @@ absl::Status TouchLog::Apply(const v1::ArbitrationEvent& event, Color to_move) {
       const Piece piece =
           t.piece().size() == 1 ? chess::PieceFromFenChar(t.piece()[0]) : Piece::kNone;
       if (!square || chess::IsNone(piece)) return corrupt("a touch without square or piece");
-      touches_.push_back({*square, piece, t.adjusting()});
+      touches_.push_back({*square, piece, t.adjusting(), t.promotion()});
       placement_ = t.placement();
       return absl::OkStatus();
     }
@@ -319,6 +375,17 @@ void TouchLog::OnMove(const chess::Position& before, Move move) {
   touches_.clear();
 }
 
+void TouchLog::EndTurn() {
+  last_turn_ruled_ = false;
+  owed_uci_.clear();
+  restore_owed_uci_.clear();
+  restore_fen_.clear();
+  adjusting_ = false;
+  placement_.clear();
+  touches_.clear();
+  last_turn_.reset();
+}
+
 std::optional<Obligation> BrokenBy(const TouchLog& log, const chess::Position& position,
                                    const laws::Ruleset& ruleset, Move move) {
   if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
@@ -343,6 +410,14 @@ std::optional<Obligation> BrokenBy(const TouchLog& log, const chess::Position& p
   }
   const TouchMoveRules rules = TouchMoveRulesOf(ruleset);
   if (rules.on_request_only) return std::nullopt;
+  if (!rules.promotion_final_article.empty()) {
+    // 2023 4.4.4: the piece that touched the promotion square is the promotion's.
+    std::optional<Obligation> p = PromotionChoice(position, log.touches());
+    if (p && !p->Allows(move)) {
+      p->article = std::string(rules.promotion_final_article);
+      return p;
+    }
+  }
   Obligation o = ObligationOf(position, log.touches());
   if (o.Allows(move)) return std::nullopt;
   o.article = rules.Article(o.article);

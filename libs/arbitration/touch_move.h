@@ -38,6 +38,9 @@ struct TouchMoveRules {
   absl::string_view illegal_article;  // the illegal move the board shows: 7.4a (2023 7.5.1)
   // 2023 numbers the paragraphs (4.3.1 for 2001's 4.3a, 4.4.2 for 4.4b, ...).
   bool decimal_paragraphs = false;
+  // 2023 4.4.4: the promotion's piece is final once it has touched the promotion square; "" in
+  // the seeds' editions (their 4.7 binds a piece released on a square, not the choice of piece).
+  absl::string_view promotion_final_article;
 
   // The edition's number of an article of 4.3 / 4.4 given by the seeds' (2001) number.
   std::string Article(absl::string_view seed_article) const;
@@ -49,6 +52,9 @@ struct Touch {
   chess::Square square = chess::Square(0);
   chess::Piece piece = chess::Piece::kNone;
   bool adjusting = false;  // 4.2: after "j'adoube": no obligation
+  // 2023 4.4.4: the new piece of a promotion put on the promotion square (not a piece of the
+  // position: 4.3 does not apply to it).
+  bool promotion = false;
 };
 
 // What the touches oblige the player to move to do.
@@ -66,6 +72,11 @@ struct Obligation {
 // 4.3-4.5 for the player to move in `position`, from his touches in order (adjustments skipped;
 // a piece touched twice counts once, at its first touch).
 Obligation ObligationOf(const chess::Position& position, absl::Span<const Touch> touches);
+
+// 2023 4.4.4: the first promotion piece the player to move put on its square fixes the promotion:
+// the legal promotions to that square with that piece. nullopt: none touched (or none legal).
+std::optional<Obligation> PromotionChoice(const chess::Position& position,
+                                          absl::Span<const Touch> touches);
 
 // The FEN without its move counters (the position a touch-move ruling names).
 std::string FenWithoutCounters(const chess::Position& position);
@@ -90,6 +101,9 @@ class TouchLog {
   absl::Status Apply(const v1::ArbitrationEvent& event, chess::Color to_move);
   // A move was made from `before`: the turn's touches become the previous turn's.
   void OnMove(const chess::Position& before, chess::Move move);
+  // The turn ended without a legal move (C3: an illegal move completed by the clock): its touches
+  // end with it and leave no previous turn to rule on.
+  void EndTurn();
 
   // This turn's touches (by the player to move), in order.
   const std::vector<Touch>& touches() const { return touches_; }
@@ -138,6 +152,17 @@ std::optional<Obligation> BrokenBy(const TouchLog& log, const chess::Position& p
 // FAILED_PRECONDITION ERR_TOUCH_MOVE_OWED when BrokenBy finds an obligation.
 absl::Status CheckTouchMove(const TouchLog& log, const chess::Position& position,
                             const laws::Ruleset& ruleset, chess::Move move);
+
+// What GameView shows for the player to move: a ruling's owed moves (enforced), else his touches'
+// obligation (4.3-4.5, 2023 4.4.4) under the edition's numbers, enforced where the arbiter acts
+// himself (not in rapid and blitz under B5a). nullopt, nearly free, when nothing is touched or
+// owed.
+struct OwedMove {
+  Obligation obligation;
+  bool enforced = false;
+};
+std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
+                                          const laws::Ruleset& ruleset);
 
 // The ruling recorded when a move breaks `obligation` (the arbiter acting himself, standard play;
 // or the board showing it): the move is refused and the owed moves enforced.

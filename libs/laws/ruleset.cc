@@ -100,6 +100,38 @@ SetupClaimRule SetupClaimRuleOf(const Ruleset& ruleset) {
   return {3, ruleset.edition == Edition::kFide1997 ? "B4 (1997)" : "B4"};
 }
 
+ClockSettingRule ClockSettingRuleOf(const Ruleset& ruleset) {
+  // B4 names the clock setting beside the set-up and the board: the same three moves each (seed
+  // 004 "Uhrzeiger", seed 000 "Uhrzeigerstellung"; seed 003 revises only Article 6).
+  if (ruleset.speed == SpeedCategory::kStandard) return {0, ""};
+  switch (ruleset.edition) {
+    case Edition::kFide1997:
+      return {3, "B4 (1997)"};
+    case Edition::kFide2001:
+      return {3, "B4"};
+    case Edition::kFide2005:
+      return {3, "B4 (as 2001)"};
+    case Edition::kFide2023:
+      // A.4.1.1's ten moves bind only games without adequate supervision (A.3): not read here.
+      break;
+  }
+  return {0, ""};
+}
+
+IrregularityClaimRule IrregularityClaimRuleOf(const Ruleset& ruleset) {
+  if (ruleset.speed == SpeedCategory::kStandard) return {false, ""};
+  switch (ruleset.edition) {
+    case Edition::kFide2001:
+      return {true, "B5b"};
+    case Edition::kFide2005:
+      return {true, "B5b (as 2001)"};  // seed 003 revises only Article 6
+    case Edition::kFide1997:           // seed 004 B5: Article 4 and 10 only on request, no b)
+    case Edition::kFide2023:           // 4.8: Articles 4.1-4.7 only
+      break;
+  }
+  return {false, ""};
+}
+
 ColoursReversedRule ColoursReversedRuleOf(const Ruleset& ruleset) {
   if (ruleset.edition == Edition::kFide2023) return {10, "7.3 (2023)"};
   return {0, "7.2"};

@@ -130,6 +130,25 @@ struct SetupClaimRule {
 };
 SetupClaimRule SetupClaimRuleOf(const Ruleset& ruleset);
 
+// B4 (rapid and blitz, 1997-2005), its clock-setting case: once each player has completed `moves`
+// moves an incorrect clock setting ("Uhrzeigerstellung") can no longer be claimed, so the arbiter
+// no longer corrects it (SetClocks). 0: no such limit (standard play; 2023 as the ruleset reads it,
+// the Competition Rules under A.3 / B.3).
+struct ClockSettingRule {
+  int moves = 0;
+  absl::string_view article;
+};
+ClockSettingRule ClockSettingRuleOf(const Ruleset& ruleset);
+
+// B5b (rapid and blitz, 2001; 2005 as 2001; blitz through C2): a player loses the right to claim
+// under 7.2-7.5 (irregularities, illegal moves) once he has touched a piece. 1997's B5 has no such
+// clause; 2023's 4.8 covers only Article 4. `applies` false: no such loss.
+struct IrregularityClaimRule {
+  bool lost_on_touch = false;
+  absl::string_view article;
+};
+IrregularityClaimRule IrregularityClaimRuleOf(const Ruleset& ruleset);
+
 // 7.2 (1997-2005): a game begun with colours reversed continues unless the arbiter decides
 // otherwise. 2023 7.3: a new game if fewer than 10 moves have been made by both players, else it
 // continues. `replay_before_moves` 0: the arbiter's decision.

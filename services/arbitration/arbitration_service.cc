@@ -12,6 +12,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/touch_move.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
@@ -216,6 +217,25 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   }
   view->set_move_sealed(g.adjournment().sealed.has_value());
   view->set_seal_called(g.adjournment().seal_called);
+  // Issue 13, Article 4: this turn's touches and what they oblige (nothing to do, and nearly
+  // free, when none: every move clears them).
+  for (const arbitration::Touch& t : g.touches().touches()) {
+    v1::PieceTouched* touched = view->add_touched();
+    touched->set_side(laws::ToProto(g.to_move()));
+    touched->set_square(arbitration::SquareText(t.square));
+    touched->set_piece(arbitration::PieceText(t.piece));
+    touched->set_adjusting(t.adjusting);
+    touched->set_promotion(t.promotion);
+  }
+  if (std::optional<arbitration::OwedMove> owed =
+          arbitration::CurrentObligation(g.touches(), g.position(), g.ruleset())) {
+    v1::MoveObligation* o = view->mutable_obligation();
+    o->set_free(owed->obligation.kind == arbitration::Obligation::Kind::kFree);
+    for (std::string& uci : owed->obligation.AllowedUci()) o->add_owed_uci(std::move(uci));
+    o->set_article(owed->obligation.article);
+    o->set_reason(owed->obligation.reason);
+    o->set_enforced(owed->enforced);
+  }
   if (!seen.cut) {
     if (std::optional<std::int64_t> deadline = arbitration::NextDeadline(g)) {
       view->set_deadline_ms(*deadline);

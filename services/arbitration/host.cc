@@ -91,6 +91,15 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
     }
     options.service.seal_key = *std::move(key);
   }
+  // Appendix A10: a default that falls while both players are absent and the envelope is still
+  // closed opens it (the deadline timers' path and any command), with the same key as
+  // ResumeAdjournedGame. Without a key the envelope stays closed and both lose (6.7).
+  host->sealed_moves_ = std::make_unique<arbitration::SealedMoves>(options.service.seal_key);
+  host->authority_->SetEnvelopeOpener(
+      [sealed = host->sealed_moves_.get()](absl::string_view game_id,
+                                           const arbitration::GameState& game) {
+        return sealed->Open(game_id, game);
+      });
   host->service_ =
       std::make_unique<ArbitrationService>(env, host->authority_.get(), options.service);
   host->store_spec_ = config.store.substr(0, config.store.find('?'));

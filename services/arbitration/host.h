@@ -18,6 +18,7 @@
 #include "libs/analysis/engine_pool.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/sealed_move.h"
 #include "libs/clock_authority/time_source.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
@@ -90,6 +91,8 @@ class ArbitrationHost {
   clock_authority_service::MeasuredLater time_;
   std::unique_ptr<arbitration::LocalAnalyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
+  // Appendix A10: the authority's opener of the envelope (declared first: it outlives it).
+  std::unique_ptr<arbitration::SealedMoves> sealed_moves_;
   std::unique_ptr<arbitration::GameAuthority> authority_;
   std::unique_ptr<DeadlineTimers> timers_;
   std::unique_ptr<ArbitrationService> service_;

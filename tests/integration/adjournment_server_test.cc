@@ -268,6 +268,77 @@ TEST_F(AdjournmentServerTest, SealedSecretAcrossARestartResumedUnderA9aAndA9b) {
   EXPECT_LT(opened.game().black_ms(), waiting.game().black_ms() + 1);
 }
 
+// A10a through the deadline timers: both players absent at the resumption, the envelope waits
+// for the replier (A9b); an hour after the session's scheduled start the server's timer records
+// the default and, having the seal key, opens the envelope: the absent sealer's move mates, so he
+// wins instead of both losing (6.7).
+TEST_F(AdjournmentServerTest, BothAbsentTheTimerOpensTheEnvelopeAndTheSealedMateWins) {
+  ASSERT_NO_FATAL_FAILURE(StartServer());
+  const std::string game = "adj-a10";
+  const std::int64_t now = absl::ToUnixMillis(absl::Now());
+  constexpr std::int64_t kHour = 3'600'000;
+  // Session 2 began almost an hour ago: its default falls in 8 s.
+  const std::int64_t resume = now - kHour + 8'000;
+  v1::CreateGameRequest create;
+  create.set_game_id(game);
+  create.set_white_id("alice");
+  create.set_black_id("bob");
+  create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
+  create.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
+  create.set_time_control("5400");
+  create.set_scheduled_start_ms(now - 3 * kHour);
+  v1::Session* first = create.add_sessions();
+  first->set_start_ms(now - 3 * kHour);
+  first->set_end_ms(now - 2 * kHour);
+  v1::Session* second = create.add_sessions();
+  second->set_start_ms(resume);
+  second->set_end_ms(resume + 4 * kHour);
+  Ok(&Stub::CreateGame, create, Token(Role::kPlatform));
+  Ok(&Stub::StartGame, ForGame<v1::StartGameRequest>(game), Token(Role::kPlatform));
+  int ply = 0;
+  for (const char* move : {"e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6"}) {
+    const bool white = ply++ % 2 == 0;
+    v1::SubmitMoveRequest m = ForGame<v1::SubmitMoveRequest>(game);
+    m.set_side(white ? v1::COLOR_WHITE : v1::COLOR_BLACK);
+    m.set_move(move);
+    Ok(&Stub::SubmitMove, m, Player(game, white ? chess::Color::kWhite : chess::Color::kBlack));
+  }
+  v1::SealMoveRequest seal = ForGame<v1::SealMoveRequest>(game);
+  seal.set_side(v1::COLOR_WHITE);
+  seal.set_move("Qxf7#");
+  seal.set_stop_clock(true);
+  EXPECT_EQ(Ok(&Stub::SealMove, seal, Player(game, chess::Color::kWhite)).game().status(),
+            v1::GAME_STATUS_ADJOURNED);
+  v1::ResumeAdjournedGameRequest both = ForGame<v1::ResumeAdjournedGameRequest>(game);
+  both.add_absent(v1::COLOR_WHITE);
+  both.add_absent(v1::COLOR_BLACK);
+  const v1::GameReply waiting = Ok(&Stub::ResumeAdjournedGame, both, Token(Role::kArbiter));
+  ASSERT_EQ(waiting.game().status(), v1::GAME_STATUS_ONGOING)
+      << "the resumption took longer than the 8 s before the default";
+  EXPECT_EQ(waiting.game().moves_san_size(), 6);  // A7: not opened without the replier
+  EXPECT_THAT(waiting.DebugString(), Not(HasSubstr("h5f7")));
+  // Nobody sends anything: the deadline timer records the default.
+  v1::GameReply got;
+  for (int i = 0; i < 100; ++i) {
+    got.Clear();
+    ASSERT_TRUE(Unary(stub_.get(), &Stub::GetGame, ForGame<v1::GetGameRequest>(game),
+                      Token(Role::kObserver), &got)
+                    .ok());
+    if (got.game().status() == v1::GAME_STATUS_ENDED) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  ASSERT_EQ(got.game().status(), v1::GAME_STATUS_ENDED);
+  EXPECT_EQ(got.game().outcome().result(), v1::RESULT_WHITE_WINS);
+  EXPECT_EQ(got.game().outcome().termination(), v1::TERMINATION_CHECKMATE);
+  ASSERT_EQ(got.game().moves_san_size(), 7);
+  EXPECT_EQ(got.game().moves_san(6), "Qxf7#");
+  v1::ExportPgnReply pgn;
+  ASSERT_TRUE(Unary(stub_.get(), &Stub::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
+                    Token(Role::kObserver), &pgn)
+                  .ok());
+  EXPECT_THAT(pgn.pgn(), HasSubstr("A10a"));
+}
+
 TEST_F(AdjournmentServerTest, WithoutASealKeyNothingIsSealed) {
   ASSERT_NO_FATAL_FAILURE(StartServer(/*with_key=*/false));
   const std::int64_t now = absl::ToUnixMillis(absl::Now());

@@ -127,6 +127,10 @@ def main():
     redis_port = free_port()
     redis = start_redis(redis_port, tempfile.mkdtemp(dir=TMP))
     testdata = os.path.join(SRC, "libs", "service", "testdata")
+    # The Secret's seal key (Appendix A's sealed moves): 32 bytes of the test's.
+    seal_key = os.path.join(TMP, "seal.key")
+    with open(seal_key, "wb") as f:
+        f.write(os.urandom(32))
     # The rendered args, with the pod's addresses, secrets and store replaced by the test's.
     replaced = {
         "grpc_address": "127.0.0.1:0",
@@ -137,6 +141,7 @@ def main():
         "tls_cert": os.path.join(testdata, "server.pem"),
         "tls_key": os.path.join(testdata, "server.key.pem"),
         "shutdown_grace": "0s",
+        "seal_key_file": seal_key,
     }
     dropped = {"store_password_file"}
     server_args = [a for a in args

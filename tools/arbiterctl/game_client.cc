@@ -138,6 +138,26 @@ OrderedJson GameJson(const v1::GameView& g) {
   } else {
     out["envelope"] = nullptr;
   }
+  // Issue 13, Article 4 (only when present, so that other games' output stays as it was): this
+  // turn's touches and the move they oblige.
+  if (g.touched_size() > 0) {
+    OrderedJson touched = OrderedJson::array();
+    for (const v1::PieceTouched& t : g.touched()) {
+      OrderedJson j = {{"square", t.square()}, {"piece", t.piece()}, {"adjusting", t.adjusting()}};
+      if (t.promotion()) j["promotion"] = true;
+      touched.push_back(std::move(j));
+    }
+    out["touched"] = std::move(touched);
+  }
+  if (g.has_obligation()) {
+    const v1::MoveObligation& o = g.obligation();
+    out["obligation"] = {
+        {"free", o.free()},
+        {"owed", OrderedJson(std::vector<std::string>(o.owed_uci().begin(), o.owed_uci().end()))},
+        {"article", o.article()},
+        {"reason", o.reason()},
+        {"enforced", o.enforced()}};
+  }
   return out;
 }
 
@@ -169,6 +189,22 @@ void PrintGame(const v1::GameView& g, std::ostream& out) {
     out << "  awaiting the arbiter: " << SideName(g.pending_claim().side()).get<std::string>()
         << "'s " << ClaimKindName(g.pending_claim().kind()) << " claim ("
         << g.pending_claim().article() << ")\n";
+  }
+  // Article 4: "touched: N g1, P e2 (j'adoube)"; "owed (4.3a): ...: g1e2 g1f3 g1h3".
+  if (g.touched_size() > 0) {
+    std::vector<std::string> touched;
+    for (const v1::PieceTouched& t : g.touched()) {
+      touched.push_back(absl::StrCat(t.piece(), " ", t.square(), t.adjusting() ? " (j'adoube)" : "",
+                                     t.promotion() ? " (promotion)" : ""));
+    }
+    out << "  touched: " << absl::StrJoin(touched, ", ") << "\n";
+  }
+  if (g.has_obligation()) {
+    const v1::MoveObligation& o = g.obligation();
+    out << "  " << (o.free() ? "free" : "owed") << " (" << o.article()
+        << (o.enforced() ? "" : ", on claim") << "): " << o.reason();
+    if (!o.free()) out << ": " << absl::StrJoin(o.owed_uci(), " ");
+    out << "\n";
   }
 }
 

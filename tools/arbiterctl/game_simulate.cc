@@ -11,10 +11,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/arbitration/touch_move.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
@@ -593,7 +595,10 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
       }
       command.seal = *std::move(box);
     }
-    if ((command.kind == CommandKind::kResumeAdjourned || command.kind == CommandKind::kArrive) &&
+    // A7, A9: the commands that may open the envelope; A10: a default that falls with both
+    // players absent opens it before any command.
+    if ((command.kind == CommandKind::kResumeAdjourned || command.kind == CommandKind::kArrive ||
+         arbitration::DefaultOpensEnvelope(game)) &&
         game.adjournment().envelope) {
       absl::StatusOr<std::optional<std::string>> opened = sealer.Open(request.game_id(), game);
       if (opened.ok()) command.opened_move = *std::move(opened);
@@ -622,7 +627,12 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
         absl::StrCat("scenario: query_ms ", t, " is before the last event at ", last_ms, " ms"));
   }
   // What happens by the query's instant without anyone's command: flags, defaults (6.7, 6.9).
-  for (const v1::ArbitrationEvent& e : arbitration::Settle(game, t, analyst)) {
+  std::optional<std::string> opened;
+  if (arbitration::DefaultOpensEnvelope(game)) {  // A10: both absent, the envelope closed
+    absl::StatusOr<std::optional<std::string>> open = sealer.Open(request.game_id(), game);
+    if (open.ok()) opened = *std::move(open);
+  }
+  for (const v1::ArbitrationEvent& e : arbitration::Settle(game, t, analyst, opened)) {
     if (absl::Status applied = game.Apply(e); !applied.ok()) return applied;
   }
 
@@ -662,6 +672,23 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
                        {"white_ms", env->white_ms()},
                        {"black_ms", env->black_ms()},
                        {"resume_at_ms", env->resume_at_ms()}};
+  }
+  // Issue 13, Article 4 (absent otherwise): this turn's touched squares, and the move owed.
+  if (!game.touches().touches().empty()) {
+    OrderedJson touched = OrderedJson::array();
+    for (const arbitration::Touch& t : game.touches().touches()) {
+      touched.push_back(arbitration::SquareText(t.square));
+    }
+    out["touched"] = std::move(touched);
+  }
+  if (std::optional<arbitration::OwedMove> owed =
+          arbitration::CurrentObligation(game.touches(), game.position(), game.ruleset())) {
+    const bool free = owed->obligation.kind == arbitration::Obligation::Kind::kFree;
+    out["obligation"] = {
+        {"free", free},
+        {"owed", free ? std::vector<std::string>() : owed->obligation.AllowedUci()},
+        {"article", owed->obligation.article},
+        {"enforced", owed->enforced}};
   }
   return out;
 }

@@ -56,7 +56,9 @@
 //              add "ruling": "correct" | "incorrect" | "pending",
 //    "white_ms": n, "black_ms": n (frozen once the game ended),
 //    "fen": "<the position>", "draw_offer": "white" | "black" | null}; after an illegal move
-//    also "illegal_moves": {"white": n, "black": n}.
+//    also "illegal_moves": {"white": n, "black": n}; while the player to move has touched pieces
+//    (Article 4) also "touched": ["g1", ...] and, when they oblige a move, "obligation": {"free":
+//    bool, "owed": ["g1f3", ...], "article": "4.3a", "enforced": bool (false: only on claim, B5a)}.
 //   A refused event changes nothing (what fell before it, a flag or a default, still stands). An
 //   event earlier than the one before it is refused with ERR_BAD_ARGUMENT.
 //   A malformed line: {"error": {"code": "ERR_BAD_JSON" | "ERR_BAD_SCENARIO" | "ERR_BAD_EVENT" |

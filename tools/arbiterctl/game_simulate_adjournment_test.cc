@@ -87,6 +87,34 @@ TEST(GameSimulateAdjournmentTest, TheAbsentReplierLosesAnHourAfterTheSessionsSta
   EXPECT_EQ(out["termination"], "default");
 }
 
+TEST(GameSimulateAdjournmentTest, BothAbsentAnOrdinarySealedMoveBothLose) {  // A10
+  const Json out = ParseOutputLine(SimulateGameLine(Scenario(R"(,
+      {"at_ms": 86400000, "type": "resume_adjourned", "by": "arbiter",
+       "absent": ["white", "black"]})",
+                                                             R"(, "query_ms": 90000001)")));
+  EXPECT_EQ(out["result"], "0-0");
+  EXPECT_EQ(out["termination"], "default");
+  EXPECT_EQ(out["fen"], "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+}
+
+TEST(GameSimulateAdjournmentTest, BothAbsentTheSealedMateWins) {  // A10a: the default opens it
+  const Json out = ParseOutputLine(SimulateGameLine(R"({"edition": "fide2001",
+      "time_control": "G/120",
+      "start_fen": "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+      "sessions": [{"start_ms": 1, "end_ms": 3600000},
+                   {"start_ms": 86400000, "end_ms": 100800000}],
+      "events": [
+        {"at_ms": 1, "type": "start"},
+        {"at_ms": 3600000, "type": "seal", "by": "white", "move": "Qxf7#"},
+        {"at_ms": 3601000, "type": "adjourn", "by": "arbiter"},
+        {"at_ms": 86400000, "type": "resume_adjourned", "by": "arbiter",
+         "absent": ["white", "black"]}],
+      "query_ms": 90000001})"));
+  EXPECT_EQ(out["events"][3], Ok());
+  EXPECT_EQ(out["result"], "1-0");
+  EXPECT_EQ(out["termination"], "checkmate");
+}
+
 TEST(GameSimulateAdjournmentTest, TheEnvelopeLostAndTheGameVoid) {  // A11b
   const Json out = ParseOutputLine(SimulateGameLine(Scenario(R"(,
       {"at_ms": 4000000, "type": "envelope_lost", "by": "arbiter", "position_unknown": true,

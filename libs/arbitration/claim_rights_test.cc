@@ -1,0 +1,408 @@
+// Issue 13's gaps by article and edition: B5b (a player's claim under 7.2-7.5 lost once he touched
+// a piece: the C3 ILLEGAL_MOVE claim and a player's ReportIllegalMove), B4's clock setting
+// (SetClocks refused once each player completed three moves), and 2023 4.4.4 (the promotion piece
+// final once it touched the promotion square) from an electronic board. Each case gives the
+// position, the clocks and the expected ruling.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "libs/arbitration/analyst.h"
+#include "libs/arbitration/board_feed.h"
+#include "libs/arbitration/game_state.h"
+#include "libs/arbitration/pgn_export.h"
+#include "libs/arbitration/rulings.h"
+#include "libs/arbitration/touch_move.h"
+#include "libs/base/status_matchers.h"
+#include "libs/chess/fen.h"
+#include "libs/chess/pgn.h"
+
+namespace arbitration {
+namespace {
+
+using ::base::HasErrorCode;
+using chess::Color;
+using laws::Result;
+using ::testing::HasSubstr;
+
+constexpr Color kW = Color::kWhite;
+constexpr Color kB = Color::kBlack;
+
+// The placements a physical board reports, one per change.
+class Board {
+ public:
+  explicit Board(const chess::Position& p) : placement_(PlacementOf(p)) {}
+  std::string Lift(absl::string_view square) {
+    placement_.squares[*chess::ParseSquare(square)] = chess::Piece::kNone;
+    return PlacementText(placement_);
+  }
+  std::string Put(absl::string_view square, char piece) {
+    placement_.squares[*chess::ParseSquare(square)] = chess::PieceFromFenChar(piece);
+    return PlacementText(placement_);
+  }
+
+ private:
+  Placement placement_;
+};
+
+struct Options {
+  v1::Edition edition = v1::EDITION_FIDE_2001;
+  std::string time_control = "G/25";  // rapid (B1); "G/5" blitz (C1), "G/90" standard
+  std::string fen;
+};
+
+// A game driven through Decide, as the service and `game simulate` drive it.
+class Table {
+ public:
+  explicit Table(const Options& o = {}) {
+    v1::CreateGameRequest req;
+    req.set_white_id("w");
+    req.set_black_id("b");
+    req.mutable_ruleset()->set_edition(o.edition);
+    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
+    req.set_time_control(o.time_control);
+    req.set_start_fen(o.fen);
+    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
+    EXPECT_OK(created.status());
+    absl::StatusOr<GameState> state = GameState::Create(*created);
+    EXPECT_OK(state.status());
+    game_ = std::make_unique<GameState>(*std::move(state));
+    EXPECT_OK(Do({.kind = CommandKind::kStart}, 0));
+  }
+
+  absl::Status Do(Command c, std::int64_t at_ms) {
+    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
+    if (!d.ok()) return d.status();
+    *game_ = *d->after;
+    return d->refused;
+  }
+  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
+    for (const std::string& m : moves) {
+      EXPECT_OK(Do({.kind = CommandKind::kMove, .side = game_->to_move(), .move = m}, at_ms)) << m;
+      at_ms += 1000;
+    }
+    return at_ms;
+  }
+  // The board's reports (a relay service), one a millisecond apart.
+  absl::Status Feed(const std::vector<std::string>& reports, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kBoardFeed};
+    for (size_t i = 0; i < reports.size(); ++i) {
+      v1::BoardPlacement* f = &c.feed.emplace_back();
+      f->set_at_ms(at_ms + static_cast<std::int64_t>(i));
+      f->set_placement(reports[i]);
+    }
+    c.actor.set_role("service");
+    return Do(c, at_ms + static_cast<std::int64_t>(reports.size()));
+  }
+  // The player to move lifts the piece on `square` and puts it back (4.3: touched).
+  absl::Status TouchAndRelease(absl::string_view square, std::int64_t at_ms) {
+    Board b(game_->position());
+    const char piece = chess::FenChar(game_->position().PieceOn(*chess::ParseSquare(square)));
+    return Feed({b.Lift(square), b.Put(square, piece)}, at_ms);
+  }
+  // 7.4a: `offender`'s illegal move at `ply`, reported by `role` ("player": the opponent's claim).
+  absl::Status Report(Color offender, std::string from, std::string to, std::int64_t ply,
+                      absl::string_view role, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kReportIllegalMove, .side = offender};
+    c.actor.set_role(std::string(role));
+    c.irregular.from = std::move(from);
+    c.irregular.to = std::move(to);
+    c.irregular.ply = ply;
+    c.reason = "reported";
+    return Do(c, at_ms);
+  }
+  absl::Status Complete(Color side, std::string from, std::string to, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kCompleteIllegalMove, .side = side};
+    c.irregular.from = std::move(from);
+    c.irregular.to = std::move(to);
+    return Do(c, at_ms);
+  }
+  absl::Status ClaimIllegal(Color side, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_ILLEGAL_MOVE};
+    c.actor.set_role("player");
+    return Do(c, at_ms);
+  }
+  absl::Status SetClocks(std::int64_t white_ms, std::int64_t black_ms, std::string article,
+                         std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kSetClocks, .reason = "the clock was set to 15 minutes"};
+    c.actor.set_role("arbiter");
+    c.clocks.set_white_ms(white_ms);
+    c.clocks.set_black_ms(black_ms);
+    c.article = std::move(article);
+    return Do(c, at_ms);
+  }
+
+  const GameState& game() const { return *game_; }
+  // Every comment of the exported record, joined.
+  std::string Comments() const {
+    chess::PgnGame pgn = ToPgnGame(*game_);
+    std::string out;
+    for (const std::string& c : pgn.leading_comments) out += c + " | ";
+    for (const chess::PgnMove& m : pgn.moves) {
+      for (const std::string& c : m.comments) out += c + " | ";
+    }
+    return out;
+  }
+  Result result() const { return game_->outcome().result; }
+  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
+
+ private:
+  LocalAnalyst analyst_;
+  std::unique_ptr<GameState> game_;
+};
+
+// --- B5b with C3: the blitz claim on a completed illegal move
+// -------------------------------------
+
+// 2001 blitz (G/5), 1.e4 e5, White's knight g1-g4 completed by the clock (C3). Black touches his
+// knight b8 before claiming: B5b (through C2) has taken his right; the game goes on.
+TEST(B5b2001, IllegalMoveClaimLostOnceTheClaimantTouchedAPiece) {
+  Table t({.time_control = "G/5"});
+  std::int64_t at = t.Play({"e4", "e5"}, 1'000);
+  ASSERT_OK(t.Complete(kW, "g1", "g4", at));
+  ASSERT_OK(t.TouchAndRelease("b8", at + 1'000));
+  EXPECT_THAT(t.ClaimIllegal(kB, at + 2'000), HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+  EXPECT_THAT(t.ClaimIllegal(kB, at + 2'000).message(), HasSubstr("B5b"));
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+// The same without the touch: C3 gives Black the win.
+TEST(B5b2001, IllegalMoveClaimBeforeAnyTouchWins) {
+  Table t({.time_control = "G/5"});
+  std::int64_t at = t.Play({"e4", "e5"}, 1'000);
+  ASSERT_OK(t.Complete(kW, "g1", "g4", at));
+  ASSERT_OK(t.ClaimIllegal(kB, at + 1'000));
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+}
+
+// The offender's own touches before his illegal move are his turn's: they end with the move the
+// clock completed (C3) and do not cost the claimant his right.
+TEST(B5b2001, TheOffendersTouchesAreNotTheClaimants) {
+  Table t({.time_control = "G/5"});
+  std::int64_t at = t.Play({"e4", "e5"}, 1'000);
+  ASSERT_OK(t.TouchAndRelease("g1", at));
+  ASSERT_TRUE(t.game().touches().TouchedThisTurn());
+  ASSERT_OK(t.Complete(kW, "g1", "g4", at + 1'000));
+  EXPECT_FALSE(t.game().touches().TouchedThisTurn());
+  ASSERT_OK(t.ClaimIllegal(kB, at + 2'000));
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+}
+
+// 2005 (Article 7 and the appendices as 2001): the same loss, cited as 2001's.
+TEST(B5b2005, IllegalMoveClaimLostAsIn2001) {
+  Table t({.edition = v1::EDITION_FIDE_2005, .time_control = "G/5"});
+  std::int64_t at = t.Play({"e4", "e5"}, 1'000);
+  ASSERT_OK(t.Complete(kW, "g1", "g4", at));
+  ASSERT_OK(t.TouchAndRelease("b8", at + 1'000));
+  absl::Status st = t.ClaimIllegal(kB, at + 2'000);
+  EXPECT_THAT(st, HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+  EXPECT_THAT(st.message(), HasSubstr("B5b (as 2001)"));
+}
+
+// 1997 (seed 004): B5 has no clause b); C3 lets the claim stand until Black moves.
+TEST(B5b1997, NoLossOfTheRightByATouch) {
+  Table t({.edition = v1::EDITION_FIDE_1997, .time_control = "G/5"});
+  std::int64_t at = t.Play({"e4", "e5"}, 1'000);
+  ASSERT_OK(t.Complete(kW, "g1", "g4", at));
+  ASSERT_OK(t.TouchAndRelease("b8", at + 1'000));
+  ASSERT_OK(t.ClaimIllegal(kB, at + 2'000));
+  EXPECT_EQ(t.result(), Result::kBlackWins);
+}
+
+// --- B5b with 7.4a: a player's report of the opponent's illegal move
+// ------------------------------
+
+// 2001 rapid (G/25): 1.e4 e5 2.Nf3 recorded, the board had White's knight g1-g4 at ply 2. Black,
+// to move, touches his knight b8 and then reports it: lost (B5b). The arbiter's own finding of the
+// same move is still corrected (7.4a): White's first illegal move, Black +2 minutes (7.4b).
+TEST(B5b2001, PlayersReportLostOnceHeTouchedAPiece) {
+  Table t;
+  std::int64_t at = t.Play({"e4", "e5", "Nf3"}, 1'000);
+  ASSERT_OK(t.TouchAndRelease("b8", at));
+  absl::Status st = t.Report(kW, "g1", "g4", 2, "player", at + 1'000);
+  EXPECT_THAT(st, HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+  EXPECT_THAT(st.message(), HasSubstr("B5b"));
+  ASSERT_OK(t.Report(kW, "g1", "g4", 2, "arbiter", at + 1'000));
+  EXPECT_EQ(t.game().illegal_moves(kW), 1);
+  EXPECT_EQ(t.game().standing_plies(), 2);
+}
+
+// Without a touch the player's report is corrected; once he has moved since (his move touched a
+// piece) it is lost.
+TEST(B5b2001, PlayersReportBeforeATouchAndAfterHisMove) {
+  Table before;
+  std::int64_t at = before.Play({"e4", "e5", "Nf3"}, 1'000);
+  ASSERT_OK(before.Report(kW, "g1", "g4", 2, "player", at + 1'000));
+  EXPECT_EQ(before.game().illegal_moves(kW), 1);
+  // 6.14: Black's time at ply 2 (25 min less the second of 1...e5), then 7.4b's two minutes.
+  EXPECT_EQ(before.ms(kB, at + 1'000), 1'500'000 - 1'000 + 120'000);
+
+  Table after;
+  at = after.Play({"e4", "e5", "Nf3", "Nc6"}, 1'000);
+  EXPECT_THAT(after.Report(kW, "g1", "g4", 2, "player", at), HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+}
+
+// Standard play (G/90) has no B5b; 2023 rapid neither (4.8 covers Article 4 only): the report after
+// a touch is corrected.
+TEST(B5b, NotInStandardPlayNorUnder2023) {
+  for (const Options& o : {Options{.time_control = "G/90"},
+                           Options{.edition = v1::EDITION_FIDE_2023, .time_control = "G/25"}}) {
+    Table t(o);
+    std::int64_t at = t.Play({"e4", "e5", "Nf3"}, 1'000);
+    ASSERT_OK(t.TouchAndRelease("b8", at));
+    EXPECT_OK(t.Report(kW, "g1", "g4", 2, "player", at + 1'000)) << o.time_control;
+    EXPECT_EQ(t.game().illegal_moves(kW), 1);
+  }
+}
+
+// --- B4: the clock setting ----------------------------------------------------------------------
+
+// 2001 rapid (G/25): while either player has completed fewer than three moves the arbiter corrects
+// the setting; once each has completed three, B4 refuses it (6.11, a replaced defective clock,
+// still sets the new clock).
+TEST(B4_2001, ClockSettingCorrectedOnlyBeforeThreeMovesEach) {
+  Table t;
+  std::int64_t at = t.Play({"e4", "e5", "Nf3", "Nc6", "Bc4"}, 1'000);  // White 3, Black 2
+  ASSERT_OK(t.SetClocks(900'000, 900'000, "", at));
+  EXPECT_EQ(t.ms(kW, at), 900'000);
+  at = t.Play({"Bc5"}, at + 1'000);  // three each
+  absl::Status st = t.SetClocks(800'000, 800'000, "", at);
+  EXPECT_THAT(st, HasErrorCode("ERR_CLOCK_SETTING_FINAL"));
+  EXPECT_THAT(st.message(), HasSubstr("B4:"));
+  EXPECT_THAT(t.SetClocks(800'000, 800'000, "6.14", at), HasErrorCode("ERR_CLOCK_SETTING_FINAL"));
+  ASSERT_OK(t.SetClocks(800'000, 700'000, "6.11", at));
+  EXPECT_EQ(t.ms(kB, at), 700'000);
+}
+
+// Per edition: 1997 blitz and 2005 rapid refuse after three moves each (cited by edition); standard
+// play and 2023 rapid do not.
+TEST(B4, ClockSettingPerEdition) {
+  struct Case {
+    Options options;
+    bool refused;
+    std::string article;
+  };
+  const std::vector<Case> cases = {
+      {{.edition = v1::EDITION_FIDE_1997, .time_control = "G/5"}, true, "B4 (1997)"},
+      {{.edition = v1::EDITION_FIDE_2005, .time_control = "G/25"}, true, "B4 (as 2001)"},
+      {{.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"}, false, ""},
+      {{.edition = v1::EDITION_FIDE_2023, .time_control = "G/25"}, false, ""},
+  };
+  for (const Case& c : cases) {
+    Table t(c.options);
+    const std::int64_t at = t.Play({"e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"}, 1'000);
+    absl::Status st = t.SetClocks(200'000, 200'000, "", at);
+    if (c.refused) {
+      EXPECT_THAT(st, HasErrorCode("ERR_CLOCK_SETTING_FINAL")) << c.options.time_control;
+      EXPECT_THAT(st.message(), HasSubstr(c.article));
+    } else {
+      EXPECT_OK(st) << c.options.time_control;
+      EXPECT_EQ(t.ms(kW, at), 200'000);
+    }
+  }
+}
+
+// --- 2023 4.4.4: the promotion's piece, final once it touched the promotion square ---------------
+
+constexpr char kPawnOnE7[] = "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1";
+
+// 2023 (the arbiter acts himself): White puts a queen on e8 with the pawn still on e7 (4.6.2:
+// either order), takes it back and puts a knight there, then lifts the pawn. The queen touched e8
+// first: the knight promotion is refused and ruled (4.4.4), the queen owed; the queen then
+// completes it.
+TEST(Article4_4_4_2023, ThePieceThatTouchedTheSquareIsFinal) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "G/90", .fen = kPawnOnE7});
+  Board b(t.game().position());
+  ASSERT_OK(t.Feed({b.Put("e8", 'Q')}, 1'000));
+  std::optional<OwedMove> owed =
+      CurrentObligation(t.game().touches(), t.game().position(), t.game().ruleset());
+  ASSERT_TRUE(owed.has_value());
+  EXPECT_EQ(owed->obligation.article, "4.4.4");
+  EXPECT_THAT(owed->obligation.AllowedUci(), ::testing::ElementsAre("e7e8q"));
+  EXPECT_TRUE(owed->enforced);
+  ASSERT_OK(t.Feed({b.Lift("e8"), b.Put("e8", 'N'), b.Lift("e7")}, 2'000));
+  EXPECT_EQ(t.game().plies(), 0);  // not made
+  v1::ArbitrationEvent ruled;
+  for (std::int64_t i = 0; i < t.game().version(); ++i) {
+    if (t.game().event(i).has_touch_move_ruled()) ruled = t.game().event(i);
+  }
+  ASSERT_TRUE(ruled.has_touch_move_ruled());
+  EXPECT_EQ(ruled.touch_move_ruled().article(), "4.4.4");
+  EXPECT_EQ(ruled.touch_move_ruled().move_uci(), "e7e8n");
+  ASSERT_OK(t.Feed({b.Lift("e8"), b.Put("e8", 'Q')}, 3'000));
+  ASSERT_EQ(t.game().plies(), 1);
+  EXPECT_EQ(t.game().san(0), "e8=Q");
+  EXPECT_THAT(t.Comments(), HasSubstr("4.4.4: White puts Q on e8 to promote"));
+  // The log replays to the same game (the promotion touches read back).
+  absl::StatusOr<GameState> replayed = GameState::Replay(t.game().events());
+  ASSERT_OK(replayed.status());
+  EXPECT_EQ(replayed->san(0), "e8=Q");
+  EXPECT_EQ(replayed->version(), t.game().version());
+}
+
+// The seeds' editions have no such rule (2001 4.7 binds a piece released on a square, not the
+// choice of piece): the same board makes the knight promotion, and no promotion touch is recorded.
+TEST(Article4_4_4_2023, NotInThe2001Laws) {
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "G/90", .fen = kPawnOnE7});
+  Board b(t.game().position());
+  ASSERT_OK(t.Feed({b.Put("e8", 'Q')}, 1'000));
+  EXPECT_FALSE(
+      CurrentObligation(t.game().touches(), t.game().position(), t.game().ruleset()).has_value());
+  ASSERT_OK(t.Feed({b.Lift("e8"), b.Put("e8", 'N'), b.Lift("e7")}, 2'000));
+  ASSERT_EQ(t.game().plies(), 1);
+  EXPECT_EQ(t.game().san(0), "e8=N+");
+}
+
+// The board's view: a queen moved to the last rank is not a promotion piece (no more queens than
+// the position has); a new queen on a square no promotion reaches is not one either.
+TEST(Article4_4_4_2023, OnlyANewPieceOnAPromotionSquare) {
+  const chess::Position p = *chess::ParseFen("7k/3QP3/8/8/8/8/8/4K3 w - - 0 1");
+  Board moved(p);
+  moved.Lift("d7");
+  absl::StatusOr<Placement> next = ParsePlacement(moved.Put("e8", 'Q'));
+  ASSERT_OK(next.status());
+  for (const Observation& o : Observe(p, PlacementOf(p), *next, false, true)) {
+    EXPECT_NE(o.kind, Observation::Kind::kPromotionPiece);
+  }
+  Board added(p);
+  next = ParsePlacement(added.Put("a8", 'Q'));  // no pawn reaches a8
+  ASSERT_OK(next.status());
+  for (const Observation& o : Observe(p, PlacementOf(p), *next, false, true)) {
+    EXPECT_NE(o.kind, Observation::Kind::kPromotionPiece);
+  }
+}
+
+// --- What GameView shows: the obligation per edition and speed
+// ------------------------------------
+
+// The initial position, White touches his knight g1: 4.3a owed (g1f3, g1h3); enforced in standard
+// play, only on claim in 2001 rapid (B5a); 2023 numbers it 4.3.1. Nothing touched: nothing shown.
+TEST(GameViewObligation, PerEditionAndSpeed) {
+  struct Case {
+    Options options;
+    std::string article;
+    bool enforced;
+  };
+  const std::vector<Case> cases = {
+      {{.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"}, "4.3a", true},
+      {{.edition = v1::EDITION_FIDE_2001, .time_control = "G/25"}, "4.3a", false},
+      {{.edition = v1::EDITION_FIDE_2023, .time_control = "G/5"}, "4.3.1", true},
+  };
+  for (const Case& c : cases) {
+    Table t(c.options);
+    EXPECT_FALSE(
+        CurrentObligation(t.game().touches(), t.game().position(), t.game().ruleset()).has_value());
+    ASSERT_OK(t.TouchAndRelease("g1", 1'000));
+    std::optional<OwedMove> owed =
+        CurrentObligation(t.game().touches(), t.game().position(), t.game().ruleset());
+    ASSERT_TRUE(owed.has_value());
+    EXPECT_EQ(owed->obligation.article, c.article);
+    EXPECT_EQ(owed->enforced, c.enforced);
+    EXPECT_THAT(owed->obligation.AllowedUci(), ::testing::ElementsAre("g1f3", "g1h3"));
+  }
+}
+
+}  // namespace
+}  // namespace arbitration
