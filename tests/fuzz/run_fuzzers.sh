@@ -33,7 +33,7 @@ flags=(-std=c++20 -O1 -g -I. -fsanitize=fuzzer,address,undefined -fno-sanitize-r
 lib_flags=(-std=c++20 -O1 -g -I. -fsanitize=fuzzer-no-link,address,undefined
            -fno-sanitize-recover=undefined -Wno-deprecated-enum-enum-conversion)
 libs=$(pkg-config --libs protobuf absl_status absl_statusor absl_strings absl_cord absl_str_format \
-       absl_synchronization absl_time absl_flat_hash_map absl_hash)
+       absl_synchronization absl_time absl_flat_hash_map absl_hash libcrypto)
 
 # The error catalogues' headers are generated from their errors.json (bazel/error_catalogue.bzl).
 gen="$out/gen"
@@ -61,9 +61,12 @@ sources=(libs/base/error.cc
          libs/clock/time_control.cc libs/clock/clock.cc libs/clock/lag_compensation.cc
          libs/clock/display.cc
          libs/analysis/static_proofs.cc libs/analysis/unwinnable.cc libs/analysis/advice.cc
-         libs/analysis/engine_pool.cc libs/analysis/uci_engine.cc
+         libs/analysis/engine_pool.cc libs/analysis/uci_engine.cc libs/analysis/reachability.cc
          libs/arbitration/analyst.cc libs/arbitration/game_state.cc libs/arbitration/rulings.cc
-         libs/arbitration/pgn_export.cc
+         libs/arbitration/pgn_export.cc libs/arbitration/irregularities.cc
+         libs/arbitration/irregularities_state.cc libs/arbitration/adjournment.cc
+         libs/arbitration/board_feed.cc libs/arbitration/touch_move.cc
+         libs/arbitration/sealed_move.cc libs/seal/seal.cc
          libs/clock_authority/clock_rulings.cc libs/clock_authority/clock_game.cc
          libs/clock_authority/clock_codec.cc libs/clock_authority/clock_commands.cc
          services/chess_proto.cc
