@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
+#include "libs/arbitration/events.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
@@ -20,13 +21,6 @@ namespace {
 using chess::Color;
 using laws::Outcome;
 using laws::Termination;
-
-v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "") {
-  v1::ArbitrationEvent e;
-  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
-  e.mutable_ended()->set_proof(std::string(proof));
-  return e;
-}
 
 const v1::Session* SessionAt(const GameState& s, int index) {
   if (index < 0 || index >= s.created().sessions_size()) return nullptr;
@@ -162,13 +156,13 @@ absl::Status Open(const GameState& s, const std::optional<std::string>& text, st
         cannot ? absl::StrCat("; 9.6: ", chess::ColorName(replier),
                               " cannot mate by any series of legal moves (", can_mate.proof, ")")
                : "");
-    return add(Ended(outcome, proof), at_ms, actor);
+    return add(EndedEvent(outcome, proof), at_ms, actor);
   }
   ASSIGN_OR_RETURN(std::optional<SealedEnding> ending, EndingAfterSealed(s, *move, analyst));
   RETURN_IF_ERROR(add(SealedMovePlayed(s, *move, ending.has_value()), at_ms, actor));
   // A10a, b: a sealed move that mates, stalemates or leaves a dead position ends the game here,
   // whoever is absent.
-  if (ending) RETURN_IF_ERROR(add(Ended(ending->outcome, ending->proof), at_ms, actor));
+  if (ending) RETURN_IF_ERROR(add(EndedEvent(ending->outcome, ending->proof), at_ms, actor));
   return absl::OkStatus();
 }
 
@@ -317,7 +311,7 @@ absl::Status DecideEnvelopeLost(const GameState& s, const Command& c, std::int64
   annulled.result = laws::Result::kAnnulled;
   annulled.termination = Termination::kArbiterDecision;
   annulled.article = "A11b";
-  return add(Ended(annulled, c.reason), now_ms, c.actor);
+  return add(EndedEvent(annulled, c.reason), now_ms, c.actor);
 }
 
 absl::Status OpenOnArrival(const GameState& s, const Command& c, std::int64_t now_ms,
@@ -351,19 +345,19 @@ absl::Status RecordDefaultWithEnvelope(const GameState& s,
     // stands for both, as it did before the envelope could be opened here. The arbiter who opens
     // the paper envelope and finds a mate, a stalemate or a dead position corrects the result
     // (SetResult).
-    return add(Ended(both, absl::StrCat(late,
-                                        "; the envelope stays closed: the server has no "
-                                        "seal key that opens it, so A10a and A10b are not "
-                                        "examined")),
+    return add(EndedEvent(both, absl::StrCat(late,
+                                             "; the envelope stays closed: the server has no "
+                                             "seal key that opens it, so A10a and A10b are not "
+                                             "examined")),
                at_ms, ServerActor());
   }
   const chess::Position& before = s.position();
   absl::StatusOr<chess::Move> move = chess::ParseMove(before, *opened_move);
   if (!move.ok()) {
     // A8 would make the sealer lose; his opponent, absent too, has lost by default: both lose.
-    return add(Ended(both, absl::StrCat(late, "; the envelope opened: the sealed move \"",
-                                        *opened_move, "\" of ", chess::ColorName(sealer),
-                                        " is not a legal, unambiguous move (A8)")),
+    return add(EndedEvent(both, absl::StrCat(late, "; the envelope opened: the sealed move \"",
+                                             *opened_move, "\" of ", chess::ColorName(sealer),
+                                             " is not a legal, unambiguous move (A8)")),
                at_ms, ServerActor());
   }
   ASSIGN_OR_RETURN(std::optional<SealedEnding> ending, EndingAfterSealed(s, *move, analyst));
@@ -372,21 +366,21 @@ absl::Status RecordDefaultWithEnvelope(const GameState& s,
                                ending->outcome.termination == Termination::kDeadPosition);
   const std::string san = chess::ToSan(before, *move);
   if (!a10a && !a10b) {
-    return add(
-        Ended(both, absl::StrCat(late, "; the envelope opened: the sealed move ", env.move_number(),
-                                 sealer == Color::kWhite ? ". " : "... ", san,
-                                 " neither mates, stalemates nor reaches a position of "
-                                 "9.6: no exception")),
-        at_ms, ServerActor());
+    return add(EndedEvent(both, absl::StrCat(late, "; the envelope opened: the sealed move ",
+                                             env.move_number(),
+                                             sealer == Color::kWhite ? ". " : "... ", san,
+                                             " neither mates, stalemates nor reaches a position of "
+                                             "9.6: no exception")),
+               at_ms, ServerActor());
   }
   // A10a: the sealed move mates, the absent sealer wins; A10b: it stalemates or reaches a dead
   // position (9.6), a draw. The move is played on the board, the game ends with it.
   RETURN_IF_ERROR(add(SealedMovePlayed(s, *move, true), at_ms, ServerActor()));
   return add(
-      Ended(ending->outcome, absl::StrCat(late, "; the envelope opened: the sealed move ", san,
-                                          a10a ? " mates (A10a): the absent sealer wins"
-                                               : " ends the game in a draw (A10b)",
-                                          ending->proof.empty() ? "" : "; ", ending->proof)),
+      EndedEvent(ending->outcome, absl::StrCat(late, "; the envelope opened: the sealed move ", san,
+                                               a10a ? " mates (A10a): the absent sealer wins"
+                                                    : " ends the game in a draw (A10b)",
+                                               ending->proof.empty() ? "" : "; ", ending->proof)),
       at_ms, ServerActor());
 }
 

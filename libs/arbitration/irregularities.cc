@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
+#include "libs/arbitration/events.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
@@ -58,25 +59,6 @@ absl::Status CheckNotPaused(const GameState& s) {
                  "the clocks are stopped (6.13): play resumes when the arbiter restarts them");
   }
   return absl::OkStatus();
-}
-
-v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "",
-                           bool review = false) {
-  v1::ArbitrationEvent e;
-  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
-  e.mutable_ended()->set_proof(std::string(proof));
-  e.mutable_ended()->set_review(review);
-  return e;
-}
-
-v1::ArbitrationEvent Adjusted(Color side, std::int64_t delta_ms, absl::string_view article,
-                              absl::string_view reason) {
-  v1::ArbitrationEvent e;
-  e.mutable_adjusted()->set_side(laws::ToProto(side));
-  e.mutable_adjusted()->set_delta_ms(delta_ms);
-  e.mutable_adjusted()->set_article(std::string(article));
-  e.mutable_adjusted()->set_reason(std::string(reason));
-  return e;
 }
 
 absl::StatusOr<chess::Square> SquareArg(absl::string_view name, absl::string_view text) {
@@ -180,10 +162,10 @@ absl::Status EndForIllegalMove(EventSink& sink, Color winner, absl::string_view 
   AnalystAnswer answer =
       mating_potential ? analyst.MatingPotential(pos, winner) : analyst.CanMate(pos, winner);
   if (answer.verdict == analysis::Verdict::kUnwinnable) {
-    return sink.Add(Ended(Outcome::Draw(Termination::kIllegalMoves, article), answer.proof));
+    return sink.Add(EndedEvent(Outcome::Draw(Termination::kIllegalMoves, article), answer.proof));
   }
-  return sink.Add(Ended(Outcome::Win(winner, Termination::kIllegalMoves, article), answer.proof,
-                        answer.verdict == analysis::Verdict::kUndetermined));
+  return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, article),
+                             answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
 }
 
 // C3: the position an illegal move makes on the board: the piece goes from `from` to `to`,
@@ -355,8 +337,8 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
   if (penalty.loses) {
     return EndForIllegalMove(sink, ~offender, penalty.article, /*mating_potential=*/false, analyst);
   }
-  return sink.Add(Adjusted(~offender, penalty.opponent_add_ms, penalty.article,
-                           absl::StrCat("illegal move ", count, " of ", SideWord(offender))));
+  return sink.Add(AdjustedEvent(~offender, penalty.opponent_add_ms, penalty.article,
+                                absl::StrCat("illegal move ", count, " of ", SideWord(offender))));
 }
 
 absl::Status DecideCompleteIllegalMove(EventSink& sink, Color side, const IrregularArgs& args) {
@@ -437,10 +419,11 @@ absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& an
   *ruling = v1::CLAIM_RULING_CORRECT;
   RETURN_IF_ERROR(sink.Add(std::move(claim)));
   if (draw) {
-    return sink.Add(Ended(Outcome::Draw(Termination::kIllegalMoves, c3.article), answer.proof));
+    return sink.Add(
+        EndedEvent(Outcome::Draw(Termination::kIllegalMoves, c3.article), answer.proof));
   }
-  return sink.Add(Ended(Outcome::Win(claimant, Termination::kIllegalMoves, c3.article),
-                        answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
+  return sink.Add(EndedEvent(Outcome::Win(claimant, Termination::kIllegalMoves, c3.article),
+                             answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
 }
 
 absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
@@ -464,7 +447,7 @@ absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
     o.result = laws::Result::kAnnulled;
     o.termination = Termination::kArbiterDecision;
     o.article = std::string(art);
-    return sink.Add(Ended(o));
+    return sink.Add(EndedEvent(o));
   };
   if (article == "7.1a" || article == "7.1b") {
     // B4 (rapid, blitz 1997-2005): after three completed moves each, no longer claimable.
@@ -550,8 +533,8 @@ absl::Status DecideRuleStop(EventSink& sink, const IrregularArgs& args, std::int
     w.mutable_power_used()->set_reason(why);
     return sink.Add(std::move(w));
   }
-  if (args.penalty == "13.4b") return sink.Add(Adjusted(~side, delta_ms, "13.4b", why));
-  if (args.penalty == "13.4c") return sink.Add(Adjusted(side, -delta_ms, "13.4c", why));
+  if (args.penalty == "13.4b") return sink.Add(AdjustedEvent(~side, delta_ms, "13.4b", why));
+  if (args.penalty == "13.4c") return sink.Add(AdjustedEvent(side, -delta_ms, "13.4c", why));
   return absl::OkStatus();
 }
 
@@ -599,14 +582,14 @@ absl::Status DecidePower(EventSink& sink, std::optional<Color> side, const Irreg
       const bool over = s.status() == GameStatus::kEnded;
       RETURN_IF_ERROR(sink.Add(std::move(e)));
       if (over) return absl::OkStatus();
-      return sink.Add(Ended(Outcome::Win(~*side, Termination::kArbiterDecision, article)));
+      return sink.Add(EndedEvent(Outcome::Win(~*side, Termination::kArbiterDecision, article)));
     }
     case v1::ARBITER_POWER_BOTH_REFUSE:
       RETURN_IF_ERROR(CheckNotOver(s));
       p->set_article("12.8");
       p->clear_side();
       RETURN_IF_ERROR(sink.Add(std::move(e)));
-      return sink.Add(Ended(Outcome::BothLose(Termination::kArbiterDecision, "12.8")));
+      return sink.Add(EndedEvent(Outcome::BothLose(Termination::kArbiterDecision, "12.8")));
     default:
       break;
   }

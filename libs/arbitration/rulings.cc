@@ -7,6 +7,7 @@
 #include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/board_feed.h"
 #include "libs/arbitration/errors.h"
+#include "libs/arbitration/events.h"
 #include "libs/arbitration/touch_move.h"
 #include "libs/base/enum_table.h"
 #include "libs/base/error.h"
@@ -48,23 +49,6 @@ struct Plan {
     };
   }
 };
-
-v1::ArbitrationEvent Ended(const Outcome& outcome, absl::string_view proof = "",
-                           bool review = false) {
-  v1::ArbitrationEvent e;
-  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
-  e.mutable_ended()->set_proof(std::string(proof));
-  e.mutable_ended()->set_review(review);
-  return e;
-}
-
-v1::ArbitrationEvent Adjusted(Color side, std::int64_t delta_ms, absl::string_view article) {
-  v1::ArbitrationEvent e;
-  e.mutable_adjusted()->set_side(laws::ToProto(side));
-  e.mutable_adjusted()->set_delta_ms(delta_ms);
-  e.mutable_adjusted()->set_article(std::string(article));
-  return e;
-}
 
 v1::ArbitrationEvent ClockStopped() {
   v1::ArbitrationEvent e;
@@ -120,7 +104,7 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
                                 plan.state.clock().InFinalPeriod(Color::kBlack);
       laws::BothFlagsRuling both = laws::BothFlags(plan.state.ruleset(), final_period);
       if (both.outcome == laws::BothFlagsOutcome::kDraw) {
-        return plan.Add(Ended(Outcome::Draw(Termination::kBothFlags, both.article)), at_ms,
+        return plan.Add(EndedEvent(Outcome::Draw(Termination::kBothFlags, both.article)), at_ms,
                         ServerActor());
       }
     }
@@ -129,7 +113,7 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
   // 10.2b: a postponed claim; the arbiter fixes the result now that a flag fell.
   if (plan.state.status() == GameStatus::kAwaitingRuling) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, side, "6.10", analyst);
-  return plan.Add(Ended(v.outcome, v.proof, v.review), at_ms, ServerActor());
+  return plan.Add(EndedEvent(v.outcome, v.proof, v.review), at_ms, ServerActor());
 }
 
 // 6.7: an absent player arrived more than the default time after the scheduled start.
@@ -145,7 +129,7 @@ absl::Status RecordDefault(Plan& plan, std::int64_t at_ms, Analyst& analyst) {
                         ? Outcome::BothLose(Termination::kDefault, "6.7")
                         : Outcome::Win(white_absent ? Color::kBlack : Color::kWhite,
                                        Termination::kDefault, "6.7");
-  return plan.Add(Ended(outcome), at_ms, ServerActor());
+  return plan.Add(EndedEvent(outcome), at_ms, ServerActor());
 }
 
 // Records, in the order they happened, the flags and defaults due by `now_ms`.
@@ -238,7 +222,7 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
   }
   RETURN_IF_ERROR(plan.Add(std::move(e), plan.now_ms, actor));
   if (ending) {
-    RETURN_IF_ERROR(plan.Add(Ended(ending->outcome, ending->proof), plan.now_ms, actor));
+    RETURN_IF_ERROR(plan.Add(EndedEvent(ending->outcome, ending->proof), plan.now_ms, actor));
   }
   return absl::OkStatus();
 }
@@ -360,17 +344,17 @@ absl::Status DecideDrawClaim(Plan& plan, const Command& c, Color side, Analyst& 
   RETURN_IF_ERROR(plan.Add(std::move(claim), now, c.actor));
   if (correct) {
     return plan.Add(
-        Ended(Outcome::Draw(
+        EndedEvent(Outcome::Draw(
             threefold ? Termination::kThreefoldRepetition : Termination::kFiftyMoves, article)),
         now, c.actor);
   }
   // 9.5b (2023 9.5.2): the penalty, then the declared move is played and the game goes on.
   const laws::ClaimPenalty penalty = laws::IncorrectClaimPenalty(plan.state.ruleset(), remaining);
   RETURN_IF_ERROR(
-      plan.Add(Adjusted(~side, penalty.opponent_add_ms, penalty.article), now, c.actor));
+      plan.Add(AdjustedEvent(~side, penalty.opponent_add_ms, penalty.article), now, c.actor));
   if (penalty.claimant_after_ms != remaining) {
-    RETURN_IF_ERROR(plan.Add(Adjusted(side, penalty.claimant_after_ms - remaining, penalty.article),
-                             now, c.actor));
+    RETURN_IF_ERROR(plan.Add(
+        AdjustedEvent(side, penalty.claimant_after_ms - remaining, penalty.article), now, c.actor));
   }
   RETURN_IF_ERROR(plan.Add(ClockRestarted(), now, c.actor));
   if (intended) RETURN_IF_ERROR(AddMove(plan, side, *intended, false, 0, c.actor, analyst));
@@ -456,7 +440,7 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
   RETURN_IF_ERROR(plan.Add(std::move(claim), plan.now_ms, c.actor));
   if (!correct) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, ~side, "B7", analyst);
-  return plan.Add(Ended(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
+  return plan.Add(EndedEvent(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
 }
 
 v1::ArbitrationEvent Ruled(const Command& c, absl::string_view article) {
@@ -486,11 +470,11 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
     const Color loser = *laws::ColorOf(flag.side());
     RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2b"), now, c.actor));
     if (c.decision == v1::RULING_DECISION_DRAW) {
-      return plan.Add(Ended(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2b")), now,
+      return plan.Add(EndedEvent(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2b")), now,
                       c.actor);
     }
     FlagVerdict v = RuleOnFlag(plan.state, loser, "6.10", analyst);
-    return plan.Add(Ended(v.outcome, v.proof, v.review), now, c.actor);
+    return plan.Add(EndedEvent(v.outcome, v.proof, v.review), now, c.actor);
   }
   const v1::ClaimMade claim = *s.pending_claim();
   const Color claimant = *laws::ColorOf(claim.side());
@@ -502,24 +486,24 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
     Outcome o = c.decision == v1::RULING_DECISION_DRAW
                     ? Outcome::Draw(Termination::kQuickplayFinishClaim, "D1")
                     : Outcome::Win(~claimant, Termination::kArbiterDecision, "D1");
-    return plan.Add(Ended(o), now, c.actor);
+    return plan.Add(EndedEvent(o), now, c.actor);
   }
   switch (c.decision) {
     case v1::RULING_DECISION_DRAW:
       RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2a"), now, c.actor));
-      return plan.Add(Ended(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2a")), now,
+      return plan.Add(EndedEvent(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2a")), now,
                       c.actor);
     case v1::RULING_DECISION_POSTPONE:
       RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2b"), now, c.actor));
       if (c.add_time) {
         RETURN_IF_ERROR(
-            plan.Add(Adjusted(~claimant, laws::kQuickplayExtraMs, "10.2b"), now, c.actor));
+            plan.Add(AdjustedEvent(~claimant, laws::kQuickplayExtraMs, "10.2b"), now, c.actor));
       }
       return plan.Add(ClockRestarted(), now, c.actor);
     case v1::RULING_DECISION_REJECT:
       RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2c"), now, c.actor));
       RETURN_IF_ERROR(
-          plan.Add(Adjusted(~claimant, laws::kQuickplayExtraMs, "10.2c"), now, c.actor));
+          plan.Add(AdjustedEvent(~claimant, laws::kQuickplayExtraMs, "10.2c"), now, c.actor));
       return plan.Add(ClockRestarted(), now, c.actor);
     default:
       break;
@@ -735,7 +719,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       v1::ArbitrationEvent e;
       e.mutable_resigned()->set_side(laws::ToProto(*c.side));
       RETURN_IF_ERROR(plan.Add(std::move(e), now, c.actor));
-      return plan.Add(Ended(Outcome::Win(~*c.side, Termination::kResignation, "5.1b")), now,
+      return plan.Add(EndedEvent(Outcome::Win(~*c.side, Termination::kResignation, "5.1b")), now,
                       c.actor);
     }
     case CommandKind::kOfferDraw: {
@@ -760,7 +744,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       e.mutable_draw_answered()->set_accepted(accept);
       RETURN_IF_ERROR(plan.Add(std::move(e), now, c.actor));
       if (!accept) return absl::OkStatus();
-      return plan.Add(Ended(Outcome::Draw(Termination::kAgreement, "9.1")), now, c.actor);
+      return plan.Add(EndedEvent(Outcome::Draw(Termination::kAgreement, "9.1")), now, c.actor);
     }
     case CommandKind::kClaim:
       RETURN_IF_ERROR(CheckNotPaused(s));
@@ -815,7 +799,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       // claim awaits the ruling. The clock checks the sign the article fixes and that a deduction
       // leaves time (otherwise the clock is set, 6.14).
       RETURN_IF_ERROR(CheckNotOver(s));
-      v1::ArbitrationEvent e = Adjusted(*c.side, c.delta_ms, c.article);
+      v1::ArbitrationEvent e = AdjustedEvent(*c.side, c.delta_ms, c.article);
       e.mutable_adjusted()->set_reason(c.reason);
       return plan.Add(std::move(e), now, c.actor);
     }

@@ -1,0 +1,43 @@
+// The events the rulings of every kind append (rulings.cc, irregularities.cc, adjournment.cc):
+// one way to build each, so that a game's end or a time adjustment is recorded alike whichever
+// ruling decides it.
+#ifndef ARBITER_LIBS_ARBITRATION_EVENTS_H_
+#define ARBITER_LIBS_ARBITRATION_EVENTS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "libs/chess/types.h"
+#include "libs/laws/outcome.h"
+#include "libs/laws/proto_convert.h"
+#include "proto/arbiter/v1/arbitration.pb.h"
+
+namespace arbitration {
+
+// The game ends with `outcome`; `proof` (a dead position's, a flag's) and `review` (an
+// undetermined search, for the arbiter) are kept in the record.
+inline arbiter::v1::ArbitrationEvent EndedEvent(const laws::Outcome& outcome,
+                                                absl::string_view proof = "", bool review = false) {
+  arbiter::v1::ArbitrationEvent e;
+  laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
+  e.mutable_ended()->set_proof(std::string(proof));
+  e.mutable_ended()->set_review(review);
+  return e;
+}
+
+// `side`'s clock changed by `delta_ms`, under `article`, for `reason` (may be empty).
+inline arbiter::v1::ArbitrationEvent AdjustedEvent(chess::Color side, std::int64_t delta_ms,
+                                                   absl::string_view article,
+                                                   absl::string_view reason = "") {
+  arbiter::v1::ArbitrationEvent e;
+  e.mutable_adjusted()->set_side(laws::ToProto(side));
+  e.mutable_adjusted()->set_delta_ms(delta_ms);
+  e.mutable_adjusted()->set_article(std::string(article));
+  e.mutable_adjusted()->set_reason(std::string(reason));
+  return e;
+}
+
+}  // namespace arbitration
+
+#endif  // ARBITER_LIBS_ARBITRATION_EVENTS_H_
