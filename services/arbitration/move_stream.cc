@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/async_stream.h"
@@ -53,7 +54,6 @@ class MoveStreamMethod::Stream {
         ctx_, absl::StrCat("/", ArbitrationService::kName, "/SubmitMoves"), nullptr);
     absl::MutexLock lock(&mu_);
     if (!who.ok()) {
-      refused_ = true;
       reads_done_ = true;
       FinishLocked(service::ToGrpcStatus(who.status()));
       return;
@@ -188,7 +188,6 @@ class MoveStreamMethod::Stream {
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
   bool broken_ ABSL_GUARDED_BY(mu_) = false;
-  bool refused_ ABSL_GUARDED_BY(mu_) = false;
   bool finishing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_done_ ABSL_GUARDED_BY(mu_) = false;
 };

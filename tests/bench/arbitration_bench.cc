@@ -631,13 +631,8 @@ int main(int argc, char** argv) {
   // default not on the disk of Redis's AOF: about 2.5 MB/s of lines at 8,000 moves/s, whose
   // writeback delayed Redis's fsyncs by 15-40 ms once or twice in 10 s when they shared /tmp. In
   // the deployment the container's log and Redis's volume are not one disk either.
-  const std::string log_dir = absl::GetFlag(FLAGS_server_log_dir);
-  const char* tmpdir = std::getenv("TEST_TMPDIR");
-  const std::string saved_tmpdir = tmpdir != nullptr ? tmpdir : "";
-  if (!log_dir.empty()) setenv("TEST_TMPDIR", log_dir.c_str(), 1);  // ServerProcess's log file
-  auto server = testing_util::ServerProcess::Start(binary, flags);
-  if (!log_dir.empty() && tmpdir == nullptr) unsetenv("TEST_TMPDIR");
-  if (!log_dir.empty() && tmpdir != nullptr) setenv("TEST_TMPDIR", saved_tmpdir.c_str(), 1);
+  auto server = testing_util::ServerProcess::Start(binary, flags, absl::Seconds(30),
+                                                   absl::GetFlag(FLAGS_server_log_dir));
   if (!server.ok()) Die(server.status().ToString());
   auto channel = bench::Channel((*server)->grpc_port());
 

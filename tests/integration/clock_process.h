@@ -53,14 +53,18 @@ inline std::string FindRunfile(const std::string& rel) {
 
 class ServerProcess {
  public:
+  // The server's output goes to a file in `log_dir` ("": TEST_TMPDIR, else /tmp).
   static absl::StatusOr<std::unique_ptr<ServerProcess>> Start(
       const std::string& binary, std::vector<std::string> flags,
-      absl::Duration timeout = absl::Seconds(30)) {
+      absl::Duration timeout = absl::Seconds(30), const std::string& log_dir = "") {
     if (binary.empty() || !std::filesystem::exists(binary)) {
       return absl::NotFoundError(absl::StrCat("server binary not found: ", binary));
     }
     const char* tmp = std::getenv("TEST_TMPDIR");
-    std::string log = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/server.XXXXXX");
+    std::string log = absl::StrCat(!log_dir.empty() ? log_dir
+                                   : tmp != nullptr ? tmp
+                                                    : "/tmp",
+                                   "/server.XXXXXX");
     int fd = mkstemp(log.data());
     if (fd < 0) return absl::InternalError("mkstemp");
     std::vector<std::string> args = {binary, "--grpc_address=127.0.0.1:0"};
