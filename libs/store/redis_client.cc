@@ -1,11 +1,14 @@
 #include "libs/store/redis_client.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -209,6 +212,22 @@ RedisClient::RedisClient(RedisConnectionOptions options)
           std::max<std::int64_t>(1, absl::ToInt64Milliseconds(options_.replica_ack_timeout)))) {}
 
 RedisClient::~RedisClient() {
+  // The flow first: what it hands to the lanes as it stops (a broken connection's commands) still
+  // finds them running.
+  std::thread reader;
+  {
+    absl::MutexLock lock(&async_mu_);
+    reader.swap(flow_reader_);
+  }
+  if (reader.joinable()) {
+    {
+      absl::MutexLock lock(&flow_mu_);
+      flow_stopping_ = true;  // also ends the reader's wait to reconnect
+      // Nothing awaits a reply: wake the reader from its read now rather than at its timeout.
+      if (flow_ != nullptr && flow_in_flight_.empty()) ::shutdown(flow_->fd, SHUT_RDWR);
+    }
+    reader.join();  // it answers what is in flight, then stops
+  }
   std::vector<std::thread> lanes;
   {
     absl::MutexLock lock(&async_mu_);
@@ -234,6 +253,12 @@ void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done
     done(CommandAlone(args, absl::ZeroDuration(), durability));
     return;
   }
+  if (FlowAsync(args, done, durability)) return;
+  LaneAsync(std::move(args), std::move(done), durability);
+}
+
+void RedisClient::LaneAsync(std::vector<std::string> args, ReplyCallback done,
+                            Durability durability) {
   {
     absl::MutexLock lock(&async_mu_);
     if (!stopping_) {
@@ -241,6 +266,7 @@ void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done
         for (int i = 0; i < options_.pipeline_lanes; ++i) {
           lanes_.emplace_back([this] { LaneLoop(); });
         }
+        if (options_.async_flow) flow_reader_ = std::thread([this] { FlowLoop(); });
       }
       async_queue_.push_back({std::move(args), std::move(done), durability});
       // A busy lane looks at the queue before it sleeps: only an idle one needs waking.
@@ -464,6 +490,14 @@ void RedisClient::ForgetMaster(std::uint64_t epoch) {
     if (!master_known_ || epoch != master_epoch_) return;  // already forgotten (and maybe found)
     master_known_ = false;
     ++master_epoch_;
+  }
+  {
+    // The flow's connection to that master is as useless: its reader closes it.
+    absl::MutexLock lock(&flow_mu_);
+    if (flow_ != nullptr && flow_epoch_ == epoch && !flow_broken_) {
+      flow_broken_ = true;
+      ::shutdown(flow_->fd, SHUT_RDWR);
+    }
   }
   // Connections to the old master are useless now; those in use are dropped when released.
   DiscardIdle();
@@ -718,6 +752,174 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     ForgetMaster(lease->epoch);
     return fail_rest(Unavailable(absl::StrCat(first, ": ", error)));
   }
+}
+
+bool RedisClient::flow_ready() {
+  absl::MutexLock lock(&flow_mu_);
+  return flow_ != nullptr && !flow_broken_ && !flow_stopping_;
+}
+
+bool RedisClient::FlowAsync(std::vector<std::string>& args, ReplyCallback& done,
+                            Durability durability) {
+  if (!options_.async_flow) return false;
+  // A replicated write waits for its WAIT, which the lanes send after a batch.
+  if (durability == Durability::kReplicated && options_.min_replica_acks > 0) return false;
+  absl::InlinedVector<const char*, 16> argv;
+  absl::InlinedVector<size_t, 16> lens;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  char* command = nullptr;
+  const long long length =
+      redisFormatCommandArgv(&command, static_cast<int>(argv.size()), argv.data(), lens.data());
+  if (length < 0) return false;
+  absl::MutexLock lock(&flow_mu_);
+  if (flow_ == nullptr || flow_broken_ || flow_stopping_ ||
+      flow_in_flight_.size() >= static_cast<size_t>(std::max(1, options_.max_flow_in_flight))) {
+    redisFreeCommand(command);
+    return false;
+  }
+  flow_in_flight_.push_back({std::move(args), std::move(done), durability, absl::Now()});
+  // The socket is blocking, with the command timeout (redisSetTimeout): a write waits only when
+  // Redis stopped reading for long. A failed or partial write leaves the stream unusable: the
+  // reader closes it and hands this command and those before it to the lanes.
+  for (long long sent = 0; sent < length;) {
+    const ssize_t n =
+        ::send(flow_->fd, command + sent, static_cast<size_t>(length - sent), MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += n;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      flow_broken_ = true;
+      ::shutdown(flow_->fd, SHUT_RDWR);
+      break;
+    }
+  }
+  redisFreeCommand(command);
+  return true;
+}
+
+void RedisClient::BreakFlow(const absl::Status& failure, bool forget_master) {
+  redisContext* c = nullptr;
+  std::uint64_t epoch = 0;
+  std::deque<FlowCommand> pending;
+  {
+    absl::MutexLock lock(&flow_mu_);
+    c = flow_;
+    epoch = flow_epoch_;
+    flow_ = nullptr;
+    flow_broken_ = false;
+    pending.swap(flow_in_flight_);
+  }
+  if (c != nullptr) redisFree(c);
+  if (forget_master) ForgetMaster(epoch);
+  // A command may have run without its reply reaching us: sending it again is safe (see the
+  // header). A timeout is not retried, as on the lanes: the caller hears of it.
+  for (FlowCommand& p : pending) {
+    if (!failure.ok()) {
+      p.done(failure);
+    } else {
+      LaneAsync(std::move(p.args), std::move(p.done), p.durability);
+    }
+  }
+}
+
+void RedisClient::FlowLoop() {
+  char buffer[16 * 1024];
+  absl::Duration backoff = options_.rediscover_backoff;
+  while (true) {
+    redisContext* c = nullptr;
+    bool broken = false;
+    {
+      absl::MutexLock lock(&flow_mu_);
+      if (flow_stopping_ && flow_in_flight_.empty()) break;
+      c = flow_;
+      broken = flow_broken_;
+    }
+    if (broken) {
+      BreakFlow(absl::OkStatus(), /*forget_master=*/false);
+      continue;
+    }
+    if (c == nullptr) {
+      // Connect (with Sentinel, to the master it names now); meanwhile the lanes send everything.
+      absl::StatusOr<Lease> lease = Connect();
+      absl::MutexLock lock(&flow_mu_);
+      if (flow_stopping_) {
+        if (lease.ok()) redisFree(lease->context);
+        break;
+      }
+      if (!lease.ok()) {
+        flow_mu_.AwaitWithTimeout(absl::Condition(&flow_stopping_), backoff);
+        backoff = std::min(backoff * 2, std::max(options_.rediscover_backoff, absl::Seconds(1)));
+        continue;
+      }
+      backoff = options_.rediscover_backoff;
+      flow_ = lease->context;
+      flow_epoch_ = lease->epoch;
+      flow_broken_ = false;
+      continue;
+    }
+    const ssize_t n = ::recv(c->fd, buffer, sizeof(buffer), 0);
+    if (n > 0) {
+      bool out_of_step = redisReaderFeed(c->reader, buffer, static_cast<size_t>(n)) != REDIS_OK;
+      bool not_master = false;
+      while (!out_of_step && !not_master) {
+        void* reply = nullptr;
+        if (redisReaderGetReply(c->reader, &reply) != REDIS_OK) {
+          out_of_step = true;  // not the protocol: nothing read from here on can be trusted
+          break;
+        }
+        if (reply == nullptr) break;  // the rest of a reply is still on its way
+        RedisReplyPtr r(static_cast<redisReply*>(reply));
+        FlowCommand command;
+        {
+          absl::MutexLock lock(&flow_mu_);
+          if (flow_in_flight_.empty()) {
+            out_of_step = true;  // a reply to no command
+            break;
+          }
+          command = std::move(flow_in_flight_.front());
+          flow_in_flight_.pop_front();
+        }
+        if (NotTheMaster(*r)) {
+          // It did not run: the lanes send it again, after asking the Sentinels (RunBatch).
+          not_master = true;
+          LaneAsync(std::move(command.args), std::move(command.done), command.durability);
+          break;
+        }
+        command.done(std::move(r));
+      }
+      if (out_of_step || not_master) BreakFlow(absl::OkStatus(), /*forget_master=*/true);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // No byte for a command timeout (the socket's receive timeout): idle, or stuck.
+      absl::Status stuck;
+      {
+        absl::MutexLock lock(&flow_mu_);
+        if (!flow_in_flight_.empty() &&
+            absl::Now() - flow_in_flight_.front().sent >= options_.command_timeout) {
+          stuck =
+              Unavailable(absl::StrCat(flow_in_flight_.front().args.front(), ": no reply within ",
+                                       absl::FormatDuration(options_.command_timeout)));
+        }
+      }
+      if (!stuck.ok()) BreakFlow(stuck, /*forget_master=*/true);
+      continue;
+    }
+    // Closed by the server (a restart, a failover) or by us (a failed write, a stop).
+    BreakFlow(absl::OkStatus(), /*forget_master=*/true);
+  }
+  redisContext* c = nullptr;
+  {
+    absl::MutexLock lock(&flow_mu_);
+    c = flow_;
+    flow_ = nullptr;
+  }
+  if (c != nullptr) redisFree(c);
 }
 
 absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::string>& args,

@@ -20,6 +20,16 @@
 //   reply handed to a callback on that thread; the caller never waits. For the hot path of a
 //   server (a clock press), where a thread per command waiting for its reply costs more than the
 //   command: each wait is a sleep and a wake-up, twice per command.
+// - The flow (CommandAsync, `async_flow`, on by default with lanes): one connection on which the
+//   caller's thread writes each command at once, never waiting, and one reader thread that reads
+//   the replies as Redis sends them (a whole event-loop turn's at a time) and runs the callbacks
+//   in order. Nothing waits for a batch's replies before the next command leaves, and no thread
+//   is woken to send: per command, one wake-up fewer on the caller's side than a lane's hand-off,
+//   and Redis reads one socket instead of one per lane. The lanes stay for what the flow does not
+//   do: a command while the flow has no connection (at start, after a failure, while it
+//   reconnects), a replicated write when min_replica_acks > 0 (its WAIT), and the commands in
+//   flight when the connection broke or the server said READONLY/MASTERDOWN, which are handed to
+//   the lanes to be sent again (every async command is safe to repeat; see above).
 // - Sentinel (`sentinels` set): the master's address is asked of the Sentinels in turn
 //   (SENTINEL get-master-addr-by-name), and checked with ROLE before use (a demoted master says
 //   "slave"). A broken or timed-out connection, READONLY or MASTERDOWN forgets the master: the
@@ -95,6 +105,10 @@ struct RedisConnectionOptions {
   // commands, at most N in flight (blocking commands, with an extra timeout, go alone).
   int pipeline_lanes = 0;
   int max_batch = 64;
+  // With lanes: CommandAsync writes on the flow's connection (see above); false: lanes only.
+  bool async_flow = true;
+  // The flow's commands awaiting replies at most; beyond, CommandAsync uses the lanes.
+  int max_flow_in_flight = 4096;
 
   // Sentinel: when not empty, host/port are ignored and the master of `master_name` is found
   // through these Sentinels (redis+sentinel:// URL). `sentinel_password`: AUTH <password> sent to
@@ -160,6 +174,9 @@ class RedisClient {
   void CommandAsync(std::vector<std::string> args, ReplyCallback done,
                     Durability durability = Durability::kNone);
 
+  // Whether CommandAsync writes on the flow right now (its connection is open and usable).
+  bool flow_ready() ABSL_LOCKS_EXCLUDED(flow_mu_);
+
   // OK for a reply that is not an error; the mapped status of an error reply.
   absl::Status ReplyStatus(const redisReply& reply) const;
 
@@ -195,8 +212,25 @@ class RedisClient {
     ReplyCallback done;
     Durability durability;
   };
+  // A command written on the flow's connection, awaiting its reply.
+  struct FlowCommand {
+    std::vector<std::string> args;  // kept to hand it to the lanes if the connection breaks
+    ReplyCallback done;
+    Durability durability;
+    absl::Time sent;
+  };
   // A lane thread: sends what CommandAsync queued, a batch at a time, and runs the callbacks.
   void LaneLoop();
+  // Queues the command for the lanes (starting them, and the flow's reader, the first time).
+  void LaneAsync(std::vector<std::string> args, ReplyCallback done, Durability durability);
+  // Writes the command on the flow's connection; false (args and done untouched) when the flow
+  // cannot take it now.
+  bool FlowAsync(std::vector<std::string>& args, ReplyCallback& done, Durability durability);
+  // The flow's reader thread: connects, reads the replies, answers the commands in order.
+  void FlowLoop();
+  // Closes the flow's connection; what awaited a reply goes to the lanes, or fails with `failure`
+  // when that is not OK.
+  void BreakFlow(const absl::Status& failure, bool forget_master);
   absl::StatusOr<RedisReplyPtr> CommandAlone(const std::vector<std::string>& args,
                                              absl::Duration extra_timeout, Durability durability);
   absl::StatusOr<RedisReplyPtr> CommandPipelined(const std::vector<std::string>& args,
@@ -249,6 +283,17 @@ class RedisClient {
   int idle_lanes_ ABSL_GUARDED_BY(async_mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(async_mu_) = false;
   std::vector<std::thread> lanes_ ABSL_GUARDED_BY(async_mu_);  // started by the first CommandAsync
+
+  // The flow. Writers hold flow_mu_ while they write on flow_ (so that commands and their places
+  // in flow_in_flight_ keep one order); the reader reads without it, and only the reader opens
+  // and frees the connection.
+  absl::Mutex flow_mu_;
+  redisContext* flow_ ABSL_GUARDED_BY(flow_mu_) = nullptr;
+  std::uint64_t flow_epoch_ ABSL_GUARDED_BY(flow_mu_) = 0;  // the master it was opened to
+  bool flow_broken_ ABSL_GUARDED_BY(flow_mu_) = false;      // a write failed: the reader closes it
+  bool flow_stopping_ ABSL_GUARDED_BY(flow_mu_) = false;
+  std::deque<FlowCommand> flow_in_flight_ ABSL_GUARDED_BY(flow_mu_);
+  std::thread flow_reader_ ABSL_GUARDED_BY(async_mu_);  // started with the lanes
 };
 
 }  // namespace store
