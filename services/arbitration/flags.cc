@@ -22,6 +22,9 @@ ABSL_FLAG(int, arbitration_timer_workers, 4, "arbitration: concurrent deadline c
 ABSL_FLAG(int, arbitration_redis_pipeline_lanes, 4,
           "arbitration: threads sending the moves' appends to Redis in batches (each waits for "
           "its batch's replies)");
+ABSL_FLAG(bool, arbitration_redis_async_flow, true,
+          "arbitration: write each move's append at once on one Redis connection whose replies "
+          "one thread reads (libs/store/redis_client.h, \"the flow\"); false: the lanes only");
 ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
           "arbitration: the node limit of one search (dead position, 6.10)");
 ABSL_FLAG(std::string, arbitration_engine_path, analysis::kDefaultEnginePath,
@@ -43,6 +46,7 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .run_timers = absl::GetFlag(FLAGS_arbitration_timers),
           .deadline_shards = absl::GetFlag(FLAGS_arbitration_deadline_shards),
           .redis_pipeline_lanes = absl::GetFlag(FLAGS_arbitration_redis_pipeline_lanes),
+          .redis_async_flow = absl::GetFlag(FLAGS_arbitration_redis_async_flow),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),

@@ -53,6 +53,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
   store_options.deadline_shards = options.deadline_shards;
   store_options.redis_pool_size = options.redis_pool_size;
   store_options.redis_pipeline_lanes = options.redis_pipeline_lanes;
+  store_options.redis_async_flow = options.redis_async_flow;
   store_options.redis_key_prefix = options.redis_key_prefix;
   store_options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(host->store_, clock_authority_service::OpenStore(config.store, store_options));

@@ -38,6 +38,7 @@ struct ArbitrationHostOptions {
   int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
   int redis_pool_size = 32;
   int redis_pipeline_lanes = 4;
+  bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
   std::string redis_key_prefix = "arbiter:games:";
   std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
   // The engine for 10.2 advice (started at the first claim); "" = none.
@@ -50,7 +51,8 @@ struct ArbitrationHostOptions {
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
-// --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --seal_key_file.
+// --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --arbitration_redis_async_flow,
+// --seal_key_file.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 
 class ArbitrationHost {

@@ -33,6 +33,9 @@ ABSL_FLAG(int, redis_pool_size, 64, "game store: Redis connections for commands"
 ABSL_FLAG(int, redis_pipeline_lanes, 4,
           "game store: concurrent commands are sent to Redis in batches, at most this many in "
           "flight (0: one command per connection and round trip)");
+ABSL_FLAG(bool, redis_async_flow, true,
+          "game store: with lanes, write each asynchronous command at once on one connection "
+          "whose replies one thread reads (libs/store/redis_client.h); false: the lanes only");
 
 namespace clock_authority_service {
 
@@ -51,6 +54,7 @@ ClockHostOptions ClockHostOptionsFromFlags() {
   o.deadline_shards = absl::GetFlag(FLAGS_deadline_shards);
   o.redis_pool_size = absl::GetFlag(FLAGS_redis_pool_size);
   o.redis_pipeline_lanes = absl::GetFlag(FLAGS_redis_pipeline_lanes);
+  o.redis_async_flow = absl::GetFlag(FLAGS_redis_async_flow);
   return o;
 }
 

@@ -56,6 +56,7 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.connection = *std::move(connection);
   redis.connection.pool_size = options.redis_pool_size;
   redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
+  redis.connection.async_flow = options.redis_async_flow;
   if (options.store_metrics != nullptr) {
     redis.connection.observer = store::RedisStoreMetrics(*options.store_metrics);
   }

@@ -37,6 +37,7 @@ struct ClockHostOptions {
   int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
   int redis_pool_size = 64;
   int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
+  bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
   std::string redis_key_prefix = "arbiter:";
   // The registry the Redis store's failover metrics go to (libs/store/redis_store_metrics.h);
   // null: none.
@@ -47,7 +48,7 @@ struct ClockHostOptions {
 // The clock flags (see flags.cc): --clock_replica_id, --clock_workers, --clock_max_watched_games,
 // --flag_sweep_interval, --flag_peek_ahead, --flag_sweep_grace, --flag_lease, --flag_workers,
 // --flag_scheduler,
-// --deadline_shards, --redis_pool_size, --redis_pipeline_lanes.
+// --deadline_shards, --redis_pool_size, --redis_pipeline_lanes, --redis_async_flow.
 ClockHostOptions ClockHostOptionsFromFlags();
 
 // Whether a failure to reach the store may mend by itself (Redis down, starting, loading): every
