@@ -1,6 +1,7 @@
 // The audit trail of calls (issue 16): one JSON line at info level for every call that changes
 // state (IsMutating: the method table below), with the request id, the caller's subject and role,
-// the method, the game id (the request's "game_id") and the gRPC code; and a warning, at most
+// the method, the game id (the request's "game_id"), the gRPC code and the milliseconds from the
+// call's admission to its end ("ms"); and a warning, at most
 // kAuthFailuresPerSecond a second, for every failed authentication (the lines in between are
 // counted and the count is written with the next line).
 //
@@ -10,7 +11,8 @@
 // call wait for stderr.
 //
 //   {"ts":"...","level":"info","msg":"call","request_id":"5f3a...-42","subject":"platform-1",
-//    "role":"platform","method":"/arbiter.v1.Arbitration/SubmitMove","game_id":"g1","code":"OK"}
+//    "role":"platform","method":"/arbiter.v1.Arbitration/SubmitMove","game_id":"g1","code":"OK",
+//    "ms":1.234}
 //
 // The request id is the caller's "x-request-id" metadata when it sent a usable one (at most 128
 // printable ASCII characters), else one made here; either way it is returned to the caller in
@@ -71,6 +73,9 @@ struct CallRecord {
   std::string method;
   std::string game_id;  // "" when the request has none
   int code = 0;         // grpc::StatusCode
+  // When the call was admitted (Begin); the line says how long it took to its end ("ms"), which
+  // for a move is the rulings, the append and its fsync. InfinitePast: no "ms".
+  absl::Time begun = absl::InfinitePast();
 };
 
 // The line of `record`: one JSON object and a newline.

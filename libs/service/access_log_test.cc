@@ -52,6 +52,7 @@ TEST(CallLineTest, CarriesEveryField) {
   r.method = "/arbiter.v1.Arbitration/SubmitMove";
   r.game_id = "g\"1";  // quoted as JSON
   r.code = 9;          // FAILED_PRECONDITION
+  r.begun = kT0 - absl::Microseconds(1500);
   const std::string line = FormatCallLine(r);
   ASSERT_FALSE(line.empty());
   EXPECT_EQ(line.back(), '\n');
@@ -66,6 +67,8 @@ TEST(CallLineTest, CarriesEveryField) {
   EXPECT_EQ(j["game_id"], "g\"1");
   EXPECT_EQ(j["code"], "FAILED_PRECONDITION");
   EXPECT_EQ(j["ts"], "2027-01-15T08:00:00+00:00");
+  EXPECT_DOUBLE_EQ(j["ms"].get<double>(), 1.5);  // from admission to the end
+  EXPECT_FALSE(nlohmann::json::parse(FormatCallLine(CallRecord{})).contains("ms"));
 }
 
 TEST(CallLineTest, ControlCharactersAndUtf8StayOneValidLine) {
