@@ -122,6 +122,17 @@ bool AwaitFlow(RedisClient& client) {
   return client.flow_ready();
 }
 
+// A client with short timeouts whose async commands already go on its flow; null if the flow
+// did not connect.
+std::unique_ptr<RedisClient> FlowingClient(RedisConnectionOptions o,
+                                           absl::Duration command_timeout) {
+  o.connect_timeout = absl::Milliseconds(300);
+  o.command_timeout = command_timeout;
+  auto client = std::make_unique<RedisClient>(o);
+  if (!Await(*client, {"PING"}).ok() || !AwaitFlow(*client)) return nullptr;
+  return client;
+}
+
 // The flow (CommandAsync with lanes): commands written as they come on one connection, replies
 // read by one thread. Each caller's commands keep their order and each gets its own reply, an
 // error reply included.
@@ -170,12 +181,9 @@ TEST_P(RedisClientTest, AsyncCommandsOnTheFlowEachGetTheirOwnReplyInOrder) {
 // UNAVAILABLE), nothing hangs; Redis back: the flow reconnects by itself and carries commands.
 TEST_P(RedisClientTest, TheFlowSurvivesARestart) {
   if (GetParam() == 0) GTEST_SKIP() << "no lanes: no flow";
-  RedisConnectionOptions o = Options();
-  o.connect_timeout = absl::Milliseconds(300);
-  o.command_timeout = absl::Milliseconds(500);
-  RedisClient client(o);
-  ASSERT_TRUE(Await(client, {"PING"}).ok());
-  ASSERT_TRUE(AwaitFlow(client));
+  std::unique_ptr<RedisClient> flowing = FlowingClient(Options(), absl::Milliseconds(500));
+  ASSERT_NE(flowing, nullptr);
+  RedisClient& client = *flowing;
   ASSERT_TRUE(server_->Stop(SIGKILL).ok());
   for (int i = 0; i < 20; ++i) {
     absl::StatusOr<RedisReplyPtr> reply = Await(client, {"PING"});
@@ -193,12 +201,9 @@ TEST_P(RedisClientTest, TheFlowSurvivesARestart) {
 // flow carries commands again.
 TEST_P(RedisClientTest, AHungServerTimesOutOnTheFlow) {
   if (GetParam() == 0) GTEST_SKIP() << "no lanes: no flow";
-  RedisConnectionOptions o = Options();
-  o.connect_timeout = absl::Milliseconds(300);
-  o.command_timeout = absl::Milliseconds(300);
-  RedisClient client(o);
-  ASSERT_TRUE(Await(client, {"PING"}).ok());
-  ASSERT_TRUE(AwaitFlow(client));
+  std::unique_ptr<RedisClient> flowing = FlowingClient(Options(), absl::Milliseconds(300));
+  ASSERT_NE(flowing, nullptr);
+  RedisClient& client = *flowing;
   ASSERT_TRUE(server_->Pause().ok());
   const absl::Time start = absl::Now();
   absl::StatusOr<RedisReplyPtr> reply = Await(client, {"INCR", "hung"});
