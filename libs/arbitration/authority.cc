@@ -33,15 +33,6 @@ store::DeadlineUpdate DeadlineOf(const GameState& game) {
                               : store::DeadlineUpdate::Clear();
 }
 
-// The claim's own ruling among the events a command appended.
-v1::ClaimRuling ClaimRulingOf(const std::vector<v1::ArbitrationEvent>& events) {
-  v1::ClaimRuling ruling = v1::CLAIM_RULING_UNSPECIFIED;
-  for (const v1::ArbitrationEvent& e : events) {
-    if (e.has_claim()) ruling = e.claim().ruling();
-  }
-  return ruling;
-}
-
 v1::GameStatus ToProto(GameStatus status) {
   switch (status) {
     case GameStatus::kCreated:

@@ -58,8 +58,12 @@ void ExpectOneFlag(store::GameStore& store, const std::string& game, std::int64_
   std::vector<v1::FlagFell> f = Flags(store, game);
   ASSERT_EQ(f.size(), 1u) << game;
   EXPECT_EQ(f[0].fell_at_ms(), fell_at_ms) << game;
-  if (noticed_at_ms.has_value()) EXPECT_EQ(f[0].noticed_at_ms(), *noticed_at_ms) << game;
-  if (side.has_value()) EXPECT_EQ(f[0].side(), *side) << game;
+  if (noticed_at_ms.has_value()) {
+    EXPECT_EQ(f[0].noticed_at_ms(), *noticed_at_ms) << game;
+  }
+  if (side.has_value()) {
+    EXPECT_EQ(f[0].side(), *side) << game;
+  }
 }
 void ExpectOneFlagFellAt(store::GameStore& store, int i, std::int64_t fell_at_ms,
                          std::optional<std::int64_t> noticed_at_ms = std::nullopt) {
