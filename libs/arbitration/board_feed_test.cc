@@ -12,6 +12,7 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/started_table_testing.h"
 #include "libs/arbitration/touch_move.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
@@ -220,31 +221,11 @@ struct Options {
   std::string fen;
 };
 
-class Table {
+class Table : public testing::StartedTable {
  public:
-  explicit Table(const Options& o = {}) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(o.edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-    EXPECT_OK(Do({.kind = CommandKind::kStart}, 0));
-    board_ = std::make_unique<Board>(game_->position());
-  }
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    last_ruling_ = d->claim_ruling;
-    *game_ = *d->after;
-    return d->refused;
-  }
+  explicit Table(const Options& o = {})
+      : StartedTable(testing::GameRequest(o.edition, o.time_control, o.fen)),
+        board_(std::make_unique<Board>(game_->position())) {}
   // Reports of the board at `at_ms`, one a millisecond apart.
   absl::Status Feed(const std::vector<std::string>& reports, std::int64_t at_ms,
                     bool pressed = false, bool adjust = false) {
@@ -264,8 +245,6 @@ class Table {
               at_ms);
   }
   Board& board() { return *board_; }
-  const GameState& game() const { return *game_; }
-  v1::ClaimRuling ruling() const { return last_ruling_; }
   // The last event of the kind `has`.
   std::optional<v1::ArbitrationEvent> Last(bool (v1::ArbitrationEvent::*has)() const) const {
     for (std::int64_t i = game_->version() - 1; i >= 0; --i) {
@@ -275,10 +254,7 @@ class Table {
   }
 
  private:
-  LocalAnalyst analyst_;
-  std::unique_ptr<GameState> game_;
   std::unique_ptr<Board> board_;
-  v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
 };
 
 // The reports of several slides, one after the other.

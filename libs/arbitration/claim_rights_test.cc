@@ -14,6 +14,7 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/started_table_testing.h"
 #include "libs/arbitration/touch_move.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
@@ -54,37 +55,10 @@ struct Options {
 };
 
 // A game driven through Decide, as the service and `game simulate` drive it.
-class Table {
+class Table : public testing::StartedTable {
  public:
-  explicit Table(const Options& o = {}) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(o.edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-    EXPECT_OK(Do({.kind = CommandKind::kStart}, 0));
-  }
-
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    *game_ = *d->after;
-    return d->refused;
-  }
-  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
-    for (const std::string& m : moves) {
-      EXPECT_OK(Do({.kind = CommandKind::kMove, .side = game_->to_move(), .move = m}, at_ms)) << m;
-      at_ms += 1000;
-    }
-    return at_ms;
-  }
+  explicit Table(const Options& o = {})
+      : StartedTable(testing::GameRequest(o.edition, o.time_control, o.fen)) {}
   // The board's reports (a relay service), one a millisecond apart.
   absl::Status Feed(const std::vector<std::string>& reports, std::int64_t at_ms) {
     Command c{.kind = CommandKind::kBoardFeed};
@@ -133,24 +107,6 @@ class Table {
     c.article = std::move(article);
     return Do(c, at_ms);
   }
-
-  const GameState& game() const { return *game_; }
-  // Every comment of the exported record, joined.
-  std::string Comments() const {
-    chess::PgnGame pgn = ToPgnGame(*game_);
-    std::string out;
-    for (const std::string& c : pgn.leading_comments) out += c + " | ";
-    for (const chess::PgnMove& m : pgn.moves) {
-      for (const std::string& c : m.comments) out += c + " | ";
-    }
-    return out;
-  }
-  Result result() const { return game_->outcome().result; }
-  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
-
- private:
-  LocalAnalyst analyst_;
-  std::unique_ptr<GameState> game_;
 };
 
 // --- B5b with C3: the blitz claim on a completed illegal move

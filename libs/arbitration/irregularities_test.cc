@@ -13,6 +13,7 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/started_table_testing.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/pgn.h"
@@ -37,44 +38,22 @@ struct Options {
 };
 
 // A game driven through Decide, as the service and `game simulate` drive it.
-class Table {
- public:
-  explicit Table(const Options& o = {}) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(o.edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    if (o.illegal_move_extra_ms) {
-      req.mutable_ruleset()->mutable_regulations()->set_illegal_move_extra_ms(
-          *o.illegal_move_extra_ms);
-    }
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-    EXPECT_OK(Do({.kind = CommandKind::kStart}, 0));
+// The request of a table: the Options' edition, time control, position and regulation.
+v1::CreateGameRequest RequestOf(const Options& o) {
+  v1::CreateGameRequest req = testing::GameRequest(o.edition, o.time_control, o.fen);
+  if (o.illegal_move_extra_ms) {
+    req.mutable_ruleset()->mutable_regulations()->set_illegal_move_extra_ms(
+        *o.illegal_move_extra_ms);
   }
+  return req;
+}
 
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    last_ruling_ = d->claim_ruling;
-    *game_ = *d->after;
-    return d->refused;
-  }
+class Table : public testing::StartedTable {
+ public:
+  explicit Table(const Options& o = {}) : StartedTable(RequestOf(o)) {}
+
   absl::Status Move(Color side, std::string move, std::int64_t at_ms) {
     return Do({.kind = CommandKind::kMove, .side = side, .move = move}, at_ms);
-  }
-  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
-    for (const std::string& m : moves) {
-      EXPECT_OK(Move(game_->to_move(), m, at_ms)) << m;
-      at_ms += 1000;
-    }
-    return at_ms;
   }
   // 7.4a: the arbiter reports an illegal move at `ply` (nullopt: now).
   absl::Status Report(std::string from, std::string to, std::int64_t at_ms,
@@ -114,25 +93,11 @@ class Table {
     return Do(c, at_ms);
   }
 
-  const GameState& game() const { return *game_; }
-  Result result() const { return game_->outcome().result; }
-  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
   const v1::ArbitrationEvent& last() const { return game_->event(game_->version() - 1); }
-  v1::ClaimRuling ruling() const { return last_ruling_; }
   std::vector<std::string> StandingSans() const {
     std::vector<std::string> out;
     for (std::int64_t i = 0; i < game_->plies(); ++i) {
       if (!game_->retracted(i)) out.emplace_back(game_->san(i));
-    }
-    return out;
-  }
-  // Every comment of the exported record, joined (the text wraps lines).
-  std::string Comments() const {
-    chess::PgnGame pgn = ToPgnGame(*game_);
-    std::string out;
-    for (const std::string& c : pgn.leading_comments) out += c + " | ";
-    for (const chess::PgnMove& m : pgn.moves) {
-      for (const std::string& c : m.comments) out += c + " | ";
     }
     return out;
   }
@@ -148,11 +113,6 @@ class Table {
     ASSERT_EQ(pgn->size(), 1u);
     EXPECT_OK(chess::ReplayGame(&(*pgn)[0])) << ExportPgn(*game_);
   }
-
- private:
-  LocalAnalyst analyst_;
-  std::unique_ptr<GameState> game_;
-  v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
 };
 
 // --- 7.4 illegal moves found ---------------------------------------------------------------------
