@@ -910,7 +910,12 @@ void RedisClient::FlowLoop() {
       if (!stuck.ok()) BreakFlow(stuck, /*forget_master=*/true);
       continue;
     }
-    // Closed by the server (a restart, a failover) or by us (a failed write, a stop).
+    {
+      // Closed by us to stop, with nothing awaiting a reply: not a sign of a failover.
+      absl::MutexLock lock(&flow_mu_);
+      if (flow_stopping_ && flow_in_flight_.empty()) break;
+    }
+    // Closed by the server (a restart, a failover) or by us (a failed write).
     BreakFlow(absl::OkStatus(), /*forget_master=*/true);
   }
   redisContext* c = nullptr;
