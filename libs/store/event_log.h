@@ -62,6 +62,26 @@ struct AppendResult {
   friend bool operator==(const AppendResult&, const AppendResult&) = default;
 };
 
+// Archive: a game that is over leaves the live store once the platform holds its record (issue 12:
+// the store then keeps only the games in play, so that Redis's dataset, and with it the cost of
+// each AOF rewrite, stays bounded). What stays is a short tombstone (the caller's summary: the
+// final version, result and a digest of the record), so that the id is never used again and the
+// record the platform keeps can be checked against it.
+inline constexpr int kMaxTombstoneBytes = 1024;
+
+struct ArchiveRequest {
+  std::string game_id;
+  std::int64_t expected_version = 0;  // the game's version now (> 0): nothing came after the
+                                      // caller read it
+  std::string tombstone;              // 1..kMaxTombstoneBytes bytes
+};
+
+struct ArchiveResult {
+  std::string tombstone;  // as stored (the first archive's, for a repeated one)
+  bool replayed = false;  // the game was archived before; nothing was written
+  friend bool operator==(const ArchiveResult&, const ArchiveResult&) = default;
+};
+
 // A watcher's place in one game's log, and what came after it (WaitForAnyEvents).
 struct WatchPosition {
   std::string game_id;
@@ -114,6 +134,19 @@ class EventLog {
   // blocked call (one connection) serves every watched game of a shard.
   virtual absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(
       const std::vector<WatchPosition>& games, absl::Duration timeout, int max_events) = 0;
+
+  // Archive (above): atomically removes the game's snapshot, log, command records and deadline
+  // entry and stores `tombstone` in their place. A game at another version fails
+  // ERR_VERSION_CONFLICT; an unknown one ERR_GAME_NOT_FOUND; an archived one returns its stored
+  // tombstone with `replayed` (whatever the request). After it: appends fail ERR_GAME_ARCHIVED
+  // (NOT_FOUND), or ERR_GAME_EXISTS for a create (expected_version 0); ReadSnapshot, ReadEvents and
+  // WaitForEvents fail ERR_GAME_ARCHIVED; LookupCommand finds nothing; WaitForAnyEvents sees no
+  // events for it. The default (test doubles) is UNIMPLEMENTED.
+  virtual absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request);
+
+  // The tombstone of an archived game; ERR_GAME_NOT_FOUND for a game that is not archived
+  // (whether or not it exists).
+  virtual absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id);
 };
 
 // Game ids are restricted to [A-Za-z0-9._~:-] and 1..kMaxIdLength characters (ERR_BAD_ARGUMENT):

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,12 @@ class ForwardingStore : public GameStore {
                                                            absl::Duration timeout,
                                                            int max_events) override {
     return inner_->WaitForAnyEvents(games, timeout, max_events);
+  }
+  absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override {
+    return inner_->Archive(request);
+  }
+  absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override {
+    return inner_->ReadTombstone(game_id);
   }
   int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override {

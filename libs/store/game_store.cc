@@ -40,4 +40,12 @@ absl::Status ValidateGameId(absl::string_view game_id) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<ArchiveResult> EventLog::Archive(const ArchiveRequest&) {
+  return absl::UnimplementedError("this store does not archive games");
+}
+
+absl::StatusOr<std::string> EventLog::ReadTombstone(absl::string_view) {
+  return absl::UnimplementedError("this store does not archive games");
+}
+
 }  // namespace store

@@ -32,6 +32,10 @@
 //   internal/validation.h.
 // - A backend that is down or times out fails ERR_STORE_UNAVAILABLE (UNAVAILABLE). The append
 //   may or may not have been applied; retrying it with the same command id resolves which.
+// - Archive (event_log.h), the other write: a game that is over, at its current version, leaves the
+//   live store atomically (snapshot, log, command records, deadline entry) for a short tombstone
+//   (ReadTombstone); a repeat returns the first tombstone (`replayed`). Its id stays taken: a
+//   create fails ERR_GAME_EXISTS, other appends and the reads ERR_GAME_ARCHIVED (NOT_FOUND).
 //
 // Reads: ReadSnapshot (one round trip), ReadEvents (a range of versions), WaitForEvents (the
 // watch: events after a version, blocking up to a timeout, so a watcher that lost its stream

@@ -62,6 +62,10 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
       return AppendResult{cmd->second.first_version, cmd->second.version, /*replayed=*/true};
     }
   }
+  if (it == games_.end() && tombstones_.contains(request.game_id)) {
+    return request.expected_version == 0 ? internal::ArchivedGameExists(request.game_id)
+                                         : internal::GameArchived(request.game_id);
+  }
   const std::int64_t current = it == games_.end() ? 0 : it->second.snapshot.version();
   if (request.expected_version == 0 && it != games_.end()) {
     return base::Error(absl::StatusCode::kAlreadyExists, kErrGameExists,
@@ -97,6 +101,40 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   return result;
 }
 
+absl::StatusOr<ArchiveResult> MemoryGameStore::Archive(const ArchiveRequest& request) {
+  RETURN_IF_ERROR(internal::ValidateArchiveRequest(request));
+  absl::MutexLock lock(&mu_);
+  if (auto t = tombstones_.find(request.game_id); t != tombstones_.end()) {
+    return ArchiveResult{t->second, /*replayed=*/true};
+  }
+  auto it = games_.find(request.game_id);
+  if (it == games_.end()) return GameNotFound(request.game_id);
+  const std::int64_t current = it->second.snapshot.version();
+  if (current != request.expected_version) {
+    return base::Aborted(kErrVersionConflict,
+                         absl::StrCat("game ", request.game_id, " is at version ", current,
+                                      ", not ", request.expected_version));
+  }
+  games_.erase(it);
+  EraseEntry(shards_[DeadlineShard(request.game_id, num_shards_)], request.game_id);
+  tombstones_[request.game_id] = request.tombstone;
+  return ArchiveResult{request.tombstone, /*replayed=*/false};
+}
+
+absl::StatusOr<std::string> MemoryGameStore::ReadTombstone(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  absl::MutexLock lock(&mu_);
+  auto t = tombstones_.find(game_id);
+  if (t == tombstones_.end()) {
+    return base::NotFound(kErrGameNotFound, absl::StrCat("game ", game_id, " is not archived"));
+  }
+  return t->second;
+}
+
+absl::Status MemoryGameStore::Missing(absl::string_view game_id) const {
+  return tombstones_.contains(game_id) ? internal::GameArchived(game_id) : GameNotFound(game_id);
+}
+
 absl::StatusOr<std::optional<AppendResult>> MemoryGameStore::LookupCommand(
     absl::string_view game_id, absl::string_view command_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
@@ -112,7 +150,7 @@ absl::StatusOr<GameSnapshot> MemoryGameStore::ReadSnapshot(absl::string_view gam
   RETURN_IF_ERROR(ValidateGameId(game_id));
   absl::MutexLock lock(&mu_);
   auto it = games_.find(game_id);
-  if (it == games_.end()) return GameNotFound(game_id);
+  if (it == games_.end()) return Missing(game_id);
   return it->second.snapshot;
 }
 
@@ -123,7 +161,7 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::ReadEvents(absl::string_
   if (from_version < 1) return base::InvalidArgument(kErrBadArgument, "from_version must be >= 1");
   absl::MutexLock lock(&mu_);
   auto it = games_.find(game_id);
-  if (it == games_.end()) return GameNotFound(game_id);
+  if (it == games_.end()) return Missing(game_id);
   const std::vector<GameEvent>& log = it->second.log;
   std::vector<GameEvent> out;
   const std::int64_t last = std::min<std::int64_t>(to_version, log.size());
@@ -141,9 +179,10 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
   if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
   {
     absl::MutexLock lock(&mu_);
-    if (!games_.contains(game_id)) return GameNotFound(game_id);
+    if (!games_.contains(game_id)) return Missing(game_id);
   }
-  // A game is never removed: once it exists, the watch of it alone is the watch of one game.
+  // Once it exists, the watch of it alone is the watch of one game (one archived meanwhile has no
+  // more events: the watch times out empty, as the Redis store's XREAD does).
   ASSIGN_OR_RETURN(std::vector<GameEvents> got,
                    WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
   if (got.empty()) return std::vector<GameEvent>();

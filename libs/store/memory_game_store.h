@@ -43,6 +43,8 @@ class MemoryGameStore final : public GameStore {
                                                                     std::int64_t after_version,
                                                                     absl::Duration timeout,
                                                                     int max_events) override;
+  absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
+  absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
   int NumDeadlineShards() const override { return num_shards_; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
@@ -79,12 +81,15 @@ class MemoryGameStore final : public GameStore {
   void SetEntry(Shard& shard, std::int64_t score, Deadline entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EraseEntry(Shard& shard, const std::string& game_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The error for a game not in games_: ERR_GAME_ARCHIVED or ERR_GAME_NOT_FOUND.
+  absl::Status Missing(absl::string_view game_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int num_shards_;
   const std::function<std::int64_t()> now_ms_;
   absl::Mutex mu_;
   absl::CondVar appended_;  // signalled after every append, for WaitForEvents
   absl::flat_hash_map<std::string, Game> games_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> tombstones_ ABSL_GUARDED_BY(mu_);  // archived
   std::vector<Shard> shards_ ABSL_GUARDED_BY(mu_);
 };
 

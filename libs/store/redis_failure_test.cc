@@ -416,13 +416,16 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
   ASSERT_TRUE(store.ok()) << store.status();
   // Every kind of write the scripts make: XADD and HSET (append), ZADD and HSET (set a deadline),
-  // ZREM and HDEL (clear it), the claim's and the release's HSET and ZADD.
+  // ZREM and HDEL (clear it), the claim's and the release's HSET and ZADD, the archive's UNLINK.
   ASSERT_TRUE((*store)->Append(Request("acl-game", 0, "c0", 2, DeadlineUpdate::Set(1000))).ok());
   ASSERT_TRUE((*store)->Append(Request("acl-game", 2, "c1", 1, DeadlineUpdate::Clear())).ok());
   ASSERT_TRUE((*store)->Append(Request("acl-game", 3, "c2", 1, DeadlineUpdate::Set(2000))).ok());
   const int shard = DeadlineShard("acl-game", (*store)->NumDeadlineShards());
   ASSERT_EQ((*store)->ClaimDueDeadlines(shard, 5000, 1000, 10, "me")->size(), 1u);
   ASSERT_TRUE(*(*store)->ReleaseDeadline("acl-game", "me", 7000));
+  // And the archive's: UNLINK, ZREM, HDEL and HSET.
+  ASSERT_TRUE((*store)->Append(Request("acl-archived", 0, "c0", 1, DeadlineUpdate::Set(1))).ok());
+  ASSERT_TRUE((*store)->Archive({"acl-archived", 1, "tombstone"}).ok());
   ASSERT_TRUE((*server)->Stop(SIGKILL).ok());
   ASSERT_TRUE((*server)->Restart().ok());
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events =
@@ -434,6 +437,11 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   ASSERT_TRUE(deadline->has_value());
   EXPECT_EQ((*deadline)->deadline_ms, 2000);
   EXPECT_EQ((*deadline)->claims, 1);
+  EXPECT_EQ(*(*store)->ReadTombstone("acl-archived"), "tombstone");
+  EXPECT_THAT((*store)->ReadSnapshot("acl-archived"), HasErrorCode(kErrGameArchived));
+  deadline = (*store)->GetDeadline("acl-archived");
+  ASSERT_TRUE(deadline.ok()) << deadline.status();
+  EXPECT_FALSE(deadline->has_value());
   EXPECT_THAT((*server)->LogTail(), Not(HasSubstr("NOPERM")));
 }
 

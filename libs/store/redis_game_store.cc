@@ -62,6 +62,7 @@ RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
         return watch;
       }()),
       append_script_{redis_scripts::kAppend},
+      archive_script_{redis_scripts::kArchive},
       claim_script_{redis_scripts::kClaim},
       release_script_{redis_scripts::kRelease} {}
 
@@ -142,12 +143,20 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
   return reply;
 }
 
+std::vector<std::string> RedisGameStore::GameKeys(absl::string_view game_id) const {
+  const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
+  return {Key("game", game_id),
+          Key("log", game_id),
+          Key("cmd", game_id),
+          ShardKey("deadlines", shard),
+          ShardKey("deadline-info", shard),
+          Key("archived", game_id)};
+}
+
 RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& request) const {
   const std::string& id = request.game_id;
-  const int shard = DeadlineShard(id, options_.num_deadline_shards);
   ScriptArgs a;
-  a.keys = {Key("game", id), Key("log", id), Key("cmd", id), ShardKey("deadlines", shard),
-            ShardKey("deadline-info", shard)};
+  a.keys = GameKeys(id);
   a.args.reserve(7 + request.events.size());
   a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint,
                                absl::StrCat(request.expected_version)});
@@ -229,7 +238,45 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
                                       request.expected_version));
   }
   if (outcome == "NOT_FOUND") return GameNotFound(id);
+  if (outcome == "ARCHIVED") {
+    return request.expected_version == 0 ? internal::ArchivedGameExists(id)
+                                         : internal::GameArchived(id);
+  }
   return Corrupt("append reply");
+}
+
+absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& request) {
+  RETURN_IF_ERROR(internal::ValidateArchiveRequest(request));
+  const std::string& id = request.game_id;
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   Eval(archive_script_, GameKeys(id),
+                        {id, absl::StrCat(request.expected_version), request.tombstone},
+                        Durability::kReplicated));
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 || !IsString(*reply->element[0])) {
+    return Corrupt("archive reply");
+  }
+  const absl::string_view outcome = Str(*reply->element[0]);
+  if (outcome == "OK") return ArchiveResult{request.tombstone, false};
+  if (outcome == "NOT_FOUND") return GameNotFound(id);
+  if (reply->elements != 2 || !IsString(*reply->element[1])) return Corrupt("archive reply");
+  const absl::string_view value = Str(*reply->element[1]);
+  if (outcome == "REPLAY") return ArchiveResult{std::string(value), true};
+  std::int64_t version = 0;
+  if (outcome == "CONFLICT" && absl::SimpleAtoi(value, &version)) {
+    return base::Aborted(kErrVersionConflict, absl::StrCat("game ", id, " is at version ", version,
+                                                           ", not ", request.expected_version));
+  }
+  return Corrupt("archive reply");
+}
+
+absl::StatusOr<std::string> RedisGameStore::ReadTombstone(absl::string_view game_id) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", Key("archived", game_id), "t"}));
+  if (reply->type == REDIS_REPLY_NIL) {
+    return base::NotFound(kErrGameNotFound, absl::StrCat("game ", game_id, " is not archived"));
+  }
+  if (!IsString(*reply)) return Corrupt(absl::StrCat("tombstone of game ", game_id));
+  return std::string(Str(*reply));
 }
 
 absl::StatusOr<std::optional<AppendResult>> RedisGameStore::LookupCommand(
@@ -251,7 +298,7 @@ absl::StatusOr<std::optional<AppendResult>> RedisGameStore::LookupCommand(
 absl::StatusOr<GameSnapshot> RedisGameStore::ReadSnapshot(absl::string_view game_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", Key("game", game_id), "s"}));
-  if (reply->type == REDIS_REPLY_NIL) return GameNotFound(game_id);
+  if (reply->type == REDIS_REPLY_NIL) return Missing(game_id);
   GameSnapshot snapshot;
   if (!IsString(*reply) || !snapshot.ParseFromArray(reply->str, static_cast<int>(reply->len))) {
     return Corrupt(absl::StrCat("snapshot of game ", game_id));
@@ -262,7 +309,13 @@ absl::StatusOr<GameSnapshot> RedisGameStore::ReadSnapshot(absl::string_view game
 absl::Status RedisGameStore::CheckExists(absl::string_view game_id) {
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"EXISTS", Key("game", game_id)}));
   if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("EXISTS reply");
-  return reply->integer == 0 ? GameNotFound(game_id) : absl::OkStatus();
+  return reply->integer == 0 ? Missing(game_id) : absl::OkStatus();
+}
+
+absl::Status RedisGameStore::Missing(absl::string_view game_id) {
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"EXISTS", Key("archived", game_id)}));
+  if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("EXISTS reply");
+  return reply->integer == 0 ? GameNotFound(game_id) : internal::GameArchived(game_id);
 }
 
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisReply& entries) {

@@ -63,6 +63,9 @@ class RedisGameStore final : public GameStore {
                                                                     std::int64_t after_version,
                                                                     absl::Duration timeout,
                                                                     int max_events) override;
+  // One EVALSHA of the archive script (redis_scripts.h), waiting for the replicas as an append.
+  absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
+  absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
   int NumDeadlineShards() const override { return options_.num_deadline_shards; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
@@ -80,8 +83,8 @@ class RedisGameStore final : public GameStore {
   // Redis TIME.
   absl::StatusOr<std::int64_t> NowMs() override;
 
-  // The key of `kind` ("game", "log", "cmd") of a game, or of its shard's index ("deadlines",
-  // "deadline-info" with an empty game id); see redis_scripts.h.
+  // The key of `kind` ("game", "log", "cmd", "archived") of a game, or of its shard's index
+  // ("deadlines", "deadline-info" with an empty game id); see redis_scripts.h.
   std::string Key(absl::string_view kind, absl::string_view game_id) const;
   std::string ShardKey(absl::string_view kind, int shard) const;
 
@@ -120,8 +123,13 @@ class RedisGameStore final : public GameStore {
                                     absl::Duration extra_timeout = absl::ZeroDuration());
   absl::Status GameNotFound(absl::string_view game_id) const;
   absl::Status Corrupt(absl::string_view what) const;
-  // NOT_FOUND unless the game exists.
+  // OK if the game exists, otherwise Missing's error.
   absl::Status CheckExists(absl::string_view game_id);
+  // The error for a game that is not live: ERR_GAME_ARCHIVED if it was archived, otherwise
+  // ERR_GAME_NOT_FOUND (one more round trip, only on a miss).
+  absl::Status Missing(absl::string_view game_id);
+  // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived.
+  std::vector<std::string> GameKeys(absl::string_view game_id) const;
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 
@@ -129,6 +137,7 @@ class RedisGameStore final : public GameStore {
   RedisClient client_;
   RedisClient watch_client_;
   Script append_script_;
+  Script archive_script_;
   Script claim_script_;
   Script release_script_;
 };

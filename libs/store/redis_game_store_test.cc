@@ -5,7 +5,10 @@
 
 #include <cstdlib>
 #include <memory>
+#include <set>
+#include <string>
 
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_server.h"
@@ -15,6 +18,7 @@ namespace {
 
 using testing::GameStoreContractTest;
 using testing::RedisServer;
+using testing::Request;
 using testing::StoreFactory;
 
 // One server for the whole binary, started from the main thread (see redis_server.h), and one
@@ -103,6 +107,25 @@ INSTANTIATE_TEST_SUITE_P(RedisAcl, GameStoreContractTest,
                                                           return MakeStore(o, /*acl=*/true);
                                                         }}),
                          testing::StoreFactoryName);
+
+// After an archive the game's keys are gone, its deadline entry too (the shard's index keys with
+// it, being empty), and only the tombstone key is left, under the game's hash tag.
+TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  auto* redis = static_cast<RedisGameStore*>(store.get());
+  ASSERT_TRUE(store->Append(Request("g1", 0, "c1", 3, DeadlineUpdate::Set(5000))).ok());
+  ASSERT_TRUE(store->Append(Request("g1", 3, "c2", 1)).ok());
+  absl::StatusOr<std::string> keys = RedisEnvironment::server()->Command({"KEYS", "*"});
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')).size(), 5u) << *keys;
+  absl::StatusOr<ArchiveResult> archived = store->Archive({"g1", 4, "done"});
+  ASSERT_TRUE(archived.ok()) << archived.status();
+  keys = RedisEnvironment::server()->Command({"KEYS", "*"});
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  EXPECT_EQ(*keys, redis->Key("archived", "g1"));
+  EXPECT_EQ(*RedisEnvironment::server()->Command({"TYPE", redis->Key("archived", "g1")}), "hash");
+}
 
 }  // namespace
 }  // namespace store

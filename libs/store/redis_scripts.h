@@ -10,16 +10,19 @@
 //   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
 //   P{S}:deadline-info hash  game id -> "<deadline>|<set at version>|<claims>|<lease
 //   until>|<owner>"
+//   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
+//                            and cmd keys and deadline entry are gone
 #ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 #define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 
 namespace store::redis_scripts {
 
-// KEYS: game, log, cmd, deadlines, deadline-info.
+// KEYS: game, log, cmd, deadlines, deadline-info, archived.
 // ARGV: game id, command id, fingerprint ("" for none), expected version, deadline kind
 //   ("keep"|"set"|"clear"), deadline ms, snapshot, event...
-// Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version} or
-// {"NOT_FOUND"}.
+// Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version},
+// {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
+// an append to a live game pays nothing for it).
 inline constexpr char kAppend[] = R"lua(
 local identity
 if ARGV[3] ~= '' then
@@ -41,6 +44,7 @@ if prev then
 end
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 local expected = tonumber(ARGV[4])
+if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
 if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
 if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
 if version ~= expected then return {'CONFLICT', tostring(version)} end
@@ -59,6 +63,28 @@ elseif ARGV[5] == 'clear' then
   redis.call('HDEL', KEYS[5], ARGV[1])
 end
 return {'OK', tostring(version + 1), tostring(last)}
+)lua";
+
+// KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
+// ARGV: game id, expected version, tombstone.
+// Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
+// {"NOT_FOUND"}.
+inline constexpr char kArchive[] = R"lua(
+local stored = redis.call('HGET', KEYS[6], 't')
+if stored then
+  -- Written again, unchanged, as an append's replay is: the WAIT after it covers the original.
+  redis.call('HSET', KEYS[6], 't', stored)
+  return {'REPLAY', stored}
+end
+local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if version == 0 then return {'NOT_FOUND'} end
+if version ~= tonumber(ARGV[2]) then return {'CONFLICT', tostring(version)} end
+-- UNLINK: the log can be large; Redis frees it in the background.
+redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
+redis.call('HSET', KEYS[6], 't', ARGV[3])
+return {'OK'}
 )lua";
 
 // KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.

@@ -58,6 +58,27 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateArchiveRequest(const ArchiveRequest& request) {
+  if (absl::Status s = ValidateGameId(request.game_id); !s.ok()) return s;
+  if (request.expected_version <= 0) return Bad("an archive's expected version must be > 0");
+  if (request.tombstone.empty() || request.tombstone.size() > kMaxTombstoneBytes) {
+    return Bad(absl::StrCat("a tombstone must have 1 to ", kMaxTombstoneBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GameArchived(absl::string_view game_id) {
+  return base::Error(
+      kErrGameArchived,
+      absl::StrCat("game \"", game_id, "\" is archived (its record left the live store)"));
+}
+
+absl::Status ArchivedGameExists(absl::string_view game_id) {
+  return base::Error(
+      kErrGameExists,
+      absl::StrCat("game ", game_id, " existed and was archived: its id is not used again"));
+}
+
 absl::Status ValidateShard(int shard, int num_shards) {
   if (shard < 0 || shard >= num_shards) {
     return Bad(absl::StrCat("shard ", shard, " is not in [0, ", num_shards, ")"));

@@ -14,6 +14,8 @@
 namespace store::internal {
 
 absl::Status ValidateAppendRequest(const AppendRequest& request);
+// Archive's arguments: a valid game id, expected_version > 0, a tombstone of 1..kMaxTombstoneBytes.
+absl::Status ValidateArchiveRequest(const ArchiveRequest& request);
 absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
                            absl::string_view owner);
 absl::Status ValidateOwner(absl::string_view owner);
@@ -21,6 +23,11 @@ absl::Status ValidatePeek(int shard, int num_shards, int max);
 absl::Status ValidateShard(int shard, int num_shards);
 // WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
+
+// The answers both backends give about an archived game: ERR_GAME_ARCHIVED (reads, and an append
+// to it), ERR_GAME_EXISTS (a create with its id).
+absl::Status GameArchived(absl::string_view game_id);
+absl::Status ArchivedGameExists(absl::string_view game_id);
 
 // The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);

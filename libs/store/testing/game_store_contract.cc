@@ -35,6 +35,14 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAreArray;
 
+MATCHER_P(IsOkAndHolds, value, "is OK and holds the value") {
+  if (!arg.ok()) {
+    *result_listener << "status: " << arg.status();
+    return false;
+  }
+  return *arg == value;
+}
+
 std::string Uci(const GameEvent& e) {
   arbiter::v1::Move move;
   EXPECT_TRUE(e.body().UnpackTo(&move));
@@ -934,6 +942,184 @@ TEST_P(GameStoreContractTest, NowMsIsTheWallClock) {
   ASSERT_OK(now);
   EXPECT_NEAR(static_cast<double>(*now), static_cast<double>(absl::ToUnixMillis(absl::Now())),
               5000.0);
+}
+
+// --- Archive ------------------------------------------------------------------------------------
+
+// An archive removes the game (snapshot, log, command records, deadline entry) and leaves its
+// tombstone; other games, of its shard too, keep theirs.
+TEST_P(GameStoreContractTest, ArchiveRemovesTheGameAndKeepsItsTombstone) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 1 % n;
+  const std::string g = GameIdInShard(shard, n, 0);
+  const std::string other = GameIdInShard(shard, n, 1);
+  AppendOk(*store_, Request(g, 0, "c1", 2, DeadlineUpdate::Set(5000)));
+  AppendOk(*store_, Request(g, 2, "c2", 1));
+  AppendOk(*store_, Request(other, 0, "c1", 1, DeadlineUpdate::Set(6000)));
+
+  absl::StatusOr<ArchiveResult> archived = store_->Archive({g, 3, "final: 1-0"});
+  ASSERT_OK(archived);
+  EXPECT_EQ(*archived, (ArchiveResult{"final: 1-0", false}));
+
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot(g);
+  EXPECT_THAT(snapshot, HasErrorCode(kErrGameArchived));
+  EXPECT_THAT(snapshot, HasStatusCode(absl::StatusCode::kNotFound));
+  EXPECT_THAT(snapshot.status().message(), HasSubstr("archived"));
+  EXPECT_THAT(store_->ReadEvents(g, 1, kHead), HasErrorCode(kErrGameArchived));
+  EXPECT_THAT(store_->WaitForEvents(g, 0, absl::Milliseconds(10), 256),
+              HasErrorCode(kErrGameArchived));
+  for (const char* command : {"c1", "c2"}) {
+    absl::StatusOr<std::optional<AppendResult>> record = store_->LookupCommand(g, command);
+    ASSERT_OK(record);
+    EXPECT_FALSE(record->has_value()) << command;
+  }
+  absl::StatusOr<std::string> tombstone = store_->ReadTombstone(g);
+  ASSERT_OK(tombstone);
+  EXPECT_EQ(*tombstone, "final: 1-0");
+
+  // The deadline entry is gone from every view of the index; the other game's stays.
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline(g);
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+  EXPECT_THAT(store_->CountDeadlines(shard), IsOkAndHolds(1));
+  absl::StatusOr<std::vector<DueEntry>> due = store_->PeekDeadlines(shard, 1'000'000, kMaxClaim);
+  ASSERT_OK(due);
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ((*due)[0].game_id, other);
+  absl::StatusOr<std::vector<Deadline>> claimed =
+      store_->ClaimDueDeadlines(shard, 1'000'000, 10, kMaxClaim, "r");
+  ASSERT_OK(claimed);
+  EXPECT_THAT(GameIds(*claimed), ElementsAre(other));
+  EXPECT_THAT(store_->ReleaseDeadline(g, "r", 0), IsOkAndHolds(false));
+
+  // A watch of the shard sees no events of the archived game.
+  absl::StatusOr<std::vector<GameEvents>> got =
+      store_->WaitForAnyEvents({{g, 0}, {other, 0}}, absl::Milliseconds(50), 256);
+  ASSERT_OK(got);
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].game_id, other);
+  got = store_->WaitForAnyEvents({{g, 0}}, absl::Milliseconds(50), 256);
+  ASSERT_OK(got);
+  EXPECT_THAT(*got, IsEmpty());
+
+  EXPECT_EQ(LogLength(*store_, other), 1);
+  absl::StatusOr<std::string> none = store_->ReadTombstone(other);
+  EXPECT_THAT(none, HasErrorCode(kErrGameNotFound));
+}
+
+// Archived once: a repeat gets the first tombstone back (replayed) whatever it asks, and the id
+// stays taken: a create is ERR_GAME_EXISTS (the creating command's retry too: its record went
+// with the game), any other append ERR_GAME_ARCHIVED.
+TEST_P(GameStoreContractTest, ArchiveIsIdempotentAndTheIdStaysTaken) {
+  AppendOk(*store_, Request("g1", 0, "c1", 2));
+  EXPECT_THAT(store_->Archive({"g1", 2, "t1"}), IsOkAndHolds(ArchiveResult{"t1", false}));
+  EXPECT_THAT(store_->Archive({"g1", 2, "t1"}), IsOkAndHolds(ArchiveResult{"t1", true}));
+  EXPECT_THAT(store_->Archive({"g1", 2, "t2"}), IsOkAndHolds(ArchiveResult{"t1", true}));
+  EXPECT_THAT(store_->Archive({"g1", 99, "t3"}), IsOkAndHolds(ArchiveResult{"t1", true}));
+  EXPECT_THAT(store_->ReadTombstone("g1"), IsOkAndHolds(std::string("t1")));
+
+  absl::StatusOr<AppendResult> create = store_->Append(Request("g1", 0, "c-new"));
+  EXPECT_THAT(create, HasErrorCode(kErrGameExists));
+  EXPECT_THAT(create, HasStatusCode(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(store_->Append(Request("g1", 0, "c1", 2)), HasErrorCode(kErrGameExists));
+  absl::StatusOr<AppendResult> move = store_->Append(Request("g1", 2, "c2"));
+  EXPECT_THAT(move, HasErrorCode(kErrGameArchived));
+  EXPECT_THAT(move, HasStatusCode(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store_->Append(Request("g1", 7, "c3", 1, DeadlineUpdate::Set(10))),
+              HasErrorCode(kErrGameArchived));
+
+  // The same through AppendAsync.
+  absl::Mutex mu;
+  std::vector<absl::StatusOr<AppendResult>> answers;
+  for (std::int64_t version : {0, 2}) {
+    store_->AppendAsync(Request("g1", version, "c4"), [&](absl::StatusOr<AppendResult> result) {
+      absl::MutexLock lock(&mu);
+      answers.push_back(std::move(result));
+    });
+  }
+  {
+    absl::MutexLock lock(&mu);
+    auto both = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return answers.size() == 2; };
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&both), absl::Seconds(10)));
+    std::multiset<std::string> codes;
+    for (const absl::StatusOr<AppendResult>& a : answers) {
+      ASSERT_FALSE(a.ok());
+      codes.insert(::base::ErrorCode(a.status()));
+    }
+    EXPECT_EQ(codes, (std::multiset<std::string>{std::string(kErrGameExists.code),
+                                                 std::string(kErrGameArchived.code)}));
+  }
+
+  // Nothing was written by the refused appends.
+  EXPECT_THAT(store_->ReadSnapshot("g1"), HasErrorCode(kErrGameArchived));
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+  EXPECT_THAT(store_->ReadTombstone("g1"), IsOkAndHolds(std::string("t1")));
+}
+
+// Only the game's current version archives it; a game at another version, or none, is left as
+// it is.
+TEST_P(GameStoreContractTest, ArchiveChecksTheVersionAndTheGame) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendOk(*store_, Request("g1", 1, "c2", 1, DeadlineUpdate::Set(5000)));
+  absl::StatusOr<ArchiveResult> stale = store_->Archive({"g1", 1, "t"});
+  EXPECT_THAT(stale, HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(stale, HasStatusCode(absl::StatusCode::kAborted));
+  EXPECT_THAT(stale.status().message(), HasSubstr("version 2"));
+  EXPECT_THAT(store_->Archive({"g1", 3, "t"}), HasErrorCode(kErrVersionConflict));
+
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 2);
+  EXPECT_EQ(LogLength(*store_, "g1"), 2);
+  absl::StatusOr<std::optional<AppendResult>> record = store_->LookupCommand("g1", "c2");
+  ASSERT_OK(record);
+  EXPECT_EQ(*record, (AppendResult{2, 2, true}));
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_TRUE(deadline->has_value());
+  EXPECT_THAT(store_->ReadTombstone("g1"), HasErrorCode(kErrGameNotFound));  // live, not archived
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 2, "c3")), (AppendResult{3, 3, false}));
+
+  absl::StatusOr<ArchiveResult> unknown = store_->Archive({"nope", 1, "t"});
+  EXPECT_THAT(unknown, HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(unknown, HasStatusCode(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store_->ReadTombstone("nope"), HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->ReadSnapshot("nope"), HasErrorCode(kErrGameNotFound));  // not "archived"
+  EXPECT_EQ(AppendOk(*store_, Request("nope", 0, "c1")), (AppendResult{1, 1, false}));
+}
+
+TEST_P(GameStoreContractTest, MalformedArchivesAreBadArguments) {
+  AppendOk(*store_, Request("g1", 0, "c1", 1, DeadlineUpdate::Set(5000)));
+  const std::vector<std::pair<std::string, ArchiveRequest>> cases = {
+      {"empty game id", {"", 1, "t"}},
+      {"hash tag in game id", {"g{1}", 1, "t"}},
+      {"long game id", {std::string(kMaxIdLength + 1, 'g'), 1, "t"}},
+      {"version 0", {"g1", 0, "t"}},
+      {"negative version", {"g1", -1, "t"}},
+      {"empty tombstone", {"g1", 1, ""}},
+      {"huge tombstone", {"g1", 1, std::string(kMaxTombstoneBytes + 1, 't')}},
+  };
+  for (const auto& [name, request] : cases) {
+    absl::StatusOr<ArchiveResult> result = store_->Archive(request);
+    EXPECT_THAT(result, HasErrorCode(kErrBadArgument)) << name;
+    EXPECT_THAT(result, HasStatusCode(absl::StatusCode::kInvalidArgument)) << name;
+  }
+  EXPECT_THAT(store_->ReadTombstone("g{1}"), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ReadTombstone(""), HasErrorCode(kErrBadArgument));
+  // Nothing changed.
+  EXPECT_EQ(LogLength(*store_, "g1"), 1);
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_TRUE(deadline->has_value());
+  EXPECT_THAT(store_->ReadTombstone("g1"), HasErrorCode(kErrGameNotFound));
+
+  // The largest tombstone, any bytes, round-trips.
+  std::string tombstone;
+  for (int i = 0; i < kMaxTombstoneBytes; ++i) tombstone.push_back(static_cast<char>(i % 256));
+  EXPECT_THAT(store_->Archive({"g1", 1, tombstone}), IsOkAndHolds(ArchiveResult{tombstone, false}));
+  EXPECT_THAT(store_->ReadTombstone("g1"), IsOkAndHolds(tombstone));
 }
 
 }  // namespace
