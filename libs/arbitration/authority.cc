@@ -499,8 +499,16 @@ void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appen
 }
 
 absl::StatusOr<CommandResult> GameAuthority::Get(absl::string_view game_id) {
+  return Current(game_id, /*use_cache=*/false);
+}
+
+absl::StatusOr<CommandResult> GameAuthority::GetCached(absl::string_view game_id) {
+  return Current(game_id, /*use_cache=*/true);
+}
+
+absl::StatusOr<CommandResult> GameAuthority::Current(absl::string_view game_id, bool use_cache) {
   RETURN_IF_ERROR(store::ValidateGameId(game_id));
-  ASSIGN_OR_RETURN(std::shared_ptr<const GameState> game, Load(game_id, /*use_cache=*/false));
+  ASSIGN_OR_RETURN(std::shared_ptr<const GameState> game, Load(game_id, use_cache));
   CommandResult r;
   r.version = game->version();
   r.now_ms = now_ms_();

@@ -140,6 +140,9 @@ class GameAuthority {
                     const CommandOptions& options, const Offload& offload, CommandCallback done);
   // The latest state, read from the store, and the time to read it at.
   absl::StatusOr<CommandResult> Get(absl::string_view game_id);
+  // The latest state this replica knows: its cache's, else the store's. For a caller whose write
+  // is a compare-and-set at the state's version anyway (a stale state only loses the race).
+  absl::StatusOr<CommandResult> GetCached(absl::string_view game_id);
   // Records what fell by now (Settle). `known_version`: the version whose deadline triggered the
   // check (the cached state is used when it is at that version).
   absl::StatusOr<SettleResult> CheckDeadline(absl::string_view game_id,
@@ -148,6 +151,9 @@ class GameAuthority {
   // The state as of `version` (replaying the log's first `version` events).
   absl::StatusOr<std::shared_ptr<const GameState>> StateAt(absl::string_view game_id,
                                                            std::int64_t version);
+
+  // Drops the game from this replica's cache (an archived game, libs/arbitration/archive.h).
+  void Forget(absl::string_view game_id) { cache_.Forget(game_id); }
 
   store::GameStore* store() const { return store_; }
   Analyst& analyst() const { return analyst_; }
@@ -159,6 +165,7 @@ class GameAuthority {
   absl::StatusOr<std::string> StoredCommandId(const CommandOptions& options,
                                               const v1::Actor& actor);
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
+  absl::StatusOr<CommandResult> Current(absl::string_view game_id, bool use_cache);
   absl::StatusOr<std::shared_ptr<const GameState>> Load(absl::string_view game_id, bool use_cache);
   // The original result of `command_id`, which appended up to `version`.
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version,

@@ -26,6 +26,7 @@ const absl::flat_hash_set<absl::string_view>& MutatingMethods() {
   static const auto* const kMethods = new absl::flat_hash_set<absl::string_view>{
       "/arbiter.v1.Arbitration/CreateGame",
       "/arbiter.v1.Arbitration/StartGame",
+      "/arbiter.v1.Arbitration/ArchiveGame",
       "/arbiter.v1.Arbitration/Arrive",
       "/arbiter.v1.Arbitration/SubmitMove",
       "/arbiter.v1.Arbitration/SubmitMoves",

@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "libs/arbitration/archive.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/touch_move.h"
@@ -331,6 +332,8 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   for (const char* m : {"AdjournGame", "ResumeAdjournedGame", "ReportEnvelopeLost"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
+  // The platform (or a service) archives a game that is over once it holds the record.
+  env_->policy().Add({Method("ArchiveGame"), create, false});
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true});
@@ -883,6 +886,24 @@ grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
                        arbitration::PgnExportOptions options;
                        options.include_advice = viewer.advice;  // 12.2
                        resp->set_pgn(arbitration::ExportPgn(*seen.game, options));
+                       return absl::OkStatus();
+                     });
+}
+
+grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
+                                             const v1::ArchiveGameRequest* req,
+                                             v1::ArchiveGameReply* resp) {
+  return env_->Serve(ctx, Method("ArchiveGame"), *req,
+                     [&](const CallContext&, const Principal& who) -> absl::Status {
+                       RETURN_IF_ERROR(store::ValidateGameId(req->game_id()));
+                       ASSIGN_OR_RETURN(
+                           arbitration::ArchiveOutcome out,
+                           arbitration::Archive(*authority_, req->game_id(), env_->ActorOf(who),
+                                                [&](absl::string_view event) {
+                                                  return service::CheckEvent(who, event);
+                                                }));
+                       *resp->mutable_archived() = std::move(out.archived);
+                       resp->set_replayed(out.replayed);
                        return absl::OkStatus();
                      });
 }

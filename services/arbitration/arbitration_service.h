@@ -21,6 +21,8 @@
 //   AdjournGame, ResumeAdjournedGame,              arbiter, service (Appendix A)
 //   ReportEnvelopeLost
 //   GetGame, WatchGame, ExportPgn                  every role
+//   ArchiveGame                                    platform, service (a game that is over
+//                                                  leaves the live store, issue 12)
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -153,6 +155,8 @@ class ArbitrationService final : public ArbitrationBase {
                          grpc::ServerWriter<arbiter::v1::GameUpdate>* writer) override;
   grpc::Status ExportPgn(grpc::ServerContext* ctx, const arbiter::v1::ExportPgnRequest* req,
                          arbiter::v1::ExportPgnReply* resp) override;
+  grpc::Status ArchiveGame(grpc::ServerContext* ctx, const arbiter::v1::ArchiveGameRequest* req,
+                           arbiter::v1::ArchiveGameReply* resp) override;
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const;

@@ -9,12 +9,15 @@
 // (B8), defaults (6.7). Moves after the end are refused; a player's token acts only in its game
 // and colour; retries apply once; observers see moves only after the broadcast delay; the PGN of
 // every finished game parses and replays by the Laws (`arbiterctl pgn check`).
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -480,6 +483,62 @@ TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
   // The same id for another request.
   grpc::Status st = Move(game, v1::COLOR_WHITE, "d4", nullptr, false, "cmd-1");
   EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
+}
+
+// Issue 12: a game that is over leaves the live store once the platform has its record; its
+// tombstone (result, digest of the record) stays, and so does its id.
+TEST_P(ArbitrationServerTest, ArchiveGameKeepsOnlyTheTombstone) {
+  const std::string game = GameId("archived");
+  Ready(game, "5400");
+  ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "e4").ok());
+  auto archive = [&](const std::string& id, v1::ArchiveGameReply* reply) {
+    return Unary(Stub().get(), &S::ArchiveGame, ForGame<v1::ArchiveGameRequest>(id),
+                 Token(Role::kPlatform), reply);
+  };
+  // In play: its log is still needed.
+  grpc::Status st = archive(game, nullptr);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Code(st), "ERR_GAME_NOT_OVER");
+  st = archive(GameId("never-created"), nullptr);
+  EXPECT_EQ(Code(st), "ERR_GAME_NOT_FOUND");
+
+  ASSERT_TRUE(Resign(game, v1::COLOR_BLACK, nullptr).ok());  // 5.1b: 1-0
+  const std::string record = Pgn(game);                      // as the arbiter reads it
+  const std::int64_t version = Get(game).game().version();
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(record.data(), record.size(), digest, &size, EVP_sha256(), nullptr);
+  const std::string sha256 =
+      absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), size));
+
+  v1::ArchiveGameReply first;
+  ASSERT_TRUE(Succeeded(archive(game, &first)));
+  EXPECT_FALSE(first.replayed());
+  EXPECT_EQ(first.archived().game_id(), game);
+  EXPECT_EQ(first.archived().result(), "1-0");
+  EXPECT_EQ(first.archived().termination(), v1::TERMINATION_RESIGNATION);
+  EXPECT_EQ(first.archived().article(), "5.1b");
+  EXPECT_EQ(first.archived().version(), version);
+  EXPECT_EQ(first.archived().record_sha256(), sha256);
+  EXPECT_EQ(first.archived().archived_by().role(), "platform");
+
+  // Gone from the live store: every read and command says so.
+  st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game), Token(Role::kArbiter));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Code(st), "ERR_GAME_ARCHIVED");
+  st = Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
+             Token(Role::kArbiter));
+  EXPECT_EQ(Code(st), "ERR_GAME_ARCHIVED");
+  st = Move(game, v1::COLOR_BLACK, "e5");
+  EXPECT_EQ(Code(st), "ERR_GAME_ARCHIVED");
+  // Its id stays taken.
+  st = Create(Request(game, "5400"));
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  // Archiving it again answers the same tombstone.
+  v1::ArchiveGameReply again;
+  ASSERT_TRUE(Succeeded(archive(game, &again)));
+  EXPECT_TRUE(again.replayed());
+  EXPECT_EQ(again.archived().SerializeAsString(), first.archived().SerializeAsString());
 }
 
 TEST_P(ArbitrationServerTest, ErrorsAreStable) {
@@ -1225,6 +1284,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
+      {"ArchiveGame",     OK,       NO,     NO,      NO,       OK},
   };
   // clang-format on
   auto stub = Stub();
@@ -1453,6 +1513,12 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
           {"ExportPgn",
            [&](auto& t) {
              return as_white(&S::ExportPgn, ForGame<v1::ExportPgnRequest>(ready()), t);
+           }},
+          {"ArchiveGame",
+           [&](auto& t) {  // a game that is over (White resigned)
+             auto req = ForGame<v1::ArchiveGameRequest>(ready());
+             EXPECT_TRUE(Resign(req.game_id(), v1::COLOR_WHITE, nullptr).ok());
+             return as_white(&S::ArchiveGame, req, t);
            }},
       });
 }

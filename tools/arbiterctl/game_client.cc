@@ -33,7 +33,7 @@ using OrderedJson = nlohmann::ordered_json;
 constexpr char kCommands[] =
     "create|start|arrive|move|offer|respond|claim|rule|resign|confirm|result|pause|resume|adjust|"
     "set-clocks|report-illegal|complete-illegal|irregularity|stop-clocks|rule-stop|power|feed|get|"
-    "watch|pgn|seal|adjourn|resume-adjourned|envelope-lost";
+    "watch|pgn|archive|seal|adjourn|resume-adjourned|envelope-lost";
 
 int Usage(std::ostream& err, const std::string& message) {
   return arbiterctl::Usage(
@@ -270,6 +270,36 @@ int Pgn(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err
     out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
   } else {
     out << reply.pgn();
+  }
+  return 0;
+}
+
+// `game archive`: a game that is over leaves the live store; prints its tombstone.
+int Archive(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
+  grpc::ClientContext ctx;
+  Prepare(args, &ctx);
+  v1::ArchiveGameRequest req;
+  req.set_game_id(args.Get("game"));
+  v1::ArchiveGameReply reply;
+  grpc::Status st = stub.ArchiveGame(&ctx, req, &reply);
+  const bool json = args.Has("json");
+  if (!st.ok()) return PrintRpcError(st, json, out, err);
+  const v1::ArchivedGame& a = reply.archived();
+  if (json) {
+    OrderedJson o;
+    o["game_id"] = a.game_id();
+    o["version"] = a.version();
+    o["result"] = a.result();
+    o["termination"] = TerminationJson(a.termination());
+    o["article"] = a.article();
+    o["record_sha256"] = a.record_sha256();
+    o["archived_at_ms"] = a.archived_at_ms();
+    o["replayed"] = reply.replayed();
+    out << o.dump() << "\n";
+  } else {
+    out << "archived " << a.game_id() << " at version " << a.version() << ": " << a.result() << " ("
+        << a.article() << "), record sha256 " << a.record_sha256()
+        << (reply.replayed() ? " (archived before)" : "") << "\n";
   }
   return 0;
 }
@@ -614,7 +644,7 @@ constexpr ClientCall<Stub, v1::GameReply> kCalls[] = {
     {"get", [](Call& c) { c.Send(&Stub::GetGame, c.ForGame<v1::GetGameRequest>()); }},
 };
 
-constexpr ClientStream<Stub> kStreams[] = {{"watch", Watch}, {"pgn", Pgn}};
+constexpr ClientStream<Stub> kStreams[] = {{"watch", Watch}, {"pgn", Pgn}, {"archive", Archive}};
 
 }  // namespace
 
