@@ -62,6 +62,10 @@ ABSL_FLAG(double, rate, 0, "moves/s offered (open loop); 0: max throughput");
 ABSL_FLAG(int, streams, 0,
           "send the moves over this many SubmitMoves streams, each game always on the same one "
           "(0: one SubmitMove call per move); games are created and started by unary calls");
+ABSL_FLAG(
+    bool, archive, true,
+    "end each played-out game as it ended (Black resigned) and archive it (ArchiveGame), as a "
+    "platform does once it holds the record: Redis then keeps the games in play only");
 ABSL_FLAG(bool, command_ids, true, "send a command id with every move, as a platform that retries");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured time");
 ABSL_FLAG(absl::Duration, warmup, absl::Seconds(2), "unmeasured time first");
@@ -290,7 +294,7 @@ class MoveLoad {
   }
   static constexpr int kFirstPlies = 8;
 
-  enum class Kind { kCreate, kStart, kMove };
+  enum class Kind { kCreate, kStart, kMove, kResign, kArchive };
   struct Slot {
     std::string game_id;
     int ply = 0;
@@ -311,6 +315,7 @@ class MoveLoad {
     grpc::Status status;
     // A unary call's; a move sent on a stream has none (no call of its own to set up).
     std::optional<bench::AsyncCall<v1::GameReply>> rpc;
+    std::optional<bench::AsyncCall<v1::ArchiveGameReply>> archive_rpc;  // kArchive's
   };
   // A SubmitMoves stream: one write and one read in flight at a time; the moves it carries wait
   // for their replies by sequence number.
@@ -333,7 +338,11 @@ class MoveLoad {
 
   Call* NewCall(Kind kind, int slot, Clock::time_point due) {
     Call* call = new Call(kind, slot, due);
-    if (kind != Kind::kMove || streams_.empty()) call->rpc.emplace(std::chrono::seconds(30));
+    if (kind == Kind::kArchive) {
+      call->archive_rpc.emplace(std::chrono::seconds(30));
+    } else if (kind != Kind::kMove || streams_.empty()) {
+      call->rpc.emplace(std::chrono::seconds(30));
+    }
     return call;
   }
 
@@ -411,6 +420,25 @@ class MoveLoad {
     req.set_time_control("5400+30");  // 90 minutes: no flag falls during a run
     call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncCreateGame, req, &cq(),
                      &call->tag);
+  }
+
+  // The record played out: Black resigns (5.1b), as in the game.
+  void ResignGame(int slot) {
+    Call* call = NewCall(Kind::kResign, slot, Clock::now());
+    v1::ResignRequest req;
+    req.set_game_id(slots_[slot].game_id);
+    req.set_command_id("resign");
+    req.set_side(v1::COLOR_BLACK);
+    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncResign, req, &cq(), &call->tag);
+  }
+
+  // The platform holds the record: the game leaves the live store.
+  void ArchiveGame(int slot) {
+    Call* call = NewCall(Kind::kArchive, slot, Clock::now());
+    v1::ArchiveGameRequest req;
+    req.set_game_id(slots_[slot].game_id);
+    call->archive_rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncArchiveGame, req, &cq(),
+                             &call->tag);
   }
 
   void StartGame(int slot) {
@@ -495,7 +523,7 @@ class MoveLoad {
       Call* call = nullptr;
       if (t->what == Tag::kCall) {
         call = static_cast<Call*>(t->owner);
-        call->status = call->rpc->status;
+        call->status = call->archive_rpc ? call->archive_rpc->status : call->rpc->status;
       } else if ((call = StreamStep(t, ok)) == nullptr) {
         continue;
       }
@@ -504,6 +532,8 @@ class MoveLoad {
       const int slot = call->slot;
       bool next_game = false;
       bool start = false;
+      bool resign = false;
+      bool archive = false;
       {
         std::lock_guard<std::mutex> lock(mu_);
         --in_flight_;
@@ -522,6 +552,13 @@ class MoveLoad {
             games_created_.fetch_add(1);
             free_.push_back(slot);
             break;
+          case Kind::kResign:  // then archived
+            archive = st.ok();
+            next_game = !st.ok();
+            break;
+          case Kind::kArchive:
+            next_game = true;
+            break;
           case Kind::kMove:
             --moves_in_flight_;
             if (st.ok()) {
@@ -538,7 +575,9 @@ class MoveLoad {
                 }
               }
             }
-            if (++slots_[slot].ply == static_cast<int>(kGame.size()) || !st.ok()) {
+            if (++slots_[slot].ply == static_cast<int>(kGame.size()) && st.ok() && archive_) {
+              resign = true;  // the record is played out: it ends, then is archived
+            } else if (slots_[slot].ply == static_cast<int>(kGame.size()) || !st.ok()) {
               next_game = true;  // the record is played out (or broke): the slot's next game
             } else if (prefill_ && slots_[slot].ply < slots_[slot].target) {
               IssueSlotLocked(slot, now);
@@ -547,6 +586,7 @@ class MoveLoad {
             }
             break;
         }
+        if (resign || archive) ++in_flight_;
         if (!stopping_ && call->kind != Kind::kCreate) {
           if (rate_ > 0) {
             // Moves that fell due while no game was free go first, timed from when they were due.
@@ -568,6 +608,8 @@ class MoveLoad {
       }
       delete call;
       if (start) StartGame(slot);
+      if (resign) ResignGame(slot);
+      if (archive) ArchiveGame(slot);
       if (next_game && !stopping_) NewGame(slot);
     }
   }
@@ -581,6 +623,7 @@ class MoveLoad {
   std::unique_ptr<grpc::CompletionQueue> cq_holder_;
   grpc::CompletionQueue* cq_ptr_ = &cq_;
   const bool command_ids_ = absl::GetFlag(FLAGS_command_ids);
+  const bool archive_ = absl::GetFlag(FLAGS_archive);
   std::mutex mu_;
   std::condition_variable idle_;
   std::vector<Slot> slots_;
@@ -660,10 +703,12 @@ int main(int argc, char** argv) {
   const double rate = absl::GetFlag(FLAGS_rate);
   std::printf(
       "# %u cores, load average %s, redis appendfsync %s, server %s\n# %d games of %zu plies "
-      "(Kasparov - Topalov 1999, FIDE 2023, 5400+30), command ids %s\n",
+      "(Kasparov - Topalov 1999, FIDE 2023, 5400+30), command ids %s, %s\n",
       std::thread::hardware_concurrency(), bench::LoadAverage().c_str(),
       absl::GetFlag(FLAGS_appendfsync).c_str(), binary.c_str(), games, kGame.size(),
-      absl::GetFlag(FLAGS_command_ids) ? "on" : "off");
+      absl::GetFlag(FLAGS_command_ids) ? "on" : "off",
+      absl::GetFlag(FLAGS_archive) ? "each resigned and archived when played out"
+                                   : "each left in the store when played out");
   if (!absl::GetFlag(FLAGS_redis_config).empty()) {
     std::printf("# redis CONFIG SET %s\n", absl::GetFlag(FLAGS_redis_config).c_str());
   }
