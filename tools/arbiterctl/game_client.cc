@@ -257,51 +257,56 @@ int Watch(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& e
   return arbiterctl::Watch(args, stub, &Stub::WatchGame, Usage, print, last, out, err);
 }
 
-int Pgn(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
+// A call on --game's game whose reply is not a GameReply: `print` writes it (JSON or text).
+template <typename Request, typename Reply, typename Print>
+int CallOnGame(const ClientArgs& args, Stub& stub,
+               grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&, Reply*),
+               std::ostream& out, std::ostream& err, Print print) {
   grpc::ClientContext ctx;
   Prepare(args, &ctx);
-  v1::ExportPgnRequest req;
+  Request req;
   req.set_game_id(args.Get("game"));
-  v1::ExportPgnReply reply;
-  grpc::Status st = stub.ExportPgn(&ctx, req, &reply);
+  Reply reply;
+  grpc::Status st = (stub.*method)(&ctx, req, &reply);
   const bool json = args.Has("json");
   if (!st.ok()) return PrintRpcError(st, json, out, err);
-  if (json) {
-    out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
-  } else {
-    out << reply.pgn();
-  }
+  print(reply, json);
   return 0;
+}
+
+int Pgn(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
+  return CallOnGame(args, stub, &Stub::ExportPgn, out, err,
+                    [&](const v1::ExportPgnReply& reply, bool json) {
+                      if (json) {
+                        out << OrderedJson{{"pgn", reply.pgn()}}.dump() << "\n";
+                      } else {
+                        out << reply.pgn();
+                      }
+                    });
 }
 
 // `game archive`: a game that is over leaves the live store; prints its tombstone.
 int Archive(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream& err) {
-  grpc::ClientContext ctx;
-  Prepare(args, &ctx);
-  v1::ArchiveGameRequest req;
-  req.set_game_id(args.Get("game"));
-  v1::ArchiveGameReply reply;
-  grpc::Status st = stub.ArchiveGame(&ctx, req, &reply);
-  const bool json = args.Has("json");
-  if (!st.ok()) return PrintRpcError(st, json, out, err);
-  const v1::ArchivedGame& a = reply.archived();
-  if (json) {
-    OrderedJson o;
-    o["game_id"] = a.game_id();
-    o["version"] = a.version();
-    o["result"] = a.result();
-    o["termination"] = TerminationJson(a.termination());
-    o["article"] = a.article();
-    o["record_sha256"] = a.record_sha256();
-    o["archived_at_ms"] = a.archived_at_ms();
-    o["replayed"] = reply.replayed();
-    out << o.dump() << "\n";
-  } else {
-    out << "archived " << a.game_id() << " at version " << a.version() << ": " << a.result() << " ("
-        << a.article() << "), record sha256 " << a.record_sha256()
-        << (reply.replayed() ? " (archived before)" : "") << "\n";
-  }
-  return 0;
+  return CallOnGame(
+      args, stub, &Stub::ArchiveGame, out, err, [&](const v1::ArchiveGameReply& reply, bool json) {
+        const v1::ArchivedGame& a = reply.archived();
+        if (!json) {
+          out << "archived " << a.game_id() << " at version " << a.version() << ": " << a.result()
+              << " (" << a.article() << "), record sha256 " << a.record_sha256()
+              << (reply.replayed() ? " (archived before)" : "") << "\n";
+          return;
+        }
+        OrderedJson o;
+        o["game_id"] = a.game_id();
+        o["version"] = a.version();
+        o["result"] = a.result();
+        o["termination"] = TerminationJson(a.termination());
+        o["article"] = a.article();
+        o["record_sha256"] = a.record_sha256();
+        o["archived_at_ms"] = a.archived_at_ms();
+        o["replayed"] = reply.replayed();
+        out << o.dump() << "\n";
+      });
 }
 
 // --- The subcommands' requests -------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -86,6 +87,21 @@ class FakeArbitration final : public v1::Arbitration::Service {
   grpc::Status ExportPgn(grpc::ServerContext*, const v1::ExportPgnRequest*,
                          v1::ExportPgnReply* reply) override {
     reply->set_pgn("[Event \"?\"]\n\n1. e4 *\n");
+    return grpc::Status::OK;
+  }
+  grpc::Status ArchiveGame(grpc::ServerContext*, const v1::ArchiveGameRequest* req,
+                           v1::ArchiveGameReply* reply) override {
+    if (req->game_id() == "live") {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "ERR_GAME_NOT_OVER: in play");
+    }
+    v1::ArchivedGame* a = reply->mutable_archived();
+    a->set_game_id(req->game_id());
+    a->set_version(42);
+    a->set_result("0-1");
+    a->set_termination(v1::TERMINATION_RESIGNATION);
+    a->set_article("5.1b");
+    a->set_record_sha256(std::string(64, 'a'));
+    a->set_archived_at_ms(1'700'000'000'000);
     return grpc::Status::OK;
   }
   grpc::Status WatchGame(grpc::ServerContext*, const v1::WatchGameRequest* req,
@@ -260,6 +276,22 @@ TEST_F(GameClientTest, RuleAndTheOutcome) {
   EXPECT_EQ(j["result"], "1/2-1/2");
   EXPECT_EQ(j["termination"], "quickplay_finish_claim");
   EXPECT_EQ(j["article"], "10.2a");
+}
+
+TEST_F(GameClientTest, ArchivePrintsTheTombstone) {
+  std::string out;
+  ASSERT_EQ(Run({"archive", "--game", "g1", "--json"}, &out), 0);
+  const Json j = Json::parse(out);
+  EXPECT_EQ(j["game_id"], "g1");
+  EXPECT_EQ(j["version"], 42);
+  EXPECT_EQ(j["result"], "0-1");
+  EXPECT_EQ(j["termination"], "resignation");
+  EXPECT_EQ(j["article"], "5.1b");
+  EXPECT_EQ(j["record_sha256"], std::string(64, 'a'));
+  EXPECT_EQ(j["replayed"], false);
+  EXPECT_EQ(Run({"archive", "--game", "g1"}, &out), 0);
+  EXPECT_TRUE(absl::StrContains(out, "archived g1 at version 42: 0-1 (5.1b)")) << out;
+  EXPECT_NE(Run({"archive", "--game", "live"}, &out), 0);
 }
 
 TEST_F(GameClientTest, PgnAndWatch) {
