@@ -69,6 +69,8 @@ step game claim --game demo-game --side black --kind threefold --move Ng8 "   (n
 "${A[@]}" "${G[@]}" confirm --side black > /dev/null
 step game pgn --game demo-game "   (after both players confirmed the result, 8.7)"
 "${A[@]}" "${G[@]}" pgn
+step game archive --game demo-game "   (the platform has the record: the game leaves Redis, its tombstone stays)"
+"${A[@]}" "${G[@]}" archive
 
 step rules validate --fen nonsense --move e4 --json
 "${A[@]}" rules validate --fen nonsense --move e4 --json || true
