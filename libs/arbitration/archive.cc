@@ -1,15 +1,13 @@
 #include "libs/arbitration/archive.h"
 
-#include <openssl/evp.h>
-
 #include <string>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/base/error.h"
+#include "libs/base/sha256.h"
 #include "libs/base/status_macros.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
@@ -20,21 +18,16 @@ namespace {
 
 namespace v1 = arbiter::v1;
 
-std::string Sha256Hex(absl::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), static_cast<size_t>(size)));
-}
-
-absl::StatusOr<ArchiveOutcome> FromTombstone(absl::string_view game_id,
-                                             const std::string& tombstone) {
+// A game archived before: its stored tombstone, to a caller who may act on its event.
+absl::StatusOr<ArchiveOutcome> ArchivedBefore(
+    absl::string_view game_id, const std::string& tombstone,
+    const std::function<absl::Status(absl::string_view event)>& may_act) {
   ArchiveOutcome out;
   if (!out.archived.ParseFromString(tombstone)) {
     return base::Error(store::kErrCorruptLog,
                        absl::StrCat("game \"", game_id, "\": its tombstone does not parse"));
   }
+  RETURN_IF_ERROR(may_act(out.archived.event()));
   out.replayed = true;
   return out;
 }
@@ -56,7 +49,7 @@ absl::StatusOr<v1::ArchivedGame> TombstoneOf(absl::string_view game_id, const Ga
   a.set_event(game.created().event());
   PgnExportOptions record;
   record.include_advice = true;  // the whole record, as an arbiter reads it (12.2)
-  a.set_record_sha256(Sha256Hex(ExportPgn(game, record)));
+  a.set_record_sha256(base::Sha256Hex(ExportPgn(game, record)));
   a.set_archived_at_ms(now_ms);
   *a.mutable_archived_by() = actor;
   return a;
@@ -74,9 +67,7 @@ absl::StatusOr<ArchiveOutcome> Archive(
     if (!now.ok()) {
       if (base::ErrorCode(now.status()) != store::kErrGameArchived) return now.status();
       ASSIGN_OR_RETURN(std::string tombstone, store.ReadTombstone(game_id));
-      ASSIGN_OR_RETURN(ArchiveOutcome before, FromTombstone(game_id, tombstone));
-      RETURN_IF_ERROR(may_act(before.archived.event()));
-      return before;
+      return ArchivedBefore(game_id, tombstone, may_act);
     }
     RETURN_IF_ERROR(may_act(now->game->created().event()));
     ASSIGN_OR_RETURN(v1::ArchivedGame tombstone,
@@ -93,9 +84,7 @@ absl::StatusOr<ArchiveOutcome> Archive(
     authority.Forget(game_id);
     if (stored->replayed) {
       // Archived by another caller between the read and the write: its tombstone stands.
-      ASSIGN_OR_RETURN(ArchiveOutcome before, FromTombstone(game_id, stored->tombstone));
-      RETURN_IF_ERROR(may_act(before.archived.event()));
-      return before;
+      return ArchivedBefore(game_id, stored->tombstone, may_act);
     }
     ArchiveOutcome out;
     out.archived = std::move(tombstone);

@@ -15,6 +15,7 @@
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/base/sha256.h"
 #include "libs/base/status_matchers.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
@@ -699,10 +700,10 @@ TEST_F(AuthorityTest, OneCallersIdDoesNotBlockAnothers) {
   EXPECT_EQ(retry->game->plies(), 1);
 }
 
-// --- Archiving a game that is over (archive.h)
-// ----------------------------------------------------- Only once it is over; its tombstone
-// (result, digest of the record); a repeat answers the first tombstone; a replica whose cached
-// state is stale (another recorded a confirmation, 8.7) archives the store's latest version.
+// --- Archiving a game that is over (archive.h) --------------------------------------------------
+// Only once it is over; its tombstone (result, digest of the record); a repeat answers the first
+// tombstone; a replica whose cached state is stale (another recorded a confirmation, 8.7)
+// archives the store's latest version.
 
 Command Of(CommandKind kind, chess::Color side) {
   Command c;
@@ -712,50 +713,38 @@ Command Of(CommandKind kind, chess::Color side) {
   return c;
 }
 
-class ArchiveTest : public ::testing::Test {
+// Two replicas on one store: `authority_` (the fixture's, "a") and `b_`; the game belongs to an
+// event, which the tombstone keeps.
+class ArchiveTest : public AuthorityTest {
  protected:
-  ArchiveTest()
-      : store_({.num_deadline_shards = 4, .now_ms = [this] { return now_.load(); }}),
-        a_(&store_, [this] { return now_.load(); }, analyst_, {.owner = "a"}),
-        b_(&store_, [this] { return now_.load(); }, analyst_, {.owner = "b"}) {}
+  ArchiveTest() : b_(&store_, [this] { return now_.load(); }, analyst_, {.owner = "b"}) {}
 
   void CreateAndStart(const std::string& game) {
-    v1::CreateGameRequest req;
-    req.set_game_id(game);
-    req.set_white_id("w");
-    req.set_black_id("b");
+    v1::CreateGameRequest req = Standard(game);
     req.set_event("open-2026");
-    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
-    req.set_time_control("5400");
-    ASSERT_OK(a_.Create(game, req, Who("platform", "platform"), {}).status());
-    Command start;
-    start.kind = CommandKind::kStart;
-    start.actor = Who("platform", "platform");
-    ASSERT_OK(a_.Execute(game, start, {}).status());
+    ASSERT_OK(authority_.Create(game, req, Who("platform", "platform"), {}).status());
+    ASSERT_OK(authority_.Execute(game, Start(), {}).status());
   }
 
   static absl::Status AnyEvent(absl::string_view) { return absl::OkStatus(); }
 
-  std::atomic<std::int64_t> now_{kT0};
-  store::MemoryGameStore store_;
-  LocalAnalyst analyst_;
-  GameAuthority a_;  // two replicas on one store
   GameAuthority b_;
 };
 
 TEST_F(ArchiveTest, OnlyAGameThatIsOver) {
   CreateAndStart("g");
-  EXPECT_THAT(Archive(a_, "g", Who("platform", "platform"), AnyEvent),
+  EXPECT_THAT(Archive(authority_, "g", Who("platform", "platform"), AnyEvent),
               HasErrorCode(kErrGameNotOver));
-  ASSERT_OK(a_.GetCached("g").status());  // still there
-  EXPECT_THAT(Archive(a_, "nope", Who("platform", "platform"), AnyEvent),
+  ASSERT_OK(authority_.GetCached("g").status());  // still there
+  EXPECT_THAT(Archive(authority_, "nope", Who("platform", "platform"), AnyEvent),
               HasErrorCode(store::kErrGameNotFound));
 }
 
 TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
   CreateAndStart("g");
-  ASSERT_OK(a_.Execute("g", Of(CommandKind::kResign, chess::Color::kWhite), {}).status());  // 5.1b
-  absl::StatusOr<CommandResult> over_or = a_.Get("g");
+  ASSERT_OK(authority_.Execute("g", Of(CommandKind::kResign, chess::Color::kWhite), {})
+                .status());  // 5.1b
+  absl::StatusOr<CommandResult> over_or = authority_.Get("g");
   ASSERT_OK(over_or.status());
   CommandResult over = *std::move(over_or);
   PgnExportOptions record;
@@ -763,7 +752,8 @@ TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
   const std::string pgn = ExportPgn(*over.game, record);
 
   now_ += 1000;
-  absl::StatusOr<ArchiveOutcome> out_or = Archive(a_, "g", Who("platform", "platform"), AnyEvent);
+  absl::StatusOr<ArchiveOutcome> out_or =
+      Archive(authority_, "g", Who("platform", "platform"), AnyEvent);
   ASSERT_OK(out_or.status());
   ArchiveOutcome out = *std::move(out_or);
   EXPECT_FALSE(out.replayed);
@@ -781,11 +771,13 @@ TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
   ASSERT_OK(again_or.status());
   v1::ArchivedGame again = *std::move(again_or);
   EXPECT_EQ(again.record_sha256(), out.archived.record_sha256()) << "a digest of the record";
-  EXPECT_FALSE(pgn.empty());
+  ASSERT_FALSE(pgn.empty());
+  EXPECT_EQ(out.archived.record_sha256(), base::Sha256Hex(pgn))
+      << "the SHA-256 of the record as an arbiter exports it";
 
   // Gone from the live store, and from the cache.
-  EXPECT_THAT(a_.GetCached("g"), HasErrorCode(store::kErrGameArchived));
-  EXPECT_THAT(a_.Execute("g", Of(CommandKind::kConfirm, chess::Color::kWhite), {}),
+  EXPECT_THAT(authority_.GetCached("g"), HasErrorCode(store::kErrGameArchived));
+  EXPECT_THAT(authority_.Execute("g", Of(CommandKind::kConfirm, chess::Color::kWhite), {}),
               HasErrorCode(store::kErrGameArchived));
   // A repeat (another replica's too) answers the first tombstone; an event-bound caller of
   // another event is refused on it.
@@ -805,8 +797,8 @@ TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
 
 TEST_F(ArchiveTest, AStaleCachedStateLosesTheRaceAndTheLatestIsArchived) {
   CreateAndStart("g");
-  ASSERT_OK(a_.Execute("g", Of(CommandKind::kResign, chess::Color::kWhite), {}).status());
-  absl::StatusOr<CommandResult> cached_or = a_.GetCached("g");
+  ASSERT_OK(authority_.Execute("g", Of(CommandKind::kResign, chess::Color::kWhite), {}).status());
+  absl::StatusOr<CommandResult> cached_or = authority_.GetCached("g");
   ASSERT_OK(cached_or.status());
   CommandResult cached = *std::move(cached_or);  // replica a caches the end
   // Replica b records White's confirmation of the result (8.7) after it.
@@ -815,7 +807,8 @@ TEST_F(ArchiveTest, AStaleCachedStateLosesTheRaceAndTheLatestIsArchived) {
   ASSERT_OK(confirmed_or.status());
   CommandResult confirmed = *std::move(confirmed_or);
   ASSERT_GT(confirmed.version, cached.version);
-  absl::StatusOr<ArchiveOutcome> out_or = Archive(a_, "g", Who("platform", "platform"), AnyEvent);
+  absl::StatusOr<ArchiveOutcome> out_or =
+      Archive(authority_, "g", Who("platform", "platform"), AnyEvent);
   ASSERT_OK(out_or.status());
   ArchiveOutcome out = *std::move(out_or);
   EXPECT_EQ(out.archived.version(), confirmed.version) << "the store's latest, not the cache's";

@@ -73,9 +73,7 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   }
   if (request.expected_version != 0 && it == games_.end()) return GameNotFound(request.game_id);
   if (current != request.expected_version) {
-    return base::Aborted(kErrVersionConflict,
-                         absl::StrCat("game ", request.game_id, " is at version ", current,
-                                      ", not ", request.expected_version));
+    return internal::VersionConflict(request.game_id, current, request.expected_version);
   }
   if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
   Game& game = it->second;
@@ -111,9 +109,7 @@ absl::StatusOr<ArchiveResult> MemoryGameStore::Archive(const ArchiveRequest& req
   if (it == games_.end()) return GameNotFound(request.game_id);
   const std::int64_t current = it->second.snapshot.version();
   if (current != request.expected_version) {
-    return base::Aborted(kErrVersionConflict,
-                         absl::StrCat("game ", request.game_id, " is at version ", current,
-                                      ", not ", request.expected_version));
+    return internal::VersionConflict(request.game_id, current, request.expected_version);
   }
   games_.erase(it);
   EraseEntry(shards_[DeadlineShard(request.game_id, num_shards_)], request.game_id);

@@ -233,9 +233,7 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
                        absl::StrCat("game ", id, " exists (version ", numbers[0], ")"));
   }
   if (outcome == "CONFLICT") {
-    return base::Aborted(kErrVersionConflict,
-                         absl::StrCat("game ", id, " is at version ", numbers[0], ", not ",
-                                      request.expected_version));
+    return internal::VersionConflict(id, numbers[0], request.expected_version);
   }
   if (outcome == "NOT_FOUND") return GameNotFound(id);
   if (outcome == "ARCHIVED") {
@@ -263,8 +261,7 @@ absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& requ
   if (outcome == "REPLAY") return ArchiveResult{std::string(value), true};
   std::int64_t version = 0;
   if (outcome == "CONFLICT" && absl::SimpleAtoi(value, &version)) {
-    return base::Aborted(kErrVersionConflict, absl::StrCat("game ", id, " is at version ", version,
-                                                           ", not ", request.expected_version));
+    return internal::VersionConflict(id, version, request.expected_version);
   }
   return Corrupt("archive reply");
 }

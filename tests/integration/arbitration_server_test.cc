@@ -9,20 +9,18 @@
 // (B8), defaults (6.7). Moves after the end are refused; a player's token acts only in its game
 // and colour; retries apply once; observers see moves only after the broadcast delay; the PGN of
 // every finished game parses and replays by the Laws (`arbiterctl pgn check`).
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "libs/base/sha256.h"
 #include "libs/chess/pgn.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tests/integration/testing/auth_matrix.h"
@@ -505,11 +503,7 @@ TEST_P(ArbitrationServerTest, ArchiveGameKeepsOnlyTheTombstone) {
   ASSERT_TRUE(Resign(game, v1::COLOR_BLACK, nullptr).ok());  // 5.1b: 1-0
   const std::string record = Pgn(game);                      // as the arbiter reads it
   const std::int64_t version = Get(game).game().version();
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  EVP_Digest(record.data(), record.size(), digest, &size, EVP_sha256(), nullptr);
-  const std::string sha256 =
-      absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), size));
+  const std::string sha256 = base::Sha256Hex(record);
 
   v1::ArchiveGameReply first;
   ASSERT_TRUE(Succeeded(archive(game, &first)));

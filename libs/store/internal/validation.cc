@@ -73,6 +73,12 @@ absl::Status GameArchived(absl::string_view game_id) {
       absl::StrCat("game \"", game_id, "\" is archived (its record left the live store)"));
 }
 
+absl::Status VersionConflict(absl::string_view game_id, std::int64_t current,
+                             std::int64_t expected) {
+  return base::Aborted(kErrVersionConflict, absl::StrCat("game ", game_id, " is at version ",
+                                                         current, ", not ", expected));
+}
+
 absl::Status ArchivedGameExists(absl::string_view game_id) {
   return base::Error(
       kErrGameExists,

@@ -27,6 +27,9 @@ absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shar
 // The answers both backends give about an archived game: ERR_GAME_ARCHIVED (reads, and an append
 // to it), ERR_GAME_EXISTS (a create with its id).
 absl::Status GameArchived(absl::string_view game_id);
+// ERR_VERSION_CONFLICT (ABORTED): the game is at `current`, a write expected `expected`.
+absl::Status VersionConflict(absl::string_view game_id, std::int64_t current,
+                             std::int64_t expected);
 absl::Status ArchivedGameExists(absl::string_view game_id);
 
 // The events and snapshot as they are stored: versions and command id filled in.
