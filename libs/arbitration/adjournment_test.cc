@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -266,6 +267,33 @@ TEST(AppendixA1, TheSealedMoveIsNowhereInClearUntilOpened) {  // A3: the arbiter
   EXPECT_THAT(t.Everything(), HasSubstr("Bb5"));
   EXPECT_THAT(Pgn(t.game()), HasSubstr("3. Bb5"));
   EXPECT_THAT(Pgn(t.game()), HasSubstr("A9: the sealed move, opened by the arbiter"));
+}
+
+// A3: the sealed move is the sealer's and the arbiter's secret; its box's size must not tell
+// "a3" from "exd8=Q+" (nor "O-O" from "O-O-O").
+TEST(AppendixA1, EveryBoxHasTheSameSize) {
+  Table t;
+  Opening(t);
+  std::set<std::size_t> sizes;
+  for (const char* move : {"a3", "Bb5", "O-O", "exd8=Q+", "Nbd2", "d2d4", "Lxf7+"}) {
+    absl::StatusOr<v1::MoveSealed> box = t.sealer().Seal(kGameId, t.game(), move);
+    ASSERT_OK(box.status()) << move;
+    sizes.insert(box->box().size());
+  }
+  EXPECT_EQ(sizes.size(), 1u);
+  EXPECT_EQ(*sizes.begin(), kSealedPlaintextBytes + seal::kNonceBytes + seal::kTagBytes);
+  ASSERT_OK(t.Seal(kW, "Bb5", kEnd1 + 10'000));
+  EXPECT_EQ(t.Sealed(), "Bb5");  // opens to the text alone
+}
+
+// Boxes sealed before the padding hold the bare text and still open.
+TEST(AppendixA1, AnUnpaddedBoxStillOpens) {
+  EXPECT_EQ(*UnpadSealedMove("Bb5"), "Bb5");
+  EXPECT_EQ(*UnpadSealedMove(std::string(32, 'x')), std::string(32, 'x'));
+  EXPECT_EQ(*UnpadSealedMove(PadSealedMove("exd8=Q+")), "exd8=Q+");
+  std::string damaged = PadSealedMove("Bb5");
+  damaged[1] = 40;
+  EXPECT_FALSE(UnpadSealedMove(damaged).ok());
 }
 
 TEST(AppendixA1, WithoutASealKeyNothingIsSealed) {

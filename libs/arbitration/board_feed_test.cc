@@ -244,6 +244,19 @@ class Table : public testing::StartedTable {
     return Do({.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_TOUCH_MOVE},
               at_ms);
   }
+  // 7.4a, B5: `claimant` claims the opponent's illegal move from-to standing now.
+  absl::Status ClaimIllegal(Color claimant, std::string from, std::string to, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
+    c.actor.set_role("player");
+    c.irregular.from = std::move(from);
+    c.irregular.to = std::move(to);
+    return Do(c, at_ms);
+  }
+  absl::Status Rule(v1::RulingDecision decision, std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kRule, .decision = decision, .reason = "seen on the board"};
+    c.actor.set_role("arbiter");
+    return Do(c, at_ms);
+  }
   Board& board() { return *board_; }
   // The last event of the kind `has`.
   std::optional<v1::ArbitrationEvent> Last(bool (v1::ArbitrationEvent::*has)() const) const {
@@ -475,6 +488,61 @@ TEST(FeedGame, IllegalMoveStoodStopsTheClocks) {
   ASSERT_OK(t23.Feed(t23.board().Slide("f1", "f3"), 1'000, true));
   EXPECT_EQ(t23.Last(&v1::ArbitrationEvent::has_board_irregularity)->board_irregularity().article(),
             "7.5.1");
+}
+
+// 7.4a with the player's claim (2001 standard): the board's knight g1-g3 stood (the clock
+// pressed). Black claims it; a claim finds nothing by itself: the game awaits the arbiter, who
+// upholds it (the 7.4a finding: 7.4b's two minutes for Black, 4.3 on the knight).
+TEST(FeedGame, APlayersClaimOfTheBoardsIllegalMoveIsUpheldByTheArbiter) {
+  Table t;
+  ASSERT_OK(t.Feed(t.board().Slide("g1", "g3"), 1'000, /*pressed=*/true));
+  ASSERT_TRUE(t.game().paused());
+  const std::int64_t black = t.ms(kB, 2'000);
+  const std::int64_t version = t.game().version();
+  // Other squares than the board shows, or White claiming his own move: not in the record.
+  EXPECT_THAT(t.ClaimIllegal(kB, "g1", "h3", 2'000), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_THAT(t.ClaimIllegal(kW, "g1", "g3", 2'000), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_EQ(t.game().version(), version);
+  ASSERT_OK(t.ClaimIllegal(kB, "g1", "g3", 2'000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_PENDING);
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  EXPECT_EQ(t.game().illegal_moves(kW), 0);
+  EXPECT_FALSE(t.game().draw_offer().has_value());  // not a 9.1c claim
+  EXPECT_THAT(t.ClaimIllegal(kB, "g1", "g3", 2'500), HasErrorCode("ERR_AWAITING_RULING"));
+  EXPECT_THAT(t.Rule(v1::RULING_DECISION_DRAW, 3'000), HasErrorCode("ERR_BAD_RULING"));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_UPHOLD, 3'000));
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_EQ(t.game().illegal_moves(kW), 1);
+  EXPECT_EQ(t.ms(kB, 3'000), black + 120'000);  // 7.4b
+  EXPECT_TRUE(t.game().paused());               // the board stopped the clocks: 6.13a
+  ASSERT_OK(t.Do({.kind = CommandKind::kResume}, 4'000));
+  EXPECT_THAT(t.Do({.kind = CommandKind::kMove, .side = kW, .move = "e4"}, 5'000),
+              HasErrorCode("ERR_TOUCH_MOVE_OWED"));  // 4.3: the knight
+  ASSERT_OK(t.Do({.kind = CommandKind::kMove, .side = kW, .move = "Nf3"}, 5'000));
+  // The record says who claimed what and how the arbiter ruled; the claim is no draw offer.
+  const std::string comments = t.Comments();
+  EXPECT_THAT(comments, ::testing::HasSubstr("Black claims that the opponent's move g1-g3 was "
+                                             "illegal"));
+  EXPECT_THAT(comments, ::testing::HasSubstr("the arbiter finds the claimed illegal move"));
+  EXPECT_THAT(comments, ::testing::Not(::testing::HasSubstr("(=)")));
+}
+
+// The arbiter rejects the claim: nothing is found, no time is given, the clocks stay stopped
+// until he restarts them.
+TEST(FeedGame, APlayersClaimOfTheBoardsIllegalMoveRejected) {
+  Table t;
+  ASSERT_OK(t.Feed(t.board().Slide("g1", "g3"), 1'000, /*pressed=*/true));
+  const std::int64_t black = t.ms(kB, 2'000);
+  ASSERT_OK(t.ClaimIllegal(kB, "g1", "g3", 2'000));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 3'000));
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  EXPECT_EQ(t.game().illegal_moves(kW), 0);
+  EXPECT_EQ(t.ms(kB, 3'000), black);
+  EXPECT_TRUE(t.game().paused());
+  std::optional<v1::ArbitrationEvent> ruled = t.Last(&v1::ArbitrationEvent::has_ruled);
+  ASSERT_TRUE(ruled);
+  EXPECT_EQ(ruled->ruled().article(), "7.4a");
+  EXPECT_EQ(ruled->ruled().decision(), v1::RULING_DECISION_REJECT);
 }
 
 TEST(FeedGame, TheResultSignalIsRecordedNotRuled) {

@@ -1,7 +1,7 @@
 // Issue 13's gaps by article and edition: B5b (a player's claim under 7.2-7.5 lost once he touched
-// a piece: the C3 ILLEGAL_MOVE claim and a player's ReportIllegalMove), B4's clock setting
-// (SetClocks refused once each player completed three moves), and 2023 4.4.4 (the promotion piece
-// final once it touched the promotion square) from an electronic board. Each case gives the
+// a piece: the C3 ILLEGAL_MOVE claim and a player's claim of an illegal move, 7.4a), B4's clock
+// setting (SetClocks refused once each player completed three moves), and 2023 4.4.4 (the promotion
+// piece final once it touched the promotion square) from an electronic board. Each case gives the
 // position, the clocks and the expected ruling.
 #include <memory>
 #include <string>
@@ -87,6 +87,16 @@ class Table : public testing::StartedTable {
     c.reason = "reported";
     return Do(c, at_ms);
   }
+  // 7.4a, B5: `claimant` claims that the opponent's move at `ply` (from-to) was illegal.
+  absl::Status Claim(Color claimant, std::string from, std::string to, std::int64_t ply,
+                     std::int64_t at_ms) {
+    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
+    c.actor.set_role("player");
+    c.irregular.from = std::move(from);
+    c.irregular.to = std::move(to);
+    c.irregular.ply = ply;
+    return Do(c, at_ms);
+  }
   absl::Status Complete(Color side, std::string from, std::string to, std::int64_t at_ms) {
     Command c{.kind = CommandKind::kCompleteIllegalMove, .side = side};
     c.irregular.from = std::move(from);
@@ -167,49 +177,56 @@ TEST(B5b1997, NoLossOfTheRightByATouch) {
   EXPECT_EQ(t.result(), Result::kBlackWins);
 }
 
-// --- B5b with 7.4a: a player's report of the opponent's illegal move
-// ------------------------------
+// --- B5b with 7.4a: a player's claim of the opponent's illegal move
+// -------------------------------
 
-// 2001 rapid (G/25): 1.e4 e5 2.Nf3 recorded, the board had White's knight g1-g4 at ply 2. Black,
-// to move, touches his knight b8 and then reports it: lost (B5b). The arbiter's own finding of the
-// same move is still corrected (7.4a): White's first illegal move, Black +2 minutes (7.4b).
-TEST(B5b2001, PlayersReportLostOnceHeTouchedAPiece) {
+// 2001 rapid (G/25): 1.e4 e5 2.Nf3, every move validated by the server. Black, to move, touches
+// his knight b8 and then claims that 2.Nf3 was illegal: lost (B5b: "Der Spieler verliert ... das
+// Recht, einen Antrag zu stellen gemäß der Artikel 7.2 bis 7.5 ..., sobald er eine Figur berührt
+// hat"). A player's report is never a finding: refused as such; the arbiter's own finding (he saw
+// the knight go to g4 on the board) is still corrected (7.4a) with 7.4b's two minutes.
+TEST(B5b2001, PlayersClaimLostOnceHeTouchedAPiece) {
   Table t;
   std::int64_t at = t.Play({"e4", "e5", "Nf3"}, 1'000);
   ASSERT_OK(t.TouchAndRelease("b8", at));
-  absl::Status st = t.Report(kW, "g1", "g4", 2, "player", at + 1'000);
+  absl::Status st = t.Claim(kB, "g1", "f3", 2, at + 1'000);
   EXPECT_THAT(st, HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
   EXPECT_THAT(st.message(), HasSubstr("B5b"));
+  EXPECT_THAT(t.Report(kW, "g1", "g4", 2, "player", at + 1'000),
+              HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
+  EXPECT_EQ(t.game().illegal_moves(kW), 0);
   ASSERT_OK(t.Report(kW, "g1", "g4", 2, "arbiter", at + 1'000));
   EXPECT_EQ(t.game().illegal_moves(kW), 1);
   EXPECT_EQ(t.game().standing_plies(), 2);
 }
 
-// Without a touch the player's report is corrected; once he has moved since (his move touched a
-// piece) it is lost.
-TEST(B5b2001, PlayersReportBeforeATouchAndAfterHisMove) {
+// Before a touch the claim is answered by the record: 2.Nf3 was validated (legal), nothing
+// changes; once Black has moved since (his move touched a piece) the right is lost (B5b).
+TEST(B5b2001, PlayersClaimBeforeATouchAndAfterHisMove) {
   Table before;
   std::int64_t at = before.Play({"e4", "e5", "Nf3"}, 1'000);
-  ASSERT_OK(before.Report(kW, "g1", "g4", 2, "player", at + 1'000));
-  EXPECT_EQ(before.game().illegal_moves(kW), 1);
-  // 6.14: Black's time at ply 2 (25 min less the second of 1...e5), then 7.4b's two minutes.
-  EXPECT_EQ(before.ms(kB, at + 1'000), 1'500'000 - 1'000 + 120'000);
+  const std::int64_t version = before.game().version();
+  EXPECT_THAT(before.Claim(kB, "g1", "f3", 2, at + 1'000), HasErrorCode("ERR_MOVE_WAS_VALIDATED"));
+  EXPECT_EQ(before.game().version(), version);
+  EXPECT_EQ(before.game().illegal_moves(kW), 0);
+  EXPECT_EQ(before.ms(kB, at + 1'000), 1'500'000 - 1'000 - 2'000);  // his own clock ran on
 
   Table after;
   at = after.Play({"e4", "e5", "Nf3", "Nc6"}, 1'000);
-  EXPECT_THAT(after.Report(kW, "g1", "g4", 2, "player", at), HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+  EXPECT_THAT(after.Claim(kB, "g1", "f3", 2, at), HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
 }
 
-// Standard play (G/90) has no B5b; 2023 rapid neither (4.8 covers Article 4 only): the report after
-// a touch is corrected.
+// Standard play (G/90) has no B5b; 2023 rapid neither (4.8 covers Article 4 only): after a touch
+// the claim is still answered by the record (validated).
 TEST(B5b, NotInStandardPlayNorUnder2023) {
   for (const Options& o : {Options{.time_control = "G/90"},
                            Options{.edition = v1::EDITION_FIDE_2023, .time_control = "G/25"}}) {
     Table t(o);
     std::int64_t at = t.Play({"e4", "e5", "Nf3"}, 1'000);
     ASSERT_OK(t.TouchAndRelease("b8", at));
-    EXPECT_OK(t.Report(kW, "g1", "g4", 2, "player", at + 1'000)) << o.time_control;
-    EXPECT_EQ(t.game().illegal_moves(kW), 1);
+    EXPECT_THAT(t.Claim(kB, "g1", "f3", 2, at + 1'000), HasErrorCode("ERR_MOVE_WAS_VALIDATED"))
+        << o.time_control;
+    EXPECT_EQ(t.game().illegal_moves(kW), 0);
   }
 }
 

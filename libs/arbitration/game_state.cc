@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
+#include "libs/base/bounds.h"
 #include "libs/base/enum_table.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
@@ -339,9 +340,10 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
         pending_claim_ = c;
         status_ = GameStatus::kAwaitingRuling;
       }
-      // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer.
+      // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer (a claim of an illegal move,
+      // 7.4a, does not).
       if (c.kind() != v1::CLAIM_KIND_TIME && c.ruling() != v1::CLAIM_RULING_CORRECT &&
-          c.kind() != v1::CLAIM_KIND_UNSPECIFIED) {
+          c.kind() != v1::CLAIM_KIND_UNSPECIFIED && c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE) {
         draw_offer_ = *side;
       }
       return absl::OkStatus();
@@ -582,6 +584,22 @@ absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& reques
       (regs.has_default_time_ms() && regs.default_time_ms() < 0) ||
       (regs.has_illegal_move_extra_ms() && regs.illegal_move_extra_ms() < 0)) {
     return Error(kErrBadArgument, "regulations: counts and times cannot be negative");
+  }
+  // The platform's numbers end in sums (6.7's deadline, 7.5.5's extra time): bounded before they
+  // can wrap (libs/base/bounds.h).
+  RETURN_IF_ERROR(base::CheckCount("regulations.no_draw_offers_before_move",
+                                   regs.no_draw_offers_before_move()));
+  RETURN_IF_ERROR(base::CheckCount("regulations.max_draw_offers", regs.max_draw_offers()));
+  if (regs.has_default_time_ms()) {
+    RETURN_IF_ERROR(base::CheckDurationMs("regulations.default_time_ms", regs.default_time_ms()));
+  }
+  if (regs.has_illegal_move_extra_ms()) {
+    RETURN_IF_ERROR(
+        base::CheckDurationMs("regulations.illegal_move_extra_ms", regs.illegal_move_extra_ms()));
+  }
+  RETURN_IF_ERROR(base::CheckInstantMs("scheduled_start_ms", request.scheduled_start_ms()));
+  for (const v1::Session& session : request.sessions()) {
+    RETURN_IF_ERROR(base::CheckInstantMs("sessions.end_ms", session.end_ms()));
   }
   ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(request.ruleset().edition()));
   if (request.time_control().empty() == request.time_control_human().empty()) {

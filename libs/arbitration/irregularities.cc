@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/board_feed.h"
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/events.h"
 #include "libs/base/error.h"
@@ -424,6 +425,160 @@ absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& an
   }
   return sink.Add(EndedEvent(Outcome::Win(claimant, Termination::kIllegalMoves, c3.article),
                              answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
+}
+
+namespace {
+
+// The electronic board's illegal move that stands now (7.4a: the clock pressed on it, the game
+// paused for the arbiter), unless the arbiter has acted on it since.
+std::optional<v1::BoardIrregularity> StandingBoardIrregularity(const GameState& s) {
+  if (!s.paused()) return std::nullopt;
+  for (std::int64_t i = s.version() - 1; i >= 0; --i) {
+    const v1::ArbitrationEvent& e = s.event(i);
+    switch (e.kind_case()) {
+      case v1::ArbitrationEvent::kBoardIrregularity:
+        return e.board_irregularity();
+      case v1::ArbitrationEvent::kMove:
+      case v1::ArbitrationEvent::kIllegalMoveReported:
+      case v1::ArbitrationEvent::kIllegalMoveCompleted:
+      case v1::ArbitrationEvent::kPositionRestored:
+      case v1::ArbitrationEvent::kIrregularityRuled:
+      case v1::ArbitrationEvent::kResumed:
+      case v1::ArbitrationEvent::kRuled:
+        return std::nullopt;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+absl::Status NotInRecord(absl::string_view why) {
+  return Error(kErrMoveNotInRecord, absl::StrCat("7.4a: ", why,
+                                                 "; a claim names a move that "
+                                                 "stands in the record"));
+}
+
+}  // namespace
+
+absl::Status DecidePlayerIllegalMoveClaim(EventSink& sink, Color claimant,
+                                          const IrregularArgs& args, const std::string& reason,
+                                          Analyst& analyst, v1::ClaimRuling* ruling) {
+  const GameState& s = sink.state();
+  RETURN_IF_ERROR(CheckInPlay(s));
+  const Color offender = ~claimant;
+  ASSIGN_OR_RETURN(chess::Square from, SquareArg("from", args.from));
+  ASSIGN_OR_RETURN(chess::Square to, SquareArg("to", args.to));
+  const std::string named =
+      absl::StrCat(chess::SquareName(from), "-", chess::SquareName(to), args.promotion);
+  const std::optional<v1::BoardIrregularity> board = StandingBoardIrregularity(s);
+  const bool board_offender = board && laws::ColorOf(board->side()) == offender;
+  const std::int64_t ply =
+      args.ply.value_or(board_offender ? s.standing_plies() : s.standing_plies() - 1);
+  if (ply < 0 || ply > s.standing_plies()) {
+    return NotInRecord(absl::StrCat("the record has ", s.standing_plies(), " plies standing, ",
+                                    "no move at ply ", ply));
+  }
+  if (ply < s.standing_plies()) {
+    ASSIGN_OR_RETURN(GameState::Standing record, s.StandingRecord());
+    const std::size_t i = static_cast<std::size_t>(ply);
+    if (record.positions[i].side_to_move() != offender) {
+      return NotInRecord(
+          absl::StrCat("the move at ply ", ply, " is ", SideWord(claimant), "'s own"));
+    }
+    RETURN_IF_ERROR(CheckClaimRight(s, claimant, ply, /*by_player=*/true));  // B5b
+    if (record.illegal[i]) {
+      // C3: the completed illegal move, claimed as C3 has it (before the claimant moves).
+      return DecideIllegalMoveClaim(sink, claimant, analyst, ruling);
+    }
+    const chess::Move recorded = record.moves[i];
+    if (recorded.from() != from || recorded.to() != to) {
+      return NotInRecord(
+          absl::StrCat("the move at ply ", ply, " is ", chess::ToUci(recorded), ", not ", named));
+    }
+    // The server played it only after finding it legal (3, 4.6): no illegal move was made there,
+    // so there is nothing for the arbiter to find (7.4a) and the claim changes nothing.
+    return Error(kErrMoveWasValidated,
+                 absl::StrCat("7.4a: ", SideWord(offender), "'s move at ply ", ply, " (", named,
+                              ") was validated by the server before it entered the record: it "
+                              "is legal, no illegal move stands there"));
+  }
+  // The illegal move standing now: the electronic board's, as it shows it.
+  if (!board_offender) {
+    return NotInRecord(
+        absl::StrCat("no illegal move of ", SideWord(offender), "'s stands on the board now"));
+  }
+  ASSIGN_OR_RETURN(Placement shown, ParsePlacement(board->placement()));
+  const chess::Piece moved = s.position().PieceOn(from);
+  const chess::Piece arrived = shown.squares[static_cast<std::size_t>(to)];
+  if (chess::IsNone(moved) || chess::ColorOf(moved) != offender ||
+      !chess::IsNone(shown.squares[static_cast<std::size_t>(from)]) || chess::IsNone(arrived) ||
+      chess::ColorOf(arrived) != offender) {
+    return NotInRecord(absl::StrCat("the board does not show ", named, " by ", SideWord(offender)));
+  }
+  RETURN_IF_ERROR(CheckClaimRight(s, claimant, ply, /*by_player=*/true));  // B5b
+  if (IsLegalFromTo(s.position(), from, to, PromotionOf(args.promotion))) {
+    return Error(kErrMoveWasLegal, absl::StrCat(named, " is legal at ply ", ply));
+  }
+  // "Falls nötig hält der Spieler oder sein Gegner die Uhren an und bittet den Schiedsrichter um
+  // Hilfe" (7.3): the claimant stops the clocks (stopped already when the board paused the game)
+  // and the arbiter finds, or does not (7.4a: "Wenn ... festgestellt wird").
+  v1::ArbitrationEvent claim;
+  v1::ClaimMade* cm = claim.mutable_claim();
+  cm->set_side(laws::ToProto(claimant));
+  cm->set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
+  cm->set_ruling(v1::CLAIM_RULING_PENDING);
+  const laws::IrregularityClaimRule rule = laws::IrregularityClaimRuleOf(s.ruleset());
+  cm->set_article(rule.lost_on_touch ? absl::StrCat("7.4a, ", rule.article) : "7.4a");
+  cm->set_reason(reason.empty() ? "the clocks are stopped; the arbiter rules" : reason);
+  cm->set_illegal_ply(static_cast<std::int32_t>(ply));
+  cm->set_illegal_from(std::string(chess::SquareName(from)));
+  cm->set_illegal_to(std::string(chess::SquareName(to)));
+  cm->set_illegal_promotion(args.promotion);
+  *ruling = v1::CLAIM_RULING_PENDING;
+  if (!s.paused() && s.clock().running().has_value()) {
+    v1::ArbitrationEvent stopped;
+    stopped.mutable_clock_stopped();
+    RETURN_IF_ERROR(sink.Add(std::move(stopped)));
+  }
+  return sink.Add(std::move(claim));
+}
+
+absl::Status DecideIllegalMoveRuling(EventSink& sink, v1::RulingDecision decision,
+                                     const std::string& reason, Analyst& analyst) {
+  const GameState& s = sink.state();
+  if (!s.pending_claim() || s.pending_claim()->kind() != v1::CLAIM_KIND_ILLEGAL_MOVE) {
+    return Error(kErrNoPendingClaim, "no claim of an illegal move awaits a ruling");
+  }
+  if (decision != v1::RULING_DECISION_UPHOLD && decision != v1::RULING_DECISION_REJECT) {
+    return Error(kErrBadRuling, "7.4a: a claimed illegal move is upheld or rejected");
+  }
+  const v1::ClaimMade claim = *s.pending_claim();
+  const Color claimant = laws::ColorOf(claim.side()).value_or(Color::kWhite);
+  v1::ArbitrationEvent ruled;
+  ruled.mutable_ruled()->set_decision(decision);
+  ruled.mutable_ruled()->set_article("7.4a");
+  ruled.mutable_ruled()->set_reason(reason);
+  RETURN_IF_ERROR(sink.Add(std::move(ruled)));
+  if (decision == v1::RULING_DECISION_UPHOLD) {
+    IrregularArgs args;
+    args.ply = claim.illegal_ply();
+    args.from = claim.illegal_from();
+    args.to = claim.illegal_to();
+    args.promotion = claim.illegal_promotion();
+    RETURN_IF_ERROR(DecideReportIllegalMove(
+        sink, ~claimant, args,
+        absl::StrCat(SideWord(claimant), "'s claim upheld", reason.empty() ? "" : ": ", reason),
+        analyst));
+  }
+  const GameState& after = sink.state();
+  if (after.status() == GameStatus::kEnded || after.paused() ||
+      after.clock().status() != chessclock::ClockStatus::kPaused) {
+    return absl::OkStatus();
+  }
+  v1::ArbitrationEvent restarted;
+  restarted.mutable_clock_restarted();
+  return sink.Add(std::move(restarted));
 }
 
 absl::Status DecideIrregularity(EventSink& sink, const std::string& article,

@@ -78,6 +78,23 @@ absl::Status DecideCompleteIllegalMove(EventSink& sink, chess::Color side,
 // C3: `claimant` claims the win on the opponent's completed illegal move.
 absl::Status DecideIllegalMoveClaim(EventSink& sink, chess::Color claimant, Analyst& analyst,
                                     v1::ClaimRuling* ruling);
+// 7.4a, B5 (a player's claim; only the arbiter finds): `claimant` claims that the opponent's
+// move `args.from`-`args.to` at `args.ply` (nullopt: the illegal move standing now, else his last
+// move) was illegal. The claim must name a move that stands in the record and that the server did
+// not validate: an electronic board's illegal move that stood (7.4a; the game paused for the
+// arbiter), or C3's completed illegal move (ruled as C3's claim). A move the server validated
+// before it entered the record (SubmitMove, a legal move complete on the board) is legal, so no
+// illegal move stands there: FAILED_PRECONDITION ERR_MOVE_WAS_VALIDATED; a move the record does
+// not hold: ERR_MOVE_NOT_IN_RECORD; B5b's lost right: ERR_CLAIM_RIGHT_LOST. A valid claim stops
+// the clocks and awaits the arbiter's ruling (ruling PENDING; DecideIllegalMoveRuling).
+absl::Status DecidePlayerIllegalMoveClaim(EventSink& sink, chess::Color claimant,
+                                          const IrregularArgs& args, const std::string& reason,
+                                          Analyst& analyst, v1::ClaimRuling* ruling);
+// The arbiter on a pending claim of an illegal move: UPHOLD applies 7.4a (and 7.4b / 7.5.5) to
+// the claimed move as DecideReportIllegalMove does; REJECT lets the game go on. The clocks
+// restart unless the game ended or the arbiter has them stopped (6.13a).
+absl::Status DecideIllegalMoveRuling(EventSink& sink, v1::RulingDecision decision,
+                                     const std::string& reason, Analyst& analyst);
 // 7.1a, 7.1b, 7.2, 7.3, 7.5 (`article`).
 absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
                                 const IrregularArgs& args, const std::string& reason);

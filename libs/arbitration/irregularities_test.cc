@@ -73,6 +73,16 @@ class Table : public testing::StartedTable {
     c.irregular.to = std::move(to);
     return Do(c, at_ms);
   }
+  // 7.4a, B5: `claimant` (a player) claims the opponent's move from-to at `ply` was illegal.
+  absl::Status PlayerClaim(Color claimant, std::string from, std::string to, std::int64_t at_ms,
+                           std::optional<std::int64_t> ply = std::nullopt) {
+    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
+    c.actor.set_role("player");
+    c.irregular.from = std::move(from);
+    c.irregular.to = std::move(to);
+    c.irregular.ply = ply;
+    return Do(c, at_ms);
+  }
   absl::Status ClaimIllegal(Color side, std::int64_t at_ms) {
     return Do({.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_ILLEGAL_MOVE},
               at_ms);
@@ -155,6 +165,44 @@ TEST(Article7_4, Standard2023TheSecondLoses) {
   ASSERT_OK(t.Report("d8", "d1", at));
   EXPECT_EQ(t.result(), Result::kWhiteWins);
   EXPECT_EQ(t.game().outcome().article, "7.5.5 (2023)");
+}
+
+// 7.4a ("Wenn während der Partie festgestellt wird"): only the arbiter finds. A player's claim
+// names a move in the record; every move here came through the server, which played it only
+// after finding it legal, so no illegal move stands: each claim is refused and changes nothing
+// (2023 standard: it would have given White two minutes and bound Black to his knight).
+TEST(Article7_4, APlayersClaimOfAValidatedMoveChangesNothing) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "5400+30"});
+  std::int64_t at = t.Play({"e4", "Nf6"}, 1000);
+  const std::int64_t version = t.game().version();
+  const std::int64_t white = t.ms(kW, at);
+  const std::string fen = chess::ToFen(t.game().position());
+  // Black's move, named as recorded (at ply 1, or his last move when no ply is named).
+  EXPECT_THAT(t.PlayerClaim(kW, "g8", "f6", at, 1), HasErrorCode("ERR_MOVE_WAS_VALIDATED"));
+  EXPECT_THAT(t.PlayerClaim(kW, "g8", "f6", at), HasErrorCode("ERR_MOVE_WAS_VALIDATED"));
+  // A move the record does not hold: other squares, a ply beyond it, one's own move.
+  EXPECT_THAT(t.PlayerClaim(kW, "g8", "g6", at), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_THAT(t.PlayerClaim(kW, "g8", "f6", at, 7), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_THAT(t.PlayerClaim(kW, "e2", "e4", at, 0), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_THAT(t.PlayerClaim(kW, "zz", "f6", at), HasErrorCode("ERR_BAD_ARGUMENT"));
+  // A player's report is no finding.
+  Command report{.kind = CommandKind::kReportIllegalMove, .side = kB};
+  report.actor.set_role("player");
+  report.irregular.from = "g8";
+  report.irregular.to = "g6";
+  EXPECT_THAT(t.Do(report, at), HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
+  EXPECT_EQ(t.game().version(), version);
+  EXPECT_EQ(t.ms(kW, at), white);
+  EXPECT_EQ(chess::ToFen(t.game().position()), fen);
+  EXPECT_EQ(t.game().illegal_moves(kB), 0);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+// Before any move nothing stands in the record to claim.
+TEST(Article7_4, APlayersClaimBeforeAnyMove) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "900+10"});
+  EXPECT_THAT(t.PlayerClaim(kB, "e2", "e5", 1000), HasErrorCode("ERR_MOVE_NOT_IN_RECORD"));
+  EXPECT_EQ(t.game().version(), 2);
 }
 
 // 2023 rapid: the amount for the first is the regulations' (here one minute).

@@ -89,6 +89,10 @@ std::string ClaimWhat(const v1::ClaimMade& c) {
   if (c.kind() == v1::CLAIM_KIND_QUICKPLAY) {
     absl::StrAppend(&what, base::EnumEntry(kQuickplayGrounds, c.ground(), ""));
   }
+  if (c.kind() == v1::CLAIM_KIND_ILLEGAL_MOVE && !c.illegal_from().empty()) {  // 7.4a, B5
+    what = absl::StrCat("that the opponent's move ", c.illegal_from(), "-", c.illegal_to(),
+                        c.illegal_promotion(), " was illegal");
+  }
   return what;
 }
 
@@ -109,6 +113,7 @@ constexpr ArticleWords kRulingWords[] = {
     {"10.2a", "the arbiter declares the game drawn"},
     {"10.2b", "the arbiter postpones his decision"},
     {"10.2c", "the arbiter rejects the claim"},
+    {"7.4a", "the arbiter finds the claimed illegal move"},
 };
 
 std::string Signed(std::int64_t delta_ms) {
@@ -562,6 +567,7 @@ class Builder {
     // 9.1c: a 9.2, 9.3 or 10.2 claim not found correct stands as a draw offer: "(=)" after the
     // intended move it came with, or beside the claim when it came without one.
     const bool offer = c.kind() != v1::CLAIM_KIND_TIME && c.kind() != v1::CLAIM_KIND_UNSPECIFIED &&
+                       c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE &&
                        c.ruling() != v1::CLAIM_RULING_CORRECT;
     const bool with_move = !c.intended_san().empty() || !c.intended_uci().empty();
     if (offer && with_move) claim_offer_ = c.side();

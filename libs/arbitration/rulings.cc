@@ -476,6 +476,10 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
     FlagVerdict v = RuleOnFlag(plan.state, loser, "6.10", analyst);
     return plan.Add(EndedEvent(v.outcome, v.proof, v.review), now, c.actor);
   }
+  if (s.pending_claim()->kind() == v1::CLAIM_KIND_ILLEGAL_MOVE) {  // 7.4a: the arbiter finds
+    EventSink sink(plan.state, plan.events, now, c.actor);
+    return DecideIllegalMoveRuling(sink, c.decision, c.reason, analyst);
+  }
   const v1::ClaimMade claim = *s.pending_claim();
   const Color claimant = *laws::ColorOf(claim.side());
   if (claim.article() == "D1") {
@@ -825,14 +829,23 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       return DecideEnvelopeLost(plan.state, c, now, plan.Adder());
     // Issue 13: Article 7, 6.13b/d, 12, 13.4 (irregularities.h).
     case CommandKind::kReportIllegalMove: {
+      // 7.4a: "Wenn ... festgestellt wird": the arbiter finds; a player claims
+      // (kClaimIllegalMove) and the arbiter rules.
+      if (c.actor.role() == "player" || c.actor.role() == "platform") {
+        return Error(kErrClaimNotAllowed,
+                     "7.4a: only the arbiter finds an illegal move; a player claims it "
+                     "(claim_illegal_move) and the arbiter rules");
+      }
       EventSink sink(plan.state, plan.events, now, c.actor);
-      IrregularArgs args = c.irregular;
-      args.by_player = c.actor.role() == "player";  // B5b: a player's claim
-      return DecideReportIllegalMove(sink, c.side, args, c.reason, analyst);
+      return DecideReportIllegalMove(sink, c.side, c.irregular, c.reason, analyst);
     }
     case CommandKind::kCompleteIllegalMove: {
       EventSink sink(plan.state, plan.events, now, c.actor);
       return DecideCompleteIllegalMove(sink, *c.side, c.irregular);
+    }
+    case CommandKind::kClaimIllegalMove: {
+      EventSink sink(plan.state, plan.events, now, c.actor);
+      return DecidePlayerIllegalMoveClaim(sink, *c.side, c.irregular, c.reason, analyst, ruling);
     }
     case CommandKind::kRuleIrregularity: {
       EventSink sink(plan.state, plan.events, now, c.actor);
@@ -937,6 +950,10 @@ absl::Status ValidateCommand(const Command& c) {
     case CommandKind::kCompleteIllegalMove:
       RETURN_IF_ERROR(RequireSide(c));
       return ValidateIrregularArgs("complete_illegal_move", c.irregular);
+    case CommandKind::kClaimIllegalMove:
+      RETURN_IF_ERROR(RequireSide(c));
+      RETURN_IF_ERROR(CheckReason(c, /*required=*/false));
+      return ValidateIrregularArgs("claim_illegal_move", c.irregular);
     case CommandKind::kRuleIrregularity:
       RETURN_IF_ERROR(CheckReason(c, /*required=*/true));
       if (c.article != "7.1a" && c.article != "7.1b" && c.article != "7.2" && c.article != "7.3" &&
@@ -1034,7 +1051,8 @@ absl::string_view CommandKindName(CommandKind kind) {
                                                  "rule_irregularity",
                                                  "stop_clocks",
                                                  "rule_stop",
-                                                 "use_power"};
+                                                 "use_power",
+                                                 "claim_illegal_move"};
   return base::EnumEntry(kNames, kind, "unknown");
 }
 

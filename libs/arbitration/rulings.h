@@ -60,11 +60,15 @@ enum class CommandKind : std::uint8_t {
   kStopClocks,           // 6.13b: `side` stops the clocks to seek the arbiter
   kRuleStop,             // 6.13d: the arbiter; `irregular.valid`, `.penalty`, `delta_ms`
   kUsePower,             // 12.4, 12.7, 12.8, 13.4a/d/e/f/g: `irregular.power`, `side`
+  // 7.4a, B5: `side` (a player) claims the opponent's illegal move (`irregular`: ply, from-to);
+  // the arbiter rules (kRule: uphold or reject).
+  kClaimIllegalMove,
 };
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
 // "rule", "confirm", "set_result", "pause", "resume", "adjust_time", "set_clocks", "seal_move",
 // "adjourn", "resume_adjourned", "report_envelope_lost", "board_feed", "report_illegal_move",
-// "complete_illegal_move", "rule_irregularity", "stop_clocks", "rule_stop", "use_power".
+// "complete_illegal_move", "rule_irregularity", "stop_clocks", "rule_stop", "use_power",
+// "claim_illegal_move".
 absl::string_view CommandKindName(CommandKind kind);
 
 struct Command {

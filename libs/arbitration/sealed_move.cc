@@ -1,5 +1,6 @@
 #include "libs/arbitration/sealed_move.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,26 @@ absl::Status Unreadable(absl::string_view what) {
   return Error(kErrSealUnreadable, absl::StrCat("the sealed move does not open: ", what));
 }
 
+constexpr char kPaddedFormat = '\x01';
+
 }  // namespace
+
+std::string PadSealedMove(absl::string_view move_text) {
+  std::string out(kSealedPlaintextBytes, '\0');
+  out[0] = kPaddedFormat;
+  out[1] = static_cast<char>(move_text.size());
+  move_text.copy(out.data() + 2, std::min(move_text.size(), kMaxSealedMoveBytes));
+  return out;
+}
+
+absl::StatusOr<std::string> UnpadSealedMove(absl::string_view plaintext) {
+  if (plaintext.size() != kSealedPlaintextBytes) return std::string(plaintext);  // bare (old)
+  const std::size_t length = static_cast<unsigned char>(plaintext[1]);
+  if (plaintext[0] != kPaddedFormat || length == 0 || length > kMaxSealedMoveBytes) {
+    return absl::DataLossError("a padded sealed move that is not well formed");
+  }
+  return std::string(plaintext.substr(2, length));
+}
 
 absl::StatusOr<std::string> SealedMoves::DataKey(absl::string_view game_id,
                                                  const GameState& game) const {
@@ -39,7 +59,7 @@ absl::StatusOr<std::string> SealedMoves::DataKey(absl::string_view game_id,
 absl::StatusOr<v1::MoveSealed> SealedMoves::Seal(absl::string_view game_id, const GameState& game,
                                                  absl::string_view move_text) const {
   if (!master_) return Missing();
-  if (move_text.empty() || move_text.size() > 32) {
+  if (move_text.empty() || move_text.size() > kMaxSealedMoveBytes) {
     return Error(kErrBadArgument, "seal_move: the move as written, 1 to 32 bytes");
   }
   v1::MoveSealed out;
@@ -55,7 +75,7 @@ absl::StatusOr<v1::MoveSealed> SealedMoves::Seal(absl::string_view game_id, cons
     ASSIGN_OR_RETURN(data_key, DataKey(game_id, game));
   }
   absl::StatusOr<std::string> box =
-      seal::Encrypt(data_key, move_text, SealContext(game_id, game.version()));
+      seal::Encrypt(data_key, PadSealedMove(move_text), SealContext(game_id, game.version()));
   if (!box.ok()) return Unreadable(box.status().message());
   out.set_box(*std::move(box));
   out.set_bound_version(game.version());
@@ -71,7 +91,9 @@ absl::StatusOr<std::optional<std::string>> SealedMoves::Open(absl::string_view g
   absl::StatusOr<std::string> text =
       seal::Decrypt(data_key, sealed->box(), SealContext(game_id, sealed->bound_version()));
   if (!text.ok()) return Unreadable("the box does not open (damaged, or bound elsewhere)");
-  return std::optional<std::string>(*std::move(text));
+  absl::StatusOr<std::string> move = UnpadSealedMove(*text);
+  if (!move.ok()) return Unreadable(move.status().message());
+  return std::optional<std::string>(*std::move(move));
 }
 
 }  // namespace arbitration

@@ -11,6 +11,7 @@
 #ifndef ARBITER_LIBS_ARBITRATION_SEALED_MOVE_H_
 #define ARBITER_LIBS_ARBITRATION_SEALED_MOVE_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,17 @@
 #include "libs/seal/seal.h"
 
 namespace arbitration {
+
+// The box's plaintext: the move's text padded to one length, so that the box's size tells
+// nothing of the move (every box of every move is kSealedPlaintextBytes + nonce + tag long): a
+// format byte, the text's length, the text, zeros. Envelopes sealed before the padding hold the
+// bare text (1 to kMaxSealedMoveBytes bytes, never kSealedPlaintextBytes) and open as they are.
+inline constexpr std::size_t kMaxSealedMoveBytes = 32;
+inline constexpr std::size_t kSealedPlaintextBytes = kMaxSealedMoveBytes + 2;
+std::string PadSealedMove(absl::string_view move_text);
+// The move's text of a box's plaintext, padded or bare; DATA_LOSS for a padded one that is not
+// well formed.
+absl::StatusOr<std::string> UnpadSealedMove(absl::string_view plaintext);
 
 class SealedMoves {
  public:

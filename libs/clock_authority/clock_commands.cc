@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/base/bounds.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
@@ -129,6 +130,14 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   }
   if (request.has_default_time_ms() && request.default_time_ms() < 0) {
     return base::Error(chessclock::kErrBadOptions, "default_time_ms cannot be negative");
+  }
+  // 6.7: the default deadline is the start plus this time; bounded before the sum can wrap
+  // (libs/base/bounds.h).
+  if (request.has_default_time_ms()) {
+    RETURN_IF_ERROR(base::CheckDurationMs("default_time_ms", request.default_time_ms()));
+  }
+  if (request.has_scheduled_start_ms()) {
+    RETURN_IF_ERROR(base::CheckInstantMs("scheduled_start_ms", request.scheduled_start_ms()));
   }
 
   if (request.event().size() > 256) {

@@ -233,7 +233,11 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   p.key_id = key->kid;
   p.expires = expires;
   p.not_before = not_before;
-  if (const char* sub = jwt_get_grant(jwt.get(), "sub")) p.subject = sub;
+  // The subject is the caller's identity: rate bucket, stream count and command-id scope are
+  // kept per subject, so a token without one would share them with every other such token.
+  const char* sub = jwt_get_grant(jwt.get(), "sub");
+  if (sub == nullptr || *sub == '\0') return Unauthenticated("the token has no subject (sub)");
+  p.subject = sub;
   if (const char* event = jwt_get_grant(jwt.get(), "event")) p.event = event;  // issue 15
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");

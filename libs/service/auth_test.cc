@@ -83,6 +83,19 @@ TEST(AuthTest, RejectsExpiredForgedUnknownAndMissing) {
   EXPECT_THAT(VerifyToken(keys, "not.a.token", absl::Now()), HasErrorCode("ERR_UNAUTHENTICATED"));
 }
 
+// The subject keys the caller's rate bucket, stream count and command ids: a token without one
+// (or with an empty one) is refused rather than pooled with every other such token.
+TEST(AuthTest, RejectsATokenWithoutSubject) {
+  KeySet keys = Keys();
+  const SigningKey& hs = *keys.Find("hs-2026-1");
+  TokenClaims anonymous = Claims(Role::kPlatform);
+  anonymous.subject.clear();
+  absl::StatusOr<Principal> p = VerifyToken(keys, *MintToken(hs, anonymous), absl::Now());
+  EXPECT_THAT(p, HasErrorCode("ERR_UNAUTHENTICATED"));
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_OK(VerifyToken(keys, *MintToken(hs, Claims(Role::kPlatform)), absl::Now()));
+}
+
 // A verified token is remembered, yet its exp/nbf still count on every call, and a token differing
 // in any byte (a forgery) is verified in full.
 TEST(AuthTest, TokenCacheRechecksValidityAndNeverTrustsAnAlteredToken) {

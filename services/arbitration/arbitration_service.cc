@@ -14,6 +14,7 @@
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/touch_move.h"
+#include "libs/base/bounds.h"
 #include "libs/base/error.h"
 #include "libs/base/errors.h"
 #include "libs/base/status_macros.h"
@@ -65,15 +66,33 @@ CommandOptions OptionsOf(absl::string_view method, const Request& req) {
 }
 
 // How the caller sees a game: observers through the broadcast delay; advice for arbiters (12.2).
+// Who did what is the arbiters' and the platform's: a player or an observer sees the actors' roles,
+// his own subject and his own command ids, never another caller's subject (an account id) or
+// the server's command ids.
 struct Viewer {
   bool delayed = false;
   bool advice = false;
+  bool all_actors = true;
+  std::string subject;
 };
 
 Viewer ViewerOf(const service::ServiceEnv& env, const Principal& who) {
   if (env.insecure()) return {.delayed = false, .advice = true};
   return {.delayed = who.role == Role::kObserver,
-          .advice = who.role == Role::kArbiter || who.role == Role::kService};
+          .advice = who.role == Role::kArbiter || who.role == Role::kService,
+          .all_actors = who.role != Role::kObserver && who.role != Role::kPlayer,
+          .subject = who.subject};
+}
+
+// What `viewer` may see of an event's actor and command id (`command_id` as the client sent it).
+void RedactActor(const Viewer& viewer, v1::ArbitrationEvent* event, std::string* command_id) {
+  if (viewer.all_actors) return;
+  if (viewer.subject.empty() || event->actor().subject() != viewer.subject) {
+    event->mutable_actor()->clear_subject();
+    command_id->clear();
+  } else if (store::IsReservedCommandId(*command_id)) {
+    command_id->clear();  // an id the server made for his command
+  }
 }
 
 // The side a player command is for. A player's token acts only for its own colour (the side may
@@ -152,19 +171,42 @@ struct Seen {
   std::shared_ptr<const GameState> game;
   std::int64_t at_ms = 0;
   bool cut = false;  // observers: events held back
+  // Observers of a game with a broadcast delay: whether or not something is held back now, the
+  // view says nothing that would tell (the next deadline appears and vanishes with a hidden move).
+  bool delayed = false;
 };
+
+// The instant an observer's view is read at, from what he may see alone: the time delay's
+// `now - broadcast_delay_ms`, never before the last event he sees; under a ply delay the instant of
+// the last event he sees, whether or not a move is held back now. Reading at the first held-back
+// move's instant (or at `now` only when nothing is held back) would tell when that move was made,
+// or that one was.
+std::int64_t ObserverInstant(absl::Span<const v1::ArbitrationEvent> events, size_t visible,
+                             std::int64_t now_ms) {
+  if (events.empty() || !events[0].has_created()) return now_ms;
+  const v1::GameCreated& created = events[0].created();
+  const std::int64_t delay_ms = std::max<std::int64_t>(0, created.broadcast_delay_ms());
+  if (created.broadcast_delay_plies() <= 0 && delay_ms == 0) return now_ms;
+  const std::int64_t last = visible > 0 ? events[visible - 1].at_ms() : events[0].at_ms();
+  bool ended = false;
+  for (size_t i = 0; i < visible; ++i) ended = ended || events[i].has_ended();
+  if (created.broadcast_delay_plies() > 0 && !ended) return last;
+  return std::max(last, now_ms - delay_ms);
+}
 
 absl::StatusOr<Seen> SeenBy(const Viewer& viewer, std::shared_ptr<const GameState> game,
                             std::int64_t now_ms) {
   if (!viewer.delayed) return Seen{std::move(game), now_ms, false};
   const std::vector<v1::ArbitrationEvent>& events = game->events();
   const size_t visible = VisibleEvents(events, now_ms);
-  if (visible == events.size()) return Seen{std::move(game), now_ms, false};
+  const std::int64_t at = ObserverInstant(events, visible, now_ms);
+  const bool delayed = !events.empty() && events[0].has_created() &&
+                       (events[0].created().broadcast_delay_plies() > 0 ||
+                        events[0].created().broadcast_delay_ms() > 0);
+  if (visible == events.size()) return Seen{std::move(game), at, false, delayed};
   ASSIGN_OR_RETURN(GameState prefix,
                    GameState::Replay(absl::MakeConstSpan(events.data(), visible)));
-  // The clocks as they stood when the first held-back move was made.
-  const std::int64_t at = events[visible].at_ms();
-  return Seen{std::make_shared<const GameState>(std::move(prefix)), at, true};
+  return Seen{std::make_shared<const GameState>(std::move(prefix)), at, true, true};
 }
 
 void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
@@ -237,7 +279,7 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
     o->set_reason(owed->obligation.reason);
     o->set_enforced(owed->enforced);
   }
-  if (!seen.cut) {
+  if (!seen.cut && !seen.delayed) {
     if (std::optional<std::int64_t> deadline = arbitration::NextDeadline(g)) {
       view->set_deadline_ms(*deadline);
     }
@@ -250,6 +292,15 @@ absl::Status FillReply(absl::string_view game_id, const CommandResult& r, const 
   FillView(game_id, seen, viewer, resp->mutable_game());
   resp->set_replayed(r.replayed);
   resp->set_claim_ruling(r.claim_ruling);
+  return absl::OkStatus();
+}
+
+// The ply and clock settings of a report or ruling (7.4a, 7.5, 6.14) within libs/base/bounds.h.
+template <typename Request>
+absl::Status CheckIrregularityBounds(const Request& req) {
+  if (req.has_ply()) RETURN_IF_ERROR(base::CheckCount("ply", req.ply()));
+  if (req.has_white_ms()) RETURN_IF_ERROR(base::CheckDurationMs("white_ms", req.white_ms()));
+  if (req.has_black_ms()) RETURN_IF_ERROR(base::CheckDurationMs("black_ms", req.black_ms()));
   return absl::OkStatus();
 }
 
@@ -316,8 +367,8 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
     env_->policy().Add({Method(m), play, true});
   }
-  // 7.4a: the arbiter finds an illegal move, or the opponent reports it (his own colour's token
-  // names the offender, ReportIllegalMove checks it).
+  // 7.4a: the arbiter finds an illegal move; a player's report (his own colour's token; the
+  // platform's names the offender) is a claim the arbiter rules on (ReportIllegalMove decides).
   env_->policy().Add({Method("ReportIllegalMove"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
                       true});
@@ -550,11 +601,11 @@ grpc::Status ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRe
                  [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
                    if (!v1::RulingDecision_IsValid(req->decision()) ||
                        req->decision() == v1::RULING_DECISION_UNSPECIFIED) {
-                     return BadArgument("decision: DRAW, POSTPONE or REJECT");
+                     return BadArgument("decision: DRAW, POSTPONE, REJECT or UPHOLD");
                    }
                    RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
                    arbitration::Command c;
-                   c.kind = CommandKind::kRule;  // 10.2a-c, D1
+                   c.kind = CommandKind::kRule;  // 10.2a-c, D1; 7.4a on a claimed illegal move
                    c.decision = req->decision();
                    c.add_time = req->add_time();
                    c.reason = req->reason();
@@ -624,6 +675,7 @@ grpc::Status ArbitrationService::AdjustTime(grpc::ServerContext* ctx,
                    arbitration::Command c;
                    c.kind = CommandKind::kAdjustTime;  // 6.8d, 7.4b, 8.1, 13.4b-c, 13.5, 6.13
                    c.side = side;
+                   RETURN_IF_ERROR(base::CheckDeltaMs("delta_ms", req->delta_ms()));
                    c.delta_ms = req->delta_ms();
                    c.article = req->article();
                    c.reason = req->reason();
@@ -640,6 +692,14 @@ grpc::Status ArbitrationService::SetClocks(grpc::ServerContext* ctx,
                    if (req->reason().empty()) return BadArgument("reason is required");
                    arbitration::Command c;
                    c.kind = CommandKind::kSetClocks;  // 6.14, 6.11
+                   RETURN_IF_ERROR(base::CheckDurationMs("white_ms", req->white_ms()));
+                   RETURN_IF_ERROR(base::CheckDurationMs("black_ms", req->black_ms()));
+                   if (req->has_white_moves()) {
+                     RETURN_IF_ERROR(base::CheckCount("white_moves", req->white_moves()));
+                   }
+                   if (req->has_black_moves()) {
+                     RETURN_IF_ERROR(base::CheckCount("black_moves", req->black_moves()));
+                   }
                    c.clocks.set_white_ms(req->white_ms());
                    c.clocks.set_black_ms(req->black_ms());
                    if (req->has_white_moves()) c.clocks.set_white_moves(req->white_moves());
@@ -673,15 +733,37 @@ grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
                  [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
                    RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
                    if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
-                   if (!env_->insecure() && who.role == Role::kPlayer && who.color.has_value() &&
-                       laws::ColorOf(req->side()) != ~*who.color) {
-                     return base::Error(service::kErrPermissionDenied,
-                                        "a player reports the opponent's illegal move: side must "
-                                        "name the opponent");
-                   }
+                   RETURN_IF_ERROR(CheckIrregularityBounds(*req));
+                   const std::optional<chess::Color> offender = laws::ColorOf(req->side());
                    arbitration::Command c;
-                   c.kind = CommandKind::kReportIllegalMove;  // 7.4a
-                   c.side = laws::ColorOf(req->side());
+                   c.kind = CommandKind::kReportIllegalMove;  // 7.4a: the arbiter finds
+                   c.side = offender;
+                   // Only an arbiter (or a service acting for him) finds; a player's report, or
+                   // the platform's for a player, is a claim the arbiter rules on (7.4a, B5).
+                   const bool finds =
+                       env_->insecure() || who.role == Role::kArbiter || who.role == Role::kService;
+                   if (!finds) {
+                     std::optional<chess::Color> claimant =
+                         offender ? std::optional<chess::Color>(~*offender) : std::nullopt;
+                     if (who.role == Role::kPlayer && who.color.has_value()) {
+                       if (offender.has_value() && *offender != ~*who.color) {
+                         return base::Error(service::kErrPermissionDenied,
+                                            "a player claims the opponent's illegal move: side "
+                                            "must name the opponent");
+                       }
+                       claimant = *who.color;
+                     }
+                     if (!claimant) {
+                       return BadArgument(
+                           "side is required: the offender (COLOR_WHITE or "
+                           "COLOR_BLACK)");
+                     }
+                     if (req->has_white_ms() || req->has_black_ms()) {
+                       return BadArgument("white_ms, black_ms: the arbiter sets the clocks (6.14)");
+                     }
+                     c.kind = CommandKind::kClaimIllegalMove;  // 7.4a, B5
+                     c.side = claimant;
+                   }
                    if (req->has_ply()) c.irregular.ply = req->ply();
                    c.irregular.from = req->from();
                    c.irregular.to = req->to();
@@ -718,6 +800,7 @@ grpc::Status ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
                    c.kind = CommandKind::kRuleIrregularity;  // 7.1a, 7.1b, 7.2, 7.3, 7.5
                    c.article = req->article();
                    c.irregular.replay = req->replay();
+                   RETURN_IF_ERROR(CheckIrregularityBounds(*req));
                    if (req->has_ply()) c.irregular.ply = req->ply();
                    if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
                    if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
@@ -748,6 +831,7 @@ grpc::Status ArbitrationService::RuleStop(grpc::ServerContext* ctx, const v1::Ru
                    c.kind = CommandKind::kRuleStop;  // 6.13d, 13.4
                    c.irregular.valid = req->valid();
                    c.irregular.penalty = req->penalty();
+                   RETURN_IF_ERROR(base::CheckDurationMs("penalty_ms", req->penalty_ms()));
                    c.delta_ms = req->penalty_ms();
                    c.reason = req->reason();
                    return c;
@@ -921,11 +1005,9 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
   store::GameStore* store = authority_->store();
   absl::StatusOr<std::vector<v1::GameEvent>> log = store->ReadEvents(game_id, 1, store::kHead);
   if (!log.ok()) return service::ToGrpcStatus(log.status());
-  const std::int64_t head = static_cast<std::int64_t>(log->size());
-  if (req->after_version() < 0 || req->after_version() > head) {
-    return service::ToGrpcStatus(base::Error(
-        service::kErrBadVersion, absl::StrCat("after_version ", req->after_version(),
-                                              " is not in [0, ", head, "] (the game's version)")));
+  if (req->after_version() < 0) {
+    return service::ToGrpcStatus(
+        base::Error(service::kErrBadVersion, "after_version must not be negative"));
   }
   // The whole log is kept: an observer's visibility depends on every move after a point.
   std::vector<v1::ArbitrationEvent> events;
@@ -943,6 +1025,15 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
   if (!events.empty()) {  // issue 15: a token that serves one event watches only its games
     absl::Status st = service::CheckEvent(*who, events[0].created().event());
     if (!st.ok()) return service::ToGrpcStatus(st);
+  }
+  // The version a resumed watch may name: an observer's is the delayed view's, so that neither
+  // the answer nor its message tells how far the game really is.
+  const std::int64_t head = static_cast<std::int64_t>(
+      viewer.delayed ? VisibleEvents(events, authority_->NowMs()) : events.size());
+  if (req->after_version() > head) {
+    return service::ToGrpcStatus(base::Error(
+        service::kErrBadVersion, absl::StrCat("after_version ", req->after_version(),
+                                              " is not in [0, ", head, "] (the game's version)")));
   }
   std::int64_t sent = req->after_version();
   while (true) {
@@ -962,7 +1053,9 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
         update.mutable_event()->mutable_move_sealed()->clear_box();
         update.mutable_event()->mutable_move_sealed()->clear_wrapped_key();
       }
-      update.set_command_id(command_ids[v - 1]);
+      std::string command_id = command_ids[v - 1];
+      RedactActor(viewer, update.mutable_event(), &command_id);
+      update.set_command_id(std::move(command_id));
       if (!writer->Write(update)) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");
       sent = v;
     }

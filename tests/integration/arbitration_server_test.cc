@@ -1265,7 +1265,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"AdjustTime",      NO,       NO,     OK,      NO,       OK},
       {"SetClocks",       NO,       NO,     OK,      NO,       OK},
       {"SubmitBoardFeed", NO,       NO,     OK,      NO,       OK},
-      {"ReportIllegalMove", OK,     OK,     OK,      NO,       OK},
+      {"ReportIllegalMove", FP,     FP,     OK,      NO,       OK},
       {"CompleteIllegalMove", OK,   OK,     NO,      NO,       OK},
       {"RuleIrregularity", NO,      NO,     OK,      NO,       OK},
       {"StopClocks",      OK,       OK,     NO,      NO,       OK},
@@ -1415,7 +1415,8 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
           // Issue 13: Article 7, 6.13b/d, 12, 13.4.
           {"ReportIllegalMove",
            [&](auto& t) {
-             // White (or the arbiter) reports Black's knight jump after 1. e4.
+             // The arbiter finds Black's knight jump after 1. e4; White's (or the platform's)
+             // report is a claim, and the record holds no such move (ERR_MOVE_NOT_IN_RECORD).
              auto req = ForSide<v1::ReportIllegalMoveRequest>(ready(), v1::COLOR_BLACK);
              EXPECT_TRUE(Succeeded(Move(req.game_id(), v1::COLOR_WHITE, "e4")));
              req.set_from("g8");

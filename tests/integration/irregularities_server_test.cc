@@ -179,35 +179,107 @@ TEST_P(IrregularitiesServerTest, BlitzOpponentMovesAndTheIllegalPositionStands) 
   EXPECT_NE(pgn.find("[SetUp \"1\"]"), std::string::npos) << pgn;
 }
 
-// 7.4a / 7.5.5 (2023 standard): the first illegal move gives the opponent two minutes and the
-// ledger shows it; 4.3 holds the offender to the piece; the second loses.
+// 7.4a / 7.5.5 (2023 standard): only the arbiter's finding counts. A player's report is a claim
+// that names a move of the record; every move here came through SubmitMove, so the server
+// validated it and no illegal move stands: the claim is refused (FAILED_PRECONDITION
+// ERR_MOVE_WAS_VALIDATED) and changes nothing: no rewind, no two minutes, no 4.3, no second
+// "illegal move" that wins. The arbiter's own findings give the opponent two minutes, hold the
+// offender to the piece, and the second loses.
 TEST_P(IrregularitiesServerTest, ReportedIllegalMoves2023) {
   const std::string game = GameId("rep2023");
   Ready(game, "5400", v1::EDITION_FIDE_2023);
   ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4")));
-  v1::GameReply before = Get(game);
-  v1::GameReply reply;
-  // The opponent reports: White's token names Black, the offender; not himself.
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nf6")));
+  const v1::GameReply before = Get(game);
+  // White names himself as the offender: not his to claim.
   auto own = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_WHITE);
-  own.set_from("g8");
-  own.set_to("g6");
+  own.set_from("e2");
+  own.set_to("e4");
   EXPECT_EQ(
       Code(Unary(Stub().get(), &S::ReportIllegalMove, own, PlayerToken(game, v1::COLOR_WHITE))),
       "ERR_PERMISSION_DENIED");
-  auto by_white = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_BLACK);
-  by_white.set_from("g8");
-  by_white.set_to("g6");  // Black's knight
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::ReportIllegalMove, by_white,
-                              PlayerToken(game, v1::COLOR_WHITE), &reply)));
-  EXPECT_GE(reply.game().white_ms(), before.game().white_ms() + 119'000);
+  // White's claim of Black's recorded move, twice (once it would have won, 7.5.5).
+  for (int i = 0; i < 2; ++i) {
+    auto claim = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_BLACK);
+    claim.set_from("g8");
+    claim.set_to("f6");
+    grpc::Status st =
+        Unary(Stub().get(), &S::ReportIllegalMove, claim, PlayerToken(game, v1::COLOR_WHITE));
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_EQ(Code(st), "ERR_MOVE_WAS_VALIDATED");
+  }
+  // A move that never happened (the knight to g6) is no move of the record.
+  auto invented = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_BLACK);
+  invented.set_from("g8");
+  invented.set_to("g6");
+  invented.set_ply(1);
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::ReportIllegalMove, invented,
+                       PlayerToken(game, v1::COLOR_WHITE))),
+            "ERR_MOVE_NOT_IN_RECORD");
+  // Nor does the player set the clocks (6.14 is the arbiter's).
+  auto clocks = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_BLACK);
+  clocks.set_from("g8");
+  clocks.set_to("f6");
+  clocks.set_white_ms(9'000'000);
+  clocks.set_black_ms(1);
+  EXPECT_EQ(
+      Code(Unary(Stub().get(), &S::ReportIllegalMove, clocks, PlayerToken(game, v1::COLOR_WHITE))),
+      "ERR_BAD_ARGUMENT");
+  const v1::GameReply after = Get(game);
+  EXPECT_EQ(after.game().version(), before.game().version());
+  EXPECT_EQ(after.game().fen(), before.game().fen());
+  EXPECT_EQ(after.game().illegal_moves().black(), 0);
+  EXPECT_EQ(after.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_LE(after.game().white_ms(), before.game().white_ms());
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "Nf3")));
+  // The arbiter finds: Black's knight g8-g6 now (7.5.1), White +2 minutes, 4.3 on the knight.
+  v1::GameReply reply;
+  const v1::GameReply now = Get(game);
+  ASSERT_TRUE(Succeeded(Report(game, "f6", "f4", &reply)));
+  EXPECT_GE(reply.game().white_ms(), now.game().white_ms() + 119'000);
   EXPECT_EQ(reply.game().illegal_moves().black(), 1);
   EXPECT_EQ(Code(Move(game, v1::COLOR_BLACK, "e5")), "ERR_TOUCH_MOVE_OWED");
-  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nf6")));
-  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "Nf3")));
-  ASSERT_TRUE(Succeeded(Report(game, "f6", "f4", &reply)));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "Nxe4")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "d3")));
+  ASSERT_TRUE(Succeeded(Report(game, "e4", "e1", &reply)));
   EXPECT_EQ(reply.game().outcome().result(), v1::RESULT_WHITE_WINS);
   EXPECT_EQ(reply.game().outcome().article(), "7.5.5 (2023)");
   CheckedPgn(game);
+}
+
+// 7.4a with a player's claim: an electronic board's illegal move that stood is in the record
+// without the server's validation. Black's claim keeps the clocks stopped and awaits the
+// arbiter; his ruling UPHOLD is the finding (7.4b: Black +2 minutes).
+TEST_P(IrregularitiesServerTest, AClaimOfTheBoardsIllegalMoveAwaitsTheArbiter) {
+  const std::string game = GameId("boardclaim");
+  Ready(game, "5400", v1::EDITION_FIDE_2001);
+  auto feed = ForGame<v1::SubmitBoardFeedRequest>(game);
+  v1::BoardPlacement* frame = feed.add_placements();
+  frame->set_placement("rnbqkbnr/pppppppp/8/8/8/5B2/PPPPPPPP/RNBQK1NR");  // the bishop f1-f3
+  frame->set_clock_pressed(true);
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::SubmitBoardFeed, feed, Token(Role::kService))));
+  const v1::GameReply before = Get(game);
+  auto claim = ForSide<v1::ReportIllegalMoveRequest>(game, v1::COLOR_WHITE);
+  claim.set_from("f1");
+  claim.set_to("f3");
+  v1::GameReply reply;
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::ReportIllegalMove, claim,
+                              PlayerToken(game, v1::COLOR_BLACK), &reply)));
+  EXPECT_EQ(reply.claim_ruling(), v1::CLAIM_RULING_PENDING);
+  EXPECT_EQ(reply.game().status(), v1::GAME_STATUS_AWAITING_RULING);
+  EXPECT_EQ(reply.game().pending_claim().kind(), v1::CLAIM_KIND_ILLEGAL_MOVE);
+  EXPECT_EQ(reply.game().pending_claim().illegal_from(), "f1");
+  EXPECT_EQ(reply.game().illegal_moves().white(), 0);
+  // The player does not rule.
+  auto uphold = ForGame<v1::RuleRequest>(game);
+  uphold.set_decision(v1::RULING_DECISION_UPHOLD);
+  uphold.set_reason("the bishop stood on f3");
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::Rule, uphold, PlayerToken(game, v1::COLOR_BLACK))),
+            "ERR_PERMISSION_DENIED");
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::Rule, uphold, Token(Role::kArbiter), &reply)));
+  EXPECT_EQ(reply.game().status(), v1::GAME_STATUS_ONGOING);
+  EXPECT_EQ(reply.game().illegal_moves().white(), 1);
+  EXPECT_EQ(reply.game().black_ms(), before.game().black_ms() + 120'000);
 }
 
 // 6.13b/d with 13.4, and the powers (13.4a, 12.4, 13.4d) recorded with actor, article, reason.

@@ -468,8 +468,9 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
                            : CommandKind::kResign;
       need_player();
       break;
-    case 7: {  // claim: 9.2, 9.3, 10.2 / D1, B7
-      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "kind", "move", "ground", "comment"}));
+    case 7: {  // claim: 9.2, 9.3, 10.2 / D1, B7; C3 or, with "from", 7.4a / B5
+      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "kind", "move", "ground", "from", "to",
+                                  "promotion", "ply", "reason", "comment"}));
       c.kind = CommandKind::kClaim;
       ASSIGN_OR_RETURN(c.claim, OneOf(f, "kind", kClaimKindNames));
       if (f.Has("move")) {
@@ -477,6 +478,19 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
       }
       if (f.Has("ground")) {
         ASSIGN_OR_RETURN(c.ground, OneOf(f, "ground", kQuickplayGroundNames));
+      }
+      if (c.claim == v1::CLAIM_KIND_ILLEGAL_MOVE && f.Has("from")) {
+        // 7.4a, B5: the player's claim of the opponent's illegal move, for the arbiter's ruling.
+        c.kind = CommandKind::kClaimIllegalMove;
+        ASSIGN_OR_RETURN(c.irregular.from, f.String("from"));
+        ASSIGN_OR_RETURN(c.irregular.to, f.String("to"));
+        if (f.Has("promotion")) {
+          ASSIGN_OR_RETURN(c.irregular.promotion, f.String("promotion"));
+        }
+        if (f.Has("ply")) {
+          ASSIGN_OR_RETURN(c.irregular.ply, f.Int("ply", 0, 100'000));
+        }
+        RETURN_IF_ERROR(optional_string("reason", &c.reason));
       }
       need_player();
       break;
@@ -613,7 +627,7 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
     if (decision->after.has_value()) game = *decision->after;
     OrderedJson result =
         decision->refused.ok() ? OrderedJson{{"ok", true}} : Refusal(decision->refused);
-    if (e.command.kind == CommandKind::kClaim) {
+    if (e.command.kind == CommandKind::kClaim || e.command.kind == CommandKind::kClaimIllegalMove) {
       if (std::string ruling = NameOf(kClaimRulingNames, decision->claim_ruling); !ruling.empty()) {
         result["ruling"] = ruling;
       }

@@ -128,5 +128,28 @@ TEST(GameSimulateIrregularitiesTest, MalformedIrregularEvents) {
   EXPECT_EQ(ErrorCode(out), "ERR_BAD_EVENT");
 }
 
+// 7.4a with a player's claim: the board's illegal move (the bishop f1-f3, the clock pressed) is
+// claimed by Black and awaits the arbiter, who upholds it (7.4b: Black +2 minutes); a claim of a
+// move the server validated is refused and changes nothing.
+TEST(GameSimulateIrregularitiesTest, APlayersClaimAwaitsTheArbitersRuling) {
+  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/90", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 1000, "type": "board", "placement": "rnbqkbnr/pppppppp/8/8/8/5B2/PPPPPPPP/RNBQK1NR",
+       "pressed": true},
+      {"at_ms": 2000, "type": "claim", "by": "black", "kind": "illegal_move", "from": "f1",
+       "to": "f3"},
+      {"at_ms": 3000, "type": "ruling", "by": "arbiter", "decision": "uphold"},
+      {"at_ms": 4000, "type": "resume", "by": "arbiter"},
+      {"at_ms": 5000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 6000, "type": "claim", "by": "black", "kind": "illegal_move", "from": "e2",
+       "to": "e4"}]})");
+  EXPECT_EQ(out["events"][2], (Json{{"ok", true}, {"ruling", "pending"}}));
+  EXPECT_EQ(out["events"][3], Ok());
+  EXPECT_EQ(out["events"][6], Refused("ERR_MOVE_WAS_VALIDATED"));
+  EXPECT_EQ(out["status"], "ongoing");
+  EXPECT_EQ(out["illegal_moves"], (Json{{"white", 1}, {"black", 0}}));
+  EXPECT_EQ(out["black_ms"], 5'400'000 + 120'000 - 1'000);
+}
+
 }  // namespace
 }  // namespace arbiterctl

@@ -50,11 +50,12 @@ inline constexpr EnumName<arbiter::v1::ArbiterPower> kArbiterPowerNames[] = {
 inline constexpr EnumName<arbiter::v1::QuickplayGround> kQuickplayGroundNames[] = {
     {arbiter::v1::QUICKPLAY_GROUND_CANNOT_WIN, "cannot_win"},
     {arbiter::v1::QUICKPLAY_GROUND_NO_ATTEMPT, "no_attempt"}};
-// 10.2 a, b, c.
+// 10.2 a, b, c; 7.4a on a claimed illegal move (uphold, reject).
 inline constexpr EnumName<arbiter::v1::RulingDecision> kRulingDecisionNames[] = {
     {arbiter::v1::RULING_DECISION_DRAW, "draw"},
     {arbiter::v1::RULING_DECISION_POSTPONE, "postpone"},
-    {arbiter::v1::RULING_DECISION_REJECT, "reject"}};
+    {arbiter::v1::RULING_DECISION_REJECT, "reject"},
+    {arbiter::v1::RULING_DECISION_UPHOLD, "uphold"}};  // 7.4a: a claimed illegal move found
 inline constexpr EnumName<arbiter::v1::ClaimRuling> kClaimRulingNames[] = {
     {arbiter::v1::CLAIM_RULING_CORRECT, "correct"},
     {arbiter::v1::CLAIM_RULING_INCORRECT, "incorrect"},
