@@ -21,6 +21,10 @@ spec.replicas to fight it) and a PodDisruptionBudget leaves it serving; prod rec
 connections (--grpc_max_connection_age) so clients rebalance; the kubelet's gRPC probes reach a
 plaintext port.
 
+Secure defaults: prod's arbiterd runs with --jwt_audience and --jwt_issuer (non-empty, through the
+ConfigMap arbiterd-auth) and --rate_limit_qps (1 to 10000 calls a second per caller), and the check
+is shown to fail without each.
+
 kubectl (with kustomize v5) and node, with tools/k8s-schemas/node_modules (tools/setup.sh runs
 `npm ci` there), must be on the machine: the test fails, with the reason, when one is missing."""
 import copy
@@ -322,6 +326,82 @@ def check_connection_age(docs, where):
               f"{where}: --grpc_max_connection_age={age} is not a duration of 1 minute to 1 hour")
 
 
+def flag_values(docs, name):
+    """arbiterd's values of --name, each with a $(VAR) resolved as the kubelet does: from the
+    container's env, a literal or a ConfigMap's key (None where it resolves to nothing)."""
+    d = next(d for d in docs if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+    c = d["spec"]["template"]["spec"]["containers"][0]
+    maps = {m["metadata"]["name"]: m.get("data", {}) for m in docs if m.get("kind") == "ConfigMap"}
+    env = {}
+    for e in c.get("env", []):
+        if "value" in e:
+            env[e["name"]] = e["value"]
+        ref = e.get("valueFrom", {}).get("configMapKeyRef")
+        if ref:
+            env[e["name"]] = maps.get(ref["name"], {}).get(ref["key"])
+    values = []
+    for a in c.get("args", []):
+        if not a.startswith(f"--{name}="):
+            continue
+        value = a.split("=", 1)[1]
+        for var in re.findall(r"\$\((\w+)\)", value):
+            value = None if env.get(var) is None else value.replace(f"$({var})", env[var])
+            if value is None:
+                break
+        values.append(value)
+    return values
+
+
+def check_secure_defaults(docs, where):
+    """Production turns on what the server leaves off by default: tokens bound to this
+    deployment's audience and issuer (a token minted for another service is refused), and a rate
+    limit per caller (one token cannot take the server's capacity)."""
+    for name in ("jwt_audience", "jwt_issuer"):
+        values = flag_values(docs, name)
+        check(len(values) == 1, f"{where}: arbiterd has {len(values)} --{name} flags, want 1")
+        check(all(v and v.strip() == v for v in values),
+              f"{where}: --{name} is empty or names a ConfigMap key or variable that is not there: {values}")
+    qps = flag_values(docs, "rate_limit_qps")
+    check(len(qps) == 1, f"{where}: arbiterd has {len(qps)} --rate_limit_qps flags, want 1")
+    for v in qps:
+        try:
+            rate = float(v)
+        except (TypeError, ValueError):
+            rate = None
+        check(rate is not None and 1 <= rate <= 10000,
+              f"{where}: --rate_limit_qps={v} is not a limit of 1 to 10000 calls a second")
+        for b in flag_values(docs, "rate_limit_burst"):
+            check(rate is not None and b is not None and re.fullmatch(r"\d+(\.\d+)?", b) and float(b) >= rate,
+                  f"{where}: --rate_limit_burst={b} is below --rate_limit_qps={v}")
+
+
+def check_secure_defaults_rejects(docs):
+    """The check above is shown to fail on prod without each flag, and on an audience whose
+    ConfigMap key is missing."""
+    global failures
+    def mutant(mutate):
+        global failures
+        copied = copy.deepcopy(docs)
+        d = next(d for d in copied if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+        mutate(d["spec"]["template"]["spec"]["containers"][0], copied)
+        kept, failures = failures, []
+        check_secure_defaults(copied, "mutant")
+        found, failures = failures, kept
+        return found
+    for name in ("jwt_audience", "jwt_issuer", "rate_limit_qps"):
+        def drop(c, _, name=name):
+            c["args"] = [a for a in c["args"] if not a.startswith(f"--{name}=")]
+        check(mutant(drop), f"check_secure_defaults accepts prod without --{name}")
+    def no_key(_, copied):
+        for m in copied:
+            if m.get("kind") == "ConfigMap":
+                m.get("data", {}).pop("jwt-audience", None)
+    check(mutant(no_key), "check_secure_defaults accepts an audience from a missing ConfigMap key")
+    def zero(c, _):
+        c["args"] = [("--rate_limit_qps=0" if a.startswith("--rate_limit_qps=") else a) for a in c["args"]]
+    check(mutant(zero), "check_secure_defaults accepts --rate_limit_qps=0 (no limit)")
+
+
 def check_pods(docs, where, expect_auth):
     for d in docs:
         kind = d.get("kind")
@@ -512,6 +592,8 @@ def main():
             check_network_policies(docs, overlay)
             check_autoscaling(docs, overlay)
             check_connection_age(docs, overlay)
+            check_secure_defaults(docs, overlay)
+            check_secure_defaults_rejects(docs)
             included = yaml.safe_load(open(os.path.join(ROOT, "overlays", "prod", "kustomization.yaml")))
             for name in COMPONENTS:
                 check(f"../../components/{name}" in included.get("components", []),
