@@ -6,7 +6,10 @@ everything carries app.kubernetes.io labels, and base/redis.conf is the configur
 tests run with (libs/store/redis.conf).
 
 Redis (issue 15): base/redis-users.acl is libs/store/redis-users.acl (the default user off, the
-store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, ...); Redis runs with
+store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, EVAL, SCRIPT,
+FUNCTION, ...: it FCALLs the functions of base/redis_functions.lua, which is
+libs/store/redis_functions.lua and which the redis container loads at start as the ACL user
+`functions`, whose Secret arbiterd never mounts); Redis runs with
 protected mode on, that ACL file (made from the Secret's password) and a maxmemory below its memory
 limit with noeviction; its readiness probe authenticates; arbiterd names the ACL user in --store and
 reads the password with --store_password_file from the same Secret, mounted.
@@ -46,10 +49,14 @@ ROOT = os.path.join(_COPY, "k8s")
 shutil.copytree(_SOURCE, ROOT, symlinks=False)
 STORE_CONF = os.path.join(_SOURCE, "..", "libs", "store", "redis.conf")
 STORE_ACL = os.path.join(_SOURCE, "..", "libs", "store", "redis-users.acl")
-# What the store's Redis user must never be allowed (issue 15).
+STORE_FUNCTIONS = os.path.join(_SOURCE, "..", "libs", "store", "redis_functions.lua")
+# What the store's Redis user must never be allowed (issue 15), nor any subcommand of these: no
+# code of its own on Redis either (EVAL, SCRIPT LOAD + EVALSHA, FUNCTION LOAD: a script that
+# loops stalls Redis, BUSY); it calls the functions an administrator loaded (FCALL).
 FORBIDDEN = ("flushall", "flushdb", "config", "keys", "debug", "shutdown", "acl", "eval", "del",
              "replicaof", "slaveof", "migrate", "module", "save", "bgsave", "bgrewriteaof",
-             "monitor", "client", "script|flush", "script|kill", "function", "swapdb", "sync", "psync")
+             "monitor", "client", "script", "function", "swapdb", "sync", "psync", "evalsha",
+             "eval_ro", "evalsha_ro")
 # The validator and its packages: node resolves node_modules from the script's real path (the
 # checkout's tools/k8s-schemas/, where tools/setup.sh installed them).
 VALIDATOR = os.path.realpath(os.path.join(_SOURCE, "..", "tools", "k8s-schemas", "validate.js"))
@@ -500,8 +507,32 @@ def check_redis_auth(docs, where):
         check("redis-users.acl" in script, f"{where}: the ACL file is not made from redis-users.acl")
         check("sha256sum" in script, f"{where}: the ACL file holds the password, not its hash")
         for path in re.findall(r"(/[\w./-]*password)\b", script):
-            redis_secret = secret_path(rspec, w, path) or redis_secret
+            secret = secret_path(rspec, w, path)
+            # The functions loader's password (below) is not the store's.
+            if secret and not secret.startswith("redis-functions"):
+                redis_secret = secret
     check(redis_secret is not None, f"{where}: the Redis password is not read from a mounted Secret")
+    # The store's functions: the redis container loads them itself after each start, as the ACL
+    # user `functions`, whose password (Secret redis-functions) the init container hashes into the
+    # ACL file; arbiterd never mounts that Secret.
+    hook = " ".join(map(str, rc.get("lifecycle", {}).get("postStart", {}).get("exec", {}).get("command", [])))
+    check("FUNCTION LOAD REPLACE" in hook and "--user functions" in hook and "redis_functions.lua" in hook
+          and "REDISCLI_AUTH" in hook, f"{where}: the redis container does not load the store's functions as `functions`")
+    functions_secret = None
+    for path in re.findall(r"(/[\w./-]*password)\b", hook):
+        functions_secret = secret_path(rspec, rc, path) or functions_secret
+    check(functions_secret is not None and functions_secret.startswith("redis-functions"),
+          f"{where}: the functions loader's password is not the mounted Secret redis-functions")
+    check(any("user functions" in " ".join(map(str, w.get("command", []))) and "fhash" in " ".join(map(str, w.get("command", [])))
+              for w in writers), f"{where}: the ACL file has no password hash for the user functions")
+    config = next((v.get("configMap", {}).get("name", "") for v in rspec.get("volumes", []) if v["name"] == "config"), "")
+    maps = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "ConfigMap"}
+    if config in maps:
+        check("redis_functions.lua" in maps[config].get("data", {}),
+              f"{where}: ConfigMap {config} has no redis_functions.lua")
+    for v in arbiterd["spec"]["template"]["spec"].get("volumes", []):
+        check(not v.get("secret", {}).get("secretName", "").startswith("redis-functions"),
+              f"{where}: arbiterd mounts the functions loader's Secret")
     probe = " ".join(map(str, rc.get("readinessProbe", {}).get("exec", {}).get("command", [])))
     check("REDISCLI_AUTH" in probe and "--user arbiter" in probe and "PONG" in probe,
           f"{where}: the redis probe does not authenticate as the store's user (or ignores the reply)")
@@ -560,9 +591,19 @@ def check_acl(path):
           f"{path}: arbiter has command categories or every key")
     allowed = {r[1:].lower() for r in rules if r.startswith("+")}
     for cmd in FORBIDDEN:
-        check(cmd not in allowed and cmd.split("|")[0] not in allowed,
-              f"{path}: arbiter may run {cmd.upper()}")
+        check(not any(a == cmd or a.split("|")[0] == cmd.split("|")[0] for a in allowed),
+              f"{path}: arbiter may run {cmd.upper()} (or one of its subcommands)")
+    check("fcall" in allowed, f"{path}: arbiter may not FCALL the store's functions")
     check(all(r == "~arbiter:*" for r in rules if r.startswith("~")), f"{path}: arbiter's keys are not arbiter:*")
+    # The loader of the functions: FUNCTION LOAD and nothing else that changes data or runs code.
+    loader = users.get("functions", [])
+    check("on" in loader and "-@all" in loader, f"{path}: no user functions with an allow-list")
+    check({r[1:].lower() for r in loader if r.startswith("+")} <= {"function|load", "ping", "role"},
+          f"{path}: the user functions may run more than FUNCTION LOAD, PING and ROLE")
+    check("function|load" in {r[1:].lower() for r in loader if r.startswith("+")},
+          f"{path}: the user functions may not FUNCTION LOAD")
+    check(not any(r.startswith(("~", "%", "&", ">", "#")) or r in ("allkeys", "nopass") for r in loader),
+          f"{path}: the user functions has keys, channels or a password in the shared rules")
 
 
 def main():
@@ -611,6 +652,9 @@ def main():
         check(a.read() == b.read(), "k8s/base/redis.conf differs from libs/store/redis.conf (copy it again)")
     with open(STORE_ACL) as a, open(os.path.join(ROOT, "base", "redis-users.acl")) as b:
         check(a.read() == b.read(), "k8s/base/redis-users.acl differs from libs/store/redis-users.acl (copy it again)")
+    with open(STORE_FUNCTIONS) as a, open(os.path.join(ROOT, "base", "redis_functions.lua")) as b:
+        check(a.read() == b.read(),
+              "k8s/base/redis_functions.lua differs from libs/store/redis_functions.lua (copy it again)")
     check_acl(STORE_ACL)
     with open(STORE_CONF) as f:
         conf = dict(line.split(None, 1) for line in f if line.strip() and not line.startswith("#"))

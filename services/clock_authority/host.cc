@@ -66,6 +66,14 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.num_deadline_shards = options.deadline_shards;
   ASSIGN_OR_RETURN(std::unique_ptr<store::RedisGameStore> store,
                    store::RedisGameStore::Create(redis));
+  // A Redis that answers without the store's functions (no administrator loaded them:
+  // libs/store/README.md, "Functions") stops the start, as a wrong password does: every write
+  // would fail. A Redis that is down does not: the server connects later, and a missing library
+  // then fails each write with the same error.
+  if (absl::Status functions = store->CheckFunctions();
+      base::ErrorCode(functions) == store::kErrStoreFunctionsMissing) {
+    return functions;
+  }
   return std::unique_ptr<store::GameStore>(std::move(store));
 }
 
