@@ -55,8 +55,9 @@ class RedisGameStore final : public GameStore {
   // Whether Redis has the store's functions (redis_scripts.h: FCALL_RO of kVersion): OK, or
   // ERR_STORE_FUNCTIONS_MISSING when Redis answers without them (no administrator loaded
   // redis_functions.lua: README.md, "Functions"), or ERR_STORE_UNAVAILABLE / ERR_STORE_AUTH
-  // when it does not answer or refuses. A server calls it at start and refuses to start on the
-  // first; each call that needs a function answers the same error while the library is missing.
+  // when it does not answer or refuses. The game and clock hosts call it when they connect
+  // (services/clock_authority/host.h); each call that needs a function answers the same error
+  // while the library is missing.
   absl::Status CheckFunctions();
 
   absl::StatusOr<AppendResult> Append(const AppendRequest& request) override;
