@@ -50,7 +50,7 @@ shutil.copytree(_SOURCE, ROOT, symlinks=False)
 STORE_CONF = os.path.join(_SOURCE, "..", "libs", "store", "redis.conf")
 STORE_ACL = os.path.join(_SOURCE, "..", "libs", "store", "redis-users.acl")
 STORE_FUNCTIONS = os.path.join(_SOURCE, "..", "libs", "store", "redis_functions.lua")
-# What the store's Redis user must never be allowed (issue 15), nor any subcommand of these: no
+# What the store's Redis user must never be allowed, nor any subcommand of these: no
 # code of its own on Redis either (EVAL, SCRIPT LOAD + EVALSHA, FUNCTION LOAD: a script that
 # loops stalls Redis, BUSY); it calls the functions an administrator loaded (FCALL).
 FORBIDDEN = ("flushall", "flushdb", "config", "keys", "debug", "shutdown", "acl", "eval", "del",
