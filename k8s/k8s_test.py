@@ -6,7 +6,10 @@ everything carries app.kubernetes.io labels, and base/redis.conf is the configur
 tests run with (libs/store/redis.conf).
 
 Redis (issue 15): base/redis-users.acl is libs/store/redis-users.acl (the default user off, the
-store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, ...); Redis runs with
+store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, EVAL, SCRIPT,
+FUNCTION, ...: it FCALLs the functions of base/redis_functions.lua, which is
+libs/store/redis_functions.lua and which the redis container loads at start as the ACL user
+`functions`, whose Secret arbiterd never mounts); Redis runs with
 protected mode on, that ACL file (made from the Secret's password) and a maxmemory below its memory
 limit with noeviction; its readiness probe authenticates; arbiterd names the ACL user in --store and
 reads the password with --store_password_file from the same Secret, mounted.
@@ -20,6 +23,10 @@ default and opens per workload only what each needs; the HPA owns arbiterd's rep
 spec.replicas to fight it) and a PodDisruptionBudget leaves it serving; prod recycles gRPC
 connections (--grpc_max_connection_age) so clients rebalance; the kubelet's gRPC probes reach a
 plaintext port.
+
+Secure defaults: prod's arbiterd runs with --jwt_audience and --jwt_issuer (non-empty, through the
+ConfigMap arbiterd-auth) and --rate_limit_qps (1 to 10000 calls a second per caller), and the check
+is shown to fail without each.
 
 kubectl (with kustomize v5) and node, with tools/k8s-schemas/node_modules (tools/setup.sh runs
 `npm ci` there), must be on the machine: the test fails, with the reason, when one is missing."""
@@ -42,10 +49,14 @@ ROOT = os.path.join(_COPY, "k8s")
 shutil.copytree(_SOURCE, ROOT, symlinks=False)
 STORE_CONF = os.path.join(_SOURCE, "..", "libs", "store", "redis.conf")
 STORE_ACL = os.path.join(_SOURCE, "..", "libs", "store", "redis-users.acl")
-# What the store's Redis user must never be allowed (issue 15).
+STORE_FUNCTIONS = os.path.join(_SOURCE, "..", "libs", "store", "redis_functions.lua")
+# What the store's Redis user must never be allowed, nor any subcommand of these: no
+# code of its own on Redis either (EVAL, SCRIPT LOAD + EVALSHA, FUNCTION LOAD: a script that
+# loops stalls Redis, BUSY); it calls the functions an administrator loaded (FCALL).
 FORBIDDEN = ("flushall", "flushdb", "config", "keys", "debug", "shutdown", "acl", "eval", "del",
              "replicaof", "slaveof", "migrate", "module", "save", "bgsave", "bgrewriteaof",
-             "monitor", "client", "script|flush", "script|kill", "function", "swapdb", "sync", "psync")
+             "monitor", "client", "script", "function", "swapdb", "sync", "psync", "evalsha",
+             "eval_ro", "evalsha_ro")
 # The validator and its packages: node resolves node_modules from the script's real path (the
 # checkout's tools/k8s-schemas/, where tools/setup.sh installed them).
 VALIDATOR = os.path.realpath(os.path.join(_SOURCE, "..", "tools", "k8s-schemas", "validate.js"))
@@ -322,6 +333,82 @@ def check_connection_age(docs, where):
               f"{where}: --grpc_max_connection_age={age} is not a duration of 1 minute to 1 hour")
 
 
+def flag_values(docs, name):
+    """arbiterd's values of --name, each with a $(VAR) resolved as the kubelet does: from the
+    container's env, a literal or a ConfigMap's key (None where it resolves to nothing)."""
+    d = next(d for d in docs if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+    c = d["spec"]["template"]["spec"]["containers"][0]
+    maps = {m["metadata"]["name"]: m.get("data", {}) for m in docs if m.get("kind") == "ConfigMap"}
+    env = {}
+    for e in c.get("env", []):
+        if "value" in e:
+            env[e["name"]] = e["value"]
+        ref = e.get("valueFrom", {}).get("configMapKeyRef")
+        if ref:
+            env[e["name"]] = maps.get(ref["name"], {}).get(ref["key"])
+    values = []
+    for a in c.get("args", []):
+        if not a.startswith(f"--{name}="):
+            continue
+        value = a.split("=", 1)[1]
+        for var in re.findall(r"\$\((\w+)\)", value):
+            value = None if env.get(var) is None else value.replace(f"$({var})", env[var])
+            if value is None:
+                break
+        values.append(value)
+    return values
+
+
+def check_secure_defaults(docs, where):
+    """Production turns on what the server leaves off by default: tokens bound to this
+    deployment's audience and issuer (a token minted for another service is refused), and a rate
+    limit per caller (one token cannot take the server's capacity)."""
+    for name in ("jwt_audience", "jwt_issuer"):
+        values = flag_values(docs, name)
+        check(len(values) == 1, f"{where}: arbiterd has {len(values)} --{name} flags, want 1")
+        check(all(v and v.strip() == v for v in values),
+              f"{where}: --{name} is empty or names a ConfigMap key or variable that is not there: {values}")
+    qps = flag_values(docs, "rate_limit_qps")
+    check(len(qps) == 1, f"{where}: arbiterd has {len(qps)} --rate_limit_qps flags, want 1")
+    for v in qps:
+        try:
+            rate = float(v)
+        except (TypeError, ValueError):
+            rate = None
+        check(rate is not None and 1 <= rate <= 10000,
+              f"{where}: --rate_limit_qps={v} is not a limit of 1 to 10000 calls a second")
+        for b in flag_values(docs, "rate_limit_burst"):
+            check(rate is not None and b is not None and re.fullmatch(r"\d+(\.\d+)?", b) and float(b) >= rate,
+                  f"{where}: --rate_limit_burst={b} is below --rate_limit_qps={v}")
+
+
+def check_secure_defaults_rejects(docs):
+    """The check above is shown to fail on prod without each flag, and on an audience whose
+    ConfigMap key is missing."""
+    global failures
+    def mutant(mutate):
+        global failures
+        copied = copy.deepcopy(docs)
+        d = next(d for d in copied if d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd")
+        mutate(d["spec"]["template"]["spec"]["containers"][0], copied)
+        kept, failures = failures, []
+        check_secure_defaults(copied, "mutant")
+        found, failures = failures, kept
+        return found
+    for name in ("jwt_audience", "jwt_issuer", "rate_limit_qps"):
+        def drop(c, _, name=name):
+            c["args"] = [a for a in c["args"] if not a.startswith(f"--{name}=")]
+        check(mutant(drop), f"check_secure_defaults accepts prod without --{name}")
+    def no_key(_, copied):
+        for m in copied:
+            if m.get("kind") == "ConfigMap":
+                m.get("data", {}).pop("jwt-audience", None)
+    check(mutant(no_key), "check_secure_defaults accepts an audience from a missing ConfigMap key")
+    def zero(c, _):
+        c["args"] = [("--rate_limit_qps=0" if a.startswith("--rate_limit_qps=") else a) for a in c["args"]]
+    check(mutant(zero), "check_secure_defaults accepts --rate_limit_qps=0 (no limit)")
+
+
 def check_pods(docs, where, expect_auth):
     for d in docs:
         kind = d.get("kind")
@@ -420,8 +507,32 @@ def check_redis_auth(docs, where):
         check("redis-users.acl" in script, f"{where}: the ACL file is not made from redis-users.acl")
         check("sha256sum" in script, f"{where}: the ACL file holds the password, not its hash")
         for path in re.findall(r"(/[\w./-]*password)\b", script):
-            redis_secret = secret_path(rspec, w, path) or redis_secret
+            secret = secret_path(rspec, w, path)
+            # The functions loader's password (below) is not the store's.
+            if secret and not secret.startswith("redis-functions"):
+                redis_secret = secret
     check(redis_secret is not None, f"{where}: the Redis password is not read from a mounted Secret")
+    # The store's functions: the redis container loads them itself after each start, as the ACL
+    # user `functions`, whose password (Secret redis-functions) the init container hashes into the
+    # ACL file; arbiterd never mounts that Secret.
+    hook = " ".join(map(str, rc.get("lifecycle", {}).get("postStart", {}).get("exec", {}).get("command", [])))
+    check("FUNCTION LOAD REPLACE" in hook and "--user functions" in hook and "redis_functions.lua" in hook
+          and "REDISCLI_AUTH" in hook, f"{where}: the redis container does not load the store's functions as `functions`")
+    functions_secret = None
+    for path in re.findall(r"(/[\w./-]*password)\b", hook):
+        functions_secret = secret_path(rspec, rc, path) or functions_secret
+    check(functions_secret is not None and functions_secret.startswith("redis-functions"),
+          f"{where}: the functions loader's password is not the mounted Secret redis-functions")
+    check(any("user functions" in " ".join(map(str, w.get("command", []))) and "fhash" in " ".join(map(str, w.get("command", [])))
+              for w in writers), f"{where}: the ACL file has no password hash for the user functions")
+    config = next((v.get("configMap", {}).get("name", "") for v in rspec.get("volumes", []) if v["name"] == "config"), "")
+    maps = {d["metadata"]["name"]: d for d in docs if d.get("kind") == "ConfigMap"}
+    if config in maps:
+        check("redis_functions.lua" in maps[config].get("data", {}),
+              f"{where}: ConfigMap {config} has no redis_functions.lua")
+    for v in arbiterd["spec"]["template"]["spec"].get("volumes", []):
+        check(not v.get("secret", {}).get("secretName", "").startswith("redis-functions"),
+              f"{where}: arbiterd mounts the functions loader's Secret")
     probe = " ".join(map(str, rc.get("readinessProbe", {}).get("exec", {}).get("command", [])))
     check("REDISCLI_AUTH" in probe and "--user arbiter" in probe and "PONG" in probe,
           f"{where}: the redis probe does not authenticate as the store's user (or ignores the reply)")
@@ -480,9 +591,19 @@ def check_acl(path):
           f"{path}: arbiter has command categories or every key")
     allowed = {r[1:].lower() for r in rules if r.startswith("+")}
     for cmd in FORBIDDEN:
-        check(cmd not in allowed and cmd.split("|")[0] not in allowed,
-              f"{path}: arbiter may run {cmd.upper()}")
+        check(not any(a == cmd or a.split("|")[0] == cmd.split("|")[0] for a in allowed),
+              f"{path}: arbiter may run {cmd.upper()} (or one of its subcommands)")
+    check("fcall" in allowed, f"{path}: arbiter may not FCALL the store's functions")
     check(all(r == "~arbiter:*" for r in rules if r.startswith("~")), f"{path}: arbiter's keys are not arbiter:*")
+    # The loader of the functions: FUNCTION LOAD and nothing else that changes data or runs code.
+    loader = users.get("functions", [])
+    check("on" in loader and "-@all" in loader, f"{path}: no user functions with an allow-list")
+    check({r[1:].lower() for r in loader if r.startswith("+")} <= {"function|load", "ping", "role"},
+          f"{path}: the user functions may run more than FUNCTION LOAD, PING and ROLE")
+    check("function|load" in {r[1:].lower() for r in loader if r.startswith("+")},
+          f"{path}: the user functions may not FUNCTION LOAD")
+    check(not any(r.startswith(("~", "%", "&", ">", "#")) or r in ("allkeys", "nopass") for r in loader),
+          f"{path}: the user functions has keys, channels or a password in the shared rules")
 
 
 def main():
@@ -512,6 +633,8 @@ def main():
             check_network_policies(docs, overlay)
             check_autoscaling(docs, overlay)
             check_connection_age(docs, overlay)
+            check_secure_defaults(docs, overlay)
+            check_secure_defaults_rejects(docs)
             included = yaml.safe_load(open(os.path.join(ROOT, "overlays", "prod", "kustomization.yaml")))
             for name in COMPONENTS:
                 check(f"../../components/{name}" in included.get("components", []),
@@ -529,6 +652,9 @@ def main():
         check(a.read() == b.read(), "k8s/base/redis.conf differs from libs/store/redis.conf (copy it again)")
     with open(STORE_ACL) as a, open(os.path.join(ROOT, "base", "redis-users.acl")) as b:
         check(a.read() == b.read(), "k8s/base/redis-users.acl differs from libs/store/redis-users.acl (copy it again)")
+    with open(STORE_FUNCTIONS) as a, open(os.path.join(ROOT, "base", "redis_functions.lua")) as b:
+        check(a.read() == b.read(),
+              "k8s/base/redis_functions.lua differs from libs/store/redis_functions.lua (copy it again)")
     check_acl(STORE_ACL)
     with open(STORE_CONF) as f:
         conf = dict(line.split(None, 1) for line in f if line.strip() and not line.startswith("#"))

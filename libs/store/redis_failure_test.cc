@@ -1,8 +1,8 @@
 // What only the Redis store can show, against a real redis-server each test starts (free loopback
 // port, AOF on as in redis.conf): Redis down or killed mid-run gives UNAVAILABLE and never a
 // half-written game; after a restart nothing acknowledged is lost and the same store object
-// reconnects; a hung server times out; a lost script cache is reloaded; every key of a game is
-// under one hash tag.
+// reconnects; a hung server times out; missing functions are a clean error until loaded; every
+// key of a game is under one hash tag.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -108,7 +108,7 @@ TEST_P(RedisFailureTest, DownIsUnavailableAndTheSameStoreRecoversWhenItIsBack) {
   absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot("g1");
   ASSERT_OK(snapshot);
   EXPECT_EQ(snapshot->version(), 1);
-  // The restarted Redis lost its script cache: EVALSHA gets NOSCRIPT and the store reloads.
+  // The restarted Redis has the functions again (from its AOF): the store calls them as before.
   absl::StatusOr<AppendResult> next = store_->Append(Request("g1", 1, "c2"));
   ASSERT_OK(next);
   EXPECT_EQ(next->version, 2);
@@ -348,17 +348,42 @@ TEST_P(RedisFailureTest, AWatcherGetsUnavailableWhenRedisDies) {
   EXPECT_LT(absl::Now() - killed, absl::Seconds(3));
 }
 
-TEST_P(RedisFailureTest, ALostScriptCacheIsReloaded) {
+// A Redis without the store's functions (no administrator loaded them, or FUNCTION FLUSH): every
+// call that needs one is refused with ERR_STORE_FUNCTIONS_MISSING and changes nothing, the check
+// at start says so, and once the library is loaded again the same store works.
+TEST_P(RedisFailureTest, MissingFunctionsAreACleanErrorUntilLoaded) {
   ASSERT_OK(store_->Append(Request("g1", 0, "c1", 1, DeadlineUpdate::Set(10))));
-  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
-  EXPECT_OK(store_->Append(Request("g1", 1, "c2")));
-  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
-  absl::StatusOr<std::vector<Deadline>> claimed =
-      store_->ClaimDueDeadlines(DeadlineShard("g1", kDefaultDeadlineShards), 10, 10, 10, "r");
+  EXPECT_OK(store_->CheckFunctions());
+  ASSERT_OK(server_->Command({"FUNCTION", "FLUSH"}));
+  EXPECT_THAT(store_->CheckFunctions(), HasErrorCode(kErrStoreFunctionsMissing));
+  EXPECT_THAT(store_->Append(Request("g1", 1, "c2")), HasErrorCode(kErrStoreFunctionsMissing));
+  EXPECT_THAT(AppendAsync(Request("g1", 1, "c2")), HasErrorCode(kErrStoreFunctionsMissing));
+  const int shard = DeadlineShard("g1", kDefaultDeadlineShards);
+  EXPECT_THAT(store_->ClaimDueDeadlines(shard, 10, 10, 10, "r"),
+              HasErrorCode(kErrStoreFunctionsMissing));
+  EXPECT_THAT(store_->ReleaseDeadline("g1", "r", 0), HasErrorCode(kErrStoreFunctionsMissing));
+  EXPECT_THAT(store_->Archive({"g1", 1, "t"}), HasErrorCode(kErrStoreFunctionsMissing));
+  EXPECT_THAT(std::string(store_->Append(Request("g1", 1, "c2")).status().message()),
+              HasSubstr("arbiter_v1"));
+  // Nothing changed meanwhile; reads need no function.
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 1);
+  ASSERT_OK(server_->LoadFunctions());
+  EXPECT_OK(store_->CheckFunctions());
+  absl::StatusOr<AppendResult> next = store_->Append(Request("g1", 1, "c2"));
+  ASSERT_OK(next);
+  EXPECT_EQ(next->version, 2);
+  absl::StatusOr<std::vector<Deadline>> claimed = store_->ClaimDueDeadlines(shard, 10, 10, 10, "r");
   ASSERT_OK(claimed);
   EXPECT_EQ(claimed->size(), 1u);
-  ASSERT_OK(server_->Command({"SCRIPT", "FLUSH"}));
   EXPECT_OK(store_->ReleaseDeadline("g1", "r", 0));
+}
+
+// The check at start tells a Redis that is down from one without the functions.
+TEST_P(RedisFailureTest, CheckFunctionsOfARedisThatIsDownIsUnavailable) {
+  ASSERT_OK(server_->Stop(SIGKILL));
+  EXPECT_THAT(store_->CheckFunctions(), HasErrorCode(kErrStoreUnavailable));
 }
 
 // Redis Cluster runs a script only if all its keys hash to one slot: every key of a game, and its
@@ -442,6 +467,10 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   deadline = (*store)->GetDeadline("acl-archived");
   ASSERT_TRUE(deadline.ok()) << deadline.status();
   EXPECT_FALSE(deadline->has_value());
+  // The functions came back from the AOF too (the loader's FUNCTION LOAD replayed as the default
+  // user): the store writes again after the restart.
+  EXPECT_TRUE((*store)->CheckFunctions().ok());
+  EXPECT_TRUE((*store)->Append(Request("acl-game", 4, "c3", 1)).ok());
   EXPECT_THAT((*server)->LogTail(), Not(HasSubstr("NOPERM")));
 }
 

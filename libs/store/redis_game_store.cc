@@ -50,9 +50,7 @@ absl::StatusOr<std::unique_ptr<RedisGameStore>> RedisGameStore::Create(
 }
 
 RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
-    : options_(std::move(options)),
-      client_(options_.connection),
-      watch_client_([this] {
+    : options_(std::move(options)), client_(options_.connection), watch_client_([this] {
         RedisConnectionOptions watch = options_.connection;
         watch.pool_size = options_.max_watchers;
         watch.pipeline_lanes = 0;  // blocking reads, one per connection
@@ -60,11 +58,7 @@ RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
         // each switch a second time).
         watch.observer = nullptr;
         return watch;
-      }()),
-      append_script_{redis_scripts::kAppend},
-      archive_script_{redis_scripts::kArchive},
-      claim_script_{redis_scripts::kClaim},
-      release_script_{redis_scripts::kRelease} {}
+      }()) {}
 
 std::string RedisGameStore::ShardKey(absl::string_view kind, int shard) const {
   return absl::StrCat(options_.key_prefix, "{", shard, "}:", kind);
@@ -92,55 +86,51 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Run(RedisClient& client,
   return reply;
 }
 
-absl::StatusOr<std::string> RedisGameStore::LoadScript(Script& script) {
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"SCRIPT", "LOAD", script.body}));
-  if (!IsString(*reply)) return Corrupt("SCRIPT LOAD reply");
-  std::string sha(Str(*reply));
-  absl::MutexLock lock(&script.mu);
-  script.sha = sha;
-  return sha;
-}
-
-absl::StatusOr<std::string> RedisGameStore::ScriptSha(Script& script) {
-  {
-    absl::MutexLock lock(&script.mu);
-    if (!script.sha.empty()) return script.sha;
+absl::Status RedisGameStore::FunctionsMissing(const absl::StatusOr<RedisReplyPtr>& reply) const {
+  if (!reply.ok() || (*reply)->type != REDIS_REPLY_ERROR ||
+      !absl::StartsWith(Str(**reply), "ERR Function not found")) {
+    return absl::OkStatus();
   }
-  return LoadScript(script);
+  return base::Error(
+      absl::StatusCode::kUnavailable, kErrStoreFunctionsMissing,
+      absl::StrCat("redis ", client_.address(), " has no function library ",
+                   redis_scripts::kLibrary,
+                   ": an administrator loads libs/store/redis_functions.lua (FUNCTION LOAD "
+                   "REPLACE; libs/store/README.md, \"Functions\")"));
 }
 
-bool RedisGameStore::IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply) {
-  return reply.ok() && (*reply)->type == REDIS_REPLY_ERROR &&
-         absl::StartsWith(Str(**reply), "NOSCRIPT");
-}
-
-std::vector<std::string> RedisGameStore::EvalshaCommand(const std::string& sha,
-                                                        std::vector<std::string> keys,
-                                                        std::vector<std::string> args) {
+std::vector<std::string> RedisGameStore::FcallCommand(const char* function,
+                                                      std::vector<std::string> keys,
+                                                      std::vector<std::string> args) {
   std::vector<std::string> argv;
   argv.reserve(3 + keys.size() + args.size());
-  argv.insert(argv.end(), {"EVALSHA", sha, absl::StrCat(keys.size())});
+  argv.insert(argv.end(), {"FCALL", function, absl::StrCat(keys.size())});
   std::move(keys.begin(), keys.end(), std::back_inserter(argv));
   std::move(args.begin(), args.end(), std::back_inserter(argv));
   return argv;
 }
 
-absl::StatusOr<RedisReplyPtr> RedisGameStore::Eval(Script& script,
+absl::StatusOr<RedisReplyPtr> RedisGameStore::Call(const char* function,
                                                    const std::vector<std::string>& keys,
                                                    const std::vector<std::string>& args,
                                                    Durability durability) {
-  ASSIGN_OR_RETURN(std::string sha, ScriptSha(script));
-  std::vector<std::string> argv = EvalshaCommand(sha, keys, args);
-  absl::StatusOr<RedisReplyPtr> reply = client_.Command(argv, absl::ZeroDuration(), durability);
-  // NOSCRIPT: nothing ran (a restart empties Redis's script cache), so loading and sending
-  // again is safe.
-  if (IsNoScript(reply)) {
-    ASSIGN_OR_RETURN(argv[1], LoadScript(script));
-    reply = client_.Command(argv, absl::ZeroDuration(), durability);
-  }
+  absl::StatusOr<RedisReplyPtr> reply =
+      client_.Command(FcallCommand(function, keys, args), absl::ZeroDuration(), durability);
+  RETURN_IF_ERROR(FunctionsMissing(reply));
   if (!reply.ok()) return reply.status();
   RETURN_IF_ERROR(client_.ReplyStatus(**reply));
   return reply;
+}
+
+absl::Status RedisGameStore::CheckFunctions() {
+  absl::StatusOr<RedisReplyPtr> reply = client_.Command({"FCALL_RO", redis_scripts::kVersion, "0"});
+  RETURN_IF_ERROR(FunctionsMissing(reply));
+  if (!reply.ok()) return reply.status();
+  RETURN_IF_ERROR(client_.ReplyStatus(**reply));
+  if (!IsString(**reply) || Str(**reply) != redis_scripts::kLibrary) {
+    return Corrupt("function library version");
+  }
+  return absl::OkStatus();
 }
 
 std::vector<std::string> RedisGameStore::GameKeys(absl::string_view game_id) const {
@@ -180,24 +170,18 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
   RETURN_IF_ERROR(internal::ValidateAppendRequest(request));
   const ScriptArgs a = AppendArgs(request);
-  return AppendOutcome(request, Eval(append_script_, a.keys, a.args, Durability::kReplicated));
+  return AppendOutcome(request,
+                       Call(redis_scripts::kAppend, a.keys, a.args, Durability::kReplicated));
 }
 
 void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
   if (absl::Status st = internal::ValidateAppendRequest(request); !st.ok()) return done(st);
-  absl::StatusOr<std::string> sha = ScriptSha(append_script_);
-  if (!sha.ok()) return done(sha.status());
   ScriptArgs a = AppendArgs(request);
   client_.CommandAsync(
-      EvalshaCommand(*sha, std::move(a.keys), std::move(a.args)),
+      FcallCommand(redis_scripts::kAppend, std::move(a.keys), std::move(a.args)),
       [this, request = std::move(request),
        done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
-        if (IsNoScript(reply)) {
-          // Eval reloads the script and sends again, here on the client's lane
-          // thread, which may wait (rare: after a Redis restart).
-          const ScriptArgs again = AppendArgs(request);
-          reply = Eval(append_script_, again.keys, again.args, Durability::kReplicated);
-        }
+        if (absl::Status missing = FunctionsMissing(reply); !missing.ok()) return done(missing);
         done(AppendOutcome(request, std::move(reply)));
       },
       Durability::kReplicated);
@@ -247,7 +231,7 @@ absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& requ
   RETURN_IF_ERROR(internal::ValidateArchiveRequest(request));
   const std::string& id = request.game_id;
   ASSIGN_OR_RETURN(RedisReplyPtr reply,
-                   Eval(archive_script_, GameKeys(id),
+                   Call(redis_scripts::kArchive, GameKeys(id),
                         {id, absl::StrCat(request.expected_version), request.tombstone},
                         Durability::kReplicated));
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 || !IsString(*reply->element[0])) {
@@ -432,7 +416,7 @@ absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
   // The lease's end is computed here: Lua numbers are doubles and print large ones as 1.7e+12.
   ASSIGN_OR_RETURN(
       RedisReplyPtr reply,
-      Eval(claim_script_, {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
+      Call(redis_scripts::kClaim, {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
            {absl::StrCat(now_ms), absl::StrCat(now_ms + lease_ms), absl::StrCat(max),
             std::string(owner)}));
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements % 2 != 0) return Corrupt("claim reply");
@@ -483,10 +467,10 @@ absl::StatusOr<bool> RedisGameStore::ReleaseDeadline(absl::string_view game_id,
   RETURN_IF_ERROR(ValidateGameId(game_id));
   RETURN_IF_ERROR(internal::ValidateOwner(owner));
   const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
-  ASSIGN_OR_RETURN(
-      RedisReplyPtr reply,
-      Eval(release_script_, {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
-           {std::string(game_id), std::string(owner), absl::StrCat(claimable_at_ms)}));
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   Call(redis_scripts::kRelease,
+                        {ShardKey("deadlines", shard), ShardKey("deadline-info", shard)},
+                        {std::string(game_id), std::string(owner), absl::StrCat(claimable_at_ms)}));
   if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("release reply");
   return reply->integer == 1;
 }

@@ -1,9 +1,11 @@
 // The GameStore on Redis (the contract is game_store.h; the keys and scripts are in
 // redis_scripts.h, the persistence settings in README.md and redis.conf).
-// - Append is one EVALSHA of a Lua script: the command-id check, the compare-and-set on the
-//   version, the events (XADD to the game's stream), the snapshot, the command record and the
-//   deadline index are one atomic step. With AOF on, Redis logs the script's effects as one
-//   MULTI/EXEC block, which a restart replays whole or (a torn tail) not at all.
+// - Append is one FCALL of a Redis function (redis_scripts.h, loaded by an administrator, not by
+//   the store: its ACL user cannot run code of its own): the command-id check, the
+//   compare-and-set on the version, the events (XADD to the game's stream), the snapshot, the
+//   command record and the deadline index are one atomic step. With AOF on, Redis logs the
+//   function's effects as one MULTI/EXEC block, which a restart replays whole or (a torn tail)
+//   not at all.
 // - Every key of a game carries the hash tag of its deadline shard, the index's sorted set too,
 //   so each script touches one slot: the layout works on Redis Cluster. (The client itself talks
 //   to one address: a standalone Redis or a proxy; it does not follow cluster redirections.)
@@ -50,6 +52,14 @@ class RedisGameStore final : public GameStore {
   // Checks the options; connects lazily, so a service can start while Redis is still down.
   static absl::StatusOr<std::unique_ptr<RedisGameStore>> Create(RedisGameStoreOptions options);
 
+  // Whether Redis has the store's functions (redis_scripts.h: FCALL_RO of kVersion): OK, or
+  // ERR_STORE_FUNCTIONS_MISSING when Redis answers without them (no administrator loaded
+  // redis_functions.lua: README.md, "Functions"), or ERR_STORE_UNAVAILABLE / ERR_STORE_AUTH
+  // when it does not answer or refuses. The game and clock hosts call it when they connect
+  // (services/clock_authority/host.h); each call that needs a function answers the same error
+  // while the library is missing.
+  absl::Status CheckFunctions();
+
   absl::StatusOr<AppendResult> Append(const AppendRequest& request) override;
   // Sent by the client's lanes (RedisClient::CommandAsync); `done` runs on a lane thread.
   void AppendAsync(AppendRequest request, AppendCallback done) override;
@@ -63,7 +73,7 @@ class RedisGameStore final : public GameStore {
                                                                     std::int64_t after_version,
                                                                     absl::Duration timeout,
                                                                     int max_events) override;
-  // One EVALSHA of the archive script (redis_scripts.h), waiting for the replicas as an append.
+  // One FCALL of the archive function (redis_scripts.h), waiting for the replicas as an append.
   absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
   int NumDeadlineShards() const override { return options_.num_deadline_shards; }
@@ -89,32 +99,23 @@ class RedisGameStore final : public GameStore {
   std::string ShardKey(absl::string_view kind, int shard) const;
 
  private:
-  struct Script {
-    const char* body;
-    absl::Mutex mu;
-    std::string sha ABSL_GUARDED_BY(mu);  // from SCRIPT LOAD; "" until loaded
-  };
-
   explicit RedisGameStore(RedisGameStoreOptions options);
-  // EVALSHA, loading the script first when this process has not yet, or when Redis lost it
-  // (a restart empties the script cache: NOSCRIPT).
+  // FCALL of one of the library's functions (redis_scripts.h). A Redis without the library
+  // answers ERR_STORE_FUNCTIONS_MISSING (FunctionsMissing).
   // kReplicated (appends): the reply waits for the replicas (connection.min_replica_acks).
-  absl::StatusOr<RedisReplyPtr> Eval(Script& script, const std::vector<std::string>& keys,
+  absl::StatusOr<RedisReplyPtr> Call(const char* function, const std::vector<std::string>& keys,
                                      const std::vector<std::string>& args,
                                      Durability durability = Durability::kNone);
-  absl::StatusOr<std::string> LoadScript(Script& script);
-  // The script's SHA, loading it first if this process has not yet.
-  absl::StatusOr<std::string> ScriptSha(Script& script);
-  static bool IsNoScript(const absl::StatusOr<RedisReplyPtr>& reply);
+  // The error for "ERR Function not found", or OK for any other reply.
+  absl::Status FunctionsMissing(const absl::StatusOr<RedisReplyPtr>& reply) const;
   struct ScriptArgs {
     std::vector<std::string> keys;
     std::vector<std::string> args;
   };
-  // EVALSHA sha numkeys keys... args...
-  static std::vector<std::string> EvalshaCommand(const std::string& sha,
-                                                 std::vector<std::string> keys,
-                                                 std::vector<std::string> args);
-  // The append script's keys and arguments for `request`, and what its reply means.
+  // FCALL function numkeys keys... args...
+  static std::vector<std::string> FcallCommand(const char* function, std::vector<std::string> keys,
+                                               std::vector<std::string> args);
+  // The append function's keys and arguments for `request`, and what its reply means.
   ScriptArgs AppendArgs(const AppendRequest& request) const;
   absl::StatusOr<AppendResult> AppendOutcome(const AppendRequest& request,
                                              absl::StatusOr<RedisReplyPtr> sent);
@@ -136,10 +137,6 @@ class RedisGameStore final : public GameStore {
   const RedisGameStoreOptions options_;
   RedisClient client_;
   RedisClient watch_client_;
-  Script append_script_;
-  Script archive_script_;
-  Script claim_script_;
-  Script release_script_;
 };
 
 }  // namespace store

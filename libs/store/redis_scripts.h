@@ -1,7 +1,11 @@
-// The Redis game store's Lua scripts (run with EVALSHA). Each touches only keys that share one
-// hash tag, the game's deadline shard, so it runs on Redis Cluster as on one node. A script runs
-// atomically; each validates everything before its first write, so an error can never leave half
-// of a write behind (Redis does not roll back a script's earlier writes).
+// The Redis game store's functions: their names, keys, arguments and replies. Their code is the
+// Lua library redis_functions.lua (`#!lua name=arbiter_v1`), which an administrator loads into
+// Redis (FUNCTION LOAD REPLACE: at deployment, README.md "Functions"); the store only calls them
+// (FCALL, FCALL_RO), and its ACL user may send nothing else that runs code, so whoever holds its
+// password cannot run a script of their own (a busy loop would stall Redis: BUSY).
+// Each function touches only keys that share one hash tag, the game's deadline shard, so it runs
+// on Redis Cluster as on one node; each runs atomically and validates everything before its
+// first write.
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
 //   P{S}:game:G       hash   v = version, s = serialized GameSnapshot
@@ -17,106 +21,35 @@
 
 namespace store::redis_scripts {
 
+// The library and the version of its functions this server calls. A change to any function is a
+// new version (library and function names), loaded beside the old one: servers of both versions
+// then run side by side during a rolling upgrade.
+inline constexpr char kLibrary[] = "arbiter_v1";
+
 // KEYS: game, log, cmd, deadlines, deadline-info, archived.
 // ARGV: game id, command id, fingerprint ("" for none), expected version, deadline kind
 //   ("keep"|"set"|"clear"), deadline ms, snapshot, event...
 // Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version},
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).
-inline constexpr char kAppend[] = R"lua(
-local identity
-if ARGV[3] ~= '' then
-  identity = 'c:' .. redis.sha1hex(ARGV[3])
-else
-  local parts = {}
-  for i = 4, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
-  identity = 'r:' .. redis.sha1hex(table.concat(parts))
-end
-local prev = redis.call('HGET', KEYS[3], ARGV[2])
-if prev then
-  local first, last, prev_identity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
-  if prev_identity ~= identity then return {'REUSED', first, last} end
-  -- Written again, unchanged: a replay is a write too, so the WAIT after it (replicas,
-  -- redis_client.h) waits for the original append to reach the replicas, not only for this
-  -- connection's earlier writes. The retry of an append whose WAIT fell short relies on it.
-  redis.call('HSET', KEYS[3], ARGV[2], prev)
-  return {'REPLAY', first, last}
-end
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-local expected = tonumber(ARGV[4])
-if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
-if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
-if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
-if version ~= expected then return {'CONFLICT', tostring(version)} end
-local n = #ARGV - 7
-for i = 1, n do
-  redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[7 + i])
-end
-local last = version + n
-redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[7])
-redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
-if ARGV[5] == 'set' then
-  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
-  redis.call('HSET', KEYS[5], ARGV[1], ARGV[6] .. '|' .. last .. '|0|0|')
-elseif ARGV[5] == 'clear' then
-  redis.call('ZREM', KEYS[4], ARGV[1])
-  redis.call('HDEL', KEYS[5], ARGV[1])
-end
-return {'OK', tostring(version + 1), tostring(last)}
-)lua";
+inline constexpr char kAppend[] = "arbiter_v1_append";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
 // ARGV: game id, expected version, tombstone.
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
-inline constexpr char kArchive[] = R"lua(
-local stored = redis.call('HGET', KEYS[6], 't')
-if stored then
-  -- Written again, unchanged, as an append's replay is: the WAIT after it covers the original.
-  redis.call('HSET', KEYS[6], 't', stored)
-  return {'REPLAY', stored}
-end
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if version == 0 then return {'NOT_FOUND'} end
-if version ~= tonumber(ARGV[2]) then return {'CONFLICT', tostring(version)} end
--- UNLINK: the log can be large; Redis frees it in the background.
-redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('HDEL', KEYS[5], ARGV[1])
-redis.call('HSET', KEYS[6], 't', ARGV[3])
-return {'OK'}
-)lua";
+inline constexpr char kArchive[] = "arbiter_v1_archive";
 
 // KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.
 // Returns {game id, info, game id, info, ...} of the entries now leased to owner.
-inline constexpr char kClaim[] = R"lua(
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
-for _, id in ipairs(ids) do
-  local info = redis.call('HGET', KEYS[2], id)
-  if info then
-    local deadline, version, claims = string.match(info, '^(%-?%d+)|(%d+)|(%d+)|')
-    info = deadline .. '|' .. version .. '|' .. (tonumber(claims) + 1) .. '|' .. ARGV[2] .. '|' ..
-           ARGV[4]
-    redis.call('HSET', KEYS[2], id, info)
-    redis.call('ZADD', KEYS[1], ARGV[2], id)
-    out[#out + 1] = id
-    out[#out + 1] = info
-  end
-end
-return out
-)lua";
+inline constexpr char kClaim[] = "arbiter_v1_claim";
 
 // KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
-inline constexpr char kRelease[] = R"lua(
-local info = redis.call('HGET', KEYS[2], ARGV[1])
-if not info then return 0 end
-local deadline, version, claims, lease, owner = string.match(info, '^(%-?%d+)|(%d+)|(%d+)|(%d+)|(.*)$')
-if owner ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[2], ARGV[1], deadline .. '|' .. version .. '|' .. claims .. '|0|')
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-return 1
-)lua";
+inline constexpr char kRelease[] = "arbiter_v1_release";
+
+// FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
+// (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.
+inline constexpr char kVersion[] = "arbiter_v1_version";
 
 }  // namespace store::redis_scripts
 

@@ -21,6 +21,9 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
 
 absl::Status ArbitrationHost::Connect() {
   if (time_.get() != nullptr) return absl::OkStatus();
+  // Before anything is set: a Redis without the store's functions is not connected (the clock
+  // authority's host says why).
+  RETURN_IF_ERROR(clock_authority_service::CheckStoreFunctions(store_.get()));
   // The time base is the store's clock, measured before serving: every replica (and the clock
   // authority) records instants on the same base.
   ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,

@@ -21,7 +21,13 @@ namespace clock_authority_service {
 
 bool StoreFailureIsTransient(const absl::Status& failure) {
   return failure.code() == absl::StatusCode::kUnavailable &&
-         base::ErrorCode(failure) != store::kErrStoreAuth;
+         base::ErrorCode(failure) != store::kErrStoreAuth &&
+         base::ErrorCode(failure) != store::kErrStoreFunctionsMissing;
+}
+
+absl::Status CheckStoreFunctions(store::GameStore* store) {
+  auto* redis = dynamic_cast<store::RedisGameStore*>(store);
+  return redis != nullptr ? redis->CheckFunctions() : absl::OkStatus();
 }
 
 std::string DefaultReplicaId() {
@@ -79,6 +85,9 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
 
 absl::Status ClockAuthorityHost::Connect() {
   if (time_.get() != nullptr) return absl::OkStatus();
+  // Before anything is set: a Redis without the store's functions (libs/store/README.md,
+  // "Functions") is not connected, and is checked again on the next try.
+  RETURN_IF_ERROR(CheckStoreFunctions(backend_));
   // The time base is the store's clock: measured before serving, so a restarted replica reads
   // the same instants as the others.
   ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,
@@ -108,6 +117,7 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUn
   host->options_ = options;
   options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw, OpenStore(config.store, options));
+  host->backend_ = raw.get();
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
   host->store_spec_ = config.store.substr(0, config.store.find('?'));
   host->metrics_ = std::make_unique<ClockMetrics>(*env->metrics().registry());

@@ -52,8 +52,15 @@ struct ClockHostOptions {
 ClockHostOptions ClockHostOptionsFromFlags();
 
 // Whether a failure to reach the store may mend by itself (Redis down, starting, loading): every
-// UNAVAILABLE but ERR_STORE_AUTH, a refusal of the credentials, which a retry does not mend.
+// UNAVAILABLE but ERR_STORE_AUTH, a refusal of the credentials, and ERR_STORE_FUNCTIONS_MISSING,
+// a Redis no administrator prepared, which a retry does not mend (at start the server exits on
+// them; later, connecting in the background, it stays NOT_SERVING and tries again).
 bool StoreFailureIsTransient(const absl::Status& failure);
+
+// For a Redis store, whether Redis has the store's functions (RedisGameStore::CheckFunctions):
+// a connecting host checks it before serving, so that a Redis without them is reported as such
+// and not by every write. OK for other stores.
+absl::Status CheckStoreFunctions(store::GameStore* store);
 
 // "hostname:pid": a replica's name in deadline leases when its flag names none.
 std::string DefaultReplicaId();
@@ -120,6 +127,7 @@ class ClockAuthorityHost {
   ClockHostOptions options_;
   std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
+  store::GameStore* backend_ = nullptr;  // what store_ (instrumented) forwards to
   MeasuredLater time_;
   std::unique_ptr<ClockMetrics> metrics_;
   std::unique_ptr<clock_authority::ClockAuthority> authority_;

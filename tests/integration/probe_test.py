@@ -80,11 +80,24 @@ def start_redis(port, data_dir):
             with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
                 s.sendall(b"PING\r\n")
                 if s.recv(16).startswith(b"+PONG"):
+                    load_functions(s)
                     return proc
         except OSError:
             time.sleep(0.05)
     proc.kill()
     sys.exit("probe_test: redis-server did not start")
+
+
+def load_functions(conn):
+    """The store's functions, as the Redis pod's postStart loads them (arbiterd refuses to start
+    against a Redis without them): the manifests' copy of libs/store/redis_functions.lua."""
+    with open(runfile("k8s/base/redis_functions.lua"), "rb") as f:
+        library = f.read()
+    args = [b"FUNCTION", b"LOAD", b"REPLACE", library]
+    conn.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+    reply = conn.recv(256)
+    if not reply.startswith(b"$"):
+        sys.exit(f"probe_test: FUNCTION LOAD: {reply!r}")
 
 
 def probe(port, service):

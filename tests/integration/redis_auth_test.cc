@@ -3,9 +3,11 @@
 // in a file), and the clock-authority server started with --store=redis://arbiter@host:port and
 // --store_password_file:
 // - the server works through the ACL user: clocks are created, started, pressed, and its
-//   scheduler records a flag (scripts, deadline index, TIME: every command the store sends);
+//   scheduler records a flag (functions, deadline index, TIME: every command the store sends);
 // - a connection without AUTH is refused (NOAUTH), and so is the store without credentials;
-// - FLUSHALL, CONFIG, KEYS, ... are refused to the store's user (NOPERM), also from a script;
+// - FLUSHALL, CONFIG, KEYS, ... are refused to the store's user (NOPERM), and so is any code of
+//   its own (EVAL, SCRIPT LOAD, FUNCTION LOAD): it calls the functions an administrator loaded;
+// - a Redis without those functions stops the server at start (ERR_STORE_FUNCTIONS_MISSING);
 // - a wrong password stops the server at start with ERR_STORE_AUTH naming the user, never the
 //   password; a missing password file or a password in the URL with ERR_BAD_FLAG.
 #include <chrono>
@@ -165,6 +167,8 @@ TEST_F(RedisAuthTest, FlushallConfigAndOtherAdminCommandsAreRefusedToTheStoresUs
            {"DEL", "arbiter:keep"},
            {"EVAL", "return redis.call('FLUSHALL')", "0"},
            {"SCRIPT", "FLUSH"},
+           {"EVALSHA", "0123456789012345678901234567890123456789", "0"},
+           {"FUNCTION", "FLUSH"},
            {"REPLICAOF", "10.0.0.1", "6379"},
            {"MIGRATE", "10.0.0.1", "6379", "arbiter:keep", "0", "1000"},
            {"HSET", "elsewhere", "f", "v"}}) {
@@ -173,11 +177,15 @@ TEST_F(RedisAuthTest, FlushallConfigAndOtherAdminCommandsAreRefusedToTheStoresUs
     EXPECT_TRUE(absl::StrContains(refused.status().message(), "NOPERM"))
         << args[0] << ": " << refused.status();
   }
-  // A script it loads may call only what the user may.
-  absl::StatusOr<std::string> sha =
-      redis_->CommandAs(redis_->store_user(), {"SCRIPT", "LOAD", "return redis.call('FLUSHALL')"});
-  ASSERT_TRUE(sha.ok()) << sha.status();
-  EXPECT_FALSE(redis_->CommandAs(redis_->store_user(), {"EVALSHA", *sha, "0"}).ok());
+  // It runs no code of its own: no script is loaded, as a script or as a function.
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"SCRIPT", "LOAD", "return redis.call('FLUSHALL')"},
+           {"FUNCTION", "LOAD",
+            "#!lua name=x\nredis.register_function('x', function() return 1 end)"}}) {
+    absl::StatusOr<std::string> refused = redis_->CommandAs(redis_->store_user(), args);
+    ASSERT_FALSE(refused.ok()) << args[0] << " was allowed";
+    EXPECT_TRUE(absl::StrContains(refused.status().message(), "NOPERM")) << refused.status();
+  }
   EXPECT_EQ(*redis_->Command({"HGET", "arbiter:keep", "f"}), "v");
   // The store's error for a refused command: UNAVAILABLE, ERR_STORE_AUTH (not "internal").
   store::RedisClient client({.port = redis_->port(),
@@ -206,6 +214,26 @@ TEST_F(RedisAuthTest, AWrongPasswordStopsTheServerAtStart) {
   absl::StatusOr<std::int64_t> now = (*store)->NowMs();
   EXPECT_EQ(now.status().code(), absl::StatusCode::kUnavailable) << now.status();
   EXPECT_EQ(base::ErrorCode(now.status()), "ERR_STORE_AUTH") << now.status();
+}
+
+// A Redis that answers without the store's functions (no administrator loaded them) stops the
+// server at start with ERR_STORE_FUNCTIONS_MISSING naming the library; once they are loaded it
+// starts.
+TEST_F(RedisAuthTest, ARedisWithoutTheFunctionsStopsTheServerAtStart) {
+  absl::StatusOr<std::unique_ptr<RedisServer>> bare =
+      RedisServer::Start({.acl_password = kPassword, .load_functions = false});
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  const std::string url = absl::StrCat("redis://arbiter@127.0.0.1:", (*bare)->port());
+  auto server =
+      testing_util::ServerProcess::Start(binary_, Flags(url, password_file_), absl::Seconds(20));
+  ASSERT_FALSE(server.ok()) << "started without the store's functions";
+  const std::string log(server.status().message());
+  EXPECT_TRUE(absl::StrContains(log, "ERR_STORE_FUNCTIONS_MISSING")) << log;
+  EXPECT_TRUE(absl::StrContains(log, "arbiter_v1")) << log;
+  ASSERT_TRUE((*bare)->LoadFunctions().ok());
+  server =
+      testing_util::ServerProcess::Start(binary_, Flags(url, password_file_), absl::Seconds(20));
+  EXPECT_TRUE(server.ok()) << server.status();
 }
 
 TEST_F(RedisAuthTest, BadCredentialFlagsStopTheServerAtStart) {

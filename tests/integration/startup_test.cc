@@ -179,6 +179,41 @@ TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
   EXPECT_EQ(AwaitHealth(health, kClock, "SERVING"), "SERVING");
 }
 
+// A Redis that comes without the store's functions (no administrator loaded them) is not
+// connected: the store-backed services stay NOT_SERVING and their calls say why (the library's
+// name) until the functions are loaded, then serve without a restart.
+TEST(StartupTest, ARedisWithoutTheStoresFunctionsIsNotServedUntilTheyAreLoaded) {
+  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
+      store::testing::RedisServer::Start({.load_functions = false});
+  ASSERT_TRUE(redis.ok()) << redis.status();
+  ASSERT_TRUE((*redis)->Stop(SIGTERM).ok());
+  absl::StatusOr<std::unique_ptr<ServerProcess>> server = ServerProcess::Start(
+      FindRunfile("services/arbiterd/arbiterd"),
+      {"--insecure_dev", "--metrics_address=none", "--health_address=127.0.0.1:0",
+       absl::StrCat("--store=redis://127.0.0.1:", (*redis)->port()), "--shutdown_grace=0s"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int health_port = HealthPort(**server);
+  ASSERT_NE(health_port, 0) << (*server)->Log();
+  auto api = Plaintext((*server)->grpc_port());
+  auto health = Plaintext(health_port);
+
+  ASSERT_TRUE((*redis)->Restart().ok());
+  // The background connection retries every second; three tries later still not connected.
+  absl::SleepFor(absl::Seconds(3));
+  EXPECT_EQ(Health(health, kClock), "NOT_SERVING");
+  EXPECT_EQ(Health(health, kArbitration), "NOT_SERVING");
+  grpc::Status refused = GetClock(api);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(refused.error_message().find("arbiter_v1"), std::string::npos)
+      << refused.error_message();
+
+  ASSERT_TRUE((*redis)->LoadFunctions().ok());
+  EXPECT_EQ(AwaitHealth(health, kClock, "SERVING"), "SERVING");
+  EXPECT_EQ(AwaitHealth(health, kArbitration, "SERVING"), "SERVING");
+  grpc::Status served = GetClock(api);
+  EXPECT_EQ(served.error_code(), grpc::StatusCode::NOT_FOUND) << served.error_message();
+}
+
 // Waits up to `within` for the channel to leave READY; whether it did.
 bool LeavesReady(const std::shared_ptr<grpc::Channel>& channel, absl::Duration within) {
   const auto deadline = absl::ToChronoTime(absl::Now() + within);

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -69,6 +70,7 @@ void FlattenReply(const redisReply& r, std::vector<std::string>& out) {
 
 constexpr char kAdminUser[] = "admin";
 constexpr char kStoreUser[] = "arbiter";
+constexpr char kFunctionsUser[] = "functions";
 
 // AUTH [user] password on `c`: "" when accepted, else the reason.
 std::string Authenticate(redisContext* c, const RedisCredentials& who) {
@@ -104,6 +106,8 @@ std::string FindRedisConf() { return FindStoreFile("redis.conf"); }
 
 std::string FindRedisUsersAcl() { return FindStoreFile("redis-users.acl"); }
 
+std::string FindRedisFunctions() { return FindStoreFile("redis_functions.lua"); }
+
 RedisCredentials RedisServer::store_user() const {
   if (options_.acl_password.empty()) return {};
   return {kStoreUser, options_.acl_password};
@@ -112,6 +116,27 @@ RedisCredentials RedisServer::store_user() const {
 RedisCredentials RedisServer::admin() const {
   if (options_.acl_password.empty()) return {"", options_.requirepass};
   return {kAdminUser, absl::StrCat("admin-of-", port_, "-", options_.acl_password)};
+}
+
+RedisCredentials RedisServer::functions_loader() const {
+  if (options_.acl_password.empty()) return admin();
+  return {kFunctionsUser, absl::StrCat("functions-", options_.acl_password)};
+}
+
+absl::Status RedisServer::LoadFunctions() const {
+  const std::string path = FindRedisFunctions();
+  std::ifstream in(path);
+  if (path.empty() || !in) {
+    return Internal("libs/store/redis_functions.lua not found: add it to the target's data");
+  }
+  std::stringstream library;
+  library << in.rdbuf();
+  absl::StatusOr<std::string> loaded =
+      CommandAs(functions_loader(), {"FUNCTION", "LOAD", "REPLACE", library.str()});
+  if (!loaded.ok()) {
+    return Internal(absl::StrCat("FUNCTION LOAD ", path, ": ", loaded.status().message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RedisServer::WriteAclFile() const {
@@ -131,6 +156,8 @@ absl::Status RedisServer::WriteAclFile() const {
     if (absl::StartsWith(line, absl::StrCat("user ", kStoreUser, " "))) {
       absl::StrAppend(&line, " >", options_.acl_password);
       found = true;
+    } else if (absl::StartsWith(line, absl::StrCat("user ", kFunctionsUser, " "))) {
+      absl::StrAppend(&line, " >", functions_loader().password);
     } else if (!options_.replication_password.empty() &&
                (absl::StartsWith(line, "user replica ") ||
                 absl::StartsWith(line, "user sentinel "))) {
@@ -168,6 +195,10 @@ absl::StatusOr<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptio
     std::unique_ptr<RedisServer> server(new RedisServer(options, dir, own_dir, *port));
     last = server->Spawn();
     if (last.ok()) last = server->WaitUntilReady();
+    const bool replica = absl::c_linear_search(options.extra_args, "--replicaof");
+    if (last.ok() && options.load_functions && !options.sentinel && !replica) {
+      last = server->LoadFunctions();
+    }
     if (last.ok()) return server;
     server->own_dir_ = false;  // the next attempt reuses the directory
     server->Stop(SIGKILL).IgnoreError();

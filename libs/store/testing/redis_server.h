@@ -52,6 +52,12 @@ struct RedisServerOptions {
   // Without acl_password: the password of the `default` user (a Sentinel's `requirepass`, which
   // its configuration file sets); Command and the readiness check send `AUTH <password>`.
   std::string requirepass;
+  // Loads the store's function library (libs/store/redis_functions.lua) once started, as the
+  // deployment's administrator does (FUNCTION LOAD REPLACE; with acl_password as the ACL user
+  // `functions` of redis-users.acl, the deployment's loader). Not on a replica (--replicaof in
+  // extra_args: it gets the library from its master) nor a Sentinel, and not again on Restart
+  // (Redis keeps functions in its AOF). false: a Redis no administrator has prepared.
+  bool load_functions = true;
 };
 
 // Whom a command is sent as: AUTH user password on the new connection, or nothing when both
@@ -94,6 +100,11 @@ class RedisServer {
   // without acl_password.
   RedisCredentials store_user() const;
   RedisCredentials admin() const;
+  // Who loads the function library: with acl_password the ACL user `functions` (allowed only
+  // FUNCTION LOAD, PING and ROLE), else admin().
+  RedisCredentials functions_loader() const;
+  // FUNCTION LOAD REPLACE of libs/store/redis_functions.lua as functions_loader().
+  absl::Status LoadFunctions() const;
 
   // The last lines of the server's log, for failure messages.
   std::string LogTail() const;
@@ -116,6 +127,8 @@ class RedisServer {
 std::string FindRedisConf();
 // The store's ACL rules (libs/store/redis-users.acl) in the runfiles, or "" if not found.
 std::string FindRedisUsersAcl();
+// The store's function library (libs/store/redis_functions.lua) in the runfiles, or "".
+std::string FindRedisFunctions();
 
 }  // namespace store::testing
 
