@@ -154,17 +154,20 @@ absl::Status SetClocksAfter(EventSink& sink, const PlyView& view, bool taken_bac
   return sink.Add(std::move(e));
 }
 
-// 7.4b / 7.5.5 / C3: the game is lost, "however drawn" if `winner` cannot mate `loser` by any
-// series of legal moves (1997 C3/C4: without mating potential).
-absl::Status EndForIllegalMove(EventSink& sink, Color winner, absl::string_view article,
-                               bool mating_potential, Analyst& analyst) {
-  const chess::Position& pos = sink.state().position();
-  AnalystAnswer answer =
-      mating_potential ? analyst.MatingPotential(pos, winner) : analyst.CanMate(pos, winner);
-  if (answer.verdict == analysis::Verdict::kUnwinnable) {
-    return sink.Add(EndedEvent(Outcome::Draw(Termination::kIllegalMoves, article), answer.proof));
+// 7.4b / 2023 7.5.5: the offender's game is lost. 2023 7.5.5 "however drawn" if `winner` cannot
+// mate him by any series of legal moves; 7.4b (2001, and 1997 / 2005 as 2001) knows no such
+// exception: "erklärt der Schiedsrichter die Partie für ihn für verloren".
+absl::Status EndForIllegalMove(EventSink& sink, Color winner,
+                               const laws::IllegalMovePenalty& penalty, Analyst& analyst) {
+  if (!penalty.drawn_if_opponent_cannot_mate) {
+    return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, penalty.article)));
   }
-  return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, article),
+  AnalystAnswer answer = analyst.CanMate(sink.state().position(), winner);
+  if (answer.verdict == analysis::Verdict::kUnwinnable) {
+    return sink.Add(
+        EndedEvent(Outcome::Draw(Termination::kIllegalMoves, penalty.article), answer.proof));
+  }
+  return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, penalty.article),
                              answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
 }
 
@@ -328,14 +331,16 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
   r->set_reason(reason);
   r->set_ruling(penalty.loses
                     ? absl::StrCat("illegal move ", count, ": the game is lost (", penalty.article,
-                                   ") unless the opponent cannot mate")
+                                   penalty.drawn_if_opponent_cannot_mate
+                                       ? ") unless the opponent cannot mate"
+                                       : ")")
                     : absl::StrCat("illegal move ", count, ": ", SideWord(~offender), " +",
                                    Minutes(penalty.opponent_add_ms), " (", penalty.article, ")"));
   const bool taken_back = ply < s.standing_plies();
   RETURN_IF_ERROR(sink.Add(std::move(e)));
   RETURN_IF_ERROR(SetClocksAfter(sink, view, taken_back, args, reason));
   if (penalty.loses) {
-    return EndForIllegalMove(sink, ~offender, penalty.article, /*mating_potential=*/false, analyst);
+    return EndForIllegalMove(sink, ~offender, penalty, analyst);
   }
   return sink.Add(AdjustedEvent(~offender, penalty.opponent_add_ms, penalty.article,
                                 absl::StrCat("illegal move ", count, " of ", SideWord(offender))));

@@ -184,6 +184,28 @@ TEST(Article7_4, DrawnInsteadWhenTheOpponentCannotMate) {
   EXPECT_FALSE(ended.ended().proof().empty());
 }
 
+// 7.4b (2001; 2005 as 2001): "nach dem dritten regelwidrigen Zug desselben Spielers erklärt der
+// Schiedsrichter die Partie für ihn für verloren": no exception for an opponent who cannot mate
+// (that is 2023's 7.5.5). Black has a bare king against White's rook; White's third illegal move
+// loses all the same.
+TEST(Article7_4, ThirdIllegalMoveLosesEvenAgainstABareKing2001) {
+  for (v1::Edition edition : {v1::EDITION_FIDE_2001, v1::EDITION_FIDE_2005}) {
+    Table t({.edition = edition, .time_control = "G/90", .fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"});
+    ASSERT_OK(t.Report("a1", "b2", 1000));
+    ASSERT_OK(t.Move(kW, "Ra2", 2000));  // 4.3: the rook
+    ASSERT_OK(t.Move(kB, "Kd7", 3000));
+    ASSERT_OK(t.Report("e1", "e3", 4000));
+    ASSERT_OK(t.Move(kW, "Ke2", 5000));  // 4.3: the king
+    ASSERT_OK(t.Move(kB, "Kd6", 6000));
+    ASSERT_OK(t.Report("e2", "e4", 7000));  // the third
+    EXPECT_EQ(t.result(), Result::kBlackWins) << v1::Edition_Name(edition);
+    EXPECT_EQ(t.game().outcome().termination, Termination::kIllegalMoves);
+    EXPECT_EQ(t.game().outcome().article,
+              edition == v1::EDITION_FIDE_2001 ? "7.4b" : "7.4b (as 2001)");
+    t.ExpectRecordHolds();
+  }
+}
+
 // 7.4a: found later: the position before it restored from the log, the moves after it taken
 // back, the clocks to the times the log recorded there (6.14), 4.3 on the replacing move.
 TEST(Article7_4, FoundLaterThePositionAndClocksComeFromTheLog) {

@@ -250,6 +250,7 @@ absl::Status FillReply(absl::string_view game_id, const CommandResult& r, const 
   FillView(game_id, seen, viewer, resp->mutable_game());
   resp->set_replayed(r.replayed);
   resp->set_claim_ruling(r.claim_ruling);
+  if (r.draw_offer_refused) *resp->mutable_draw_offer_refused() = *r.draw_offer_refused;
   return absl::OkStatus();
 }
 

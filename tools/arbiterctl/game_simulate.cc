@@ -618,6 +618,10 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
         result["ruling"] = ruling;
       }
     }
+    // 9.1a: the move was made; the offer it carried was refused by the regulations.
+    for (const v1::ArbitrationEvent& made : decision->events) {
+      if (made.has_draw_offer_refused()) result["offer"] = made.draw_offer_refused().code();
+    }
     results.push_back(std::move(result));
   }
 
@@ -655,6 +659,12 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
     out["draw_offer"] = std::string(chess::ColorName(*offer));
   } else {
     out["draw_offer"] = nullptr;
+  }
+  // 11.1 with 13.4e/f and 12.7: each player's points once the game has ended (absent before).
+  if (game.status() == arbitration::GameStatus::kEnded) {
+    const auto [white_points, black_points] = game.Points();
+    out["white_points"] = white_points;
+    out["black_points"] = black_points;
   }
   // 6.13a: "paused": true while the arbiter has the clocks stopped; absent otherwise, so that the
   // contract's lines stay as they were for every scenario without a pause.
