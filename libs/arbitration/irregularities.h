@@ -48,6 +48,11 @@ struct IrregularArgs {
   std::optional<double> points;  // 13.4e/f, 12.7
   // ReportIllegalMove by a player (the actor's role): his claim, which B5b can have lost.
   bool by_player = false;
+  // 7.3: the player who displaced the pieces (not necessarily the one on move).
+  std::optional<chess::Color> displaced_by;
+  // 7.4a / 7.5: the position immediately before cannot be determined; `ply` names the last one
+  // that can be identified ("aus der letzten bekannten Stellung vor dem Regelverstoß").
+  bool position_unknown = false;
 };
 
 // Where a decision puts its events: each is stamped with the instant and the actor, applied to

@@ -377,6 +377,12 @@ class Builder {
         Retract(r.ply());
         std::string text =
             absl::StrCat(r.article(), ": the arbiter restores the position ", r.fen());
+        if (r.position_unknown()) {
+          absl::StrAppend(&text, " (the last known: the one before cannot be determined)");
+        }
+        if (r.side() != v1::COLOR_UNSPECIFIED) {
+          absl::StrAppend(&text, "; ", SideTitle(r.side()), " displaced the pieces");
+        }
         if (!r.reason().empty()) absl::StrAppend(&text, ": ", r.reason());
         Note(text);
         break;
@@ -497,7 +503,10 @@ class Builder {
     std::string text =
         absl::StrCat(r.article(), ": ", SideTitle(r.side()), "'s illegal move ", r.from(), "-",
                      r.to(), r.promotion(), " (illegal move ", r.count(), " of ",
-                     SideTitle(r.side()), " in this game); the position before it restored");
+                     SideTitle(r.side()), " in this game); ",
+                     r.position_unknown()
+                         ? "the position before it cannot be determined: the last known restored"
+                         : "the position before it restored");
     if (!r.must_move().empty()) {
       absl::StrAppend(&text, "; 4.3: the piece on ", r.must_move(), " must be moved");
     }

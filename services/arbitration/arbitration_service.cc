@@ -689,6 +689,7 @@ grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
                    c.irregular.promotion = req->promotion();
                    if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
                    if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.irregular.position_unknown = req->position_unknown();
                    c.reason = req->reason();
                    return c;
                  });
@@ -722,6 +723,14 @@ grpc::Status ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
                    if (req->has_ply()) c.irregular.ply = req->ply();
                    if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
                    if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.irregular.position_unknown = req->position_unknown();
+                   if (req->side() != v1::COLOR_UNSPECIFIED) {
+                     std::optional<chess::Color> side = laws::ColorOf(req->side());
+                     if (!side) {
+                       return base::Error(base::kErrBadArgument, "side: white or black (7.3)");
+                     }
+                     c.irregular.displaced_by = side;
+                   }
                    c.reason = req->reason();
                    return c;
                  });

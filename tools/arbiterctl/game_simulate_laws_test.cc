@@ -168,5 +168,22 @@ TEST(GameSimulateLawsTest, PointsOfTheResult) {
   EXPECT_EQ(ended["black_points"], 0.0);
 }
 
+// 7.3 with the displacer named (Black, White on move); 7.5 resumed from the last known position.
+TEST(GameSimulateLawsTest, DisplacedPiecesAndTheLastKnownPosition) {
+  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/90", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
+      {"at_ms": 3000, "type": "irregularity", "article": "7.3", "side": "black", "reason": "sleeve"},
+      {"at_ms": 4000, "type": "irregularity", "article": "7.5", "position_unknown": true,
+       "reason": "pieces found displaced"},
+      {"at_ms": 5000, "type": "irregularity", "article": "7.5", "position_unknown": true, "ply": 1,
+       "reason": "pieces found displaced"}]})");
+  EXPECT_EQ(out["events"][3], Ok());
+  EXPECT_EQ(out["events"][4], Refused("ERR_BAD_ARGUMENT"));  // the last known ply is named
+  EXPECT_EQ(out["events"][5], Ok());
+  EXPECT_EQ(out["fen"], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+}
+
 }  // namespace
 }  // namespace arbiterctl
