@@ -60,6 +60,15 @@ bool IsReused(const absl::StatusOr<store::AppendResult>& result) {
   return !result.ok() && base::ErrorCode(result.status()) == store::kErrCommandIdReused;
 }
 
+// 9.1a: the draw offer a command's move carried and the regulations refused, if any.
+std::optional<v1::DrawOfferRefused> DrawOfferRefusedIn(
+    const std::vector<v1::ArbitrationEvent>& events) {
+  for (const v1::ArbitrationEvent& e : events) {
+    if (e.has_draw_offer_refused()) return e.draw_offer_refused();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string SettleCommandId(absl::string_view game_id, std::int64_t version) {
@@ -238,6 +247,7 @@ absl::StatusOr<CommandResult> GameAuthority::Replayed(absl::string_view game_id,
     if (e.command_id() != command_id) continue;
     ASSIGN_OR_RETURN(v1::ArbitrationEvent event, FromStoreEvent(e));
     if (event.has_claim()) r.claim_ruling = event.claim().ruling();
+    if (event.has_draw_offer_refused()) r.draw_offer_refused = event.draw_offer_refused();
   }
   r.game = std::move(game);
   return r;
@@ -405,6 +415,7 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       r.now_ms = now;
       r.game = std::move(after);
       r.claim_ruling = decision.claim_ruling;
+      r.draw_offer_refused = DrawOfferRefusedIn(decision.events);
       return r;
     }
     return base::Aborted(store::kErrVersionConflict,
@@ -470,6 +481,7 @@ void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appen
     r.now_ms = pending.now_ms;
     r.game = std::move(pending.after);
     r.claim_ruling = pending.claim_ruling;
+    r.draw_offer_refused = DrawOfferRefusedIn(pending.events);
     NotifyCommand(kind, absl::OkStatus());
     return pending.done(std::move(r));
   }

@@ -87,6 +87,8 @@ struct CommandResult {
   bool replayed = false;
   std::int64_t now_ms = 0;                                      // the instant to read the state at
   v1::ClaimRuling claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;  // a claim's own ruling
+  // 9.1a: the move's draw offer the regulations refused (the move was made).
+  std::optional<v1::DrawOfferRefused> draw_offer_refused;
 };
 
 struct SettleResult {

@@ -119,6 +119,40 @@ class Table : public testing::StartedTable {
   }
 };
 
+// --- 9.4: the right to claim under 9.2 / 9.3 ------------------------------------------------
+
+// 2023 9.4: "If a player touches a piece as in Article 4.3, he loses the right to claim under
+// Articles 9.2 or 9.3 on that move." 2023 G/90 standard from the start: 1.Nf3 Nf6 2.Ng1 Ng8
+// 3.Nf3 Nf6 4.Ng1; Black is to play Ng8 (the third time), but first touches his knight on f6 on
+// the board: the claim is refused and changes nothing.
+TEST(Article9_4_2023, ATouchedPieceCostsTheDrawClaim) {
+  Table t({.edition = v1::EDITION_FIDE_2023, .time_control = "5400"});
+  const std::int64_t at = t.Play({"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"}, 1000);
+  ASSERT_OK(t.TouchAndRelease("f6", at));
+  const std::int64_t version = t.game().version();
+  EXPECT_THAT(t.Do({.kind = CommandKind::kClaim,
+                    .side = kB,
+                    .move = "Ng8",
+                    .claim = v1::CLAIM_KIND_THREEFOLD},
+                   at + 1000),
+              HasErrorCode("ERR_CLAIM_RIGHT_LOST"));
+  EXPECT_EQ(t.game().version(), version);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+}
+
+// 2001 9.4: "Wenn ein Spieler einen Zug macht, ohne ... remis beansprucht zu haben, verliert er
+// für diesen Zug das Recht dazu": only the move costs it. The same touch, the claim is correct.
+TEST(Article9_4_2001, OnlyTheMoveCostsTheDrawClaim) {
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"});
+  const std::int64_t at = t.Play({"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"}, 1000);
+  ASSERT_OK(t.TouchAndRelease("f6", at));
+  ASSERT_OK(t.Do(
+      {.kind = CommandKind::kClaim, .side = kB, .move = "Ng8", .claim = v1::CLAIM_KIND_THREEFOLD},
+      at + 1000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(t.result(), Result::kDraw);
+}
+
 // --- B5b with C3: the blitz claim on a completed illegal move
 // -------------------------------------
 

@@ -330,6 +330,8 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kDrawAnswered:
       draw_offer_.reset();
       return absl::OkStatus();
+    case v1::ArbitrationEvent::kDrawOfferRefused:
+      return absl::OkStatus();  // 9.1a: the record of a refused offer; nothing is pending
     case v1::ArbitrationEvent::kResigned:
       return absl::OkStatus();
     case v1::ArbitrationEvent::kClaim: {
@@ -340,10 +342,22 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
         pending_claim_ = c;
         status_ = GameStatus::kAwaitingRuling;
       }
+      // 10.2b in rapid (B6, B7): the flag counts once the claim is correct; in a postponed game
+      // the arbiter then fixes the result, in every speed.
+      if (c.kind() == v1::CLAIM_KIND_TIME && c.ruling() == v1::CLAIM_RULING_CORRECT &&
+          claim_postponed_ && status_ == GameStatus::kOngoing) {
+        StopClock(at);
+        awaiting_after_flag_ = true;
+        after_flag_loser_ = ~*side;
+        status_ = GameStatus::kAwaitingRuling;
+      }
       // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer (a claim of an illegal move,
-      // 7.4a, does not).
+      // 7.4a, does not). 9.1a: an offer pending already stands until it is accepted, rejected
+      // orally or by touching a piece, or the game ends: a claim by the player who received it is
+      // none of these, so it is kept (and he may still accept it).
       if (c.kind() != v1::CLAIM_KIND_TIME && c.ruling() != v1::CLAIM_RULING_CORRECT &&
-          c.kind() != v1::CLAIM_KIND_UNSPECIFIED && c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE) {
+          c.kind() != v1::CLAIM_KIND_UNSPECIFIED && c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE &&
+          !draw_offer_) {
         draw_offer_ = *side;
       }
       return absl::OkStatus();
@@ -364,6 +378,7 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       if (event.flag().counts() && claim_postponed_ && status_ == GameStatus::kOngoing) {
         StopClock(at);
         awaiting_after_flag_ = true;
+        after_flag_loser_ = *side;
         status_ = GameStatus::kAwaitingRuling;
       }
       return absl::OkStatus();

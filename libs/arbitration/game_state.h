@@ -117,6 +117,8 @@ class GameState {
   const std::optional<v1::ClaimMade>& pending_claim() const { return pending_claim_; }
   bool claim_postponed() const { return claim_postponed_; }
   bool awaiting_after_flag() const { return awaiting_after_flag_; }
+  // 10.2b: whose flag fell (observed, or a correct B7 claim) while the arbiter fixes the result.
+  chess::Color after_flag_loser() const { return after_flag_loser_; }
   // The flags recorded so far (each side's first fall).
   const std::vector<v1::FlagRecorded>& flags() const { return flags_; }
   bool FlagRecorded(chess::Color side) const;
@@ -211,6 +213,7 @@ class GameState {
   Adjournment adjournment_;
   bool claim_postponed_ = false;
   bool awaiting_after_flag_ = false;
+  chess::Color after_flag_loser_ = chess::Color::kWhite;
   std::vector<v1::FlagRecorded> flags_;
   std::array<bool, 2> confirmed_{};
   std::int64_t last_event_ms_ = 0;

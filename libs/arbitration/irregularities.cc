@@ -155,17 +155,20 @@ absl::Status SetClocksAfter(EventSink& sink, const PlyView& view, bool taken_bac
   return sink.Add(std::move(e));
 }
 
-// 7.4b / 7.5.5 / C3: the game is lost, "however drawn" if `winner` cannot mate `loser` by any
-// series of legal moves (1997 C3/C4: without mating potential).
-absl::Status EndForIllegalMove(EventSink& sink, Color winner, absl::string_view article,
-                               bool mating_potential, Analyst& analyst) {
-  const chess::Position& pos = sink.state().position();
-  AnalystAnswer answer =
-      mating_potential ? analyst.MatingPotential(pos, winner) : analyst.CanMate(pos, winner);
-  if (answer.verdict == analysis::Verdict::kUnwinnable) {
-    return sink.Add(EndedEvent(Outcome::Draw(Termination::kIllegalMoves, article), answer.proof));
+// 7.4b / 2023 7.5.5: the offender's game is lost. 2023 7.5.5 "however drawn" if `winner` cannot
+// mate him by any series of legal moves; 7.4b (2001, and 1997 / 2005 as 2001) knows no such
+// exception: "erklärt der Schiedsrichter die Partie für ihn für verloren".
+absl::Status EndForIllegalMove(EventSink& sink, Color winner,
+                               const laws::IllegalMovePenalty& penalty, Analyst& analyst) {
+  if (!penalty.drawn_if_opponent_cannot_mate) {
+    return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, penalty.article)));
   }
-  return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, article),
+  AnalystAnswer answer = analyst.CanMate(sink.state().position(), winner);
+  if (answer.verdict == analysis::Verdict::kUnwinnable) {
+    return sink.Add(
+        EndedEvent(Outcome::Draw(Termination::kIllegalMoves, penalty.article), answer.proof));
+  }
+  return sink.Add(EndedEvent(Outcome::Win(winner, Termination::kIllegalMoves, penalty.article),
                              answer.proof, answer.verdict == analysis::Verdict::kUndetermined));
 }
 
@@ -282,20 +285,30 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
                  absl::StrCat(c3.article, ": the opponent has moved since ply ", ply,
                               "; the illegal move stands"));
   }
+  if (args.position_unknown && !args.ply) {
+    return Error(kErrBadArgument,
+                 "7.4a: the position before the illegal move cannot be determined: ply names the "
+                 "last position that can be identified");
+  }
   ASSIGN_OR_RETURN(PlyView view, ViewAt(s, ply));
-  const Color offender = view.position.side_to_move();
-  if (side && *side != offender) {
+  // 7.4a: "Falls die Stellung unmittelbar vor dem Regelverstoß nicht bestimmt werden kann, wird
+  // die Partie aus der letzten bekannten Stellung vor dem Regelverstoß heraus weitergespielt":
+  // the illegal move was made in a position after `ply` that nobody can set up, so the offender
+  // is the one named (else the side to move there) and the move is not checked against it.
+  const bool unknown = args.position_unknown;
+  const Color offender = unknown && side ? *side : view.position.side_to_move();
+  if (!unknown && side && *side != offender) {
     return Error(kErrBadArgument, absl::StrCat("at ply ", ply, " it was ", SideWord(offender),
                                                "'s move, not ", SideWord(*side), "'s"));
   }
   RETURN_IF_ERROR(CheckClaimRight(s, ~offender, ply, args.by_player));
   ASSIGN_OR_RETURN(chess::Square from, SquareArg("from", args.from));
   ASSIGN_OR_RETURN(chess::Square to, SquareArg("to", args.to));
-  if (chess::IsNone(view.position.PieceOn(from))) {
+  if (!unknown && chess::IsNone(view.position.PieceOn(from))) {
     return Error(kErrBadArgument,
                  absl::StrCat("from: no piece on ", chess::SquareName(from), " at ply ", ply));
   }
-  if (IsLegalFromTo(view.position, from, to, PromotionOf(args.promotion))) {
+  if (!unknown && IsLegalFromTo(view.position, from, to, PromotionOf(args.promotion))) {
     return Error(kErrMoveWasLegal, absl::StrCat(chess::SquareName(from), "-", chess::SquareName(to),
                                                 " is legal at ply ", ply));
   }
@@ -313,14 +326,19 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
   r->set_article("7.4a");
   r->set_fen(chess::ToFen(view.position));
   r->set_retracted_plies(static_cast<std::int32_t>(s.standing_plies() - ply));
+  r->set_position_unknown(unknown);
   // 4.3 on the replacing move: the offender's piece of the attempted move must move if it can
   // (4.3a); otherwise the opponent's piece it went for, or an opponent's piece it moved, must be
   // captured if that can be done (4.3b, c). 4.5: nothing owed can be done, any move.
   const chess::Piece piece = view.position.PieceOn(from);
   const chess::Piece target = view.position.PieceOn(to);
-  if (chess::ColorOf(piece) == offender && HasLegalMoveFrom(view.position, from)) {
+  if (unknown && view.position.side_to_move() != offender) {
+    // The last known position has the opponent on move: no replacing move of the offender's.
+  } else if (!chess::IsNone(piece) && chess::ColorOf(piece) == offender &&
+             HasLegalMoveFrom(view.position, from)) {
     r->set_must_move(std::string(chess::SquareName(from)));
-  } else if (chess::ColorOf(piece) != offender && HasLegalCaptureOn(view.position, from)) {
+  } else if (!chess::IsNone(piece) && chess::ColorOf(piece) != offender &&
+             HasLegalCaptureOn(view.position, from)) {
     r->set_must_capture(std::string(chess::SquareName(from)));
   } else if (!chess::IsNone(target) && chess::ColorOf(target) != offender &&
              HasLegalCaptureOn(view.position, to)) {
@@ -329,14 +347,16 @@ absl::Status DecideReportIllegalMove(EventSink& sink, std::optional<Color> side,
   r->set_reason(reason);
   r->set_ruling(penalty.loses
                     ? absl::StrCat("illegal move ", count, ": the game is lost (", penalty.article,
-                                   ") unless the opponent cannot mate")
+                                   penalty.drawn_if_opponent_cannot_mate
+                                       ? ") unless the opponent cannot mate"
+                                       : ")")
                     : absl::StrCat("illegal move ", count, ": ", SideWord(~offender), " +",
                                    Minutes(penalty.opponent_add_ms), " (", penalty.article, ")"));
   const bool taken_back = ply < s.standing_plies();
   RETURN_IF_ERROR(sink.Add(std::move(e)));
   RETURN_IF_ERROR(SetClocksAfter(sink, view, taken_back, args, reason));
   if (penalty.loses) {
-    return EndForIllegalMove(sink, ~offender, penalty.article, /*mating_potential=*/false, analyst);
+    return EndForIllegalMove(sink, ~offender, penalty, analyst);
   }
   return sink.Add(AdjustedEvent(~offender, penalty.opponent_add_ms, penalty.article,
                                 absl::StrCat("illegal move ", count, " of ", SideWord(offender))));
@@ -635,6 +655,17 @@ absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
   }
   if (article == "7.3" || article == "7.5") {
     RETURN_IF_ERROR(CheckInPlay(s));
+    // 7.5 only: "Falls die Stellung unmittelbar vor dem Regelverstoß nicht ermittelt werden kann,
+    // wird die Partie aus der letzten bekannten Stellung ... weitergespielt"; `ply` names it.
+    if (args.position_unknown && (article != "7.5" || !args.ply)) {
+      return Error(kErrBadArgument,
+                   "position_unknown: 7.5 only, with ply naming the last position that can be "
+                   "identified");
+    }
+    // 7.3: "Wenn ein Spieler eine oder mehrere Figuren verschiebt": the displacer is named.
+    if (args.displaced_by && article != "7.3") {
+      return Error(kErrBadArgument, "side: the player who displaced the pieces, under 7.3 only");
+    }
     const std::int64_t ply = args.ply.value_or(s.standing_plies());
     ASSIGN_OR_RETURN(PlyView view, ViewAt(s, ply));
     v1::ArbitrationEvent e;
@@ -644,6 +675,8 @@ absl::Status DecideIrregularity(EventSink& sink, const std::string& article,
     p->set_fen(chess::ToFen(view.position));
     p->set_retracted_plies(static_cast<std::int32_t>(s.standing_plies() - ply));
     p->set_reason(reason);
+    if (args.displaced_by) p->set_side(laws::ToProto(*args.displaced_by));
+    p->set_position_unknown(args.position_unknown);
     const bool taken_back = ply < s.standing_plies();
     RETURN_IF_ERROR(sink.Add(std::move(e)));
     // 7.3: the offender restores it on his own time; 7.5: the clocks per 6.14.

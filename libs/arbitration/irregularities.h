@@ -7,15 +7,18 @@
 //   7.4a  ReportIllegalMove: the position before the illegal move restored from the log, the
 //         clocks per 6.14 (the arbiter's setting, or the times the log recorded at that ply), 4.3
 //         on the replacing move, then 7.4b (2001; 1997 and 2005 as 2001) / 7.5.5 (2023): time to
-//         the opponent, or the game lost, drawn if the opponent cannot mate by any series of
-//         legal moves (the analyst's proof kept in GameEnded).
+//         the opponent, or the game lost (2023 7.5.5 only: drawn if the opponent cannot mate by
+//         any series of legal moves, the analyst's proof kept in GameEnded; 7.4b has no such
+//         exception). `position_unknown`: the position before it cannot be determined and `ply`
+//         names the last known one, where play resumes.
 //   C3    CompleteIllegalMove (blitz, 1997-2005): complete once the clock is pressed; the game
 //         goes on from the position it made. The opponent may claim before he moves (win; a
 //         draw if he cannot mate the offender, 1997: without mating potential, C4); his move
 //         lets it stand.
 //   7.1-7.5  RuleIrregularity: annul (7.1a; B4 in rapid/blitz), continue (7.1b, 7.2), new game
 //         (7.2 on the arbiter's decision; 2023 7.3 under ten moves), or the position restored
-//         (7.3, 7.5) with the clocks per 6.14.
+//         (7.3, 7.5) with the clocks per 6.14; 7.3 names the player who displaced the pieces
+//         (on move or not), 7.5 may resume from the last known position.
 //   6.13b/d  StopClocks, RuleStop; 12.4, 12.7, 12.8, 13.4a/d/e/f/g  UsePower.
 #ifndef ARBITER_LIBS_ARBITRATION_IRREGULARITIES_H_
 #define ARBITER_LIBS_ARBITRATION_IRREGULARITIES_H_
@@ -48,6 +51,11 @@ struct IrregularArgs {
   std::optional<double> points;  // 13.4e/f, 12.7
   // ReportIllegalMove by a player (the actor's role): his claim, which B5b can have lost.
   bool by_player = false;
+  // 7.3: the player who displaced the pieces (not necessarily the one on move).
+  std::optional<chess::Color> displaced_by;
+  // 7.4a / 7.5: the position immediately before cannot be determined; `ply` names the last one
+  // that can be identified ("aus der letzten bekannten Stellung vor dem Regelverstoß").
+  bool position_unknown = false;
 };
 
 // Where a decision puts its events: each is stamped with the instant and the actor, applied to

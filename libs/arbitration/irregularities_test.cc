@@ -232,6 +232,91 @@ TEST(Article7_4, DrawnInsteadWhenTheOpponentCannotMate) {
   EXPECT_FALSE(ended.ended().proof().empty());
 }
 
+// 7.4b (2001; 2005 as 2001): "nach dem dritten regelwidrigen Zug desselben Spielers erklärt der
+// Schiedsrichter die Partie für ihn für verloren": no exception for an opponent who cannot mate
+// (that is 2023's 7.5.5). Black has a bare king against White's rook; White's third illegal move
+// loses all the same.
+TEST(Article7_4, ThirdIllegalMoveLosesEvenAgainstABareKing2001) {
+  for (v1::Edition edition : {v1::EDITION_FIDE_2001, v1::EDITION_FIDE_2005}) {
+    Table t({.edition = edition, .time_control = "G/90", .fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"});
+    ASSERT_OK(t.Report("a1", "b2", 1000));
+    ASSERT_OK(t.Move(kW, "Ra2", 2000));  // 4.3: the rook
+    ASSERT_OK(t.Move(kB, "Kd7", 3000));
+    ASSERT_OK(t.Report("e1", "e3", 4000));
+    ASSERT_OK(t.Move(kW, "Ke2", 5000));  // 4.3: the king
+    ASSERT_OK(t.Move(kB, "Kd6", 6000));
+    ASSERT_OK(t.Report("e2", "e4", 7000));  // the third
+    EXPECT_EQ(t.result(), Result::kBlackWins) << v1::Edition_Name(edition);
+    EXPECT_EQ(t.game().outcome().termination, Termination::kIllegalMoves);
+    EXPECT_EQ(t.game().outcome().article,
+              edition == v1::EDITION_FIDE_2001 ? "7.4b" : "7.4b (as 2001)");
+    t.ExpectRecordHolds();
+  }
+}
+
+// 7.4a: "Falls die Stellung unmittelbar vor dem Regelverstoß nicht bestimmt werden kann, wird die
+// Partie aus der letzten bekannten Stellung vor dem Regelverstoß heraus weitergespielt". 2001
+// G/90, 1.e4 e5 2.Nf3 Nc6: White's illegal knight move f3-d5 was made somewhere after 1...e5, in a
+// position nobody can set up; the arbiter names the last known one (ply 2) and play resumes
+// there, the penalty as 7.4b has it.
+TEST(Article7_4, PositionUnknownResumesFromTheLastKnown) {
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"});
+  t.Play({"e4", "e5", "Nf3", "Nc6"}, 1000);
+  Command c{.kind = CommandKind::kReportIllegalMove, .side = kW, .reason = "found late"};
+  c.irregular.from = "f3";
+  c.irregular.to = "d5";
+  c.irregular.ply = 2;
+  // Checked against ply 2, where no knight stands on f3: refused without the arbiter's word.
+  EXPECT_THAT(t.Do(c, 10'000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  c.irregular.position_unknown = true;
+  c.irregular.ply.reset();
+  EXPECT_THAT(t.Do(c, 10'000), HasErrorCode("ERR_BAD_ARGUMENT"));  // the last known is named
+  c.irregular.ply = 2;
+  const std::int64_t black = t.ms(kB, 10'000);
+  ASSERT_OK(t.Do(c, 10'000));
+  const v1::ArbitrationEvent* reported = nullptr;
+  for (std::int64_t i = 0; i < t.game().version(); ++i) {
+    if (t.game().event(i).has_illegal_move_reported()) reported = &t.game().event(i);
+  }
+  ASSERT_NE(reported, nullptr);
+  EXPECT_TRUE(reported->illegal_move_reported().position_unknown());
+  EXPECT_EQ(reported->illegal_move_reported().retracted_plies(), 2);
+  EXPECT_EQ(chess::ToFen(t.game().position()),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+  EXPECT_EQ(t.game().illegal_moves(kW), 1);
+  EXPECT_GE(t.ms(kB, 10'000), black);  // 6.14, then +2 minutes (7.4b)
+  EXPECT_THAT(ExportPgn(t.game()), HasSubstr("cannot be determined"));
+  t.ExpectRecordHolds();
+}
+
+// 7.3: "Wenn ein Spieler eine oder mehrere Figuren verschiebt": the displacer is named, and he
+// need not be the player on move (Black knocked over pieces while White thinks).
+TEST(Article7_3, TheDisplacerIsNamedWhoeverIsOnMove) {
+  Table t({.edition = v1::EDITION_FIDE_2001, .time_control = "G/90"});
+  t.Play({"e4", "e5"}, 1000);
+  ASSERT_EQ(t.game().to_move(), kW);
+  Command c{.kind = CommandKind::kRuleIrregularity, .reason = "Black's sleeve"};
+  c.article = "7.3";
+  c.irregular.displaced_by = kB;
+  ASSERT_OK(t.Do(c, 5000));
+  const v1::ArbitrationEvent& restored = t.last();
+  ASSERT_TRUE(restored.has_position_restored());
+  EXPECT_EQ(restored.position_restored().side(), v1::COLOR_BLACK);
+  EXPECT_FALSE(restored.position_restored().position_unknown());
+  EXPECT_THAT(ExportPgn(t.game()), HasSubstr("Black displaced"));
+  // 7.3 has no "cannot be determined" clause; 7.5 has, and names no displacer.
+  c.irregular.position_unknown = true;
+  c.irregular.ply = 1;
+  EXPECT_THAT(t.Do(c, 6000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  c.article = "7.5";
+  EXPECT_THAT(t.Do(c, 6000), HasErrorCode("ERR_BAD_ARGUMENT"));
+  c.irregular.displaced_by.reset();
+  ASSERT_OK(t.Do(c, 6000));
+  EXPECT_TRUE(t.last().position_restored().position_unknown() ||
+              t.game().event(t.game().version() - 2).position_restored().position_unknown());
+  t.ExpectRecordHolds();
+}
+
 // 7.4a: found later: the position before it restored from the log, the moves after it taken
 // back, the clocks to the times the log recorded there (6.14), 4.3 on the replacing move.
 TEST(Article7_4, FoundLaterThePositionAndClocksComeFromTheLog) {

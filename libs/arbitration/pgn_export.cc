@@ -155,6 +155,12 @@ class Builder {
     if (outcome.over() && last_outcome_note_ != DescribeOutcome(outcome)) {
       Note(DescribeOutcome(outcome));
     }
+    // 11.1, 13.4e/f, 12.7: the points, where they are not what the result tag says (1-0, ½-½,
+    // 0-1 scored 1 / ½ / 0): PGN's Result has no room for them.
+    if (outcome.over() && game_.Points() != laws::Score(outcome.result, laws::Points{})) {
+      const auto [white, black] = game_.Points();
+      Note(absl::StrCat("points: White ", white, ", Black ", black));
+    }
     if (game_.review()) Note("marked for the arbiter's review (6.10: the search was undetermined)");
     // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
     if (!game_.illegal_ledger().empty()) {
@@ -232,6 +238,13 @@ class Builder {
           ArbiterNote(absl::StrCat("9.1b: ", SideTitle(d.side()),
                                    " offers a draw outside the move (12.5)"));
         }
+        break;
+      }
+      case v1::ArbitrationEvent::kDrawOfferRefused: {
+        // 9.1a, 12.5: in the record for the arbiter; the move stood, the offer did not.
+        const v1::DrawOfferRefused& r = e.draw_offer_refused();
+        Note(absl::StrCat(r.code(), ": ", SideTitle(r.side()),
+                          "'s draw offer with this move: ", r.reason()));
         break;
       }
       case v1::ArbitrationEvent::kDrawAnswered:
@@ -369,6 +382,12 @@ class Builder {
         Retract(r.ply());
         std::string text =
             absl::StrCat(r.article(), ": the arbiter restores the position ", r.fen());
+        if (r.position_unknown()) {
+          absl::StrAppend(&text, " (the last known: the one before cannot be determined)");
+        }
+        if (r.side() != v1::COLOR_UNSPECIFIED) {
+          absl::StrAppend(&text, "; ", SideTitle(r.side()), " displaced the pieces");
+        }
         if (!r.reason().empty()) absl::StrAppend(&text, ": ", r.reason());
         Note(text);
         break;
@@ -489,7 +508,10 @@ class Builder {
     std::string text =
         absl::StrCat(r.article(), ": ", SideTitle(r.side()), "'s illegal move ", r.from(), "-",
                      r.to(), r.promotion(), " (illegal move ", r.count(), " of ",
-                     SideTitle(r.side()), " in this game); the position before it restored");
+                     SideTitle(r.side()), " in this game); ",
+                     r.position_unknown()
+                         ? "the position before it cannot be determined: the last known restored"
+                         : "the position before it restored");
     if (!r.must_move().empty()) {
       absl::StrAppend(&text, "; 4.3: the piece on ", r.must_move(), " must be moved");
     }

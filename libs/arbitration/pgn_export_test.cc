@@ -393,5 +393,49 @@ TEST(ExportPgnDecidedTest, FoolsMate) {
   Check(pgn);
 }
 
+// 9.1a: a draw offer the regulations refused is in the record with its code, after the move
+// that stood; no "(=)" marks it.
+TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
+  Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
+  log.Start(kStart);
+  log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  v1::ArbitrationEvent e;
+  e.mutable_draw_offer_refused()->set_side(v1::COLOR_WHITE);
+  e.mutable_draw_offer_refused()->set_code("ERR_DRAW_OFFER_REFUSED");
+  e.mutable_draw_offer_refused()->set_regulation("no_draw_offers_before_move");
+  e.mutable_draw_offer_refused()->set_reason("the regulations allow no draw offers before move 30");
+  log.Add(kStart + 1000, e);
+  const std::string pgn = Flat(ExportPgn(log.game()));
+  EXPECT_THAT(pgn, HasSubstr("} {ERR_DRAW_OFFER_REFUSED: White's draw offer with this move"));
+  EXPECT_THAT(pgn, Not(HasSubstr("(=)")));
+  EXPECT_FALSE(log.game().draw_offer().has_value());
+  Check(ExportPgn(log.game()));
+}
+
+// 11.1, 13.4e: the points go in a comment where the pair is not the result's 1 / ½ / 0.
+TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
+  Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
+  log.Start(kStart);
+  log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  v1::ArbitrationEvent p;
+  p.mutable_power_used()->set_power(v1::ARBITER_POWER_REDUCE_POINTS);
+  p.mutable_power_used()->set_side(v1::COLOR_WHITE);
+  p.mutable_power_used()->set_points(0.5);
+  p.mutable_power_used()->set_article("13.4e");
+  p.mutable_power_used()->set_reason("a mobile phone rang");
+  log.Add(kStart + 2000, p);
+  log.End(kStart + 3000, v1::RESULT_WHITE_WINS, v1::TERMINATION_RESIGNATION, v1::COLOR_WHITE,
+          "5.1b");
+  EXPECT_THAT(Flat(ExportPgn(log.game())), HasSubstr("points: White 0.5, Black 0"));
+  Check(ExportPgn(log.game()));
+  // A plain 1-0 says nothing of points.
+  Log plain(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
+  plain.Start(kStart);
+  plain.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  plain.End(kStart + 3000, v1::RESULT_WHITE_WINS, v1::TERMINATION_RESIGNATION, v1::COLOR_WHITE,
+            "5.1b");
+  EXPECT_THAT(Flat(ExportPgn(plain.game())), Not(HasSubstr("points:")));
+}
+
 }  // namespace
 }  // namespace arbitration

@@ -269,29 +269,55 @@ absl::Status CheckNotOver(const GameState& s) {
   return absl::OkStatus();
 }
 
-// The regulations' restrictions on offers (no offers before move N; 12.5 a limit per player).
-// `moves_made`: the offerer's completed moves, counting a move made with the offer. An offer
-// made with a move is not blocked by a pending one: the move rejects the opponent's (9.1) and
-// the player's own stands.
-absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made, bool with_move) {
+// What the event's regulations forbid of an offer (no offers before move N; a limit per player;
+// the Laws set neither). `moves_made`: the offerer's completed moves, counting a move made with
+// the offer. {regulation, reason}; nullopt: allowed.
+struct OfferForbidden {
+  absl::string_view regulation;
+  std::string reason;
+};
+std::optional<OfferForbidden> ForbiddenOffer(const GameState& s, Color side, int moves_made) {
   const laws::Regulations& regs = s.ruleset().regulations;
-  if (s.draw_offer() && !with_move) {
+  if (moves_made < regs.no_draw_offers_before_move) {
+    return OfferForbidden{"no_draw_offers_before_move",
+                          absl::StrCat("the regulations allow no draw offers before move ",
+                                       regs.no_draw_offers_before_move)};
+  }
+  if (const int limit = laws::MaxDrawOffers(s.ruleset());
+      limit > 0 && s.draw_offers_made(side) >= limit) {
+    return OfferForbidden{
+        "max_draw_offers",
+        absl::StrCat(s.draw_offers_made(side), " draw offers made; the regulations allow ", limit)};
+  }
+  return std::nullopt;
+}
+
+// An offer without a move: refused whole when the regulations forbid it or an offer is pending
+// (it changes nothing; nothing else is lost).
+absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made) {
+  if (s.draw_offer()) {
     return Error(kErrDrawOfferPending,
                  *s.draw_offer() == side ? "your draw offer is pending (9.1)"
                                          : "the opponent's offer is pending: accept or decline it");
   }
-  if (moves_made < regs.no_draw_offers_before_move) {
-    return Error(kErrDrawOfferTooEarly,
-                 absl::StrCat("the regulations allow no draw offers before move ",
-                              regs.no_draw_offers_before_move));
-  }
-  if (s.draw_offers_made(side) >= laws::MaxDrawOffers(s.ruleset())) {
-    return Error(kErrTooManyDrawOffers,
-                 absl::StrCat("12.5: ", s.draw_offers_made(side),
-                              " draw offers made; the limit in this game is ",
-                              laws::MaxDrawOffers(s.ruleset())));
+  if (std::optional<OfferForbidden> f = ForbiddenOffer(s, side, moves_made)) {
+    return Error(f->regulation == "max_draw_offers" ? kErrTooManyDrawOffers : kErrDrawOfferTooEarly,
+                 f->reason);
   }
   return absl::OkStatus();
+}
+
+// 9.1a: an offer made with a move that the regulations forbid costs the offer, never the move
+// (4.7, 6.8a: the move is made). The offer is refused and recorded for the arbiter (12.5, 12.6,
+// 13.4).
+v1::ArbitrationEvent OfferRefused(Color side, const OfferForbidden& why) {
+  v1::ArbitrationEvent e;
+  v1::DrawOfferRefused* r = e.mutable_draw_offer_refused();
+  r->set_side(laws::ToProto(side));
+  r->set_code(std::string(kErrDrawOfferRefused.code));
+  r->set_regulation(std::string(why.regulation));
+  r->set_reason(absl::StrCat(why.reason, ": the move stands, the offer is refused (9.1a, 12.5)"));
+  return e;
 }
 
 absl::Status RequireSide(const Command& c) {
@@ -309,6 +335,15 @@ absl::Status DecideDrawClaim(Plan& plan, const Command& c, Color side, Analyst& 
   RETURN_IF_ERROR(CheckInPlay(s));
   if (side != s.to_move()) {
     return Error(kErrNotYourTurn, "9.2 / 9.3: only the player on move claims");
+  }
+  // 2023 9.4: a piece touched as in 4.3 costs the right to claim on this move (2001 9.4: only
+  // making the move does).
+  if (const laws::DrawClaimRightRule right = laws::DrawClaimRightOf(s.ruleset());
+      right.lost_on_touch && s.touches().TouchedThisTurn()) {
+    return Error(kErrClaimRightLost,
+                 absl::StrCat(right.article,
+                              ": the claimant has touched a piece (4.3); the right to claim under "
+                              "9.2 / 9.3 on this move is lost"));
   }
   std::optional<chess::Move> intended;
   if (!c.move.empty()) {
@@ -369,7 +404,11 @@ absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side, Anal
   const laws::QuickplayRule rule = laws::QuickplayRuleOf(s.ruleset());
   if (rule.claim == laws::QuickplayClaim::kNotApplicable) {
     return Error(kErrClaimNotAllowed,
-                 absl::StrCat(rule.article, ": Article 10.2 does not apply in blitz"));
+                 absl::StrCat(rule.article, ": no quickplay-finish claim in this game (",
+                              s.ruleset().speed == laws::SpeedCategory::kBlitz
+                                  ? "Article 10.2 does not apply in blitz"
+                                  : "2023 Guidelines III apply only to games without increment",
+                              ")"));
   }
   // 10.2 is the claim of the player on move; D1 does not ask it (issue 14.9).
   if (rule.claim == laws::QuickplayClaim::kArbiter && side != s.to_move()) {
@@ -439,6 +478,9 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
   *ruling = cm->ruling();
   RETURN_IF_ERROR(plan.Add(std::move(claim), plan.now_ms, c.actor));
   if (!correct) return absl::OkStatus();
+  // 10.2b: "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich
+  // gültige Resultat fest": in a postponed game the claim stops the clocks and the arbiter rules.
+  if (plan.state.awaiting_after_flag()) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, ~side, "B7", analyst);
   return plan.Add(EndedEvent(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
 }
@@ -466,14 +508,15 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
     if (c.decision == v1::RULING_DECISION_POSTPONE) {
       return bad("10.2b: the flag has fallen; rule draw or reject");
     }
-    const v1::FlagRecorded& flag = s.flags().back();
-    const Color loser = *laws::ColorOf(flag.side());
+    const Color loser = s.after_flag_loser();
     RETURN_IF_ERROR(plan.Add(Ruled(c, "10.2b"), now, c.actor));
     if (c.decision == v1::RULING_DECISION_DRAW) {
       return plan.Add(EndedEvent(Outcome::Draw(Termination::kQuickplayFinishClaim, "10.2b")), now,
                       c.actor);
     }
-    FlagVerdict v = RuleOnFlag(plan.state, loser, "6.10", analyst);
+    FlagVerdict v =
+        RuleOnFlag(plan.state, loser,
+                   laws::FlagRuleOf(s.ruleset()).counts_when_observed ? "6.10" : "B7", analyst);
     return plan.Add(EndedEvent(v.outcome, v.proof, v.review), now, c.actor);
   }
   if (s.pending_claim()->kind() == v1::CLAIM_KIND_ILLEGAL_MOVE) {  // 7.4a: the arbiter finds
@@ -709,14 +752,21 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
       RETURN_IF_ERROR(CheckTouchMove(s.touches(), s.position(), s.ruleset(), move));
       // 7.4a with 4.3 on the replacing move; C3's position that cannot be played on.
       RETURN_IF_ERROR(CheckMoveAfterIrregularity(s, move));
-      if (offer) RETURN_IF_ERROR(CheckOfferAllowed(s, side, s.clock().moves(side) + 1, true));
+      // An offer with a move is not blocked by a pending one: the move rejects the opponent's
+      // (9.1) and the player's own stands.
+      const std::optional<OfferForbidden> forbidden =
+          offer ? ForbiddenOffer(s, side, s.clock().moves(side) + 1) : std::nullopt;
       if (!s.present(side)) {
         // A player who moves is at the board (6.6).
         v1::ArbitrationEvent arrived;
         arrived.mutable_arrived()->set_side(laws::ToProto(side));
         RETURN_IF_ERROR(plan.Add(std::move(arrived), now, c.actor));
       }
-      return AddMove(plan, side, move, offer, c.lag_ms, c.actor, analyst);
+      RETURN_IF_ERROR(AddMove(plan, side, move, offer && !forbidden, c.lag_ms, c.actor, analyst));
+      if (forbidden && plan.state.status() != GameStatus::kEnded) {
+        RETURN_IF_ERROR(plan.Add(OfferRefused(side, *forbidden), now, c.actor));
+      }
+      return absl::OkStatus();
     }
     case CommandKind::kResign: {
       RETURN_IF_ERROR(CheckNotOver(s));
@@ -729,7 +779,7 @@ absl::Status DecideCommand(Plan& plan, const Command& c, Analyst& analyst,
     case CommandKind::kOfferDraw: {
       // Appendix A4: an offer made during the adjournment stands until answered (9.1).
       if (s.status() != GameStatus::kAdjourned) RETURN_IF_ERROR(CheckInPlay(s));
-      RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side), false));
+      RETURN_IF_ERROR(CheckOfferAllowed(s, *c.side, s.clock().moves(*c.side)));
       v1::ArbitrationEvent e;
       e.mutable_draw_offered()->set_side(laws::ToProto(*c.side));
       // 9.1b: an offer on one's own time, before moving, is valid; 12.5 may apply.

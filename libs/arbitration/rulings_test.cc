@@ -229,17 +229,87 @@ TEST(Article9, TheOpponentsMoveRejectsTheOffer) {  // 9.1
               HasErrorCode("ERR_NO_DRAW_OFFER"));
 }
 
-TEST(Article9, DeclinedOfferAndRegulations) {  // 9.1, 12.5, the regulations
+// 9.1a: an offer at another time "ist zwar gültig"; one the regulations forbid costs the offer,
+// never the move it came with (4.7, 6.8a): the move is made, the clock pressed, the offer refused
+// and recorded for the arbiter (12.5, 12.6, 13.4) under its own code.
+TEST(Article9, DeclinedOfferAndRegulations) {  // 9.1a, 12.5, the regulations
   Table t({.no_offers_before = 2, .max_offers = 1});
   ASSERT_OK(t.Start());
-  EXPECT_THAT(t.Move(kW, "e4", 1000, true), HasErrorCode("ERR_DRAW_OFFER_TOO_EARLY"));
-  ASSERT_OK(t.Move(kW, "e4", 1000));
+  ASSERT_OK(t.Move(kW, "e4", 1000, true));  // move 1: before the regulations' move 2
+  EXPECT_EQ(t.game().standing_plies(), 1);
+  EXPECT_EQ(t.game().to_move(), kB);
+  EXPECT_FALSE(t.game().draw_offer().has_value());
+  const v1::ArbitrationEvent& refused = t.game().event(t.game().version() - 1);
+  ASSERT_TRUE(refused.has_draw_offer_refused());
+  EXPECT_EQ(refused.draw_offer_refused().code(), "ERR_DRAW_OFFER_REFUSED");
+  EXPECT_EQ(refused.draw_offer_refused().regulation(), "no_draw_offers_before_move");
+  EXPECT_EQ(refused.draw_offer_refused().side(), v1::COLOR_WHITE);
+  EXPECT_EQ(t.game().draw_offers_made(kW), 0);
   ASSERT_OK(t.Move(kB, "e5", 2000));
   ASSERT_OK(t.Move(kW, "Nf3", 3000, true));  // White's second move: allowed
+  EXPECT_EQ(t.game().draw_offer(), kW);
   ASSERT_OK(t.Do({.kind = CommandKind::kDeclineDraw, .side = kB}, 3500));
   ASSERT_OK(t.Move(kB, "Nc6", 4000));
+  // Without a move the offer is refused whole (it changes nothing).
   EXPECT_THAT(t.Do({.kind = CommandKind::kOfferDraw, .side = kW}, 4500),
               HasErrorCode("ERR_TOO_MANY_DRAW_OFFERS"));
+  // With a move beyond the limit: the move is made, White's clock stops, Black's runs.
+  const std::int64_t white = t.ms(kW, 5000);
+  ASSERT_OK(t.Move(kW, "Bc4", 5000, true));
+  EXPECT_EQ(t.game().to_move(), kB);
+  EXPECT_EQ(t.ms(kW, 9000), white);
+  EXPECT_FALSE(t.game().draw_offer().has_value());
+  const v1::ArbitrationEvent& beyond = t.game().event(t.game().version() - 1);
+  ASSERT_TRUE(beyond.has_draw_offer_refused());
+  EXPECT_EQ(beyond.draw_offer_refused().regulation(), "max_draw_offers");
+  // The record replays.
+  absl::StatusOr<GameState> replayed = GameState::Replay(t.game().events());
+  ASSERT_OK(replayed.status());
+  EXPECT_EQ(chess::ToFen(replayed->position()), chess::ToFen(t.game().position()));
+}
+
+// The Laws set no limit on offers: without one in the regulations a fourth (and tenth) offer
+// stands like the first.
+TEST(Article9, NoLimitOnOffersUnlessTheRegulationsSetOne) {  // 9.1a, 12.5
+  Table t;
+  ASSERT_OK(t.Start());
+  std::int64_t at = 1000;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(t.Move(kW, i % 2 == 0 ? "Nf3" : "Ng1", at, /*offer=*/true));
+    EXPECT_EQ(t.game().draw_offer(), kW) << i;
+    ASSERT_OK(t.Move(kB, i % 2 == 0 ? "Nf6" : "Ng8", at + 500));
+    at += 1000;
+  }
+  EXPECT_EQ(t.game().draw_offers_made(kW), 5);
+  ASSERT_OK(t.Do({.kind = CommandKind::kOfferDraw, .side = kW}, at));
+  EXPECT_EQ(t.game().draw_offer(), kW);
+}
+
+// 9.1a: the offer stands "bis es der Gegner annimmt, mündlich ablehnt, ablehnt durch Berühren
+// einer Figur ... oder die Partie auf andere Weise beendet wird". Black's incorrect 9.2 claim
+// (without an intended move) is none of these: he may still accept White's offer.
+TEST(Article9, PendingOfferSurvivesTheOpponentsIncorrectClaim) {  // 9.1a, 9.5b
+  Table t;
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1000, /*offer=*/true));
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_THREEFOLD, 2000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_INCORRECT);
+  EXPECT_EQ(t.game().draw_offer(), kW);
+  ASSERT_OK(t.Do({.kind = CommandKind::kAcceptDraw, .side = kB}, 3000));
+  ExpectEnded(t, Result::kDraw, Termination::kAgreement, "9.1");
+}
+
+// The same for a 10.2 claim awaiting the arbiter: the claimant accepts the offer he received.
+TEST(Article9, PendingOfferSurvivesTheOpponentsQuickplayClaim) {  // 9.1a, 10.2
+  Table t({.time_control = "G/90"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 5'290'000));
+  ASSERT_OK(t.Move(kB, "e5", 5'291'000, /*offer=*/true));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  EXPECT_EQ(t.game().draw_offer(), kB);
+  ASSERT_OK(t.Do({.kind = CommandKind::kAcceptDraw, .side = kW}, 5'293'000));
+  ExpectEnded(t, Result::kDraw, Termination::kAgreement, "9.1");
 }
 
 TEST(Article9, CorrectThreefoldClaimWithTheIntendedMove) {  // 9.2a
@@ -332,6 +402,61 @@ TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
   EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
   ASSERT_OK(t.Rule(v1::RULING_DECISION_DRAW, 6'000'000));
   EXPECT_EQ(t.termination(), Termination::kQuickplayFinishClaim);
+}
+
+// 10.2b "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich gültige
+// Resultat fest", in rapid too: 2001 G/30, White claims with 110 s left, the arbiter postpones;
+// White's flag falls and Black claims it (B7): the game waits for the arbiter, who rules a draw.
+TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, B7
+  Table t({.time_control = "G/30"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1'690'000));
+  ASSERT_OK(t.Move(kB, "e5", 1'691'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+  t.SettleTo(1'900'000);  // White's flag is down (recorded, B6)
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
+  EXPECT_EQ(t.ruling(), v1::CLAIM_RULING_CORRECT);
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  EXPECT_EQ(t.result(), Result::kOngoing);
+  EXPECT_THAT(t.Rule(v1::RULING_DECISION_POSTPONE, 1'910'000), HasErrorCode("ERR_BAD_RULING"));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_DRAW, 1'910'000));
+  ExpectEnded(t, Result::kDraw, Termination::kQuickplayFinishClaim, "10.2b");
+}
+
+// The arbiter may also find for the claimant's opponent: B7's win, his ruling.
+TEST(Article10, RapidTimeClaimAfterPostponementArbiterRejects) {  // 10.2b, B7
+  Table t({.time_control = "G/30"});
+  ASSERT_OK(t.Start());
+  ASSERT_OK(t.Move(kW, "e4", 1'690'000));
+  ASSERT_OK(t.Move(kB, "e5", 1'691'000));
+  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
+  EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
+  ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 1'910'000));
+  ExpectEnded(t, Result::kBlackWins, Termination::kTimeForfeit, "B7");
+}
+
+// 2023 Guidelines III.2.2: the quickplay finish only in games without increment: 5400+30 has
+// none to claim; 5400 (no increment) keeps it.
+TEST(Edition2023, NoQuickplayClaimWithIncrement) {  // 2023 III.2.2
+  Table inc({.edition = v1::EDITION_FIDE_2023, .time_control = "5400+30"});
+  ASSERT_OK(inc.Start());
+  ASSERT_OK(inc.Move(kW, "e4", 5'350'000));  // 80 s left after the increment
+  ASSERT_OK(inc.Move(kB, "e5", 5'351'000));
+  ASSERT_LT(inc.ms(kW, 5'352'000), 120'000);
+  EXPECT_THAT(inc.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'352'000),
+              HasErrorCode("ERR_CLAIM_NOT_ALLOWED"));
+  EXPECT_EQ(inc.game().status(), GameStatus::kOngoing);
+  EXPECT_FALSE(inc.game().pending_claim().has_value());
+  Table plain({.edition = v1::EDITION_FIDE_2023, .time_control = "5400"});
+  ASSERT_OK(plain.Start());
+  ASSERT_OK(plain.Move(kW, "e4", 5'290'000));
+  ASSERT_OK(plain.Move(kB, "e5", 5'291'000));
+  ASSERT_OK(plain.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 5'292'000));
+  EXPECT_EQ(plain.ruling(), v1::CLAIM_RULING_PENDING);
 }
 
 TEST(Article10, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c

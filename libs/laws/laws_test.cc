@@ -34,7 +34,50 @@ TEST(Ruleset, FlagsQuickplayAndMatingPotentialPerEdition) {
   standard2001.regulations.arbiter_present = false;
   EXPECT_EQ(QuickplayRuleOf(standard2001).claim, QuickplayClaim::kAppendixD);
   EXPECT_EQ(DefaultTimeMs(standard2001), 3'600'000);
-  EXPECT_EQ(MaxDrawOffers(standard2001), kDefaultMaxDrawOffers);
+  EXPECT_EQ(MaxDrawOffers(standard2001), 0);  // no limit: the Laws set none (9.1a, 12.5)
+}
+
+TEST(Ruleset, DrawOfferLimitIsTheRegulationsOnly) {  // 9.1a, 12.5
+  Ruleset r{Edition::kFide2001, SpeedCategory::kStandard, {}};
+  EXPECT_EQ(MaxDrawOffers(r), 0);
+  r.regulations.max_draw_offers = 2;
+  EXPECT_EQ(MaxDrawOffers(r), 2);
+}
+
+TEST(Ruleset, ThirdIllegalMoveLosesWithoutExceptionUnder2001) {  // 7.4b; 2023 7.5.5
+  for (Edition e : {Edition::kFide1997, Edition::kFide2001, Edition::kFide2005}) {
+    Ruleset r{e, SpeedCategory::kStandard, {}};
+    IllegalMovePenalty third = IllegalMovePenaltyOf(r, 3);
+    EXPECT_TRUE(third.loses) << EditionName(e);
+    EXPECT_FALSE(third.drawn_if_opponent_cannot_mate) << EditionName(e);
+    EXPECT_FALSE(IllegalMovePenaltyOf(r, 2).loses) << EditionName(e);
+  }
+  Ruleset r2023{Edition::kFide2023, SpeedCategory::kStandard, {}};
+  IllegalMovePenalty second = IllegalMovePenaltyOf(r2023, 2);
+  EXPECT_TRUE(second.loses);
+  EXPECT_TRUE(second.drawn_if_opponent_cannot_mate);
+}
+
+TEST(Ruleset, TouchLosesTheDrawClaimOnlyIn2023) {  // 9.4 (2001) vs 2023 9.4
+  for (Edition e : {Edition::kFide1997, Edition::kFide2001, Edition::kFide2005}) {
+    EXPECT_FALSE(DrawClaimRightOf({e, SpeedCategory::kStandard, {}}).lost_on_touch)
+        << EditionName(e);
+  }
+  EXPECT_TRUE(DrawClaimRightOf({Edition::kFide2023, SpeedCategory::kRapid, {}}).lost_on_touch);
+}
+
+TEST(Ruleset, QuickplayFinish2023OnlyWithoutIncrement) {  // 2023 Guidelines III.2.2
+  absl::StatusOr<chessclock::TimeControl> with = chessclock::ParsePgnTimeControl("5400+30");
+  absl::StatusOr<chessclock::TimeControl> without = chessclock::ParsePgnTimeControl("5400");
+  ASSERT_TRUE(with.ok() && without.ok());
+  Ruleset inc = Ruleset::Make(Edition::kFide2023, *with, {});
+  EXPECT_TRUE(inc.increment);
+  EXPECT_EQ(QuickplayRuleOf(inc).claim, QuickplayClaim::kNotApplicable);
+  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2023, *without, {})).claim,
+            QuickplayClaim::kArbiter);
+  // 2001's 10.2 knows no such limit.
+  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2001, *with, {})).claim,
+            QuickplayClaim::kArbiter);
 }
 
 }  // namespace

@@ -6,7 +6,11 @@ namespace laws {
 
 Ruleset Ruleset::Make(Edition edition, const chessclock::TimeControl& tc,
                       const Regulations& regulations) {
-  return Ruleset{edition, chessclock::Speed(tc, edition), regulations};
+  bool increment = false;
+  for (int i = 0; i < tc.period_count(); ++i) {
+    if (tc.period(i).bonus.kind == chessclock::BonusKind::kIncrement) increment = true;
+  }
+  return Ruleset{edition, chessclock::Speed(tc, edition), regulations, increment};
 }
 
 FlagRule FlagRuleFor(Edition edition, SpeedCategory category) {
@@ -51,6 +55,10 @@ QuickplayRule QuickplayRuleOf(const Ruleset& ruleset) {
   if (ruleset.speed == SpeedCategory::kBlitz) {
     return {QuickplayClaim::kNotApplicable, ruleset.edition == Edition::kFide1997 ? "C5" : "C4"};
   }
+  // 2023 Guidelines III.2.2: only in games without increment.
+  if (ruleset.edition == Edition::kFide2023 && ruleset.increment) {
+    return {QuickplayClaim::kNotApplicable, "III.2.2 (2023)"};
+  }
   if (ruleset.regulations.arbiter_present) return {QuickplayClaim::kArbiter, "10.2"};
   return {QuickplayClaim::kAppendixD, "D1"};
 }
@@ -62,7 +70,7 @@ IllegalMovePenalty IllegalMovePenaltyOf(const Ruleset& ruleset, int count) {
       // regulations set (A.4.2, B.3), two minutes when they say nothing.
       const std::int64_t extra =
           ruleset.regulations.illegal_move_extra_ms.value_or(kIllegalMoveExtraMs);
-      if (count >= 2) return {0, true, "7.5.5 (2023)"};
+      if (count >= 2) return {0, true, "7.5.5 (2023)", /*drawn_if_opponent_cannot_mate=*/true};
       return {extra, false, "7.5.5 (2023)"};
     }
     case Edition::kFide2001:
@@ -146,8 +154,12 @@ std::int64_t DefaultTimeMs(const Ruleset& ruleset) {
 }
 
 int MaxDrawOffers(const Ruleset& ruleset) {
-  return ruleset.regulations.max_draw_offers > 0 ? ruleset.regulations.max_draw_offers
-                                                 : kDefaultMaxDrawOffers;
+  return std::max(ruleset.regulations.max_draw_offers, 0);
+}
+
+DrawClaimRightRule DrawClaimRightOf(const Ruleset& ruleset) {
+  if (ruleset.edition == Edition::kFide2023) return {true, "9.4 (2023)"};
+  return {false, "9.4"};
 }
 
 laws::BothFlagsRuling BothFlags(const Ruleset& ruleset, bool in_final_period) {

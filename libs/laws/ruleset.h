@@ -24,21 +24,19 @@ struct Regulations {
   std::optional<std::int64_t> default_time_ms;  // 6.7; nullopt = the edition's
   bool arbiter_present = true;                  // 10.2 with an arbiter, else Appendix D
   int no_draw_offers_before_move = 0;           // no offers before this move number
-  int max_draw_offers = 0;                      // 12.5 per player; 0 = kDefaultMaxDrawOffers
+  int max_draw_offers = 0;                      // per player; 0 = no limit (the Laws set none)
   Points points;                                // 11.1
   bool lag_compensation = false;
   // 2023 7.5.5: the opponent's extra time for a first illegal move; nullopt = two minutes.
   std::optional<std::int64_t> illegal_move_extra_ms;
 };
 
-// 12.5 ("unreasonable ... draw offers"): the offers one player may make in a game unless the
-// regulations set another number.
-inline constexpr int kDefaultMaxDrawOffers = 3;
-
 struct Ruleset {
   Edition edition = Edition::kFide2023;
   SpeedCategory speed = SpeedCategory::kStandard;
   Regulations regulations;
+  // 6.2a: some period adds an increment to each move (2023 Guidelines III.2.2).
+  bool increment = false;
 
   // The speed follows from the time control under the edition (B1, C1; 2023 A.1, B.1).
   static Ruleset Make(Edition edition, const chessclock::TimeControl& tc,
@@ -83,7 +81,7 @@ ClaimPenalty IncorrectClaimPenalty(const Ruleset& ruleset, std::int64_t claimant
 
 // The quickplay-finish claim (Article 10 / Appendix D).
 enum class QuickplayClaim : std::uint8_t {
-  kNotApplicable,  // blitz: 2001 C4, 1997 C5
+  kNotApplicable,  // blitz: 2001 C4, 1997 C5; 2023 III.2.2: a game with increment
   kArbiter,        // 10.2: the arbiter present rules (a, b, c)
   kAppendixD,      // D1: the claim ends the game; an arbiter decides later
 };
@@ -101,12 +99,15 @@ inline constexpr std::int64_t kQuickplayExtraMs = 120'000;
 bool AutomaticRepetitionDraws(const Ruleset& ruleset);
 
 // 7.4b (2001; 1997 and 2005 carry 2001's Article 7) / 7.5.5 (2023): what the offender's
-// `count`-th illegal move in this game costs. `loses`: the game is lost (drawn instead if the
-// opponent cannot mate by any series of legal moves); otherwise the opponent gets the time.
+// `count`-th illegal move in this game costs. `loses`: the game is lost; otherwise the opponent
+// gets the time. `drawn_if_opponent_cannot_mate`: 2023 7.5.5's exception ("the game is drawn if
+// the opponent cannot checkmate"); 7.4b has none ("erklärt der Schiedsrichter die Partie für ihn
+// für verloren").
 struct IllegalMovePenalty {
   std::int64_t opponent_add_ms = 0;
   bool loses = false;
   absl::string_view article;
+  bool drawn_if_opponent_cannot_mate = false;
 };
 IllegalMovePenalty IllegalMovePenaltyOf(const Ruleset& ruleset, int count);
 inline constexpr std::int64_t kIllegalMoveExtraMs = 120'000;
@@ -158,10 +159,21 @@ struct ColoursReversedRule {
 };
 ColoursReversedRule ColoursReversedRuleOf(const Ruleset& ruleset);
 
+// 9.4: the player on move loses the right to claim under 9.2 / 9.3 for this move. 2001 (1997 and
+// 2005 as 2001): only by making the move ("Wenn ein Spieler einen Zug macht"). 2023 9.4: also
+// once he has touched a piece as in 4.3.
+struct DrawClaimRightRule {
+  bool lost_on_touch = false;
+  absl::string_view article;
+};
+DrawClaimRightRule DrawClaimRightOf(const Ruleset& ruleset);
+
 // 6.7: the default time of this game.
 std::int64_t DefaultTimeMs(const Ruleset& ruleset);
 
-// 12.5: the offers one player may make in this game.
+// The offers one player may make in this game as the event's regulations limit them; 0: no limit.
+// The Laws set none: 9.1a holds an offer at any time valid, and an unjustified one is a 12.5
+// matter for the arbiter (12.6, 13.4), not a refused offer.
 int MaxDrawOffers(const Ruleset& ruleset);
 
 // 6.12 / 10.3 / B8: both flags have fallen and it cannot be established which fell first.

@@ -292,6 +292,7 @@ absl::Status FillReply(absl::string_view game_id, const CommandResult& r, const 
   FillView(game_id, seen, viewer, resp->mutable_game());
   resp->set_replayed(r.replayed);
   resp->set_claim_ruling(r.claim_ruling);
+  if (r.draw_offer_refused) *resp->mutable_draw_offer_refused() = *r.draw_offer_refused;
   return absl::OkStatus();
 }
 
@@ -770,6 +771,7 @@ grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
                    c.irregular.promotion = req->promotion();
                    if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
                    if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.irregular.position_unknown = req->position_unknown();
                    c.reason = req->reason();
                    return c;
                  });
@@ -804,6 +806,14 @@ grpc::Status ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
                    if (req->has_ply()) c.irregular.ply = req->ply();
                    if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
                    if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+                   c.irregular.position_unknown = req->position_unknown();
+                   if (req->side() != v1::COLOR_UNSPECIFIED) {
+                     std::optional<chess::Color> side = laws::ColorOf(req->side());
+                     if (!side) {
+                       return base::Error(base::kErrBadArgument, "side: white or black (7.3)");
+                     }
+                     c.irregular.displaced_by = side;
+                   }
                    c.reason = req->reason();
                    return c;
                  });

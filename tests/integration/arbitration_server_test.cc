@@ -68,6 +68,18 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     st = Start(game);
     ASSERT_TRUE(st.ok()) << st.error_message();
   }
+  // 2023 Guidelines III apply only to games without increment (III.2.2): a 90-minute game (standard
+  // play, its only period the last) that the arbiter's clock setting (6.14) puts at `ms` for
+  // each player, so that a 10.2-style claim is possible from the start.
+  void ReadyForQuickplay(const std::string& game, std::int64_t ms) {
+    Ready(game, "5400", v1::EDITION_FIDE_2023);
+    auto req = ForGame<v1::SetClocksRequest>(game);
+    req.set_white_ms(ms);
+    req.set_black_ms(ms);
+    req.set_reason("the clocks of a quickplay finish");
+    grpc::Status st = Unary(Stub().get(), &S::SetClocks, req, Token(Role::kArbiter));
+    ASSERT_TRUE(st.ok()) << st.error_message();
+  }
   static chess::Color ColorOf(v1::Color c) {
     return c == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack;
   }
@@ -341,10 +353,9 @@ TEST_P(ArbitrationServerTest, ThreefoldClaimIncorrectCostsTwoMinutes) {
 
 TEST_P(ArbitrationServerTest, QuickplayClaimRuledByTheArbiter) {
   const std::string game = GameId("g");
-  // One minute plus a minute a move: standard play under 2023 (60 s + 60 x 60 s > 60 min, A.1),
-  // in its only (last) period and under two minutes from the start, so 10.2 applies with an
-  // arbiter present.
-  Ready(game, "60+60", v1::EDITION_FIDE_2023);
+  // A minute each in the only (last) period of a 2023 game without increment: 10.2 applies with
+  // an arbiter present.
+  ReadyForQuickplay(game, 60'000);
   v1::GameReply resp;
   ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   EXPECT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
@@ -812,7 +823,7 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
 
   // 10.2 is the claim of the player on move (with an arbiter present).
   const std::string quick = GameId("quick");
-  Ready(quick, "60+60");
+  ReadyForQuickplay(quick, 60'000);
   st = Claim(quick, v1::COLOR_BLACK, v1::CLAIM_KIND_QUICKPLAY, &resp);
   EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
   // Not in blitz (2001 C4): White has under two minutes in "G/1.5".
@@ -862,7 +873,7 @@ TEST_P(ArbitrationServerTest, IncorrectClaimWhoseIntendedMoveMates) {  // 9.5b, 
 // 12.2: the players and observers never see the advice on a pending 10.2 claim.
 TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
   const std::string game = GameId("g");
-  Ready(game, "60+60");
+  ReadyForQuickplay(game, 60'000);
   v1::GameReply resp;
   ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
   EXPECT_TRUE(resp.game().pending_claim().advice().empty());
@@ -875,7 +886,7 @@ TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
 // attached (labelled as advice; arbiters only, 12.2)": the arbiter sees it, and in the PGN.
 TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
   const std::string game = GameId("g");
-  Ready(game, "60+60");
+  ReadyForQuickplay(game, 60'000);
   v1::GameReply resp;
   ASSERT_TRUE(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp).ok());
   const v1::GameReply seen = Get(game, Role::kArbiter);
@@ -890,11 +901,11 @@ TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
                                 "advice for the arbiter"));
 }
 
-// "2+60" under 2023: 2 s + 60 x 60 s > 60 min, standard play in its only period, and White has
-// under two minutes from the start: 10.2 applies, and White's flag falls two seconds into play.
+// Two seconds each in the only (last) period of a 2023 game without increment: 10.2 applies,
+// and White's flag falls two seconds into play.
 TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw) {  // 10.2b
   const std::string game = GameId("g");
-  Ready(game, "2+60");
+  ReadyForQuickplay(game, 2'000);
   v1::GameReply resp;
   ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   ASSERT_EQ(resp.claim_ruling(), v1::CLAIM_RULING_PENDING);
@@ -923,7 +934,7 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithTimeThenFlagArbiterRulesDraw
 
 TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterRejects) {  // 10.2b
   const std::string game = GameId("g");
-  Ready(game, "2+60");
+  ReadyForQuickplay(game, 2'000);
   v1::GameReply resp;
   ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   ASSERT_TRUE(Succeeded(Rule(game, v1::RULING_DECISION_POSTPONE, &resp, /*add_time=*/false)));
@@ -942,7 +953,7 @@ TEST_P(ArbitrationServerTest, QuickplayPostponedWithoutTimeThenFlagArbiterReject
 
 TEST_P(ArbitrationServerTest, QuickplayRejectedGivesTheOpponentTwoMinutes) {  // 10.2c
   const std::string game = GameId("g");
-  Ready(game, "60+60");
+  ReadyForQuickplay(game, 60'000);
   v1::GameReply resp;
   ASSERT_TRUE(Succeeded(Claim(game, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp)));
   EXPECT_EQ(resp.game().clock_running(), v1::COLOR_UNSPECIFIED);  // the clocks stopped
@@ -966,10 +977,16 @@ TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // 
   for (const bool draw : {true, false}) {
     SCOPED_TRACE(draw ? "draw" : "reject");
     const std::string game = GameId(draw ? "draw" : "reject");
-    // "30+60": standard (30 s + 60 x 60 s); White keeps under two minutes after his increment.
-    v1::CreateGameRequest req = Request(game, "30+60");
+    // 2023, 90 minutes without increment (Guidelines III.2.2), the clocks set to 30 s each
+    // (6.14): White has under two minutes in the only (last) period.
+    v1::CreateGameRequest req = Request(game, "5400");
     req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(false);
     Ready(req);
+    auto clocks = ForGame<v1::SetClocksRequest>(game);
+    clocks.set_white_ms(30'000);
+    clocks.set_black_ms(30'000);
+    clocks.set_reason("the clocks of a quickplay finish");
+    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::SetClocks, clocks, Token(Role::kArbiter))));
     Play(game, {"e4"});
     v1::GameReply resp;
     // D1 asks no turn: White claims with Black on move.
@@ -1362,7 +1379,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              auto req = ForGame<v1::RuleRequest>(fresh());
              req.set_decision(v1::RULING_DECISION_DRAW);
              req.set_reason("auth matrix");
-             Ready(req.game_id(), "60+60");
+             ReadyForQuickplay(req.game_id(), 60'000);
              v1::GameReply claimed;
              EXPECT_TRUE(
                  Claim(req.game_id(), v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &claimed).ok());

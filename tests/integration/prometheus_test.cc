@@ -338,8 +338,14 @@ class PrometheusTest : public ::testing::Test {
     EXPECT_TRUE(Succeeded(Unary(stub.get(), &S::RespondDraw, respond, "")));
     ASSERT_TRUE(Succeeded(move("mon-offer", v1::COLOR_BLACK, "e5")));
 
-    // 60 s + 60 s a move under 2023: in its last period with under two minutes, 10.2 applies.
-    ready("mon-quickplay", "60+60");
+    // 2023, 90 minutes without increment (Guidelines III.2.2), the clocks set to a minute each
+    // (6.14): in its last period with under two minutes, the quickplay claim applies.
+    ready("mon-quickplay", "5400");
+    auto clocks = ForGame<v1::SetClocksRequest>("mon-quickplay");
+    clocks.set_white_ms(60'000);
+    clocks.set_black_ms(60'000);
+    clocks.set_reason("monitoring test");
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::SetClocks, clocks, "")));
     auto quickplay = ForGame<v1::ClaimRequest>("mon-quickplay");
     quickplay.set_side(v1::COLOR_WHITE);
     quickplay.set_kind(v1::CLAIM_KIND_QUICKPLAY);

@@ -213,11 +213,19 @@ int Print(const v1::GameReply& reply, bool json, std::ostream& out) {
     OrderedJson j = GameJson(reply.game());
     j["replayed"] = reply.replayed();
     j["claim_ruling"] = RulingJson(reply.claim_ruling());
+    // 9.1a: the move was made; its draw offer refused by the regulations (absent otherwise).
+    if (reply.has_draw_offer_refused()) {
+      j["draw_offer_refused"] = reply.draw_offer_refused().code();
+    }
     out << j.dump() << "\n";
   } else {
     if (reply.replayed()) out << "(replayed: this command was applied before)\n";
     if (const OrderedJson r = RulingJson(reply.claim_ruling()); !r.is_null()) {
       out << "claim " << r.get<std::string>() << "\n";
+    }
+    if (reply.has_draw_offer_refused()) {
+      out << "draw offer refused (" << reply.draw_offer_refused().code()
+          << "): " << reply.draw_offer_refused().reason() << "\n";
     }
     PrintGame(reply.game(), out);
   }
@@ -530,6 +538,7 @@ void ReportIllegal(Call& c) {
   req.set_promotion(c.args().Get("promotion"));
   ClocksFlags(c, req);
   req.set_reason(c.args().Get("reason"));
+  req.set_position_unknown(flags.Bool("position-unknown"));  // 7.4a: --ply is the last known
   c.Send(&Stub::ReportIllegalMove, req);
 }
 
@@ -552,6 +561,8 @@ void Irregularity(Call& c) {
   if (c.args().Has("ply")) req.set_ply(static_cast<int>(flags.Int("ply")));
   ClocksFlags(c, req);
   req.set_reason(flags.Required("reason"));
+  if (c.args().Has("side")) req.set_side(flags.Side());      // 7.3: who displaced the pieces
+  req.set_position_unknown(flags.Bool("position-unknown"));  // 7.5: --ply is the last known
   c.Send(&Stub::RuleIrregularity, req);
 }
 

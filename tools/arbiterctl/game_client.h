@@ -28,7 +28,8 @@
 //   {game_id, version, status, result, termination, article, winner, fen, moves, to_move,
 //   white_ms, black_ms, clock_running, draw_offer, pending_claim, white_confirmed,
 //   black_confirmed, white_points, black_points, edition, game_type, white_id, black_id, now_ms,
-//   review, deadline_ms, replayed, claim_ruling}, with the names of `game simulate` (status
+//   review, deadline_ms, replayed, claim_ruling, and draw_offer_refused: the ERR_ code when the
+//   regulations refused the move's draw offer, 9.1a}, with the names of `game simulate` (status
 //   "ongoing", result "1-0", termination "checkmate"); for watch, one object per event
 //   {version, command_id, event}; for pgn, {"pgn": "..."}.
 // Exit codes: 0 done, 1 a claim ruled incorrect, 2 an error (gRPC code and stable ERR_ code on

@@ -63,7 +63,14 @@ class FakeArbitration final : public v1::Arbitration::Service {
     Fill(req->game_id(), v1::GAME_STATUS_ONGOING, reply->mutable_game());
     reply->mutable_game()->add_moves_san("e4");
     reply->mutable_game()->set_to_move(v1::COLOR_BLACK);
-    if (req->offer_draw()) reply->mutable_game()->set_draw_offer(v1::COLOR_WHITE);
+    if (req->offer_draw() && req->move() == "Nf3") {
+      // 9.1a: the regulations refuse the offer; the move stands.
+      reply->mutable_draw_offer_refused()->set_side(v1::COLOR_WHITE);
+      reply->mutable_draw_offer_refused()->set_code("ERR_DRAW_OFFER_REFUSED");
+      reply->mutable_draw_offer_refused()->set_reason("no draw offers before move 30");
+    } else if (req->offer_draw()) {
+      reply->mutable_game()->set_draw_offer(v1::COLOR_WHITE);
+    }
     reply->set_replayed(req->command_id() == "seen");
     return grpc::Status::OK;
   }
@@ -241,6 +248,21 @@ TEST_F(GameClientTest, MoveWithOfferAndItsJson) {
       0);
   EXPECT_NE(out.find("(replayed"), std::string::npos) << out;
   EXPECT_NE(out.find("g1 v3 ongoing, black to move"), std::string::npos) << out;
+}
+
+// 9.1a: a move whose draw offer the regulations refuse: the move is made, the reply names the
+// refusal's code (JSON) and its reason (text); without one the key is absent.
+TEST_F(GameClientTest, MoveWithARefusedOffer) {
+  Json j = RunJson({"move", "--game", "g1", "--side", "white", "--move", "Nf3", "--offer-draw"});
+  EXPECT_EQ(j["draw_offer_refused"], "ERR_DRAW_OFFER_REFUSED");
+  EXPECT_TRUE(j["draw_offer"].is_null());
+  EXPECT_FALSE(RunJson({"move", "--game", "g1", "--side", "white", "--move", "e4"})
+                   .contains("draw_offer_refused"));
+  std::string out;
+  EXPECT_EQ(Run({"move", "--game", "g1", "--side", "w", "--move", "Nf3", "--offer-draw"}, &out), 0);
+  EXPECT_NE(out.find("draw offer refused (ERR_DRAW_OFFER_REFUSED): no draw offers before move 30"),
+            std::string::npos)
+      << out;
 }
 
 TEST_F(GameClientTest, ErrorsCarryTheStableCode) {

@@ -191,9 +191,11 @@ absl::Status ParseIrregularEvent(const JsonFields& f, const Json& event, int typ
   };
   switch (type) {
     case 0: {  // report_illegal: 7.4a, by the arbiter
-      RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "side", "ply", "from", "to", "promotion",
-                                  "white_ms", "black_ms", "reason", "comment"}));
+      RETURN_IF_ERROR(
+          f.OnlyKeys({"at_ms", "type", "by", "side", "ply", "from", "to", "promotion", "white_ms",
+                      "black_ms", "reason", "position_unknown", "comment"}));
       c.kind = CommandKind::kReportIllegalMove;
+      ASSIGN_OR_RETURN(a.position_unknown, f.Bool("position_unknown", false));
       ASSIGN_OR_RETURN(c.side, side("side"));  // the offender, optional
       ASSIGN_OR_RETURN(a.from, f.String("from"));
       ASSIGN_OR_RETURN(a.to, f.String("to"));
@@ -210,8 +212,10 @@ absl::Status ParseIrregularEvent(const JsonFields& f, const Json& event, int typ
     }
     case 2: {  // irregularity: 7.1a, 7.1b, 7.2, 7.3, 7.5
       RETURN_IF_ERROR(f.OnlyKeys({"at_ms", "type", "by", "article", "replay", "ply", "white_ms",
-                                  "black_ms", "reason", "comment"}));
+                                  "black_ms", "reason", "side", "position_unknown", "comment"}));
       c.kind = CommandKind::kRuleIrregularity;
+      ASSIGN_OR_RETURN(a.displaced_by, side("side"));  // 7.3: who displaced the pieces
+      ASSIGN_OR_RETURN(a.position_unknown, f.Bool("position_unknown", false));
       ASSIGN_OR_RETURN(c.article, f.String("article"));
       ASSIGN_OR_RETURN(a.replay, f.Bool("replay", false));
       RETURN_IF_ERROR(clocks());
@@ -632,6 +636,10 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
         result["ruling"] = ruling;
       }
     }
+    // 9.1a: the move was made; the offer it carried was refused by the regulations.
+    for (const v1::ArbitrationEvent& made : decision->events) {
+      if (made.has_draw_offer_refused()) result["offer"] = made.draw_offer_refused().code();
+    }
     results.push_back(std::move(result));
   }
 
@@ -669,6 +677,12 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
     out["draw_offer"] = std::string(chess::ColorName(*offer));
   } else {
     out["draw_offer"] = nullptr;
+  }
+  // 11.1 with 13.4e/f and 12.7: each player's points once the game has ended (absent before).
+  if (game.status() == arbitration::GameStatus::kEnded) {
+    const auto [white_points, black_points] = game.Points();
+    out["white_points"] = white_points;
+    out["black_points"] = black_points;
   }
   // 6.13a: "paused": true while the arbiter has the clocks stopped; absent otherwise, so that the
   // contract's lines stay as they were for every scenario without a pause.

@@ -8,7 +8,8 @@
 //    "events": [...],
 //    optional: "arbiter_present": true (10.2; false: Appendix D), "start_fen": "<FEN>",
 //              "default_time_ms": n (6.7), "query_ms": n, "no_draw_offers_before_move": n,
-//              "max_draw_offers": n (12.5), "illegal_move_extra_ms": n (2023 7.5.5),
+//              "max_draw_offers": n (per player; 0: no limit), "illegal_move_extra_ms": n
+//              (2023 7.5.5),
 //              "comment": "..." (ignored)}
 //   Events, in time order, each {"at_ms": n, "type": T, "by": "white" | "black" | "arbiter"}:
 //     "start"         6.5 (by the platform unless "by": "arbiter"); optional "absent": ["white"]
@@ -23,11 +24,15 @@
 //   Issue 13 (irregularities, 6.13b/d, the arbiter's powers):
 //     "report_illegal"   7.4a, by the arbiter: "from", "to" (squares), optional "promotion",
 //                        "ply" (the plies before it; default now), "side" (the offender),
-//                        "white_ms" + "black_ms" (6.14), "reason"; 7.4b / 7.5.5 follow
+//                        "white_ms" + "black_ms" (6.14), "reason", "position_unknown" (the
+//                        position before it cannot be determined: "ply" is the last known);
+//                        7.4b / 7.5.5 follow
 //     "complete_illegal" C3 (blitz, 1997-2005), by the offender: "from", "to", "promotion";
 //                        then "claim" with "kind": "illegal_move" by the opponent, or his move
 //     "irregularity"     by the arbiter: "article": "7.1a" | "7.1b" | "7.2" | "7.3" | "7.5",
-//                        optional "replay" (7.2), "ply", "white_ms" + "black_ms", "reason"
+//                        optional "replay" (7.2), "ply", "white_ms" + "black_ms", "reason",
+//                        "side" (7.3: who displaced the pieces), "position_unknown" (7.5, with
+//                        "ply" the last known position)
 //     "stop_clocks"      6.13b, by a player: "reason"
 //     "rule_stop"        6.13d, by the arbiter: "valid", "penalty": "13.4a" | "13.4b" | "13.4c",
 //                        "penalty_ms", "reason"
@@ -53,10 +58,12 @@
 //    "result": "1-0" | "0-1" | "1/2-1/2" | "0-0" | "*",
 //    "termination": null | "checkmate" | "threefold_repetition" | ... (the proto's Termination),
 //    "events": [{"ok": true} | {"ok": false, "code": "ERR_..."}, ...] one per input event; claims
-//              add "ruling": "correct" | "incorrect" | "pending",
+//              add "ruling": "correct" | "incorrect" | "pending"; a move whose draw offer the
+//              regulations refused adds "offer": "ERR_DRAW_OFFER_REFUSED" (9.1a: the move stands),
 //    "white_ms": n, "black_ms": n (frozen once the game ended),
 //    "fen": "<the position>", "draw_offer": "white" | "black" | null}; after an illegal move
-//    also "illegal_moves": {"white": n, "black": n}; while the player to move has touched pieces
+//    also "illegal_moves": {"white": n, "black": n}; once ended also "white_points",
+//    "black_points" (11.1, 13.4e/f, 12.7); while the player to move has touched pieces
 //    (Article 4) also "touched": ["g1", ...] and, when they oblige a move, "obligation": {"free":
 //    bool, "owed": ["g1f3", ...], "article": "4.3a", "enforced": bool (false: only on claim, B5a)}.
 //   A refused event changes nothing (what fell before it, a flag or a default, still stands). An
