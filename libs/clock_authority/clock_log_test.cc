@@ -256,6 +256,37 @@ TEST(ClockLog, FlagsInAKnownOrderAreRuledByTheFirst) {
   EXPECT_EQ(both.both_flags_article(), "10.3");
 }
 
+// 2023 blitz without adequate supervision (CreateClockRequest.supervised false): A.4.5 through B.4,
+// "The flag is considered to have fallen when a player has made a valid claim to that effect".
+// "180": White's flag falls at 180 s, recorded without counting; Black's claim at 190 s counts it.
+TEST(ClockLog, Blitz2023UnsupervisedFlagCountsOnlyOnAClaim) {
+  v1::CreateClockRequest req = ClockRequest("180", v1::EDITION_FIDE_2023);
+  req.set_supervised(false);
+  ClockGame game = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kBlitz);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, 180'001);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_FALSE(flags[0].flag_fell().counts());
+  EXPECT_EQ(flags[0].flag_fell().article(), "A.4.5 (2023, B.4)");
+  ASSERT_OK(game.Apply(flags[0]));
+  EXPECT_FALSE(Read(game, "g1", 180'001).has_decision());
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 190'000, &log));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(log[0].flag_claimed().granted());
+  EXPECT_EQ(log[0].flag_claimed().article(), "A.4.5 (2023, B.4)");
+  ExpectFlagFell(Read(game, "g1", 190'000).decision(), v1::COLOR_WHITE, "A.4.5 (2023, B.4)",
+                 "6.9 (2023)");
+  // The same clock supervised (unset: A.3, blitz B.3) counts the flag when it falls.
+  ClockGame supervised = NewGame("180", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(supervised, Start(), 0));
+  std::vector<v1::ClockEvent> counted = SettleFlags(supervised, 180'001);
+  ASSERT_EQ(counted.size(), 1u);
+  EXPECT_TRUE(counted[0].flag_fell().counts());
+  EXPECT_EQ(counted[0].flag_fell().article(), "B.3 (2023)");
+}
+
 // B3 "Die Spieler müssen die Züge nicht aufzeichnen": a rapid clock (G/30, 2001) reports no duty
 // from the start; a standard one (G/90) only under 8.4.
 TEST(ClockLog, RapidAndBlitzReportNoScoresheetDuty) {

@@ -67,10 +67,10 @@ std::optional<ClockDecision> RuleCountedFlag(const Clock& clock, laws::Edition e
 }
 
 ClaimRuling RuleClaim(const Clock& clock, laws::Edition edition, laws::SpeedCategory speed,
-                      Color claimant, std::int64_t at_ms) {
+                      Color claimant, std::int64_t at_ms, bool supervised) {
   const std::optional<std::int64_t> own = clock.FlagTime(claimant, at_ms);
   const std::optional<std::int64_t> opponent = clock.FlagTime(~claimant, at_ms);
-  const laws::FlagRule rule = laws::FlagRuleFor(edition, speed);
+  const laws::FlagRule rule = laws::FlagRuleFor(edition, speed, supervised);
   ClaimRuling ruling;
   if (own.has_value() && opponent.has_value()) {
     if (rule.both_down_draws) {

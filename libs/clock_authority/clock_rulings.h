@@ -25,6 +25,7 @@
 #include "libs/clock/clock.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
+#include "libs/laws/ruleset.h"
 
 namespace clock_authority {
 
@@ -80,8 +81,10 @@ struct ClaimRuling {
 // counts the flags (1997-2005 rapid and blitz), whichever fell first; elsewhere the first flag
 // decides (granted only against an opponent whose flag fell first), and 6.12 / 10.3 only when both
 // fell at the same instant.
+// `supervised`: 2023 A.3 or A.4.5 (laws::FlagRuleFor).
 ClaimRuling RuleClaim(const chessclock::Clock& clock, laws::Edition edition,
-                      laws::SpeedCategory speed, chess::Color claimant, std::int64_t at_ms);
+                      laws::SpeedCategory speed, chess::Color claimant, std::int64_t at_ms,
+                      bool supervised = laws::kDefaultSupervised);
 
 // 6.7: the sides that have lost by default at `at_ms` (absent, not arrived by the deadline).
 std::vector<chess::Color> DefaultedSides(const chessclock::Clock& clock, std::int64_t at_ms);
