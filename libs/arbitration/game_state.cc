@@ -45,6 +45,7 @@ laws::Regulations RegulationsOf(const v1::Regulations& r) {
   }
   out.lag_compensation = r.lag_compensation();
   if (r.has_illegal_move_extra_ms()) out.illegal_move_extra_ms = r.illegal_move_extra_ms();
+  if (r.has_supervised()) out.supervised = r.supervised();  // 2023 A.3 / A.4; unset: A.3
   return out;
 }
 

@@ -97,19 +97,10 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
   flag.mutable_flag()->set_counts(rule.counts_when_observed);
   flag.mutable_flag()->set_article(std::string(rule.article));
   RETURN_IF_ERROR(plan.Add(std::move(flag), at_ms, ServerActor()));
-  if (!rule.counts_when_observed) {
-    // B6: recorded, counted only on the opponent's claim (B7). Both down: B8 (or 6.12 / 10.3).
-    if (plan.state.FlagRecorded(~side)) {
-      const bool final_period = plan.state.clock().InFinalPeriod(Color::kWhite) &&
-                                plan.state.clock().InFinalPeriod(Color::kBlack);
-      laws::BothFlagsRuling both = laws::BothFlags(plan.state.ruleset(), final_period);
-      if (both.outcome == laws::BothFlagsOutcome::kDraw) {
-        return plan.Add(EndedEvent(Outcome::Draw(Termination::kBothFlags, both.article)), at_ms,
-                        ServerActor());
-      }
-    }
-    return absl::OkStatus();
-  }
+  // B6 (2023 A.4.5): recorded, counted only on the opponent's valid claim; the arbiter does not
+  // signal it. Both down changes nothing by itself either: play goes on until a mate, a
+  // resignation or a claim (B7, and B8 when the claim finds both down) decides.
+  if (!rule.counts_when_observed) return absl::OkStatus();
   // 10.2b: a postponed claim; the arbiter fixes the result now that a flag fell.
   if (plan.state.status() == GameStatus::kAwaitingRuling) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, side, "6.10", analyst);
@@ -463,25 +454,38 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
                               ": flags count the moment they fall here; there is nothing to "
                               "claim"));
   }
-  const bool own_up = !s.clock().FlagFallen(side, plan.now_ms);
-  const bool opponent_down = s.clock().FlagFallen(~side, plan.now_ms);
-  const bool correct = own_up && opponent_down;
+  const std::optional<std::int64_t> own = s.clock().FlagTime(side, plan.now_ms);
+  const std::optional<std::int64_t> opponent = s.clock().FlagTime(~side, plan.now_ms);
+  // B7: "nur ..., wenn nach Anhalten der Uhren das Fallblättchen des Antragstellers noch oben und
+  // das seines Gegners gefallen ist"; B8: both down at the claim, drawn whichever fell first. 2023
+  // A.4.5 has no B8: the clock knows which fell first, and only a claim against a flag that fell
+  // before the claimant's own is valid.
+  const bool both_down = own.has_value() && opponent.has_value();
+  const bool b8 = both_down && rule.both_down_draws;
+  const bool correct = opponent.has_value() && !b8 && (!own.has_value() || *opponent < *own);
   v1::ArbitrationEvent claim;
   v1::ClaimMade* cm = claim.mutable_claim();
   cm->set_side(laws::ToProto(side));
   cm->set_kind(v1::CLAIM_KIND_TIME);
   cm->set_ruling(correct ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT);
-  cm->set_article("B7");
-  cm->set_reason(correct          ? "the claimant's flag is up and the opponent's has fallen"
-                 : !opponent_down ? "the opponent's flag has not fallen"
-                                  : "the claimant's own flag has fallen");
+  cm->set_article(std::string(b8 ? rule.both_down_article : rule.claim_article));
+  cm->set_reason(b8          ? "both flags have fallen: the game is drawn"
+                 : correct   ? (own.has_value() ? "the opponent's flag fell before the claimant's"
+                                                : "the claimant's flag is up and the opponent's "
+                                                  "has fallen")
+                 : !opponent ? "the opponent's flag has not fallen"
+                             : "the claimant's own flag fell first");
   *ruling = cm->ruling();
   RETURN_IF_ERROR(plan.Add(std::move(claim), plan.now_ms, c.actor));
+  if (b8) {
+    return plan.Add(EndedEvent(Outcome::Draw(Termination::kBothFlags, rule.both_down_article)),
+                    plan.now_ms, c.actor);
+  }
   if (!correct) return absl::OkStatus();
   // 10.2b: "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich
   // gültige Resultat fest": in a postponed game the claim stops the clocks and the arbiter rules.
   if (plan.state.awaiting_after_flag()) return absl::OkStatus();
-  FlagVerdict v = RuleOnFlag(plan.state, ~side, "B7", analyst);
+  FlagVerdict v = RuleOnFlag(plan.state, ~side, rule.claim_article, analyst);
   return plan.Add(EndedEvent(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
 }
 

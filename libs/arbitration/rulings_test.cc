@@ -560,11 +560,13 @@ TEST(AppendixB, RapidFlagCountsOnlyOnAClaim) {  // B6, B7 (2001)
   EXPECT_EQ(t.article(), "B7");
 }
 
-TEST(AppendixB, BothFlagsDownIsADraw) {  // B8
+TEST(AppendixB, BothFlagsDownIsADrawOnlyOnAClaim) {  // B6, B8
   Table t({.time_control = "G/15"});
   LetBlacksRapidFlagFall(t);
   ASSERT_OK(t.Move(kB, "e5", 1'000'000));  // Black's flag down; White's runs out at 1'899'000
   t.SettleTo(2'000'000);
+  EXPECT_EQ(t.game().status(), GameStatus::kOngoing);  // B6: nobody has claimed
+  ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 2'000'000));
   ExpectEnded(t, Result::kDraw, Termination::kBothFlags, "B8");
 }
 

@@ -125,7 +125,7 @@ ClockState Clock::state() const {
     ClockSideState& s = out.sides[i];
     s.remaining_ms = side.remaining_ms;
     s.flag_ms = Instant(side.flag_ms, kNever);
-    if (side.flag_ms != kNever) s.flag_moves = side.flag_moves;
+    if (side.flag_ms != kNever && side.flag_moves_known) s.flag_moves = side.flag_moves;
     s.arrived_ms = Instant(side.arrived_ms, kNever);
     s.moves = side.moves;
     s.present = side.present;
@@ -176,7 +176,10 @@ absl::StatusOr<Clock> Clock::Restore(const TimeControl& tc, const ClockOptions& 
     Side& side = clock.sides_[i];
     side.remaining_ms = s.remaining_ms;
     side.flag_ms = s.flag_ms.value_or(kNever);
-    side.flag_moves = s.flag_moves.value_or(s.moves);  // older states: the move count
+    // Older states do not hold it: the move count stands in, but it is not the record of the
+    // moves completed by the flag (8.6 may then apply, see CheckMoveCount).
+    side.flag_moves = s.flag_moves.value_or(s.moves);
+    side.flag_moves_known = s.flag_moves.has_value() || !s.flag_ms.has_value();
     side.arrived_ms = s.arrived_ms.value_or(kNever);
     side.moves = s.moves;
     side.present = s.present;
@@ -436,10 +439,16 @@ absl::StatusOr<MoveCountCheck> Clock::CheckMoveCount(Color side, std::optional<i
   // next move at the fall), not of the period the counter has reached since.
   const int flag_index = tc_.PeriodOfMove(s.flag_moves + 1);
   const int required = tc_.MovesAtEndOf(flag_index);
-  // 8.6: if the records cannot show it, "gilt der nächste Zug als der erste für die folgende
-  // Zeitperiode, außer im Fall, dass nachweisbar mehr Züge gespielt worden sind": exactly the
-  // period's moves are presumed.
-  const int proven = moves_completed.value_or(required);
+  // The moves completed by the flag: as the scoresheets prove them, else as this clock recorded
+  // them at the fall (every press is a completed move, 6.8a). Moves made after the flag do not
+  // count: the requirement is checked at the fall (6.3), so a flag that fell before the period's
+  // moves were completed stands. 8.6 "Wenn ... nicht nachgewiesen werden kann" applies only where
+  // neither shows it (a state restored without the flag's count): then "gilt der nächste Zug als
+  // der erste für die folgende Zeitperiode, außer im Fall, dass nachweisbar mehr Züge gespielt
+  // worden sind": exactly the period's moves are presumed.
+  std::optional<int> shown = moves_completed;
+  if (!shown.has_value() && s.flag_moves_known) shown = s.flag_moves;
+  const int proven = shown.value_or(required);
   if (tc_.IsFinal(flag_index) || proven < required) {
     return MoveCountCheck{MoveCountOutcome::kNotCompleted, s.moves, tc_.PeriodOfMove(s.moves + 1),
                           "6.3, 6.10"};
@@ -455,8 +464,9 @@ absl::StatusOr<MoveCountCheck> Clock::CheckMoveCount(Color side, std::optional<i
   // the new period.
   s.flag_ms = s.remaining_ms > 0 ? kNever : now_ms;
   s.flag_moves = s.moves;
+  s.flag_moves_known = true;
   return MoveCountCheck{MoveCountOutcome::kCompleted, s.moves, next_index,
-                        moves_completed.has_value() ? "6.3" : "8.6"};
+                        shown.has_value() ? "6.3" : "8.6"};
 }
 
 std::int64_t Clock::RemainingMs(Color side, std::int64_t now_ms) const {
@@ -507,6 +517,12 @@ std::optional<FlagFall> Clock::FirstFlag(std::int64_t now_ms) const {
   return first;
 }
 
+bool ScoresheetDutyLapsed(const Clock& clock, Edition edition, Color side, std::int64_t now_ms) {
+  // B3 "Die Spieler müssen die Züge nicht aufzeichnen" (2023 A.2): no duty to lapse from.
+  if (!laws::ScoresheetDutyFor(edition, Speed(clock.time_control(), edition)).applies) return true;
+  return clock.ScoresheetDutyLapsed(side, now_ms);
+}
+
 bool Clock::ScoresheetDutyLapsed(Color side, std::int64_t now_ms) const {
   // 8.4: "Nachdem ein Fallblättchen gefallen ist, muss der Spieler seine Aufzeichnungen sofort, vor
   // Ausführung eines Zuges auf dem Schachbrett, vollständig nachtragen"; 8.5b the same for a
@@ -539,11 +555,19 @@ bool Clock::LostByDefault(Color side, std::int64_t now_ms) const {
   return arrived > *deadline;
 }
 
+bool FlagOrderUnknown(const Clock& clock, std::int64_t now_ms) {
+  const std::optional<std::int64_t> white = clock.FlagTime(Color::kWhite, now_ms);
+  const std::optional<std::int64_t> black = clock.FlagTime(Color::kBlack, now_ms);
+  // The clock keeps each flag's instant: only flags that fell at the same instant (both clocks
+  // set to zero together, 6.11 / 6.14) leave it open which fell first.
+  return white.has_value() && black.has_value() && *white == *black;
+}
+
 std::optional<BothFlagsRuling> RuleBothFlags(const Clock& clock, Edition edition,
                                              std::int64_t now_ms) {
-  if (!clock.FlagFallen(Color::kWhite, now_ms) || !clock.FlagFallen(Color::kBlack, now_ms)) {
-    return std::nullopt;
-  }
+  // 6.12 / 10.3 "aber nicht nachweisbar ist, welches zuerst": where the order is known the first
+  // flag decides (6.9, 6.10) and these articles do not apply.
+  if (!FlagOrderUnknown(clock, now_ms)) return std::nullopt;
   const bool final_period =
       clock.InFinalPeriod(Color::kWhite) && clock.InFinalPeriod(Color::kBlack);
   return RuleBothFlagsFallen(edition, Speed(clock.time_control(), edition), final_period);

@@ -213,11 +213,14 @@ class Clock {
   absl::Status Replace(std::int64_t white_ms, std::int64_t black_ms, std::int64_t now_ms);
   // 6.3 after `side`'s flag fell (ERR_NO_FLAG otherwise), for the period in which it fell (that of
   // his next move at the fall, whatever the counter reached since): `moves_completed` is his move
-  // count by the flag as the scoresheets prove it, or nullopt when they cannot show it; then 8.6:
-  // the period counts as completed, "der nächste Zug [gilt] als der erste für die folgende
-  // Zeitperiode". Completed: he is credited with the larger of the proven count and the clock's
-  // (never more), the time of each period the clock had not entered yet is added, and the flag
-  // rises if time is left. In the final period the answer is always kNotCompleted.
+  // count by the flag as the scoresheets prove it, or nullopt: then the clock's own record decides,
+  // the moves he had completed when the flag fell (moves made after it change nothing: a flag that
+  // fell before the period's moves were completed stands). Only a clock restored from a state
+  // without that record cannot show it; then 8.6: the period counts as completed, "der nächste
+  // Zug [gilt] als der erste für die folgende Zeitperiode" (article "8.6"). Completed: he is
+  // credited with the larger of the proven count and the clock's (never more), the time of each
+  // period the clock had not entered yet is added, and the flag rises if time is left. In the
+  // final period the answer is always kNotCompleted.
   absl::StatusOr<MoveCountCheck> CheckMoveCount(chess::Color side,
                                                 std::optional<int> moves_completed,
                                                 std::int64_t now_ms);
@@ -245,7 +248,7 @@ class Clock {
   // get an increment of at least 30 s; and never while a flag (either side's) is down: "Nachdem
   // ein Fallblättchen gefallen ist, muss der Spieler seine Aufzeichnungen sofort ... vollständig
   // nachtragen" (8.4, 8.5b). (Rapid and blitz have no duty at all, B3: that is the ruleset's to
-  // decide.)
+  // decide: the free ScoresheetDutyLapsed below.)
   bool ScoresheetDutyLapsed(chess::Color side, std::int64_t now_ms) const;
   // 6.7: the scheduled start (the Start when none is set) plus the default time; a player arriving
   // later loses. nullopt before the start.
@@ -280,6 +283,7 @@ class Clock {
     std::int64_t remaining_ms = 0;
     std::int64_t flag_ms = kNever;     // the first flag, once the state has passed it
     int flag_moves = 0;                // completed moves when it fell (valid with flag_ms)
+    bool flag_moves_known = true;      // false: restored from a state that did not hold it
     std::int64_t arrived_ms = kNever;  // when an absent player arrived
     int moves = 0;
     bool present = true;
@@ -312,11 +316,22 @@ class Clock {
   chess::Color to_move_ = chess::Color::kWhite;
 };
 
-// 6.12 / 10.3 / B8 for this clock at `now_ms`: the ruling if both flags have fallen and it cannot
-// be established which fell first; nullopt unless both have fallen. "In the final period" means
-// both players' next moves lie in the period in which all remaining moves must be made.
+// Both flags have fallen by `now_ms` and it cannot be established which fell first: they fell at
+// the same instant. The clock keeps every flag's instant, so otherwise the first flag is known.
+bool FlagOrderUnknown(const Clock& clock, std::int64_t now_ms);
+
+// 6.12 / 10.3 for this clock at `now_ms`: the ruling if both flags have fallen and it cannot be
+// established which fell first (FlagOrderUnknown); nullopt otherwise, also when both are down in a
+// known order (the first flag decides, 6.9 / 6.10). "In the final period" means both players'
+// next moves lie in the period in which all remaining moves must be made. (B8, a claim that finds
+// both flags down, is the claim's ruling: libs/clock_authority.)
 std::optional<BothFlagsRuling> RuleBothFlags(const Clock& clock, Edition edition,
                                              std::int64_t now_ms);
+
+// 8.1 / 8.4 under `edition`: whether `side` is free from recording the moves at `now_ms`. Rapid
+// and blitz have no duty at all (B3; 2023 A.2): always true there. Standard play: the clock's 8.4.
+bool ScoresheetDutyLapsed(const Clock& clock, Edition edition, chess::Color side,
+                          std::int64_t now_ms);
 
 }  // namespace chessclock
 

@@ -274,7 +274,9 @@ TEST(Article6_3, MovesNotCompletedLoses) {
   EXPECT_TRUE(clock.FlagFallen(kWhite, now));
 }
 
-TEST(Article8_6, UnknownCountMakesTheNextMoveTheFirstOfTheNextPeriod) {
+// 6.3 with the clock's own record: "40/90, 30", 35 moves each, White's flag fell 5 minutes ago.
+// Without a count from the scoresheets the clock shows 35 moves by the flag: not completed.
+TEST(Article6_3, TheClocksRecordShowsTheMovesWereNotCompleted) {
   Clock clock = MakeClock("40/90, 30");
   std::int64_t now = kT0;
   ASSERT_OK(clock.Start(now));
@@ -282,11 +284,34 @@ TEST(Article8_6, UnknownCountMakesTheNextMoveTheFirstOfTheNextPeriod) {
   now += 60 * kMinute;  // 55 minutes were left: White's flag fell 5 minutes ago
   absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, std::nullopt, now);
   ASSERT_OK(check);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
+  EXPECT_EQ(check->article, "6.3, 6.10");
+  EXPECT_EQ(clock.moves(kWhite), 35);
+  EXPECT_TRUE(clock.FlagFallen(kWhite, now));
+}
+
+// 8.6 only where the record cannot show it: the same clock restored from a state that does not
+// hold the flag's move count. "gilt der nächste Zug als der erste für die folgende Zeitperiode".
+TEST(Article8_6, UnknownCountMakesTheNextMoveTheFirstOfTheNextPeriod) {
+  Clock played = MakeClock("40/90, 30");
+  std::int64_t now = kT0;
+  ASSERT_OK(played.Start(now));
+  PlayMoves(played, &now, 70, 60 * kSecond);
+  now += 60 * kMinute;           // 55 minutes were left: White's flag fell 5 minutes ago
+  ASSERT_OK(played.Pause(now));  // the state passes the flag
+  ClockState state = played.state();
+  ASSERT_TRUE(state.sides[0].flag_ms.has_value());  // the reading at `now` recorded the flag
+  state.sides[0].flag_moves.reset();                // a state written before it was kept
+  absl::StatusOr<Clock> clock = Clock::Restore(played.time_control(), {}, state);
+  ASSERT_OK(clock);
+  EXPECT_FALSE(clock->state().sides[0].flag_moves.has_value());
+  absl::StatusOr<MoveCountCheck> check = clock->CheckMoveCount(kWhite, std::nullopt, now);
+  ASSERT_OK(check);
   EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
   EXPECT_EQ(check->article, "8.6");
-  EXPECT_EQ(clock.moves(kWhite), 40);
-  EXPECT_EQ(clock.RemainingMs(kWhite, now), 30 * kMinute - 5 * kMinute);
-  EXPECT_TRUE(clock.InFinalPeriod(kWhite));
+  EXPECT_EQ(clock->moves(kWhite), 40);
+  EXPECT_EQ(clock->RemainingMs(kWhite, now), 30 * kMinute - 5 * kMinute);
+  EXPECT_TRUE(clock->InFinalPeriod(kWhite));
 }
 
 TEST(Article6_10, FlagInTheFinalPeriodAlwaysLoses) {
@@ -300,21 +325,40 @@ TEST(Article6_10, FlagInTheFinalPeriodAlwaysLoses) {
 // --- 6.12 / 10.3 / B8: both flags
 // ------------------------------------------------------------------
 
-// Both clocks set low (6.14) in period 1 or in the final period; both flags fall.
+// Both clocks set to zero together (6.14) in period 1 or in the final period: both flags fall at
+// the same instant, so which fell first cannot be established.
 Clock BothFlagsFallen(absl::string_view tc, int moves_each) {
   Clock clock = MakeClock(tc);
   EXPECT_OK(clock.Start(kT0));
   ClockSetting setting;
-  setting.white_ms = 1'000;
-  setting.black_ms = 1'000;
+  setting.white_ms = 0;
+  setting.black_ms = 0;
   setting.white_moves = moves_each;
   setting.black_moves = moves_each;
   EXPECT_OK(clock.Set(setting, kT0 + 10'000));
-  EXPECT_OK(clock.Press(kT0 + 12'000));  // White's flag fell at +11 s
-  EXPECT_TRUE(clock.FlagFallen(kWhite, kT0 + 12'000));
-  EXPECT_FALSE(clock.FlagFallen(kBlack, kT0 + 12'000));
-  EXPECT_TRUE(clock.FlagFallen(kBlack, kT0 + 13'000));
+  EXPECT_EQ(clock.FlagTime(kWhite, kT0 + 12'000), kT0 + 10'000);
+  EXPECT_EQ(clock.FlagTime(kBlack, kT0 + 12'000), kT0 + 10'000);
+  EXPECT_TRUE(FlagOrderUnknown(clock, kT0 + 12'000));
   return clock;
+}
+
+// 6.12 (2001, 2005), 10.3: "aber nicht nachweisbar ist, welches zuerst". "40/120, 60", both set
+// to 1 s in the final period (45 moves each): White's flag falls at +11 s, Black's at +13 s. The
+// clock knows White's fell first: no both-flags ruling, the first flag decides (6.9, 6.10).
+TEST(Article6_12, FlagsInAKnownOrderAreNotRuledAsBothFlags) {
+  for (Edition edition : {Edition::kFide2001, Edition::kFide2005, Edition::kFide2023}) {
+    Clock clock = MakeClock("40/120, 60");
+    ASSERT_OK(clock.Start(kT0));
+    ASSERT_OK(
+        clock.Set({.white_ms = 1'000, .black_ms = 1'000, .white_moves = 45, .black_moves = 45},
+                  kT0 + 10'000));
+    ASSERT_OK(clock.Press(kT0 + 12'000));  // White's flag fell at +11 s
+    const std::int64_t now = kT0 + 20'000;
+    EXPECT_TRUE(clock.FlagFallen(kBlack, now));
+    EXPECT_FALSE(FlagOrderUnknown(clock, now));
+    EXPECT_EQ(RuleBothFlags(clock, edition, now), std::nullopt) << laws::EditionName(edition);
+    EXPECT_EQ(clock.FirstFlag(now), (FlagFall{kWhite, kT0 + 11'000}));
+  }
 }
 
 // Under "40/120, 60": the ruling when both flags fell before the final period (10 moves each)
@@ -346,7 +390,9 @@ TEST(AppendixB8, RapidDrawsWhenBothFlagsFall) {
   Clock rapid = BothFlagsFallen("40/20, 10", 10);  // 30 minutes: rapid under B1
   EXPECT_EQ(RuleBothFlags(rapid, Edition::kFide2001, now),
             (BothFlagsRuling{BothFlagsOutcome::kDraw, "B8"}));
-  EXPECT_EQ(RuleBothFlags(rapid, Edition::kFide2001, kT0 + 12'500), std::nullopt);
+  Clock one = MakeClock("40/20, 10");
+  ASSERT_OK(one.Start(kT0));
+  EXPECT_EQ(RuleBothFlags(one, Edition::kFide2001, kT0 + 20 * kMinute), std::nullopt);
 }
 
 // --- 6.13: pause
@@ -608,10 +654,10 @@ TEST(ClockTest, RestoreFromStateContinuesTheGameAndRefusesDamagedStates) {
 
 // --- Issue 14: the Laws read again ---------------------------------------------------------------
 
-// 6.3 / 8.6 (item 2): the check is for the period in which the flag fell, and 8.6 presumes exactly
-// that period's moves. "2/1, 2/1, 1": White's flag falls at 60 s with no move made; he then
-// presses at 61 s and 63 s (his 2nd press enters period 2 and adds its minute).
-TEST(Article8_6, TheCheckIsForThePeriodTheFlagFellInAndCreditsNoExtraPeriod) {
+// 6.3 / 8.6: the check is for the period in which the flag fell, at the fall. "2/1, 2/1, 1":
+// White's flag falls at 60 s with no move made; he then presses at 61 s and 63 s (his 2nd press
+// enters period 2 and adds its minute). The moves after the flag do not complete the period.
+TEST(Article6_3, AFlagBeforeThePeriodsMovesStandsWhateverTheMovesAfterIt) {
   auto play = [] {
     Clock clock = MakeClock("2/1, 2/1, 1");
     EXPECT_OK(clock.Start(0));
@@ -622,19 +668,15 @@ TEST(Article8_6, TheCheckIsForThePeriodTheFlagFellInAndCreditsNoExtraPeriod) {
     EXPECT_EQ(clock.RemainingMs(kWhite, 64'000), 60'000 - 62'000 + 60'000);
     return clock;
   };
-  // 8.6 "gilt der nächste Zug als der erste für die folgende Zeitperiode": White is credited with
-  // the 2 moves of the flag's period (not 4), keeps the 58 s he has (not 118 s), and his next move
-  // is the first of period 2 (index 1).
+  // The clock recorded 0 moves at the flag (6.3 checks then): not completed, the flag stands,
+  // whatever the counter reached since; 8.6 does not apply, the record shows it.
   Clock clock = play();
   absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, std::nullopt, 64'000);
   ASSERT_OK(check);
-  EXPECT_EQ(check->outcome, MoveCountOutcome::kCompleted);
-  EXPECT_EQ(check->article, "8.6");
-  EXPECT_EQ(check->moves, 2);
-  EXPECT_EQ(check->period_index, 1);
+  EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
+  EXPECT_EQ(check->article, "6.3, 6.10");
   EXPECT_EQ(clock.moves(kWhite), 2);
-  EXPECT_EQ(clock.RemainingMs(kWhite, 64'000), 58'000);
-  EXPECT_FALSE(clock.FlagFallen(kWhite, 64'000));  // 6.1: 58 s left, the period deemed done
+  EXPECT_EQ(clock.FlagTime(kWhite, 64'000), 60'000);
   // The scoresheets prove he had made no move by the flag: 6.3, 6.10.
   Clock proven = play();
   check = proven.CheckMoveCount(kWhite, 0, 64'000);
@@ -650,12 +692,13 @@ TEST(Article8_6, TheCheckIsForThePeriodTheFlagFellInAndCreditsNoExtraPeriod) {
   EXPECT_EQ(check->moves, 3);
   EXPECT_EQ(check->period_index, 1);
   EXPECT_EQ(more.RemainingMs(kWhite, 64'000), 58'000);
-  // The flag's move count survives a snapshot.
+  // The flag's move count survives a snapshot, and decides as before it.
   Clock snap = play();
   absl::StatusOr<Clock> restored = Clock::Restore(snap.time_control(), {}, snap.state());
   ASSERT_OK(restored);
   EXPECT_EQ(restored->state().sides[0].flag_moves, 0);
-  EXPECT_EQ(restored->CheckMoveCount(kWhite, std::nullopt, 64'000)->moves, 2);
+  EXPECT_EQ(restored->CheckMoveCount(kWhite, std::nullopt, 64'000)->outcome,
+            MoveCountOutcome::kNotCompleted);
 }
 
 // Item 3: lag compensation never undoes a flag the clock has shown. G/1, Lichess parameters
@@ -788,6 +831,25 @@ TEST(Article6_2b, TheFlagInstantOfEachDelayMode) {
     ASSERT_OK(clock.Press(10'000));  // White's period 1 done, 55 s of it saved either way
     const bool is_simple = absl::string_view(tc).find("d5") != absl::string_view::npos;
     EXPECT_EQ(clock.RemainingMs(kWhite, 10'000), is_simple ? 60'000 : 55'000 + 60'000) << tc;
+  }
+}
+
+// B3 "Die Spieler müssen die Züge nicht aufzeichnen" (blitz through C2; 2023 A.2): in rapid and
+// blitz there is no duty to lapse from, with any time left; standard play keeps 8.1 until 8.4.
+TEST(AppendixB3, RapidAndBlitzHaveNoScoresheetDuty) {
+  for (Edition edition : laws::kAllEditions) {
+    Clock rapid = MakeClock("G/30");
+    ASSERT_OK(rapid.Start(kT0));
+    EXPECT_TRUE(ScoresheetDutyLapsed(rapid, edition, kWhite, kT0)) << laws::EditionName(edition);
+    EXPECT_TRUE(ScoresheetDutyLapsed(rapid, edition, kBlack, kT0)) << laws::EditionName(edition);
+    Clock blitz = MakeClock("G/5");
+    ASSERT_OK(blitz.Start(kT0));
+    EXPECT_TRUE(ScoresheetDutyLapsed(blitz, edition, kWhite, kT0)) << laws::EditionName(edition);
+    Clock standard = MakeClock("G/90");
+    ASSERT_OK(standard.Start(kT0));
+    EXPECT_FALSE(ScoresheetDutyLapsed(standard, edition, kWhite, kT0))
+        << laws::EditionName(edition);
+    EXPECT_TRUE(ScoresheetDutyLapsed(standard, edition, kWhite, kT0 + 86 * kMinute));  // 8.4
   }
 }
 

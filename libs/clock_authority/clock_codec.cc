@@ -283,7 +283,8 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
   if (std::optional<std::int64_t> at = clock.FlagTime(kBlack, t); at.has_value()) {
     r.set_black_flag_ms(*at);
   }
-  if (clock.FlagFallen(kWhite, t) && clock.FlagFallen(kBlack, t)) {
+  // 6.12 / 10.3 only where the order of the flags is unknown; otherwise the first flag decides.
+  if (chessclock::FlagOrderUnknown(clock, t)) {
     const laws::BothFlagsRuling both = RuleBothFlags(clock, game.edition(), game.speed());
     r.set_both_flags_outcome(std::string(laws::BothFlagsOutcomeName(both.outcome)));
     r.set_both_flags_article(std::string(both.article));
@@ -291,8 +292,11 @@ v1::ClockReading Read(const ClockGame& game, absl::string_view game_id, std::int
   for (Color side : {kWhite, kBlack}) {
     if (clock.LostByDefault(side, t)) r.add_defaulted(ToProto(side));
   }
-  r.set_white_scoresheet_duty_lapsed(clock.ScoresheetDutyLapsed(kWhite, t));
-  r.set_black_scoresheet_duty_lapsed(clock.ScoresheetDutyLapsed(kBlack, t));
+  // 8.4; B3 / 2023 A.2: rapid and blitz have no duty to keep score.
+  r.set_white_scoresheet_duty_lapsed(
+      chessclock::ScoresheetDutyLapsed(clock, game.edition(), kWhite, t));
+  r.set_black_scoresheet_duty_lapsed(
+      chessclock::ScoresheetDutyLapsed(clock, game.edition(), kBlack, t));
   if (clock.options().lag_compensation) {
     r.set_white_lag_quota_ms(clock.lag_quota_ms(kWhite));
     r.set_black_lag_quota_ms(clock.lag_quota_ms(kBlack));

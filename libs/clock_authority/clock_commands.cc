@@ -97,8 +97,8 @@ absl::Status RuleOnClaim(const ClockGame& game, v1::FlagClaimed& claim) {
   if (!claimant.has_value())
     return base::Error(base::kErrBadArgument, "color (the claimant) is required");
   if (game.decision().has_value()) return absl::OkStatus();  // Apply refuses: ERR_GAME_DECIDED
-  ClaimRuling ruling =
-      RuleClaim(game.clock(), game.edition(), game.speed(), *claimant, claim.at_ms());
+  ClaimRuling ruling = RuleClaim(game.clock(), game.edition(), game.speed(), *claimant,
+                                 claim.at_ms(), game.supervised());
   claim.set_granted(ruling.granted());
   claim.set_article(ruling.article);
   if (ruling.granted()) *claim.mutable_outcome() = OutcomeToProto(*ruling.decision);
@@ -163,6 +163,7 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
                                        ? std::optional<std::int64_t>(request.default_time_ms())
                                        : std::nullopt));
   created.set_delay_saved_time_discard(request.delay_saved_time() == v1::DELAY_SAVED_TIME_DISCARD);
+  if (request.has_supervised()) created.set_supervised(request.supervised());  // 2023 A.3 / A.4
   if (request.has_scheduled_start_ms()) {
     created.set_scheduled_start_ms(request.scheduled_start_ms());
   }

@@ -367,7 +367,7 @@ absl::Status ClockGame::ApplyFlagClaimed(const v1::FlagClaimed& e) {
   if (clock_.status() == chessclock::ClockStatus::kNotStarted) {
     return base::Error(chessclock::kErrClockNotStarted, "the clock has not been started");
   }
-  ClaimRuling ruling = RuleClaim(clock_, edition_, speed_, *claimant, e.at_ms());
+  ClaimRuling ruling = RuleClaim(clock_, edition_, speed_, *claimant, e.at_ms(), supervised());
   if (ruling.granted() != e.granted()) return BadArgument("the claim's ruling does not match");
   record_.last_claim = e;
   if (!ruling.granted()) return absl::OkStatus();

@@ -91,7 +91,11 @@ class ClockGame {
   const std::string& time_control_text() const { return *time_control_text_; }
   laws::Edition edition() const { return edition_; }
   laws::SpeedCategory speed() const { return speed_; }
-  FlagRule flag_rule() const { return FlagRuleFor(edition_, speed_); }
+  // 2023 rapid and blitz: A.3 unless the creation said the event has no adequate supervision.
+  bool supervised() const {
+    return created_->has_supervised() ? created_->supervised() : laws::kDefaultSupervised;
+  }
+  FlagRule flag_rule() const { return FlagRuleFor(edition_, speed_, supervised()); }
   // The number of events applied = the game's version in the store.
   std::int64_t version() const { return record_.version; }
   // The latest instant any event carries; later operations are recorded no earlier.

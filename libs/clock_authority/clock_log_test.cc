@@ -230,7 +230,74 @@ TEST(ClockLog, BothFlagsDownInBlitzIsADraw) {
   v1::ClockReading r = Read(game, "g1", 130'000);
   EXPECT_EQ(r.decision().outcome().result(), v1::RESULT_DRAW);
   EXPECT_EQ(r.decision().outcome().termination(), v1::TERMINATION_BOTH_FLAGS);
-  EXPECT_EQ(r.both_flags_outcome(), "draw");
+  // B8 is the claim's ruling; the clock knows White's flag fell first, so no 6.12 / 10.3 reading.
+  EXPECT_EQ(r.both_flags_outcome(), "");
+  EXPECT_EQ(r.white_flag_ms(), 60'000);
+  EXPECT_EQ(r.black_flag_ms(), 121'000);
+}
+
+// 6.12 / 10.3 "aber nicht nachweisbar ist, welches zuerst": G/90 (2001, standard) with both
+// clocks set low in the final period, White's flag falls first at +1 s and counts (6.9): no
+// both-flags ruling. Both set to zero together: the order is unknown, 10.3 draws.
+TEST(ClockLog, FlagsInAKnownOrderAreRuledByTheFirst) {
+  ClockGame game = NewGame("5400", v1::EDITION_FIDE_2001);
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kStandard);
+  ASSERT_OK(Play(game, Start(), 0));
+  ASSERT_OK(Play(game, Set(1'000, 3'000), 10'000));
+  for (const v1::ClockEvent& e : SettleFlags(game, 20'000)) ASSERT_OK(game.Apply(e));
+  v1::ClockReading r = Read(game, "g1", 20'000);
+  ExpectFlagFell(r.decision(), v1::COLOR_WHITE, "6.9", "6.10");
+  EXPECT_EQ(r.both_flags_outcome(), "");
+  ClockGame zero = NewGame("5400", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(zero, Start(), 0));
+  ASSERT_OK(Play(zero, Set(0, 0), 10'000));
+  v1::ClockReading both = Read(zero, "g1", 10'000);
+  EXPECT_EQ(both.both_flags_outcome(), "draw");
+  EXPECT_EQ(both.both_flags_article(), "10.3");
+}
+
+// 2023 blitz without adequate supervision (CreateClockRequest.supervised false): A.4.5 through B.4,
+// "The flag is considered to have fallen when a player has made a valid claim to that effect".
+// "180": White's flag falls at 180 s, recorded without counting; Black's claim at 190 s counts it.
+TEST(ClockLog, Blitz2023UnsupervisedFlagCountsOnlyOnAClaim) {
+  v1::CreateClockRequest req = ClockRequest("180", v1::EDITION_FIDE_2023);
+  req.set_supervised(false);
+  ClockGame game = *ClockGame::Create(*NewClock(req, 0));
+  ASSERT_EQ(game.speed(), laws::SpeedCategory::kBlitz);
+  ASSERT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, 180'001);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_FALSE(flags[0].flag_fell().counts());
+  EXPECT_EQ(flags[0].flag_fell().article(), "A.4.5 (2023, B.4)");
+  ASSERT_OK(game.Apply(flags[0]));
+  EXPECT_FALSE(Read(game, "g1", 180'001).has_decision());
+  std::vector<v1::ClockEvent> log;
+  ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 190'000, &log));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_TRUE(log[0].flag_claimed().granted());
+  EXPECT_EQ(log[0].flag_claimed().article(), "A.4.5 (2023, B.4)");
+  ExpectFlagFell(Read(game, "g1", 190'000).decision(), v1::COLOR_WHITE, "A.4.5 (2023, B.4)",
+                 "6.9 (2023)");
+  // The same clock supervised (unset: A.3, blitz B.3) counts the flag when it falls.
+  ClockGame supervised = NewGame("180", v1::EDITION_FIDE_2023);
+  ASSERT_OK(Play(supervised, Start(), 0));
+  std::vector<v1::ClockEvent> counted = SettleFlags(supervised, 180'001);
+  ASSERT_EQ(counted.size(), 1u);
+  EXPECT_TRUE(counted[0].flag_fell().counts());
+  EXPECT_EQ(counted[0].flag_fell().article(), "B.3 (2023)");
+}
+
+// B3 "Die Spieler müssen die Züge nicht aufzeichnen": a rapid clock (G/30, 2001) reports no duty
+// from the start; a standard one (G/90) only under 8.4.
+TEST(ClockLog, RapidAndBlitzReportNoScoresheetDuty) {
+  ClockGame rapid = NewGame("1800", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(rapid, Start(), 0));
+  v1::ClockReading r = Read(rapid, "g1", 1'000);
+  EXPECT_TRUE(r.white_scoresheet_duty_lapsed());
+  EXPECT_TRUE(r.black_scoresheet_duty_lapsed());
+  ClockGame standard = NewGame("5400", v1::EDITION_FIDE_2001);
+  ASSERT_OK(Play(standard, Start(), 0));
+  EXPECT_FALSE(Read(standard, "g1", 1'000).white_scoresheet_duty_lapsed());
 }
 
 TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
@@ -240,7 +307,8 @@ TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
   std::vector<v1::ClockEvent> flags = SettleFlags(game, 900'001);
   ASSERT_EQ(flags.size(), 1u);
   EXPECT_TRUE(flags[0].flag_fell().counts());
-  EXPECT_EQ(flags[0].flag_fell().article(), "A.4.5 (2023)");
+  // A.3 (the Competition Rules under adequate supervision: the server observes every flag).
+  EXPECT_EQ(flags[0].flag_fell().article(), "A.3 (2023)");
 }
 
 TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {

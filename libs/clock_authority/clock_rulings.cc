@@ -53,32 +53,54 @@ ClockDecision BothFlagsDraw(absl::string_view article, std::int64_t at_ms) {
 std::optional<ClockDecision> RuleCountedFlag(const Clock& clock, laws::Edition edition,
                                              laws::SpeedCategory speed, Color side,
                                              absl::string_view article, std::int64_t fell_at_ms) {
-  if (FallenFlag(clock, ~side).has_value()) {
-    // 6.12 / 10.3: both flags down and not determinable which first.
-    const laws::BothFlagsRuling both = RuleBothFlags(clock, edition, speed);
-    if (both.outcome != laws::BothFlagsOutcome::kDraw) return std::nullopt;
-    return BothFlagsDraw(both.article, fell_at_ms);
+  if (const std::optional<std::int64_t> other = FallenFlag(clock, ~side); other.has_value()) {
+    if (*other == fell_at_ms) {
+      // 6.12 / 10.3: both flags down and not determinable which first.
+      const laws::BothFlagsRuling both = RuleBothFlags(clock, edition, speed);
+      if (both.outcome != laws::BothFlagsOutcome::kDraw) return std::nullopt;
+      return BothFlagsDraw(both.article, fell_at_ms);
+    }
+    // The clock knows which fell first: that flag decides (6.9, 6.10), not 6.12 / 10.3.
+    if (*other < fell_at_ms) return FlagFellDecision(edition, speed, ~side, article, *other);
   }
   return FlagFellDecision(edition, speed, side, article, fell_at_ms);
 }
 
 ClaimRuling RuleClaim(const Clock& clock, laws::Edition edition, laws::SpeedCategory speed,
-                      Color claimant, std::int64_t at_ms) {
+                      Color claimant, std::int64_t at_ms, bool supervised) {
   const std::optional<std::int64_t> own = clock.FlagTime(claimant, at_ms);
   const std::optional<std::int64_t> opponent = clock.FlagTime(~claimant, at_ms);
+  const laws::FlagRule rule = laws::FlagRuleFor(edition, speed, supervised);
   ClaimRuling ruling;
   if (own.has_value() && opponent.has_value()) {
-    // B8 / 6.12: both flags down and, for the claim, which fell first does not matter.
-    const laws::BothFlagsRuling both = RuleBothFlags(clock, edition, speed);
-    ruling.article = std::string(both.article);
-    if (both.outcome == laws::BothFlagsOutcome::kDraw) {
-      ruling.decision = BothFlagsDraw(both.article, at_ms);
+    if (rule.both_down_draws) {
+      // B8: a claim that finds both flags down; "ist die Partie remis", whichever fell first.
+      ruling.article = std::string(rule.both_down_article);
+      ruling.decision = BothFlagsDraw(rule.both_down_article, at_ms);
+      return ruling;
+    }
+    if (*own == *opponent) {
+      // 6.12 / 10.3: both down and not determinable which first.
+      const laws::BothFlagsRuling both = RuleBothFlags(clock, edition, speed);
+      ruling.article = std::string(both.article);
+      if (both.outcome == laws::BothFlagsOutcome::kDraw) {
+        ruling.decision = BothFlagsDraw(both.article, at_ms);
+      }
+      return ruling;
+    }
+    // The clock knows which fell first, and that flag decides: the claim is valid against an
+    // opponent whose flag fell before the claimant's own, and not otherwise.
+    ruling.article =
+        std::string(rule.counts_when_observed ? absl::string_view("6.9") : rule.claim_article);
+    if (*opponent < *own) {
+      ruling.decision = FlagFellDecision(edition, speed, ~claimant, ruling.article, at_ms);
     }
     return ruling;
   }
   // B7: granted only if the claimant's flag is still up and the opponent's has fallen. Where the
   // flag counts when observed, a player's pointing it out is the other half of 6.9.
-  ruling.article = laws::FlagRuleFor(edition, speed).counts_when_observed ? "6.9" : "B7";
+  ruling.article =
+      std::string(rule.counts_when_observed ? absl::string_view("6.9") : rule.claim_article);
   if (opponent.has_value()) {
     // The opponent's flag counts now; what it decides is 6.10's (C4 in 1997 blitz), not a win.
     ruling.decision = FlagFellDecision(edition, speed, ~claimant, ruling.article, at_ms);

@@ -25,6 +25,7 @@
 #include "libs/clock/clock.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
+#include "libs/laws/ruleset.h"
 
 namespace clock_authority {
 
@@ -63,8 +64,9 @@ ClockDecision FlagFellDecision(laws::Edition edition, laws::SpeedCategory speed,
                                chess::Color flagged, absl::string_view article, std::int64_t at_ms);
 
 // A flag of `side` that counts when observed (6.9), recorded as fallen at `fell_at_ms`: the
-// flag-fell decision, or with the opponent's flag down too 6.12 / 10.3 / B8: a draw by itself, or
-// nullopt where play goes on (no decision).
+// flag-fell decision of the flag that fell first (the clock knows each flag's instant), or, with
+// the opponent's flag down at the same instant (which fell first cannot be established), 6.12 /
+// 10.3: a draw by itself, or nullopt where play goes on (no decision).
 std::optional<ClockDecision> RuleCountedFlag(const chessclock::Clock& clock, laws::Edition edition,
                                              laws::SpeedCategory speed, chess::Color side,
                                              absl::string_view article, std::int64_t fell_at_ms);
@@ -75,9 +77,14 @@ struct ClaimRuling {
   std::optional<ClockDecision> decision;  // set iff granted
   bool granted() const { return decision.has_value(); }
 };
-// B7 / 6.9 / B8 / 6.12: `claimant`'s claim at `at_ms`.
+// B7 / 6.9 / B8 / 6.12: `claimant`'s claim at `at_ms`. Both flags down: B8's draw where a claim
+// counts the flags (1997-2005 rapid and blitz), whichever fell first; elsewhere the first flag
+// decides (granted only against an opponent whose flag fell first), and 6.12 / 10.3 only when both
+// fell at the same instant.
+// `supervised`: 2023 A.3 or A.4.5 (laws::FlagRuleFor).
 ClaimRuling RuleClaim(const chessclock::Clock& clock, laws::Edition edition,
-                      laws::SpeedCategory speed, chess::Color claimant, std::int64_t at_ms);
+                      laws::SpeedCategory speed, chess::Color claimant, std::int64_t at_ms,
+                      bool supervised = laws::kDefaultSupervised);
 
 // 6.7: the sides that have lost by default at `at_ms` (absent, not arrived by the deadline).
 std::vector<chess::Color> DefaultedSides(const chessclock::Clock& clock, std::int64_t at_ms);

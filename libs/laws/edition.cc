@@ -129,6 +129,21 @@ FlagResultRule FlagResultFor(Edition edition, SpeedCategory category) {
   return category == SpeedCategory::kBlitz ? rules.flag_result_blitz : rules.flag_result;
 }
 
+ScoresheetDuty ScoresheetDutyFor(Edition edition, SpeedCategory category) {
+  if (category == SpeedCategory::kStandard) return {true, "8.1, 8.4"};
+  switch (edition) {
+    case Edition::kFide1997:
+      return {false, "B3 (1997)"};
+    case Edition::kFide2001:
+      return {false, "B3"};
+    case Edition::kFide2005:
+      return {false, "B3 (as 2001)"};  // seed 003 revises only Article 6
+    case Edition::kFide2023:
+      return {false, "A.2 (2023)"};
+  }
+  return {true, "8.1, 8.4"};
+}
+
 BothFlagsRuling RuleBothFlagsFallen(Edition edition, SpeedCategory category, bool in_final_period) {
   const EditionRules& rules = Rules(edition);
   const BothFlagsRule& rule = category == SpeedCategory::kStandard ? rules.both_flags_standard

@@ -114,6 +114,15 @@ SpeedCategory CategoryForControl(Edition edition, std::int64_t counted_ms, bool 
 // What a flag that counts (6.9, or a granted B7 claim) decides under `edition` and `category`.
 FlagResultRule FlagResultFor(Edition edition, SpeedCategory category);
 
+// 8.1: whether players must record the moves at all. Standard play: yes, lapsing under 8.4. Rapid
+// and blitz: no (B3 "Die Spieler müssen die Züge nicht aufzeichnen", blitz through C2; 2023 A.2,
+// blitz through B.3/B.4).
+struct ScoresheetDuty {
+  bool applies;
+  absl::string_view article;
+};
+ScoresheetDuty ScoresheetDutyFor(Edition edition, SpeedCategory category);
+
 // 6.12 / 10.3 / B8, read from the table. `in_final_period`: the flags fell in the period in which
 // all remaining moves must be made.
 BothFlagsRuling RuleBothFlagsFallen(Edition edition, SpeedCategory category, bool in_final_period);

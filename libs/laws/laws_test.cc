@@ -27,7 +27,7 @@ TEST(Ruleset, FlagsQuickplayAndMatingPotentialPerEdition) {
   EXPECT_FALSE(FlagRuleOf(blitz1997).counts_when_observed);                 // B6
   EXPECT_EQ(QuickplayRuleOf(blitz1997).claim, QuickplayClaim::kNotApplicable);
   Ruleset rapid2023{Edition::kFide2023, SpeedCategory::kRapid, {}};
-  EXPECT_TRUE(FlagRuleOf(rapid2023).counts_when_observed);
+  EXPECT_TRUE(FlagRuleOf(rapid2023).counts_when_observed);  // A.3 by default
   EXPECT_TRUE(AutomaticRepetitionDraws(rapid2023));
   EXPECT_EQ(DefaultTimeMs(rapid2023), 0);
   Ruleset standard2001{Edition::kFide2001, SpeedCategory::kStandard, {}};
@@ -78,6 +78,68 @@ TEST(Ruleset, QuickplayFinish2023OnlyWithoutIncrement) {  // 2023 Guidelines III
   // 2001's 10.2 knows no such limit.
   EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2001, *with, {})).claim,
             QuickplayClaim::kArbiter);
+}
+
+// B6 "Das Fallblättchen gilt als gefallen, sobald einer der Spieler mit Recht darauf hingewiesen
+// hat"; B7 the claim; B8 "Falls beide Fallblättchen gefallen sind, ist die Partie remis" (1997,
+// 2001; 2005 carries 2001's appendices). Standard play: 6.9 in every edition.
+TEST(FlagRule, AppendixB6FlagsCountOnlyOnAClaimAndB8DrawsBothDown) {
+  const FlagRule rapid2001 = FlagRuleFor(Edition::kFide2001, SpeedCategory::kRapid);
+  EXPECT_FALSE(rapid2001.counts_when_observed);
+  EXPECT_EQ(rapid2001.article, "B6");
+  EXPECT_EQ(rapid2001.claim_article, "B7");
+  EXPECT_TRUE(rapid2001.both_down_draws);
+  EXPECT_EQ(rapid2001.both_down_article, "B8");
+  const FlagRule blitz1997 = FlagRuleFor(Edition::kFide1997, SpeedCategory::kBlitz);
+  EXPECT_EQ(blitz1997.article, "B6 (1997)");
+  EXPECT_EQ(blitz1997.claim_article, "B7");
+  EXPECT_TRUE(blitz1997.both_down_draws);
+  EXPECT_EQ(FlagRuleFor(Edition::kFide2005, SpeedCategory::kRapid).both_down_article,
+            "B8 (as 2001)");
+  for (Edition e : kAllEditions) {
+    for (bool supervised : {true, false}) {
+      const FlagRule standard = FlagRuleFor(e, SpeedCategory::kStandard, supervised);
+      EXPECT_TRUE(standard.counts_when_observed);
+      EXPECT_EQ(standard.article, "6.9");
+    }
+  }
+}
+
+// 2023: per the event. A.3 "The Competition Rules shall apply if ... one arbiter supervises at
+// most three games" (blitz B.3): a flag counts as in standard play. Otherwise A.4.5 "The flag is
+// considered to have fallen when a player has made a valid claim to that effect" (blitz B.4).
+TEST(FlagRule, Fide2023FlagsFollowTheEventsSupervision) {
+  Ruleset rapid{Edition::kFide2023, SpeedCategory::kRapid, {}};
+  EXPECT_TRUE(rapid.regulations.supervised);  // the default: A.3
+  EXPECT_TRUE(FlagRuleOf(rapid).counts_when_observed);
+  EXPECT_EQ(FlagRuleOf(rapid).article, "A.3 (2023)");
+  Ruleset blitz{Edition::kFide2023, SpeedCategory::kBlitz, {}};
+  EXPECT_EQ(FlagRuleOf(blitz).article, "B.3 (2023)");
+  rapid.regulations.supervised = false;
+  EXPECT_FALSE(FlagRuleOf(rapid).counts_when_observed);
+  EXPECT_EQ(FlagRuleOf(rapid).article, "A.4.5 (2023)");
+  EXPECT_EQ(FlagRuleOf(rapid).claim_article, "A.4.5 (2023)");
+  EXPECT_FALSE(FlagRuleOf(rapid).both_down_draws);  // no B8: the first flag decides
+  blitz.regulations.supervised = false;
+  EXPECT_FALSE(FlagRuleOf(blitz).counts_when_observed);
+  EXPECT_EQ(FlagRuleOf(blitz).article, "A.4.5 (2023, B.4)");
+  // Before 2023 the event's supervision changes nothing: B6.
+  Ruleset rapid2001{Edition::kFide2001, SpeedCategory::kRapid, {}};
+  EXPECT_FALSE(FlagRuleOf(rapid2001).counts_when_observed);
+  rapid2001.regulations.supervised = false;
+  EXPECT_EQ(FlagRuleOf(rapid2001).article, "B6");
+}
+
+// 8.1 / 8.4 in standard play; B3 "Die Spieler müssen die Züge nicht aufzeichnen" (rapid, blitz
+// through C2); 2023 A.2.
+TEST(ScoresheetDuty, OnlyStandardPlayHasTheDuty) {
+  for (Edition e : kAllEditions) {
+    EXPECT_TRUE(ScoresheetDutyFor(e, SpeedCategory::kStandard).applies);
+    EXPECT_FALSE(ScoresheetDutyFor(e, SpeedCategory::kRapid).applies);
+    EXPECT_FALSE(ScoresheetDutyFor(e, SpeedCategory::kBlitz).applies);
+  }
+  EXPECT_EQ(ScoresheetDutyFor(Edition::kFide2001, SpeedCategory::kBlitz).article, "B3");
+  EXPECT_EQ(ScoresheetDutyFor(Edition::kFide2023, SpeedCategory::kRapid).article, "A.2 (2023)");
 }
 
 }  // namespace

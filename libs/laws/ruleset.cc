@@ -13,22 +13,34 @@ Ruleset Ruleset::Make(Edition edition, const chessclock::TimeControl& tc,
   return Ruleset{edition, chessclock::Speed(tc, edition), regulations, increment};
 }
 
-FlagRule FlagRuleFor(Edition edition, SpeedCategory category) {
+FlagRule FlagRuleFor(Edition edition, SpeedCategory category, bool supervised) {
   if (category == SpeedCategory::kStandard) return {true, "6.9"};
+  const bool blitz = category == SpeedCategory::kBlitz;
   switch (edition) {
+    // B6 "Das Fallblättchen gilt als gefallen, sobald einer der Spieler mit Recht darauf
+    // hingewiesen hat"; B7 grants the claim "nur ..., wenn nach Anhalten der Uhren das
+    // Fallblättchen des Antragstellers noch oben und das seines Gegners gefallen ist"; B8 both
+    // down: drawn. Blitz through C2.
     case Edition::kFide1997:
-      return {false, "B6 (1997)"};
+      return {false, "B6 (1997)", "B7", true, "B8"};
     case Edition::kFide2001:
-      return {false, "B6"};
-    case Edition::kFide2005:
-      return {false, "B6 (as 2001)"};  // seed 003 revises only Article 6
+      return {false, "B6", "B7", true, "B8"};
+    case Edition::kFide2005:  // seed 003 revises only Article 6
+      return {false, "B6 (as 2001)", "B7", true, "B8 (as 2001)"};
     case Edition::kFide2023:
-      return {true, "A.4.5 (2023)"};
+      // A.3 / B.3: with adequate supervision the Competition Rules apply (6.9). A.4.5: "The flag
+      // is considered to have fallen when a player has made a valid claim to that effect"; it has
+      // no B8: both down, the first flag decides where its instant is known.
+      if (supervised) return {true, blitz ? "B.3 (2023)" : "A.3 (2023)"};
+      return {false, blitz ? "A.4.5 (2023, B.4)" : "A.4.5 (2023)",
+              blitz ? "A.4.5 (2023, B.4)" : "A.4.5 (2023)", false, ""};
   }
   return {true, "6.9"};
 }
 
-FlagRule FlagRuleOf(const Ruleset& ruleset) { return FlagRuleFor(ruleset.edition, ruleset.speed); }
+FlagRule FlagRuleOf(const Ruleset& ruleset) {
+  return FlagRuleFor(ruleset.edition, ruleset.speed, ruleset.regulations.supervised);
+}
 
 WinOnTime WinOnTimeOf(const Ruleset& ruleset) {
   // Seed 004 C4: in the 1997 blitz rules a win needs mating potential.

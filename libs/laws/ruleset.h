@@ -19,6 +19,11 @@
 
 namespace laws {
 
+// A.3 is the default: a server that runs the clocks observes every flag the instant it falls and
+// records every move, which is what A.3.1/A.3.2 ask of the arbiter (each game recorded, "if
+// possible by electronic means"). An event whose games are not supervised so says it: A.4.
+inline constexpr bool kDefaultSupervised = true;
+
 // What the Laws leave to the event's regulations.
 struct Regulations {
   std::optional<std::int64_t> default_time_ms;  // 6.7; nullopt = the edition's
@@ -29,6 +34,11 @@ struct Regulations {
   bool lag_compensation = false;
   // 2023 7.5.5: the opponent's extra time for a first illegal move; nullopt = two minutes.
   std::optional<std::int64_t> illegal_move_extra_ms;
+  // 2023 rapid and blitz: whether the Competition Rules apply with adequate supervision (A.3: one
+  // arbiter for at most three games, each recorded; blitz B.3: one arbiter a game), so a flag
+  // counts as in standard play, or not (A.4, blitz B.4): a flag counts only on a player's valid
+  // claim (A.4.5). The default is kDefaultSupervised. No effect before 2023 (B6 holds there).
+  bool supervised = kDefaultSupervised;
 };
 
 struct Ruleset {
@@ -43,15 +53,26 @@ struct Ruleset {
                       const Regulations& regulations);
 };
 
-// Whether a fallen flag counts the moment it falls, or only when the opponent claims it.
+// Whether a fallen flag counts the moment it falls, or only when the opponent claims it; and, where
+// only a claim counts it, how the claim is ruled.
 struct FlagRule {
   bool counts_when_observed;
   absl::string_view article;
+  // A claim on time (counts_when_observed false): the article that grants it.
+  absl::string_view claim_article = "";
+  // A claim that finds both flags down: true, a draw by itself whatever their order (B8 "Falls
+  // beide Fallblättchen gefallen sind, ist die Partie remis"); false, the flag that fell first
+  // decides (the claim is valid only against a flag that fell before the claimant's own), and
+  // 6.12 / 6.11.2 only when their order cannot be established.
+  bool both_down_draws = false;
+  absl::string_view both_down_article = "";
 };
 // Standard play: 6.9 (the arbiter observes it; a digital arbiter always does). Rapid and blitz
-// under the 1997-2005 appendices: B6 (only on a player's valid claim, B7). 2023: the arbiter
-// calls the flags he observes (A.4.5 / B.3).
-FlagRule FlagRuleFor(Edition edition, SpeedCategory category);
+// under the 1997-2005 appendices: B6 (only on a player's valid claim, B7; the arbiter does not
+// signal it; both down at a claim: B8). 2023: per the event, A.3 (supervised: the Competition
+// Rules, a flag counts as in standard play; blitz B.3) or A.4.5 (not supervised: only on a valid
+// claim; blitz B.4). `supervised` matters only in 2023.
+FlagRule FlagRuleFor(Edition edition, SpeedCategory category, bool supervised = kDefaultSupervised);
 FlagRule FlagRuleOf(const Ruleset& ruleset);
 
 // What the opponent of a player whose flag fell must be able to do to win.

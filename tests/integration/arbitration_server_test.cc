@@ -1094,7 +1094,9 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // 
   ExpectPgnReplays(game, "1-0");
 }
 
-TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
+// B6: both flags down and nobody has claimed, play goes on; B8: a claim that finds both down is
+// drawn.
+TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADrawOnAClaim2001) {  // B6, B8
   const std::string game = GameId("g");
   Ready(game, "40/1:900", v1::EDITION_FIDE_2001);
   v1::GameReply resp;
@@ -1105,11 +1107,15 @@ TEST_P(ArbitrationServerTest, RapidBothFlagsDownIsADraw2001) {  // B8
   // Black moves after his flag fell (nobody claimed it); White's flag falls in turn.
   ASSERT_TRUE(Move(game, v1::COLOR_BLACK, "e5", &resp).ok());
   EXPECT_EQ(resp.game().status(), v1::GAME_STATUS_ONGOING);
-  const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
-  ASSERT_EQ(r.game().status(), v1::GAME_STATUS_ENDED);
-  ExpectOutcome(r, v1::RESULT_DRAW, v1::TERMINATION_BOTH_FLAGS);
-  EXPECT_EQ(r.game().outcome().article(), "B8");
-  ExpectNoMoreMoves(game, v1::COLOR_WHITE, "Nf3");
+  const std::int64_t moved = resp.game().version();
+  const v1::GameReply r = Await(
+      game, [&](const v1::GameView& g) { return g.version() > moved; }, absl::Seconds(5));
+  EXPECT_EQ(r.game().status(), v1::GAME_STATUS_ONGOING);
+  ASSERT_TRUE(Move(game, v1::COLOR_WHITE, "Nf3", &resp).ok());
+  ASSERT_TRUE(Claim(game, v1::COLOR_BLACK, v1::CLAIM_KIND_TIME, &resp).ok());
+  ExpectEnded(resp, v1::RESULT_DRAW, v1::TERMINATION_BOTH_FLAGS);
+  EXPECT_EQ(resp.game().outcome().article(), "B8");
+  ExpectNoMoreMoves(game, v1::COLOR_BLACK, "Nc6");
   ExpectPgnReplays(game, "1/2-1/2");
 }
 

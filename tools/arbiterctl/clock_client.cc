@@ -1,12 +1,15 @@
 #include "tools/arbiterctl/clock_client.h"
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "libs/clock/display.h"
 #include "libs/clock/time_control.h"
+#include "libs/laws/edition.h"
+#include "libs/laws/proto_convert.h"
 #include "libs/service/grpc_status.h"
 #include "libs/service/metrics.h"
 #include "nlohmann/json.hpp"
@@ -80,6 +83,13 @@ OrderedJson ClockJson(const v1::ClockReading& c) {
   out["defaulted"] = defaulted;
   out["scoresheet_duty_lapsed"] = {{"white", c.white_scoresheet_duty_lapsed()},
                                    {"black", c.black_scoresheet_duty_lapsed()}};
+  // 8.1 / 8.4 in standard play; B3 (2023 A.2) in rapid and blitz: the edition's and speed's.
+  const absl::StatusOr<laws::Edition> edition = laws::EditionOf(c.edition());
+  const std::optional<laws::SpeedCategory> speed = laws::SpeedCategoryOf(c.speed());
+  out["scoresheet_duty_article"] =
+      edition.ok() && speed.has_value()
+          ? OrderedJson(std::string(laws::ScoresheetDutyFor(*edition, *speed).article))
+          : OrderedJson(nullptr);
   out["flag_checks"] = OrderedJson::array();
   if (c.has_white_lag_quota_ms()) {
     out["lag_quota_ms"] = {{"white", c.white_lag_quota_ms()}, {"black", c.black_lag_quota_ms()}};
@@ -318,6 +328,8 @@ void Create(Call& c) {
   if (args.Has("default-time-ms")) req.set_default_time_ms(flags.Int("default-time-ms"));
   if (args.Has("lag-compensation")) req.set_lag_compensation(True(args.Get("lag-compensation")));
   if (args.Has("event")) req.set_event(args.Get("event"));  // issue 15: whose arbiters
+  // 2023 rapid and blitz: A.3 (true) or A.4.5 (false); unset, A.3.
+  if (args.Has("supervised")) req.set_supervised(True(args.Get("supervised")));
   c.Send(&Stub::CreateClock, req);
 }
 

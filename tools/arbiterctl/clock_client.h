@@ -7,6 +7,8 @@
 //             [--game-type standard|rapid|blitz] [--default-time-ms N] [--lag-compensation=true]
 //             [--event NAME] (the event whose arbiter tokens act on it, issue 15)
 //             [--delay-saved-time carry|discard]
+//             [--supervised=false] (2023 rapid and blitz: A.4.5, a flag counts only on a claim;
+//             default true, A.3: it counts when it falls)
 //     start   [--absent white,black]
 //     press   [--color white|black] [--lag-ms N]
 //     pause | resume

@@ -17,6 +17,7 @@
 #include "libs/clock/lag_compensation.h"
 #include "libs/clock/time_control.h"
 #include "libs/laws/edition.h"
+#include "libs/laws/ruleset.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
 #include "tools/arbiterctl/json_fields.h"
@@ -44,6 +45,8 @@ struct Scenario {
   chessclock::ClockOptions options;
   std::int64_t query_ms = 0;
   std::optional<std::string> name;
+  // 2023 rapid and blitz: A.3 (supervised) or A.4.5; see laws::Regulations::supervised.
+  bool supervised = laws::kDefaultSupervised;
 };
 
 absl::StatusOr<chessclock::TimeControl> ParseTimeControl(const Fields& top, const Json& root) {
@@ -63,9 +66,10 @@ absl::StatusOr<chessclock::TimeControl> ParseTimeControl(const Fields& top, cons
 
 absl::StatusOr<Scenario> ParseScenario(const Json& root) {
   Fields top(root, "scenario", arbiterctl::kErrBadScenario);
-  RETURN_IF_ERROR(top.OnlyKeys({"time_control", "time_control_human", "edition", "events",
-                                "query_ms", "default_time_ms", "scheduled_start_ms",
-                                "delay_saved_time", "lag_compensation", "name", "comment"}));
+  RETURN_IF_ERROR(
+      top.OnlyKeys({"time_control", "time_control_human", "edition", "events", "query_ms",
+                    "default_time_ms", "scheduled_start_ms", "delay_saved_time", "lag_compensation",
+                    "name", "comment", "supervised"}));
   Scenario scenario;
   ASSIGN_OR_RETURN(scenario.tc, ParseTimeControl(top, root));
   ASSIGN_OR_RETURN(std::string edition, top.String("edition"));
@@ -74,6 +78,10 @@ absl::StatusOr<Scenario> ParseScenario(const Json& root) {
   if (root.contains("name")) {
     ASSIGN_OR_RETURN(std::string name, top.String("name"));
     scenario.name = name;
+  }
+
+  if (top.Has("supervised")) {
+    ASSIGN_OR_RETURN(scenario.supervised, top.Bool("supervised", laws::kDefaultSupervised));
   }
 
   std::optional<std::int64_t> event_default;
@@ -233,14 +241,24 @@ OrderedJson SideNullable(std::optional<Color> side) {
   return std::string(chess::ColorName(*side));
 }
 
-// What the fallen flag(s) decide (issue 14 item 1). A clock knows no position: one flag is never a
-// win, its result follows from 6.10 (1997 blitz: C4); both flags are a ruling by themselves (B8,
-// 6.12, 10.3).
+// What the fallen flag(s) decide. A clock knows no position: one flag is never a win, its result
+// follows from 6.10 (1997 blitz: C4). The clock knows each flag's instant, so with both down the
+// first decides; only flags that fell at the same instant are ruled by 6.12 / 10.3. Where a flag
+// counts only on a claim (B6; 2023 A.4.5), the result is what a valid claim would decide, and a
+// claim that finds both down is B8's draw (1997-2005): "claim_ruling".
 OrderedJson FlagResult(const Scenario& scenario, const Clock& clock,
                        const chessclock::FlagFall& flag, std::int64_t t) {
   const std::string side(chess::ColorName(flag.side));
   const std::string opponent(chess::ColorName(~flag.side));
+  const laws::SpeedCategory speed = chessclock::Speed(scenario.tc, scenario.edition);
+  const laws::FlagRule counted = laws::FlagRuleFor(scenario.edition, speed, scenario.supervised);
   OrderedJson out = {{"side", side}, {"at_ms", flag.at_ms}};
+  out["counts_when_observed"] = counted.counts_when_observed;
+  out["flag_article"] = std::string(counted.article);
+  const bool both_down = clock.FlagFallen(Color::kWhite, t) && clock.FlagFallen(Color::kBlack, t);
+  if (both_down && !counted.counts_when_observed && counted.both_down_draws) {
+    out["claim_ruling"] = {{"result", "draw"}, {"article", std::string(counted.both_down_article)}};
+  }
   if (std::optional<laws::BothFlagsRuling> both =
           chessclock::RuleBothFlags(clock, scenario.edition, t);
       both.has_value()) {
@@ -251,13 +269,17 @@ OrderedJson FlagResult(const Scenario& scenario, const Clock& clock,
                       : "both flags fell: the game continues";
     return out;
   }
-  const laws::FlagResultRule rule =
-      laws::FlagResultFor(scenario.edition, chessclock::Speed(scenario.tc, scenario.edition));
+  const laws::FlagResultRule rule = laws::FlagResultFor(scenario.edition, speed);
   out["result"] = "by_position";
   out["article"] = std::string(rule.article);
   out["needs_mating_potential"] = rule.needs_mating_potential;
   out["note"] = absl::StrCat(
-      side, "'s flag fell: ", side, " has lost unless ", opponent,
+      side, "'s flag fell", both_down ? " first" : "", ": ", side, " has lost",
+      counted.counts_when_observed
+          ? ""
+          : absl::StrCat(" once ", opponent, " validly claims it (", counted.article, ", ",
+                         counted.claim_article, ")"),
+      " unless ", opponent,
       rule.needs_mating_potential ? " lacks mating potential"
                                   : " cannot checkmate him by any series of legal moves",
       " (", rule.article,
@@ -315,8 +337,13 @@ OrderedJson Report(const Scenario& scenario, const Clock& clock, const OrderedJs
     if (clock.LostByDefault(side, t)) defaulted.push_back(std::string(chess::ColorName(side)));
   }
   out["defaulted"] = defaulted;
-  out["scoresheet_duty_lapsed"] = {{"white", clock.ScoresheetDutyLapsed(kWhite, t)},
-                                   {"black", clock.ScoresheetDutyLapsed(kBlack, t)}};
+  // 8.4; rapid and blitz have no duty at all (B3; 2023 A.2): lapsed, by the article.
+  out["scoresheet_duty_lapsed"] = {
+      {"white", chessclock::ScoresheetDutyLapsed(clock, scenario.edition, kWhite, t)},
+      {"black", chessclock::ScoresheetDutyLapsed(clock, scenario.edition, kBlack, t)}};
+  out["scoresheet_duty_article"] = std::string(
+      laws::ScoresheetDutyFor(scenario.edition, chessclock::Speed(scenario.tc, scenario.edition))
+          .article);
   out["flag_checks"] = checks;
   if (scenario.options.lag_compensation) {
     out["lag_quota_ms"] = {{"white", clock.lag_quota_ms(kWhite)},

@@ -12,6 +12,7 @@
 //                                       a player present at a later start arrives then),
 //              "delay_saved_time": "carry" | "discard" (the 6.2b reading, see clock.h),
 //              "lag_compensation": true | {"quota_gain_ms", "initial_quota_ms", "quota_max_ms"},
+//              "supervised": true | false (2023 rapid and blitz: A.3, default, or A.4.5),
 //              "name": "..." (echoed), "comment": "..." (ignored)}
 //   Events, in time order, each with "at_ms" and "type":
 //     "start"      6.5; optional "absent": ["white", "black"] (6.6)
@@ -23,7 +24,9 @@
 //                  "to_move": "white" | "black"
 //     "replace"    6.11: "white_ms", "black_ms"
 //     "arrive"     6.6/6.7: "side"
-//     "flag_check" 6.3: "side"; optional "moves_completed": n (absent or null: unknown, 8.6)
+//     "flag_check" 6.3: "side"; optional "moves_completed": n, the count by the flag the
+//                  scoresheets prove; absent: the clock's record at the fall decides (moves
+//                  after the flag do not complete its period); 8.6 only where no record shows it
 //
 // Out, the clock at query_ms:
 //   {"white_ms", "black_ms"            main time left (0 once used up),
@@ -34,15 +37,20 @@
 //    "flag": {"side", "at_ms"} | null  the first flag fallen,
 //    "speed": "standard" | "rapid" | "blitz",
 //    and: "status", "to_move", "deadline_ms", "display" (h:mm:ss.cc), "flags" (each side's),
-//    "both_flags" ({"outcome", "article"}: 6.12/10.3/B8 if the order cannot be established),
-//    "defaulted" (sides lost under 6.7), "scoresheet_duty_lapsed" (8.4, per side),
+//    "both_flags" ({"outcome", "article"}: 6.12/10.3/B8 if the order cannot be established, i.e.
+//        both fell at the same instant; null otherwise, also when the first flag is known),
+//    "defaulted" (sides lost under 6.7), "scoresheet_duty_lapsed" (8.4, per side; always true in
+//        rapid and blitz, which have no duty, B3 / 2023 A.2), "scoresheet_duty_article",
 //    "flag_checks" (results of flag_check events; 6.3 checks the period the flag fell in),
 //    "lag_quota_ms" (with lag compensation),
 //    "flag_result" (once a flag has fallen): {"side", "at_ms" (the first flag),
+//        "counts_when_observed" (false: only a valid claim counts it, B6 / 2023 A.4.5),
+//        "flag_article" (6.9, B6, A.3 (2023), A.4.5 (2023), ...), "claim_ruling" (with both
+//        flags down where a claim counts them: {"result": "draw", "article": "B8"}),
 //        "result": "by_position" (one flag: never a win; the side has lost unless the opponent
 //                  cannot mate him, 6.10, or in 1997 blitz lacks mating potential, C4: the
 //                  position decides, which the clock does not know) | "draw" | "continue"
-//                  (both flags: B8, 6.12, 10.3),
+//                  (both flags fallen at the same instant: B8, 6.12, 10.3),
 //        "article", "needs_mating_potential" (by_position only), "note" (a sentence)}}
 //   or {"error": {"code": "ERR_...", "message": "..."}} for that line alone.
 #ifndef ARBITER_TOOLS_ARBITERCTL_CLOCK_SIMULATE_H_

@@ -81,12 +81,13 @@ TEST(ClockSimulateTest, SpeedBoundariesPerEdition) {
   EXPECT_EQ(speed("540+2", "fide2023"), "rapid");
 }
 
+// 6.12 / 10.3 when it cannot be established which flag fell first: both clocks set to zero
+// together (6.14) in the final period, both flags at 10 s.
 TEST(ClockSimulateTest, BothFlags2001Versus2005) {
   const std::string scenario = R"({"time_control_human": "40/120, 60", "edition": "%s",
       "events": [{"at_ms": 0, "type": "start"},
-                 {"at_ms": 10000, "type": "set", "white_ms": 1000, "black_ms": 1000,
-                  "moves": {"white": 45, "black": 45}},
-                 {"at_ms": 12000, "type": "press"}],
+                 {"at_ms": 10000, "type": "set", "white_ms": 0, "black_ms": 0,
+                  "moves": {"white": 45, "black": 45}}],
       "query_ms": 20000})";
   auto run = [&scenario](const std::string& edition) {
     std::string line = scenario;
@@ -95,8 +96,7 @@ TEST(ClockSimulateTest, BothFlags2001Versus2005) {
   };
   Json out2001 = run("fide2001");
   EXPECT_EQ(out2001["both_flags"], Json::parse(R"({"outcome": "draw", "article": "10.3"})"));
-  EXPECT_EQ(out2001["flag"], Json::parse(R"({"side": "white", "at_ms": 11000})"));
-  EXPECT_EQ(out2001["flags"], Json::parse(R"({"white": 11000, "black": 13000})"));
+  EXPECT_EQ(out2001["flags"], Json::parse(R"({"white": 10000, "black": 10000})"));
   Json out2005 = run("fide2005");
   EXPECT_EQ(out2005["both_flags"], Json::parse(R"({"outcome": "draw", "article": "6.12b"})"));
 }
@@ -117,18 +117,19 @@ TEST(ClockSimulateTest, ArrivalAndDefault) {
   EXPECT_EQ(zero["defaulted"], Json::parse(R"(["black"])"));
 }
 
-TEST(ClockSimulateTest, FlagCheckWithUnknownMoveCount) {
+// 6.3 without a count from the scoresheets: the clock's record decides (8.6 applies only where the
+// record cannot show it). "40/90, 30", White never moved: his flag fell at 90 min with 0 moves.
+TEST(ClockSimulateTest, FlagCheckWithoutACountReadsTheClocksRecord) {
   Json out = Simulate(R"({"time_control_human": "40/90, 30", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"},
                  {"at_ms": 5700000, "type": "flag_check", "side": "white"}],
       "query_ms": 5700000})");
   ASSERT_FALSE(out.contains("error")) << out.dump();
-  EXPECT_EQ(out["flag_checks"][0]["outcome"], "completed");
-  EXPECT_EQ(out["flag_checks"][0]["article"], "8.6");
-  EXPECT_EQ(out["moves"]["white"], 40);
-  EXPECT_EQ(out["period"]["white"], 2);
-  EXPECT_EQ(out["white_ms"], 30 * 60'000 - 300'000);
-  EXPECT_TRUE(out["flag"].is_null());
+  EXPECT_EQ(out["flag_checks"][0]["outcome"], "not_completed");
+  EXPECT_EQ(out["flag_checks"][0]["article"], "6.3, 6.10");
+  EXPECT_EQ(out["moves"]["white"], 0);
+  EXPECT_EQ(out["period"]["white"], 1);
+  EXPECT_EQ(out["flag"], Json::parse(R"({"side": "white", "at_ms": 5400000})"));
 }
 
 TEST(ClockSimulateTest, SetReplaceAndLag) {
@@ -277,34 +278,55 @@ TEST(ClockSimulateTest, Issue14AFlagIsNotAWin) {
   EXPECT_FALSE(none.contains("flag_result"));
 }
 
-// Item 1: both flags stay a result by themselves (B8 / 6.12 / 10.3).
-TEST(ClockSimulateTest, Issue14BothFlagsAreARuling) {
+// 10.3: both flags down and not provable which first (set to zero together) is a ruling by itself.
+TEST(ClockSimulateTest, BothFlagsInAnUnknownOrderAreARuling) {
   Json out = Simulate(R"({"time_control_human": "40/120, 60", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"},
-                 {"at_ms": 10000, "type": "set", "white_ms": 1000, "black_ms": 1000,
-                  "moves": {"white": 45, "black": 45}},
-                 {"at_ms": 12000, "type": "press"}],
+                 {"at_ms": 10000, "type": "set", "white_ms": 0, "black_ms": 0,
+                  "moves": {"white": 45, "black": 45}}],
       "query_ms": 20000})");
   EXPECT_EQ(out["flag_result"]["result"], "draw");
   EXPECT_EQ(out["flag_result"]["article"], "10.3");
 }
 
-// Item 2, 6.3 / 8.6: control "2/1, 2/1, 1", presses at 61, 62 and 63 s (White's flag fell at
-// 60 s), flag_check for White without a move count at 64 s: the flag's period is checked, White
-// is credited with its 2 moves (not 4) and keeps his 58 s (not 118 s).
-TEST(ClockSimulateTest, Issue14FlagCheckUsesTheFlagsPeriod) {
+// 6.12 (2001), 6.12b (2005), 10.3 "wenn ... nicht nachweisbar ist, welches das erste war": the
+// clock records each flag's instant. "40/120, 60", both set to 1 s in the final period (45 moves
+// each): White's flag falls at 11 s, Black's at 13 s. White's fell first and decides (6.9, 6.10):
+// no both_flags ruling, flag_result is White's.
+TEST(ClockSimulateTest, BothFlagsInAKnownOrderTheFirstDecides) {
+  for (const char* edition : {"fide2001", "fide2005", "fide2023"}) {
+    Json out =
+        Simulate(absl::StrCat(R"({"time_control_human": "40/120, 60", "edition": ")", edition, R"(",
+      "events": [{"at_ms": 0, "type": "start"},
+                 {"at_ms": 10000, "type": "set", "white_ms": 1000, "black_ms": 1000,
+                  "moves": {"white": 45, "black": 45}},
+                 {"at_ms": 12000, "type": "press"}],
+      "query_ms": 20000})"));
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    EXPECT_EQ(out["flags"], Json::parse(R"({"white": 11000, "black": 13000})")) << edition;
+    EXPECT_TRUE(out["both_flags"].is_null()) << edition << out.dump();
+    EXPECT_EQ(out["flag_result"]["side"], "white") << edition;
+    EXPECT_EQ(out["flag_result"]["at_ms"], 11000) << edition;
+    EXPECT_EQ(out["flag_result"]["result"], "by_position") << edition;
+  }
+}
+
+// 6.3 / 8.6: control "2/1, 2/1, 1", presses at 61, 62 and 63 s (White's flag fell at 60 s with no
+// move made), flag_check for White without a move count at 64 s: the flag's period is checked at
+// the fall, and the clock's record shows 0 of its 2 moves; the moves after the flag do not
+// complete it. The flag stands (6.3, 6.10); 8.6 does not apply, the record shows it.
+TEST(ClockSimulateTest, FlagBeforeThePeriodsMovesStandsWhateverTheMovesAfterIt) {
   Json out = Simulate(R"({"time_control_human": "2/1, 2/1, 1", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61000, "type": "press"},
                  {"at_ms": 62000, "type": "press"}, {"at_ms": 63000, "type": "press"},
                  {"at_ms": 64000, "type": "flag_check", "side": "white"}],
       "query_ms": 64000})");
   ASSERT_FALSE(out.contains("error")) << out.dump();
-  EXPECT_EQ(out["flag_checks"][0]["outcome"], "completed");
-  EXPECT_EQ(out["flag_checks"][0]["article"], "8.6");
-  EXPECT_EQ(out["flag_checks"][0]["moves"], 2);
-  EXPECT_EQ(out["flag_checks"][0]["period"], 2);
-  EXPECT_EQ(out["moves"]["white"], 2);
-  EXPECT_EQ(out["white_ms"], 58'000);
+  EXPECT_EQ(out["flag_checks"][0]["outcome"], "not_completed");
+  EXPECT_EQ(out["flag_checks"][0]["article"], "6.3, 6.10");
+  EXPECT_EQ(out["flags"]["white"], 60'000);
+  EXPECT_EQ(out["flag"], Json::parse(R"({"side": "white", "at_ms": 60000})"));
+  EXPECT_EQ(out["flag_result"]["side"], "white");
   // The scoresheets prove no move by the flag: not completed, the flag stands (6.3, 6.10).
   Json proven = Simulate(R"({"time_control_human": "2/1, 2/1, 1", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61000, "type": "press"},
@@ -404,6 +426,63 @@ TEST(ClockSimulateTest, Issue14NoScoresheetLapseAfterAFlag) {
   Json after = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5400000})");
   EXPECT_EQ(after["scoresheet_duty_lapsed"], Json::parse(R"({"white": false, "black": false})"));
+}
+
+// B3 "Die Spieler müssen die Züge nicht aufzeichnen" (blitz through C2; 2023 A.2): rapid and blitz
+// have no duty at all, with any time left; standard play has 8.1's, lapsing under 8.4.
+TEST(ClockSimulateTest, AppendixB3NoScoresheetDutyInRapidOrBlitz) {
+  for (const char* edition : {"fide1997", "fide2001", "fide2005", "fide2023"}) {
+    for (const char* tc : {"G/30", "G/5"}) {
+      Json out = Simulate(absl::StrCat(R"({"time_control_human": ")", tc, R"(", "edition": ")",
+                                       edition, R"(", "events": [{"at_ms": 0, "type": "start"}],
+          "query_ms": 1000})"));
+      ASSERT_FALSE(out.contains("error")) << out.dump();
+      EXPECT_EQ(out["scoresheet_duty_lapsed"], Json::parse(R"({"white": true, "black": true})"))
+          << edition << " " << tc;
+    }
+  }
+  Json rapid = Simulate(R"({"time_control_human": "G/30", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000})");
+  EXPECT_EQ(rapid["scoresheet_duty_article"], "B3");
+  Json standard = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000})");
+  EXPECT_EQ(standard["scoresheet_duty_lapsed"], Json::parse(R"({"white": false, "black": false})"));
+  EXPECT_EQ(standard["scoresheet_duty_article"], "8.1, 8.4");
+}
+
+// B6 (2001 rapid): the flag is the clock's fact, counted only on a valid claim (B7); a claim that
+// finds both flags down is B8's draw. G/15: White's flag at 900 s, he presses at 901 s, Black's
+// falls at 1'801 s.
+TEST(ClockSimulateTest, AppendixB6FlagCountsOnlyOnAClaim) {
+  Json one = Simulate(R"({"time_control_human": "G/15", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000000})");
+  EXPECT_EQ(one["flag_result"]["counts_when_observed"], false);
+  EXPECT_EQ(one["flag_result"]["flag_article"], "B6");
+  EXPECT_FALSE(one["flag_result"].contains("claim_ruling"));
+  EXPECT_THAT(one["flag_result"]["note"].get<std::string>(), HasSubstr("validly claims it"));
+  Json both = Simulate(R"({"time_control_human": "G/15", "edition": "fide2001",
+      "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 901000, "type": "press"}],
+      "query_ms": 2000000})");
+  EXPECT_TRUE(both["both_flags"].is_null()) << both.dump();
+  EXPECT_EQ(both["flag_result"]["side"], "white");
+  EXPECT_EQ(both["flag_result"]["claim_ruling"],
+            Json::parse(R"({"result": "draw", "article": "B8"})"));
+}
+
+// 2023 rapid and blitz flags per the event: A.3 (supervised, the default) counts as in standard
+// play; A.4.5 ("supervised": false) only on a player's valid claim.
+TEST(ClockSimulateTest, Fide2023FlagFollowsTheEventsSupervision) {
+  Json supervised = Simulate(R"({"time_control_human": "G/5", "edition": "fide2023",
+      "events": [{"at_ms": 0, "type": "start"}], "query_ms": 400000})");
+  EXPECT_EQ(supervised["flag_result"]["counts_when_observed"], true);
+  EXPECT_EQ(supervised["flag_result"]["flag_article"], "B.3 (2023)");
+  Json unsupervised = Simulate(R"({"time_control_human": "G/15", "edition": "fide2023",
+      "supervised": false, "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000000})");
+  EXPECT_EQ(unsupervised["flag_result"]["counts_when_observed"], false);
+  EXPECT_EQ(unsupervised["flag_result"]["flag_article"], "A.4.5 (2023)");
+  Json bad = Simulate(R"({"time_control_human": "G/15", "edition": "fide2023",
+      "supervised": "no", "events": [], "query_ms": 0})");
+  EXPECT_EQ(bad["error"]["code"], "ERR_BAD_SCENARIO") << bad.dump();
 }
 
 }  // namespace

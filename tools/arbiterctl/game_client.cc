@@ -354,6 +354,8 @@ void Create(Call& c) {
     regs->set_max_draw_offers(static_cast<int>(flags.Int("max-draw-offers")));
   }
   regs->set_lag_compensation(flags.Bool("lag-compensation"));
+  // 2023 rapid and blitz: A.4 (no adequate supervision, A.4.5) when the event says so; else A.3.
+  if (flags.Bool("unsupervised")) regs->set_supervised(false);
   // 2023 7.5.5: the regulations' time for a first illegal move (issue 13).
   if (args.Has("illegal-move-extra-ms")) {
     regs->set_illegal_move_extra_ms(flags.Int("illegal-move-extra-ms"));

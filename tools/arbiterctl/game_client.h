@@ -8,6 +8,8 @@
 //              [--start-fen FEN] [--scheduled-start-ms N] [--default-time-ms N] (6.7)
 //              [--no-draw-offers-before-move N] [--max-draw-offers N] (12.5)
 //              [--lag-compensation] [--broadcast-delay-plies N] [--broadcast-delay-ms N]
+//              [--unsupervised] (2023 rapid and blitz: A.4.5, a flag counts only on a claim;
+//              without it A.3, a flag counts when it falls)
 //              [--event T] [--site T] [--round T] [--white-name T] [--black-name T]
 //     start    [--absent white,black]                       6.5, 6.6
 //     arrive   --side S                                     6.6
@@ -45,7 +47,7 @@ namespace arbiterctl {
 
 // The boolean flags of the game commands (given without a value), for the argument parser.
 inline constexpr const char* kGameBooleanFlags[] = {"offer-draw", "accept", "decline", "add-time",
-                                                    "no-arbiter",
+                                                    "no-arbiter", "unsupervised",
                                                     // issue 13: irregularity --replay (7.2),
                                                     // rule-stop --valid (6.13d)
                                                     "replay", "valid"};

@@ -224,6 +224,16 @@ TEST_F(GameClientTest, CreateMapsTheFlags) {
   EXPECT_EQ(req.ruleset().regulations().default_time_ms(), 900'000);
   EXPECT_EQ(req.ruleset().regulations().max_draw_offers(), 2);
   EXPECT_EQ(req.event(), "Club");
+  EXPECT_FALSE(req.ruleset().regulations().has_supervised());  // A.3, the default
+}
+
+// 2023 rapid and blitz without adequate supervision: A.4.5, a flag counts only on a claim.
+TEST_F(GameClientTest, CreateUnsupervisedSetsA4) {
+  RunJson({"create", "--game", "g1", "--white", "alice", "--black", "bob", "--edition", "2023",
+           "--time-control", "900", "--unsupervised"});
+  const v1::CreateGameRequest req = fake_->create.Get();
+  ASSERT_TRUE(req.ruleset().regulations().has_supervised());
+  EXPECT_FALSE(req.ruleset().regulations().supervised());
 }
 
 TEST_F(GameClientTest, MoveWithOfferAndItsJson) {

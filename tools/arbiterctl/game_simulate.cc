@@ -24,6 +24,7 @@
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
+#include "libs/laws/ruleset.h"
 #include "nlohmann/json.hpp"
 #include "tools/arbiterctl/errors.h"
 #include "tools/arbiterctl/json_fields.h"
@@ -59,7 +60,7 @@ absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
   RETURN_IF_ERROR(
       top.OnlyKeys({"edition", "time_control", "arbiter_present", "start_fen", "default_time_ms",
                     "events", "query_ms", "no_draw_offers_before_move", "max_draw_offers",
-                    "comment", "sessions", "illegal_move_extra_ms"}));
+                    "comment", "sessions", "illegal_move_extra_ms", "supervised"}));
   v1::CreateGameRequest req;
   req.set_game_id("simulated");
   req.set_white_id("white");
@@ -91,6 +92,10 @@ absl::StatusOr<v1::CreateGameRequest> ParseCreation(const Json& root) {
   if (top.Has("illegal_move_extra_ms")) {  // 2023 7.5.5 (issue 13)
     ASSIGN_OR_RETURN(std::int64_t ms, top.Int("illegal_move_extra_ms", 0, kMaxScenarioMs));
     regs->set_illegal_move_extra_ms(ms);
+  }
+  if (top.Has("supervised")) {  // 2023 rapid and blitz: A.3 (true) or A.4.5 (false)
+    ASSIGN_OR_RETURN(bool supervised, top.Bool("supervised", laws::kDefaultSupervised));
+    regs->set_supervised(supervised);
   }
   // Appendix A13: [{"start_ms", "end_ms", "place"}, ...]; NewGame checks their order.
   if (top.Has("sessions")) {
@@ -687,6 +692,19 @@ absl::StatusOr<OrderedJson> Simulate(const std::string& line) {
   // 6.13a: "paused": true while the arbiter has the clocks stopped; absent otherwise, so that the
   // contract's lines stay as they were for every scenario without a pause.
   if (game.paused()) out["paused"] = true;
+  // The flags the server recorded (absent while none fell): each with its instant, whether it
+  // counted when it fell (6.9; 2023 A.3) or counts only on the opponent's claim (B6; 2023 A.4.5),
+  // and that article.
+  if (!game.flags().empty()) {
+    OrderedJson flags = OrderedJson::array();
+    for (const v1::FlagRecorded& f : game.flags()) {
+      flags.push_back({{"side", std::string(chess::ColorName(*laws::ColorOf(f.side())))},
+                       {"at_ms", f.fell_at_ms()},
+                       {"counts", f.counts()},
+                       {"article", f.article()}});
+    }
+    out["flags"] = std::move(flags);
+  }
   // Issue 13: the illegal-move ledger, when there is one (absent otherwise, as "paused").
   if (!game.illegal_ledger().empty()) {
     out["illegal_moves"] = {{"white", game.illegal_moves(Color::kWhite)},

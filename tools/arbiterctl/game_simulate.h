@@ -9,8 +9,8 @@
 //    optional: "arbiter_present": true (10.2; false: Appendix D), "start_fen": "<FEN>",
 //              "default_time_ms": n (6.7), "query_ms": n, "no_draw_offers_before_move": n,
 //              "max_draw_offers": n (per player; 0: no limit), "illegal_move_extra_ms": n
-//              (2023 7.5.5),
-//              "comment": "..." (ignored)}
+//              (2023 7.5.5), "supervised": true (2023 rapid and blitz: A.3, a flag counts when it
+//              falls; false: A.4.5, only on the opponent's valid claim), "comment": "..." (ignored)}
 //   Events, in time order, each {"at_ms": n, "type": T, "by": "white" | "black" | "arbiter"}:
 //     "start"         6.5 (by the platform unless "by": "arbiter"); optional "absent": ["white"]
 //     "arrive"        6.6: `by` arrives
@@ -63,9 +63,11 @@
 //    "white_ms": n, "black_ms": n (frozen once the game ended),
 //    "fen": "<the position>", "draw_offer": "white" | "black" | null}; after an illegal move
 //    also "illegal_moves": {"white": n, "black": n}; once ended also "white_points",
-//    "black_points" (11.1, 13.4e/f, 12.7); while the player to move has touched pieces
-//    (Article 4) also "touched": ["g1", ...] and, when they oblige a move, "obligation": {"free":
-//    bool, "owed": ["g1f3", ...], "article": "4.3a", "enforced": bool (false: only on claim, B5a)}.
+//    "black_points" (11.1, 13.4e/f, 12.7); once a flag fell, "flags": [{"side", "at_ms",
+//    "counts" (false: only a claim counts it, B6 / 2023 A.4.5), "article"}]; while the player to
+//    move has touched pieces (Article 4) also "touched": ["g1", ...] and, when they oblige a move,
+//    "obligation": {"free": bool, "owed": ["g1f3", ...], "article": "4.3a", "enforced": bool
+//    (false: only on claim, B5a)}.
 //   A refused event changes nothing (what fell before it, a flag or a default, still stands). An
 //   event earlier than the one before it is refused with ERR_BAD_ARGUMENT.
 //   A malformed line: {"error": {"code": "ERR_BAD_JSON" | "ERR_BAD_SCENARIO" | "ERR_BAD_EVENT" |

@@ -414,6 +414,57 @@ TEST(GameSimulateTest, RapidFlagCountsOnlyOnClaim) {
   EXPECT_EQ(claimed["termination"], "time_forfeit");
 }
 
+// B6, B8 (rapid, 2001): both flags down and unclaimed, play goes on; a claim that finds both down
+// is drawn. "1500" (25 min): White's flag falls at 1'500 s, he moves at 1'501 s; Black's falls at
+// 3'001 s; moves after both are played; Black's claim at 3'200 s finds both down.
+TEST(GameSimulateTest, AppendixB6BothFlagsDownPlayGoesOnUntilAClaim) {
+  const std::string events = R"({"edition": "fide2001", "time_control": "1500", "events": [
+      {"at_ms": 0, "type": "start"},
+      {"at_ms": 1501000, "type": "move", "by": "white", "move": "e4"},
+      {"at_ms": 3100000, "type": "move", "by": "black", "move": "e5"},
+      {"at_ms": 3101000, "type": "move", "by": "white", "move": "Nf3"}%s],
+      "query_ms": 3200000})";
+  auto run = [&events](const std::string& more) {
+    std::string line = events;
+    line.replace(line.find("%s"), 2, more);
+    return Simulate(line);
+  };
+  Json unclaimed = run("");
+  EXPECT_EQ(unclaimed["status"], "ongoing") << unclaimed.dump();
+  EXPECT_EQ(unclaimed["events"][3], Ok());
+  EXPECT_EQ(unclaimed["flags"], Json::parse(R"([
+      {"side": "white", "at_ms": 1500000, "counts": false, "article": "B6"},
+      {"side": "black", "at_ms": 3001000, "counts": false, "article": "B6"}])"));
+  Json claimed = run(R"(, {"at_ms": 3200000, "type": "claim", "by": "black", "kind": "time"})");
+  EXPECT_EQ(claimed["events"][4], Claim("incorrect"));
+  EXPECT_EQ(claimed["result"], "1/2-1/2");
+  EXPECT_EQ(claimed["termination"], "both_flags");
+}
+
+// 2023 rapid flags per the event: "supervised" true (the default, A.3) counts the flag at once;
+// false (A.4.5) only on the opponent's valid claim.
+TEST(GameSimulateTest, Fide2023FlagFollowsTheEventsSupervision) {
+  Json supervised = Simulate(R"({"edition": "fide2023", "time_control": "900", "events": [
+      {"at_ms": 0, "type": "start"}], "query_ms": 1000000})");
+  EXPECT_EQ(supervised["status"], "ended");
+  EXPECT_EQ(supervised["termination"], "time_forfeit");
+  EXPECT_EQ(supervised["flags"][0]["article"], "A.3 (2023)");
+  EXPECT_EQ(supervised["flags"][0]["counts"], true);
+  Json unsupervised = Simulate(R"({"edition": "fide2023", "time_control": "900",
+      "supervised": false, "events": [{"at_ms": 0, "type": "start"}], "query_ms": 1000000})");
+  EXPECT_EQ(unsupervised["status"], "ongoing");
+  EXPECT_EQ(unsupervised["flags"][0]["article"], "A.4.5 (2023)");
+  EXPECT_EQ(unsupervised["flags"][0]["counts"], false);
+  Json claimed = Simulate(R"({"edition": "fide2023", "time_control": "900",
+      "supervised": false, "events": [{"at_ms": 0, "type": "start"},
+      {"at_ms": 1000000, "type": "claim", "by": "black", "kind": "time"}]})");
+  EXPECT_EQ(claimed["events"][1], Claim("correct"));
+  EXPECT_EQ(claimed["result"], "0-1");
+  EXPECT_EQ(ErrorCode(Simulate(R"({"edition": "fide2023", "time_control": "900",
+      "supervised": 1, "events": []})")),
+            "ERR_BAD_SCENARIO");
+}
+
 // 6.7: a player absent after the default time loses; both absent, both lose.
 TEST(GameSimulateTest, DefaultWithAnAbsentPlayer) {
   Json out = Simulate(R"({"edition": "fide2001", "time_control": "5400",
