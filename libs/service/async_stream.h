@@ -247,6 +247,94 @@ class AsyncServerStream final : public AsyncUnaryMethod {
   const size_t max_backlog_;
 };
 
+// A bidirectional stream that answers each message with one reply, in order, from a completion
+// queue: read, answer (on the queue's thread: short work only), write, read the next. One
+// operation at a time, so the client's pace sets the stream's and nothing piles up. `admit` runs
+// once when the stream opens (a non-OK status ends it at once); `answer` for every message.
+template <typename Service, typename Request, typename Response>
+class AsyncMessageStream final : public AsyncUnaryMethod {
+ public:
+  using RequestFn = void (Service::*)(grpc::ServerContext*,
+                                      grpc::ServerAsyncReaderWriter<Response, Request>*,
+                                      grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
+  // `admit` leaves in `admitted` what every message needs of the stream's admission (its caller).
+  using AdmitFn = std::function<grpc::Status(grpc::ServerContext*, std::shared_ptr<void>*)>;
+  // `admitted` is what `admit` left; false ends the stream with `*status`.
+  using AnswerFn = std::function<bool(grpc::ServerContext*, const std::shared_ptr<void>& admitted,
+                                      const Request&, Response*, grpc::Status* status)>;
+
+  AsyncMessageStream(Service* service, RequestFn request, AdmitFn admit, AnswerFn answer)
+      : service_(service),
+        request_(request),
+        admit_(std::move(admit)),
+        answer_(std::move(answer)) {}
+
+  void Arm(grpc::ServerCompletionQueue* cq) override { (new Call(this, cq))->Ask(); }
+
+ private:
+  class Call {
+   public:
+    Call(AsyncMessageStream* method, grpc::ServerCompletionQueue* cq)
+        : method_(method), cq_(cq), stream_(&ctx_) {}
+
+    void Ask() { (method_->service_->*method_->request_)(&ctx_, &stream_, cq_, cq_, &arrived_); }
+
+   private:
+    struct Step final : CompletionTag {
+      Step(Call* c, void (Call::*fn)(bool)) : call(c), step(fn) {}
+      void Proceed(bool ok) override { (call->*step)(ok); }
+      Call* const call;
+      void (Call::*const step)(bool);
+    };
+
+    void Arrived(bool ok) {
+      if (!ok) {  // the server is stopping: no stream came
+        delete this;
+        return;
+      }
+      method_->Arm(cq_);
+      grpc::Status admitted = method_->admit_(&ctx_, &admitted_);
+      if (!admitted.ok()) return Finish(admitted);
+      stream_.Read(&request_, &read_);
+    }
+
+    void Read(bool ok) {
+      if (!ok) return Finish(grpc::Status::OK);  // the client closed its side, or left
+      response_.Clear();
+      grpc::Status status;
+      if (!method_->answer_(&ctx_, admitted_, request_, &response_, &status)) {
+        return Finish(status);
+      }
+      stream_.Write(response_, &written_);
+    }
+
+    void Written(bool ok) {
+      if (!ok) return Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
+      stream_.Read(&request_, &read_);
+    }
+
+    void Finish(const grpc::Status& status) { stream_.Finish(status, &finished_); }
+    void Finished(bool) { delete this; }
+
+    AsyncMessageStream* const method_;
+    grpc::ServerCompletionQueue* const cq_;
+    grpc::ServerContext ctx_;
+    grpc::ServerAsyncReaderWriter<Response, Request> stream_;
+    std::shared_ptr<void> admitted_;
+    Request request_;
+    Response response_;
+    Step arrived_{this, &Call::Arrived};
+    Step read_{this, &Call::Read};
+    Step written_{this, &Call::Written};
+    Step finished_{this, &Call::Finished};
+  };
+
+  Service* const service_;
+  const RequestFn request_;
+  const AdmitFn admit_;
+  const AnswerFn answer_;
+};
+
 }  // namespace service
 
 #endif  // ARBITER_LIBS_SERVICE_ASYNC_STREAM_H_

@@ -259,6 +259,43 @@ TEST(LimitsTest, RateLimitPerCaller) {
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), greedy)));
 }
 
+// Every message of a ValidateMoveStream counts against the caller's rate limit, as a ValidateMove
+// call would: one stream carried 4,096 validations a second through a limit of 20 when the
+// stream was charged once, at its start.
+TEST(LimitsTest, RateLimitCountsEveryMessageOfAStream) {
+  std::unique_ptr<TestServer> s = RulesServer([](service::ServerConfig& c) {
+    c.rate_limit_qps = 2;
+    c.rate_limit_burst = 5;
+  });
+  auto stub = s->Stub<v1::RulesValidation>();
+  const std::string greedy = Token(Role::kObserver);
+  Call ctx(greedy, absl::Seconds(20));
+  auto stream = stub->ValidateMoveStream(&ctx);
+  v1::ValidateMoveRequest item;
+  item.mutable_position()->set_fen("startpos");
+  item.set_move("e4");
+  int legal = 0, limited = 0;
+  for (int i = 0; i < 20; ++i) {
+    item.set_id(absl::StrCat("m", i));
+    ASSERT_TRUE(stream->Write(item));
+    v1::ValidateMoveResponse resp;
+    ASSERT_TRUE(stream->Read(&resp));
+    EXPECT_EQ(resp.id(), item.id());  // every message is answered, in order
+    if (resp.legal()) ++legal;
+    if (resp.error().code() == "ERR_RATE_LIMITED") ++limited;
+  }
+  stream->WritesDone();
+  EXPECT_TRUE(Succeeded(stream->Finish()));
+  // The stream's own admission takes one token of the burst of 5: at most 4 validations, and a
+  // refill or two if the calls were slow.
+  EXPECT_GE(legal, 3);
+  EXPECT_LE(legal, 6);
+  EXPECT_GE(limited, 14);
+  EXPECT_EQ(legal + limited, 20);
+  // The stream spent the caller's allowance: a unary call is refused too.
+  EXPECT_EQ(Code(LegalMoves(s.get(), greedy)), "ERR_RATE_LIMITED");
+}
+
 TEST(LimitsTest, OpenStreamLimitPerCaller) {
   std::unique_ptr<TestServer> s =
       RulesServer([](service::ServerConfig& c) { c.max_streams_per_caller = 2; });
