@@ -169,7 +169,7 @@ class AsyncServerStream final : public AsyncUnaryMethod {
       {
         absl::MutexLock lock(&mu_);
         writing_ = false;
-        outbox_.pop_front();
+        if (!outbox_.empty()) outbox_.pop_front();
         if (!ok) {  // the client is gone: nothing more leaves
           over_ = true;
           outbox_.clear();
@@ -198,7 +198,8 @@ class AsyncServerStream final : public AsyncUnaryMethod {
         absl::MutexLock lock(&mu_);
         over_ = true;
         done_seen_ = true;
-        outbox_.clear();
+        // What waits will not be sent; the message being written stays until its tag returns.
+        outbox_.erase(outbox_.begin() + (writing_ ? 1 : 0), outbox_.end());
         on_done = std::move(on_done_);
         last = ReleaseLocked();
       }

@@ -170,9 +170,11 @@ TEST(LimitsTest, ReflectionOnlyWhenAskedFor) {
   EXPECT_EQ(ReflectionListServices(again->channel()), grpc::StatusCode::UNIMPLEMENTED);
 }
 
-// Every open stream holds a thread of the synchronous server: with a cap, streams beyond it are
-// RESOURCE_EXHAUSTED instead of new threads, and the server serves again once they are closed.
-TEST(LimitsTest, ThreadCapRefusesStreamsBeyondIt) {
+// The synchronous server's thread cap bounds its unary calls; streams hold no thread (they are
+// served from completion queues), so twenty health watchers on a server of six threads are all
+// served and unary calls still answer. Before, the sixth watcher took the last thread and the
+// rest, and every other call, were RESOURCE_EXHAUSTED.
+TEST(LimitsTest, ThreadCapDoesNotCountStreams) {
   std::unique_ptr<TestServer> s =
       RulesServer([](service::ServerConfig& c) { c.grpc_max_threads = 6; });
   auto health = grpc::health::v1::Health::NewStub(s->channel());
@@ -196,9 +198,14 @@ TEST(LimitsTest, ThreadCapRefusesStreamsBeyondIt) {
       if (st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++exhausted;
     }
   }
-  EXPECT_GT(served, 0);
-  EXPECT_LT(served, 6);
-  EXPECT_GT(exhausted, 0);
+  EXPECT_EQ(served, 20);
+  EXPECT_EQ(exhausted, 0);
+  // The synchronous methods still have their threads.
+  v1::GetStatusRequest status_req;
+  status_req.mutable_position()->set_fen("startpos");
+  EXPECT_TRUE(Succeeded(Unary(s->Stub<v1::RulesValidation>().get(), &S::GetStatus, status_req,
+                              Token(Role::kArbiter))));
+  EXPECT_EQ(s->Health(""), HealthCheckResponse::SERVING);
   for (Watcher& w : open) w.ctx->TryCancel();
   for (Watcher& w : open) w.reader->Finish();
   bool serving = false;
