@@ -953,7 +953,7 @@ class GameWatch final : public service::WatchHub::Listener {
     }
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(TakeLocked(log));
-    if (!events_.empty()) {  // issue 15: a token that serves one event watches only its games
+    if (!events_.empty()) {  // a token that serves one event watches only its games
       RETURN_IF_ERROR(service::CheckEvent(who, events_[0].created().event()));
     }
     return head;

@@ -411,7 +411,7 @@ void ClockAuthorityService::OpenWatch(grpc::ServerContext* ctx, const v1::WatchC
   absl::Status admitted = who.status();
   if (admitted.ok()) admitted = store::ValidateGameId(req.game_id());
   if (admitted.ok() && !who->event.empty()) {
-    // Issue 15: a token that serves one event watches only its clocks.
+    // A token that serves one event watches only its clocks.
     absl::StatusOr<CommandResult> clock = authority_->Get(req.game_id());
     admitted =
         clock.ok() ? service::CheckEvent(*who, clock->game->created().event()) : clock.status();
