@@ -210,6 +210,9 @@ class AsyncMethods {
         service_, request, std::move(handler)));
   }
 
+  // Any other completion-queue method (a stream: async_stream.h).
+  void Own(std::unique_ptr<AsyncUnaryMethod> method) { methods_.push_back(std::move(method)); }
+
   std::vector<AsyncUnaryMethod*> get() const {
     std::vector<AsyncUnaryMethod*> out;
     for (const std::unique_ptr<AsyncUnaryMethod>& m : methods_) out.push_back(m.get());

@@ -57,8 +57,8 @@ ABSL_FLAG(absl::Duration, tls_reload, absl::Seconds(60),
           "how often the TLS certificate, key and CA files are re-read (whole seconds, >= 1s)");
 ABSL_FLAG(bool, grpc_reflection, false, "serve gRPC reflection (grpcurl); off by default");
 ABSL_FLAG(int, grpc_max_threads, 1000,
-          "threads of the synchronous server at most (streams each hold one); calls beyond are "
-          "RESOURCE_EXHAUSTED; 0 = unbounded");
+          "threads of the synchronous server at most (its unary calls each hold one while they "
+          "run; streams hold none); calls beyond are RESOURCE_EXHAUSTED; 0 = unbounded");
 ABSL_FLAG(absl::Duration, default_deadline, absl::Seconds(30),
           "deadline of unary calls arriving without one (or with a later one); streams excluded");
 ABSL_FLAG(double, rate_limit_qps, 0,
@@ -68,6 +68,12 @@ ABSL_FLAG(double, rate_limit_burst, 0, "burst of --rate_limit_qps (0 = twice the
 ABSL_FLAG(int, max_streams_per_caller, 256,
           "open streams per caller (token subject), RESOURCE_EXHAUSTED ERR_TOO_MANY_STREAMS "
           "beyond; 0 = no limit");
+ABSL_FLAG(int, max_streams, 20000,
+          "open streams of the server in all (every method and caller), RESOURCE_EXHAUSTED "
+          "ERR_TOO_MANY_STREAMS beyond; 0 = no limit");
+ABSL_FLAG(int, max_unauthenticated_streams, 1000,
+          "open streams without a token (the health Watch, on both ports), RESOURCE_EXHAUSTED "
+          "ERR_TOO_MANY_STREAMS beyond; 0 = no limit");
 
 ABSL_FLAG(std::string, health_address, "",
           "host:port of a second, plaintext gRPC server that serves only grpc.health.v1.Health "
@@ -122,6 +128,8 @@ ServerConfig ConfigFromFlags() {
   c.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
   c.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);
   c.max_streams_per_caller = absl::GetFlag(FLAGS_max_streams_per_caller);
+  c.max_streams = absl::GetFlag(FLAGS_max_streams);
+  c.max_unauthenticated_streams = absl::GetFlag(FLAGS_max_unauthenticated_streams);
   c.health_address = absl::GetFlag(FLAGS_health_address);
   c.max_connection_age = absl::GetFlag(FLAGS_grpc_max_connection_age);
   c.max_connection_age_grace = absl::GetFlag(FLAGS_grpc_max_connection_age_grace);

@@ -9,6 +9,7 @@
 //   Rotation: --auth_keys_reload (5s) --tls_reload (60s)
 //   Limits: --grpc_reflection (off) --grpc_max_threads (1000) --default_deadline (30s)
 //           --rate_limit_qps (0 = off) --rate_limit_burst --max_streams_per_caller (256)
+//           --max_streams (20000) --max_unauthenticated_streams (1000)
 //   Operations: --health_address ('' = off; plaintext, grpc.health.v1 only, for the kubelet)
 //           --grpc_max_connection_age (0 = off) --grpc_max_connection_age_grace (30s)
 #ifndef ARBITER_LIBS_SERVICE_FLAGS_H_

@@ -1,31 +1,34 @@
 #include "libs/service/health.h"
 
-#include "absl/time/time.h"
+#include <utility>
+
+#include "libs/service/grpc_status.h"
 
 namespace service {
 
+using grpc::health::v1::HealthCheckRequest;
 using grpc::health::v1::HealthCheckResponse;
 
 void HealthService::SetServing(const std::string& service, bool serving) {
   absl::MutexLock lock(&mu_);
   serving_[service] = serving;
-  ++changes_;
+  NotifyLocked();
 }
 
 void HealthService::SetAllServing(bool serving) {
   absl::MutexLock lock(&mu_);
   serving_[""] = serving;
   for (auto& [name, s] : serving_) s = serving;
-  ++changes_;
+  NotifyLocked();
 }
 
 void HealthService::Follow(const std::string& service, bool serving) {
   absl::MutexLock lock(&mu_);
   if (draining_) return;
   auto it = serving_.find(service);
-  if (it != serving_.end() && it->second == serving) return;  // no change, no wake-up
+  if (it != serving_.end() && it->second == serving) return;  // no change, nothing to send
   serving_[service] = serving;
-  ++changes_;
+  NotifyLocked();
 }
 
 void HealthService::Drain() {
@@ -33,13 +36,13 @@ void HealthService::Drain() {
   draining_ = true;
   for (auto& [name, s] : serving_) s = false;
   serving_[""] = false;
-  ++changes_;
+  NotifyLocked();
 }
 
 void HealthService::Shutdown() {
   absl::MutexLock lock(&mu_);
   stopping_ = true;
-  ++changes_;
+  NotifyLocked();
 }
 
 HealthService::ServingStatus HealthService::StatusOf(const std::string& service) const {
@@ -48,8 +51,7 @@ HealthService::ServingStatus HealthService::StatusOf(const std::string& service)
   return it->second ? HealthCheckResponse::SERVING : HealthCheckResponse::NOT_SERVING;
 }
 
-grpc::Status HealthService::Check(grpc::ServerContext*,
-                                  const grpc::health::v1::HealthCheckRequest* req,
+grpc::Status HealthService::Check(grpc::ServerContext*, const HealthCheckRequest* req,
                                   HealthCheckResponse* resp) {
   absl::ReaderMutexLock lock(&mu_);
   ServingStatus status = StatusOf(req->service());
@@ -60,32 +62,78 @@ grpc::Status HealthService::Check(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-grpc::Status HealthService::Watch(grpc::ServerContext* ctx,
-                                  const grpc::health::v1::HealthCheckRequest* req,
-                                  grpc::ServerWriter<HealthCheckResponse>* writer) {
-  // The current status at once, then each change, until the client leaves.
-  ServingStatus sent = HealthCheckResponse::UNKNOWN;
-  std::uint64_t seen = 0;
-  absl::MutexLock lock(&mu_);
-  while (true) {
-    const ServingStatus now = StatusOf(req->service());
-    if (now != sent) {
+void HealthService::NotifyLocked() {
+  // Writes only queue (async_stream.h): nothing here waits for a client.
+  for (auto it = watchers_.begin(); it != watchers_.end();) {
+    Watcher& w = it->second;
+    const ServingStatus now = StatusOf(w.service);
+    if (now != w.sent) {
       HealthCheckResponse resp;
       resp.set_status(now);
-      mu_.Unlock();
-      const bool written = writer->Write(resp);
-      mu_.Lock();
-      if (!written) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-      sent = now;
+      w.sent = now;
+      // A watcher that cannot take even this (too far behind, or gone) is let go.
+      if (!w.out->Write(std::move(resp))) {
+        w.out->Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "too slow a watcher"));
+        watchers_.erase(it++);
+        continue;
+      }
     }
-    if (stopping_) return grpc::Status::OK;
-    seen = changes_;
-    // A change wakes the watcher; so, within a poll, does the client leaving.
-    auto changed = [this, seen]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return changes_ != seen; };
-    while (!mu_.AwaitWithTimeout(absl::Condition(&changed), absl::Milliseconds(200))) {
-      if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+    if (stopping_) {
+      w.out->Finish(grpc::Status::OK);
+      watchers_.erase(it++);
+      continue;
     }
+    ++it;
   }
+}
+
+void HealthService::Watch(const std::string& service,
+                          std::shared_ptr<StreamWriter<HealthCheckResponse>> out) {
+  const void* key = out.get();
+  // The call's end removes it (the client gone); the lock is not held when OnDone runs it.
+  {
+    absl::MutexLock lock(&mu_);
+    Watcher& w = watchers_[key];
+    w.service = service;
+    w.out = out;
+    NotifyLocked();  // the status now
+  }
+  out->OnDone([this, key] {
+    absl::MutexLock lock(&mu_);
+    watchers_.erase(key);
+  });
+}
+
+HealthEndpoint::HealthEndpoint(HealthService* health, StreamGate* gate)
+    : health_(health), gate_(gate) {
+  check_ = ServedFromQueue<HealthEndpoint, HealthCheckRequest, HealthCheckResponse>(
+      this, &HealthEndpoint::RequestCheck, &HealthEndpoint::CheckNow);
+  // A watcher is sent a status only when it changes: four waiting is plenty.
+  watch_ =
+      std::make_unique<AsyncServerStream<HealthEndpoint, HealthCheckRequest, HealthCheckResponse>>(
+          this, &HealthEndpoint::RequestWatch,
+          [this](grpc::ServerContext*, const HealthCheckRequest& req,
+                 std::shared_ptr<StreamWriter<HealthCheckResponse>> out) {
+            if (gate_ != nullptr) {
+              absl::StatusOr<StreamGate::Slot> slot = gate_->Open(kWatchMethod, false);
+              if (!slot.ok()) {
+                out->Finish(ToGrpcStatus(slot.status()));
+                return;
+              }
+              out->Keep(std::make_shared<StreamGate::Slot>(*std::move(slot)));
+            }
+            health_->Watch(req.service(), std::move(out));
+          },
+          /*max_backlog=*/4);
+}
+
+grpc::Status HealthEndpoint::CheckNow(grpc::ServerContext* ctx, const HealthCheckRequest* req,
+                                      HealthCheckResponse* resp) {
+  return health_->Check(ctx, req, resp);
+}
+
+std::vector<AsyncUnaryMethod*> HealthEndpoint::async_methods() const {
+  return {check_.get(), watch_.get()};
 }
 
 }  // namespace service

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -68,18 +69,27 @@ class MetricsTest : public ::testing::Test {
     health_.SetServing("", true);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(&health_);
+    builder.RegisterService(&endpoint_);
+    cq_ = builder.AddCompletionQueue();
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> factories;
     factories.push_back(std::make_unique<MetricsInterceptorFactory>(&metrics_));
     builder.experimental().SetInterceptorCreators(std::move(factories));
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
+    for (AsyncUnaryMethod* m : endpoint_.async_methods()) m->Arm(cq_.get());
+    poller_ = std::thread([this] {
+      void* tag = nullptr;
+      bool ok = false;
+      while (cq_->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
+    });
     stub_ = Health::NewStub(
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port_), grpc::InsecureChannelCredentials()));
   }
   void TearDown() override {
     health_.Shutdown();
     if (server_ != nullptr) server_->Shutdown();
+    if (cq_ != nullptr) cq_->Shutdown();
+    if (poller_.joinable()) poller_.join();
   }
 
   // Waits (a bounded while) for the exposition line `series` to read `value`: a call's status
@@ -96,6 +106,9 @@ class MetricsTest : public ::testing::Test {
 
   Metrics metrics_;
   HealthService health_;
+  HealthEndpoint endpoint_{&health_, nullptr};
+  std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  std::thread poller_;
   int port_ = 0;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<Health::Stub> stub_;

@@ -22,6 +22,7 @@
 #include "grpcpp/server_builder.h"
 #include "grpcpp/support/server_interceptor.h"
 #include "libs/base/error.h"
+#include "libs/base/status_macros.h"
 #include "libs/service/channel_args.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
@@ -104,6 +105,13 @@ bool IsServerStreaming(absl::string_view full_method) {
   return m != nullptr && m->server_streaming();
 }
 
+// A completion queue's thread: runs each call's steps until the queue is shut down and drained.
+void PollQueue(grpc::ServerCompletionQueue* cq) {
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfig& config) {
@@ -136,6 +144,12 @@ absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfi
                        "--rate_limit_qps, --rate_limit_burst and --max_streams_per_caller must "
                        "not be negative");
   }
+  if (config.max_streams < 0 || config.max_unauthenticated_streams < 0) {
+    return base::Error(service::kErrBadFlag,
+                       "--max_streams and --max_unauthenticated_streams must not be negative");
+  }
+  env->streams_ = std::make_unique<StreamGate>(
+      config.max_streams, config.max_unauthenticated_streams, *env->metrics_.registry());
   env->token_rules_.audience = config.jwt_audience;
   env->token_rules_.issuer = config.jwt_issuer;
   env->token_rules_.max_lifetime = config.jwt_max_lifetime;
@@ -191,46 +205,86 @@ absl::Status ServiceEnv::CheckReady(absl::string_view full_method) const {
   return base::Error(service::kErrNotReady, it->second);
 }
 
+absl::Status ServiceEnv::RateLimitLocked(const Principal& who) const {
+  if (config_.rate_limit_qps <= 0) return absl::OkStatus();
+  const absl::Time now = absl::Now();
+  const double burst =
+      config_.rate_limit_burst > 0 ? config_.rate_limit_burst : 2 * config_.rate_limit_qps;
+  // Subjects come from verified tokens; still, the table is bounded: full, it starts over.
+  if (buckets_.size() >= 100'000 && !buckets_.contains(who.subject)) buckets_.clear();
+  auto [it, inserted] = buckets_.try_emplace(who.subject, Bucket{burst, now});
+  Bucket& b = it->second;
+  if (!inserted) {
+    b.tokens = std::min(
+        burst, b.tokens + absl::ToDoubleSeconds(now - b.refilled) * config_.rate_limit_qps);
+    b.refilled = now;
+  }
+  if (b.tokens < 1) {
+    return base::Error(service::kErrRateLimited,
+                       absl::StrCat("more than ", config_.rate_limit_qps,
+                                    " calls per second from this caller: slow down"));
+  }
+  b.tokens -= 1;
+  return absl::OkStatus();
+}
+
+absl::Status ServiceEnv::ChargeMessage(const Principal& who) const {
+  if (config_.insecure_dev || config_.rate_limit_qps <= 0) return absl::OkStatus();
+  absl::MutexLock lock(&limits_mu_);
+  return RateLimitLocked(who);
+}
+
 absl::Status ServiceEnv::Limit(const Principal& who, bool stream,
-                               const grpc::ServerContextBase& ctx) const {
+                               const grpc::ServerContextBase& ctx,
+                               absl::string_view full_method) const {
   const bool limit_streams = stream && config_.max_streams_per_caller > 0;
   if (config_.rate_limit_qps <= 0 && !limit_streams) return absl::OkStatus();
-  const absl::Time now = absl::Now();
-  absl::MutexLock lock(&limits_mu_);
-  if (config_.rate_limit_qps > 0) {
-    const double burst =
-        config_.rate_limit_burst > 0 ? config_.rate_limit_burst : 2 * config_.rate_limit_qps;
-    // Subjects come from verified tokens; still, the table is bounded: full, it starts over.
-    if (buckets_.size() >= 100'000 && !buckets_.contains(who.subject)) buckets_.clear();
-    auto [it, inserted] = buckets_.try_emplace(who.subject, Bucket{burst, now});
-    Bucket& b = it->second;
-    if (!inserted) {
-      b.tokens = std::min(
-          burst, b.tokens + absl::ToDoubleSeconds(now - b.refilled) * config_.rate_limit_qps);
-      b.refilled = now;
+  bool refused_stream = false;
+  {
+    absl::MutexLock lock(&limits_mu_);
+    RETURN_IF_ERROR(RateLimitLocked(who));
+    if (limit_streams && !stream_owner_.contains(&ctx)) {
+      int& open = open_streams_[who.subject];
+      if (open < config_.max_streams_per_caller) {
+        ++open;
+        stream_owner_.emplace(&ctx, who.subject);
+      } else {
+        if (open == 0) open_streams_.erase(who.subject);
+        refused_stream = true;
+      }
     }
-    if (b.tokens < 1) {
-      return base::Error(service::kErrRateLimited,
-                         absl::StrCat("more than ", config_.rate_limit_qps,
-                                      " calls per second from this caller: slow down"));
-    }
-    b.tokens -= 1;
   }
-  if (limit_streams && !stream_owner_.contains(&ctx)) {
-    int& open = open_streams_[who.subject];
-    if (open >= config_.max_streams_per_caller) {
-      if (open == 0) open_streams_.erase(who.subject);
-      return base::Error(service::kErrTooManyStreams,
-                         absl::StrCat("this caller already has ", config_.max_streams_per_caller,
-                                      " open streams"));
-    }
-    ++open;
-    stream_owner_.emplace(&ctx, who.subject);
+  if (refused_stream) {
+    streams_->Refused(full_method, "caller");
+    return base::Error(
+        service::kErrTooManyStreams,
+        absl::StrCat("this caller already has ", config_.max_streams_per_caller, " open streams"));
   }
   return absl::OkStatus();
 }
 
+absl::Status ServiceEnv::OpenStream(const grpc::ServerContextBase& ctx,
+                                    absl::string_view full_method, bool authenticated) const {
+  {
+    absl::MutexLock lock(&slots_mu_);
+    if (stream_slots_.contains(&ctx)) return absl::OkStatus();  // admitted once already
+  }
+  ASSIGN_OR_RETURN(StreamGate::Slot slot, streams_->Open(full_method, authenticated));
+  absl::MutexLock lock(&slots_mu_);
+  stream_slots_.emplace(&ctx, std::move(slot));
+  return absl::OkStatus();
+}
+
 void ServiceEnv::CallEnded(const grpc::ServerContextBase* ctx) const {
+  StreamGate::Slot slot;  // released after the lock
+  {
+    absl::MutexLock lock(&slots_mu_);
+    auto it = stream_slots_.find(ctx);
+    if (it != stream_slots_.end()) {
+      slot = std::move(it->second);
+      stream_slots_.erase(it);
+    }
+  }
   absl::MutexLock lock(&limits_mu_);
   auto it = stream_owner_.find(ctx);
   if (it == stream_owner_.end()) return;
@@ -262,10 +316,13 @@ absl::StatusOr<Principal> ServiceEnv::AdmitCall(const grpc::ServerContextBase& c
     if (absl::Status ready = CheckReady(full_method); !ready.ok()) return ready;
   }
   // Without authentication (loopback only) there are no roles, and no callers to tell apart.
-  if (config_.insecure_dev) return who;
-  absl::Status allowed = Authorize(policy_.Find(full_method), *who, request);
-  if (!allowed.ok()) return allowed;
-  if (absl::Status limited = Limit(*who, stream, ctx); !limited.ok()) return limited;
+  if (!config_.insecure_dev) {
+    absl::Status allowed = Authorize(policy_.Find(full_method), *who, request);
+    if (!allowed.ok()) return allowed;
+    if (absl::Status limited = Limit(*who, stream, ctx, full_method); !limited.ok()) return limited;
+  }
+  // The server's own cap last: a refused caller takes no place from others.
+  if (stream) RETURN_IF_ERROR(OpenStream(ctx, full_method, /*authenticated=*/true));
   return who;
 }
 
@@ -367,19 +424,17 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
             INT32_MAX, absl::ToInt64Milliseconds(config.max_connection_age_grace))));
   }
   server->health_ = std::make_unique<HealthService>();
-  builder.RegisterService(server->health_.get());
-  bool any_async = false;
-  for (const HostedService& s : services) {
-    builder.RegisterService(s.service);
-    any_async = any_async || !s.async_methods.empty();
+  // The health service is served from the completion queues (health.h), so every server has
+  // them now.
+  server->health_endpoint_ =
+      std::make_unique<HealthEndpoint>(server->health_.get(), &env->streams());
+  builder.RegisterService(server->health_endpoint_.get());
+  for (const HostedService& s : services) builder.RegisterService(s.service);
+  if (config.cq_threads < 1) {
+    return base::Error(service::kErrBadFlag, "--grpc_cq_threads must be >= 1");
   }
-  if (any_async) {
-    if (config.cq_threads < 1) {
-      return base::Error(service::kErrBadFlag, "--grpc_cq_threads must be >= 1");
-    }
-    for (int i = 0; i < config.cq_threads; ++i) {
-      server->cqs_.push_back(builder.AddCompletionQueue());
-    }
+  for (int i = 0; i < config.cq_threads; ++i) {
+    server->cqs_.push_back(builder.AddCompletionQueue());
   }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(std::make_unique<MetricsInterceptorFactory>(&env->metrics()));
@@ -398,11 +453,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
         for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(cq.get());
       }
     }
-    server->cq_threads_.emplace_back([cq = cq.get()] {
-      void* tag = nullptr;
-      bool ok = false;
-      while (cq->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
-    });
+    for (AsyncUnaryMethod* m : server->health_endpoint_->async_methods()) {
+      for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(cq.get());
+    }
+    server->cq_threads_.emplace_back([cq = cq.get()] { PollQueue(cq); });
   }
   // "" is the process (liveness): up and answering, whatever its store does. A service name is
   // that service's readiness: a store-backed one is NOT_SERVING until its store answers
@@ -412,6 +466,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
   if (!config.health_address.empty()) {
     // The kubelet's gRPC probe speaks plaintext: the same statuses on a port of their own, with
     // nothing else on it (no reflection, no interceptors, a few threads).
+    // Check and Watch run on one completion queue of its own (health.h): no call holds a
+    // thread, and the watchers opened without a token share the server's cap.
     grpc::ServerBuilder health_builder;
     health_builder.SetOption(std::make_unique<ReflectionOption>(false));
     grpc::ResourceQuota quota("arbiter-health");
@@ -419,13 +475,20 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
     health_builder.SetResourceQuota(quota);
     health_builder.AddListeningPort(config.health_address, grpc::InsecureServerCredentials(),
                                     &server->health_port_);
-    health_builder.RegisterService(server->health_.get());
+    server->health_port_endpoint_ =
+        std::make_unique<HealthEndpoint>(server->health_.get(), &env->streams());
+    health_builder.RegisterService(server->health_port_endpoint_.get());
+    server->health_cq_ = health_builder.AddCompletionQueue();
     server->health_server_ = health_builder.BuildAndStart();
     if (server->health_server_ == nullptr || server->health_port_ == 0) {
       server->server_->Shutdown(std::chrono::system_clock::now());
       return base::Error(service::kErrBind, absl::StrCat("--health_address: cannot listen on ",
                                                          config.health_address));
     }
+    for (AsyncUnaryMethod* m : server->health_port_endpoint_->async_methods()) {
+      for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(server->health_cq_.get());
+    }
+    server->health_cq_thread_ = std::thread([cq = server->health_cq_.get()] { PollQueue(cq); });
   }
 
   if (!config.metrics_address.empty() && config.metrics_address != "none") {
@@ -460,6 +523,13 @@ Server::~Server() {
     health_->Shutdown();
     health_server_->Shutdown(std::chrono::system_clock::now());
   }
+  StopHealthQueue();
+}
+
+void Server::StopHealthQueue() {
+  if (health_cq_ == nullptr || !health_cq_thread_.joinable()) return;
+  health_cq_->Shutdown();
+  health_cq_thread_.join();
 }
 
 void Server::StopQueues() {
@@ -483,6 +553,7 @@ void Server::Shutdown() {
   StopQueues();
   // The health port last: the probes see NOT_SERVING, not a refused connection, while draining.
   if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
+  StopHealthQueue();
 }
 
 void Server::Wait() { server_->Wait(); }

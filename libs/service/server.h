@@ -44,6 +44,7 @@
 #include "libs/service/health.h"
 #include "libs/service/metrics.h"
 #include "libs/service/policy.h"
+#include "libs/service/stream_gate.h"
 #include "proto/arbiter/v1/common.pb.h"
 
 namespace prometheus {
@@ -81,6 +82,12 @@ struct ServerConfig {
   double rate_limit_qps = 0;
   double rate_limit_burst = 0;
   int max_streams_per_caller = 256;
+  // Open streams the server holds at most, of every method and caller, and of those opened
+  // without a token (the health Watch): RESOURCE_EXHAUSTED ERR_TOO_MANY_STREAMS beyond
+  // (stream_gate.h). 0 turns a cap off. A stream holds no thread (async_stream.h): these bound
+  // memory. The first is sized for a broadcast (thousands watching one game on one replica).
+  int max_streams = 20000;
+  int max_unauthenticated_streams = 1000;
   std::string log_level = "info";
   int max_message_bytes = 4 << 20;
   absl::Duration shutdown_grace = absl::Seconds(5);  // NOT_SERVING before draining
@@ -146,6 +153,8 @@ class ServiceEnv {
 
   Policy& policy() { return policy_; }
   Metrics& metrics() { return metrics_; }
+  // The server's caps on open streams (stream_gate.h); Admit takes a slot for every stream.
+  StreamGate& streams() const { return *streams_; }
   const ServerConfig& config() const { return config_; }
   bool insecure() const { return config_.insecure_dev; }
   // Who did it, for the record (every mutating event names its actor: issue 15): the token's
@@ -161,12 +170,17 @@ class ServiceEnv {
   // development principal.
   absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase& ctx) const;
   // Authenticate, the caller's rate limit, Authorize for `full_method` and `request`, and for a
-  // streaming method the caller's open-stream limit (the stream counts until the call ends). With
-  // --insecure_dev: the development principal, no roles and no per-caller limits.
+  // streaming method the server's and the caller's open-stream limits (the stream counts until
+  // the call ends). With --insecure_dev: the development principal, no roles and no per-caller
+  // limits (the server's cap on streams stays).
   absl::StatusOr<Principal> Admit(const grpc::ServerContextBase& ctx, absl::string_view full_method,
                                   const google::protobuf::Message* request) const;
   // The end of a call (the server's interceptor): releases the stream Admit counted, if any.
   void CallEnded(const grpc::ServerContextBase* ctx) const;
+  // One message of a stream that the caller `who` opened: it counts against the caller's rate
+  // limit as a call would (RESOURCE_EXHAUSTED ERR_RATE_LIMITED beyond). Nothing with
+  // --insecure_dev.
+  absl::Status ChargeMessage(const Principal& who) const;
   // Re-reads the keys file now (SIGHUP); the error if it does not load (the old keys stay).
   absl::Status ReloadKeys();
   // A hosted service ("arbiter.v1.Arbitration") that cannot serve yet (its store not reached since
@@ -273,7 +287,14 @@ class ServiceEnv {
                                       CallRecord* record = nullptr) const;
   // The caller's token bucket (rate_limit_qps) and, for a stream, its open streams
   // (max_streams_per_caller).
-  absl::Status Limit(const Principal& who, bool stream, const grpc::ServerContextBase& ctx) const;
+  absl::Status Limit(const Principal& who, bool stream, const grpc::ServerContextBase& ctx,
+                     absl::string_view full_method) const;
+  // The caller's token bucket alone.
+  absl::Status RateLimitLocked(const Principal& who) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(limits_mu_);
+  // The server's cap on streams: a slot for this call's stream, kept until CallEnded.
+  absl::Status OpenStream(const grpc::ServerContextBase& ctx, absl::string_view full_method,
+                          bool authenticated) const;
 
   // UNAVAILABLE ERR_NOT_READY if `full_method`'s service is not ready (SetNotReady).
   absl::Status CheckReady(absl::string_view full_method) const;
@@ -294,6 +315,10 @@ class ServiceEnv {
   mutable absl::flat_hash_map<std::string, int> open_streams_ ABSL_GUARDED_BY(limits_mu_);
   mutable absl::flat_hash_map<const grpc::ServerContextBase*, std::string> stream_owner_
       ABSL_GUARDED_BY(limits_mu_);
+  std::unique_ptr<StreamGate> streams_;
+  mutable absl::Mutex slots_mu_;
+  mutable absl::flat_hash_map<const grpc::ServerContextBase*, StreamGate::Slot> stream_slots_
+      ABSL_GUARDED_BY(slots_mu_);
   std::atomic<int> not_ready_count_{0};  // not_ready_.size(), read without the lock
   mutable absl::Mutex ready_mu_;
   absl::flat_hash_map<std::string, std::string> not_ready_ ABSL_GUARDED_BY(ready_mu_);
@@ -333,16 +358,21 @@ class Server {
 
   // Shuts the completion queues down (after the server) and joins their threads; idempotent.
   void StopQueues();
+  void StopHealthQueue();  // the same for the health port's (after its server)
 
   ServerConfig config_;
   ServiceEnv* env_ = nullptr;
   std::vector<HostedService> services_;
-  std::unique_ptr<HealthService> health_;  // outlives server_ (declared before it)
+  std::unique_ptr<HealthService> health_;                 // outlives server_ (declared before it)
+  std::unique_ptr<HealthEndpoint> health_endpoint_;       // the main port's
+  std::unique_ptr<HealthEndpoint> health_port_endpoint_;  // --health_address's
   // Declared before server_: the server is destroyed first, then its queues.
   std::vector<std::unique_ptr<grpc::ServerCompletionQueue>> cqs_;
   std::vector<std::thread> cq_threads_;
   bool queues_stopped_ = false;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<grpc::ServerCompletionQueue> health_cq_;  // before health_server_, as cqs_
+  std::thread health_cq_thread_;
   std::unique_ptr<grpc::Server> health_server_;  // --health_address: health only, plaintext
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr

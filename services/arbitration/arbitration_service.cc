@@ -345,7 +345,9 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
       authority_(authority),
       options_(options),
       sealed_moves_(options.seal_key),
-      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))) {
+      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))),
+      hub_(authority->store(), std::max(1, options.max_watched_games)),
+      watch_pool_(std::make_unique<service::WorkerPool>(std::max(1, options.watch_workers))) {
   const std::vector<Role> create = {Role::kPlatform, Role::kService};
   const std::vector<Role> start = {Role::kPlatform, Role::kArbiter, Role::kService};
   const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};
@@ -395,9 +397,26 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   // The stream: opened by whoever may move; each of its moves is admitted as a SubmitMove.
   env_->policy().Add({Method("SubmitMoves"), play, false});
   async_.push_back(std::make_unique<MoveStreamMethod>(this, env_));
+  // WatchGame: no thread per stream (libs/service/async_stream.h); a watcher that lets
+  // max_watch_backlog updates pile up unread is cut off (it resumes from its last version).
+  async_.push_back(
+      std::make_unique<
+          service::AsyncServerStream<ArbitrationService, v1::WatchGameRequest, v1::GameUpdate>>(
+          this, &ArbitrationService::RequestWatchGame,
+          [this](grpc::ServerContext* ctx, const v1::WatchGameRequest& req,
+                 std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
+            StartWatch(ctx, req, std::move(out));
+          },
+          static_cast<size_t>(std::max(1, options_.max_watch_backlog))));
+  delay_ticker_.Start(std::min(options_.watch_poll, absl::Milliseconds(50)),
+                      [this] { ReleaseDelayed(); });
 }
 
-ArbitrationService::~ArbitrationService() { pool_.reset(); }
+ArbitrationService::~ArbitrationService() {
+  delay_ticker_.Stop();
+  watch_pool_.reset();
+  pool_.reset();
+}
 
 std::vector<service::AsyncUnaryMethod*> ArbitrationService::async_methods() const {
   std::vector<service::AsyncUnaryMethod*> out;
@@ -1002,60 +1021,119 @@ grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
                      });
 }
 
-grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
-                                           const v1::WatchGameRequest* req,
-                                           grpc::ServerWriter<v1::GameUpdate>* writer) {
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGame"), req);
-  if (!who.ok()) return service::ToGrpcStatus(who.status());
-  const std::string& game_id = req->game_id();
-  if (absl::Status st = store::ValidateGameId(game_id); !st.ok()) {
-    return service::ToGrpcStatus(st);
+// --- WatchGame -----------------------------------------------------------------------------------
+
+// One WatchGame stream, shared with the hub (which may deliver after the stream is over): the
+// game's log as this viewer may see it, queued on the stream (async_stream.h) as it is recorded.
+// The whole log is kept: an observer's visibility depends on every move after a point.
+class GameWatch final : public service::WatchHub::Listener {
+ public:
+  GameWatch(std::string game_id, Viewer viewer, store::GameStore* store,
+            std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out, std::int64_t sent)
+      : game_id_(std::move(game_id)),
+        viewer_(viewer),
+        store_(store),
+        out_(std::move(out)),
+        sent_(sent) {}
+
+  // The log so far (admission's last check, the event, needs its first event). Returns the head.
+  // An observer's answers, errors included, come from the delayed view as at `now_ms`.
+  absl::StatusOr<std::int64_t> Begin(const Principal& who, std::int64_t after_version,
+                                     std::int64_t now_ms) {
+    if (after_version < 0) {
+      return base::Error(service::kErrBadVersion, "after_version must not be negative");
+    }
+    ASSIGN_OR_RETURN(std::vector<v1::GameEvent> log, store_->ReadEvents(game_id_, 1, store::kHead));
+    const std::int64_t head = static_cast<std::int64_t>(log.size());
+    absl::MutexLock lock(&mu_);
+    RETURN_IF_ERROR(TakeLocked(log));
+    if (!events_.empty()) {  // a token that serves one event watches only its games
+      RETURN_IF_ERROR(service::CheckEvent(who, events_[0].created().event()));
+    }
+    // The version a resumed watch may name: an observer's is the delayed view's, so that neither
+    // the answer nor its message tells how far the game really is.
+    const std::int64_t seen = static_cast<std::int64_t>(
+        viewer_.delayed ? VisibleEvents(events_, now_ms) : events_.size());
+    if (after_version > seen) {
+      return base::Error(service::kErrBadVersion,
+                         absl::StrCat("after_version ", after_version, " is not in [0, ", seen,
+                                      "] (the game's version)"));
+    }
+    return head;
   }
-  const Viewer viewer = ViewerOf(*env_, *who);
-  store::GameStore* store = authority_->store();
-  absl::StatusOr<std::vector<v1::GameEvent>> log = store->ReadEvents(game_id, 1, store::kHead);
-  if (!log.ok()) return service::ToGrpcStatus(log.status());
-  if (req->after_version() < 0) {
-    return service::ToGrpcStatus(
-        base::Error(service::kErrBadVersion, "after_version must not be negative"));
+
+  // After the hub has the listener: what was appended between Begin and then.
+  void CatchUp(std::int64_t now_ms) {
+    std::int64_t from;
+    {
+      absl::MutexLock lock(&mu_);
+      from = static_cast<std::int64_t>(events_.size()) + 1;
+    }
+    absl::StatusOr<std::vector<v1::GameEvent>> more =
+        store_->ReadEvents(game_id_, from, store::kHead);
+    absl::MutexLock lock(&mu_);
+    if (!more.ok()) return FailLocked(more.status());
+    if (absl::Status st = TakeLocked(*more); !st.ok()) return FailLocked(st);
+    FlushLocked(now_ms);
   }
-  // The whole log is kept: an observer's visibility depends on every move after a point.
-  std::vector<v1::ArbitrationEvent> events;
-  std::vector<std::string> command_ids;
-  auto take = [&](const std::vector<v1::GameEvent>& more) -> absl::Status {
+
+  void OnEvents(const std::vector<v1::GameEvent>& events) override {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status st = TakeLocked(events); !st.ok()) return FailLocked(st);
+    FlushLocked(now_ms_ ? now_ms_() : 0);
+  }
+
+  void OnError(const absl::Status& status) override {
+    absl::MutexLock lock(&mu_);
+    FailLocked(status);
+  }
+
+  // An observer's moves held back by time: sends what the delay released by `now_ms`.
+  void Release(std::int64_t now_ms) {
+    absl::MutexLock lock(&mu_);
+    if (release_at_ms_ > 0 && release_at_ms_ <= now_ms) FlushLocked(now_ms);
+  }
+
+  void SetClock(std::function<std::int64_t()> now_ms) { now_ms_ = std::move(now_ms); }
+
+ private:
+  absl::Status TakeLocked(const std::vector<v1::GameEvent>& more)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     for (const v1::GameEvent& e : more) {
-      if (e.version() != static_cast<std::int64_t>(events.size()) + 1) continue;  // seen
-      ASSIGN_OR_RETURN(v1::ArbitrationEvent event, arbitration::FromStoreEvent(e));
-      events.push_back(std::move(event));
-      command_ids.push_back(std::string(store::ClientCommandId(e.command_id())));  // as sent
+      const std::int64_t next = static_cast<std::int64_t>(events_.size()) + 1;
+      if (e.version() < next) continue;  // seen
+      if (e.version() > next) {
+        // The hub's delivery ran ahead of this watcher (it joined while the hub waited): the gap
+        // from the store, once.
+        ASSIGN_OR_RETURN(std::vector<v1::GameEvent> gap,
+                         store_->ReadEvents(game_id_, next, e.version() - 1));
+        for (const v1::GameEvent& g : gap) RETURN_IF_ERROR(TakeOneLocked(g));
+        if (static_cast<std::int64_t>(events_.size()) + 1 != e.version()) {
+          return base::Error(store::kErrStoreInternal, "the log has a hole");
+        }
+      }
+      RETURN_IF_ERROR(TakeOneLocked(e));
     }
     return absl::OkStatus();
-  };
-  if (absl::Status st = take(*log); !st.ok()) return service::ToGrpcStatus(st);
-  if (!events.empty()) {  // issue 15: a token that serves one event watches only its games
-    absl::Status st = service::CheckEvent(*who, events[0].created().event());
-    if (!st.ok()) return service::ToGrpcStatus(st);
   }
-  // The version a resumed watch may name: an observer's is the delayed view's, so that neither
-  // the answer nor its message tells how far the game really is.
-  const std::int64_t head = static_cast<std::int64_t>(
-      viewer.delayed ? VisibleEvents(events, authority_->NowMs()) : events.size());
-  if (req->after_version() > head) {
-    return service::ToGrpcStatus(base::Error(
-        service::kErrBadVersion, absl::StrCat("after_version ", req->after_version(),
-                                              " is not in [0, ", head, "] (the game's version)")));
+
+  absl::Status TakeOneLocked(const v1::GameEvent& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    ASSIGN_OR_RETURN(v1::ArbitrationEvent event, arbitration::FromStoreEvent(e));
+    events_.push_back(std::move(event));
+    command_ids_.push_back(std::string(store::ClientCommandId(e.command_id())));  // as sent
+    return absl::OkStatus();
   }
-  std::int64_t sent = req->after_version();
-  while (true) {
-    if (ctx->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch cancelled");
-    const std::int64_t now = authority_->NowMs();
-    const std::int64_t visible =
-        static_cast<std::int64_t>(viewer.delayed ? VisibleEvents(events, now) : events.size());
-    for (std::int64_t v = sent + 1; v <= visible; ++v) {
+
+  // Queues every update the viewer may see by `now_ms` and has not been sent.
+  void FlushLocked(std::int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (failed_) return;
+    const std::int64_t visible = static_cast<std::int64_t>(
+        viewer_.delayed ? VisibleEvents(events_, now_ms) : events_.size());
+    for (std::int64_t v = sent_ + 1; v <= visible; ++v) {
       v1::GameUpdate update;
       update.set_version(v);
-      *update.mutable_event() = events[v - 1];
-      if (!viewer.advice && update.event().has_claim()) {
+      *update.mutable_event() = events_[v - 1];
+      if (!viewer_.advice && update.event().has_claim()) {
         update.mutable_event()->mutable_claim()->clear_advice();  // 12.2
       }
       if (update.event().has_move_sealed()) {
@@ -1063,24 +1141,94 @@ grpc::Status ArbitrationService::WatchGame(grpc::ServerContext* ctx,
         update.mutable_event()->mutable_move_sealed()->clear_box();
         update.mutable_event()->mutable_move_sealed()->clear_wrapped_key();
       }
-      std::string command_id = command_ids[v - 1];
-      RedactActor(viewer, update.mutable_event(), &command_id);
+      std::string command_id = command_ids_[v - 1];
+      RedactActor(viewer_, update.mutable_event(), &command_id);
       update.set_command_id(std::move(command_id));
-      if (!writer->Write(update)) return grpc::Status(grpc::StatusCode::CANCELLED, "client gone");
-      sent = v;
+      if (!out_->Write(std::move(update))) {
+        return FailLocked(
+            base::Error(service::kErrWatchTooSlow,
+                        absl::StrCat("the watcher fell behind; resume from version ",
+                                     sent_ - static_cast<std::int64_t>(out_->backlog()))));
+      }
+      sent_ = v;
     }
-    absl::Duration wait = options_.watch_poll;
-    if (visible < static_cast<std::int64_t>(events.size())) {
-      // Held back by time: wake when the next move's delay has passed.
+    release_at_ms_ = 0;
+    if (visible < static_cast<std::int64_t>(events_.size())) {
+      // Held back by time: released when the next move's delay has passed (Release).
       const std::int64_t release =
-          events[visible].at_ms() + events[0].created().broadcast_delay_ms();
-      if (release > now) wait = std::min(wait, absl::Milliseconds(release - now + 1));
+          events_[visible].at_ms() + events_[0].created().broadcast_delay_ms();
+      if (release > now_ms) release_at_ms_ = release;
     }
-    absl::StatusOr<std::vector<v1::GameEvent>> more = store->WaitForEvents(
-        game_id, static_cast<std::int64_t>(events.size()), wait, store::kMaxEventsPerAppend);
-    if (!more.ok()) return service::ToGrpcStatus(more.status());
-    if (absl::Status st = take(*more); !st.ok()) return service::ToGrpcStatus(st);
   }
+
+  void FailLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (failed_) return;
+    failed_ = true;
+    // What is queued is still sent: the client resumes from the last version it received.
+    out_->Finish(service::ToGrpcStatus(status));
+  }
+
+  const std::string game_id_;
+  const Viewer viewer_;
+  store::GameStore* const store_;
+  const std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out_;
+  std::function<std::int64_t()> now_ms_;
+
+  absl::Mutex mu_;
+  std::vector<v1::ArbitrationEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> command_ids_ ABSL_GUARDED_BY(mu_);
+  std::int64_t sent_ ABSL_GUARDED_BY(mu_) = 0;
+  std::int64_t release_at_ms_ ABSL_GUARDED_BY(mu_) = 0;  // 0: nothing held back by time
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+void ArbitrationService::StartWatch(grpc::ServerContext* ctx, const v1::WatchGameRequest& req,
+                                    std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
+  // Admission reads no store; the log does: on the watch workers, never on the queue's thread.
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGame"), &req);
+  absl::Status admitted = who.status();
+  if (admitted.ok()) admitted = store::ValidateGameId(req.game_id());
+  if (!admitted.ok()) return out->Finish(service::ToGrpcStatus(admitted));
+  auto open = [this, who = *std::move(who), req, out] { OpenWatch(who, req, out); };
+  if (!watch_pool_->Submit(std::move(open))) {
+    out->Finish(
+        service::ToGrpcStatus(base::Error(service::kErrShuttingDown, "the server is stopping")));
+  }
+}
+
+void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequest& req,
+                                   std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
+  const std::string& game_id = req.game_id();
+  auto watch = std::make_shared<GameWatch>(game_id, ViewerOf(*env_, who), authority_->store(), out,
+                                           req.after_version());
+  watch->SetClock([authority = authority_] { return authority->NowMs(); });
+  absl::StatusOr<std::int64_t> head = watch->Begin(who, req.after_version(), authority_->NowMs());
+  if (!head.ok()) return out->Finish(service::ToGrpcStatus(head.status()));
+  if (absl::Status added = hub_.Add(game_id, *head, watch); !added.ok()) {
+    return out->Finish(service::ToGrpcStatus(added));
+  }
+  if (ViewerOf(*env_, who).delayed) {  // its moves may be released by time alone
+    absl::MutexLock lock(&watches_mu_);
+    delayed_.emplace(watch.get(), watch);
+  }
+  // The client's leaving (or the stream's end) takes the watcher off the hub.
+  out->OnDone([this, game_id, key = watch.get()] {
+    hub_.Remove(game_id, key);
+    absl::MutexLock lock(&watches_mu_);
+    delayed_.erase(key);
+  });
+  watch->CatchUp(authority_->NowMs());
+}
+
+void ArbitrationService::ReleaseDelayed() {
+  std::vector<std::shared_ptr<GameWatch>> watches;
+  {
+    absl::MutexLock lock(&watches_mu_);
+    watches.reserve(delayed_.size());
+    for (const auto& [key, w] : delayed_) watches.push_back(w);
+  }
+  const std::int64_t now = authority_->NowMs();
+  for (const std::shared_ptr<GameWatch>& w : watches) w->Release(now);
 }
 
 }  // namespace arbitration_service

@@ -39,7 +39,9 @@
 // that reads the append's reply (GameAuthority::ExecuteAsync), with no thread waiting for the
 // store; what that path cannot finish (no cached state, a refusal, a conflict, a retry) runs on
 // this service's worker pool. The other methods block on the store (a Redis round trip) and are
-// synchronous, served by gRPC's thread pool; none uses the callback API (see
+// synchronous, served by gRPC's thread pool, except WatchGame, whose streams hold no thread
+// (libs/service/async_stream.h): ten thousand observers of one game on one replica share one store
+// watch (libs/service/watch_hub.h) and are written to from memory; none uses the callback API (see
 // libs/service/health.h for why). Measured: services/arbitration/README.md.
 #ifndef ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
 #define ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
@@ -50,18 +52,30 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
+#include "libs/service/ticker.h"
+#include "libs/service/watch_hub.h"
 #include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 
 namespace arbitration_service {
 
 struct ServiceOptions {
-  // How long one WaitForEvents of a WatchGame blocks before the stream checks its client.
+  // The longest an observer's move released by the broadcast delay waits to be sent (at most
+  // 50 ms: the watches held back by time are looked at that often).
   absl::Duration watch_poll = absl::Milliseconds(500);
+  // WatchGame: games this replica streams at once (one store watch per shard for all of them:
+  // libs/service/watch_hub.h), updates queued for one slow watcher before it is cut off, and
+  // the threads that open watches (each reads the game's log once).
+  int max_watched_games = 4096;
+  int max_watch_backlog = 10'000;
+  int watch_workers = 4;
   // Threads for the moves the completion-queue path hands back (they wait on the store).
   int workers = 16;
   // Appendix A: the sealed moves' master key (--seal_key_file); unset: SealMove and the opening
@@ -70,8 +84,11 @@ struct ServiceOptions {
 };
 
 // gRPC takes a method as async only when marked so on a base still synchronous.
-using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
-    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<arbiter::v1::Arbitration::Service>>;
+using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_WatchGame<
+    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
+        arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<arbiter::v1::Arbitration::Service>>>;
+
+class GameWatch;
 
 class ArbitrationService final : public ArbitrationBase {
  public:
@@ -151,8 +168,6 @@ class ArbitrationService final : public ArbitrationBase {
                                   arbiter::v1::GameReply* resp) override;
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;
-  grpc::Status WatchGame(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest* req,
-                         grpc::ServerWriter<arbiter::v1::GameUpdate>* writer) override;
   grpc::Status ExportPgn(grpc::ServerContext* ctx, const arbiter::v1::ExportPgnRequest* req,
                          arbiter::v1::ExportPgnReply* resp) override;
   grpc::Status ArchiveGame(grpc::ServerContext* ctx, const arbiter::v1::ArchiveGameRequest* req,
@@ -182,6 +197,15 @@ class ArbitrationService final : public ArbitrationBase {
   void Move(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
             arbiter::v1::GameReply* resp, Reply reply, bool streamed);
 
+  // WatchGame, from its arrival on a completion queue: admitted there, opened on the watch
+  // workers (the log's read), then fed by the hub.
+  void StartWatch(grpc::ServerContext* ctx, const arbiter::v1::WatchGameRequest& req,
+                  std::shared_ptr<service::StreamWriter<arbiter::v1::GameUpdate>> out);
+  void OpenWatch(const service::Principal& who, const arbiter::v1::WatchGameRequest& req,
+                 std::shared_ptr<service::StreamWriter<arbiter::v1::GameUpdate>> out);
+  // Observers' moves the broadcast delay releases by time (the delay ticker).
+  void ReleaseDelayed();
+
   // Appendix A: `command` gets the sealed move in clear when the game's envelope is closed (the
   // rulings open it only when the replying player is present, A7).
   absl::Status OpenEnvelopeFor(absl::string_view game_id, arbitration::Command* command);
@@ -193,6 +217,13 @@ class ArbitrationService final : public ArbitrationBase {
   const arbitration::SealedMoves sealed_moves_;
   std::unique_ptr<service::WorkerPool> pool_;  // what ExecuteAsync hands back (it blocks)
   std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
+  // WatchGame: one store watch per shard for every watcher of this replica, in memory from there.
+  service::WatchHub hub_;
+  std::unique_ptr<service::WorkerPool> watch_pool_;
+  absl::Mutex watches_mu_;
+  absl::flat_hash_map<const GameWatch*, std::shared_ptr<GameWatch>> delayed_
+      ABSL_GUARDED_BY(watches_mu_);
+  service::Ticker delay_ticker_;
 };
 
 }  // namespace arbitration_service

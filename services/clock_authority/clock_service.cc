@@ -144,11 +144,14 @@ absl::Status Replaced(const v1::ReplaceClockRequest& req, v1::ClockEvent* e) {
 // --- WatchClock ----------------------------------------------------------------------------------
 
 // The state of one stream, shared with the hub (which may deliver after the stream is over). The
-// hub's thread queues updates; the call's thread writes them (Drain), one at a time.
-class WatchState final : public WatchHub::Listener {
+// hub's thread (or the opening worker) turns events into updates and queues them on the stream
+// (async_stream.h), which sends them in order; a watcher that lets max_backlog of them pile up
+// is cut off, and resumes from the last version it received.
+class WatchState final : public service::WatchHub::Listener {
  public:
-  WatchState(std::string game_id, store::GameStore* store, int max_backlog)
-      : game_id_(std::move(game_id)), store_(store), max_backlog_(max_backlog) {}
+  WatchState(std::string game_id, store::GameStore* store,
+             std::shared_ptr<service::StreamWriter<v1::ClockUpdate>> out)
+      : game_id_(std::move(game_id)), store_(store), out_(std::move(out)) {}
 
   // Replays the log up to `after_version` and queues the updates after it. Returns the head.
   absl::StatusOr<std::int64_t> Begin(std::int64_t after_version) {
@@ -200,29 +203,6 @@ class WatchState final : public WatchHub::Listener {
     after_version_ = after_version;
   }
 
-  // Writes the queued updates as they come, until a failure (the watcher too slow, the store
-  // gone, the client gone or cancelled), which ends the stream with its status.
-  grpc::Status Drain(grpc::ServerContext* ctx, grpc::ServerWriter<v1::ClockUpdate>* writer) {
-    absl::MutexLock lock(&mu_);
-    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return !queue_.empty() || failure_.has_value();
-    };
-    while (true) {
-      if (!mu_.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100))) {
-        // Nothing to write: see whether the client is still there.
-        if (ctx->IsCancelled()) Fail(absl::CancelledError("the client cancelled the watch"));
-        continue;
-      }
-      if (failure_.has_value()) return service::ToGrpcStatus(*failure_);
-      v1::ClockUpdate next = std::move(queue_.front());
-      queue_.pop_front();
-      mu_.Unlock();
-      const bool written = writer->Write(next);
-      mu_.Lock();
-      if (!written) Fail(absl::CancelledError("the client went away"));
-    }
-  }
-
  private:
   // Applies and queues events after the cursor (fetching any gap). Returns the cursor.
   absl::StatusOr<std::int64_t> Consume(const std::vector<v1::GameEvent>& events)
@@ -252,12 +232,7 @@ class WatchState final : public WatchHub::Listener {
       RETURN_IF_ERROR(game_->Apply(event));
     }
     cursor_ = e.version();
-    if (cursor_ <= after_version_) return absl::OkStatus();
-    if (static_cast<int>(queue_.size()) >= max_backlog_) {
-      return base::Error(clock_authority_service::kErrWatchTooSlow,
-                         absl::StrCat("the watcher fell ", max_backlog_,
-                                      " updates behind; resume from version ", cursor_ - 1));
-    }
+    if (cursor_ <= after_version_ || failed_) return absl::OkStatus();
     v1::ClockUpdate update;
     update.set_version(e.version());
     update.set_command_id(std::string(store::ClientCommandId(e.command_id())));  // as sent
@@ -265,27 +240,31 @@ class WatchState final : public WatchHub::Listener {
     *update.mutable_clock() =
         clock_authority::Read(*game_, game_id_, clock_authority::EventTime(event));
     *update.mutable_event() = std::move(event);
-    queue_.push_back(std::move(update));
+    if (!out_->Write(std::move(update))) {
+      // The stream is over, or the watcher let max_watch_backlog updates pile up.
+      return base::Error(service::kErrWatchTooSlow,
+                         absl::StrCat("the watcher fell behind; resume from version ",
+                                      cursor_ - 1 - static_cast<std::int64_t>(out_->backlog())));
+    }
     return absl::OkStatus();
   }
 
   void Fail(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (failure_.has_value()) return;
-    failure_ = status;
-    // Drop what is not written: the client resumes from the last version it received.
-    queue_.clear();
+    if (failed_) return;
+    failed_ = true;
+    // What is queued is still sent: the client resumes from the last version it received.
+    out_->Finish(service::ToGrpcStatus(status));
   }
 
   const std::string game_id_;
   store::GameStore* const store_;
-  const int max_backlog_;
+  const std::shared_ptr<service::StreamWriter<v1::ClockUpdate>> out_;
 
   absl::Mutex mu_;
   std::optional<ClockGame> game_ ABSL_GUARDED_BY(mu_);
   std::int64_t cursor_ ABSL_GUARDED_BY(mu_) = 0;
   std::int64_t after_version_ ABSL_GUARDED_BY(mu_) = 0;
-  std::deque<v1::ClockUpdate> queue_ ABSL_GUARDED_BY(mu_);
-  std::optional<absl::Status> failure_ ABSL_GUARDED_BY(mu_);
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace
@@ -327,6 +306,14 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   AddCommand(&Self::RequestSetClock, "SetClock", &Set);
   AddCommand(&Self::RequestReplaceClock, "ReplaceClock", &Replaced);
   async_.Add(&Self::RequestGetClock, &Self::GetClock, pool_.get());
+  async_.Own(
+      std::make_unique<service::AsyncServerStream<Self, v1::WatchClockRequest, v1::ClockUpdate>>(
+          this, &Self::RequestWatchClock,
+          [this](grpc::ServerContext* ctx, const v1::WatchClockRequest& req,
+                 std::shared_ptr<service::StreamWriter<v1::ClockUpdate>> out) {
+            Watch(ctx, req, std::move(out));
+          },
+          static_cast<size_t>(std::max(1, options_.max_watch_backlog))));
 }
 
 ClockAuthorityService::~ClockAuthorityService() { pool_.reset(); }
@@ -409,31 +396,38 @@ grpc::Status ClockAuthorityService::GetClock(grpc::ServerContext* ctx,
                            });
 }
 
-grpc::Status ClockAuthorityService::WatchClock(grpc::ServerContext* ctx,
-                                               const v1::WatchClockRequest* req,
-                                               grpc::ServerWriter<v1::ClockUpdate>* writer) {
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchClock"), req);
+void ClockAuthorityService::Watch(grpc::ServerContext* ctx, const v1::WatchClockRequest& req,
+                                  std::shared_ptr<service::StreamWriter<v1::ClockUpdate>> out) {
+  // Its opening reads the store: on the worker pool, never on the queue's thread.
+  auto request = std::make_shared<v1::WatchClockRequest>(req);
+  if (!pool_->Submit([this, ctx, request, out] { OpenWatch(ctx, *request, out); })) {
+    out->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is stopping"));
+  }
+}
+
+void ClockAuthorityService::OpenWatch(grpc::ServerContext* ctx, const v1::WatchClockRequest& req,
+                                      std::shared_ptr<service::StreamWriter<v1::ClockUpdate>> out) {
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchClock"), &req);
   absl::Status admitted = who.status();
-  if (admitted.ok()) admitted = store::ValidateGameId(req->game_id());
+  if (admitted.ok()) admitted = store::ValidateGameId(req.game_id());
   if (admitted.ok() && !who->event.empty()) {
-    // Issue 15: a token that serves one event watches only its clocks.
-    absl::StatusOr<CommandResult> clock = authority_->Get(req->game_id());
+    // A token that serves one event watches only its clocks.
+    absl::StatusOr<CommandResult> clock = authority_->Get(req.game_id());
     admitted =
         clock.ok() ? service::CheckEvent(*who, clock->game->created().event()) : clock.status();
   }
-  if (!admitted.ok()) return service::ToGrpcStatus(admitted);
-  const std::string& game = req->game_id();
-  auto state = std::make_shared<WatchState>(game, authority_->store(), options_.max_watch_backlog);
-  state->SetAfter(req->after_version());
-  absl::StatusOr<std::int64_t> head = state->Begin(req->after_version());
-  if (!head.ok()) return service::ToGrpcStatus(head.status());
+  if (!admitted.ok()) return out->Finish(service::ToGrpcStatus(admitted));
+  const std::string& game = req.game_id();
+  auto state = std::make_shared<WatchState>(game, authority_->store(), out);
+  state->SetAfter(req.after_version());
+  absl::StatusOr<std::int64_t> head = state->Begin(req.after_version());
+  if (!head.ok()) return out->Finish(service::ToGrpcStatus(head.status()));
   if (absl::Status added = hub_.Add(game, *head, state); !added.ok()) {
-    return service::ToGrpcStatus(added);
+    return out->Finish(service::ToGrpcStatus(added));
   }
+  // The client's leaving (or the stream's end) takes the watcher off the hub.
+  out->OnDone([this, game, state] { hub_.Remove(game, state.get()); });
   state->CatchUp();
-  grpc::Status status = state->Drain(ctx, writer);
-  hub_.Remove(game, state.get());
-  return status;
 }
 
 }  // namespace clock_authority_service

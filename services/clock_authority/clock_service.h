@@ -5,8 +5,9 @@
 // How calls are served (libs/service/async_unary.h): the clock commands arrive on a completion
 // queue, are decided there on the cached state and answered from the Redis client's lane that
 // reads the append's reply (ClockAuthority::ExecuteAsync); create, get and the rare retried or
-// refused command run on this service's worker pool. WatchClock is synchronous, its streams fed
-// by a WatchHub: one blocked store watch per deadline shard, not per game.
+// refused command run on this service's worker pool. WatchClock's streams are served from the
+// queues too (libs/service/async_stream.h: no thread per stream), opened on the worker pool and
+// fed by a WatchHub: one blocked store watch per deadline shard, not per game or watcher.
 //
 // Who may call what (the rows this service adds to the policy table):
 //   CreateClock, StartClock, RecordArrival      platform, arbiter, service
@@ -23,11 +24,12 @@
 #include <vector>
 
 #include "libs/clock_authority/authority.h"
+#include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
+#include "libs/service/watch_hub.h"
 #include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
-#include "services/clock_authority/watch_hub.h"
 
 namespace clock_authority_service {
 
@@ -39,19 +41,19 @@ struct ServiceOptions {
 
 // The unary methods are served from a completion queue (libs/service/async_unary.h): the
 // commands without any thread waiting for the store (ClockAuthority::ExecuteAsync), create and
-// get on a worker pool (they block on the store). WatchClock is synchronous (a call's thread writes
-// the stream). Not the callback API: a server with any callback method polls from extra threads
+// get on a worker pool (they block on the store), and WatchClock's streams (async_stream.h). Not
+// the callback API: a server with any callback method polls from extra threads
 // that take the completion-queue events of the rules service hosted beside it
 // (libs/service/health.h). gRPC takes a method as async only when marked so on a base still
 // synchronous.
 using ClockGrpc = arbiter::v1::ClockAuthority;
-using ClockAuthorityBase =
-    ClockGrpc::WithAsyncMethod_CreateClock<ClockGrpc::WithAsyncMethod_StartClock<
-        ClockGrpc::WithAsyncMethod_PressClock<ClockGrpc::WithAsyncMethod_RecordArrival<
-            ClockGrpc::WithAsyncMethod_ClaimFlag<ClockGrpc::WithAsyncMethod_PauseClock<
-                ClockGrpc::WithAsyncMethod_ResumeClock<ClockGrpc::WithAsyncMethod_AdjustClock<
-                    ClockGrpc::WithAsyncMethod_SetClock<ClockGrpc::WithAsyncMethod_ReplaceClock<
-                        ClockGrpc::WithAsyncMethod_GetClock<ClockGrpc::Service>>>>>>>>>>>;
+using ClockAuthorityBase = ClockGrpc::WithAsyncMethod_CreateClock<
+    ClockGrpc::WithAsyncMethod_StartClock<ClockGrpc::WithAsyncMethod_PressClock<
+        ClockGrpc::WithAsyncMethod_RecordArrival<ClockGrpc::WithAsyncMethod_ClaimFlag<
+            ClockGrpc::WithAsyncMethod_PauseClock<ClockGrpc::WithAsyncMethod_ResumeClock<
+                ClockGrpc::WithAsyncMethod_AdjustClock<ClockGrpc::WithAsyncMethod_SetClock<
+                    ClockGrpc::WithAsyncMethod_ReplaceClock<ClockGrpc::WithAsyncMethod_GetClock<
+                        ClockGrpc::WithAsyncMethod_WatchClock<ClockGrpc::Service>>>>>>>>>>>>;
 
 class ClockAuthorityService final : public ClockAuthorityBase {
  public:
@@ -70,8 +72,6 @@ class ClockAuthorityService final : public ClockAuthorityBase {
                            arbiter::v1::ClockResponse* resp) override;
   grpc::Status GetClock(grpc::ServerContext* ctx, const arbiter::v1::GetClockRequest* req,
                         arbiter::v1::ClockResponse* resp) override;
-  grpc::Status WatchClock(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest* req,
-                          grpc::ServerWriter<arbiter::v1::ClockUpdate>* writer) override;
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const { return async_.get(); }
@@ -83,6 +83,13 @@ class ClockAuthorityService final : public ClockAuthorityBase {
 
   // Serves command `method` from the completion queues: admitted, its event made by `make`,
   // decided and appended by the authority, answered with the clock.
+  // A WatchClock stream, from its arrival on a completion queue (its opening reads the store, on
+  // the worker pool).
+  void Watch(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest& req,
+             std::shared_ptr<service::StreamWriter<arbiter::v1::ClockUpdate>> out);
+  void OpenWatch(grpc::ServerContext* ctx, const arbiter::v1::WatchClockRequest& req,
+                 std::shared_ptr<service::StreamWriter<arbiter::v1::ClockUpdate>> out);
+
   template <typename Base, typename Request>
   void AddCommand(service::RequestMethod<Base, Request, arbiter::v1::ClockResponse> request,
                   const char* method, EventOf<Request> make);
@@ -90,7 +97,7 @@ class ClockAuthorityService final : public ClockAuthorityBase {
   service::ServiceEnv* env_;
   clock_authority::ClockAuthority* authority_;
   const ServiceOptions options_;
-  WatchHub hub_;
+  service::WatchHub hub_;
   std::unique_ptr<service::WorkerPool> pool_;  // `workers` threads: the calls in the store
   service::AsyncMethods<ClockAuthorityService> async_;
 };

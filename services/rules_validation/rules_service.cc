@@ -173,6 +173,39 @@ RulesValidationService::RulesValidationService(service::ServiceEnv* env, RulesLi
   async_.Add(&RulesValidationService::RequestValidateMove, &RulesValidationService::ValidateMove);
   async_.Add(&RulesValidationService::RequestLegalMoves, &RulesValidationService::LegalMoves);
   async_.Add(&RulesValidationService::RequestConvertMove, &RulesValidationService::ConvertMove);
+  // ValidateMoveStream: one response per request, in order; a malformed item answers with its
+  // error and the stream goes on. The stream is admitted once (who may open one, the stream
+  // caps); each message is then charged to the caller's rate limit like a call, and one over it
+  // is answered with ERR_RATE_LIMITED instead of being validated: a stream is no way around the
+  // limit.
+  async_.Own(
+      std::make_unique<service::AsyncMessageStream<RulesValidationService, v1::ValidateMoveRequest,
+                                                   v1::ValidateMoveResponse>>(
+          this, &RulesValidationService::RequestValidateMoveStream,
+          [this](grpc::ServerContext* ctx, std::shared_ptr<void>* admitted) {
+            absl::StatusOr<service::Principal> who =
+                env_->Admit(*ctx, Method("ValidateMoveStream"), nullptr);
+            if (!who.ok()) return service::ToGrpcStatus(who.status());
+            *admitted = std::make_shared<service::Principal>(*std::move(who));
+            return grpc::Status::OK;
+          },
+          [this](grpc::ServerContext* ctx, const std::shared_ptr<void>& admitted,
+                 const v1::ValidateMoveRequest& request, v1::ValidateMoveResponse* response,
+                 grpc::Status* status) {
+            if (CallContext(ctx, CallContext::kDeadlineOnly).Cancelled()) {
+              *status = grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
+              return false;
+            }
+            const auto& who = *static_cast<const service::Principal*>(admitted.get());
+            if (absl::Status charged = env_->ChargeMessage(who); !charged.ok()) {
+              response->set_id(request.id());
+              response->set_legal(false);
+              *response->mutable_error() = service::ToErrorInfo(charged);
+              return true;
+            }
+            ValidateItem(request, response);
+            return true;
+          }));
 }
 
 template <typename Fn>
@@ -212,27 +245,6 @@ grpc::Status RulesValidationService::ValidateMoveBatch(grpc::ServerContext* ctx,
     }
     return absl::OkStatus();
   });
-}
-
-// One response per request, in order; a malformed item answers with its error (the stream goes on).
-grpc::Status RulesValidationService::ValidateMoveStream(
-    grpc::ServerContext* ctx,
-    grpc::ServerReaderWriter<v1::ValidateMoveResponse, v1::ValidateMoveRequest>* stream) {
-  absl::Status admitted = env_->Admit(*ctx, Method("ValidateMoveStream"), nullptr).status();
-  if (!admitted.ok()) return service::ToGrpcStatus(admitted);
-  v1::ValidateMoveRequest request;
-  v1::ValidateMoveResponse response;
-  while (stream->Read(&request)) {
-    if (CallContext(ctx).Cancelled()) {
-      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "the deadline passed");
-    }
-    response.Clear();
-    ValidateItem(request, &response);
-    if (!stream->Write(response)) {
-      return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-    }
-  }
-  return grpc::Status::OK;
 }
 
 grpc::Status RulesValidationService::ApplyMoves(grpc::ServerContext* ctx,

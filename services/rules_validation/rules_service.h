@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
@@ -24,10 +25,13 @@ struct RulesLimits {
 // the others, which may run long (batches, streams, PGN, perft, game histories), are synchronous,
 // on gRPC's thread pool. Not the callback API: a server with any callback method polls from extra
 // threads that take the queues' events away (libs/service/health.h has the figures).
+// ValidateMoveStream too (libs/service/async_stream.h): a stream holds no thread while it is open,
+// and every message counts against the caller's rate limit as a ValidateMove call would.
 using RulesValidationBase = arbiter::v1::RulesValidation::WithAsyncMethod_ValidateMove<
     arbiter::v1::RulesValidation::WithAsyncMethod_LegalMoves<
         arbiter::v1::RulesValidation::WithAsyncMethod_ConvertMove<
-            arbiter::v1::RulesValidation::Service>>>;
+            arbiter::v1::RulesValidation::WithAsyncMethod_ValidateMoveStream<
+                arbiter::v1::RulesValidation::Service>>>>;
 
 class RulesValidationService final : public RulesValidationBase {
  public:
@@ -42,10 +46,6 @@ class RulesValidationService final : public RulesValidationBase {
   grpc::Status ValidateMoveBatch(grpc::ServerContext* ctx,
                                  const arbiter::v1::ValidateMoveBatchRequest* req,
                                  arbiter::v1::ValidateMoveBatchResponse* resp) override;
-  grpc::Status ValidateMoveStream(
-      grpc::ServerContext* ctx,
-      grpc::ServerReaderWriter<arbiter::v1::ValidateMoveResponse, arbiter::v1::ValidateMoveRequest>*
-          stream) override;
   grpc::Status ApplyMoves(grpc::ServerContext* ctx, const arbiter::v1::ApplyMovesRequest* req,
                           arbiter::v1::ApplyMovesResponse* resp) override;
   // Async (see above): called on a completion queue's thread, must not block.

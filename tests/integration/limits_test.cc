@@ -170,9 +170,11 @@ TEST(LimitsTest, ReflectionOnlyWhenAskedFor) {
   EXPECT_EQ(ReflectionListServices(again->channel()), grpc::StatusCode::UNIMPLEMENTED);
 }
 
-// Every open stream holds a thread of the synchronous server: with a cap, streams beyond it are
-// RESOURCE_EXHAUSTED instead of new threads, and the server serves again once they are closed.
-TEST(LimitsTest, ThreadCapRefusesStreamsBeyondIt) {
+// The synchronous server's thread cap bounds its unary calls; streams hold no thread (they are
+// served from completion queues), so twenty health watchers on a server of six threads are all
+// served and unary calls still answer. Before, the sixth watcher took the last thread and the
+// rest, and every other call, were RESOURCE_EXHAUSTED.
+TEST(LimitsTest, ThreadCapDoesNotCountStreams) {
   std::unique_ptr<TestServer> s =
       RulesServer([](service::ServerConfig& c) { c.grpc_max_threads = 6; });
   auto health = grpc::health::v1::Health::NewStub(s->channel());
@@ -196,9 +198,14 @@ TEST(LimitsTest, ThreadCapRefusesStreamsBeyondIt) {
       if (st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++exhausted;
     }
   }
-  EXPECT_GT(served, 0);
-  EXPECT_LT(served, 6);
-  EXPECT_GT(exhausted, 0);
+  EXPECT_EQ(served, 20);
+  EXPECT_EQ(exhausted, 0);
+  // The synchronous methods still have their threads.
+  v1::GetStatusRequest status_req;
+  status_req.mutable_position()->set_fen("startpos");
+  EXPECT_TRUE(Succeeded(Unary(s->Stub<v1::RulesValidation>().get(), &S::GetStatus, status_req,
+                              Token(Role::kArbiter))));
+  EXPECT_EQ(s->Health(""), HealthCheckResponse::SERVING);
   for (Watcher& w : open) w.ctx->TryCancel();
   for (Watcher& w : open) w.reader->Finish();
   bool serving = false;
@@ -257,6 +264,43 @@ TEST(LimitsTest, RateLimitPerCaller) {
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), Token(Role::kArbiter))));
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), greedy)));
+}
+
+// Every message of a ValidateMoveStream counts against the caller's rate limit, as a ValidateMove
+// call would: one stream carried 4,096 validations a second through a limit of 20 when the
+// stream was charged once, at its start.
+TEST(LimitsTest, RateLimitCountsEveryMessageOfAStream) {
+  std::unique_ptr<TestServer> s = RulesServer([](service::ServerConfig& c) {
+    c.rate_limit_qps = 2;
+    c.rate_limit_burst = 5;
+  });
+  auto stub = s->Stub<v1::RulesValidation>();
+  const std::string greedy = Token(Role::kObserver);
+  Call ctx(greedy, absl::Seconds(20));
+  auto stream = stub->ValidateMoveStream(&ctx);
+  v1::ValidateMoveRequest item;
+  item.mutable_position()->set_fen("startpos");
+  item.set_move("e4");
+  int legal = 0, limited = 0;
+  for (int i = 0; i < 20; ++i) {
+    item.set_id(absl::StrCat("m", i));
+    ASSERT_TRUE(stream->Write(item));
+    v1::ValidateMoveResponse resp;
+    ASSERT_TRUE(stream->Read(&resp));
+    EXPECT_EQ(resp.id(), item.id());  // every message is answered, in order
+    if (resp.legal()) ++legal;
+    if (resp.error().code() == "ERR_RATE_LIMITED") ++limited;
+  }
+  stream->WritesDone();
+  EXPECT_TRUE(Succeeded(stream->Finish()));
+  // The stream's own admission takes one token of the burst of 5: at most 4 validations, and a
+  // refill or two if the calls were slow.
+  EXPECT_GE(legal, 3);
+  EXPECT_LE(legal, 6);
+  EXPECT_GE(limited, 14);
+  EXPECT_EQ(legal + limited, 20);
+  // The stream spent the caller's allowance: a unary call is refused too.
+  EXPECT_EQ(Code(LegalMoves(s.get(), greedy)), "ERR_RATE_LIMITED");
 }
 
 TEST(LimitsTest, OpenStreamLimitPerCaller) {

@@ -1,8 +1,9 @@
-// Fans games' new events out to every WatchClock stream of this replica: one blocking loop per
-// deadline shard with watched games (GameStore::WaitForAnyEvents over all of them), not per game
-// or per watcher, so a thousand observers of one board, or a thousand boards, hold at most one
-// store connection per shard. Events come in order; a listener skips what it has and fetches any
-// gap itself (listeners join at their own version).
+// Fans games' new events out to every watching stream of this replica (WatchClock, WatchGame):
+// one blocking loop per deadline shard with watched games (GameStore::WaitForAnyEvents over all
+// of them), not per game or per watcher, so ten thousand observers of one board, or a thousand
+// boards, hold at most one store connection per shard, and a move wakes them all from memory.
+// Events come in order; a listener skips what it has and fetches any gap itself (listeners join at
+// their own version).
 //
 // A game added while its shard's loop waits joins the next wait, at most `wait` later; the
 // listener's own catch-up read covers what was appended before it joined, so only events in
@@ -10,8 +11,8 @@
 //
 //   hub.Add("g1", 17, listener);   // delivers events after version 17 (or earlier ones: skip)
 //   hub.Remove("g1", listener.get());
-#ifndef ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_
-#define ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_
+#ifndef ARBITER_LIBS_SERVICE_WATCH_HUB_H_
+#define ARBITER_LIBS_SERVICE_WATCH_HUB_H_
 
 #include <cstdint>
 #include <memory>
@@ -26,7 +27,7 @@
 #include "absl/time/time.h"
 #include "libs/store/game_store.h"
 
-namespace clock_authority_service {
+namespace service {
 
 class WatchHub {
  public:
@@ -66,6 +67,6 @@ class WatchHub {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-}  // namespace clock_authority_service
+}  // namespace service
 
-#endif  // ARBITER_SERVICES_CLOCK_AUTHORITY_WATCH_HUB_H_
+#endif  // ARBITER_LIBS_SERVICE_WATCH_HUB_H_

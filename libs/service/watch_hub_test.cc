@@ -1,6 +1,6 @@
 // The watch hub on the in-memory store: one loop per shard serves every watched game in it, each
 // listener gets its own game's events only, a game joins a waiting loop, and the cap holds.
-#include "services/clock_authority/watch_hub.h"
+#include "libs/service/watch_hub.h"
 
 #include <map>
 #include <memory>
@@ -14,7 +14,7 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/requests.h"
 
-namespace clock_authority_service {
+namespace service {
 namespace {
 
 using ::base::HasErrorCode;
@@ -105,4 +105,4 @@ TEST(WatchHub, ListenersLeaveAndTheCapHolds) {
 }
 
 }  // namespace
-}  // namespace clock_authority_service
+}  // namespace service

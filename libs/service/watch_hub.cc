@@ -1,4 +1,4 @@
-#include "services/clock_authority/watch_hub.h"
+#include "libs/service/watch_hub.h"
 
 #include <algorithm>
 #include <thread>
@@ -7,9 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
 #include "libs/service/errors.h"
-#include "services/clock_authority/errors.h"
 
-namespace clock_authority_service {
+namespace service {
 
 WatchHub::WatchHub(store::GameStore* store, int max_games, absl::Duration wait)
     : store_(store), max_games_(max_games), wait_(wait) {}
@@ -37,7 +36,7 @@ absl::Status WatchHub::Add(const std::string& game_id, std::int64_t after_versio
     return absl::OkStatus();
   }
   if (static_cast<int>(games_.size()) >= max_games_) {
-    return base::Error(clock_authority_service::kErrTooManyWatches,
+    return base::Error(service::kErrTooManyWatches,
                        absl::StrCat("this replica already watches ", max_games_,
                                     " games; try another replica or later"));
   }
@@ -111,4 +110,4 @@ void WatchHub::Loop(int shard) {
   }
 }
 
-}  // namespace clock_authority_service
+}  // namespace service
