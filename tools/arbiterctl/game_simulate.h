@@ -10,7 +10,8 @@
 //              "default_time_ms": n (6.7), "query_ms": n, "no_draw_offers_before_move": n,
 //              "max_draw_offers": n (per player; 0: no limit), "illegal_move_extra_ms": n
 //              (2023 7.5.5), "supervised": true (2023 rapid and blitz: A.3, a flag counts when it
-//              falls; false: A.4.5, only on the opponent's valid claim), "comment": "..." (ignored)}
+//              falls; false: A.4.5, only on the opponent's valid claim),
+//              "comment": "..." (ignored)}
 //   Events, in time order, each {"at_ms": n, "type": T, "by": "white" | "black" | "arbiter"}:
 //     "start"         6.5 (by the platform unless "by": "arbiter"); optional "absent": ["white"]
 //     "arrive"        6.6: `by` arrives
