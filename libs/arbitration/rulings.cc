@@ -262,22 +262,23 @@ absl::Status CheckNotOver(const GameState& s) {
 
 // What the event's regulations forbid of an offer (no offers before move N; a limit per player;
 // the Laws set neither). `moves_made`: the offerer's completed moves, counting a move made with
-// the offer. {regulation, reason}; nullopt: allowed.
+// the offer. nullopt: allowed.
 struct OfferForbidden {
-  absl::string_view regulation;
+  base::ErrorSpec error;         // the code an offer without a move is refused with
+  absl::string_view regulation;  // the regulation's field, recorded with a refused offer
   std::string reason;
 };
 std::optional<OfferForbidden> ForbiddenOffer(const GameState& s, Color side, int moves_made) {
   const laws::Regulations& regs = s.ruleset().regulations;
   if (moves_made < regs.no_draw_offers_before_move) {
-    return OfferForbidden{"no_draw_offers_before_move",
+    return OfferForbidden{kErrDrawOfferTooEarly, "no_draw_offers_before_move",
                           absl::StrCat("the regulations allow no draw offers before move ",
                                        regs.no_draw_offers_before_move)};
   }
   if (const int limit = laws::MaxDrawOffers(s.ruleset());
       limit > 0 && s.draw_offers_made(side) >= limit) {
     return OfferForbidden{
-        "max_draw_offers",
+        kErrTooManyDrawOffers, "max_draw_offers",
         absl::StrCat(s.draw_offers_made(side), " draw offers made; the regulations allow ", limit)};
   }
   return std::nullopt;
@@ -292,8 +293,7 @@ absl::Status CheckOfferAllowed(const GameState& s, Color side, int moves_made) {
                                          : "the opponent's offer is pending: accept or decline it");
   }
   if (std::optional<OfferForbidden> f = ForbiddenOffer(s, side, moves_made)) {
-    return Error(f->regulation == "max_draw_offers" ? kErrTooManyDrawOffers : kErrDrawOfferTooEarly,
-                 f->reason);
+    return Error(f->error, f->reason);
   }
   return absl::OkStatus();
 }
