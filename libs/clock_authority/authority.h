@@ -35,12 +35,14 @@
 #include "absl/strings/string_view.h"
 #include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/clock_game.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
 #include "libs/store/state_cache.h"
 
 namespace clock_authority {
+
+using ledger::TimeSource;
 
 struct AuthorityOptions {
   std::string owner = "clock-authority";  // this replica, unique (pod name and pid)

@@ -10,12 +10,15 @@
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/clock_codec.h"
 #include "libs/clock_authority/testing/commands.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/deferred_store.h"
 
 namespace clock_authority {
 namespace {
+
+using ledger::FakeTime;
+using ledger::StoreTime;
 
 using ::base::HasErrorCode;
 

@@ -18,7 +18,7 @@
 #include "libs/clock_authority/clock_codec.h"
 #include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/testing/commands.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
 #include "libs/store/forwarding_store.h"
@@ -26,6 +26,9 @@
 
 namespace clock_authority {
 namespace {
+
+using ledger::FakeTime;
+using ledger::StoreTime;
 
 using ::base::HasErrorCode;
 using testing::Pause;

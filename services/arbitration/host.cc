@@ -26,8 +26,8 @@ absl::Status ArbitrationHost::Connect() {
   RETURN_IF_ERROR(clock_authority_service::CheckStoreFunctions(store_.get()));
   // The time base is the store's clock, measured before serving: every replica (and the clock
   // authority) records instants on the same base.
-  ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,
-                   clock_authority::StoreTime::Create(store_.get()));
+  ASSIGN_OR_RETURN(std::unique_ptr<ledger::StoreTime> time,
+                   ledger::StoreTime::Create(store_.get()));
   time_.Set(std::move(time));
   service::Log(service::LogLevel::kInfo, "arbitration ready",
                {{"replica", options_.replica_id},
@@ -67,7 +67,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                     : std::optional<analysis::EnginePoolOptions>(
                           analysis::EnginePoolOptions{.engine_path = options.engine_path})});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
-  clock_authority_service::MeasuredLater* time = &host->time_;
+  ledger::MeasuredLater* time = &host->time_;
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
       host->store_.get(), [time] { return time->NowMs(); }, *host->analyst_,
       arbitration::AuthorityOptions{.owner = options.replica_id});

@@ -19,7 +19,7 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
@@ -90,7 +90,7 @@ class ArbitrationHost {
   ArbitrationHostOptions options_;
   std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
-  clock_authority_service::MeasuredLater time_;
+  ledger::MeasuredLater time_;
   std::unique_ptr<arbitration::LocalAnalyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
   // Appendix A10: the authority's opener of the envelope (declared first: it outlives it).

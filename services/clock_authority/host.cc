@@ -90,8 +90,8 @@ absl::Status ClockAuthorityHost::Connect() {
   RETURN_IF_ERROR(CheckStoreFunctions(backend_));
   // The time base is the store's clock: measured before serving, so a restarted replica reads
   // the same instants as the others.
-  ASSIGN_OR_RETURN(std::unique_ptr<clock_authority::StoreTime> time,
-                   clock_authority::StoreTime::Create(store_.get()));
+  ASSIGN_OR_RETURN(std::unique_ptr<ledger::StoreTime> time,
+                   ledger::StoreTime::Create(store_.get()));
   time_.Set(std::move(time));
   service::Log(service::LogLevel::kInfo, "clock authority ready",
                {{"replica", options_.replica_id},

@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/flag_scheduler.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
@@ -70,28 +70,6 @@ std::string DefaultReplicaId();
 absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
                                                             const ClockHostOptions& options);
 
-// The store's time once measured (Connect): a TimeSource the authority can hold before the store
-// has answered. Nothing reads it before: the service refuses calls and no background work runs
-// until Connect succeeds (libs/service/module.h); it would read 0.
-class MeasuredLater final : public clock_authority::TimeSource {
- public:
-  std::int64_t NowMicros() override {
-    clock_authority::StoreTime* t = time_.load(std::memory_order_acquire);
-    return t == nullptr ? 0 : t->NowMicros();
-  }
-  // Once; later calls are ignored.
-  void Set(std::unique_ptr<clock_authority::StoreTime> time) {
-    if (owned_ != nullptr) return;
-    owned_ = std::move(time);
-    time_.store(owned_.get(), std::memory_order_release);
-  }
-  clock_authority::StoreTime* get() const { return time_.load(std::memory_order_acquire); }
-
- private:
-  std::unique_ptr<clock_authority::StoreTime> owned_;
-  std::atomic<clock_authority::StoreTime*> time_{nullptr};
-};
-
 class ClockAuthorityHost {
  public:
   // Opens the store and measures the time base (UNAVAILABLE if the store does not answer).
@@ -128,7 +106,7 @@ class ClockAuthorityHost {
   std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
   store::GameStore* backend_ = nullptr;  // what store_ (instrumented) forwards to
-  MeasuredLater time_;
+  ledger::MeasuredLater time_;
   std::unique_ptr<ClockMetrics> metrics_;
   std::unique_ptr<clock_authority::ClockAuthority> authority_;
   std::unique_ptr<clock_authority::FlagScheduler> scheduler_;

@@ -30,7 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "libs/clock_authority/clock_log.h"
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/redis_game_store.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "tests/bench/bench_util.h"
@@ -274,8 +274,8 @@ void FlagBench(Setup& s) {
       store::RedisGameStore::Create(options);
   if (!store.ok()) Die(store.status().ToString());
   // This process's reading of the store's clock, to time deliveries on the same base.
-  absl::StatusOr<std::unique_ptr<clock_authority::StoreTime>> time =
-      clock_authority::StoreTime::Create(store->get(), 20);
+  absl::StatusOr<std::unique_ptr<ledger::StoreTime>> time =
+      ledger::StoreTime::Create(store->get(), 20);
   if (!time.ok()) Die(time.status().ToString());
 
   const auto t0 = std::chrono::steady_clock::now();

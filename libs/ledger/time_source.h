@@ -12,13 +12,14 @@
 //   ASSIGN_OR_RETURN(std::unique_ptr<StoreTime> time, StoreTime::Create(&store));
 //   time->StartResync(absl::Seconds(1));
 //   std::int64_t now = time->NowMs();
-#ifndef ARBITER_LIBS_CLOCK_AUTHORITY_TIME_SOURCE_H_
-#define ARBITER_LIBS_CLOCK_AUTHORITY_TIME_SOURCE_H_
+#ifndef ARBITER_LIBS_LEDGER_TIME_SOURCE_H_
+#define ARBITER_LIBS_LEDGER_TIME_SOURCE_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -26,7 +27,7 @@
 #include "absl/time/time.h"
 #include "libs/store/store_clock.h"
 
-namespace clock_authority {
+namespace ledger {
 
 class TimeSource {
  public:
@@ -79,6 +80,28 @@ class StoreTime final : public TimeSource {
   std::thread resync_;
 };
 
-}  // namespace clock_authority
+// The store's time once measured (Connect): a TimeSource the authority can hold before the store
+// has answered. Nothing reads it before: the service refuses calls and no background work runs
+// until Connect succeeds (libs/service/module.h); it would read 0.
+class MeasuredLater final : public TimeSource {
+ public:
+  std::int64_t NowMicros() override {
+    StoreTime* t = time_.load(std::memory_order_acquire);
+    return t == nullptr ? 0 : t->NowMicros();
+  }
+  // Once; later calls are ignored.
+  void Set(std::unique_ptr<StoreTime> time) {
+    if (owned_ != nullptr) return;
+    owned_ = std::move(time);
+    time_.store(owned_.get(), std::memory_order_release);
+  }
+  StoreTime* get() const { return time_.load(std::memory_order_acquire); }
 
-#endif  // ARBITER_LIBS_CLOCK_AUTHORITY_TIME_SOURCE_H_
+ private:
+  std::unique_ptr<StoreTime> owned_;
+  std::atomic<StoreTime*> time_{nullptr};
+};
+
+}  // namespace ledger
+
+#endif  // ARBITER_LIBS_LEDGER_TIME_SOURCE_H_

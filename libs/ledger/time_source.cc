@@ -1,11 +1,11 @@
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 
 #include <chrono>
 #include <limits>
 
 #include "libs/base/status_macros.h"
 
-namespace clock_authority {
+namespace ledger {
 namespace {
 
 std::int64_t MonotonicMicros() {
@@ -70,4 +70,4 @@ void StoreTime::StartResync(absl::Duration interval) {
   });
 }
 
-}  // namespace clock_authority
+}  // namespace ledger

@@ -1,6 +1,6 @@
 // The time base: the store's clock read through a measured offset, monotonic, failing when the
 // store does not answer.
-#include "libs/clock_authority/time_source.h"
+#include "libs/ledger/time_source.h"
 
 #include <atomic>
 
@@ -10,7 +10,7 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
 
-namespace clock_authority {
+namespace ledger {
 namespace {
 
 TEST(StoreTime, ReadsTheStoresClockNotTheServers) {
@@ -53,4 +53,4 @@ TEST(StoreTime, FailsWhenTheStoreDoesNotAnswer) {
 }
 
 }  // namespace
-}  // namespace clock_authority
+}  // namespace ledger
