@@ -1,28 +1,24 @@
-// The arbitration domain service: runs a game's commands against the game store, one atomic
-// append each (the events the rulings decided + the snapshot after them + the flag/default
-// deadline, compare-and-set on the version), and records what time does by itself (flags,
-// defaults) for the server's timers. The store, the time base and the analyst are injected: no
-// gRPC, no Redis here. The design is the clock authority's (libs/clock_authority/authority.h).
+// The arbitration domain's authority: a game's commands run against the game store by the
+// ledger's engine (libs/ledger/authority.h: one atomic append each, compare-and-set on the
+// version, retries replayed, what time does by itself recorded once); this file is the game's
+// part of it (GameDomain: the rulings, the store's forms of the log, the envelope opener) and the
+// service's API over it (GameAuthority). The store, the time base and the analyst are injected:
+// no gRPC, no Redis here.
 //
-//   GameAuthority authority(&store, [&] { return time.NowMs(); }, analyst, {.owner = "pod-a:1"});
+//   GameAuthority authority(&store, &time, analyst, {.owner = "pod-a:1"});
 //   ASSIGN_OR_RETURN(CommandResult r, authority.Create("g1", create_request, actor, {}));
 //   Command move{.kind = CommandKind::kMove, .actor = actor, .side = chess::Color::kWhite,
 //                .move = "e4"};
 //   ASSIGN_OR_RETURN(r, authority.Execute("g1", move, {.command_id = "m1"}));
 //
-// - A command is decided (rulings.h) on the latest state and appended at that state's version.
-//   The replica keeps the latest state of the games it served (a cache), so a command is usually
-//   one store round trip; a stale entry only costs the compare-and-set's ERR_VERSION_CONFLICT,
-//   after which the state is read again and the command decided again. A refusal is only ever
-//   given on a state just read from the store.
-// - Idempotent by command id: a retry (same id, same fingerprint) returns the original result,
-//   with the state as of that version, replayed, and changes nothing.
-// - Time passes without anyone's command: what fell by now (a flag, 6.9; a default, 6.7) is
-//   recorded by Settle (rulings.h) with the command id "settle:<game>:<version>" (fingerprinted
-//   by that id; a namespace no client id can enter, store/command_ids.h), so any number of replicas
-//   checking the same state append it once. A command that finds such events before it and is
-//   refused (a move after the mover's flag fell) appends them the same way, then returns its
-//   refusal.
+// - A command is decided (Decide, rulings.h) on the latest state and appended at that state's
+//   version with the snapshot after it and the flag/default deadline (NextDeadline).
+// - A client's command id is stored scoped to the actor's subject (Command::actor, Create's
+//   actor); a retry by the same subject is replayed with its claim's ruling and refused draw
+//   offer as first given.
+// - What fell by now (a flag, 6.9; a default, 6.7; Settle) is recorded under
+//   "settle:<game>:<version>" (SettleCommandId) by CheckDeadline, and before a command that finds
+//   it and is refused.
 #ifndef ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 #define ARBITER_LIBS_ARBITRATION_AUTHORITY_H_
 
@@ -33,16 +29,15 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
-#include "libs/store/command_ids.h"
+#include "libs/ledger/authority.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/game_store.h"
-#include "libs/store/state_cache.h"
 
 namespace arbitration {
 
@@ -52,20 +47,9 @@ struct AuthorityOptions {
   size_t cache_size = 20'000;         // games whose latest state this replica keeps
 };
 
-// Hooks for metrics and the deadline timers. Called on the calling thread, after the fact.
-class AuthorityObserver {
- public:
-  virtual ~AuthorityObserver() = default;
-  // A command finished (kind: "create", "move", ...; status OK or its error).
-  virtual void OnCommand(absl::string_view kind, const absl::Status& status) {}
-  // This replica appended `events` (not a replay), giving `after`; `deadline` is what the append
-  // set in the store's index (nullopt: cleared).
-  virtual void OnAppended(absl::string_view game_id, const GameState& after,
-                          const std::vector<v1::ArbitrationEvent>& events,
-                          std::optional<std::int64_t> deadline) {}
-  // A compare-and-set lost to another writer (the state is read again).
-  virtual void OnConflict() {}
-};
+// Hooks for metrics and the deadline timers (OnCommand, OnAppended with the events and the
+// deadline the append set, OnConflict, OnLoaded). Called on the calling thread, after the fact.
+using AuthorityObserver = ledger::AuthorityObserver<GameState, v1::ArbitrationEvent>;
 
 struct CommandOptions {
   // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
@@ -73,7 +57,7 @@ struct CommandOptions {
   // the token's subject, store::ScopedCommandId), so no caller's id pre-empts another's and a
   // retry by the same subject is replayed; an id in the server's namespace ("settle:...",
   // store::IsReservedCommandId) is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes
-  // nothing (issue 15).
+  // nothing.
   std::string command_id;
   // The request's identity for retries (e.g. a hash of it); "" = the command id.
   std::string fingerprint;
@@ -91,12 +75,7 @@ struct CommandResult {
   std::optional<v1::DrawOfferRefused> draw_offer_refused;
 };
 
-struct SettleResult {
-  int recorded = 0;                           // events this call appended
-  bool already_recorded = false;              // another replica (or a retry) appended them first
-  std::optional<std::int64_t> next_deadline;  // of the state after the check
-  std::int64_t version = 0;
-};
+using SettleResult = ledger::SettleResult;
 
 // The service's part of Appendix A's secret (sealed_move.h: SealedMoves::Open): the sealed move
 // waiting in `game` in clear (nullopt: none waits). FAILED_PRECONDITION ERR_SEAL_KEY_MISSING when
@@ -104,22 +83,80 @@ struct SettleResult {
 using EnvelopeOpener = std::function<absl::StatusOr<std::optional<std::string>>(
     absl::string_view game_id, const GameState& game)>;
 
+// The game's part of the engine (the Domain of libs/ledger/authority.h).
+class GameDomain {
+ public:
+  using State = GameState;
+  using Event = v1::ArbitrationEvent;
+  using Command = arbitration::Command;
+  using Decision = arbitration::Decision;
+  using Result = CommandResult;
+  static constexpr absl::string_view kSystemPrefix = "settle";
+
+  explicit GameDomain(Analyst& analyst) : analyst_(&analyst) {}
+
+  absl::string_view KindOf(const Command& command) const { return CommandKindName(command.kind); }
+  // Decide (rulings.h), with the sealed move in clear when a default may open the envelope.
+  absl::StatusOr<Decision> Decide(absl::string_view game_id, const GameState& game,
+                                  const Command& command, std::int64_t now_ms);
+  // A game whose default may open the envelope (A10) is decided on a thread that may wait.
+  bool DecidesInline(const GameState& game) const;
+  absl::StatusOr<std::vector<Event>> Settle(absl::string_view game_id, const GameState& game,
+                                            std::int64_t now_ms);
+  std::optional<std::int64_t> NextDeadline(const GameState& game) const;
+  arbiter::v1::GameEvent ToStoreEvent(const Event& event, std::int64_t recorded_at_ms) const;
+  absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent& event) const;
+  arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) const;
+  absl::StatusOr<GameState> FromStore(store::EventLog& log, absl::string_view game_id,
+                                      const arbiter::v1::GameSnapshot& snapshot) const;
+  absl::StatusOr<GameState> Replay(std::vector<Event> events) const;
+  // A claim's ruling and the move's refused draw offer (9.1a).
+  void Decided(CommandResult& result, const Decision& decision) const;
+  // The same as first given: the command's own events are the last ones it appended.
+  absl::Status Replayed(store::EventLog& log, absl::string_view game_id, std::int64_t version,
+                        absl::string_view command_id, CommandResult& result) const;
+  absl::Status StoreError(absl::Status status, absl::string_view) const { return status; }
+
+  void SetEnvelopeOpener(EnvelopeOpener opener) { open_envelope_ = std::move(opener); }
+  Analyst& analyst() const { return *analyst_; }
+
+ private:
+  // The sealed move in clear for `game`'s default (A10), when DefaultOpensEnvelope and an opener
+  // is set; nullopt otherwise, or when the server has no seal key or its key does not open the
+  // box (the envelope then stays closed: both lose, 6.7).
+  absl::StatusOr<std::optional<std::string>> OpenedForDefault(absl::string_view game_id,
+                                                              const GameState& game) const;
+
+  Analyst* analyst_;
+  EnvelopeOpener open_envelope_;
+};
+
 class GameAuthority {
  public:
-  using Clock = std::function<std::int64_t()>;
-  // `now_ms`: the time base of every replica (the store's clock, ms since the Unix epoch).
-  GameAuthority(store::GameStore* store, Clock now_ms, Analyst& analyst,
-                AuthorityOptions options = {});
+  using Engine = ledger::Authority<GameDomain>;
+  using CommandCallback = Engine::Callback;
+  // Runs `work` on a thread that may wait on the store (a worker pool's).
+  using Offload = Engine::Offload;
+
+  // `time`: the time base of every replica (the store's clock, ms since the Unix epoch).
+  GameAuthority(store::GameStore* store, ledger::TimeSource* time, Analyst& analyst,
+                AuthorityOptions options = {})
+      : engine_(store, time, GameDomain(analyst),
+                {.owner = options.owner,
+                 .max_attempts = options.max_attempts,
+                 .cache_size = options.cache_size}) {}
 
   // Observers must outlive the authority; add them before use.
-  void AddObserver(AuthorityObserver* observer) { observers_.push_back(observer); }
+  void AddObserver(AuthorityObserver* observer) { engine_.AddObserver(observer); }
   // Appendix A10: the opener of the envelope for a default that falls while it is still closed
   // and both players are absent (DefaultOpensEnvelope, adjournment.h). The rulings stay pure: the
   // authority hands them the sealed move in clear, as the service does for ResumeAdjournedGame,
   // both on the deadline path (CheckDeadline: Settle's opened_move) and before a command
   // (Command::opened_move). Unset, or without a seal key: the envelope stays closed and both lose
   // (6.7). Set it before use.
-  void SetEnvelopeOpener(EnvelopeOpener opener) { open_envelope_ = std::move(opener); }
+  void SetEnvelopeOpener(EnvelopeOpener opener) {
+    engine_.domain().SetEnvelopeOpener(std::move(opener));
+  }
 
   // Creates the game (expected version 0): ALREADY_EXISTS ERR_GAME_EXISTS if it exists, unless
   // this is a retry of the same creation (replayed).
@@ -128,100 +165,52 @@ class GameAuthority {
                                        const CommandOptions& options);
   // A command (Decide in rulings.h) at the time base's now.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const Command& command,
-                                        const CommandOptions& options);
-  using CommandCallback = std::function<void(absl::StatusOr<CommandResult>)>;
-  // Runs `work` on a thread that may wait on the store (a worker pool's).
-  using Offload = std::function<void(std::function<void()>)>;
-  // Execute without waiting for the store where it can (ClockAuthority::ExecuteAsync's design): a
-  // command on a state this replica has cached is decided on the caller's thread and appended
-  // with the store's AppendAsync, and `done` runs where the store completes it (the Redis
-  // store's I/O lane). Everything else (no cached state, a refusal to confirm on the store's
-  // state, a command that first records a flag, a conflict, a replay) goes on as Execute, through
-  // `offload`. `done` runs exactly once; the outcome is Execute's.
+                                        const CommandOptions& options) {
+    return engine_.Execute(game_id, command, Identity(options, command.actor));
+  }
+  // Execute without waiting for the store where it can (ledger::Authority::ExecuteAsync); a game
+  // whose default may open the envelope (A10) goes the way of Execute. `done` runs exactly once.
   void ExecuteAsync(absl::string_view game_id, const Command& command,
-                    const CommandOptions& options, const Offload& offload, CommandCallback done);
+                    const CommandOptions& options, const Offload& offload, CommandCallback done) {
+    engine_.ExecuteAsync(game_id, command, Identity(options, command.actor), offload,
+                         std::move(done));
+  }
   // The latest state, read from the store, and the time to read it at.
-  absl::StatusOr<CommandResult> Get(absl::string_view game_id);
+  absl::StatusOr<CommandResult> Get(absl::string_view game_id) { return engine_.Get(game_id); }
   // The latest state this replica knows: its cache's, else the store's. For a caller whose write
   // is a compare-and-set at the state's version anyway (a stale state only loses the race).
-  absl::StatusOr<CommandResult> GetCached(absl::string_view game_id);
+  absl::StatusOr<CommandResult> GetCached(absl::string_view game_id) {
+    return engine_.GetCached(game_id);
+  }
   // Records what fell by now (Settle). `known_version`: the version whose deadline triggered the
   // check (the cached state is used when it is at that version).
   absl::StatusOr<SettleResult> CheckDeadline(absl::string_view game_id,
-                                             std::int64_t known_version = 0);
-
+                                             std::int64_t known_version = 0) {
+    return engine_.CheckDeadline(game_id, known_version);
+  }
   // The state as of `version` (replaying the log's first `version` events).
   absl::StatusOr<std::shared_ptr<const GameState>> StateAt(absl::string_view game_id,
-                                                           std::int64_t version);
-
+                                                           std::int64_t version) {
+    return engine_.StateAt(game_id, version);
+  }
   // Drops the game from this replica's cache (an archived game, libs/arbitration/archive.h).
-  void Forget(absl::string_view game_id) { cache_.Forget(game_id); }
+  void Forget(absl::string_view game_id) { engine_.Forget(game_id); }
 
-  store::GameStore* store() const { return store_; }
-  Analyst& analyst() const { return analyst_; }
-  std::int64_t NowMs() const { return now_ms_(); }
-  const std::string& owner() const { return options_.owner; }
+  store::GameStore* store() const { return engine_.store(); }
+  Analyst& analyst() const { return engine_.domain().analyst(); }
+  std::int64_t NowMs() const { return engine_.NowMs(); }
+  const std::string& owner() const { return engine_.owner(); }
 
  private:
-  // The id the store records for a command: the client's, scoped to its caller, or a new one.
-  absl::StatusOr<std::string> StoredCommandId(const CommandOptions& options,
-                                              const v1::Actor& actor);
-  // The latest state: from the cache if `use_cache`, else read from the store (and cached).
-  absl::StatusOr<CommandResult> Current(absl::string_view game_id, bool use_cache);
-  absl::StatusOr<std::shared_ptr<const GameState>> Load(absl::string_view game_id, bool use_cache);
-  // The original result of `command_id`, which appended up to `version`.
-  absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version,
-                                         absl::string_view command_id);
-  // One append of `events` on `before`, giving `after`.
-  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, std::int64_t before_version,
-                                             const GameState& after,
-                                             const std::vector<v1::ArbitrationEvent>& events,
-                                             const std::string& command_id,
-                                             const std::string& fingerprint, std::int64_t now_ms);
-  // The store request of one append of `events` on the state at `before_version`, giving `after`.
-  store::AppendRequest AppendRequestFor(absl::string_view game_id, std::int64_t before_version,
-                                        const GameState& after,
-                                        const std::vector<v1::ArbitrationEvent>& events,
-                                        const std::string& command_id,
-                                        const std::string& fingerprint, std::int64_t now_ms);
-  // A command ExecuteAsync sent to the store, until the store answers.
-  struct PendingCommand {
-    std::string game_id;
-    Command command;
-    CommandOptions options;  // as given (a conflict's retry derives the stored id again)
-    std::shared_ptr<const GameState> after;
-    std::vector<v1::ArbitrationEvent> events;
-    std::int64_t now_ms = 0;
-    v1::ClaimRuling claim_ruling = v1::CLAIM_RULING_UNSPECIFIED;
-    Offload offload;
-    CommandCallback done;
-    std::string stored_id = {};  // the command id the append was sent with
-  };
-  // The store's answer to ExecuteAsync's append.
-  void Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result);
-  // Execute on the offload, then `done`.
-  void ExecuteLater(const Offload& offload, std::string game_id, Command command,
-                    CommandOptions options, CommandCallback done);
-  // An append that landed (not a replay): the observers told, the state cached.
-  void Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
-              const std::vector<v1::ArbitrationEvent>& events);
-  // The sealed move in clear for `game`'s default (A10), when DefaultOpensEnvelope and an opener
-  // is set; nullopt otherwise, or when the server has no seal key or its key does not open the
-  // box (the envelope then stays closed: both lose, 6.7).
-  absl::StatusOr<std::optional<std::string>> OpenedForDefault(absl::string_view game_id,
-                                                              const GameState& game) const;
-  void NotifyCommand(absl::string_view kind, const absl::Status& status);
-  void NotifyConflict();
+  // The engine's options: the client's id is scoped to the actor's subject.
+  static ledger::CommandOptions Identity(const CommandOptions& options, const v1::Actor& actor) {
+    return {.command_id = options.command_id,
+            .scope = actor.subject(),
+            .fingerprint = options.fingerprint,
+            .expected_version = options.expected_version};
+  }
 
-  store::GameStore* const store_;
-  const Clock now_ms_;
-  Analyst& analyst_;
-  const AuthorityOptions options_;
-  std::vector<AuthorityObserver*> observers_;
-  EnvelopeOpener open_envelope_;
-
-  store::CommandIds command_ids_;
-  store::StateCache<GameState> cache_;
+  Engine engine_;
 };
 
 // The command id every replica uses for what fell on the state at `version` (flags, defaults).

@@ -14,6 +14,7 @@
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/sealed_move.h"
 #include "libs/base/status_matchers.h"
+#include "libs/ledger/time_source.h"
 #include "libs/seal/seal.h"
 #include "libs/store/memory_game_store.h"
 
@@ -42,8 +43,8 @@ v1::Actor Who(const std::string& subject, const std::string& role) {
 class AuthorityAdjournmentTest : public ::testing::Test {
  protected:
   AuthorityAdjournmentTest()
-      : store_({.num_deadline_shards = 2, .now_ms = [this] { return now_; }}),
-        authority_(&store_, [this] { return now_; }, analyst_, {.owner = "a"}),
+      : store_({.num_deadline_shards = 2, .now_ms = [this] { return time_.NowMs(); }}),
+        authority_(&store_, &time_, analyst_, {.owner = "a"}),
         sealer_(seal::MasterKey::Generate()) {}
 
   void UseOpener() {
@@ -69,13 +70,13 @@ class AuthorityAdjournmentTest : public ::testing::Test {
       s->set_start_ms(start);
       s->set_end_ms(start + 4 * kHour);
     }
-    now_ = kStart1;
+    time_.SetMs(kStart1);
     ASSERT_OK(authority_.Create(kGame, req, Who("platform", "platform"), {}).status());
     Command start;
     start.kind = CommandKind::kStart;
     start.actor = Who("platform", "platform");
     ASSERT_OK(authority_.Execute(kGame, start, {}).status());
-    now_ = kStart1 + 4 * kHour;
+    time_.SetMs(kStart1 + 4 * kHour);
     absl::StatusOr<CommandResult> current = authority_.Get(kGame);
     ASSERT_OK(current.status());
     Command seal;
@@ -87,7 +88,7 @@ class AuthorityAdjournmentTest : public ::testing::Test {
     ASSERT_OK(box.status());
     seal.seal = *box;
     ASSERT_OK(authority_.Execute(kGame, seal, {}).status());
-    now_ = kStart2;
+    time_.SetMs(kStart2);
     Command resume;
     resume.kind = CommandKind::kResumeAdjourned;
     resume.actor = Who("arbiter", "arbiter");
@@ -109,7 +110,7 @@ class AuthorityAdjournmentTest : public ::testing::Test {
     return r.ok() ? r->game : nullptr;
   }
 
-  std::int64_t now_ = 0;
+  ledger::FakeTime time_;
   store::MemoryGameStore store_;
   LocalAnalyst analyst_;
   GameAuthority authority_;
@@ -120,12 +121,12 @@ class AuthorityAdjournmentTest : public ::testing::Test {
 TEST_F(AuthorityAdjournmentTest, TheDeadlinePathOpensTheEnvelopeTheSealedMateWins) {  // A10a
   UseOpener();
   AdjournAndResumeWithBothAbsent();
-  now_ = kStart2 + kHour;  // not more than an hour yet
+  time_.SetMs(kStart2 + kHour);  // not more than an hour yet
   absl::StatusOr<SettleResult> early = authority_.CheckDeadline(kGame);
   ASSERT_OK(early.status());
   EXPECT_EQ(early->recorded, 0);
   EXPECT_EQ(early->next_deadline, kStart2 + kHour + 1);
-  now_ = kStart2 + kHour + 1;
+  time_.SetMs(kStart2 + kHour + 1);
   absl::StatusOr<SettleResult> fired = authority_.CheckDeadline(kGame);
   ASSERT_OK(fired.status());
   EXPECT_EQ(fired->recorded, 2);  // the sealed move played, the game ended
@@ -140,7 +141,7 @@ TEST_F(AuthorityAdjournmentTest, TheDeadlinePathOpensTheEnvelopeTheSealedMateWin
 TEST_F(AuthorityAdjournmentTest, ACommandAfterTheHourRecordsTheSealedMateFirst) {  // A10a
   UseOpener();
   AdjournAndResumeWithBothAbsent();
-  now_ = kStart2 + 2 * kHour;
+  time_.SetMs(kStart2 + 2 * kHour);
   Command arrive;  // the sealer comes two hours late; the command carries no opened move
   arrive.kind = CommandKind::kArrive;
   arrive.actor = Who("w", "player");
@@ -155,7 +156,7 @@ TEST_F(AuthorityAdjournmentTest, ACommandAfterTheHourRecordsTheSealedMateFirst) 
 
 TEST_F(AuthorityAdjournmentTest, WithoutAnOpenerTheEnvelopeStaysClosedBothLose) {  // 6.7
   AdjournAndResumeWithBothAbsent();
-  now_ = kStart2 + kHour + 1;
+  time_.SetMs(kStart2 + kHour + 1);
   absl::StatusOr<SettleResult> fired = authority_.CheckDeadline(kGame);
   ASSERT_OK(fired.status());
   EXPECT_EQ(fired->recorded, 1);
@@ -171,7 +172,7 @@ TEST_F(AuthorityAdjournmentTest, AnOpenerWithoutAKeyKeepsTodaysRuling) {  // 6.7
     return SealedMoves(std::nullopt).Open(id, game);  // ERR_SEAL_KEY_MISSING
   });
   AdjournAndResumeWithBothAbsent();
-  now_ = kStart2 + kHour + 1;
+  time_.SetMs(kStart2 + kHour + 1);
   ASSERT_OK(authority_.CheckDeadline(kGame).status());
   std::shared_ptr<const GameState> g = Latest();
   ASSERT_NE(g, nullptr);

@@ -17,6 +17,9 @@
 #include "libs/arbitration/rulings.h"
 #include "libs/base/sha256.h"
 #include "libs/base/status_matchers.h"
+#include "libs/ledger/errors.h"
+#include "libs/ledger/testing/send.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
@@ -67,15 +70,15 @@ Command Start() {
 class AuthorityTest : public ::testing::Test {
  protected:
   AuthorityTest()
-      : store_({.num_deadline_shards = 4, .now_ms = [this] { return now_.load(); }}),
-        authority_(&store_, [this] { return now_.load(); }, analyst_, {.owner = "a"}) {}
+      : store_({.num_deadline_shards = 4, .now_ms = [this] { return time_.NowMs(); }}),
+        authority_(&store_, &time_, analyst_, {.owner = "a"}) {}
 
   void CreateAndStart(const std::string& game) {
     ASSERT_OK(authority_.Create(game, Standard(game), Who("platform", "platform"), {}).status());
     ASSERT_OK(authority_.Execute(game, Start(), {}).status());
   }
 
-  std::atomic<std::int64_t> now_{kT0};
+  ledger::FakeTime time_{kT0};
   store::MemoryGameStore store_;
   LocalAnalyst analyst_;
   GameAuthority authority_;
@@ -144,7 +147,7 @@ TEST_F(AuthorityTest, FoolsMateEndsTheGameAndClearsTheDeadline) {
                                                                    {chess::Color::kBlack, "Qh4#"}};
   absl::StatusOr<CommandResult> r;
   for (const auto& [side, move] : moves) {
-    now_ += 1000;
+    time_.AdvanceMs(1000);
     r = authority_.Execute("g1", Move(side, move), {});
     ASSERT_OK(r.status()) << move;
   }
@@ -170,7 +173,7 @@ TEST_F(AuthorityTest, RetriedCommandAppliesOnce) {
       authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
   ASSERT_OK(first.status());
   EXPECT_FALSE(first->replayed);
-  now_ += 500;
+  time_.AdvanceMs(500);
   absl::StatusOr<CommandResult> again =
       authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
   ASSERT_OK(again.status());
@@ -205,7 +208,7 @@ TEST_F(AuthorityTest, ExpectedVersionIsCompareAndSet) {
 
 TEST_F(AuthorityTest, StaleCacheDecidesAgainOnTheStoresState) {
   LocalAnalyst other_analyst;
-  GameAuthority other(&store_, [this] { return now_.load(); }, other_analyst, {.owner = "b"});
+  GameAuthority other(&store_, &time_, other_analyst, {.owner = "b"});
   CreateAndStart("g1");
   ASSERT_OK(other.Get("g1").status());  // caches version 2
   ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {}).status());
@@ -230,7 +233,7 @@ TEST_F(AuthorityTest, IllegalMoveIsRefusedAndWritesNothing) {
 
 TEST_F(AuthorityTest, FlagIsRecordedOnceAtItsDeadline) {
   LocalAnalyst other_analyst;
-  GameAuthority other(&store_, [this] { return now_.load(); }, other_analyst, {.owner = "b"});
+  GameAuthority other(&store_, &time_, other_analyst, {.owner = "b"});
   CreateAndStart("g1");
   absl::StatusOr<SettleResult> early = authority_.CheckDeadline("g1");
   ASSERT_OK(early.status());
@@ -238,7 +241,7 @@ TEST_F(AuthorityTest, FlagIsRecordedOnceAtItsDeadline) {
   ASSERT_TRUE(early->next_deadline.has_value());
   EXPECT_EQ(*early->next_deadline, kT0 + 5'400'000);
 
-  now_ = kT0 + 5'400'001;
+  time_.SetMs(kT0 + 5'400'001);
   ASSERT_OK(other.Get("g1").status());  // both replicas see the state at version 2
   absl::StatusOr<SettleResult> first = authority_.CheckDeadline("g1", 2);
   ASSERT_OK(first.status());
@@ -271,7 +274,7 @@ TEST_F(AuthorityTest, FlagIsRecordedOnceAtItsDeadline) {
 
 TEST_F(AuthorityTest, MoveAfterTheFlagRecordsTheFlagThenIsRefused) {
   CreateAndStart("g1");
-  now_ = kT0 + 5'400'001;
+  time_.SetMs(kT0 + 5'400'001);
   absl::Status refused = authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {}).status();
   EXPECT_FALSE(refused.ok());
   absl::StatusOr<CommandResult> r = authority_.Get("g1");
@@ -327,27 +330,13 @@ class CommandCounter final : public AuthorityObserver {
 
 class ExecuteAsyncTest : public AuthorityTest {
  protected:
-  ExecuteAsyncTest()
-      : deferred_(&store_),
-        async_(&deferred_, [this] { return now_.load(); }, analyst_, {.owner = "c"}) {
+  ExecuteAsyncTest() : deferred_(&store_), async_(&deferred_, &time_, analyst_, {.owner = "c"}) {
     async_.AddObserver(&commands_);
   }
 
   // ExecuteAsync; the result once the callback ran (nullopt while it has not).
-  std::shared_ptr<std::optional<absl::StatusOr<CommandResult>>> Send(
-      const std::string& game, const Command& command, const CommandOptions& options) {
-    auto out = std::make_shared<std::optional<absl::StatusOr<CommandResult>>>();
-    async_.ExecuteAsync(
-        game, command, options,
-        [this](std::function<void()> work) {
-          ++offloaded_;
-          work();
-        },
-        [out](absl::StatusOr<CommandResult> r) {
-          EXPECT_FALSE(out->has_value()) << "answered twice";
-          *out = std::move(r);
-        });
-    return out;
+  auto Send(const std::string& game, const Command& command, const CommandOptions& options) {
+    return ledger::testing::Send(async_, game, command, options, &offloaded_);
   }
 
   void CreateAndStartAsync(const std::string& game) {
@@ -363,7 +352,7 @@ class ExecuteAsyncTest : public AuthorityTest {
 
 TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
   CreateAndStartAsync("g1");
-  now_ += 2'000;
+  time_.AdvanceMs(2'000);
   auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"});
   EXPECT_FALSE(r->has_value());  // nothing waits for the store
   EXPECT_EQ(deferred_.queued(), 1u);
@@ -425,7 +414,7 @@ TEST_F(ExecuteAsyncTest, AMoveThatEndsTheGameEndsItAsExecuteWould) {
 
 TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
   CreateAndStartAsync("g1");
-  now_ += 1'000;
+  time_.AdvanceMs(1'000);
   auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m-async"});
   // Another replica's move lands first: the deferred append finds version 3, not 2, and the
   // move is decided again on the store's state, where it is Black's turn: refused.
@@ -453,7 +442,7 @@ TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
 
 TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
   CreateAndStart("g1");  // by the other authority: `async_` has not cached it
-  now_ += 1'000;
+  time_.AdvanceMs(1'000);
   auto first =
       Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
   ASSERT_TRUE(first->has_value());
@@ -655,10 +644,10 @@ TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {
     ASSERT_OK(now.status());
     EXPECT_EQ(now->version, 2) << id << ": nothing changed";
   }
-  now_ = kT0 + 1'000;
+  time_.SetMs(kT0 + 1'000);
   ASSERT_OK(authority_.Execute("x2", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"}));
   // Black's 90 minutes run out 5'400'000 ms after White's move.
-  now_ = kT0 + 1'000 + 5'400'001;
+  time_.SetMs(kT0 + 1'000 + 5'400'001);
   absl::StatusOr<SettleResult> settled = authority_.CheckDeadline("x2", 3);
   ASSERT_OK(settled.status());
   EXPECT_GT(settled->recorded, 0);
@@ -717,7 +706,7 @@ Command Of(CommandKind kind, chess::Color side) {
 // event, which the tombstone keeps.
 class ArchiveTest : public AuthorityTest {
  protected:
-  ArchiveTest() : b_(&store_, [this] { return now_.load(); }, analyst_, {.owner = "b"}) {}
+  ArchiveTest() : b_(&store_, &time_, analyst_, {.owner = "b"}) {}
 
   void CreateAndStart(const std::string& game) {
     v1::CreateGameRequest req = Standard(game);
@@ -751,7 +740,7 @@ TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
   record.include_advice = true;
   const std::string pgn = ExportPgn(*over.game, record);
 
-  now_ += 1000;
+  time_.AdvanceMs(1000);
   absl::StatusOr<ArchiveOutcome> out_or =
       Archive(authority_, "g", Who("platform", "platform"), AnyEvent);
   ASSERT_OK(out_or.status());
@@ -779,6 +768,11 @@ TEST_F(ArchiveTest, LeavesTheTombstoneOfTheResult) {
   EXPECT_THAT(authority_.GetCached("g"), HasErrorCode(store::kErrGameArchived));
   EXPECT_THAT(authority_.Execute("g", Of(CommandKind::kConfirm, chess::Color::kWhite), {}),
               HasErrorCode(store::kErrGameArchived));
+  // A command with an id may be the retry of one applied before the archive: its record left with
+  // the log, so it is not refused as if it were new.
+  EXPECT_THAT(authority_.Execute("g", Of(CommandKind::kConfirm, chess::Color::kWhite),
+                                 {.command_id = "confirm-1"}),
+              HasErrorCode(ledger::kErrArchivedCommandUnknown));
   // A repeat (another replica's too) answers the first tombstone; an event-bound caller of
   // another event is refused on it.
   absl::StatusOr<ArchiveOutcome> repeat_or =

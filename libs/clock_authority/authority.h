@@ -1,6 +1,8 @@
-// The clock authority's domain service: runs clock commands against the game store, one atomic
-// append each (events + snapshot + flag deadline, compare-and-set on the version), and checks
-// flags for the scheduler. The store and the time source are injected: no gRPC, no Redis here.
+// The clock authority: a standalone clock's commands run against the game store by the ledger's
+// engine (libs/ledger/authority.h: one atomic append each with the flag deadline, compare-and-set
+// on the version, retries replayed after the store's fingerprint check, what fell recorded once);
+// this file is the clock's part of it (ClockDomain) and the service's API over it
+// (ClockAuthority). The store and the time source are injected: no gRPC, no Redis here.
 //
 //   ClockAuthority authority(&store, &time, {.owner = "pod-a:1234"});
 //   ASSIGN_OR_RETURN(CommandResult r, authority.Create("g1", create_request, {}));
@@ -8,19 +10,11 @@
 //   press.mutable_pressed();
 //   ASSIGN_OR_RETURN(r, authority.Execute("g1", press, {.command_id = "m1"}));
 //
-// - A command is decided (Decide) on the latest state and appended at that state's version.
-//   The replica keeps the latest state of the games it served (a cache), so a command is usually
-//   one store round trip; a stale entry only costs the compare-and-set's ERR_VERSION_CONFLICT,
-//   after which the state is read again and the command decided again (a refusal is only ever
-//   given on a state just read from the store).
-// - Idempotent by command id: a retry (same id, same fingerprint) returns the original result,
-//   with the state as of that version, replayed.
 // - Every append sets or clears the game's flag deadline in the same write (NextDeadline).
 // - Flags: CheckFlags records every flag fallen by now (and a default, 6.7, once due) with the
-//   command id "flag:<game>:<version>" (fingerprinted by that id; a namespace no client id can
-//   enter, store/command_ids.h), so any number of replicas
-//   checking the same state append it once; a command that finds the mover's flag fallen (or the
-//   default time run out) appends it the same way before refusing (6.9, 6.7).
+//   command id "flag:<game>:<version>", so any number of replicas checking the same state append
+//   it once; a command that finds the mover's flag fallen (or the default time run out) appends it
+//   the same way before refusing (6.9, 6.7).
 #ifndef ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 #define ARBITER_LIBS_CLOCK_AUTHORITY_AUTHORITY_H_
 
@@ -35,10 +29,9 @@
 #include "absl/strings/string_view.h"
 #include "libs/clock_authority/clock_commands.h"
 #include "libs/clock_authority/clock_game.h"
+#include "libs/ledger/authority.h"
 #include "libs/ledger/time_source.h"
-#include "libs/store/command_ids.h"
 #include "libs/store/game_store.h"
-#include "libs/store/state_cache.h"
 
 namespace clock_authority {
 
@@ -73,7 +66,7 @@ struct CommandOptions {
   // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
   // then a new command). Stored scoped to `caller` (store::ScopedCommandId), so no caller's id
   // pre-empts another's; an id in the server's namespace ("flag:...", store::IsReservedCommandId)
-  // is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes nothing (issue 15).
+  // is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes nothing.
   std::string command_id;
   // Who sends the command (the token's subject; "" without authentication): the scope of its id.
   std::string caller;
@@ -93,105 +86,109 @@ struct CommandResult {
   std::int64_t now_ms = 0;  // the instant to read the state at
 };
 
-struct FlagCheckResult {
-  int recorded = 0;                           // flag falls this call appended
-  bool already_recorded = false;              // another replica (or a retry) appended them first
-  std::optional<std::int64_t> next_deadline;  // of the state after the check
-  std::int64_t version = 0;
+using FlagCheckResult = ledger::SettleResult;
+
+// The clock's part of the engine (the Domain of libs/ledger/authority.h).
+class ClockDomain {
+ public:
+  using State = ClockGame;
+  using Event = v1::ClockEvent;
+  using Command = v1::ClockEvent;
+  using Decision = clock_authority::Decision;
+  using Result = CommandResult;
+  static constexpr absl::string_view kSystemPrefix = "flag";
+
+  absl::string_view KindOf(const v1::ClockEvent& command) const;
+  // Decide (clock_commands.h); its refusals (a press out of turn, on a paused clock, ...) are
+  // Decision::refused, to be confirmed on the store's latest state.
+  absl::StatusOr<Decision> Decide(absl::string_view game_id, const ClockGame& game,
+                                  const v1::ClockEvent& command, std::int64_t now_ms) const;
+  bool DecidesInline(const ClockGame&) const { return true; }
+  absl::StatusOr<std::vector<v1::ClockEvent>> Settle(absl::string_view game_id,
+                                                     const ClockGame& game,
+                                                     std::int64_t now_ms) const;
+  std::optional<std::int64_t> NextDeadline(const ClockGame& game) const;
+  v1::GameEvent ToStoreEvent(const v1::ClockEvent& event, std::int64_t recorded_at_ms) const;
+  absl::StatusOr<v1::ClockEvent> FromStoreEvent(const v1::GameEvent& event) const;
+  v1::GameSnapshot ToStoreSnapshot(const ClockGame& game) const;
+  absl::StatusOr<ClockGame> FromStore(store::EventLog& log, absl::string_view game_id,
+                                      const v1::GameSnapshot& snapshot) const;
+  absl::StatusOr<ClockGame> Replay(std::vector<v1::ClockEvent> events) const;
+  void Decided(CommandResult&, const Decision&) const {}
+  absl::Status Replayed(store::EventLog&, absl::string_view, std::int64_t, absl::string_view,
+                        CommandResult&) const {
+    return absl::OkStatus();
+  }
+  // The store's "no such game" is the clock's (NOT_FOUND ERR_CLOCK_NOT_FOUND).
+  absl::Status StoreError(absl::Status status, absl::string_view game_id) const;
 };
 
 class ClockAuthority {
  public:
+  using Engine = ledger::Authority<ClockDomain>;
+  using CommandCallback = Engine::Callback;
+  // Runs `work` on a thread that may wait on the store (a worker pool's).
+  using Offload = Engine::Offload;
+
   ClockAuthority(store::GameStore* store, TimeSource* time, AuthorityOptions options = {});
+  ~ClockAuthority();
 
   // Observers must outlive the authority; add them before use.
-  void AddObserver(AuthorityObserver* observer) { observers_.push_back(observer); }
+  void AddObserver(AuthorityObserver* observer);
 
   absl::StatusOr<CommandResult> Create(absl::string_view game_id,
                                        const v1::CreateClockRequest& request,
                                        const CommandOptions& options);
-  // A command (see Decide in clock_commands.h); `kind` names it for observers.
+  // A command (see Decide in clock_commands.h); KindOf names it for observers.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const v1::ClockEvent& command,
-                                        const CommandOptions& options);
-  using CommandCallback = std::function<void(absl::StatusOr<CommandResult>)>;
-  // Runs `work` on a thread that may wait on the store (a worker pool's).
-  using Offload = std::function<void(std::function<void()>)>;
-  // Execute without waiting for the store where it can: a command on a state this replica has
-  // cached is decided on the caller's thread and appended with the store's AppendAsync, and
-  // `done` runs where the store completes it (the Redis store's I/O lane). Everything else (no
-  // cached state, a refusal to confirm on the store's state, a conflict, a replay) goes on as
-  // Execute, through `offload`. `done` runs exactly once; the outcome is Execute's.
+                                        const CommandOptions& options) {
+    return engine_.Execute(game_id, command, Identity(options));
+  }
+  // Execute without waiting for the store where it can (ledger::Authority::ExecuteAsync). `done`
+  // runs exactly once; the outcome is Execute's.
   void ExecuteAsync(absl::string_view game_id, const v1::ClockEvent& command,
-                    const CommandOptions& options, const Offload& offload, CommandCallback done);
+                    const CommandOptions& options, const Offload& offload, CommandCallback done) {
+    engine_.ExecuteAsync(game_id, command, Identity(options), offload, std::move(done));
+  }
   // The latest state, read from the store, and the time to read it at.
-  absl::StatusOr<CommandResult> Get(absl::string_view game_id);
+  absl::StatusOr<CommandResult> Get(absl::string_view game_id) { return engine_.Get(game_id); }
+  // The latest state this replica knows: its cache's, else the store's.
+  absl::StatusOr<CommandResult> GetCached(absl::string_view game_id) {
+    return engine_.GetCached(game_id);
+  }
   // Records every flag of the game fallen by now. `known_version`: the version whose deadline
   // triggered the check (the cached state is used when it is at that version).
   absl::StatusOr<FlagCheckResult> CheckFlags(absl::string_view game_id,
-                                             std::int64_t known_version = 0);
-
+                                             std::int64_t known_version = 0) {
+    return engine_.CheckDeadline(game_id, known_version);
+  }
   // The state as of `version` (replaying the log's first `version` events).
   absl::StatusOr<std::shared_ptr<const ClockGame>> StateAt(absl::string_view game_id,
-                                                           std::int64_t version);
+                                                           std::int64_t version) {
+    return engine_.StateAt(game_id, version);
+  }
+  // Drops the game from this replica's cache.
+  void Forget(absl::string_view game_id) { engine_.Forget(game_id); }
 
-  TimeSource* time() const { return time_; }
-  store::GameStore* store() const { return store_; }
-  const std::string& owner() const { return options_.owner; }
+  TimeSource* time() const { return engine_.time(); }
+  store::GameStore* store() const { return engine_.store(); }
+  const std::string& owner() const { return engine_.owner(); }
 
   // The command kind of a ClockEvent ("press", "pause", ...).
   static absl::string_view KindOf(const v1::ClockEvent& command);
 
  private:
-  // The id the store records for a command: the client's, scoped to its caller, or a new one.
-  absl::StatusOr<std::string> StoredCommandId(const CommandOptions& options);
-  // The latest state: from the cache if `use_cache`, else read from the store (and cached).
-  absl::StatusOr<std::shared_ptr<const ClockGame>> Load(absl::string_view game_id, bool use_cache);
-  absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
-  // The store request of one append of `events` on `before`, giving `after`.
-  store::AppendRequest AppendRequestFor(absl::string_view game_id, const ClockGame& before,
-                                        const ClockGame& after,
-                                        const std::vector<v1::ClockEvent>& events,
-                                        const std::string& command_id,
-                                        const std::string& fingerprint,
-                                        std::int64_t recorded_at_ms);
-  // A command ExecuteAsync sent to the store, until the store answers.
-  struct PendingCommand {
-    std::string game_id;
-    v1::ClockEvent command;
-    CommandOptions options;  // as given (the stored id is derived from them again)
-    std::shared_ptr<const ClockGame> after;
-    std::vector<v1::ClockEvent> events;
-    std::int64_t now_ms = 0;
-    Offload offload;
-    CommandCallback done;
-  };
-  // The store's answer to ExecuteAsync's append.
-  void Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result);
-  // Execute on the offload, then `done`.
-  void ExecuteLater(const Offload& offload, std::string game_id, v1::ClockEvent command,
-                    CommandOptions options, CommandCallback done);
-  // An append of `events` that landed (not a replay), giving `after`: the observers told, the
-  // state cached. One place for Create, Execute, ExecuteAsync and CheckFlags.
-  void Landed(absl::string_view game_id, std::shared_ptr<const ClockGame> after,
-              const std::vector<v1::ClockEvent>& events);
-  // One append of `events` on `before`, giving `after`.
-  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const ClockGame& before,
-                                             const ClockGame& after,
-                                             const std::vector<v1::ClockEvent>& events,
-                                             const std::string& command_id,
-                                             const std::string& fingerprint,
-                                             std::int64_t recorded_at_ms);
-  void NotifyCommand(absl::string_view kind, const absl::Status& status);
-  // OnFlagRecorded / OnDefaultRecorded for the flag falls and defaults among `events`.
-  void NotifyRecorded(absl::string_view game_id, const std::vector<v1::ClockEvent>& events);
+  // One observer as the engine calls it: its appends, and the flags and defaults among them.
+  class Notifier;
+  static ledger::CommandOptions Identity(const CommandOptions& options) {
+    return {.command_id = options.command_id,
+            .scope = options.caller,
+            .fingerprint = options.fingerprint,
+            .expected_version = options.expected_version};
+  }
 
-  store::GameStore* const store_;
-  TimeSource* const time_;
-  const AuthorityOptions options_;
-  std::vector<AuthorityObserver*> observers_;
-
-  store::CommandIds command_ids_;
-  store::StateCache<ClockGame> cache_;
+  std::vector<std::unique_ptr<Notifier>> notifiers_;  // before engine_: they outlive it
+  Engine engine_;
 };
 
 // Maps the store's "no such game" to the clock's (NOT_FOUND ERR_CLOCK_NOT_FOUND).

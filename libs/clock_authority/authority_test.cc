@@ -10,6 +10,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/clock_codec.h"
 #include "libs/clock_authority/testing/commands.h"
+#include "libs/ledger/testing/send.h"
 #include "libs/ledger/time_source.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/deferred_store.h"
@@ -261,20 +262,8 @@ class ExecuteAsyncTest : public AuthorityTest {
   }
 
   // ExecuteAsync; the result once the callback ran (nullopt while it has not).
-  std::shared_ptr<std::optional<absl::StatusOr<CommandResult>>> Send(
-      const std::string& game, const v1::ClockEvent& command, const CommandOptions& options) {
-    auto out = std::make_shared<std::optional<absl::StatusOr<CommandResult>>>();
-    async_.ExecuteAsync(
-        game, command, options,
-        [this](std::function<void()> work) {
-          ++offloaded_;
-          work();
-        },
-        [out](absl::StatusOr<CommandResult> r) {
-          EXPECT_FALSE(out->has_value()) << "answered twice";
-          *out = std::move(r);
-        });
-    return out;
+  auto Send(const std::string& game, const v1::ClockEvent& command, const CommandOptions& options) {
+    return ledger::testing::Send(async_, game, command, options, &offloaded_);
   }
 
   DeferredStore deferred_;

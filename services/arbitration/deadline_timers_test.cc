@@ -13,6 +13,7 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/base/status_matchers.h"
+#include "libs/ledger/time_source.h"
 #include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 
@@ -38,11 +39,11 @@ class DownStore final : public store::ForwardingStore {
 constexpr std::int64_t kT0 = 1'700'000'000'000;
 
 TEST(DeadlineTimers, AFailingCheckIsRetriedABoundedNumberOfTimes) {
-  std::atomic<std::int64_t> now{kT0};
-  store::MemoryGameStore memory({.num_deadline_shards = 4, .now_ms = [&] { return now.load(); }});
+  ledger::FakeTime time{kT0};
+  store::MemoryGameStore memory({.num_deadline_shards = 4, .now_ms = [&] { return time.NowMs(); }});
   DownStore store(&memory);
   arbitration::LocalAnalyst analyst;
-  arbitration::GameAuthority authority(&store, [&] { return now.load(); }, analyst, {.owner = "a"});
+  arbitration::GameAuthority authority(&store, &time, analyst, {.owner = "a"});
   std::atomic<int> errors{0};
   DeadlineTimers timers(&authority,
                         {.owner = "a",
@@ -73,15 +74,15 @@ TEST(DeadlineTimers, AFailingCheckIsRetriedABoundedNumberOfTimes) {
   timers.Start();
   // White's minute runs out; the authority's time then moves on, in steps, while the timers try:
   // the first check and 3 retries (after 10, 20, 40 ms), then no more however long it goes on.
-  now = kT0 + 60'001;
+  time.SetMs(kT0 + 60'001);
   const absl::Time give_up = absl::Now() + absl::Seconds(20);
   while (store.appends.load() - before < 4 && absl::Now() < give_up) {
     absl::SleepFor(absl::Milliseconds(4));
-    now += 5;
+    time.AdvanceMs(5);
   }
   for (int i = 0; i < 300; ++i) {  // 15 s of the authority's time, about 1.5 s of real time
     absl::SleepFor(absl::Milliseconds(5));
-    now += 50;
+    time.AdvanceMs(50);
   }
   timers.Stop();
   EXPECT_EQ(store.appends.load() - before, 4);

@@ -67,9 +67,8 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                     : std::optional<analysis::EnginePoolOptions>(
                           analysis::EnginePoolOptions{.engine_path = options.engine_path})});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
-  ledger::MeasuredLater* time = &host->time_;
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
-      host->store_.get(), [time] { return time->NowMs(); }, *host->analyst_,
+      host->store_.get(), &host->time_, *host->analyst_,
       arbitration::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_timers) {
