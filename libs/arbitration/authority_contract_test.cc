@@ -35,7 +35,8 @@ class ConflictCounter final : public AuthorityObserver {
   int conflicts = 0;
 };
 
-class GameUnderContract final : public DomainAuthority {
+class GameUnderContract final
+    : public ledger::testing::AuthorityUnderContract<GameAuthority, Command, CommandOptions> {
  public:
   GameUnderContract(store::GameStore* store, ledger::TimeSource* time, const std::string& owner)
       : authority_(store, time, analyst_, {.owner = owner}) {
@@ -51,18 +52,7 @@ class GameUnderContract final : public DomainAuthority {
     req.set_black_id("b");
     req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
     req.set_time_control("5400");
-    return Of(authority_.Create(game, req, Who("platform", "platform"), Options(options)));
-  }
-  absl::StatusOr<Outcome> Play(const std::string& game, int n,
-                               const ledger::CommandOptions& options) override {
-    return Of(authority_.Execute(game, CommandAt(n), Options(options)));
-  }
-  void PlayAsync(const std::string& game, int n, const ledger::CommandOptions& options,
-                 const std::function<void(std::function<void()>)>& offload,
-                 std::function<void(absl::StatusOr<Outcome>)> done) override {
-    authority_.ExecuteAsync(
-        game, CommandAt(n), Options(options), offload,
-        [done = std::move(done)](absl::StatusOr<CommandResult> r) { done(Of(std::move(r))); });
+    return Of(authority_.Create(game, req, Who("platform", "platform"), OptionsOf(options)));
   }
   absl::StatusOr<Outcome> Interject(const std::string& game,
                                     const ledger::CommandOptions& options) override {
@@ -72,26 +62,18 @@ class GameUnderContract final : public DomainAuthority {
     adjust.side = chess::Color::kBlack;
     adjust.delta_ms = 60'000;
     adjust.reason = "the arbiter's decision";
-    return Of(authority_.Execute(game, adjust, Options(options)));
+    return Of(authority_.Execute(game, adjust, OptionsOf(options)));
   }
   absl::StatusOr<ledger::SettleResult> CheckDeadline(const std::string& game,
                                                      std::int64_t known_version) override {
     return authority_.CheckDeadline(game, known_version);
   }
-  absl::StatusOr<std::int64_t> VersionAt(const std::string& game, std::int64_t version) override {
-    absl::StatusOr<std::shared_ptr<const GameState>> state = authority_.StateAt(game, version);
-    if (!state.ok()) return state.status();
-    return (*state)->version();
-  }
-  absl::StatusOr<Outcome> Get(const std::string& game) override { return Of(authority_.Get(game)); }
-  absl::StatusOr<Outcome> GetCached(const std::string& game) override {
-    return Of(authority_.GetCached(game));
-  }
   int conflicts() const override { return counter_.conflicts; }
   std::int64_t FirstFlagAfterMs() const override { return 5'400'000; }
 
  private:
-  static Command CommandAt(int n) {
+  GameAuthority& authority() override { return authority_; }
+  Command CommandAt(int n) const override {
     Command c;
     if (n == 0) {
       c.kind = CommandKind::kStart;
@@ -105,17 +87,11 @@ class GameUnderContract final : public DomainAuthority {
     c.move = kMoves[(n - 1) % std::size(kMoves)];
     return c;
   }
-  static CommandOptions Options(const ledger::CommandOptions& o) {
+  CommandOptions OptionsOf(const ledger::CommandOptions& o) const override {
     return {.command_id = o.command_id,
             .fingerprint = o.fingerprint,
             .expected_version = o.expected_version};
   }
-  static absl::StatusOr<Outcome> Of(absl::StatusOr<CommandResult> r) {
-    if (!r.ok()) return r.status();
-    return Outcome{
-        .version = r->version, .replayed = r->replayed, .state_version = r->game->version()};
-  }
-
   LocalAnalyst analyst_;
   GameAuthority authority_;
   ConflictCounter counter_;

@@ -163,7 +163,6 @@ TEST_P(AuthorityContractTest, ARetryTheLatestStateRefusesIsStillTheStoresToAnswe
   EXPECT_EQ(retry->version, 3);
   // The same id for another request: refused, whatever the state says of the command.
   EXPECT_THAT(a_->Play("g1", 1, Id("m1", "another")), HasErrorCode(store::kErrCommandIdReused));
-  EXPECT_THAT(a_->Play("g1", 2, Id("m1", "another")), HasErrorCode(store::kErrCommandIdReused));
   absl::StatusOr<Outcome> now = a_->Get("g1");
   ASSERT_OK(now.status());
   EXPECT_EQ(now->version, 3) << "nothing written";
@@ -281,8 +280,8 @@ TEST_P(AuthorityContractTest, TheAsynchronousPathAnswersAsTheSynchronousOne) {
   EXPECT_TRUE(retry->replayed);
   EXPECT_EQ(retry->version, 3);
   EXPECT_THAT(play_async(1, Id("m1", "another")), HasErrorCode(store::kErrCommandIdReused));
-  absl::StatusOr<Outcome> refused_sync = a_->Play("sync", 2, {});
-  absl::StatusOr<Outcome> refused_async = play_async(2, {});
+  absl::StatusOr<Outcome> refused_sync = a_->Play("sync", 1, {});  // Black is to move
+  absl::StatusOr<Outcome> refused_async = play_async(1, {});
   ASSERT_FALSE(refused_sync.ok());
   EXPECT_EQ(base::ErrorCode(refused_async.status()), base::ErrorCode(refused_sync.status()));
   absl::StatusOr<Outcome> sync_now = a_->Get("sync");

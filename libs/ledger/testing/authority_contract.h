@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -62,6 +63,48 @@ class DomainAuthority {
   virtual int conflicts() const = 0;
   // How long after the start White's flag falls if nobody moves.
   virtual std::int64_t FirstFlagAfterMs() const = 0;
+};
+
+// The part of a DomainAuthority every domain's authority (GameAuthority, ClockAuthority) gives
+// alike: a domain adds Create, Interject, CheckDeadline, its commands and its options.
+template <typename Authority, typename Command, typename Options>
+class AuthorityUnderContract : public DomainAuthority {
+ public:
+  absl::StatusOr<Outcome> Play(const std::string& game, int n,
+                               const CommandOptions& options) override {
+    return Of(authority().Execute(game, CommandAt(n), OptionsOf(options)));
+  }
+  void PlayAsync(const std::string& game, int n, const CommandOptions& options,
+                 const std::function<void(std::function<void()>)>& offload,
+                 std::function<void(absl::StatusOr<Outcome>)> done) override {
+    authority().ExecuteAsync(game, CommandAt(n), OptionsOf(options), offload,
+                             [done = std::move(done)](auto r) { done(Of(std::move(r))); });
+  }
+  absl::StatusOr<std::int64_t> VersionAt(const std::string& game, std::int64_t version) override {
+    auto state = authority().StateAt(game, version);
+    if (!state.ok()) return state.status();
+    return (*state)->version();
+  }
+  absl::StatusOr<Outcome> Get(const std::string& game) override {
+    return Of(authority().Get(game));
+  }
+  absl::StatusOr<Outcome> GetCached(const std::string& game) override {
+    return Of(authority().GetCached(game));
+  }
+
+ protected:
+  virtual Authority& authority() = 0;
+  // The n-th command of Play.
+  virtual Command CommandAt(int n) const = 0;
+  // The domain's options for the engine's (the caller's scope is the domain's choice).
+  virtual Options OptionsOf(const CommandOptions& options) const = 0;
+
+  template <typename Result>
+  static absl::StatusOr<Outcome> Of(absl::StatusOr<Result> r) {
+    if (!r.ok()) return r.status();
+    return Outcome{
+        .version = r->version, .replayed = r->replayed, .state_version = r->game->version()};
+  }
 };
 
 using StoreMaker = std::function<std::unique_ptr<store::GameStore>(TimeSource* time)>;
