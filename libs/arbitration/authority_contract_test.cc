@@ -15,8 +15,7 @@ namespace {
 
 using ledger::testing::AuthorityContractTest;
 using ledger::testing::ContractParamName;
-using ledger::testing::ContractParams;
-using ledger::testing::DomainAuthority;
+using ledger::testing::ContractParamsOf;
 using ledger::testing::Outcome;
 
 // A Ruy Lopez: each move legal after the ones before it.
@@ -29,14 +28,9 @@ v1::Actor Who(const std::string& subject, const std::string& role) {
   return a;
 }
 
-class ConflictCounter final : public AuthorityObserver {
- public:
-  void OnConflict() override { ++conflicts; }
-  int conflicts = 0;
-};
-
 class GameUnderContract final
-    : public ledger::testing::AuthorityUnderContract<GameAuthority, Command, CommandOptions> {
+    : public ledger::testing::AuthorityUnderContract<GameAuthority, Command, CommandOptions,
+                                                     AuthorityObserver> {
  public:
   GameUnderContract(store::GameStore* store, ledger::TimeSource* time, const std::string& owner)
       : authority_(store, time, analyst_, {.owner = owner}) {
@@ -45,7 +39,7 @@ class GameUnderContract final
 
   absl::StatusOr<Outcome> Create(const std::string& game,
                                  const ledger::CommandOptions& options) override {
-    // 9.1a's regulations aside, a standard game: 90 minutes sudden death (6.9: the flag ends it).
+    // A standard game: 90 minutes sudden death (6.9: the flag ends it).
     v1::CreateGameRequest req;
     req.set_game_id(game);
     req.set_white_id("w");
@@ -68,7 +62,6 @@ class GameUnderContract final
                                                      std::int64_t known_version) override {
     return authority_.CheckDeadline(game, known_version);
   }
-  int conflicts() const override { return counter_.conflicts; }
   std::int64_t FirstFlagAfterMs() const override { return 5'400'000; }
 
  private:
@@ -94,16 +87,10 @@ class GameUnderContract final
   }
   LocalAnalyst analyst_;
   GameAuthority authority_;
-  ConflictCounter counter_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Game, AuthorityContractTest,
-                         ::testing::ValuesIn(ContractParams(
-                             "Game",
-                             [](store::GameStore* store, ledger::TimeSource* time,
-                                const std::string& owner) -> std::unique_ptr<DomainAuthority> {
-                               return std::make_unique<GameUnderContract>(store, time, owner);
-                             })),
+                         ::testing::ValuesIn(ContractParamsOf<GameUnderContract>("Game")),
                          ContractParamName);
 
 }  // namespace

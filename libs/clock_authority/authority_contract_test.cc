@@ -15,19 +15,12 @@ namespace {
 
 using ledger::testing::AuthorityContractTest;
 using ledger::testing::ContractParamName;
-using ledger::testing::ContractParams;
-using ledger::testing::DomainAuthority;
+using ledger::testing::ContractParamsOf;
 using ledger::testing::Outcome;
 
-class ConflictCounter final : public AuthorityObserver {
- public:
-  void OnConflict() override { ++conflicts; }
-  int conflicts = 0;
-};
-
 class ClockUnderContract final
-    : public ledger::testing::AuthorityUnderContract<ClockAuthority, v1::ClockEvent,
-                                                     CommandOptions> {
+    : public ledger::testing::AuthorityUnderContract<ClockAuthority, v1::ClockEvent, CommandOptions,
+                                                     AuthorityObserver> {
  public:
   ClockUnderContract(store::GameStore* store, ledger::TimeSource* time, const std::string& owner)
       : authority_(store, time, {.owner = owner}) {
@@ -51,7 +44,6 @@ class ClockUnderContract final
                                                      std::int64_t known_version) override {
     return authority_.CheckFlags(game, known_version);
   }
-  int conflicts() const override { return counter_.conflicts; }
   std::int64_t FirstFlagAfterMs() const override { return 5'400'000; }
 
  private:
@@ -68,16 +60,10 @@ class ClockUnderContract final
             .expected_version = o.expected_version};
   }
   ClockAuthority authority_;
-  ConflictCounter counter_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Clock, AuthorityContractTest,
-                         ::testing::ValuesIn(ContractParams(
-                             "Clock",
-                             [](store::GameStore* store, ledger::TimeSource* time,
-                                const std::string& owner) -> std::unique_ptr<DomainAuthority> {
-                               return std::make_unique<ClockUnderContract>(store, time, owner);
-                             })),
+                         ::testing::ValuesIn(ContractParamsOf<ClockUnderContract>("Clock")),
                          ContractParamName);
 
 }  // namespace

@@ -66,10 +66,12 @@ class DomainAuthority {
 };
 
 // The part of a DomainAuthority every domain's authority (GameAuthority, ClockAuthority) gives
-// alike: a domain adds Create, Interject, CheckDeadline, its commands and its options.
-template <typename Authority, typename Command, typename Options>
+// alike: a domain adds Create, Interject, CheckDeadline, its commands and its options, and adds
+// `counter_` to its authority's observers.
+template <typename Authority, typename Command, typename Options, typename Observer>
 class AuthorityUnderContract : public DomainAuthority {
  public:
+  int conflicts() const override { return counter_.conflicts; }
   absl::StatusOr<Outcome> Play(const std::string& game, int n,
                                const CommandOptions& options) override {
     return Of(authority().Execute(game, CommandAt(n), OptionsOf(options)));
@@ -105,6 +107,12 @@ class AuthorityUnderContract : public DomainAuthority {
     return Outcome{
         .version = r->version, .replayed = r->replayed, .state_version = r->game->version()};
   }
+
+  struct ConflictCounter final : Observer {
+    void OnConflict() override { ++conflicts; }
+    int conflicts = 0;
+  };
+  ConflictCounter counter_;
 };
 
 using StoreMaker = std::function<std::unique_ptr<store::GameStore>(TimeSource* time)>;
@@ -119,6 +127,16 @@ struct ContractParam {
 
 // `domain` on the memory store and on a real redis-server.
 std::vector<ContractParam> ContractParams(const std::string& domain, AuthorityMaker authority);
+
+// The same for a DomainAuthority constructed from (store, time, owner).
+template <typename T>
+std::vector<ContractParam> ContractParamsOf(const std::string& domain) {
+  return ContractParams(domain,
+                        [](store::GameStore* store, TimeSource* time,
+                           const std::string& owner) -> std::unique_ptr<DomainAuthority> {
+                          return std::make_unique<T>(store, time, owner);
+                        });
+}
 
 inline std::string ContractParamName(const ::testing::TestParamInfo<ContractParam>& info) {
   return info.param.name;
