@@ -38,7 +38,7 @@
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/async_unary_call.h"
 #include "grpcpp/support/status.h"
-#include "libs/service/worker_pool.h"
+#include "libs/base/worker_pool.h"
 
 namespace service {
 
@@ -76,7 +76,7 @@ class AsyncUnary final : public AsyncUnaryMethod {
       std::function<void(grpc::ServerContext*, const Request&, Response*, Reply reply)>;
 
   // `pool` (may be null: run on the queue's thread) runs the handler when it may block.
-  AsyncUnary(Service* service, RequestFn request, Handler handler, WorkerPool* pool = nullptr)
+  AsyncUnary(Service* service, RequestFn request, Handler handler, base::WorkerPool* pool = nullptr)
       : service_(service), request_(request), handler_(std::move(handler)), pool_(pool) {}
   AsyncUnary(Service* service, RequestFn request, AsyncHandler handler)
       : service_(service), request_(request), async_handler_(std::move(handler)), pool_(nullptr) {}
@@ -151,7 +151,7 @@ class AsyncUnary final : public AsyncUnaryMethod {
   const RequestFn request_;
   const Handler handler_;
   const AsyncHandler async_handler_;
-  WorkerPool* const pool_;
+  base::WorkerPool* const pool_;
 };
 
 // `handle` (the method's synchronous signature, which gRPC never calls for an async method) served
@@ -161,7 +161,7 @@ template <typename Service, typename Request, typename Response>
 std::unique_ptr<AsyncUnaryMethod> ServedFromQueue(
     Service* service, typename AsyncUnary<Service, Request, Response>::RequestFn request,
     grpc::Status (Service::*handle)(grpc::ServerContext*, const Request*, Response*),
-    WorkerPool* pool = nullptr) {
+    base::WorkerPool* pool = nullptr) {
   return std::make_unique<AsyncUnary<Service, Request, Response>>(
       service, request,
       [service, handle](grpc::ServerContext* ctx, const Request& req, Response* resp) {
@@ -198,7 +198,7 @@ class AsyncMethods {
   template <typename Base, typename Request, typename Response>
   void Add(RequestMethod<Base, Request, Response> request,
            grpc::Status (Service::*handle)(grpc::ServerContext*, const Request*, Response*),
-           WorkerPool* pool = nullptr) {
+           base::WorkerPool* pool = nullptr) {
     methods_.push_back(
         ServedFromQueue<Service, Request, Response>(service_, request, handle, pool));
   }

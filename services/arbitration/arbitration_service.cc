@@ -345,9 +345,9 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
       authority_(authority),
       options_(options),
       sealed_moves_(options.seal_key),
-      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))),
+      pool_(std::make_unique<base::WorkerPool>(std::max(1, options.workers))),
       hub_(authority->store(), std::max(1, options.max_watched_games)),
-      watch_pool_(std::make_unique<service::WorkerPool>(std::max(1, options.watch_workers))) {
+      watch_pool_(std::make_unique<base::WorkerPool>(std::max(1, options.watch_workers))) {
   const std::vector<Role> create = {Role::kPlatform, Role::kService};
   const std::vector<Role> start = {Role::kPlatform, Role::kArbiter, Role::kService};
   const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};

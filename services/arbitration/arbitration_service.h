@@ -56,12 +56,12 @@
 #include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/base/worker_pool.h"
 #include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
 #include "libs/service/watch_hub.h"
-#include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 
 namespace arbitration_service {
@@ -215,11 +215,11 @@ class ArbitrationService final : public ArbitrationBase {
   const ServiceOptions options_;
   // Appendix A: the sealed moves' secret (seals and opens; never logged).
   const arbitration::SealedMoves sealed_moves_;
-  std::unique_ptr<service::WorkerPool> pool_;  // what ExecuteAsync hands back (it blocks)
+  std::unique_ptr<base::WorkerPool> pool_;  // what ExecuteAsync hands back (it blocks)
   std::vector<std::unique_ptr<service::AsyncUnaryMethod>> async_;
   // WatchGame: one store watch per shard for every watcher of this replica, in memory from there.
   service::WatchHub hub_;
-  std::unique_ptr<service::WorkerPool> watch_pool_;
+  std::unique_ptr<base::WorkerPool> watch_pool_;
   absl::Mutex watches_mu_;
   absl::flat_hash_map<const GameWatch*, std::shared_ptr<GameWatch>> delayed_
       ABSL_GUARDED_BY(watches_mu_);

@@ -1,5 +1,6 @@
 #include "services/arbitration/host.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,24 @@
 #include "services/clock_authority/host.h"
 
 namespace arbitration_service {
+
+ledger::DeadlineSchedulerOptions SchedulerOptions(const DeadlineTimerOptions& timers,
+                                                  const std::string& owner) {
+  return {.owner = owner,
+          .sweep_interval = timers.sweep_interval,
+          .idle_sweep_interval = timers.sweep_interval,
+          // More than the sweep interval: every deadline is seen by one sweep before it falls,
+          // and a dead replica's is taken over sweep_grace after it fell.
+          .peek_ahead = 2 * timers.sweep_interval,
+          .sweep_grace = timers.sweep_grace,
+          .lease = absl::Seconds(5) + timers.sweep_grace,
+          .workers = std::max(1, timers.workers),
+          .sweepers = 1,
+          .max_claim = 64,
+          .retry_after = absl::Milliseconds(250),
+          .max_retry_after = absl::Seconds(5),
+          .max_retries = 8};
+}
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
@@ -48,7 +67,6 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
   if (options.replica_id.empty()) {
     options.replica_id = absl::StrCat(clock_authority_service::DefaultReplicaId(), ":arbitration");
   }
-  options.timers.owner = options.replica_id;
   host->options_ = options;
   // The store is opened as the clock authority opens its own ("memory" makes a new in-memory
   // store: this service's alone), under the games' key prefix.
@@ -60,6 +78,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
   store_options.redis_key_prefix = options.redis_key_prefix;
   store_options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(host->store_, clock_authority_service::OpenStore(config.store, store_options));
+  host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
       .max_nodes = options.analysis_max_nodes,
       .engine = options.engine_path.empty()
@@ -68,22 +87,22 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                           analysis::EnginePoolOptions{.engine_path = options.engine_path})});
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
-      host->store_.get(), &host->time_, *host->analyst_,
+      host->appends_.get(), &host->time_, *host->analyst_,
       arbitration::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_timers) {
     ArbitrationMetrics* metrics = host->metrics_.get();
-    host->timers_ = std::make_unique<DeadlineTimers>(
-        host->authority_.get(), options.timers,
-        DeadlineTimerHooks{.on_fired = [metrics](int n) { metrics->DeadlinesFired(n); },
-                           .on_error =
-                               [metrics](const absl::Status& st) {
-                                 metrics->SchedulerError();
-                                 service::Log(service::LogLevel::kWarning, "deadline check failed",
-                                              {{"code", base::ErrorCode(st)},
-                                               {"message", std::string(st.message())}});
-                               }});
-    host->authority_->AddObserver(host->timers_.get());
+    host->timers_ = std::make_unique<arbitration::GameDeadlines>(
+        host->authority_.get(), &host->time_, SchedulerOptions(options.timers, options.replica_id),
+        ledger::DeadlineSchedulerHooks{
+            .on_error =
+                [metrics](const absl::Status& st) {
+                  metrics->SchedulerError();
+                  service::Log(
+                      service::LogLevel::kWarning, "deadline check failed",
+                      {{"code", base::ErrorCode(st)}, {"message", std::string(st.message())}});
+                },
+            .on_fired = [metrics](int n) { metrics->DeadlinesFired(n); }});
   }
   // Appendix A: the sealed moves' master key, read once at the start (a bad file stops it).
   if (!options.seal_key_file.empty()) {
@@ -114,14 +133,18 @@ ArbitrationHost::~ArbitrationHost() { Stop(); }
 void ArbitrationHost::Start() {
   if (time_.get() == nullptr) return;  // not connected: ServeModules starts it after Connect
   time_.get()->StartResync(options_.time_resync);
-  if (timers_ != nullptr) timers_->Start();
-  ticker_.Start(absl::Seconds(1),
-                [this] { metrics_->Tick(analyst_->calls(), timers_ ? timers_->tracked() : 0); });
+  if (timers_ != nullptr) timers_->scheduler().Start();
+  ticker_.Start(absl::Seconds(1), [this] {
+    metrics_->Tick(analyst_->calls(), timers_ ? timers_->scheduler().tracked() : 0);
+  });
 }
 
 void ArbitrationHost::Stop() {
   ticker_.Stop();
-  if (timers_ != nullptr) timers_->Stop();
+  if (timers_ != nullptr) timers_->scheduler().Stop();
+  // The Redis store answers an append on its own thread, into the authority, its observers and
+  // the service's reply: none of them may go before the answers have come.
+  if (appends_ != nullptr) appends_->Drain();
 }
 
 }  // namespace arbitration_service

@@ -18,17 +18,34 @@
 #include "libs/analysis/engine_pool.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/game_deadlines.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/ledger/deadline_scheduler.h"
+#include "libs/ledger/draining_store.h"
 #include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
 #include "services/arbitration/arbitration_metrics.h"
 #include "services/arbitration/arbitration_service.h"
-#include "services/arbitration/deadline_timers.h"
 #include "services/clock_authority/host.h"
 
 namespace arbitration_service {
+
+// The games' deadline scheduler (libs/ledger/deadline_scheduler.h) as the arbitration flags set
+// it: a game's deadlines are seconds apart, so the index is swept at one pace, and a check may
+// search (6.10), so few run at once.
+struct DeadlineTimerOptions {
+  absl::Duration sweep_interval = absl::Milliseconds(500);  // every shard, this often
+  // Another replica's deadline is taken once due for longer than this: the replica that set it
+  // fires it first, from its timer.
+  absl::Duration sweep_grace = absl::Milliseconds(500);
+  int workers = 4;  // concurrent checks
+};
+
+// The scheduler's options for `timers`, leases held by `owner`.
+ledger::DeadlineSchedulerOptions SchedulerOptions(const DeadlineTimerOptions& timers,
+                                                  const std::string& owner);
 
 struct ArbitrationHostOptions {
   std::string replica_id;  // "" = hostname:pid
@@ -82,6 +99,9 @@ class ArbitrationHost {
   store::GameStore* store() { return store_.get(); }
 
   void Start();  // the deadline timers and the gauges' ticker
+  // Stops them, then waits for the appends still in flight (their answers call into the
+  // authority and the service) and refuses new ones: after Stop the host may be destroyed.
+  // Call it after the server has stopped serving.
   void Stop();
 
  private:
@@ -90,13 +110,15 @@ class ArbitrationHost {
   ArbitrationHostOptions options_;
   std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
+  // What the authority writes through: its asynchronous appends, counted until answered.
+  std::unique_ptr<ledger::DrainingStore> appends_;
   ledger::MeasuredLater time_;
   std::unique_ptr<arbitration::LocalAnalyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
   // Appendix A10: the authority's opener of the envelope (declared first: it outlives it).
   std::unique_ptr<arbitration::SealedMoves> sealed_moves_;
   std::unique_ptr<arbitration::GameAuthority> authority_;
-  std::unique_ptr<DeadlineTimers> timers_;
+  std::unique_ptr<arbitration::GameDeadlines> timers_;
   std::unique_ptr<ArbitrationService> service_;
   service::Ticker ticker_;  // the gauges
 };

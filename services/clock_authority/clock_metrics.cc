@@ -114,8 +114,8 @@ void ClockMetrics::OnLoaded(absl::string_view game_id, const clock_authority::Cl
   Running(game_id, clock_authority::NextDeadline(game));
 }
 
-clock_authority::FlagSchedulerHooks ClockMetrics::SchedulerHooks() {
-  clock_authority::FlagSchedulerHooks hooks;
+ledger::DeadlineSchedulerHooks ClockMetrics::SchedulerHooks() {
+  ledger::DeadlineSchedulerHooks hooks;
   hooks.on_claimed = [this](int n) { claims_.Increment(n); };
   hooks.on_error = [this](const absl::Status&) { scheduler_errors_.Increment(); };
   hooks.on_sweep = [this](absl::Duration d) { sweep_.Observe(absl::ToDoubleSeconds(d)); };

@@ -29,7 +29,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "libs/clock_authority/authority.h"
-#include "libs/clock_authority/flag_scheduler.h"
+#include "libs/ledger/deadline_scheduler.h"
 #include "libs/service/metric_families.h"
 #include "libs/store/game_store.h"
 #include "prometheus/counter.h"
@@ -53,7 +53,7 @@ class ClockMetrics final : public clock_authority::AuthorityObserver {
                   std::optional<std::int64_t> deadline) override;
   void OnLoaded(absl::string_view game_id, const clock_authority::ClockGame& game) override;
 
-  clock_authority::FlagSchedulerHooks SchedulerHooks();
+  ledger::DeadlineSchedulerHooks SchedulerHooks();
   // Called every second: prunes running clocks whose deadline passed, sets the gauges.
   void Tick(std::int64_t now_ms, size_t tracked_deadlines, std::int64_t time_uncertainty_us);
   // The store's count of pending deadlines (CountDeadlines over every shard).

@@ -276,7 +276,7 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
       authority_(authority),
       options_(options),
       hub_(authority->store(), options.max_watched_games),
-      pool_(std::make_unique<service::WorkerPool>(std::max(1, options.workers))),
+      pool_(std::make_unique<base::WorkerPool>(std::max(1, options.workers))),
       async_(this) {
   using service::Role;
   const std::vector<Role> setup = {Role::kPlatform, Role::kArbiter, Role::kService};

@@ -23,12 +23,12 @@
 #include <memory>
 #include <vector>
 
+#include "libs/base/worker_pool.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
 #include "libs/service/server.h"
 #include "libs/service/watch_hub.h"
-#include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 
 namespace clock_authority_service {
@@ -98,7 +98,7 @@ class ClockAuthorityService final : public ClockAuthorityBase {
   clock_authority::ClockAuthority* authority_;
   const ServiceOptions options_;
   service::WatchHub hub_;
-  std::unique_ptr<service::WorkerPool> pool_;  // `workers` threads: the calls in the store
+  std::unique_ptr<base::WorkerPool> pool_;  // `workers` threads: the calls in the store
   service::AsyncMethods<ClockAuthorityService> async_;
 };
 

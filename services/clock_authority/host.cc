@@ -121,14 +121,14 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUn
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
   host->store_spec_ = config.store.substr(0, config.store.find('?'));
   host->metrics_ = std::make_unique<ClockMetrics>(*env->metrics().registry());
+  host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   host->authority_ = std::make_unique<clock_authority::ClockAuthority>(
-      host->store_.get(), &host->time_,
+      host->appends_.get(), &host->time_,
       clock_authority::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_scheduler) {
-    host->scheduler_ = std::make_unique<clock_authority::FlagScheduler>(
+    host->flags_ = std::make_unique<clock_authority::FlagDeadlines>(
         host->authority_.get(), options.scheduler, host->metrics_->SchedulerHooks());
-    host->authority_->AddObserver(host->scheduler_.get());
   }
   host->service_ =
       std::make_unique<ClockAuthorityService>(env, host->authority_.get(), options.service);
@@ -140,9 +140,9 @@ ClockAuthorityHost::~ClockAuthorityHost() { Stop(); }
 void ClockAuthorityHost::Start() {
   if (time_.get() == nullptr) return;  // not connected: ServeModules starts it after Connect
   time_.get()->StartResync(options_.time_resync);
-  if (scheduler_ != nullptr) scheduler_->Start();
+  if (flags_ != nullptr) flags_->scheduler().Start();
   ticker_.Start(absl::Seconds(1), [this, tick = 0]() mutable {
-    metrics_->Tick(time_.NowMs(), scheduler_ ? scheduler_->tracked() : 0,
+    metrics_->Tick(time_.NowMs(), flags_ ? flags_->scheduler().tracked() : 0,
                    time_.get()->uncertainty_us());
     // The deployment's live clocks: one read per shard, every 5 s.
     if (tick++ % 5 == 0) CountPendingDeadlines();
@@ -161,7 +161,10 @@ void ClockAuthorityHost::CountPendingDeadlines() {
 
 void ClockAuthorityHost::Stop() {
   ticker_.Stop();
-  if (scheduler_ != nullptr) scheduler_->Stop();
+  if (flags_ != nullptr) flags_->scheduler().Stop();
+  // The Redis store answers an append on its own thread, into the authority, its observers and
+  // the service's reply: none of them may go before the answers have come.
+  if (appends_ != nullptr) appends_->Drain();
 }
 
 }  // namespace clock_authority_service

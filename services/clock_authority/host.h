@@ -19,7 +19,9 @@
 
 #include "absl/status/statusor.h"
 #include "libs/clock_authority/authority.h"
-#include "libs/clock_authority/flag_scheduler.h"
+#include "libs/clock_authority/flag_deadlines.h"
+#include "libs/ledger/deadline_scheduler.h"
+#include "libs/ledger/draining_store.h"
 #include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
@@ -32,7 +34,7 @@ namespace clock_authority_service {
 struct ClockHostOptions {
   std::string replica_id;  // "" = hostname:pid
   ServiceOptions service;
-  clock_authority::FlagSchedulerOptions scheduler;
+  ledger::DeadlineSchedulerOptions scheduler;  // the flag scheduler (owner: replica_id)
   bool run_scheduler = true;
   int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
   int redis_pool_size = 64;
@@ -95,6 +97,9 @@ class ClockAuthorityHost {
   const std::string& replica_id() const { return options_.replica_id; }
 
   void Start();  // the flag scheduler and the gauges' ticker
+  // Stops them, then waits for the appends still in flight (their answers call into the
+  // authority and the service) and refuses new ones: after Stop the host may be destroyed.
+  // Call it after the server has stopped serving.
   void Stop();
 
  private:
@@ -106,10 +111,12 @@ class ClockAuthorityHost {
   std::string store_spec_;  // for the log
   std::unique_ptr<store::GameStore> store_;
   store::GameStore* backend_ = nullptr;  // what store_ (instrumented) forwards to
+  // What the authority writes through: its asynchronous appends, counted until answered.
+  std::unique_ptr<ledger::DrainingStore> appends_;
   ledger::MeasuredLater time_;
   std::unique_ptr<ClockMetrics> metrics_;
   std::unique_ptr<clock_authority::ClockAuthority> authority_;
-  std::unique_ptr<clock_authority::FlagScheduler> scheduler_;
+  std::unique_ptr<clock_authority::FlagDeadlines> flags_;
   std::unique_ptr<ClockAuthorityService> service_;
   service::Ticker ticker_;  // the gauges
 };

@@ -26,10 +26,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "libs/analysis/engine_pool.h"
+#include "libs/base/worker_pool.h"
 #include "libs/chess/game.h"
 #include "libs/service/server.h"
 #include "libs/service/ticker.h"
-#include "libs/service/worker_pool.h"
 #include "proto/arbiter/v1/analysis.grpc.pb.h"
 #include "services/search_analysis/analysis_metrics.h"
 
@@ -131,8 +131,8 @@ class SearchAnalysisService final : public arbiter::v1::SearchAnalysis::Service 
   const AnalysisOptions options_;
   const std::string engine_error_;
   AnalysisMetrics metrics_;
-  service::Ticker refresher_;    // the engine and worker gauges
-  service::WorkerPool workers_;  // last: joined first, while everything it uses is alive
+  service::Ticker refresher_;  // the engine and worker gauges
+  base::WorkerPool workers_;   // last: joined first, while everything it uses is alive
 };
 
 }  // namespace search_analysis

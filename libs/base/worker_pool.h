@@ -7,8 +7,8 @@
 //
 //   WorkerPool pool(/*threads=*/2, /*max_queue=*/64);
 //   if (!pool.Submit([job] { job->Run(); })) return Busy();
-#ifndef ARBITER_LIBS_SERVICE_WORKER_POOL_H_
-#define ARBITER_LIBS_SERVICE_WORKER_POOL_H_
+#ifndef ARBITER_LIBS_BASE_WORKER_POOL_H_
+#define ARBITER_LIBS_BASE_WORKER_POOL_H_
 
 #include <deque>
 #include <functional>
@@ -17,13 +17,13 @@
 
 #include "absl/synchronization/mutex.h"
 
-namespace service {
+namespace base {
 
 class WorkerPool {
  public:
   // `threads` >= 1; up to `max_queue` jobs may wait beyond those running (< 0: no limit).
   WorkerPool(int threads, int max_queue = -1);
-  // Runs every job already queued, then joins the threads.
+  // Stop().
   ~WorkerPool();
 
   WorkerPool(const WorkerPool&) = delete;
@@ -31,6 +31,11 @@ class WorkerPool {
 
   // Queues `job`; false (and `job` dropped) when the queue is full or the pool is stopping.
   bool Submit(std::function<void()> job);
+  // Refuses new jobs (Submit is false from now on, also for the jobs still running), runs every
+  // job already queued, then joins the threads. The pool stays a valid object until destroyed,
+  // so a job that submits more while it stops is refused rather than calling into freed memory.
+  // Idempotent; not from one of the pool's own jobs.
+  void Stop();
 
   int threads() const { return static_cast<int>(threads_.size()); }
   int queued();  // waiting for a thread
@@ -46,8 +51,9 @@ class WorkerPool {
   int busy_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
+  absl::Mutex join_mu_;  // one Stop joins
 };
 
-}  // namespace service
+}  // namespace base
 
-#endif  // ARBITER_LIBS_SERVICE_WORKER_POOL_H_
+#endif  // ARBITER_LIBS_BASE_WORKER_POOL_H_

@@ -1,9 +1,9 @@
-#include "libs/service/worker_pool.h"
+#include "libs/base/worker_pool.h"
 
 #include <algorithm>
 #include <utility>
 
-namespace service {
+namespace base {
 
 WorkerPool::WorkerPool(int threads, int max_queue) : max_queue_(max_queue) {
   threads = std::max(1, threads);
@@ -11,13 +11,18 @@ WorkerPool::WorkerPool(int threads, int max_queue) : max_queue_(max_queue) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
 }
 
-WorkerPool::~WorkerPool() {
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Stop() {
+  absl::MutexLock join(&join_mu_);
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
     ready_.SignalAll();
   }
-  for (std::thread& t : threads_) t.join();
+  for (std::thread& t : threads_) {
+    if (t.joinable()) t.join();
+  }
 }
 
 bool WorkerPool::Submit(std::function<void()> job) {
@@ -63,4 +68,4 @@ void WorkerPool::Loop() {
   }
 }
 
-}  // namespace service
+}  // namespace base

@@ -1,4 +1,4 @@
-#include "libs/service/worker_pool.h"
+#include "libs/base/worker_pool.h"
 
 #include <atomic>
 #include <thread>
@@ -7,7 +7,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 
-namespace service {
+namespace base {
 namespace {
 
 TEST(WorkerPool, RunsEveryJobOnItsThreads) {
@@ -63,5 +63,33 @@ TEST(WorkerPool, NoQueueStillRunsOnAFreeThread) {
   b.WaitForNotification();
 }
 
+// Stop runs what is queued and refuses what those jobs submit, on a pool that is still whole: a
+// job may call Submit on it while it stops (a scheduler's claim dispatching its checks).
+TEST(WorkerPool, StopRunsTheQueuedJobsAndRefusesWhatTheySubmit) {
+  WorkerPool pool(1);
+  absl::Notification release, started;
+  ASSERT_TRUE(pool.Submit([&] {
+    started.Notify();
+    release.WaitForNotification();
+  }));
+  started.WaitForNotification();
+  std::atomic<int> ran{0};
+  std::atomic<int> refused{0};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(pool.Submit([&] {
+      ++ran;
+      if (!pool.Submit([&] { ++ran; })) ++refused;
+    }));
+  }
+  std::thread stopper([&] { pool.Stop(); });
+  for (int i = 0; i < 200 && pool.Submit([] {}); ++i) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_FALSE(pool.Submit([] {}));  // stopping
+  release.Notify();
+  stopper.join();
+  EXPECT_EQ(ran.load(), 3);
+  EXPECT_EQ(refused.load(), 3);
+  pool.Stop();  // again: nothing to do
+}
+
 }  // namespace
-}  // namespace service
+}  // namespace base

@@ -1,18 +1,16 @@
-// The flag scheduler: with fake time, flags are recorded at the exact instants they fell and a
-// dead replica's deadlines (and leases) are taken over on schedule; with real time, two replicas
-// on one store record every flag once and promptly, one of them stopping midway.
-#include "libs/clock_authority/flag_scheduler.h"
+// The clock's flags on the ledger's deadline scheduler, with fake time: flags (6.1) and defaults
+// (6.7) are recorded at the exact instants they fell, once across replicas, and no client can
+// take the server's command ids. The scheduler itself (takeovers, leases, retries, real time on
+// Redis, Stop) is tested in libs/ledger/deadline_scheduler_test.cc.
+#include "libs/clock_authority/flag_deadlines.h"
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "libs/base/error.h"
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/clock_codec.h"
@@ -21,14 +19,12 @@
 #include "libs/ledger/time_source.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
-#include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 
 namespace clock_authority {
 namespace {
 
 using ledger::FakeTime;
-using ledger::StoreTime;
 
 using ::base::HasErrorCode;
 using testing::Pause;
@@ -73,20 +69,21 @@ void ExpectOneFlagFellAt(store::GameStore& store, int i, std::int64_t fell_at_ms
   ExpectOneFlag(store, absl::StrCat("g", i), fell_at_ms, noticed_at_ms);
 }
 
-// One replica: an authority and its scheduler.
+// One replica: an authority and its flag scheduler.
 struct Replica {
   Replica(store::GameStore* store, TimeSource* time, const std::string& owner,
-          FlagSchedulerOptions options)
+          ledger::DeadlineSchedulerOptions options)
       : authority(store, time, {.owner = owner}) {
     options.owner = owner;
-    scheduler = std::make_unique<FlagScheduler>(&authority, options);
-    authority.AddObserver(scheduler.get());
+    flags = std::make_unique<FlagDeadlines>(&authority, options);
+    scheduler = &flags->scheduler();
   }
   ClockAuthority authority;
-  std::unique_ptr<FlagScheduler> scheduler;
+  std::unique_ptr<FlagDeadlines> flags;
+  ledger::DeadlineScheduler* scheduler = nullptr;
 };
 
-TEST(FlagSchedulerFakeTime, FlagsAreRecordedAtTheInstantsTheyFell) {
+TEST(FlagDeadlines, FlagsAreRecordedAtTheInstantsTheyFell) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
@@ -115,7 +112,7 @@ TEST(FlagSchedulerFakeTime, FlagsAreRecordedAtTheInstantsTheyFell) {
 // 6.7 fires like a flag, without any client message: the default deadline is the game's entry in
 // the index, and whoever checks it first (this replica's timer, or another's claim after it died)
 // records the loss at the instant the default time ran out.
-TEST(FlagSchedulerFakeTime, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
+TEST(FlagDeadlines, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
@@ -147,7 +144,7 @@ TEST(FlagSchedulerFakeTime, ADefaultIsRecordedWhenTheDefaultTimeRunsOut) {
   EXPECT_EQ(*b.scheduler->RunOnce(), 0);
 }
 
-TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
+TEST(FlagDeadlines, APressMovesTheTimerAndTheIndexTogether) {
   FakeTime time(0);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
@@ -162,101 +159,7 @@ TEST(FlagSchedulerFakeTime, APressMovesTheTimerAndTheIndexTogether) {
   ExpectOneFlag(store, "g", 119'000, std::nullopt, v1::COLOR_BLACK);
 }
 
-TEST(FlagSchedulerFakeTime, ADeadReplicasDeadlinesAndLeasesAreTakenOver) {
-  FakeTime time(0);
-  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
-  const FlagSchedulerOptions options{.sweep_grace = absl::Milliseconds(2),
-                                     .lease = absl::Milliseconds(100)};
-  Replica a(&store, &time, "A", options);
-  Replica b(&store, &time, "B", options);
-  // A creates and starts 20 clocks: white's flags fall at 60'000 + i ms.
-  for (int i = 0; i < 20; ++i) {
-    time.SetMs(i);
-    ASSERT_OK(a.authority.Create(absl::StrCat("g", i), Control("G/1"), {}));
-    ASSERT_OK(a.authority.Execute(absl::StrCat("g", i), Start(), {}));
-  }
-  // At 60'005, A's sweep leases the due entries g0..g3 (due before 60'003), then A is killed
-  // before checking them.
-  time.SetMs(60'005);
-  int leased_by_a = 0;
-  for (int shard = 0; shard < store.NumDeadlineShards(); ++shard) {
-    absl::StatusOr<std::vector<store::Deadline>> got =
-        store.ClaimDueDeadlines(shard, 60'003, 100, 100, "A");
-    ASSERT_OK(got);
-    leased_by_a += static_cast<int>(got->size());
-  }
-  EXPECT_EQ(leased_by_a, 4);
-  // B knows none of these deadlines locally; its sweep takes each unleased one once it is due
-  // for the grace: g4 (due 60'004) at 60'006, ...
-  time.SetMs(60'006);
-  EXPECT_EQ(*b.scheduler->RunOnce(), 1);
-  EXPECT_EQ(Flags(store, "g4")[0].noticed_at_ms(), 60'006);
-  time.SetMs(60'021);
-  EXPECT_EQ(*b.scheduler->RunOnce(), 15);
-  for (int i = 5; i < 20; ++i) ExpectOneFlagFellAt(store, i, 60'000 + i);
-  // The entries A leased come back when its lease ends (60'003 + 100), plus the grace.
-  time.SetMs(60'104);
-  EXPECT_EQ(*b.scheduler->RunOnce(), 0);
-  time.SetMs(60'105);
-  EXPECT_EQ(*b.scheduler->RunOnce(), 4);
-  for (int i = 0; i < 4; ++i) ExpectOneFlagFellAt(store, i, 60'000 + i, 60'105);
-  // A comes back to life (a paused process, not a dead one) with its stale timers and cache:
-  // its checks are replays or lost races, never a second flag.
-  time.SetMs(60'200);
-  EXPECT_EQ(*a.scheduler->RunOnce(), 0);
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(Flags(store, absl::StrCat("g", i)).size(), 1u) << i;
-}
-
-TEST(FlagSchedulerRealTime, TwoReplicasRecordEveryFlagOnceAndOnTime) {
-  store::MemoryGameStore store({.num_deadline_shards = 16});
-  absl::StatusOr<std::unique_ptr<StoreTime>> time_a = StoreTime::Create(&store);
-  absl::StatusOr<std::unique_ptr<StoreTime>> time_b = StoreTime::Create(&store);
-  ASSERT_OK(time_a);
-  ASSERT_OK(time_b);
-  const FlagSchedulerOptions options{.sweep_interval = absl::Milliseconds(5),
-                                     .sweep_grace = absl::Milliseconds(2),
-                                     .lease = absl::Milliseconds(50),
-                                     .workers = 4};
-  Replica a(&store, time_a->get(), "A", options);
-  Replica b(&store, time_b->get(), "B", options);
-  a.scheduler->Start();
-  b.scheduler->Start();
-  // 200 clocks of 0.6 s, created over ~1 s by both replicas.
-  constexpr int kGames = 200;
-  for (int i = 0; i < kGames; ++i) {
-    Replica& r = i % 2 == 0 ? a : b;
-    const std::string game = absl::StrCat("rt", i);
-    ASSERT_OK(r.authority.Create(game, Control("G/0.01"), {}));
-    ASSERT_OK(r.authority.Execute(game, Start(), {}));
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  // A stops mid-run: the deadlines it set and has not fired are left to B's sweep.
-  a.scheduler->Stop();
-  const absl::Time stopped = absl::Now();
-  absl::SleepFor(absl::Milliseconds(900));
-  b.scheduler->Stop();
-
-  std::vector<std::int64_t> delays;
-  for (int i = 0; i < kGames; ++i) {
-    std::vector<v1::FlagFell> f = Flags(store, absl::StrCat("rt", i));
-    ASSERT_EQ(f.size(), 1u) << "game " << i;
-    delays.push_back(f[0].noticed_at_ms() - f[0].fell_at_ms());
-  }
-  std::sort(delays.begin(), delays.end());
-  const std::int64_t p50 = delays[delays.size() / 2];
-  const std::int64_t p99 = delays[delays.size() * 99 / 100];
-  // Bounds loose enough for a loaded CI machine; the benchmark (tests/bench) measures p99.
-  EXPECT_LE(p50, 10) << "p99 " << p99 << " max " << delays.back();
-  EXPECT_LE(delays.back(), 200) << "p50 " << p50 << " p99 " << p99;
-  std::printf(
-      "real time, 200 clocks, replica A stopped at %s: delay p50 %lld ms, p99 %lld ms, "
-      "max %lld ms\n",
-      absl::FormatTime(stopped).c_str(), static_cast<long long>(p50), static_cast<long long>(p99),
-      static_cast<long long>(delays.back()));
-}
-
-// --- Issue 15: command ids no client can use
-// ------------------------------------------------------
+// --- Command ids no client can use (store/command_ids.h)
 
 std::int64_t VersionOf(ClockAuthority& authority, const std::string& game) {
   absl::StatusOr<CommandResult> r = authority.Get(game);
@@ -264,11 +167,11 @@ std::int64_t VersionOf(ClockAuthority& authority, const std::string& game) {
   return r.ok() ? r->version : -1;
 }
 
-// The attack of issue 15: White presses with the id the scheduler will use for Black's flag
-// ("flag:<game>:<version>"). Before, the press was recorded under that id, the scheduler's append
-// failed ERR_COMMAND_ID_REUSED and was retried forever, and the flag was never recorded. Now the
-// press is refused (and changes nothing), and the flag is recorded once, at its instant.
-TEST(FlagSchedulerCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsRecordedOnce) {
+// White presses with the id the scheduler will use for Black's flag ("flag:<game>:<version>"):
+// recorded under that id, it would make the scheduler's append fail ERR_COMMAND_ID_REUSED and the
+// flag never be recorded. The press is refused (and changes nothing), and the flag is recorded
+// once, at its instant.
+TEST(FlagDeadlinesCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsRecordedOnce) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
@@ -314,10 +217,10 @@ TEST(FlagSchedulerCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsReco
   EXPECT_EQ(flag->actor().role(), "server");
 }
 
-// A log written before issue 15 may already hold a client's command under "flag:<game>:<v>": the
+// A log written by an older server may hold a client's command under "flag:<game>:<v>": the
 // scheduler's append under that id is refused ERR_COMMAND_ID_REUSED, and the flag goes under a
 // fallback id every replica derives alike, once, at its instant (not retried forever).
-TEST(FlagSchedulerCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
+TEST(FlagDeadlinesCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()});
@@ -349,7 +252,7 @@ TEST(FlagSchedulerCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
 }
 
 // A command id is its caller's: Bob's "c1" is not Alice's, and Alice's retry is still a replay.
-TEST(FlagSchedulerCommandIds, OneCallersIdDoesNotBlockAnothers) {
+TEST(FlagDeadlinesCommandIds, OneCallersIdDoesNotBlockAnothers) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
   ClockAuthority authority(&store, &time, {.owner = "A"});
@@ -377,79 +280,6 @@ TEST(FlagSchedulerCommandIds, OneCallersIdDoesNotBlockAnothers) {
   EXPECT_NE((*log)[0].command_id(), (*log)[1].command_id());
   EXPECT_EQ(store::ClientCommandId((*log)[0].command_id()), "c1");
   EXPECT_EQ(store::ClientCommandId((*log)[1].command_id()), "c1");
-}
-
-// A store whose appends fail UNAVAILABLE while `down` (the store gone).
-class DownStore final : public store::ForwardingStore {
- public:
-  using ForwardingStore::ForwardingStore;
-  bool down = false;
-  int appends = 0;
-  absl::StatusOr<store::AppendResult> Append(const store::AppendRequest& r) override {
-    ++appends;
-    if (down) return absl::UnavailableError("the store is down");
-    return inner()->Append(r);
-  }
-  void AppendAsync(store::AppendRequest r, AppendCallback done) override { done(Append(r)); }
-};
-
-// Issue 15: a check that fails because the store is down is retried, backing off, a bounded
-// number of times from the local timer (before: every 50 ms, forever); the entry stays in the
-// index, and the flag is recorded at its instant once the store is back.
-TEST(FlagSchedulerCommandIds, AFailingCheckIsRetriedABoundedNumberOfTimes) {
-  FakeTime time(1'000'000);
-  store::MemoryGameStore memory({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
-  DownStore store(&memory);
-  ClockAuthority authority(&store, &time, {.owner = "A"});
-  int errors = 0;
-  FlagScheduler scheduler(&authority,
-                          {.owner = "A",
-                           .sweep_grace = absl::ZeroDuration(),
-                           .retry_after = absl::Milliseconds(50),
-                           .max_retry_after = absl::Milliseconds(400),
-                           .max_retries = 4},
-                          {.on_error = [&](const absl::Status&) { ++errors; }});
-  authority.AddObserver(&scheduler);
-  ASSERT_OK(authority.Create("d1", Control("G/1"), {}));
-  ASSERT_OK(authority.Execute("d1", Start(), {}));
-  store.down = true;
-  std::vector<std::int64_t> retried_at;
-  for (std::int64_t t = 1'060'000; t <= 1'070'000; t += 10) {
-    time.SetMs(t);
-    const int before = store.appends;
-    {
-      // RunOnce also claims the index's due entries: lease them away first so that only the
-      // timer's retries are counted here.
-      ASSERT_OK(memory.ClaimDueDeadlines(store::DeadlineShard("d1", 8), t, 1'000'000, 10, "X"));
-    }
-    ASSERT_OK(scheduler.RunOnce());
-    if (store.appends > before) retried_at.push_back(t);
-  }
-  // The first check at the deadline, then 4 retries after 50, 100, 200 and 400 ms; then none.
-  ASSERT_EQ(retried_at.size(), 5u);
-  EXPECT_EQ(retried_at[1] - retried_at[0], 50);
-  EXPECT_EQ(retried_at[2] - retried_at[1], 100);
-  EXPECT_EQ(retried_at[3] - retried_at[2], 200);
-  EXPECT_EQ(retried_at[4] - retried_at[3], 400);
-  EXPECT_EQ(scheduler.tracked(), 0u);
-  EXPECT_EQ(errors, 5);
-  // The store is back: the index entry (its lease over) is claimed and the flag recorded at the
-  // instant it fell.
-  store.down = false;
-  time.SetMs(3'000'000);
-  EXPECT_EQ(*scheduler.RunOnce(), 1);
-  ExpectOneFlag(memory, "d1", 1'060'000);
-}
-
-TEST(FlagSchedulerCommandIds, FailedChecksAreClassified) {
-  EXPECT_EQ(ClassifyCheckFailure(absl::UnavailableError("down")), CheckFailure::kTransient);
-  EXPECT_EQ(ClassifyCheckFailure(base::Aborted(store::kErrVersionConflict, "lost")),
-            CheckFailure::kTransient);
-  EXPECT_EQ(ClassifyCheckFailure(base::Error(store::kErrCommandIdReused, "reused")),
-            CheckFailure::kRefused);
-  EXPECT_EQ(ClassifyCheckFailure(base::Error(store::kErrCorruptLog, "bad")),
-            CheckFailure::kNotAClock);
-  EXPECT_EQ(ClassifyCheckFailure(ClockNotFound("g")), CheckFailure::kNotAClock);
 }
 
 }  // namespace

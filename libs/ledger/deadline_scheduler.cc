@@ -1,24 +1,13 @@
-#include "libs/clock_authority/flag_scheduler.h"
+#include "libs/ledger/deadline_scheduler.h"
 
 #include <algorithm>
-#include <chrono>
-#include <limits>
+#include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "libs/base/error.h"
 
-namespace clock_authority {
-namespace {
-
-// A deadline for an entry that should not be in the index (no clock runs): look again later.
-constexpr std::int64_t kStaleRecheckMs = 60'000;
-
-}  // namespace
+namespace ledger {
 
 CheckFailure ClassifyCheckFailure(const absl::Status& status) {
-  const std::string code = base::ErrorCode(status);
-  if (code == kErrClockNotFound || code == kErrCorruptLog) return CheckFailure::kNotAClock;
   switch (status.code()) {
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kDeadlineExceeded:
@@ -26,65 +15,83 @@ CheckFailure ClassifyCheckFailure(const absl::Status& status) {
     case absl::StatusCode::kResourceExhausted:
       return CheckFailure::kTransient;
     default:
-      return CheckFailure::kRefused;  // ERR_COMMAND_ID_REUSED, ERR_BAD_ARGUMENT, INTERNAL, ...
+      return CheckFailure::kRefused;  // ERR_COMMAND_ID_REUSED, ERR_CORRUPT_LOG, NOT_FOUND, ...
   }
 }
 
-FlagScheduler::FlagScheduler(ClockAuthority* authority, FlagSchedulerOptions options,
-                             FlagSchedulerHooks hooks)
-    : authority_(authority), options_(std::move(options)), hooks_(std::move(hooks)) {}
+DeadlineScheduler::DeadlineScheduler(store::DeadlineIndex* index, TimeSource* time,
+                                     DeadlineCheckFn check, DeadlineSchedulerOptions options,
+                                     DeadlineSchedulerHooks hooks)
+    : index_(index),
+      time_(time),
+      check_(std::move(check)),
+      options_(std::move(options)),
+      hooks_(std::move(hooks)) {}
 
-FlagScheduler::~FlagScheduler() { Stop(); }
+DeadlineScheduler::~DeadlineScheduler() { Stop(); }
 
-void FlagScheduler::Start() {
+void DeadlineScheduler::Start() {
   if (!threads_.empty()) return;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = false;
   }
-  pool_ = std::make_unique<service::WorkerPool>(options_.workers);
+  pool_ = std::make_unique<base::WorkerPool>(std::max(1, options_.workers));
   threads_.emplace_back([this] { TimerLoop(); });
   for (int i = 0; i < std::max(1, options_.sweepers); ++i) {
     threads_.emplace_back([this, i] { SweepLoop(i); });
   }
 }
 
-void FlagScheduler::Stop() {
+void DeadlineScheduler::Stop() {
   {
     absl::MutexLock lock(&mu_);
-    if (stopping_) return;
     stopping_ = true;
     wake_.SignalAll();
     stop_.SignalAll();
   }
   for (std::thread& t : threads_) t.join();
   threads_.clear();
-  pool_.reset();  // runs what is queued, then joins
+  // The pool stops while it is still whole: a claim running in it dispatches into a pool that
+  // refuses, not into one half destroyed.
+  if (pool_ != nullptr) pool_->Stop();
+  pool_.reset();
 }
 
-size_t FlagScheduler::tracked() {
+bool DeadlineScheduler::stopping() {
+  absl::MutexLock lock(&mu_);
+  return stopping_;
+}
+
+size_t DeadlineScheduler::tracked() {
   absl::MutexLock lock(&mu_);
   return timers_.size();
 }
 
-void FlagScheduler::Error(const absl::Status& status) {
+void DeadlineScheduler::Error(const absl::Status& status) {
   if (hooks_.on_error) hooks_.on_error(status);
 }
 
-void FlagScheduler::OnAppended(absl::string_view game_id, const ClockGame& after,
-                               std::optional<std::int64_t> deadline) {
+void DeadlineScheduler::OnDeadlineSet(absl::string_view game_id, std::int64_t version,
+                                      std::optional<std::int64_t> deadline) {
+  absl::MutexLock lock(&mu_);
+  auto it = timers_.find(game_id);
+  if (it != timers_.end() && it->second.version > version) return;  // older news
   if (deadline.has_value()) {
-    Track(game_id, {*deadline, after.version(), false});
-  } else {
-    Untrack(game_id);
+    Track(game_id, {*deadline, version, false});
+  } else if (it != timers_.end()) {
+    heap_.erase({it->second.deadline_ms, &it->first});
+    timers_.erase(it);
   }
 }
 
-void FlagScheduler::Track(absl::string_view game_id, Timer timer) {
-  absl::MutexLock lock(&mu_);
+void DeadlineScheduler::Track(absl::string_view game_id, Timer timer) {
   auto [it, inserted] = timers_.try_emplace(game_id, timer);
   if (!inserted) {
-    if (it->second.version > timer.version && timer.version != 0) return;  // older news
+    // A check that finished late does not move the timer a newer append set; a retry (version
+    // unknown) only ever brings it forward.
+    if (timer.version != 0 && it->second.version > timer.version) return;
+    if (timer.version == 0 && it->second.deadline_ms <= timer.deadline_ms) return;
     heap_.erase({it->second.deadline_ms, &it->first});
     timer.claimed = timer.claimed || (it->second.claimed && it->second.version == timer.version);
     it->second = timer;
@@ -93,15 +100,7 @@ void FlagScheduler::Track(absl::string_view game_id, Timer timer) {
   if (heap_.begin()->first == timer.deadline_ms) wake_.Signal();
 }
 
-void FlagScheduler::Untrack(absl::string_view game_id) {
-  absl::MutexLock lock(&mu_);
-  auto it = timers_.find(game_id);
-  if (it == timers_.end()) return;
-  heap_.erase({it->second.deadline_ms, &it->first});
-  timers_.erase(it);
-}
-
-std::vector<FlagScheduler::Due> FlagScheduler::PopDue(std::int64_t now_us) {
+std::vector<DeadlineScheduler::Due> DeadlineScheduler::PopDue(std::int64_t now_us) {
   std::vector<Due> due;
   while (!heap_.empty() && heap_.begin()->first * 1000 <= now_us) {
     auto it = timers_.find(*heap_.begin()->second);
@@ -112,7 +111,7 @@ std::vector<FlagScheduler::Due> FlagScheduler::PopDue(std::int64_t now_us) {
   return due;
 }
 
-std::vector<int> FlagScheduler::PopWakes(std::int64_t now_us) {
+std::vector<int> DeadlineScheduler::PopWakes(std::int64_t now_us) {
   std::vector<int> shards;
   while (!wakes_.empty() && wakes_.begin()->first * 1000 <= now_us) {
     const int shard = wakes_.begin()->second;
@@ -122,12 +121,12 @@ std::vector<int> FlagScheduler::PopWakes(std::int64_t now_us) {
   return shards;
 }
 
-std::int64_t FlagScheduler::NextWakeMs() const {
+std::int64_t DeadlineScheduler::NextWakeMs() const {
   return std::min(heap_.empty() ? kNever : heap_.begin()->first,
                   wakes_.empty() ? kNever : wakes_.begin()->first);
 }
 
-void FlagScheduler::TimerLoop() {
+void DeadlineScheduler::TimerLoop() {
   absl::MutexLock lock(&mu_);
   while (!stopping_) {
     const std::int64_t next_ms = NextWakeMs();
@@ -135,7 +134,7 @@ void FlagScheduler::TimerLoop() {
       wake_.WaitWithTimeout(&mu_, absl::Milliseconds(100));
       continue;
     }
-    const std::int64_t now_us = authority_->time()->NowMicros();
+    const std::int64_t now_us = time_->NowMicros();
     const std::int64_t wait_us = next_ms * 1000 - now_us;
     if (wait_us > 0) {
       wake_.WaitWithTimeout(&mu_, absl::Microseconds(std::min<std::int64_t>(wait_us, 100'000)));
@@ -146,42 +145,52 @@ void FlagScheduler::TimerLoop() {
     mu_.Unlock();
     for (Due& d : due) Dispatch(std::move(d));
     for (int shard : shards) {
+      // Refused while stopping: the shard's entries stay due for the other replicas.
       pool_->Submit([this, shard] {
-        for (Due& d : Claim(shard, authority_->time()->NowMs())) Dispatch(std::move(d));
+        if (stopping()) return;
+        for (Due& d : Claim(shard, time_->NowMs())) Dispatch(std::move(d));
       });
     }
     mu_.Lock();
   }
 }
 
-void FlagScheduler::Dispatch(Due due) {
+void DeadlineScheduler::Dispatch(Due due) {
   {
     absl::MutexLock lock(&mu_);
+    // Stopping: a claimed entry comes back when its lease ends, a timer's entry is due in the
+    // index anyway.
+    if (stopping_) return;
     // One check per game at a time; the one running covers this trigger too (it reads the state
     // after the trigger was set, or loses the compare-and-set and reads again).
     if (!in_flight_.insert(due.game_id).second) return;
   }
-  pool_->Submit([this, due = std::move(due)] {
+  std::string game_id = due.game_id;
+  const bool queued = pool_->Submit([this, due = std::move(due)] {
     Check(due);
     absl::MutexLock lock(&mu_);
     in_flight_.erase(due.game_id);
   });
+  if (!queued) {
+    absl::MutexLock lock(&mu_);
+    in_flight_.erase(game_id);
+  }
 }
 
-int FlagScheduler::Check(const Due& due) {
-  store::GameStore* store = authority_->store();
-  absl::StatusOr<FlagCheckResult> result = authority_->CheckFlags(due.game_id, due.timer.version);
+void DeadlineScheduler::Release(absl::string_view game_id, std::int64_t at_ms) {
+  absl::StatusOr<bool> released = index_->ReleaseDeadline(game_id, options_.owner, at_ms);
+  if (!released.ok()) Error(released.status());
+}
+
+int DeadlineScheduler::Check(const Due& due) {
+  absl::StatusOr<DeadlineCheck> result = check_(due.game_id, due.timer.version);
+  const std::int64_t now = time_->NowMs();
+  const std::int64_t recheck = now + absl::ToInt64Milliseconds(options_.recheck_after);
   if (!result.ok()) {
     Error(result.status());
-    const std::int64_t now = authority_->time()->NowMs();
     if (ClassifyCheckFailure(result.status()) != CheckFailure::kTransient) {
-      // Not a clock this authority can read (another service's game, or damaged), or an append
-      // the store refuses as it is: look again later rather than spin on it.
-      if (due.timer.claimed) {
-        absl::StatusOr<bool> released =
-            store->ReleaseDeadline(due.game_id, authority_->owner(), now + kStaleRecheckMs);
-        if (!released.ok()) Error(released.status());
-      }
+      // The same append would fail the same way: look again later rather than spin on it.
+      if (due.timer.claimed) Release(due.game_id, recheck);
       return 0;
     }
     // The store is down or slow: try again, backing off, a bounded number of times (the entry
@@ -190,40 +199,44 @@ int FlagScheduler::Check(const Due& due) {
     if (retries > options_.max_retries) return 0;
     const absl::Duration wait = std::min(options_.max_retry_after,
                                          options_.retry_after * (1LL << std::min(retries - 1, 20)));
+    absl::MutexLock lock(&mu_);
     Track(due.game_id, {now + std::max<std::int64_t>(1, absl::ToInt64Milliseconds(wait)), 0,
                         due.timer.claimed, retries});
     return 0;
   }
+  if (result->recorded > 0 && hooks_.on_fired) hooks_.on_fired(result->recorded);
+  // What this check appended set its own timer (OnDeadlineSet); another replica's append is that
+  // replica's to time, and the index's.
   if (result->recorded > 0 || result->already_recorded) return result->recorded;
-  // Nothing has fallen. Either the timer fired a hair early, or the game moved on.
-  if (result->next_deadline.has_value()) {
-    if (due.timer.claimed) {
-      // The index is due again at the real deadline, for whoever sweeps then.
-      absl::StatusOr<bool> released =
-          store->ReleaseDeadline(due.game_id, authority_->owner(), *result->next_deadline);
-      if (!released.ok()) Error(released.status());
-    }
-    if (!due.timer.claimed && (due.timer.version == 0 || result->version == due.timer.version)) {
-      Track(due.game_id, {*result->next_deadline, result->version, false});
-    }
-  } else if (due.timer.claimed) {
-    // An index entry without a running clock (should not exist: every append sets or clears it).
-    absl::StatusOr<bool> released = store->ReleaseDeadline(
-        due.game_id, authority_->owner(), authority_->time()->NowMs() + kStaleRecheckMs);
-    if (!released.ok()) Error(released.status());
+  if (!result->next_deadline.has_value()) {
+    // An index entry with nothing pending (another service's game, or one ended meanwhile).
+    if (due.timer.claimed) Release(due.game_id, recheck);
+    return 0;
+  }
+  // Nothing has fallen: the timer fired a hair early, or the game moved on. Check again at the
+  // deadline; one the domain does not find due although it has passed is looked at again after
+  // retry_after, never in a spin.
+  const std::int64_t next = *result->next_deadline;
+  const std::int64_t at = next > now    ? next
+                          : next == now ? now + 1
+                                        : now + absl::ToInt64Milliseconds(options_.retry_after);
+  if (due.timer.claimed) {
+    Release(due.game_id, at);  // due again in the index, for whoever sweeps then
+  } else if (due.timer.version == 0 || result->version == due.timer.version) {
+    absl::MutexLock lock(&mu_);
+    Track(due.game_id, {at, result->version, false});
   }
   return 0;
 }
 
-std::vector<FlagScheduler::Due> FlagScheduler::Claim(int shard, std::int64_t now_ms) {
+std::vector<DeadlineScheduler::Due> DeadlineScheduler::Claim(int shard, std::int64_t now_ms) {
   std::vector<Due> due;
-  store::GameStore* store = authority_->store();
   const std::int64_t claim_now = now_ms - absl::ToInt64Milliseconds(options_.sweep_grace);
   const std::int64_t lease_ms =
       std::max<std::int64_t>(1, absl::ToInt64Milliseconds(options_.lease));
   while (true) {
-    absl::StatusOr<std::vector<store::Deadline>> got = store->ClaimDueDeadlines(
-        shard, claim_now, lease_ms, options_.max_claim, authority_->owner());
+    absl::StatusOr<std::vector<store::Deadline>> got =
+        index_->ClaimDueDeadlines(shard, claim_now, lease_ms, options_.max_claim, options_.owner);
     if (!got.ok()) {
       Error(got.status());
       break;
@@ -237,8 +250,9 @@ std::vector<FlagScheduler::Due> FlagScheduler::Claim(int shard, std::int64_t now
   return due;
 }
 
-std::optional<std::vector<store::DueEntry>> FlagScheduler::Peek(int shard, std::int64_t now_ms) {
-  absl::StatusOr<std::vector<store::DueEntry>> entries = authority_->store()->PeekDeadlines(
+std::optional<std::vector<store::DueEntry>> DeadlineScheduler::Peek(int shard,
+                                                                    std::int64_t now_ms) {
+  absl::StatusOr<std::vector<store::DueEntry>> entries = index_->PeekDeadlines(
       shard, now_ms + absl::ToInt64Milliseconds(options_.peek_ahead), options_.max_claim);
   if (!entries.ok()) {
     Error(entries.status());
@@ -247,8 +261,8 @@ std::optional<std::vector<store::DueEntry>> FlagScheduler::Peek(int shard, std::
   return *std::move(entries);
 }
 
-void FlagScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& entries,
-                             std::int64_t after_ms) {
+void DeadlineScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& entries,
+                                 std::int64_t after_ms) {
   const std::int64_t grace_ms = absl::ToInt64Milliseconds(options_.sweep_grace);
   absl::MutexLock lock(&mu_);
   const std::int64_t earliest = NextWakeMs();
@@ -266,12 +280,12 @@ void FlagScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& entr
   if (signal) wake_.Signal();
 }
 
-void FlagScheduler::SweepLoop(int index) {
-  const int shards = authority_->store()->NumDeadlineShards();
+void DeadlineScheduler::SweepLoop(int index) {
+  const int shards = index_->NumDeadlineShards();
   const int step = std::max(1, options_.sweepers);
   while (true) {
     const absl::Time start = absl::Now();
-    const std::int64_t now_ms = authority_->time()->NowMs();
+    const std::int64_t now_ms = time_->NowMs();
     bool found = false;
     const std::int64_t claim_now = now_ms - absl::ToInt64Milliseconds(options_.sweep_grace);
     for (int shard = index; shard < shards; shard += step) {
@@ -311,15 +325,15 @@ void FlagScheduler::SweepLoop(int index) {
   }
 }
 
-absl::StatusOr<int> FlagScheduler::RunOnce() {
-  const std::int64_t now_ms = authority_->time()->NowMs();
+absl::StatusOr<int> DeadlineScheduler::RunOnce() {
+  const std::int64_t now_ms = time_->NowMs();
   std::vector<Due> due;
-  for (int shard = 0; shard < authority_->store()->NumDeadlineShards(); ++shard) {
+  for (int shard = 0; shard < index_->NumDeadlineShards(); ++shard) {
     for (Due& d : Claim(shard, now_ms)) due.push_back(std::move(d));
   }
   {
     absl::MutexLock lock(&mu_);
-    for (Due& d : PopDue(authority_->time()->NowMicros())) due.push_back(std::move(d));
+    for (Due& d : PopDue(time_->NowMicros())) due.push_back(std::move(d));
   }
   // One check per game, as Dispatch would.
   absl::flat_hash_set<std::string> seen;
@@ -330,4 +344,4 @@ absl::StatusOr<int> FlagScheduler::RunOnce() {
   return recorded;
 }
 
-}  // namespace clock_authority
+}  // namespace ledger

@@ -1,0 +1,98 @@
+// The host's Stop waits for the appends still in flight. The Redis store answers an append on its
+// own thread, into the authority, its observers and the service's reply; a host torn down with a
+// move in flight would have that answer run into destroyed objects.
+#include "services/arbitration/host.h"
+
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
+#include "libs/store/testing/redis_server.h"
+
+namespace arbitration_service {
+namespace {
+
+namespace v1 = arbiter::v1;
+
+v1::Actor Platform() {
+  v1::Actor platform;
+  platform.set_subject("platform");
+  platform.set_role("platform");
+  return platform;
+}
+
+arbitration::Command WhiteMoves(const std::string& move) {
+  arbitration::Command c;
+  c.kind = arbitration::CommandKind::kMove;
+  c.actor.set_subject("w");
+  c.actor.set_role("player");
+  c.side = chess::Color::kWhite;
+  c.move = move;
+  return c;
+}
+
+TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
+  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
+      store::testing::RedisServer::Start();
+  ASSERT_OK(redis);
+  service::ServerConfig config;
+  config.insecure_dev = true;
+  config.metrics_address = "none";
+  config.log_level = "warning";
+  config.store = absl::StrCat("redis://127.0.0.1:", (*redis)->port());
+  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
+  ASSERT_OK(env);
+  ArbitrationHostOptions options;
+  options.replica_id = "host-test";
+  options.run_timers = false;
+  options.deadline_shards = 4;
+  options.engine_path = "";
+  absl::StatusOr<std::unique_ptr<ArbitrationHost>> host =
+      ArbitrationHost::Create(config, env->get(), options);
+  ASSERT_OK(host);
+  arbitration::GameAuthority* authority = (*host)->authority();
+  v1::CreateGameRequest create;
+  create.set_game_id("g");
+  create.set_white_id("w");
+  create.set_black_id("b");
+  create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
+  create.set_time_control("5400");
+  ASSERT_OK(authority->Create("g", create, Platform(), {}).status());
+  arbitration::Command start;
+  start.kind = arbitration::CommandKind::kStart;
+  start.actor = Platform();
+  ASSERT_OK(authority->Execute("g", start, {}).status());
+
+  // Redis stops answering: the move (on the cached state) is sent and waits for its reply.
+  ASSERT_OK((*redis)->Pause());
+  const auto inline_offload = [](std::function<void()> work) { work(); };
+  absl::Notification answered;
+  authority->ExecuteAsync("g", WhiteMoves("e4"), {}, inline_offload,
+                          [&](absl::StatusOr<arbitration::CommandResult>) { answered.Notify(); });
+  std::thread resume([&] {
+    absl::SleepFor(absl::Milliseconds(300));
+    EXPECT_OK((*redis)->Resume());
+  });
+  (*host)->Stop();
+  // Stop returned only once the answer had come (before, it returned at once, and the answer
+  // later ran into the destroyed authority).
+  EXPECT_TRUE(answered.HasBeenNotified());
+  resume.join();
+  // Nothing more is sent once stopped: a late command is refused, not left in flight.
+  absl::Notification refused;
+  authority->ExecuteAsync("g", WhiteMoves("d4"), {}, inline_offload,
+                          [&](absl::StatusOr<arbitration::CommandResult> r) {
+                            EXPECT_FALSE(r.ok());
+                            refused.Notify();
+                          });
+  EXPECT_TRUE(refused.HasBeenNotified());
+  host->reset();
+}
+
+}  // namespace
+}  // namespace arbitration_service
