@@ -400,6 +400,8 @@ absl::Status CloseEnvelopeAt(const GameState& s, std::int64_t at_ms, const AddEv
   return add(Envelope(s, at_ms, false), at_ms, ServerActor());
 }
 
+namespace {
+
 // The commands of Appendix A as rows of the rulings' table (plan.h).
 absl::Status DecideSealMoveCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                    v1::ClaimRuling* /*ruling*/) {
@@ -419,6 +421,20 @@ absl::Status DecideResumeAdjournedCommand(Plan& plan, const Command& c, Analyst&
 absl::Status DecideEnvelopeLostCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                        v1::ClaimRuling* /*ruling*/) {
   return DecideEnvelopeLost(plan.state, c, plan.now_ms, plan.Adder());
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> AdjournmentRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kSealMove, "seal_move", RequireSide, DecideSealMoveCommand},  // A1
+      {CommandKind::kAdjourn, "adjourn", OptionalReason, DecideAdjournCommand},
+      {CommandKind::kResumeAdjourned, "resume_adjourned", OptionalReason,
+       DecideResumeAdjournedCommand},
+      {CommandKind::kReportEnvelopeLost, "report_envelope_lost", RequireReason,
+       DecideEnvelopeLostCommand},  // A11
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

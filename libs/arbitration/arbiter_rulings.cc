@@ -11,6 +11,8 @@
 
 namespace arbitration {
 
+namespace {
+
 // 6.13b: the player says why.
 absl::Status ValidateStopClocks(const Command& c) {
   RETURN_IF_ERROR(RequireSide(c));
@@ -65,6 +67,17 @@ absl::Status DecideUsePower(Plan& plan, const Command& c, Analyst& /*analyst*/,
   const std::int64_t now = plan.now_ms;
   EventSink sink(plan.state, plan.events, now, c.actor);
   return DecidePower(sink, c.side, c.irregular, c.reason);
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> ArbiterRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kStopClocks, "stop_clocks", ValidateStopClocks, DecideStopClocksCommand},
+      {CommandKind::kRuleStop, "rule_stop", ValidateRuleStop, DecideRuleStopCommand},
+      {CommandKind::kUsePower, "use_power", ValidateUsePower, DecideUsePower},
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

@@ -165,6 +165,8 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
   return plan.Add(EndedEvent(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
 }
 
+namespace {
+
 absl::Status DecidePause(Plan& plan, const Command& c, Analyst& /*analyst*/,
                          v1::ClaimRuling* /*ruling*/) {
   const GameState& s = plan.state;
@@ -245,6 +247,18 @@ absl::Status DecideSetClocks(Plan& plan, const Command& c, Analyst& /*analyst*/,
   e.mutable_clocks_set()->set_article(c.article.empty() ? "6.14" : c.article);
   e.mutable_clocks_set()->set_reason(c.reason);
   return plan.Add(std::move(e), now, c.actor);
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> ClockRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kPause, "pause", RequireReason, DecidePause},  // 6.13a: why
+      {CommandKind::kResume, "resume", OptionalReason, DecideResume},
+      {CommandKind::kAdjustTime, "adjust_time", ValidateAdjustTime, DecideAdjustTime},
+      {CommandKind::kSetClocks, "set_clocks", ValidateSetClocks, DecideSetClocks},
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

@@ -266,6 +266,8 @@ v1::ArbitrationEvent OfferRefused(Color side, const OfferForbidden& why) {
   return e;
 }
 
+namespace {
+
 absl::Status DecideOfferDraw(Plan& plan, const Command& c, Analyst& /*analyst*/,
                              v1::ClaimRuling* /*ruling*/) {
   const GameState& s = plan.state;
@@ -342,6 +344,19 @@ absl::Status ValidateRule(const Command& c) {
 absl::Status DecideRule(Plan& plan, const Command& c, Analyst& analyst,
                         v1::ClaimRuling* /*ruling*/) {
   return DecideRuling(plan, c, analyst);
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> DrawRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kOfferDraw, "offer_draw", RequireSide, DecideOfferDraw},
+      {CommandKind::kAcceptDraw, "accept_draw", RequireSide, DecideAnswerDraw},
+      {CommandKind::kDeclineDraw, "decline_draw", RequireSide, DecideAnswerDraw},
+      {CommandKind::kClaim, "claim", ValidateClaim, DecideClaim},
+      {CommandKind::kRule, "rule", ValidateRule, DecideRule},
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

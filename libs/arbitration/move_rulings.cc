@@ -101,6 +101,8 @@ absl::Status DecideTouchMoveClaim(Plan& plan, const Command& c, v1::ClaimRuling*
   return absl::OkStatus();
 }
 
+namespace {
+
 absl::Status ValidateMove(const Command& c) {
   RETURN_IF_ERROR(RequireSide(c));
   if (c.move.empty() || c.move.size() > 24) {
@@ -353,6 +355,24 @@ absl::Status DecideRuleIrregularity(Plan& plan, const Command& c, Analyst& /*ana
                                     v1::ClaimRuling* /*ruling*/) {
   EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
   return DecideIrregularity(sink, c.article, c.irregular, c.reason);
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> MoveRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kMove, "move", ValidateMove, DecideMove},
+      {CommandKind::kBoardFeed, "board_feed", ValidateBoardFeed, DecideBoardFeed},
+      {CommandKind::kReportIllegalMove, "report_illegal_move", ValidateReportIllegalMove,
+       DecideReportIllegalMoveCommand},
+      {CommandKind::kCompleteIllegalMove, "complete_illegal_move", ValidateCompleteIllegalMove,
+       DecideCompleteIllegalMoveCommand},
+      {CommandKind::kRuleIrregularity, "rule_irregularity", ValidateRuleIrregularity,
+       DecideRuleIrregularity},
+      {CommandKind::kClaimIllegalMove, "claim_illegal_move", ValidateClaimIllegalMove,
+       DecideClaimIllegalMove},
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

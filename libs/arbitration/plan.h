@@ -1,7 +1,6 @@
 // Inside the rulings (rulings.h): the working state of one decision, the checks every family of
-// commands shares, and each family's deciders. Each command kind has one row in rulings.cc's
-// table (its name, its check for a malformed command, its decider); the deciders live with their
-// family of articles:
+// commands shares, and the rows of commands each family lists (a command kind's name, its check
+// for a malformed command, its decider), beside its deciders, in the family's file:
 //
 //   move_rulings.cc         Articles 3, 4 and 7: moves, the electronic board, touch-move claims,
 //                           illegal moves and irregularities (7.1-7.5, C3)
@@ -27,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
@@ -69,6 +69,22 @@ using Decider = absl::Status (*)(Plan& plan, const Command& c, Analyst& analyst,
 // What makes a command malformed whatever the game's state (ERR_BAD_ARGUMENT).
 using Validator = absl::Status (*)(const Command& c);
 
+// One row per command kind: its name (CommandKindName, the JSON's and the fingerprint's word),
+// what makes it malformed, and its decider. Each family's file lists its rows; rulings.cc
+// indexes them by kind, and command_table_test checks that every kind has exactly one.
+struct CommandRule {
+  CommandKind kind;
+  absl::string_view name;
+  Validator validate;
+  Decider decide;
+};
+absl::Span<const CommandRule> MoveRules();         // move_rulings.cc
+absl::Span<const CommandRule> DrawRules();         // draw_rulings.cc
+absl::Span<const CommandRule> ClockRules();        // clock_rulings.cc
+absl::Span<const CommandRule> ResultRules();       // result_rulings.cc
+absl::Span<const CommandRule> ArbiterRules();      // arbiter_rulings.cc
+absl::Span<const CommandRule> AdjournmentRules();  // adjournment.cc
+
 // --- Shared by every family (rulings.cc)
 
 v1::ArbitrationEvent ClockStopped();
@@ -86,36 +102,18 @@ absl::Status CheckReason(const Command& c, bool required);
 absl::Status RequireReason(const Command& c);   // CheckReason(c, true)
 absl::Status OptionalReason(const Command& c);  // CheckReason(c, false)
 
-// --- Moves, the board, Article 7 (move_rulings.cc)
+// --- What one family asks of another
 
-// Plays `move` for `side` at the plan's instant: the press (6.8a) unless the move ends the game.
+// Plays `move` for `side` at the plan's instant: the press (6.8a) unless the move ends the game
+// (move_rulings.cc).
 absl::Status AddMove(Plan& plan, chess::Color side, chess::Move move, bool offer_draw,
                      std::int64_t lag_ms, const v1::Actor& actor, Analyst& analyst);
-// 4.3-4.5 on the opponent's touches, at his request (B5a).
+// 4.3-4.5 on the opponent's touches, at his request (B5a) (move_rulings.cc).
 absl::Status DecideTouchMoveClaim(Plan& plan, const Command& c, v1::ClaimRuling* ruling);
-absl::Status ValidateMove(const Command& c);
-absl::Status DecideMove(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status ValidateBoardFeed(const Command& c);
-absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst,
-                             v1::ClaimRuling* ruling);
-absl::Status ValidateReportIllegalMove(const Command& c);
-absl::Status DecideReportIllegalMoveCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                            v1::ClaimRuling* ruling);
-absl::Status ValidateCompleteIllegalMove(const Command& c);
-absl::Status DecideCompleteIllegalMoveCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                              v1::ClaimRuling* ruling);
-absl::Status ValidateClaimIllegalMove(const Command& c);
-absl::Status DecideClaimIllegalMove(Plan& plan, const Command& c, Analyst& analyst,
-                                    v1::ClaimRuling* ruling);
-absl::Status ValidateRuleIrregularity(const Command& c);
-absl::Status DecideRuleIrregularity(Plan& plan, const Command& c, Analyst& analyst,
-                                    v1::ClaimRuling* ruling);
-
-// --- Offers, claims, rulings (draw_rulings.cc)
 
 // What the event's regulations forbid of an offer (no offers before move N; a limit per player).
 // `moves_made`: the offerer's completed moves, counting a move made with the offer. nullopt:
-// allowed.
+// allowed (draw_rulings.cc).
 struct OfferForbidden {
   base::ErrorSpec error;         // the code an offer without a move is refused with
   absl::string_view regulation;  // the regulation's field, recorded with a refused offer
@@ -124,18 +122,9 @@ struct OfferForbidden {
 std::optional<OfferForbidden> ForbiddenOffer(const GameState& s, chess::Color side, int moves_made);
 // 9.1a: an offer made with a move that the regulations forbid: refused, the move stands.
 v1::ArbitrationEvent OfferRefused(chess::Color side, const OfferForbidden& why);
-absl::Status DecideOfferDraw(Plan& plan, const Command& c, Analyst& analyst,
-                             v1::ClaimRuling* ruling);
-absl::Status DecideAnswerDraw(Plan& plan, const Command& c, Analyst& analyst,
-                              v1::ClaimRuling* ruling);  // accept or decline
-absl::Status ValidateClaim(const Command& c);
-absl::Status DecideClaim(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status ValidateRule(const Command& c);
-absl::Status DecideRule(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
 
-// --- Time (clock_rulings.cc)
-
-// 6.10 / C3 / B7 / 1997 C4: what a fallen flag of `loser` decides in the current position.
+// 6.10 / C3 / B7 / 1997 C4: what a fallen flag of `loser` decides in the current position
+// (clock_rulings.cc).
 struct FlagVerdict {
   laws::Outcome outcome;
   std::string proof;
@@ -148,48 +137,6 @@ absl::Status SettleInto(Plan& plan, std::int64_t now_ms, Analyst& analyst);
 // B7: a win on time claimed by the player whose flag is up.
 absl::Status DecideTimeClaim(Plan& plan, const Command& c, chess::Color side, Analyst& analyst,
                              v1::ClaimRuling* ruling);
-absl::Status DecidePause(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status DecideResume(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status ValidateAdjustTime(const Command& c);
-absl::Status DecideAdjustTime(Plan& plan, const Command& c, Analyst& analyst,
-                              v1::ClaimRuling* ruling);
-absl::Status ValidateSetClocks(const Command& c);
-absl::Status DecideSetClocks(Plan& plan, const Command& c, Analyst& analyst,
-                             v1::ClaimRuling* ruling);
-
-// --- Start, arrival, results (result_rulings.cc)
-
-absl::Status ValidateStart(const Command& c);
-absl::Status DecideStart(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status DecideArrive(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status DecideResign(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status DecideConfirm(Plan& plan, const Command& c, Analyst& analyst, v1::ClaimRuling* ruling);
-absl::Status ValidateSetResult(const Command& c);
-absl::Status DecideSetResult(Plan& plan, const Command& c, Analyst& analyst,
-                             v1::ClaimRuling* ruling);
-
-// --- The arbiter's acts on a stopped clock and his powers (arbiter_rulings.cc)
-
-absl::Status ValidateStopClocks(const Command& c);
-absl::Status DecideStopClocksCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                     v1::ClaimRuling* ruling);
-absl::Status ValidateRuleStop(const Command& c);
-absl::Status DecideRuleStopCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                   v1::ClaimRuling* ruling);
-absl::Status ValidateUsePower(const Command& c);
-absl::Status DecideUsePower(Plan& plan, const Command& c, Analyst& analyst,
-                            v1::ClaimRuling* ruling);
-
-// --- Appendix A (adjournment.cc)
-
-absl::Status DecideSealMoveCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                   v1::ClaimRuling* ruling);
-absl::Status DecideAdjournCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                  v1::ClaimRuling* ruling);
-absl::Status DecideResumeAdjournedCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                          v1::ClaimRuling* ruling);
-absl::Status DecideEnvelopeLostCommand(Plan& plan, const Command& c, Analyst& analyst,
-                                       v1::ClaimRuling* ruling);
 
 }  // namespace arbitration
 

@@ -16,6 +16,8 @@ using chess::Color;
 using laws::Outcome;
 using laws::Termination;
 
+namespace {
+
 absl::Status ValidateStart(const Command& c) {
   if (c.absent.size() > 2) return Error(kErrBadArgument, "start: at most two absent players");
   return absl::OkStatus();
@@ -91,6 +93,19 @@ absl::Status DecideSetResult(Plan& plan, const Command& c, Analyst& /*analyst*/,
   laws::ToProto(c.outcome, e.mutable_result_set()->mutable_outcome());
   e.mutable_result_set()->set_reason(c.reason);
   return plan.Add(std::move(e), now, c.actor);
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> ResultRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kStart, "start", ValidateStart, DecideStart},
+      {CommandKind::kArrive, "arrive", RequireSide, DecideArrive},
+      {CommandKind::kResign, "resign", RequireSide, DecideResign},
+      {CommandKind::kConfirm, "confirm", RequireSide, DecideConfirm},
+      {CommandKind::kSetResult, "set_result", ValidateSetResult, DecideSetResult},
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

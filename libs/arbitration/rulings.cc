@@ -1,6 +1,8 @@
 #include "libs/arbitration/rulings.h"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <iterator>
 #include <utility>
 
@@ -17,61 +19,28 @@ namespace {
 
 using chess::Color;
 
-// One row per command kind, in the enum's order: its name (CommandKindName, the JSON and the
-// fingerprint's word), what makes it malformed, and its family's decider (plan.h).
-struct CommandRule {
-  CommandKind kind;
-  absl::string_view name;
-  Validator validate;
-  Decider decide;
-};
-constexpr CommandRule kRules[] = {
-    {CommandKind::kStart, "start", ValidateStart, DecideStart},
-    {CommandKind::kArrive, "arrive", RequireSide, DecideArrive},
-    {CommandKind::kMove, "move", ValidateMove, DecideMove},
-    {CommandKind::kResign, "resign", RequireSide, DecideResign},
-    {CommandKind::kOfferDraw, "offer_draw", RequireSide, DecideOfferDraw},
-    {CommandKind::kAcceptDraw, "accept_draw", RequireSide, DecideAnswerDraw},
-    {CommandKind::kDeclineDraw, "decline_draw", RequireSide, DecideAnswerDraw},
-    {CommandKind::kClaim, "claim", ValidateClaim, DecideClaim},
-    {CommandKind::kRule, "rule", ValidateRule, DecideRule},
-    {CommandKind::kConfirm, "confirm", RequireSide, DecideConfirm},
-    {CommandKind::kSetResult, "set_result", ValidateSetResult, DecideSetResult},
-    {CommandKind::kPause, "pause", RequireReason, DecidePause},  // 6.13a: why
-    {CommandKind::kResume, "resume", OptionalReason, DecideResume},
-    {CommandKind::kAdjustTime, "adjust_time", ValidateAdjustTime, DecideAdjustTime},
-    {CommandKind::kSetClocks, "set_clocks", ValidateSetClocks, DecideSetClocks},
-    {CommandKind::kSealMove, "seal_move", RequireSide, DecideSealMoveCommand},  // A1
-    {CommandKind::kAdjourn, "adjourn", OptionalReason, DecideAdjournCommand},
-    {CommandKind::kResumeAdjourned, "resume_adjourned", OptionalReason,
-     DecideResumeAdjournedCommand},
-    {CommandKind::kReportEnvelopeLost, "report_envelope_lost", RequireReason,  // A11
-     DecideEnvelopeLostCommand},
-    {CommandKind::kBoardFeed, "board_feed", ValidateBoardFeed, DecideBoardFeed},
-    {CommandKind::kReportIllegalMove, "report_illegal_move", ValidateReportIllegalMove,
-     DecideReportIllegalMoveCommand},
-    {CommandKind::kCompleteIllegalMove, "complete_illegal_move", ValidateCompleteIllegalMove,
-     DecideCompleteIllegalMoveCommand},
-    {CommandKind::kRuleIrregularity, "rule_irregularity", ValidateRuleIrregularity,
-     DecideRuleIrregularity},
-    {CommandKind::kStopClocks, "stop_clocks", ValidateStopClocks, DecideStopClocksCommand},
-    {CommandKind::kRuleStop, "rule_stop", ValidateRuleStop, DecideRuleStopCommand},
-    {CommandKind::kUsePower, "use_power", ValidateUsePower, DecideUsePower},
-    {CommandKind::kClaimIllegalMove, "claim_illegal_move", ValidateClaimIllegalMove,
-     DecideClaimIllegalMove},
-};
+constexpr std::size_t kKinds = static_cast<std::size_t>(kLastCommandKind) + 1;
 
-constexpr bool RowsInEnumOrder() {
-  for (std::size_t i = 0; i < std::size(kRules); ++i) {
-    if (static_cast<std::size_t>(kRules[i].kind) != i) return false;
-  }
-  return std::size(kRules) == static_cast<std::size_t>(kLastCommandKind) + 1;
+// Every family's rows by kind, gathered once (a kind without a row is refused as unknown;
+// command_table_test checks that there is none).
+const std::array<const CommandRule*, kKinds>& Rows() {
+  static const std::array<const CommandRule*, kKinds>* const rows = [] {
+    auto* by_kind = new std::array<const CommandRule*, kKinds>{};
+    for (absl::Span<const CommandRule> (*family)() :
+         {MoveRules, DrawRules, ClockRules, ResultRules, ArbiterRules, AdjournmentRules}) {
+      for (const CommandRule& row : family()) {
+        const auto i = static_cast<std::size_t>(row.kind);
+        if (i < kKinds && (*by_kind)[i] == nullptr) (*by_kind)[i] = &row;
+      }
+    }
+    return by_kind;
+  }();
+  return *rows;
 }
-static_assert(RowsInEnumOrder(), "kRules: one row per CommandKind, in the enum's order");
 
 const CommandRule* RuleOf(CommandKind kind) {
   const auto i = static_cast<std::size_t>(kind);
-  return i < std::size(kRules) ? &kRules[i] : nullptr;
+  return i < kKinds ? Rows()[i] : nullptr;
 }
 
 }  // namespace
