@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/events.h"
+#include "libs/arbitration/plan.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
@@ -397,6 +398,43 @@ std::optional<std::int64_t> EnvelopeClosesAt(const GameState& s) {
 
 absl::Status CloseEnvelopeAt(const GameState& s, std::int64_t at_ms, const AddEvent& add) {
   return add(Envelope(s, at_ms, false), at_ms, ServerActor());
+}
+
+namespace {
+
+// The commands of Appendix A as rows of the rulings' table (plan.h).
+absl::Status DecideSealMoveCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
+                                   v1::ClaimRuling* /*ruling*/) {
+  return DecideSealMove(plan.state, c, plan.now_ms, plan.Adder());
+}
+
+absl::Status DecideAdjournCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
+                                  v1::ClaimRuling* /*ruling*/) {
+  return DecideAdjourn(plan.state, c, plan.now_ms, plan.Adder());
+}
+
+absl::Status DecideResumeAdjournedCommand(Plan& plan, const Command& c, Analyst& analyst,
+                                          v1::ClaimRuling* /*ruling*/) {
+  return DecideResumeAdjourned(plan.state, c, plan.now_ms, plan.Adder(), analyst);
+}
+
+absl::Status DecideEnvelopeLostCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
+                                       v1::ClaimRuling* /*ruling*/) {
+  return DecideEnvelopeLost(plan.state, c, plan.now_ms, plan.Adder());
+}
+
+}  // namespace
+
+absl::Span<const CommandRule> AdjournmentRules() {
+  static constexpr CommandRule kRows[] = {
+      {CommandKind::kSealMove, "seal_move", RequireSide, DecideSealMoveCommand},  // A1
+      {CommandKind::kAdjourn, "adjourn", OptionalReason, DecideAdjournCommand},
+      {CommandKind::kResumeAdjourned, "resume_adjourned", OptionalReason,
+       DecideResumeAdjournedCommand},
+      {CommandKind::kReportEnvelopeLost, "report_envelope_lost", RequireReason,
+       DecideEnvelopeLostCommand},  // A11
+  };
+  return kRows;
 }
 
 }  // namespace arbitration

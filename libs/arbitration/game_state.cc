@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/apply_log.h"
 #include "libs/arbitration/errors.h"
 #include "libs/base/bounds.h"
 #include "libs/base/enum_table.h"
@@ -20,19 +21,6 @@ namespace arbitration {
 namespace {
 
 using chess::Color;
-
-absl::Status Corrupt(absl::string_view what) {
-  return Error(kErrCorruptLog, absl::StrCat("the game's log does not apply: ", what));
-}
-
-std::optional<Color> SideOf(v1::Color color) { return laws::ColorOf(color); }
-
-// The clock's reason for a recorded adjustment, by the article the ruling cited.
-chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
-  if (article == "9.5.2") return chessclock::AdjustReason::kIncorrectClaim;  // 2023's numbering
-  absl::StatusOr<chessclock::AdjustReason> reason = chessclock::ParseAdjustReason(article);
-  return reason.ok() ? *reason : chessclock::AdjustReason::kArbiter;
-}
 
 laws::Regulations RegulationsOf(const v1::Regulations& r) {
   laws::Regulations out;
@@ -146,7 +134,7 @@ std::vector<v1::ArbitrationEvent> GameState::events() const {
 }
 
 absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created) {
-  if (!created.has_created()) return Corrupt("the first event is not the creation");
+  if (!created.has_created()) return CorruptLog("the first event is not the creation");
   const v1::GameCreated& c = created.created();
   ASSIGN_OR_RETURN(laws::Edition edition, laws::EditionOf(c.ruleset().edition()));
   ASSIGN_OR_RETURN(chessclock::TimeControl tc, ParseAnyTimeControl(c.time_control()));
@@ -182,13 +170,13 @@ namespace {
 
 template <typename Events>
 absl::StatusOr<GameState> ReplayEvents(const Events& events) {
-  if (events.empty()) return Corrupt("the log is empty");
+  if (events.empty()) return CorruptLog("the log is empty");
   ASSIGN_OR_RETURN(GameState state, GameState::Create(*events.begin()));
   int i = 0;
   for (const v1::ArbitrationEvent& e : events) {
     if (i++ == 0) continue;
     absl::Status applied = state.Apply(e);
-    if (!applied.ok()) return Corrupt(absl::StrCat("event ", i, ": ", applied.message()));
+    if (!applied.ok()) return CorruptLog(absl::StrCat("event ", i, ": ", applied.message()));
   }
   return state;
 }
@@ -231,9 +219,9 @@ void GameState::StopClock(std::int64_t at_ms) {
 }
 
 absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
-  if (event.has_created()) return Corrupt("a second creation");
+  if (event.has_created()) return CorruptLog("a second creation");
   if (event.at_ms() < last_event_ms_) {
-    return Corrupt(
+    return CorruptLog(
         absl::StrCat("event at ", event.at_ms(), " ms before the last at ", last_event_ms_, " ms"));
   }
   // In place: copying the state first (so that a failure left it unchanged) cost a copy of the
@@ -246,15 +234,72 @@ absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
 }
 
 absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
+  switch (event.kind_case()) {
+    case v1::ArbitrationEvent::kStarted:
+    case v1::ArbitrationEvent::kArrived:
+    case v1::ArbitrationEvent::kMove:
+      return ApplyPlay(event);
+    case v1::ArbitrationEvent::kDrawOffered:
+    case v1::ArbitrationEvent::kDrawAnswered:
+    case v1::ArbitrationEvent::kDrawOfferRefused:
+    case v1::ArbitrationEvent::kClaim:
+    case v1::ArbitrationEvent::kRuled:
+      return ApplyDrawOrClaim(event);  // draw_state.cc
+    case v1::ArbitrationEvent::kFlag:
+    case v1::ArbitrationEvent::kAdjusted:
+    case v1::ArbitrationEvent::kClockStopped:
+    case v1::ArbitrationEvent::kClockRestarted:
+    case v1::ArbitrationEvent::kPaused:
+    case v1::ArbitrationEvent::kClocksSet:
+    case v1::ArbitrationEvent::kResumed:
+      return ApplyTime(event);  // clock_state.cc
+    case v1::ArbitrationEvent::kResigned:
+    case v1::ArbitrationEvent::kEnded:
+    case v1::ArbitrationEvent::kConfirmed:
+    case v1::ArbitrationEvent::kResultSet:
+      return ApplyResult(event);
+    case v1::ArbitrationEvent::kIllegalMoveReported:
+    case v1::ArbitrationEvent::kIllegalMoveCompleted:
+    case v1::ArbitrationEvent::kPositionRestored:
+    case v1::ArbitrationEvent::kIrregularityRuled:
+    case v1::ArbitrationEvent::kPlayerStoppedClocks:
+    case v1::ArbitrationEvent::kStopRuled:
+    case v1::ArbitrationEvent::kPowerUsed:
+      return ApplyIrregularity(event);  // irregularities_state.cc
+    case v1::ArbitrationEvent::kMoveSealed:
+    case v1::ArbitrationEvent::kSealCalled:
+    case v1::ArbitrationEvent::kAdjourned:
+    case v1::ArbitrationEvent::kAdjournedResumed:
+    case v1::ArbitrationEvent::kEnvelopeLost:
+      return ApplyAdjournment(event);  // adjournment_state.cc
+    // Article 4 on an electronic board (touch_move.h); a touch-move violation pauses with its own
+    // GamePaused event.
+    case v1::ArbitrationEvent::kPieceTouched:
+    case v1::ArbitrationEvent::kPieceReleased:
+    case v1::ArbitrationEvent::kAdjustAnnounced:
+    case v1::ArbitrationEvent::kBoardIrregularity:
+    case v1::ArbitrationEvent::kBoardResultSignal:
+    case v1::ArbitrationEvent::kTouchMoveRuled:
+    case v1::ArbitrationEvent::kBoardFrame:
+      return touches_.Apply(event, to_move());
+    case v1::ArbitrationEvent::kCreated:
+    case v1::ArbitrationEvent::KIND_NOT_SET:
+      break;
+  }
+  return CorruptLog("an event of no known kind");
+}
+
+// The start and arrivals (6.5-6.7) and the moves (with 9.1, 6.8a and Appendix A9).
+absl::Status GameState::ApplyPlay(const v1::ArbitrationEvent& event) {
   const std::int64_t at = event.at_ms();
   switch (event.kind_case()) {
     case v1::ArbitrationEvent::kStarted: {
-      if (status_ != GameStatus::kCreated) return Corrupt("started twice");
+      if (status_ != GameStatus::kCreated) return CorruptLog("started twice");
       bool white_present = true;
       bool black_present = true;
       for (int c : event.started().absent()) {
         std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
-        if (!side) return Corrupt("an absent side without a colour");
+        if (!side) return CorruptLog("an absent side without a colour");
         (*side == Color::kWhite ? white_present : black_present) = false;
       }
       // The clock starts from the position's side to move (a FEN may give Black the move).
@@ -265,7 +310,7 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
                                     .to_move = Color::kBlack},
                                    at));
       }
-      // 6.7: counted from the scheduled start (issue 14.5), or from the start when none was set.
+      // 6.7: counted from the scheduled start, or from the start when none was set.
       const std::int64_t scheduled =
           created_->scheduled_start_ms() > 0 ? created_->scheduled_start_ms() : at;
       default_deadline_ms_ = scheduled + laws::DefaultTimeMs(ruleset_);
@@ -275,7 +320,7 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     }
     case v1::ArbitrationEvent::kArrived: {
       std::optional<Color> side = SideOf(event.arrived().side());
-      if (!side) return Corrupt("an arrival without a colour");
+      if (!side) return CorruptLog("an arrival without a colour");
       // Appendix A9, A10: absent at the resumption of an adjourned game (the clock knew him).
       if (adjournment_.absent[chess::Index(*side)]) {
         adjournment_.absent[chess::Index(*side)] = false;
@@ -286,8 +331,8 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kMove: {
       const v1::MoveMade& m = event.move();
       std::optional<Color> side = SideOf(m.side());
-      if (!side || *side != to_move()) return Corrupt("a move by the side not to move");
-      if (unplayable_) return Corrupt("a move after an illegal move that left no position");
+      if (!side || *side != to_move()) return CorruptLog("a move by the side not to move");
+      if (unplayable_) return CorruptLog("a move after an illegal move that left no position");
       ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game_.position(), m.uci()));
       touches_.OnMove(game_.position(), move);  // 4.3: the turn's touches end with its move
       RETURN_IF_ERROR(game_.Play(move));
@@ -321,107 +366,17 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       }
       return absl::OkStatus();
     }
-    case v1::ArbitrationEvent::kDrawOffered: {
-      std::optional<Color> side = SideOf(event.draw_offered().side());
-      if (!side) return Corrupt("an offer without a colour");
-      draw_offer_ = *side;
-      ++offers_[chess::Index(*side)];
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kDrawAnswered:
-      draw_offer_.reset();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kDrawOfferRefused:
-      return absl::OkStatus();  // 9.1a: the record of a refused offer; nothing is pending
+    default:
+      break;
+  }
+  return CorruptLog("an event of no known kind");
+}
+
+// Resignation (5.1b), the end of the game, the players' confirmation (8.7), the arbiter's result.
+absl::Status GameState::ApplyResult(const v1::ArbitrationEvent& event) {
+  const std::int64_t at = event.at_ms();
+  switch (event.kind_case()) {
     case v1::ArbitrationEvent::kResigned:
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kClaim: {
-      const v1::ClaimMade& c = event.claim();
-      std::optional<Color> side = SideOf(c.side());
-      if (!side) return Corrupt("a claim without a colour");
-      if (c.ruling() == v1::CLAIM_RULING_PENDING) {
-        pending_claim_ = c;
-        status_ = GameStatus::kAwaitingRuling;
-      }
-      // 10.2b in rapid (B6, B7): the flag counts once the claim is correct; in a postponed game
-      // the arbiter then fixes the result, in every speed.
-      if (c.kind() == v1::CLAIM_KIND_TIME && c.ruling() == v1::CLAIM_RULING_CORRECT &&
-          claim_postponed_ && status_ == GameStatus::kOngoing) {
-        StopClock(at);
-        awaiting_after_flag_ = true;
-        after_flag_loser_ = ~*side;
-        status_ = GameStatus::kAwaitingRuling;
-      }
-      // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer (a claim of an illegal move,
-      // 7.4a, does not). 9.1a: an offer pending already stands until it is accepted, rejected
-      // orally or by touching a piece, or the game ends: a claim by the player who received it is
-      // none of these, so it is kept (and he may still accept it).
-      if (c.kind() != v1::CLAIM_KIND_TIME && c.ruling() != v1::CLAIM_RULING_CORRECT &&
-          c.kind() != v1::CLAIM_KIND_UNSPECIFIED && c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE &&
-          !draw_offer_) {
-        draw_offer_ = *side;
-      }
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kRuled: {
-      if (!pending_claim_ && !awaiting_after_flag_) return Corrupt("a ruling without a claim");
-      if (event.ruled().decision() == v1::RULING_DECISION_POSTPONE) claim_postponed_ = true;
-      pending_claim_.reset();
-      awaiting_after_flag_ = false;
-      if (status_ == GameStatus::kAwaitingRuling) status_ = GameStatus::kOngoing;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kFlag: {
-      std::optional<Color> side = SideOf(event.flag().side());
-      if (!side) return Corrupt("a flag without a colour");
-      flags_.push_back(event.flag());
-      // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
-      if (event.flag().counts() && claim_postponed_ && status_ == GameStatus::kOngoing) {
-        StopClock(at);
-        awaiting_after_flag_ = true;
-        after_flag_loser_ = *side;
-        status_ = GameStatus::kAwaitingRuling;
-      }
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kAdjusted: {
-      const v1::TimeAdjusted& a = event.adjusted();
-      std::optional<Color> side = SideOf(a.side());
-      if (!side) return Corrupt("an adjustment without a colour");
-      return clock_.Adjust(*side, a.delta_ms(), AdjustReasonFor(a.article()), at);
-    }
-    case v1::ArbitrationEvent::kClockStopped:
-      StopClock(at);
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kClockRestarted:
-      if (clock_.status() == chessclock::ClockStatus::kPaused) {
-        RETURN_IF_ERROR(clock_.Resume(at));
-        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      }
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kPaused:
-      if (status_ != GameStatus::kOngoing || paused_) return Corrupt("a pause out of play");
-      StopClock(at);
-      paused_ = true;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kClocksSet: {
-      const v1::ClocksSet& c = event.clocks_set();
-      chessclock::ClockSetting setting;
-      setting.white_ms = c.white_ms();
-      setting.black_ms = c.black_ms();
-      if (c.has_white_moves()) setting.white_moves = c.white_moves();
-      if (c.has_black_moves()) setting.black_moves = c.black_moves();
-      RETURN_IF_ERROR(clock_.Set(setting, at));
-      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kResumed:
-      if (!paused_) return Corrupt("a resumption without a pause");
-      paused_ = false;
-      if (clock_.status() == chessclock::ClockStatus::kPaused) {
-        RETURN_IF_ERROR(clock_.Resume(at));
-        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      }
       return absl::OkStatus();
     case v1::ArbitrationEvent::kEnded: {
       paused_ = false;
@@ -438,7 +393,7 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
     }
     case v1::ArbitrationEvent::kConfirmed: {
       std::optional<Color> side = SideOf(event.confirmed().side());
-      if (!side) return Corrupt("a confirmation without a colour");
+      if (!side) return CorruptLog("a confirmation without a colour");
       confirmed_[chess::Index(*side)] = true;
       return absl::OkStatus();
     }
@@ -453,120 +408,10 @@ absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
       awaiting_after_flag_ = false;
       return absl::OkStatus();
     }
-    case v1::ArbitrationEvent::kIllegalMoveReported:
-    case v1::ArbitrationEvent::kIllegalMoveCompleted:
-    case v1::ArbitrationEvent::kPositionRestored:
-    case v1::ArbitrationEvent::kIrregularityRuled:
-    case v1::ArbitrationEvent::kPlayerStoppedClocks:
-    case v1::ArbitrationEvent::kStopRuled:
-    case v1::ArbitrationEvent::kPowerUsed:
-      return ApplyIrregularity(event);
-    case v1::ArbitrationEvent::kMoveSealed: {
-      // Appendix A1 (and A9c: the reply in a second envelope).
-      const v1::MoveSealed& ms = event.move_sealed();
-      std::optional<Color> side = SideOf(ms.side());
-      if (!side || *side != to_move()) return Corrupt("a move sealed by the side not to move");
-      if (status_ != GameStatus::kOngoing) return Corrupt("a move sealed out of play");
-      if (!ms.wrapped_key().empty() && adjournment_.wrapped_key.empty()) {
-        adjournment_.wrapped_key = ms.wrapped_key();
-        adjournment_.key_id = ms.key_id();
-      }
-      adjournment_.sealed = ms;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kSealCalled:
-      adjournment_.seal_called = true;  // A1a
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kAdjourned: {
-      // A1: the envelope closed; the sealer stops his clock. The sealed move completes his move
-      // on the clock (6.8a: the counter, the period's time), so that at the resumption the
-      // replier's clock is the one that runs (A9).
-      const v1::GameAdjourned& a = event.adjourned();
-      std::optional<Color> sealer = SideOf(a.sealer());
-      if (!sealer || !adjournment_.sealed || *sealer != to_move()) {
-        return Corrupt("an envelope closed without a sealed move");
-      }
-      if (clock_.status() != chessclock::ClockStatus::kRunning) {
-        return Corrupt("an envelope closed while the clocks are stopped");
-      }
-      RETURN_IF_ERROR(clock_.Press(*sealer, at));
-      adjournment_.envelope = a;
-      adjournment_.seal_called = false;
-      if (a.reply()) {
-        // A9c: the replier's second envelope; the sealer's clock runs until he arrives.
-        turn_start_remaining_ms_ = clock_.RemainingMs(~*sealer, at);
-        return absl::OkStatus();
-      }
-      StopClock(at);
-      adjournment_.session = a.session();
-      status_ = GameStatus::kAdjourned;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kAdjournedResumed: {
-      // A5: the position before the sealed move stands and the clocks show the recorded times.
-      const v1::AdjournedGameResumed& r = event.adjourned_resumed();
-      if (status_ != GameStatus::kAdjourned) return Corrupt("a resumption of no adjourned game");
-      if (r.session() < 0 || r.session() >= created_->sessions_size()) {
-        return Corrupt("a resumption in no session");
-      }
-      adjournment_.session = r.session();
-      adjournment_.absent = {};
-      for (int c : r.absent()) {
-        std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
-        if (!side) return Corrupt("an absent side without a colour");
-        adjournment_.absent[chess::Index(*side)] = true;
-      }
-      RETURN_IF_ERROR(clock_.Resume(at));
-      if (std::optional<Color> running = clock_.running()) {
-        turn_start_remaining_ms_ = clock_.RemainingMs(*running, at);
-      }
-      // A10: the default time counts from the session's scheduled start.
-      default_deadline_ms_ =
-          created_->sessions(r.session()).start_ms() + laws::DefaultTimeMs(ruleset_);
-      status_ = GameStatus::kOngoing;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kEnvelopeLost: {
-      // A11a: the game resumes from the recorded position and times and the sealer makes his
-      // "sealed" move on the board: the press of the closing is undone. A11b: GameEnded follows.
-      // Also after the resumption while the envelope waits (A9b, A9c): the clocks go back to the
-      // envelope's recorded times and the sealer's runs.
-      if ((status_ != GameStatus::kAdjourned && status_ != GameStatus::kOngoing) ||
-          !adjournment_.envelope) {
-        return Corrupt("an envelope lost that was not closed");
-      }
-      if (!event.envelope_lost().position_unknown()) {
-        const v1::GameAdjourned& env = *adjournment_.envelope;
-        std::optional<Color> sealer = SideOf(env.sealer());
-        if (!sealer) return Corrupt("an envelope without its sealer");
-        chessclock::ClockSetting setting;
-        setting.white_ms = env.white_ms();
-        setting.black_ms = env.black_ms();
-        setting.to_move = *sealer;
-        const int moves = std::max(0, clock_.moves(*sealer) - 1);
-        (*sealer == Color::kWhite ? setting.white_moves : setting.black_moves) = moves;
-        RETURN_IF_ERROR(clock_.Set(setting, at));
-        turn_start_remaining_ms_ = clock_.RemainingMs(*sealer, at);
-      }
-      adjournment_.sealed.reset();
-      adjournment_.envelope.reset();
-      return absl::OkStatus();
-    }
-    // Article 4 on an electronic board (touch_move.h); a touch-move violation pauses with its own
-    // GamePaused event.
-    case v1::ArbitrationEvent::kPieceTouched:
-    case v1::ArbitrationEvent::kPieceReleased:
-    case v1::ArbitrationEvent::kAdjustAnnounced:
-    case v1::ArbitrationEvent::kBoardIrregularity:
-    case v1::ArbitrationEvent::kBoardResultSignal:
-    case v1::ArbitrationEvent::kTouchMoveRuled:
-    case v1::ArbitrationEvent::kBoardFrame:
-      return touches_.Apply(event, to_move());
-    case v1::ArbitrationEvent::kCreated:
-    case v1::ArbitrationEvent::KIND_NOT_SET:
+    default:
       break;
   }
-  return Corrupt("an event of no known kind");
+  return CorruptLog("an event of no known kind");
 }
 
 absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& request,

@@ -187,8 +187,19 @@ class GameState {
  private:
   GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
             chessclock::Clock clock);
+  // Apply's dispatch to the family of the event, each in its own file.
   absl::Status ApplyKind(const v1::ArbitrationEvent& event);
-  // Events 30-39 (issue 13: Article 7, 6.13b, 12, 13.4), in irregularities_state.cc.
+  // The start, arrivals and moves (game_state.cc).
+  absl::Status ApplyPlay(const v1::ArbitrationEvent& event);
+  // Resignation, the end, confirmations and the arbiter's result (game_state.cc).
+  absl::Status ApplyResult(const v1::ArbitrationEvent& event);
+  // Offers, claims and rulings (draw_state.cc).
+  absl::Status ApplyDrawOrClaim(const v1::ArbitrationEvent& event);
+  // Flags, adjustments, the clocks stopped, restarted and set (clock_state.cc).
+  absl::Status ApplyTime(const v1::ArbitrationEvent& event);
+  // Appendix A (adjournment_state.cc).
+  absl::Status ApplyAdjournment(const v1::ArbitrationEvent& event);
+  // Article 7, 6.13b, 12, 13.4 (irregularities_state.cc).
   absl::Status ApplyIrregularity(const v1::ArbitrationEvent& event);
   // Takes back the standing plies from `ply` on (7.3-7.5) and corrects the clock's side to move
   // and move counters (6.14).

@@ -1,9 +1,10 @@
-// GameState's part of issue 13: how the events of Article 7 (irregularities), 6.13b (a player
+// How the events of Article 7 (irregularities), 6.13b (a player
 // stops the clocks) and the arbiter's powers (12.4, 12.7, 12.8, 13.4) change a game's state. Apply
 // stays mechanical: the rulings (irregularities.cc) decided everything the events carry.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "libs/arbitration/apply_log.h"
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/base/error.h"
@@ -16,10 +17,6 @@ namespace arbitration {
 namespace {
 
 using chess::Color;
-
-absl::Status Corrupt(absl::string_view what) {
-  return Error(kErrCorruptLog, absl::StrCat("the game's log does not apply: ", what));
-}
 
 // The plies a restoration to `ply` keeps, from the standing `record`.
 void Truncate(GameState::Standing& record, std::size_t ply) {
@@ -66,7 +63,7 @@ absl::StatusOr<GameState::Standing> GameState::StandingRecord() const {
         const std::int64_t ply = e.has_illegal_move_reported() ? e.illegal_move_reported().ply()
                                                                : e.position_restored().ply();
         if (ply < 0 || ply >= static_cast<std::int64_t>(record.positions.size())) {
-          return Corrupt("a restoration beyond the record");
+          return CorruptLog("a restoration beyond the record");
         }
         Truncate(record, static_cast<std::size_t>(ply));
         break;
@@ -80,7 +77,7 @@ absl::StatusOr<GameState::Standing> GameState::StandingRecord() const {
 
 absl::Status GameState::RestoreTo(std::int64_t ply, std::int64_t at_ms) {
   if (ply < legal_base_ply_ || ply > standing_plies_) {
-    return Corrupt("a restoration before a standing illegal move or beyond the record");
+    return CorruptLog("a restoration before a standing illegal move or beyond the record");
   }
   const std::int64_t taken_back = standing_plies_ - ply;
   if (taken_back == 0) {
@@ -90,7 +87,7 @@ absl::Status GameState::RestoreTo(std::int64_t ply, std::int64_t at_ms) {
   }
   ASSIGN_OR_RETURN(Standing record, StandingRecord());
   if (static_cast<std::int64_t>(record.moves.size()) != standing_plies_) {
-    return Corrupt("the standing record disagrees with the state");
+    return CorruptLog("the standing record disagrees with the state");
   }
   // The moves taken back, per side (6.14: the clock's move counters are corrected).
   std::array<int, 2> back{};
@@ -136,7 +133,7 @@ absl::Status GameState::Owe(const v1::IllegalMoveReported& r) {
        {std::pair{&r.must_move(), &must_move_}, std::pair{&r.must_capture(), &must_capture_}}) {
     if (text->empty()) continue;
     std::optional<chess::Square> sq = chess::ParseSquare(*text);
-    if (!sq) return Corrupt("a touched piece on no square");
+    if (!sq) return CorruptLog("a touched piece on no square");
     *slot = *sq;
   }
   return absl::OkStatus();
@@ -148,12 +145,12 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kIllegalMoveReported: {
       const v1::IllegalMoveReported& r = event.illegal_move_reported();
       std::optional<Color> side = laws::ColorOf(r.side());
-      if (!side) return Corrupt("an illegal move without a colour");
+      if (!side) return CorruptLog("an illegal move without a colour");
       // The arbiter corrects a C3 move that left no position (counted when it was made).
       const bool correction = unplayable_;
       unplayable_ = false;
       RETURN_IF_ERROR(RestoreTo(r.ply(), at));
-      if (to_move() != *side) return Corrupt("an illegal move by the side not to move");
+      if (to_move() != *side) return CorruptLog("an illegal move by the side not to move");
       if (correction && !ledger_.empty()) {
         // The press of C3 is undone: the offender's clock runs again (6.14: his move counter).
         chessclock::ClockSetting setting;
@@ -184,7 +181,7 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
     case v1::ArbitrationEvent::kIllegalMoveCompleted: {
       const v1::IllegalMoveCompleted& c = event.illegal_move_completed();
       std::optional<Color> side = laws::ColorOf(c.side());
-      if (!side || *side != to_move()) return Corrupt("an illegal move by the side not to move");
+      if (!side || *side != to_move()) return CorruptLog("an illegal move by the side not to move");
       ++illegal_counts_[chess::Index(*side)];
       v1::IllegalMoveEntry entry;
       entry.set_side(c.side());
@@ -202,7 +199,7 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
         unplayable_ = true;
       } else {
         ASSIGN_OR_RETURN(chess::Position next, chess::ParseFen(c.fen()));
-        if (next.side_to_move() != ~*side) return Corrupt("the illegal move's position");
+        if (next.side_to_move() != ~*side) return CorruptLog("the illegal move's position");
         game_ = chess::Game(next);  // the game goes on from the position it arose in
         touches_.EndTurn();         // the offender's touches are not the claimant's (B5b)
         ++standing_plies_;
@@ -217,8 +214,8 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
       return absl::OkStatus();  // recorded; an annulment ends the game by its own event
     case v1::ArbitrationEvent::kPlayerStoppedClocks: {
       std::optional<Color> side = laws::ColorOf(event.player_stopped_clocks().side());
-      if (!side) return Corrupt("a stop without a colour");
-      if (status_ != GameStatus::kOngoing || paused_) return Corrupt("a stop out of play");
+      if (!side) return CorruptLog("a stop without a colour");
+      if (status_ != GameStatus::kOngoing || paused_) return CorruptLog("a stop out of play");
       // 6.13b/c: the clocks stand until the arbiter restarts them (ResumeGame).
       StopClock(at);
       paused_ = true;
@@ -226,7 +223,7 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
       return absl::OkStatus();
     }
     case v1::ArbitrationEvent::kStopRuled:
-      if (!stopped_by_) return Corrupt("a ruling on no stop");
+      if (!stopped_by_) return CorruptLog("a ruling on no stop");
       stopped_by_.reset();
       return absl::OkStatus();
     case v1::ArbitrationEvent::kPowerUsed: {
@@ -234,15 +231,15 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
       std::optional<Color> side = laws::ColorOf(p.side());
       switch (p.power()) {
         case v1::ARBITER_POWER_REDUCE_POINTS:  // 13.4e
-          if (!side) return Corrupt("13.4e without a colour");
+          if (!side) return CorruptLog("13.4e without a colour");
           points_delta_[chess::Index(*side)] -= p.points();
           break;
         case v1::ARBITER_POWER_INCREASE_POINTS:  // 13.4f
-          if (!side) return Corrupt("13.4f without a colour");
+          if (!side) return CorruptLog("13.4f without a colour");
           points_delta_[chess::Index(*side)] += p.points();
           break;
         case v1::ARBITER_POWER_PERSISTENT_REFUSAL:  // 12.7: the opponent's score, the arbiter's
-          if (!side) return Corrupt("12.7 without a colour");
+          if (!side) return CorruptLog("12.7 without a colour");
           points_set_[chess::Index(~*side)] = p.points();
           break;
         default:
@@ -253,7 +250,7 @@ absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
     default:
       break;
   }
-  return Corrupt("an event of no known kind");
+  return CorruptLog("an event of no known kind");
 }
 
 std::pair<double, double> GameState::Points() const {

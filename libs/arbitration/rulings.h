@@ -64,6 +64,9 @@ enum class CommandKind : std::uint8_t {
   // the arbiter rules (kRule: uphold or reject).
   kClaimIllegalMove,
 };
+// The last kind: a new kind goes before it or becomes it, with its row in rulings.cc's table (its
+// name, its check, its decider in its family's file; plan.h lists the families).
+inline constexpr CommandKind kLastCommandKind = CommandKind::kClaimIllegalMove;
 // "start", "arrive", "move", "resign", "offer_draw", "accept_draw", "decline_draw", "claim",
 // "rule", "confirm", "set_result", "pause", "resume", "adjust_time", "set_clocks", "seal_move",
 // "adjourn", "resume_adjourned", "report_envelope_lost", "board_feed", "report_illegal_move",
@@ -100,7 +103,7 @@ struct Command {
   bool position_unknown = false;  // kReportEnvelopeLost: A11b
   // kBoardFeed: the board's reports, in time order.
   std::vector<v1::BoardPlacement> feed;
-  IrregularArgs irregular;  // issue 13: Article 7, 6.13b/d, 12, 13.4
+  IrregularArgs irregular;  // Article 7, 6.13b/d, 12, 13.4
 };
 
 struct Decision {

@@ -1,5 +1,5 @@
 // `arbiterctl game simulate`: plays a game offline through the same rulings as the arbitration
-// service (libs/arbitration: NewGame, Decide, Settle), without a server. A contract (issue 12):
+// service (libs/arbitration: NewGame, Decide, Settle), without a server. A contract:
 // scripts outside the tree read its output, so fields and names do not change.
 //
 // In, one JSON object a line (blank lines are skipped):
@@ -22,7 +22,7 @@
 //                     intended move, 9.2a / 9.3a), "ground": "cannot_win" | "no_attempt" (D1)
 //     "ruling"        by the arbiter on a pending quickplay claim: "decision": "draw" |
 //                     "postpone" | "reject"; optional "add_time": true (10.2b), "reason"
-//   Issue 13 (irregularities, 6.13b/d, the arbiter's powers):
+//   Irregularities (Article 7), 6.13b/d, the arbiter's powers:
 //     "report_illegal"   7.4a, by the arbiter: "from", "to" (squares), optional "promotion",
 //                        "ply" (the plies before it; default now), "side" (the offender),
 //                        "white_ms" + "black_ms" (6.14), "reason", "position_unknown" (the
@@ -40,7 +40,7 @@
 //     "power"            by the arbiter: "power": "warning" | "loss" | "reduce_points" |
 //                        "increase_points" | "expulsion" | "persistent_refusal" | "both_refuse"
 //                        | "leave_permitted", "side", "points", "reason"
-//   Issue 13 (electronic boards and touch-move, Article 4):
+//   Electronic boards and touch-move (Article 4):
 //     "board"            one report of the electronic board (by the board relay, or "by":
 //                        "arbiter"): "placement" (FEN's first field, lifted pieces missing),
 //                        optional "pressed": true (the clock pressed after it: an illegal move

@@ -1,0 +1,89 @@
+// How the events of time change a game's state: a flag (6.9, B6, 10.2b), an adjustment, the
+// clocks stopped for a claim and restarted, the arbiter's interruption (6.13a) and the clocks set
+// (6.14). Apply stays mechanical: the rulings (clock_rulings.cc) decided what the events carry.
+#include <algorithm>
+
+#include "libs/arbitration/apply_log.h"
+#include "libs/arbitration/game_state.h"
+#include "libs/base/status_macros.h"
+#include "libs/clock/clock.h"
+#include "libs/laws/proto_convert.h"
+
+namespace arbitration {
+
+using chess::Color;
+
+namespace {
+
+// The clock's reason for a recorded adjustment, by the article the ruling cited.
+chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
+  if (article == "9.5.2") return chessclock::AdjustReason::kIncorrectClaim;  // 2023's numbering
+  absl::StatusOr<chessclock::AdjustReason> reason = chessclock::ParseAdjustReason(article);
+  return reason.ok() ? *reason : chessclock::AdjustReason::kArbiter;
+}
+
+}  // namespace
+
+// Flags, adjustments, the clocks stopped, restarted and set.
+absl::Status GameState::ApplyTime(const v1::ArbitrationEvent& event) {
+  const std::int64_t at = event.at_ms();
+  switch (event.kind_case()) {
+    case v1::ArbitrationEvent::kFlag: {
+      std::optional<Color> side = SideOf(event.flag().side());
+      if (!side) return CorruptLog("a flag without a colour");
+      flags_.push_back(event.flag());
+      // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
+      if (event.flag().counts() && claim_postponed_ && status_ == GameStatus::kOngoing) {
+        StopClock(at);
+        awaiting_after_flag_ = true;
+        after_flag_loser_ = *side;
+        status_ = GameStatus::kAwaitingRuling;
+      }
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kAdjusted: {
+      const v1::TimeAdjusted& a = event.adjusted();
+      std::optional<Color> side = SideOf(a.side());
+      if (!side) return CorruptLog("an adjustment without a colour");
+      return clock_.Adjust(*side, a.delta_ms(), AdjustReasonFor(a.article()), at);
+    }
+    case v1::ArbitrationEvent::kClockStopped:
+      StopClock(at);
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kClockRestarted:
+      if (clock_.status() == chessclock::ClockStatus::kPaused) {
+        RETURN_IF_ERROR(clock_.Resume(at));
+        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      }
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kPaused:
+      if (status_ != GameStatus::kOngoing || paused_) return CorruptLog("a pause out of play");
+      StopClock(at);
+      paused_ = true;
+      return absl::OkStatus();
+    case v1::ArbitrationEvent::kClocksSet: {
+      const v1::ClocksSet& c = event.clocks_set();
+      chessclock::ClockSetting setting;
+      setting.white_ms = c.white_ms();
+      setting.black_ms = c.black_ms();
+      if (c.has_white_moves()) setting.white_moves = c.white_moves();
+      if (c.has_black_moves()) setting.black_moves = c.black_moves();
+      RETURN_IF_ERROR(clock_.Set(setting, at));
+      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      return absl::OkStatus();
+    }
+    case v1::ArbitrationEvent::kResumed:
+      if (!paused_) return CorruptLog("a resumption without a pause");
+      paused_ = false;
+      if (clock_.status() == chessclock::ClockStatus::kPaused) {
+        RETURN_IF_ERROR(clock_.Resume(at));
+        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
+      }
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  return CorruptLog("an event of no known kind");
+}
+
+}  // namespace arbitration
