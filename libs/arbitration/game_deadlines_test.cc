@@ -28,7 +28,7 @@ v1::Actor Platform() {
 // One replica: its authority and the scheduler of its games' deadlines.
 struct Replica {
   Replica(store::GameStore* store, ledger::FakeTime* time, const std::string& owner)
-      : authority(store, [time] { return time->NowMs(); }, analyst, {.owner = owner}),
+      : authority(store, time, analyst, {.owner = owner}),
         deadlines(&authority, time, {.owner = owner, .sweep_grace = absl::ZeroDuration()}) {}
   LocalAnalyst analyst;
   GameAuthority authority;
