@@ -299,6 +299,14 @@ class Authority {
     for (Observer* o : observers_) o->OnConflict();
     cache_.Forget(game_id);
   }
+  // An append's status: false when it landed (or was replayed), true when it lost the
+  // compare-and-set (the observers told, the cached state dropped), else its error.
+  absl::StatusOr<bool> LostTheRace(absl::string_view game_id, const absl::Status& status) {
+    if (status.ok()) return false;
+    if (!internal::IsConflict(status)) return status;
+    NotifyConflict(game_id);
+    return true;
+  }
 
   store::GameStore* const store_;
   TimeSource* const time_;
@@ -383,15 +391,10 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Execute(absl::string_
           refused ? AppendSettled(game_id, before->version(), *after, decision.events, now)
                   : Append(game_id, before->version(), *after, decision.events, command_id,
                            options.fingerprint, now);
-      if (!result.ok()) {
-        if (internal::IsConflict(result.status())) {
-          // Another writer got there first: decide again on the store's state (with an expected
-          // version, that state answers: a conflict, or the retry's original result).
-          NotifyConflict(game_id);
-          continue;
-        }
-        return result.status();
-      }
+      // Another writer got there first: decide again on the store's state (with an expected
+      // version, that state answers: a conflict, or the retry's original result).
+      ASSIGN_OR_RETURN(const bool lost, LostTheRace(game_id, result.status()));
+      if (lost) continue;
       if (result->replayed) {
         if (refused) {
           cache_.Forget(game_id);
@@ -635,13 +638,8 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
     }
     absl::StatusOr<store::AppendResult> result =
         AppendSettled(game_id, before->version(), after, events, now);
-    if (!result.ok()) {
-      if (internal::IsConflict(result.status())) {
-        NotifyConflict(game_id);
-        continue;
-      }
-      return result.status();
-    }
+    ASSIGN_OR_RETURN(const bool lost, LostTheRace(game_id, result.status()));
+    if (lost) continue;
     if (result->replayed) {
       cache_.Forget(game_id);
       out.already_recorded = true;
