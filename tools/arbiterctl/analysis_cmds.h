@@ -29,6 +29,11 @@ std::string UnwinnableLine(const std::string& line);
 // Reads lines until EOF, answers each; returns 0.
 int RunUnwinnable(std::istream& in, std::ostream& out);
 
+// The flags of `dead` and of `advise`; main.cc refuses any other.
+inline constexpr const char* kDeadFlags[] = {"fen", "max-nodes"};
+inline constexpr const char* kAdviseFlags[] = {"fen",     "moves", "depth",   "nodes", "movetime",
+                                               "multipv", "last",  "timeout", "engine"};
+
 // `flags` are the command's --name value options (main.cc's Args::flags). Exit codes: 0 done,
 // 2 bad arguments (the error JSON is still printed on `out`, the message on `err`).
 int RunDead(const std::map<std::string, std::string>& flags, std::ostream& out, std::ostream& err);

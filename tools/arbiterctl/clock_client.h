@@ -39,6 +39,15 @@
 
 namespace arbiterctl {
 
+// Every flag a clock command reads (besides kConnectionFlags); any other is refused.
+// clang-format off
+inline constexpr const char* kClockFlags[] = {
+    "game", "command-id", "expected-version", "absent", "after-version", "count", "until",
+    "black-moves", "black-ms", "color", "default-time-ms", "delay-saved-time", "delta-ms",
+    "edition", "event", "game-type", "lag-compensation", "lag-ms", "reason", "side", "supervised",
+    "time-control", "time-control-human", "to-move", "white-moves", "white-ms"};
+// clang-format on
+
 // args.positional = {"clock", "<command>"}; the flags as parsed (without "--").
 int RunClockClient(const ClientArgs& args, std::ostream& out, std::ostream& err);
 
