@@ -255,7 +255,7 @@ TEST(FlagSchedulerRealTime, TwoReplicasRecordEveryFlagOnceAndOnTime) {
       static_cast<long long>(delays.back()));
 }
 
-// --- Issue 15: command ids no client can use
+// --- Command ids no client can use
 // ------------------------------------------------------
 
 std::int64_t VersionOf(ClockAuthority& authority, const std::string& game) {
@@ -264,7 +264,7 @@ std::int64_t VersionOf(ClockAuthority& authority, const std::string& game) {
   return r.ok() ? r->version : -1;
 }
 
-// The attack of issue 15: White presses with the id the scheduler will use for Black's flag
+// An attack: White presses with the id the scheduler will use for Black's flag
 // ("flag:<game>:<version>"). Before, the press was recorded under that id, the scheduler's append
 // failed ERR_COMMAND_ID_REUSED and was retried forever, and the flag was never recorded. Now the
 // press is refused (and changes nothing), and the flag is recorded once, at its instant.
@@ -314,9 +314,10 @@ TEST(FlagSchedulerCommandIds, APressWithTheSchedulersIdIsRefusedAndTheFlagIsReco
   EXPECT_EQ(flag->actor().role(), "server");
 }
 
-// A log written before issue 15 may already hold a client's command under "flag:<game>:<v>": the
-// scheduler's append under that id is refused ERR_COMMAND_ID_REUSED, and the flag goes under a
-// fallback id every replica derives alike, once, at its instant (not retried forever).
+// A log written before command ids were scoped may already hold a client's command under
+// "flag:<game>:<v>": the scheduler's append under that id is refused ERR_COMMAND_ID_REUSED, and the
+// flag goes under a fallback id every replica derives alike, once, at its instant (not retried
+// forever).
 TEST(FlagSchedulerCommandIds, ALegacyPressUnderTheFlagsIdDoesNotStopTheFlag) {
   FakeTime time(1'000'000);
   store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
@@ -393,7 +394,7 @@ class DownStore final : public store::ForwardingStore {
   void AppendAsync(store::AppendRequest r, AppendCallback done) override { done(Append(r)); }
 };
 
-// Issue 15: a check that fails because the store is down is retried, backing off, a bounded
+// A check that fails because the store is down is retried, backing off, a bounded
 // number of times from the local timer (before: every 50 ms, forever); the entry stays in the
 // index, and the flag is recorded at its instant once the store is back.
 TEST(FlagSchedulerCommandIds, AFailingCheckIsRetriedABoundedNumberOfTimes) {

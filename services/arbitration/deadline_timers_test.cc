@@ -1,4 +1,4 @@
-// Issue 15: the deadline timers retry a check that failed because the store is down a bounded
+// The deadline timers retry a check that failed because the store is down a bounded
 // number of times, backing off (before: every retry_after, forever).
 #include "services/arbitration/deadline_timers.h"
 

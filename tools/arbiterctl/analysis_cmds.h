@@ -1,4 +1,4 @@
-// The search-analysis commands of arbiterctl (issue 3):
+// The search-analysis commands of arbiterctl:
 //
 //   arbiterctl unwinnable   < JSON lines
 //     in:  {"fen": "<FEN|startpos>", "side": "white"|"black"}

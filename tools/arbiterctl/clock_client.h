@@ -5,7 +5,7 @@
 //     create  --time-control TC --edition E   TC: PGN tag ("40/5400+30:1800+30", "300+2") or the
 //             arbiters' form ("90+30", "G/60 d5"); E: fide1997 | fide2001 | fide2005 | fide2023;
 //             [--game-type standard|rapid|blitz] [--default-time-ms N] [--lag-compensation=true]
-//             [--event NAME] (the event whose arbiter tokens act on it, issue 15)
+//             [--event NAME] (the event whose arbiter tokens act on it)
 //             [--delay-saved-time carry|discard]
 //             [--supervised=false] (2023 rapid and blitz: A.4.5, a flag counts only on a claim;
 //             default true, A.3: it counts when it falls)
