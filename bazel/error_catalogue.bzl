@@ -1,4 +1,4 @@
-"""A layer's error catalogue (issue 11.4; docs/ERRORS.md): errors.json in, errors.h out.
+"""A layer's error catalogue (docs/ERRORS.md): errors.json in, errors.h out.
 
 The JSON is the data (each code, its kErr constant, its absl status code, its meaning);
 bazel/gen_errors_header.py writes the header, and the cc_library keeps the name dependents use.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a layer's errors.h from its errors.json (issue 11.4; see bazel/error_catalogue.bzl).
+"""Writes a layer's errors.h from its errors.json (see bazel/error_catalogue.bzl).
 
     gen_errors_header.py libs/analysis/errors.json OUT.h
 
@@ -26,7 +26,7 @@ STATUSES = {"kCancelled", "kUnknown", "kInvalidArgument", "kDeadlineExceeded", "
             "kAlreadyExists", "kPermissionDenied", "kResourceExhausted", "kFailedPrecondition",
             "kAborted", "kOutOfRange", "kUnimplemented", "kInternal", "kUnavailable", "kDataLoss",
             "kUnauthenticated"}
-ABOUT = ("the stable error codes of this layer, each with its canonical status (issue 11.4). "
+ABOUT = ("the stable error codes of this layer, each with its canonical status. "
          "Clients match on the code, never on the message; docs/ERRORS.md lists every code of "
          "every layer. A status is made with base::Error(kErrX, \"message\").")
 

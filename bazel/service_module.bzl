@@ -1,4 +1,4 @@
-"""A service as arbiterd hosts it (issue 11.1): the CreateModule services/modules.h declares."""
+"""A service as arbiterd hosts it: the CreateModule services/modules.h declares."""
 
 def service_module(deps):
     """The package's "module" library: module.cc, its CreateModule, for services/arbiterd.

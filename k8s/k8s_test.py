@@ -5,7 +5,7 @@ no privilege escalation, requests and limits), arbiterd is probed through the gR
 everything carries app.kubernetes.io labels, and base/redis.conf is the configuration the store's
 tests run with (libs/store/redis.conf).
 
-Redis (issue 15): base/redis-users.acl is libs/store/redis-users.acl (the default user off, the
+Redis: base/redis-users.acl is libs/store/redis-users.acl (the default user off, the
 store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, EVAL, SCRIPT,
 FUNCTION, ...: it FCALLs the functions of base/redis_functions.lua, which is
 libs/store/redis_functions.lua and which the redis container loads at start as the ACL user
@@ -14,7 +14,7 @@ protected mode on, that ACL file (made from the Secret's password) and a maxmemo
 limit with noeviction; its readiness probe authenticates; arbiterd names the ACL user in --store and
 reads the password with --store_password_file from the same Secret, mounted.
 
-Operations (issue 16): every rendered overlay (dev, prod, and base with each component of
+Operations: every rendered overlay (dev, prod, and base with each component of
 components/ on its own) is validated offline against the Kubernetes API schemas and the
 prometheus-operator CRDs (tools/k8s-schemas/validate.js: unknown kinds, unknown fields, wrong types),
 and the validator is shown to reject broken manifests; every container of every pod template meets
@@ -248,7 +248,7 @@ def ports_of(rule):
 
 
 def check_network_policies(docs, where):
-    """Default deny, then per workload only what it needs (issue 16)."""
+    """Default deny, then per workload only what it needs."""
     policies = [d for d in docs if d.get("kind") == "NetworkPolicy"]
     deny = [p for p in policies if p["spec"]["podSelector"] == {} and not p["spec"].get("ingress")
             and not p["spec"].get("egress")]
@@ -445,7 +445,7 @@ def check_pods(docs, where, expect_auth):
                 check(any(a.startswith("--auth_keys=") for a in args), f"{where}: arbiterd without --auth_keys")
                 check(any(a.startswith("--tls_cert=") for a in args), f"{where}: arbiterd without TLS")
                 check("--insecure_dev" not in args, f"{where}: arbiterd runs --insecure_dev")
-            # arbiterd refuses --insecure_dev off loopback (issue 15): such a pod would never start.
+            # arbiterd refuses --insecure_dev off loopback: such a pod would never start.
             address = next((a.split("=", 1)[1] for a in args if a.startswith("--grpc_address=")), "")
             check("--insecure_dev" not in args or address.startswith(("127.", "[::1]", "localhost")),
                   f"{where}: arbiterd runs --insecure_dev on {address or 'its default address'}")
@@ -474,7 +474,7 @@ def secret_path(spec, container, path):
 
 
 def check_redis_auth(docs, where):
-    """Issue 15: Redis requires AUTH as the store's ACL user; arbiterd authenticates as it."""
+    """Redis requires AUTH as the store's ACL user; arbiterd authenticates as it."""
     workloads = {d["metadata"]["name"]: d for d in docs if d.get("kind") in ("Deployment", "StatefulSet")}
     redis, arbiterd = workloads.get("redis"), workloads.get("arbiterd")
     check(redis is not None and arbiterd is not None, f"{where}: redis or arbiterd missing")

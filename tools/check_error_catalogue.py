@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The error catalogue's check (issue 11.4), run by tools/test.sh.
+"""The error catalogue's check, run by tools/test.sh.
 
 Every stable code ("ERR_...") is declared once, with its canonical status, in its layer's
 errors.json (bazel/error_catalogue.bzl generates the layer's errors.h from it); code outside the

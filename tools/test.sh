@@ -46,7 +46,7 @@ else
   failed=$((failed + 1))
 fi
 
-# 4. The error catalogue (issue 11.4): every stable code declared once in its layer's errors.json,
+# 4. The error catalogue: every stable code declared once in its layer's errors.json,
 # no ERR_ literal outside the catalogues, docs/ERRORS.md current.
 if python3 tools/check_error_catalogue.py; then
   passed=$((passed + 1))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks Arbiter's monitoring (issue 16) without a cluster:
+"""Checks Arbiter's monitoring without a cluster:
 
 - `promtool check rules` on k8s/monitoring/arbiter.rules.yaml and `promtool test rules` on its unit
   tests (arbiter.rules_test.yaml), where every alert must be tested firing;

@@ -33,7 +33,7 @@ struct ClaimAdviceOptions {
   bool evaluate_earlier_position = true;  // also evaluate the position `last_moves` ago
   SearchLimits unwinnable_limits;
   // The claimant: 10.2 is the claim of the player on move, but D1 lets a player claim whether
-  // or not he is on move (issue 14.9). nullopt = the player to move.
+  // or not he is on move. nullopt = the player to move.
   std::optional<chess::Color> claimant;
 };
 

@@ -23,7 +23,7 @@ chess::Game GameFrom(const std::string& fen, const std::vector<std::string>& mov
   return game;
 }
 
-// D1 (issue 14.9): a player may claim without being on move; the claimant is taken as given.
+// D1: a player may claim without being on move; the claimant is taken as given.
 TEST(AdviseClaim, AppendixDClaimantNotOnMove) {
   // Black is to move; White claims. The opponent, Black, has a bare king.
   chess::Game game =

@@ -1,4 +1,4 @@
-// Semi-static reachability (issue 17): for every man on the board, a set of squares that contains
+// Semi-static reachability: for every man on the board, a set of squares that contains
 // every square it can ever stand on, whatever the moves. Static proofs of unwinnability (5.2b,
 // 6.9, 9.6) built on it hold for every continuation: when no man of the winner can ever attack a
 // square the loser's king can ever stand on, there is never a check, so never a mate.

@@ -1,4 +1,4 @@
-// Reachability (issue 17): the sets must hold every square a man can reach (checked by random
+// Reachability: the sets must hold every square a man can reach (checked by random
 // play), and the proofs built on them must settle the closed positions they are for. Positions
 // marked "CHA" are from the public test vectors of M. Ambrona's Chess Unwinnability Analyzer
 // (github.com/miguel-ambrona/D3-Chess, tests/test-vector.txt), with its expected verdicts.

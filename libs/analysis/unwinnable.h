@@ -16,8 +16,8 @@
 // (FUN 2022): cheap static tests first (material, mate patterns enumerated per material, locked
 // pawns), then guided helpmate searches taking turns with an exhaustive one: a greedy search,
 // searches driven towards concrete checkmates by minor pieces (the loser's men as blockers), and
-// one that first takes the loser's men and then mates the bare king. Issue 17 added, after the
-// same paper's semi-static analysis: forced moves played first, a reachability proof (the
+// one that first takes the loser's men and then mates the bare king. Then, after
+// the same paper's semi-static analysis: forced moves played first, a reachability proof (the
 // squares each man can ever reach through locked pawn chains: reachability.h), and a depth-first
 // search for a lone minor piece whose progress moves cost no depth. The code is our own.
 #ifndef ARBITER_LIBS_ANALYSIS_UNWINNABLE_H_
@@ -87,7 +87,7 @@ DeadPositionResult AnalyzeDeadPosition(const chess::Position& pos, const SearchL
 // cannot prevent mate on the next move. kWinnable carries the line to such a position (`line`;
 // empty when the position is one already, or the opponent is already mated). A mate reached only
 // by help does not count: K+N+N v K: insufficient; R v N: sufficient. Classes decided without
-// search (issue 14.14): no potential for K+B v K + one man, K+N v K + one piece, K+N v K+P but
+// search: no potential for K+B v K + one man, K+N v K + one piece, K+N v K+P but
 // a rook pawn that can still reach its sixth rank (NoMatingPotentialProof); for that rook pawn,
 // K+N+N v K+P and K+B v K + rook pawn + pawn the line is built by walking to a known pattern.
 UnwinnabilityResult AnalyzeMatingPotential(const chess::Position& pos, chess::Color side,

@@ -337,7 +337,7 @@ TEST(MatingPotential, TwoKnightsExhaustive) {
   EXPECT_GT(positions, 1000000);
 }
 
-// --- mating potential: the classes a static rule decides (issue 14.14) ---------------------------
+// --- mating potential: the classes a static rule decides ---------------------------
 
 // C4 (1997): the line of a "winnable" answer reaches, by legal moves, a position where the
 // opponent is to move, has a legal move and cannot prevent mate next move.
@@ -451,7 +451,7 @@ TEST(NoMatingPotential, KnightAgainstPawnOnlyRookPawnOnItsSixthRank) {
             "8/8/8/8/1N6/p7/8/k1K5 b - - 0 1, 8/8/8/8/8/p7/2K5/k1N5 b - - 0 1");
 }
 
-// Issue 14.14 named K+B v K+P winnable: a mate exists (the pawn blocks its own king), yet C4
+// K+B v K+P looks winnable: a mate exists (the pawn blocks its own king), yet C4
 // asks for more, and no position of this material (or any it can become) is a goal. So the
 // answer is a proof, in no nodes, for any placement: a rook pawn, a centre pawn, a pawn about to
 // promote, either colour.

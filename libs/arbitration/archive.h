@@ -1,4 +1,4 @@
-// Archiving a game that is over (issue 12; ArchiveGame in proto/arbiter/v1/arbitration.proto):
+// Archiving a game that is over (ArchiveGame in proto/arbiter/v1/arbitration.proto):
 // once the platform holds the record, the game leaves the live store and only its tombstone stays
 // (store::EventLog::Archive). Redis then holds the games in play, so its dataset, and with it the
 // work of every AOF rewrite (a fork that writes the whole dataset, then the old files deleted),
@@ -33,7 +33,7 @@ absl::StatusOr<arbiter::v1::ArchivedGame> TombstoneOf(absl::string_view game_id,
                                                       const GameState& game, std::int64_t now_ms,
                                                       const arbiter::v1::Actor& actor);
 
-// Archives the game. `may_act` is asked first with the game's event (issue 15: a token bound to
+// Archives the game. `may_act` is asked first with the game's event (a token bound to
 // one event acts only on its games), also for a game archived before (its tombstone's event).
 // A game that changed between the read and the archive (a confirmation, an arbiter's result)
 // fails ERR_VERSION_CONFLICT (ABORTED): the caller retries.

@@ -98,7 +98,7 @@ TEST_F(AuthorityTest, CreateWritesTheCreationAtVersionOne) {
   ASSERT_OK(log.status());
   ASSERT_EQ(log->size(), 1u);
   EXPECT_EQ((*log)[0].schema_version(), kEventSchemaVersion);
-  // Stored scoped to the actor's subject (issue 15); the client's id is recoverable.
+  // Stored scoped to the actor's subject; the client's id is recoverable.
   EXPECT_EQ((*log)[0].command_id(), store::ScopedCommandId("platform", "c1"));
   EXPECT_EQ(store::ClientCommandId((*log)[0].command_id()), "c1");
   absl::StatusOr<v1::ArbitrationEvent> created = FromStoreEvent((*log)[0]);
@@ -619,10 +619,10 @@ TEST(GameStateSnapshot, TheSummaryKeepsItsSizeAndTheLogRebuildsTheState) {
   EXPECT_EQ(from_old->version(), state.version());
 }
 
-// --- Issue 15: command ids no client can use
+// --- Command ids no client can use
 // ------------------------------------------------------
 
-// The attack of issue 15 on a game: White moves with the id the server's timers will use for his
+// An attack on a game: White moves with the id the server's timers will use for his
 // opponent's flag ("settle:<game>:<version>"). The move is refused and changes nothing; the flag
 // is recorded once, at its instant.
 TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {

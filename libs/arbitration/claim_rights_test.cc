@@ -1,4 +1,4 @@
-// Issue 13's gaps by article and edition: B5b (a player's claim under 7.2-7.5 lost once he touched
+// Claim rights by article and edition: B5b (a player's claim under 7.2-7.5 lost once he touched
 // a piece: the C3 ILLEGAL_MOVE claim and a player's claim of an illegal move, 7.4a), B4's clock
 // setting (SetClocks refused once each player completed three moves), and 2023 4.4.4 (the promotion
 // piece final once it touched the promotion square) from an electronic board. Each case gives the

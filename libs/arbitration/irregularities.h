@@ -1,4 +1,4 @@
-// The rulings of issue 13 beside rulings.h: irregularities (Article 7), a player who stops the
+// The rulings beside rulings.h: irregularities (Article 7), a player who stops the
 // clocks (6.13b, d) and the arbiter's powers (12.4, 12.7, 12.8, 13.4). Like rulings.h they are
 // pure functions of the game's state, the command, the instant and the analyst's answers, and
 // read every edition difference from the ruleset (libs/laws: IllegalMovePenaltyOf,
@@ -34,7 +34,7 @@
 
 namespace arbitration {
 
-// What the commands of issue 13 carry beyond rulings.h's Command (its `reason`, `article`,
+// What these commands carry beyond rulings.h's Command (its `reason`, `article`,
 // `delta_ms` are shared).
 struct IrregularArgs {
   std::optional<std::int64_t> ply;  // the standing plies before the irregularity; nullopt = now

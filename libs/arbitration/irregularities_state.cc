@@ -1,6 +1,6 @@
-// How the events of Article 7 (irregularities), 6.13b (a player
-// stops the clocks) and the arbiter's powers (12.4, 12.7, 12.8, 13.4) change a game's state. Apply
-// stays mechanical: the rulings (irregularities.cc) decided everything the events carry.
+// GameState's part of irregularities.h: how the events of Article 7 (irregularities), 6.13b (a
+// player stops the clocks) and the arbiter's powers (12.4, 12.7, 12.8, 13.4) change a game's state.
+// Apply stays mechanical: the rulings (irregularities.cc) decided everything the events carry.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"

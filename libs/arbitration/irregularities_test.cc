@@ -1,4 +1,4 @@
-// Issue 13 by article and edition: irregularities (Article 7, Appendix B4, C3), a player who
+// By article and edition: irregularities (Article 7, Appendix B4, C3), a player who
 // stops the clocks (6.13b, d) and the arbiter's powers (12.4, 12.7, 12.8, 13.4). Each case gives
 // the position, the clocks and the expected ruling.
 #include "libs/arbitration/irregularities.h"

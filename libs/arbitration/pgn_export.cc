@@ -162,7 +162,7 @@ class Builder {
       Note(absl::StrCat("points: White ", white, ", Black ", black));
     }
     if (game_.review()) Note("marked for the arbiter's review (6.10: the search was undetermined)");
-    // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
+    // The illegal-move ledger (7.4b, 7.5.5, C3).
     if (!game_.illegal_ledger().empty()) {
       Note(absl::StrCat("illegal moves: White ", game_.illegal_moves(Color::kWhite), ", Black ",
                         game_.illegal_moves(Color::kBlack)));
@@ -322,7 +322,7 @@ class Builder {
         Note(text);
         break;
       }
-      // Issue 13: electronic boards and touch-move (Article 4). Releases and bare board reports
+      // Electronic boards and touch-move (Article 4). Releases and bare board reports
       // are not in the record; touches, "j'adoube", rulings, irregularities and signals are.
       case v1::ArbitrationEvent::kPieceTouched: {
         const v1::PieceTouched& t = e.piece_touched();
@@ -370,7 +370,7 @@ class Builder {
       case v1::ArbitrationEvent::kPieceReleased:
       case v1::ArbitrationEvent::kBoardFrame:
         break;
-      // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+      // Article 7, 6.13b/d, 12, 13.4.
       case v1::ArbitrationEvent::kIllegalMoveReported:
         IllegalReported(e.illegal_move_reported());
         break;

@@ -1,4 +1,4 @@
-// The official record of a game as PGN (issue 12, "PGN export"): the Seven Tag Roster, the
+// The official record of a game as PGN (8.1, 8.7): the Seven Tag Roster, the
 // PGN standard's TimeControl and Termination tags, FEN / SetUp for a game from a set-up
 // position, [%clk] and [%emt] after every move (tenths of a second), draw offers as "(=)"
 // (8.1, Appendix E), and every claim, ruling, flag, time penalty and arbiter action as a comment

@@ -514,7 +514,7 @@ TEST(Article6, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
   EXPECT_EQ(*t.game().ended_at_ms(), 5'400'000);  // at the instant it fell, not when noticed
 }
 
-TEST(Article6, FlagDrawsWhenTheOpponentCannotMate) {  // 6.10 (issue 14.1's case)
+TEST(Article6, FlagDrawsWhenTheOpponentCannotMate) {  // 6.10
   Table t({.time_control = "G/90", .fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"});
   ASSERT_OK(t.Start());
   t.SettleTo(6'000'000);
@@ -585,7 +585,7 @@ TEST(Edition2023, RapidFlagCountsAtOnce) {  // 2023: the arbiter calls the flag
   EXPECT_EQ(t.termination(), Termination::kTimeForfeit);
 }
 
-TEST(Article6, DefaultFromTheScheduledStart) {  // 6.7 (issue 14.5)
+TEST(Article6, DefaultFromTheScheduledStart) {  // 6.7
   // Scheduled at 10:00 (0), started 10:20 with Black absent: defaulted after 11:00:00.
   Table t({.scheduled_start_ms = 1});
   ASSERT_OK(t.Start(1'200'000, {kB}));

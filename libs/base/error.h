@@ -33,7 +33,7 @@ absl::Status Error(absl::StatusCode code, absl::string_view error_code, absl::st
 // The same for a catalogued code: its canonical status, its stable code.
 absl::Status Error(const ErrorSpec& spec, absl::string_view message);
 
-// Shorthands for the canonical codes the project uses (see STYLE.md).
+// Shorthands for the canonical codes the project uses (docs/ARCHITECTURE.md, "Errors").
 absl::Status InvalidArgument(absl::string_view error_code, absl::string_view message);  // malformed
 absl::Status FailedPrecondition(absl::string_view error_code,
                                 absl::string_view message);  // not now

@@ -72,7 +72,7 @@ TEST(FenTest, EnPassantWrittenOnlyWhenCapturable) {
 namespace chess {
 namespace {
 
-// Issue 14.15: the tolerant readers take a partial FEN with the defaults; the strict one names
+// The tolerant readers take a partial FEN with the defaults; the strict one names
 // the missing field.
 TEST(FenTolerant, PlacementAndSideToMove) {
   absl::StatusOr<Position> pos = ParseFenTolerant("4k3/8/8/8/8/8/8/3QK3 w");

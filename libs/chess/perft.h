@@ -21,7 +21,7 @@ absl::StatusOr<std::uint64_t> Perft(const Position& pos, int depth,
                                     const std::function<absl::Status()>& check);
 // Per root move counts (the "divide" of move generator debugging), in generation order.
 std::vector<std::pair<Move, std::uint64_t>> PerftDivide(const Position& pos, int depth);
-// The same with `check` as above: the one divide the servers serve (issue 11.8).
+// The same with `check` as above: the one divide the servers serve.
 absl::StatusOr<std::vector<std::pair<Move, std::uint64_t>>> PerftDivide(
     const Position& pos, int depth, const std::function<absl::Status()>& check);
 

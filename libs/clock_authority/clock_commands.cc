@@ -145,7 +145,7 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
   }
   v1::ClockCreated created;
   created.set_at_ms(now_ms);
-  created.set_event(request.event());  // issue 15: whose arbiters act on it
+  created.set_event(request.event());  // whose arbiters act on it
   for (int i = 0; i < tc.period_count(); ++i) {
     const chessclock::Period& p = tc.period(i);
     v1::PeriodSpec* spec = created.add_periods();
@@ -180,7 +180,7 @@ absl::StatusOr<v1::ClockCreated> NewClock(const v1::CreateClockRequest& request,
 
 namespace {
 
-// What the server records by itself is recorded as the server's (issue 15: every event names who
+// What the server records by itself is recorded as the server's (every event names who
 // did it; the arbitration log's Settle does the same).
 std::vector<v1::ClockEvent> ByServer(std::vector<v1::ClockEvent> events) {
   for (v1::ClockEvent& e : events) {

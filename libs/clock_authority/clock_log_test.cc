@@ -50,7 +50,7 @@ absl::StatusOr<Decision> Play(ClockGame& game, const v1::ClockEvent& command, st
 }
 
 // A counted flag (6.9) or a granted B7 claim says that `flagged`'s flag fell, and that the result
-// follows from 6.10 (C4 in 1997 blitz): never a win (issue 14 item 1).
+// follows from 6.10 (C4 in 1997 blitz): never a win.
 void ExpectFlagFell(const v1::ClockDecision& d, v1::Color flagged, const std::string& article,
                     const std::string& result_article) {
   EXPECT_EQ(d.kind(), v1::ClockDecision::KIND_FLAG_FELL);
@@ -133,7 +133,7 @@ TEST(ClockLog, StandardFlagCountsAtTheInstantItFell) {
   v1::ClockReading r = Read(game, "g1", 90'000);
   EXPECT_EQ(r.white_remaining_ms(), 0);
   EXPECT_EQ(r.status(), "paused");
-  // Not "Black wins" (this test asserted that before issue 14 item 1): 6.10 decides.
+  // Not "Black wins": 6.10 decides.
   ExpectFlagFell(r.decision(), v1::COLOR_WHITE, "6.9", "6.10");
   EXPECT_EQ(r.flag_event().fell_at_ms(), 61'000);
   EXPECT_EQ(r.flag_event().version(), 3);
@@ -191,7 +191,7 @@ TEST(ClockLog, BlitzFlagCountsOnlyWhenClaimed) {
   EXPECT_TRUE(log[0].flag_claimed().granted());
   EXPECT_EQ(log[0].flag_claimed().article(), "B7");
   v1::ClockReading r = Read(game, "g1", 200'000);
-  // Black's flag counts on the claim; the result is 6.10's (was "White wins" before item 1).
+  // Black's flag counts on the claim; the result is 6.10's, not "White wins".
   ExpectFlagFell(r.decision(), v1::COLOR_BLACK, "B7", "6.10");
   EXPECT_EQ(log[0].flag_claimed().outcome().result(), v1::RESULT_UNSPECIFIED);
   EXPECT_EQ(r.status(), "paused");  // B7: the claimant stops both clocks
@@ -606,13 +606,12 @@ TEST(ClockLog, WithNoDefaultTimeAbsenceAtTheStartLoses) {
   EXPECT_TRUE(SettleFlags(one, 900'000).empty());  // the clock stopped: no flag falls later
 }
 
-// --- Issue 14
-// -------------------------------------------------------------------------------------
+// --- How a flag is ruled, by article and edition -------------------------------------------
 
-// Item 1, 6.10: a flag is not a win by itself. The issue's case: 4k3/8/8/8/8/8/8/3QK3 w, G/90,
+// 6.10: a flag is not a win by itself. 4k3/8/8/8/8/8/8/3QK3 w, G/90,
 // fide2001, White never moves. Black (a bare king) cannot mate, so the game is drawn; the clock
 // knows no position and must not say "Black wins": it says White's flag fell, result per 6.10.
-TEST(Issue14, AFlagIsNotAWinByItself) {
+TEST(FlagRuling, AFlagIsNotAWinByItself) {
   ClockGame game = NewGame("5400", v1::EDITION_FIDE_2001);  // G/90: standard
   ASSERT_EQ(game.speed(), laws::SpeedCategory::kStandard);
   ASSERT_OK(Play(game, Start(), 0));
@@ -625,8 +624,8 @@ TEST(Issue14, AFlagIsNotAWinByItself) {
   EXPECT_EQ(r.decision().at_ms(), 5'400'000);
 }
 
-// Item 1, 1997 C4: in blitz the result of a flag needs the claimant's mating potential.
-TEST(Issue14, In1997BlitzTheFlagsResultFollowsFromC4) {
+// 1997 C4: in blitz the result of a flag needs the claimant's mating potential.
+TEST(FlagRuling, In1997BlitzTheFlagsResultFollowsFromC4) {
   ClockGame game = NewGame("180", v1::EDITION_FIDE_1997);
   ASSERT_OK(Play(game, Start(), 0));
   ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 181'000));  // B7: White's flag fell at 180 s
@@ -642,10 +641,10 @@ TEST(Issue14, In1997BlitzTheFlagsResultFollowsFromC4) {
   EXPECT_EQ(DecisionOf(both).outcome().result(), v1::RESULT_DRAW);
 }
 
-// Item 3: G/1, fide2001 (blitz, B6), lag compensation on. White's flag falls at 60 s; his press
-// arrives at 60.5 s reporting 1 s of lag. The fall is recorded (B6) and the clock keeps it, so
-// Black's B7 claim is granted (before, the clock forgot it and refused the claim).
-TEST(Issue14, LagCompensationDoesNotEraseARecordedFlag) {
+// B6 with lag compensation: G/1, fide2001 (blitz, B6), lag compensation on. White's flag falls at
+// 60 s; his press arrives at 60.5 s reporting 1 s of lag. The fall is recorded (B6) and the clock
+// keeps it, so Black's B7 claim is granted (before, the clock forgot it and refused the claim).
+TEST(FlagRuling, LagCompensationDoesNotEraseARecordedFlag) {
   v1::CreateClockRequest req;
   req.set_time_control_human("G/1");
   req.set_edition(v1::EDITION_FIDE_2001);
@@ -665,11 +664,11 @@ TEST(Issue14, LagCompensationDoesNotEraseARecordedFlag) {
   ExpectFlagFell(DecisionOf(game), v1::COLOR_WHITE, "B7", "6.10");
 }
 
-// Item 4: G/15, fide2001 (rapid, B6). White's flag falls at 900 s; the arbiter pauses, adds 2
-// minutes (7.4b), resumes: the clock shows 1:54 and no flag, as after Set or Replace (6.1, 6.11,
-// 6.14), and a B7 claim then is refused ("nach Anhalten der Uhren ... das seines Gegners
-// gefallen"). The fall stays in the log as what happened.
-TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
+// 6.1 / B6 after an adjustment: G/15, fide2001 (rapid, B6). White's flag falls at 900 s; the
+// arbiter pauses, adds 2 minutes (7.4b), resumes: the clock shows 1:54 and no flag, as after Set or
+// Replace (6.1, 6.11, 6.14), and a B7 claim then is refused ("nach Anhalten der Uhren ... das
+// seines Gegners gefallen"). The fall stays in the log as what happened.
+TEST(FlagRuling, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
   ClockGame game = NewGame("900", v1::EDITION_FIDE_2001);
   ASSERT_EQ(game.speed(), laws::SpeedCategory::kRapid);
   ASSERT_OK(Play(game, Start(), 0));
@@ -699,9 +698,9 @@ TEST(Issue14, AnAdjustmentThatLeavesTimeRaisesTheFlag) {
               HasErrorCode(kErrGameDecided));
 }
 
-// Item 5: 6.7 counts from the scheduled start. Scheduled 10:00, the clock started 10:20 with
+// 6.7 counts from the scheduled start. Scheduled 10:00, the clock started 10:20 with
 // Black absent: Black is defaulted at 11:00:00.001 (not 11:20:00.001).
-TEST(Issue14, TheDefaultCountsFromTheScheduledStart) {
+TEST(FlagRuling, TheDefaultCountsFromTheScheduledStart) {
   constexpr std::int64_t kTen = 36'000'000;
   v1::CreateClockRequest req = ClockRequest("5400", v1::EDITION_FIDE_2001);
   req.set_scheduled_start_ms(kTen);

@@ -1,4 +1,4 @@
-// The audit trail of calls (issue 16): one JSON line at info level for every call that changes
+// The audit trail of calls: one JSON line at info level for every call that changes
 // state (IsMutating: the method table below), with the request id, the caller's subject and role,
 // the method, the game id (the request's "game_id"), the gRPC code and the milliseconds from the
 // call's admission to its end ("ms"); and a warning, at most

@@ -1,4 +1,4 @@
-// The access log's cost on the calling thread (issue 16: well under 2 µs a mutating call, nothing
+// The access log's cost on the calling thread (well under 2 µs a mutating call, nothing
 // for a read): Begin (request id, game id) and End (the record queued; formatting and writing
 // happen on the log's thread, here into a sink that discards).
 //

@@ -118,7 +118,7 @@ TEST(IsMutatingTest, EveryMethodIsClassified) {
       writes += read ? 0 : 1;
     }
   }
-  // 28 of the game (SubmitMoves; 6 of issue 13: Article 7, powers; 1 the board feed; 4
+  // 28 of the game (SubmitMoves; 6 of Article 7 and the powers; 1 the board feed; 4
   // adjournment; ArchiveGame), 10 of the clock
   EXPECT_EQ(writes, 38);
 }

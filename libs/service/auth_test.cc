@@ -331,7 +331,7 @@ TEST(PolicyTest, RolesAndGameBinding) {
               HasErrorCode("ERR_PERMISSION_DENIED"));
 }
 
-// Issue 11.2: a row for no real method, or a second row, is a start-up failure, never a silent
+// A row for no real method, or a second row, is a start-up failure, never a silent
 // refusal of the method to everyone.
 TEST(PolicyDeathTest, RowsNameRealMethodsOnce) {
   Policy policy;

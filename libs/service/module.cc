@@ -8,7 +8,7 @@ namespace service {
 
 absl::Status ServeModules(const ServerConfig& config, ServiceEnv* env,
                           const std::vector<std::unique_ptr<ServiceModule>>& modules) {
-  // A store-backed module that cannot reach its store now does not stop the others (issue 16):
+  // A store-backed module that cannot reach its store now does not stop the others:
   // it is served NOT_SERVING, its calls refused, and connected in the background.
   std::vector<HostedService> hosted;
   std::vector<StoreReadiness::Watched> watched;

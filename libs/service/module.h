@@ -1,4 +1,4 @@
-// One service as a process hosts it (issue 11.1): every services/<name>/ defines one factory,
+// One service as a process hosts it: every services/<name>/ defines one factory,
 // `CreateModule(config, env)` (declared in services/modules.h), that builds the service from its
 // own flags and returns what the server registers plus what runs beside it (schedulers, timers).
 // arbiterd hosts any set of them by looping over its registry (services/arbiterd/registry.h); a new
@@ -38,7 +38,7 @@ class ServiceModule {
   virtual absl::Status Connect() { return absl::OkStatus(); }
   virtual absl::Status Ping() { return absl::OkStatus(); }
   // Whether a failed Connect may mend by itself (the store down or starting). One that cannot (the
-  // store refused the credentials: a configuration error) stops the start, as before issue 16.
+  // store refused the credentials: a configuration error) stops the start.
   virtual bool Transient(const absl::Status& failure) const {
     return failure.code() == absl::StatusCode::kUnavailable;
   }

@@ -45,7 +45,7 @@ absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
                        const google::protobuf::Message* request);
 
 // PERMISSION_DENIED ERR_OTHER_EVENT unless a token that names an event (Principal::event: an
-// arbiter's, issue 15) is used on a game or clock of that event (`event`: the one it was created
+// arbiter's) is used on a game or clock of that event (`event`: the one it was created
 // for, CreateGameRequest.event / CreateClockRequest.event). A token without an event claim, and a
 // player's (bound to its game already), pass.
 absl::Status CheckEvent(const Principal& principal, absl::string_view event);

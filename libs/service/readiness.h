@@ -1,4 +1,4 @@
-// Readiness that follows the store (issue 16): a thread that, every second, tries to connect the
+// Readiness that follows the store: a thread that, every second, tries to connect the
 // store-backed modules that have not reached their store yet (Connect; on the first success their
 // service is opened to calls and the module started) and pings the others (Ping). Each service's
 // health status follows: SERVING while its store answers, NOT_SERVING while it does not. The

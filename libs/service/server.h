@@ -5,7 +5,7 @@
 // (health NOT_SERVING first, then in-flight calls drain, then exit). Handlers enter through
 // ServiceEnv::Serve, which authenticates (keys re-read when their file changes), applies the
 // caller's rate and stream limits, authorises by the policy table, honours the caller's deadline
-// (or the default one) and converts absl::Status to grpc::Status. Issue 16: the same health
+// (or the default one) and converts absl::Status to grpc::Status. Operations: the same health
 // statuses on a plaintext port of their own (--health_address, for the kubelet), connections
 // recycled after --grpc_max_connection_age, a service refused with UNAVAILABLE ERR_NOT_READY while
 // its store has never answered (SetNotReady; module.h), and a log line for every mutating call
@@ -157,7 +157,7 @@ class ServiceEnv {
   StreamGate& streams() const { return *streams_; }
   const ServerConfig& config() const { return config_; }
   bool insecure() const { return config_.insecure_dev; }
-  // Who did it, for the record (every mutating event names its actor: issue 15): the token's
+  // Who did it, for the record (every mutating event names its actor): the token's
   // subject and role, or ("insecure", "dev") on an --insecure_dev server.
   arbiter::v1::Actor ActorOf(const Principal& who) const {
     arbiter::v1::Actor actor;

@@ -1,4 +1,4 @@
-// Command ids, and whose they are (issue 15).
+// Command ids, and whose they are.
 //
 // Two namespaces share a game's record of command ids, and no id of one can ever equal an id of
 // the other:
@@ -13,7 +13,7 @@
 // A client id that starts with a server prefix ("flag:", "settle:", "a:", "sys:", "u:") is
 // refused (INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID) before anything is read or written: before
 // this, a player who pressed with --command-id flag:x2:3 made the server's later flag append fail
-// ERR_COMMAND_ID_REUSED, and the flag was never recorded (issue 15).
+// ERR_COMMAND_ID_REUSED, and the flag was never recorded.
 #ifndef ARBITER_LIBS_STORE_COMMAND_IDS_H_
 #define ARBITER_LIBS_STORE_COMMAND_IDS_H_
 

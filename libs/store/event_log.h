@@ -62,8 +62,8 @@ struct AppendResult {
   friend bool operator==(const AppendResult&, const AppendResult&) = default;
 };
 
-// Archive: a game that is over leaves the live store once the platform holds its record (issue 12:
-// the store then keeps only the games in play, so that Redis's dataset, and with it the cost of
+// Archive: a game that is over leaves the live store once the platform holds its record
+// (the store then keeps only the games in play, so that Redis's dataset, and with it the cost of
 // each AOF rewrite, stays bounded). What stays is a short tombstone (the caller's summary: the
 // final version, result and a digest of the record), so that the id is never used again and the
 // record the platform keeps can be checked against it.

@@ -6,7 +6,7 @@
 //   arbiterd --services=rules_validation --auth_keys=/etc/arbiter/keys.json
 //       --tls_cert=server.pem --tls_key=server.key.pem  (one command line)
 //
-// Operations (issue 16): --health_address=0.0.0.0:8081 serves grpc.health.v1 alone in plaintext
+// Operations: --health_address=0.0.0.0:8081 serves grpc.health.v1 alone in plaintext
 // for the kubelet's probes ("" = the process, liveness; a service's name = its readiness, which
 // for the store-backed services follows the store). A store that is down at start does not stop
 // the process: the stateless services serve, the store-backed ones answer UNAVAILABLE

@@ -1,4 +1,4 @@
-// The services arbiterd can host, in the order it starts them (issue 11.1). A new service is a
+// The services arbiterd can host, in the order it starts them. A new service is a
 // folder with a CreateModule (declared in services/modules.h) and one row here.
 #ifndef ARBITER_SERVICES_ARBITERD_REGISTRY_H_
 #define ARBITER_SERVICES_ARBITERD_REGISTRY_H_

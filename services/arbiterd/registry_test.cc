@@ -1,4 +1,4 @@
-// --services: "all", a comma list, unknown names (issue 11.1).
+// --services: "all", a comma list, unknown names.
 #include "services/arbiterd/registry.h"
 
 #include "gtest/gtest.h"

@@ -13,16 +13,16 @@
 //   admitted as a SubmitMove)
 //   Rule, SetResult, PauseGame, ResumeGame,        arbiter, service
 //   AdjustTime, SetClocks, SubmitBoardFeed
-//   RuleIrregularity, RuleStop, UsePower           arbiter, service (issue 13)
+//   RuleIrregularity, RuleStop, UsePower           arbiter, service
 //   ReportIllegalMove                              arbiter, service, platform, player (the
 //                                                  opponent's report: side = the offender)
-//   CompleteIllegalMove, StopClocks                platform, service, player (issue 13)
+//   CompleteIllegalMove, StopClocks                platform, service, player
 //   SealMove                                       platform, service, player (Appendix A1)
 //   AdjournGame, ResumeAdjournedGame,              arbiter, service (Appendix A)
 //   ReportEnvelopeLost
 //   GetGame, WatchGame, ExportPgn                  every role
 //   ArchiveGame                                    platform, service (a game that is over
-//                                                  leaves the live store, issue 12)
+//                                                  leaves the live store)
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -33,7 +33,7 @@
 // everything recorded after the first move held back. Search-analysis advice on a 10.2 claim is
 // for arbiters only (12.2).
 //
-// How calls are served. SubmitMove, the hot path (issue 12: >= 16,000 moves/s through Redis with
+// How calls are served. SubmitMove, the hot path (>= 16,000 moves/s through Redis with
 // appendfsync always), is served from the completion queues (libs/service/async_unary.h): it is
 // decided on the queue's thread on the cached state and answered from the Redis client's thread
 // that reads the append's reply (GameAuthority::ExecuteAsync), with no thread waiting for the
@@ -135,11 +135,11 @@ class ArbitrationService final : public ArbitrationBase {
                           arbiter::v1::GameReply* resp) override;
   grpc::Status SetClocks(grpc::ServerContext* ctx, const arbiter::v1::SetClocksRequest* req,
                          arbiter::v1::GameReply* resp) override;
-  // Issue 13: an electronic board's feed (4.3-4.7, 7.4a).
+  // An electronic board's feed (4.3-4.7, 7.4a).
   grpc::Status SubmitBoardFeed(grpc::ServerContext* ctx,
                                const arbiter::v1::SubmitBoardFeedRequest* req,
                                arbiter::v1::GameReply* resp) override;
-  // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+  // Article 7, 6.13b/d, 12, 13.4.
   grpc::Status ReportIllegalMove(grpc::ServerContext* ctx,
                                  const arbiter::v1::ReportIllegalMoveRequest* req,
                                  arbiter::v1::GameReply* resp) override;

@@ -38,7 +38,7 @@ std::string Method(absl::string_view name) {
 }
 
 // A command's identity for retries: its command_id, scoped to the caller (no caller's id
-// pre-empts another's, issue 15), and, with one, the request's fingerprint.
+// pre-empts another's), and, with one, the request's fingerprint.
 template <typename Request>
 CommandOptions RetryOptions(absl::string_view method, const Request& req,
                             const service::ServiceEnv& env, const Principal& who) {
@@ -287,7 +287,7 @@ ClockAuthorityService::ClockAuthorityService(service::ServiceEnv* env,
   }
   // A player presses and claims only in his own game and for his own colour.
   for (const char* m : {"PressClock", "ClaimFlag"}) env_->policy().Add({Method(m), play, true});
-  // Everyone reads; a player only the clock of his own game (issue 15: game-bound).
+  // Everyone reads; a player only the clock of his own game (game-bound).
   for (const char* m : {"GetClock", "WatchClock"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true});
   }
@@ -352,7 +352,7 @@ void ClockAuthorityService::AddCommand(
                 });
           };
           if (who.event.empty()) return execute(std::move(finish));
-          // Issue 15: a token that serves one event acts only on its clocks. The clock is read
+          // A token that serves one event acts only on its clocks. The clock is read
           // first (a store round trip, for such tokens only), on the pool.
           std::function<void()> check = [this, req = &req, principal = who, execute,
                                          finish = std::move(finish)]() mutable {
@@ -374,7 +374,7 @@ grpc::Status ClockAuthorityService::CreateClock(grpc::ServerContext* ctx,
                                                 v1::ClockResponse* resp) {
   return env_->ServeQueued(ctx, Method("CreateClock"), *req,
                            [&](const CallContext&, const Principal& who) -> absl::Status {
-                             RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // issue 15
+                             RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
                              ASSIGN_OR_RETURN(
                                  CommandResult r,
                                  authority_->Create(req->game_id(), *req,

@@ -6,7 +6,7 @@ namespace clock_authority_service {
 
 absl::StatusOr<std::unique_ptr<service::ServiceModule>> CreateModule(
     const service::ServerConfig& config, service::ServiceEnv* env) {
-  // Unconnected: a store that is down at start does not stop the process (issue 16); the
+  // Unconnected: a store that is down at start does not stop the process; the
   // server connects it (ServiceModule::Connect).
   return service::MakeModule(
       ClockAuthorityHost::CreateUnconnected(config, env, ClockHostOptionsFromFlags()));

@@ -51,7 +51,7 @@ absl::Status ValidateOne(const v1::ValidateMoveRequest& req, v1::ValidateMoveRes
   resp->set_id(req.id());
   ASSIGN_OR_RETURN(chess::Position pos, PositionOf(req.position()));
   if (req.move().empty()) return base::Error(base::kErrBadArgument, "move is required");
-  // Appendix E12: "e4(=)" is e4 with a draw offer (issue 14.8).
+  // Appendix E12: "e4(=)" is e4 with a draw offer.
   const chess::MoveText text = chess::SplitDrawOffer(req.move());
   absl::StatusOr<chess::Move> move = chess::ParseMove(pos, text.move);
   resp->set_draw_offer(text.draw_offer);
@@ -120,7 +120,7 @@ void FillStatus(const chess::Game& game, v1::Edition edition, v1::PositionStatus
 // The game from `position` through `moves` under `edition` (`each` sees every move played);
 // INVALID_ARGUMENT naming the first bad one, and FAILED_PRECONDITION ERR_GAME_OVER for a move
 // after the position ended the game (5.1a, 5.2a, 5.2b / 9.6, 2023 9.6.1-2): the game knows when
-// it is over (issue 14.13).
+// it is over.
 absl::StatusOr<chess::Game> GameOf(
     const v1::Position& position, const google::protobuf::RepeatedPtrField<std::string>& moves,
     int max, v1::Edition edition,

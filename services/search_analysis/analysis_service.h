@@ -47,7 +47,7 @@ struct AnalysisOptions {
   // --analysis_max_nodes. A search keeps about 50 bytes per position it generates: 20 million
   // positions is about 1 GB at worst.
   std::int64_t max_nodes = 20'000'000;
-  // --analysis_memory_mb: what the searches of all workers may hold together (issue 15: below the
+  // --analysis_memory_mb: what the searches of all workers may hold together (below the
   // pod's memory limit); it bounds max_nodes to memory_mb MiB / (workers x kBytesPerPosition).
   // 0: no bound beyond max_nodes.
   std::int64_t memory_mb = 0;

@@ -1,8 +1,8 @@
 // Moves through the arbitration service's whole path, measured end to end on this machine: a
 // redis-server started here (libs/store/redis.conf: AOF on, appendfsync as asked), an arbiterd
 // child process hosting the arbitration service on it, and this process as the gRPC client (its
-// cost is included). Issue 12, "Speed": >= 16,000 moves/s, and at 8,000 moves/s offered,
-// p99 < 5 ms.
+// cost is included). The goals: >= 16,000 moves/s, and at 8,000 moves/s offered,
+// p99 < 5 ms (services/arbitration/README.md).
 //
 // Every game plays the same real game (Kasparov - Topalov, Wijk aan Zee 1999, 87 plies in SAN:
 // captures, checks, castling, pawn moves, so the dead-position checks of 5.2b / 9.6 run as they

@@ -28,7 +28,7 @@ cd "$bin.runfiles/arbiter"
 sleep 15
 # Each run's Redis data stays until the last run is over: deleting a run's AOF (~100 MB) on a
 # filesystem mounted with online discard (this VM's root) stalls the disk's flushes for tens of
-# ms, in the next run's measured time (p99 20 ms instead of 3.7 ms, 2026-12-02).
+# ms, in the next run's measured time (p99 20 ms instead of 3.7 ms).
 work="$(mktemp -d /tmp/arbitration_bench.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 n=0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Unwinnability side by side with CHA, the Chess Unwinnability Analyzer (M. Ambrona,
 # github.com/miguel-ambrona/D3-Chess, GPL-3): the same questions to both, in one run, on three
-# sets (issue 17):
+# sets:
 #   hard   D3-Chess tests/test-vector.txt: CHA's hard test vectors, both sides, expected verdicts;
 #   games  D3-Chess tests/lichess-30K-games.txt: final positions of 30,000 timeout games, the side
 #          not to move (6.9: can the player whose opponent flagged still mate?);

@@ -13,7 +13,7 @@
 //   --max-mean-us U fail the run above those marks)
 //
 //   bazel run //tests/bench:unwinnable_bench -- --potential
-//   Mating potential (1997 C4, issue 14.14) instead, over the small material classes built in
+//   Mating potential (1997 C4) instead, over the small material classes built in
 //   below (minor pieces against pawns and minor pieces): verdict, method, positions generated and
 //   time per question; every "winnable" line is replayed and must reach a position where the
 //   opponent cannot prevent mate (CannotPreventMateNextMove). Exits 1 on an unsound answer.

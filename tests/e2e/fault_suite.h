@@ -1,4 +1,4 @@
-// The fault suite (issue 16): simulated players play real games through the arbitration service
+// The fault suite: simulated players play real games through the arbitration service
 // of several arbiterd replicas (game_load.h) while faults are done one after the other, each
 // followed by a quiet time in which it is measured; then every game's log is read back and
 // checked against the ledger of acknowledgements (log_check.h), and a table of the faults and

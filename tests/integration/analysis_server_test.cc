@@ -358,7 +358,7 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
 // What each role gets from each method; bad tokens are refused (auth_matrix.h). Searches are for
 // platforms, arbiters and services; engine evaluation and claim advice for arbiters and services
 // only (12.2: no analysis for players during play).
-// Issue 15: the searches' memory stays below the pod's limit. With 1 MiB for 2 workers a search
+// The searches' memory stays below the pod's limit. With 1 MiB for 2 workers a search
 // may hold 1 MiB / (2 x 50 bytes) = 10,485 positions: a request for more is refused, and the
 // limit the server states is that bound, not --analysis_max_nodes.
 TEST(AnalysisMemoryTest, TheMemoryBudgetBoundsTheNodeLimit) {

@@ -494,7 +494,7 @@ TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
   EXPECT_EQ(Code(st), "ERR_COMMAND_ID_REUSED");
 }
 
-// Issue 12: a game that is over leaves the live store once the platform has its record; its
+// A game that is over leaves the live store once the platform has its record; its
 // tombstone (result, digest of the record) stays, and so does its id.
 TEST_P(ArbitrationServerTest, ArchiveGameKeepsOnlyTheTombstone) {
   const std::string game = GameId("archived");
@@ -882,8 +882,8 @@ TEST_P(ArbitrationServerTest, QuickplayAdviceIsNotShownToPlayersOrObservers) {
   EXPECT_FALSE(absl::StrContains(Pgn(game, Role::kObserver), "advice"));
 }
 
-// Issue 12, "Quickplay finish": a 10.2 claim awaits the ruling "with search-analysis advice
-// attached (labelled as advice; arbiters only, 12.2)": the arbiter sees it, and in the PGN.
+// 10.2: a claim awaits the ruling with the search analysis's advice attached (labelled as
+// advice; arbiters only, 12.2): the arbiter sees it, and in the PGN.
 TEST_P(ArbitrationServerTest, QuickplayClaimCarriesAdviceForTheArbiter) {
   const std::string game = GameId("g");
   ReadyForQuickplay(game, 60'000);
@@ -1435,7 +1435,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.add_placements()->set_placement("rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR");
              return as_white(&S::SubmitBoardFeed, req, t);
            }},
-          // Issue 13: Article 7, 6.13b/d, 12, 13.4.
+          // Article 7, 6.13b/d, 12, 13.4.
           {"ReportIllegalMove",
            [&](auto& t) {
              // The arbiter finds Black's knight jump after 1. e4; White's (or the platform's)

@@ -1,4 +1,4 @@
-// Issue 13 over real gRPC on loopback, on a real redis-server started by the harness (and on the
+// Over real gRPC on loopback, on a real redis-server started by the harness (and on the
 // in-memory store): electronic boards and touch-move (Article 4). The board relay (a service
 // token) sends the placements a DGT board reports; a rapid game under 2001 (B5a: the arbiter
 // rules on Article 4 only on request) where White touches his knight and plays a pawn, and Black's

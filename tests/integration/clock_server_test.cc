@@ -442,7 +442,7 @@ TEST_P(ClockServerTest, FlagFiresFromTheServerWithoutAnyClientMessage) {
   EXPECT_EQ(updates[2].clock().white_ms(), 0);
   EXPECT_EQ(updates[2].command_id(), absl::StrCat("flag:", game, ":2"));
   v1::ClockResponse got = Get(game);
-  // 6.10: the flag is not a win by itself (this asserted "Black wins" before issue 14 item 1);
+  // 6.10: the flag is not a win by itself (not "Black wins");
   // the clock says White's flag fell and that the result follows from 6.10.
   EXPECT_EQ(got.clock().decision().kind(), v1::ClockDecision::KIND_FLAG_FELL);
   EXPECT_EQ(got.clock().decision().flagged(), v1::COLOR_WHITE);
@@ -529,7 +529,7 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_TRUE(resp.claim().granted());
   EXPECT_EQ(resp.claim().article(), "B7");
-  // Not "Black wins" (asserted before issue 14 item 1): White's flag counts; 6.10 decides.
+  // Not "Black wins": White's flag counts; 6.10 decides.
   EXPECT_EQ(resp.claim().outcome().result(), v1::RESULT_UNSPECIFIED);
   EXPECT_EQ(resp.claim().outcome().article(), "6.10");
   EXPECT_EQ(resp.clock().decision().kind(), v1::ClockDecision::KIND_FLAG_FELL);
@@ -539,7 +539,7 @@ TEST_P(ClockServerTest, BlitzFlagIsRecordedAndCountsOnlyWhenClaimed) {
   EXPECT_EQ(resp.clock().status(), "paused");
 }
 
-// Issue 14 item 5, 6.7 "mehr als eine Stunde nach dem angesetzten Spielbeginn": the clock carries
+// 6.7 "mehr als eine Stunde nach dem angesetzten Spielbeginn": the clock carries
 // the scheduled start (Unix ms, the authority's time base) and the default time counts from it.
 // With the event's default time of 2 s and the start scheduled 1 s before the clock is started
 // with Black absent, the server records Black's default at the scheduled start + 2 s + 1 ms, not

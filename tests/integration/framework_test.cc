@@ -251,7 +251,7 @@ void CopyFile(const std::string& from, const std::string& to) {
   ASSERT_EQ(std::rename(tmp.c_str(), to.c_str()), 0);
 }
 
-// Issue 15: a renewed certificate is served without a restart (the files re-read every
+// A renewed certificate is served without a restart (the files re-read every
 // --tls_reload): after the certificate and key are replaced by a new self-signed pair, new
 // connections see the new certificate.
 TEST(FrameworkTlsTest, CertificatesAreReloadedWithoutARestart) {

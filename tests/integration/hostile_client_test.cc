@@ -1,4 +1,4 @@
-// A hostile client against a real server (issue 15, "Hostile input"): the arbitration, rules and
+// A hostile client against a real server: the arbitration, rules and
 // clock services over gRPC on loopback, on the in-memory store and on a redis-server the test
 // starts. Messages beyond --max_message_bytes, garbage and deeply nested bytes sent through a
 // generic stub, unknown fields, a player calling an arbiter's method, a player of one game acting

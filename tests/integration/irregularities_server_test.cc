@@ -1,4 +1,4 @@
-// Issue 13 over real gRPC on loopback, on a real redis-server started by the harness (and on the
+// Over real gRPC on loopback, on a real redis-server started by the harness (and on the
 // in-memory store): irregularities (Article 7 and Appendix C3), a player who stops the clocks
 // (6.13b, d) and the arbiter's powers (12, 13.4). A blitz game under 2001 whose completed illegal
 // move is claimed and won; one where the opponent moves instead and play goes on from the
@@ -321,7 +321,7 @@ TEST_P(IrregularitiesServerTest, StopClocksAndPowers) {
   EXPECT_NE(pgn.find("6.13b"), std::string::npos) << pgn;
 }
 
-// Issue 15: an arbiter whose token serves event A uses no power on event B's game.
+// An arbiter whose token serves event A uses no power on event B's game.
 TEST_P(IrregularitiesServerTest, AnArbiterOfAnotherEventIsRefused) {
   const std::string game = GameId("otherevent");
   Ready(game, "5400", v1::EDITION_FIDE_2023, "Open B");

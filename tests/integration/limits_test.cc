@@ -1,4 +1,4 @@
-// Issue 15 (security) for the service framework (libs/service), over real gRPC on loopback around
+// The service framework (libs/service), over real gRPC on loopback around
 // the rules-validation service: tokens' audience, issuer and lifetime, keys rotated without a
 // restart, reflection only when asked for, the synchronous server's thread cap, the default
 // deadline, per-caller rate and stream limits, --insecure_dev refused beyond loopback, and error

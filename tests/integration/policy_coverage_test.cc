@@ -1,4 +1,4 @@
-// Issue 11.2: every method of every hosted service has exactly one row in the policy table, and
+// Every method of every hosted service has exactly one row in the policy table, and
 // every row names a real method. The table denies by default, so a method without a row would be
 // refused to everyone; Policy::Add already refuses rows for unknown methods and second rows.
 #include <set>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The prod overlay's probes, rendered, against a real TLS-serving arbiterd (issue 16).
+"""The prod overlay's probes, rendered, against a real TLS-serving arbiterd.
 
 `kubectl kustomize k8s/overlays/prod` gives the arbiterd container's readiness and liveness probes
 (`grpc: {port, service}`) and its args. arbiterd runs with those args (addresses moved to free
@@ -184,7 +184,7 @@ def main():
         for name, (_, service) in probes.items():
             code, out = wait_for(plain_port, service, 0)
             check(code == 0 and out == "SERVING", f"{name} ({service!r}) answered {out!r}")
-        # The same call on the TLS port: what the kubelet met before issue 16.
+        # The same call on the TLS port: what the kubelet would meet without the health port.
         code, out = probe(tls_port, probes["readinessProbe"][1])
         check(code == 2, f"a plaintext Check on the TLS port answered {out!r}")
 

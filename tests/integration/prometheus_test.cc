@@ -1,4 +1,4 @@
-// Issue 16: the dashboards and alert rules checked against a real Prometheus. A redis-server, a
+// The dashboards and alert rules checked against a real Prometheus. A redis-server, a
 // real arbiterd with every service on it, load through gRPC (games through arbitration with a draw
 // claim, a quickplay claim ruled by the arbiter, clock presses and a flag fired by the server,
 // watch streams, ValidateMove, an analysis call, then a store outage), and Debian's `prometheus`

@@ -1,4 +1,4 @@
-// Issue 15, "Redis is open": a real redis-server on loopback started as deployed (the `default`
+// Redis closed to strangers: a real redis-server on loopback started as deployed (the `default`
 // user off, the store's ACL user `arbiter` limited to the store's commands and keys, its password
 // in a file), and the clock-authority server started with --store=redis://arbiter@host:port and
 // --store_password_file:

@@ -55,7 +55,7 @@ TEST_F(RulesServerTest, ValidateMoveLegalIllegalAmbiguousAndMalformed) {
   EXPECT_EQ(resp.move().san(), "Nf3");
   EXPECT_EQ(resp.move().appendix_e(), "Sf3");
   EXPECT_FALSE(resp.draw_offer());
-  {  // Appendix E12 / 9.1: "Sf3 (=)" is the move with a draw offer (issue 14.8).
+  {  // Appendix E12 / 9.1: "Sf3 (=)" is the move with a draw offer.
     v1::ValidateMoveRequest offer = req;
     offer.set_move("Sf3 (=)");
     v1::ValidateMoveResponse r;
@@ -205,7 +205,7 @@ TEST_F(RulesServerTest, ApplyMovesStatusConvertSetupPgnPerft) {
 }
 
 // Each role x each method: allowed or denied as the policy table says; and bad tokens.
-// Issue 14.6 and 14.13: the status knows when the game ended by the position, in every
+// The status knows when the game ended by the position, in every
 // edition (1997 included, B2), and refuses moves after it.
 TEST_F(RulesServerTest, TheStatusKnowsWhenTheGameIsOver) {
   auto stub = Stub();

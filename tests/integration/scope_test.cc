@@ -1,4 +1,4 @@
-// Issue 15 over real gRPC, on the in-memory store and on a real redis-server: whose command ids
+// Over real gRPC, on the in-memory store and on a real redis-server: whose command ids
 // (the server's own are refused to clients; one caller's ids do not block another's; the flag is
 // still recorded once, at its instant), and scope (a player reads and watches only the clock of
 // his own game; a token that serves one event acts only on its games; every clock command
@@ -87,7 +87,7 @@ class ScopeTest : public EachStoreTest<ScopeTest> {
   }
 };
 
-// The attack of issue 15: White presses with the id the scheduler will use for Black's flag.
+// An attack: White presses with the id the scheduler will use for Black's flag.
 // Refused (INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID), nothing written; the flag falls by itself,
 // is recorded once at its instant, and play after it is not stuck on ERR_COMMAND_ID_REUSED.
 TEST_P(ScopeTest, APressWithTheSchedulersIdIsRefusedAndTheFlagIsRecordedOnce) {
@@ -165,7 +165,7 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
   EXPECT_EQ(Code(st), "ERR_RESERVED_COMMAND_ID");
 }
 
-// A player reads and watches only the clock of his own game (before issue 15: any clock).
+// A player reads and watches only the clock of his own game.
 TEST_P(ScopeTest, APlayerReadsAndWatchesOnlyHisOwnClock) {
   const std::string mine = GameId("mine");
   const std::string other = GameId("other");
@@ -242,7 +242,7 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsGames) {
       Succeeded(Unary(Games().get(), &A::SubmitMove, move, EventToken(Role::kPlatform, "Open A"))));
 }
 
-// The same for clocks (CreateClockRequest.event, issue 15).
+// The same for clocks (CreateClockRequest.event).
 TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsClocks) {
   const std::string ours = GameId("clock-ours");
   const std::string theirs = GameId("clock-theirs");

@@ -1,4 +1,4 @@
-// Issue 16, arbiterd as a process: it starts while Redis is down (the stateless services serve at
+// arbiterd as a process: it starts while Redis is down (the stateless services serve at
 // once; the store-backed ones are NOT_SERVING and refuse calls with UNAVAILABLE ERR_NOT_READY until
 // the store answers, retried in the background); readiness follows the store afterwards while
 // liveness ("") does not; the health port serves health only; --grpc_max_connection_age closes

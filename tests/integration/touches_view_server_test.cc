@@ -1,4 +1,4 @@
-// Issue 13 over real gRPC on loopback, on a real redis-server started by the harness (and on the
+// Over real gRPC on loopback, on a real redis-server started by the harness (and on the
 // in-memory store): GameView's pieces touched this turn and the move they oblige (Article 4), as
 // the board relay's reports make them; B4's clock setting (SetClocks refused in 2001 rapid once
 // each player completed three moves, ERR_CLOCK_SETTING_FINAL); B5b on a player's report of the

@@ -1,4 +1,4 @@
-// The search-analysis commands of arbiterctl (issue 3):
+// The search-analysis commands of arbiterctl:
 //
 //   arbiterctl unwinnable   < JSON lines
 //     in:  {"fen": "<FEN|startpos>", "side": "white"|"black"}
@@ -28,6 +28,11 @@ namespace arbiterctl {
 std::string UnwinnableLine(const std::string& line);
 // Reads lines until EOF, answers each; returns 0.
 int RunUnwinnable(std::istream& in, std::ostream& out);
+
+// The flags of `dead` and of `advise`; main.cc refuses any other.
+inline constexpr const char* kDeadFlags[] = {"fen", "max-nodes"};
+inline constexpr const char* kAdviseFlags[] = {"fen",     "moves", "depth",   "nodes", "movetime",
+                                               "multipv", "last",  "timeout", "engine"};
 
 // `flags` are the command's --name value options (main.cc's Args::flags). Exit codes: 0 done,
 // 2 bad arguments (the error JSON is still printed on `out`, the message on `err`).

@@ -64,7 +64,7 @@ std::string AnalyzeLine(const std::string& line) {
             .dump(-1, ' ', false, kReplace);
       }
       const std::string text = moves[i].get<std::string>();
-      // Appendix E12: "(=)" after a move is a draw offer (issue 14.8).
+      // Appendix E12: "(=)" after a move is a draw offer.
       const chess::MoveText split = chess::SplitDrawOffer(text);
       if (split.draw_offer) draw_offers.push_back(i);
       absl::StatusOr<chess::Move> move = chess::ParseMove(game.position(), split.move);

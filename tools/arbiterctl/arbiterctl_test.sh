@@ -28,4 +28,29 @@ rm -f "$tmp" "$tmp.out"
 out=$("$ctl" demo) || fail "demo exited $?"
 echo "$out" | grep -q "REFUSED" || fail "demo shows the illegal attempt refused"
 echo "$out" | grep -q "^Position: " || fail "demo reaches the final position"
+# An unknown flag is refused before anything runs (exit 2), naming it and the known one it is
+# close to; ignored, a mistyped --ca would send the call in plaintext and fail as UNAVAILABLE.
+expect_unknown() {  # expected message, then the command line
+  local want="$1"; shift
+  local rc=0
+  "$ctl" "$@" >/dev/null 2>"$tmp.err" || rc=$?
+  [ "$rc" = "2" ] || fail "$* exited $rc, not 2"
+  grep -qF -- "$want" "$tmp.err" || fail "$*: stderr $(cat "$tmp.err"), wanted: $want"
+}
+tmp=$(mktemp)
+expect_unknown "unknown flag --ca; did you mean --tls_ca?" --server=127.0.0.1:1 --ca=ca.pem game get --game g1
+expect_unknown "unknown flag --ca; did you mean --tls_ca?" --ca ca.pem clock get --game g1
+expect_unknown "unknown flag --tokn; did you mean --token?" --tokn=x health
+expect_unknown "unknown flag --fenn; did you mean --fen?" rules validate --fenn startpos --move e4
+expect_unknown "unknown flag --dividee; did you mean --divide?" perft --fen startpos --depth 1 --dividee
+expect_unknown "unknown flag --max-node; did you mean --max-nodes?" dead --fen startpos --max-node 5
+expect_unknown "unknown flag --enigne; did you mean --engine?" advise --fen startpos --enigne none
+expect_unknown "unknown flag --jsn; did you mean --json?" pgn check /dev/null --jsn
+expect_unknown "unknown flag --offer-drawn; did you mean --offer-draw?" game move --game g1 --side white --move e4 --offer-drawn
+expect_unknown "unknown flag --delta; did you mean --delta-ms?" clock adjust --game g1 --side white --delta 5
+expect_unknown "unknown flag --zzz" game simulate --zzz=1
+grep -q "did you mean" "$tmp.err" && fail "no suggestion for a flag close to none: $(cat "$tmp.err")"
+# A known flag of another command is unknown here.
+expect_unknown "unknown flag --depth" game get --game g1 --depth 3
+rm -f "$tmp" "$tmp.err"
 echo "arbiterctl end-to-end: ok"

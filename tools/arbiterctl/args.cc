@@ -1,9 +1,13 @@
 #include "tools/arbiterctl/args.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "libs/base/error.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/proto_convert.h"
@@ -33,6 +37,54 @@ Args Args::Parse(int argc, const char* const* argv, const std::vector<std::strin
     }
   }
   return args;
+}
+
+namespace {
+
+// Edit distance, with '-' and '_' the same letter (the server's flags use '_', the commands' '-').
+std::size_t Distance(const std::string& a, const std::string& b) {
+  auto same = [](char x, char y) {
+    return x == y || ((x == '-' || x == '_') && (y == '-' || y == '_'));
+  };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] =
+          std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// Whether `name` is one of the '-'/'_'-separated words of `flag` ("ca" of "tls_ca").
+bool IsWordOf(const std::string& name, const std::string& flag) {
+  for (absl::string_view word : absl::StrSplit(flag, absl::ByAnyChar("-_"))) {
+    if (word == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string UnknownFlag(const Args& args, const std::vector<std::string>& known) {
+  for (const auto& [name, value] : args.flags) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    // The closest known flag, if it is close: two edits, or a word of it.
+    const std::string* closest = nullptr;
+    std::size_t best = 3;
+    for (const std::string& flag : known) {
+      const std::size_t d = IsWordOf(name, flag) ? 0 : Distance(name, flag);
+      if (d < best) best = d, closest = &flag;
+    }
+    return absl::StrCat("unknown flag --", name,
+                        closest == nullptr ? "" : absl::StrCat("; did you mean --", *closest, "?"));
+  }
+  return "";
 }
 
 v1::Color FlagReader::Color(const std::string& text, const std::string& flag) {

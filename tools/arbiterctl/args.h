@@ -1,5 +1,5 @@
 // arbiterctl's one argument parser, one reader of flag values and one error printer, shared by
-// every command (issue 11.9).
+// every command.
 //
 //   Args args = Args::Parse(argc, argv, {"json", "divide"});  // "--json" takes no value
 //   FlagReader flags(args);
@@ -90,6 +90,12 @@ void SetCommandFields(const Args& args, FlagReader& flags, Request* req) {
   if (args.Has("command-id")) req->set_command_id(args.Get("command-id"));
   if (args.Has("expected-version")) req->set_expected_version(flags.Int("expected-version"));
 }
+
+// The error for the first flag of `args` that is not in `known` ("unknown flag --ca; did you mean
+// --tls_ca?"), or "" when every flag is known. A flag the command does not read must not pass
+// silently: a mistyped --ca for --tls_ca would send the call in plaintext and fail later with a
+// misleading UNAVAILABLE.
+std::string UnknownFlag(const Args& args, const std::vector<std::string>& known);
 
 // A usage error of `command` ("clock", "game", ...): the message and the usage line; exit 2.
 int Usage(std::ostream& err, const std::string& command, const std::string& usage,

@@ -23,6 +23,13 @@
 
 namespace arbiterctl {
 
+// The flags every client command reads (the channel, the token, the deadline, --json), and those
+// of `health` and `rules` besides.
+inline constexpr const char* kConnectionFlags[] = {"server",  "token",      "tls_ca", "tls_cert",
+                                                   "tls_key", "timeout_ms", "json"};
+inline constexpr const char* kRulesFlags[] = {"service", "fen",   "move",   "moves",
+                                              "edition", "depth", "letters"};
+
 int RunClient(const ClientArgs& args, std::ostream& out, std::ostream& err);
 
 // For every client command: the channel to --server (TLS with --tls_ca, mutual with

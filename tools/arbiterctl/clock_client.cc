@@ -327,7 +327,7 @@ void Create(Call& c) {
   if (args.Has("game-type")) req.set_game_type(flags.GameType(args.Get("game-type")));
   if (args.Has("default-time-ms")) req.set_default_time_ms(flags.Int("default-time-ms"));
   if (args.Has("lag-compensation")) req.set_lag_compensation(True(args.Get("lag-compensation")));
-  if (args.Has("event")) req.set_event(args.Get("event"));  // issue 15: whose arbiters
+  if (args.Has("event")) req.set_event(args.Get("event"));  // whose arbiters
   // 2023 rapid and blitz: A.3 (true) or A.4.5 (false); unset, A.3.
   if (args.Has("supervised")) req.set_supervised(True(args.Get("supervised")));
   c.Send(&Stub::CreateClock, req);

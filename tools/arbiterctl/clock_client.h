@@ -5,7 +5,7 @@
 //     create  --time-control TC --edition E   TC: PGN tag ("40/5400+30:1800+30", "300+2") or the
 //             arbiters' form ("90+30", "G/60 d5"); E: fide1997 | fide2001 | fide2005 | fide2023;
 //             [--game-type standard|rapid|blitz] [--default-time-ms N] [--lag-compensation=true]
-//             [--event NAME] (the event whose arbiter tokens act on it, issue 15)
+//             [--event NAME] (the event whose arbiter tokens act on it)
 //             [--delay-saved-time carry|discard]
 //             [--supervised=false] (2023 rapid and blitz: A.4.5, a flag counts only on a claim;
 //             default true, A.3: it counts when it falls)
@@ -38,6 +38,15 @@
 #include "tools/arbiterctl/client.h"
 
 namespace arbiterctl {
+
+// Every flag a clock command reads (besides kConnectionFlags); any other is refused.
+// clang-format off
+inline constexpr const char* kClockFlags[] = {
+    "game", "command-id", "expected-version", "absent", "after-version", "count", "until",
+    "black-moves", "black-ms", "color", "default-time-ms", "delay-saved-time", "delta-ms",
+    "edition", "event", "game-type", "lag-compensation", "lag-ms", "reason", "side", "supervised",
+    "time-control", "time-control-human", "to-move", "white-moves", "white-ms"};
+// clang-format on
 
 // args.positional = {"clock", "<command>"}; the flags as parsed (without "--").
 int RunClockClient(const ClientArgs& args, std::ostream& out, std::ostream& err);

@@ -19,7 +19,7 @@ using ::testing::HasSubstr;
 
 Json Simulate(const std::string& line) { return ParseOutputLine(SimulateClockLine(line)); }
 
-// The scenario of the issue, exact to the millisecond.
+// A scenario of two periods, exact to the millisecond.
 TEST(ClockSimulateTest, TheIssuesExample) {
   Json out = Simulate(R"({"time_control": "40/5400+30:1800+30", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"},
@@ -249,12 +249,12 @@ TEST(ClockSimulateTest, InvalidUtf8DoesNotCrash) {
   EXPECT_EQ(ErrorCode(out), "ERR_BAD_EVENT");
 }
 
-// --- Issue 14: the cases, as scripts see them ---------------------------------------------------
+// --- How a flag is ruled, as scripts see it ------------------------------------------------
 
-// Item 1, 6.10: "4k3/8/8/8/8/8/8/3QK3 w", G/90, fide2001, White never moves. Black cannot mate,
+// 6.10: "4k3/8/8/8/8/8/8/3QK3 w", G/90, fide2001, White never moves. Black cannot mate,
 // so the game is drawn; the clock, knowing no position, says White's flag fell and that the
 // result follows from 6.10, never "Black wins".
-TEST(ClockSimulateTest, Issue14AFlagIsNotAWin) {
+TEST(ClockSimulateTest, AFlagIsNotAWin) {
   Json out = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5400000})");
   ASSERT_FALSE(out.contains("error")) << out.dump();
@@ -337,9 +337,9 @@ TEST(ClockSimulateTest, FlagBeforeThePeriodsMovesStandsWhateverTheMovesAfterIt) 
   EXPECT_EQ(proven["flags"]["white"], 60'000);
 }
 
-// Item 3: G/1, fide2001, lag compensation: the press at 60.5 s with 1 s of lag arrives after the
-// flag at 60 s; the flag stays and White is not given 500 ms.
-TEST(ClockSimulateTest, Issue14LagDoesNotEraseAFallenFlag) {
+// B6 with lag compensation: G/1, fide2001, lag compensation: the press at 60.5 s with 1 s of lag
+// arrives after the flag at 60 s; the flag stays and White is not given 500 ms.
+TEST(ClockSimulateTest, LagDoesNotEraseAFallenFlag) {
   Json out = Simulate(R"({"time_control_human": "G/1", "edition": "fide2001",
       "lag_compensation": true,
       "events": [{"at_ms": 0, "type": "start"},
@@ -351,9 +351,9 @@ TEST(ClockSimulateTest, Issue14LagDoesNotEraseAFallenFlag) {
   EXPECT_EQ(out["flag_result"]["side"], "white");
 }
 
-// Item 4: G/15, fide2001: White's flag falls at 900 s; pause; +2 min (7.4b); resume. The clock
-// shows 1:54 and no flag, as Set and Replace would (6.1, 6.11, 6.14, B7).
-TEST(ClockSimulateTest, Issue14AdjustSetAndReplaceTreatTheFlagAlike) {
+// 6.1 / B6 after an adjustment: G/15, fide2001: White's flag falls at 900 s; pause; +2 min (7.4b);
+// resume. The clock shows 1:54 and no flag, as Set and Replace would (6.1, 6.11, 6.14, B7).
+TEST(ClockSimulateTest, AdjustSetAndReplaceTreatTheFlagAlike) {
   for (const char* change :
        {R"({"at_ms": 906000, "type": "adjust", "side": "white", "delta_ms": 120000,
             "reason": "7.4b"})",
@@ -370,9 +370,9 @@ TEST(ClockSimulateTest, Issue14AdjustSetAndReplaceTreatTheFlagAlike) {
   }
 }
 
-// Item 5, 6.7: scheduled 10:00, the clock started 10:20 with Black absent: Black is defaulted at
+// 6.7: scheduled 10:00, the clock started 10:20 with Black absent: Black is defaulted at
 // 11:00:00.001, not 11:20:00.001.
-TEST(ClockSimulateTest, Issue14DefaultCountsFromTheScheduledStart) {
+TEST(ClockSimulateTest, DefaultCountsFromTheScheduledStart) {
   auto defaulted = [](std::int64_t query_ms) {
     return Simulate(absl::StrCat(R"({"time_control_human": "G/90", "edition": "fide2001",
         "scheduled_start_ms": 36000000,
@@ -387,9 +387,9 @@ TEST(ClockSimulateTest, Issue14DefaultCountsFromTheScheduledStart) {
   EXPECT_EQ(ErrorCode(bad), "ERR_BAD_SCENARIO");
 }
 
-// Item 7 (B1, C1): a repeating "20/5" is neither rapid nor blitz; "40/10, 5" counts its 15
+// B1, C1: a repeating "20/5" is neither rapid nor blitz; "40/10, 5" counts its 15
 // minutes; 2001 ignores the increment.
-TEST(ClockSimulateTest, Issue14SpeedCategories) {
+TEST(ClockSimulateTest, SpeedCategoriesOfRepeatingControls) {
   auto speed = [](const std::string& tc, const std::string& edition) {
     return Simulate(absl::StrCat(R"({"time_control_human": ")", tc, R"(", "edition": ")", edition,
                                  R"(", "events": [], "query_ms": 0})"))["speed"];
@@ -402,9 +402,9 @@ TEST(ClockSimulateTest, Issue14SpeedCategories) {
   EXPECT_EQ(speed("G/14+30", "fide2023"), "rapid");
 }
 
-// Item 10, 6.2b: the simple delay's flag falls after delay + main time, Bronstein's at the main
+// 6.2b: the simple delay's flag falls after delay + main time, Bronstein's at the main
 // time: G/1 d5 at 65 s, G/1 b5 at 60 s.
-TEST(ClockSimulateTest, Issue14FlagInstantOfEachDelayMode) {
+TEST(ClockSimulateTest, FlagInstantOfEachDelayMode) {
   auto run = [](const std::string& tc) {
     return Simulate(absl::StrCat(R"({"time_control_human": ")", tc,
                                  R"(", "edition": "fide2005",
@@ -418,8 +418,8 @@ TEST(ClockSimulateTest, Issue14FlagInstantOfEachDelayMode) {
   EXPECT_EQ(bronstein["flags"]["white"], 60'000);
 }
 
-// Item 12, 8.4 / 8.5b: after a flag both players must complete their records.
-TEST(ClockSimulateTest, Issue14NoScoresheetLapseAfterAFlag) {
+// 8.4 / 8.5b: after a flag both players must complete their records.
+TEST(ClockSimulateTest, NoScoresheetLapseAfterAFlag) {
   Json before = Simulate(R"({"time_control_human": "G/90", "edition": "fide2001",
       "events": [{"at_ms": 0, "type": "start"}], "query_ms": 5399999})");
   EXPECT_EQ(before["scoresheet_duty_lapsed"]["white"], true);

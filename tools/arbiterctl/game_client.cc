@@ -112,7 +112,7 @@ OrderedJson GameJson(const v1::GameView& g) {
   out["review"] = g.review();
   out["paused"] = g.paused();
   out["deadline_ms"] = g.deadline_ms() > 0 ? OrderedJson(g.deadline_ms()) : OrderedJson(nullptr);
-  // Issue 13: the illegal-move ledger (7.4b, 7.5.5, C3).
+  // The illegal-move ledger (7.4b, 7.5.5, C3).
   OrderedJson ledger = OrderedJson::array();
   for (const v1::IllegalMoveEntry& e : g.illegal_moves().entries()) {
     ledger.push_back({{"side", SideName(e.side())},
@@ -138,7 +138,7 @@ OrderedJson GameJson(const v1::GameView& g) {
   } else {
     out["envelope"] = nullptr;
   }
-  // Issue 13, Article 4 (only when present, so that other games' output stays as it was): this
+  // Article 4 (only when present, so that other games' output stays as it was): this
   // turn's touches and the move they oblige.
   if (g.touched_size() > 0) {
     OrderedJson touched = OrderedJson::array();
@@ -356,7 +356,7 @@ void Create(Call& c) {
   regs->set_lag_compensation(flags.Bool("lag-compensation"));
   // 2023 rapid and blitz: A.4 (no adequate supervision, A.4.5) when the event says so; else A.3.
   if (flags.Bool("unsupervised")) regs->set_supervised(false);
-  // 2023 7.5.5: the regulations' time for a first illegal move (issue 13).
+  // 2023 7.5.5: the regulations' time for a first illegal move.
   if (args.Has("illegal-move-extra-ms")) {
     regs->set_illegal_move_extra_ms(flags.Int("illegal-move-extra-ms"));
   }
@@ -475,7 +475,7 @@ void SetClocks(Call& c) {
   c.Send(&Stub::SetClocks, req);
 }
 
-// Issue 13: an electronic board's reports (4.3-4.7, 7.4a) from --file PATH ("-" or none: stdin),
+// An electronic board's reports (4.3-4.7, 7.4a) from --file PATH ("-" or none: stdin),
 // one a line: a placement (FEN's first field, or a whole FEN) with optional words "pressed" (the
 // clock pressed after it) and "adjust" (4.2: "j'adoube" first) and "at=MS"; or a JSON object
 // {"at_ms", "placement", "clock_pressed", "adjust"}. Blank lines and "#" comments are skipped.
@@ -520,7 +520,7 @@ void Feed(Call& c) {
   c.Send(&Stub::SubmitBoardFeed, req);
 }
 
-// --- Issue 13: Article 7, 6.13b/d, 12, 13.4 ---
+// --- Article 7, 6.13b/d, 12, 13.4 ---
 
 // 6.14: --white-ms and --black-ms, both or neither.
 template <typename Request>

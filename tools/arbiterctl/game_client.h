@@ -48,9 +48,23 @@ namespace arbiterctl {
 // The boolean flags of the game commands (given without a value), for the argument parser.
 inline constexpr const char* kGameBooleanFlags[] = {"offer-draw", "accept", "decline", "add-time",
                                                     "no-arbiter", "unsupervised",
-                                                    // issue 13: irregularity --replay (7.2),
+                                                    // irregularity --replay (7.2),
                                                     // rule-stop --valid (6.13d)
                                                     "replay", "valid"};
+
+// Every flag a game command reads (besides kConnectionFlags); any other is refused.
+// clang-format off
+inline constexpr const char* kGameFlags[] = {
+    "game", "command-id", "expected-version", "absent", "after-version", "count", "accept",
+    "add-time", "article", "black", "black-moves", "black-ms", "black-name",
+    "broadcast-delay-ms", "broadcast-delay-plies", "decision", "decline", "default-time-ms",
+    "delta-ms", "edition", "event", "file", "from", "ground", "illegal-move-extra-ms", "kind",
+    "lag-compensation", "lag-ms", "max-draw-offers", "move", "no-arbiter",
+    "no-draw-offers-before-move", "offer-draw", "penalty", "penalty-ms", "ply", "points",
+    "position-unknown", "power", "promotion", "reason", "replay", "result", "round",
+    "scheduled-start-ms", "sessions", "side", "site", "start-fen", "stop-clock", "time-control",
+    "to", "unsupervised", "valid", "white", "white-moves", "white-ms", "white-name"};
+// clang-format on
 
 // args.positional = {"game", "<command>"}; the flags as parsed (without "--").
 int RunGameClient(const ClientArgs& args, std::ostream& out, std::ostream& err);

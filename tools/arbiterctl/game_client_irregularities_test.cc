@@ -1,5 +1,5 @@
 // `arbiterctl game report-illegal|complete-illegal|irregularity|stop-clocks|rule-stop|power` and
-// `claim --kind illegal_move` (issue 13) against a fake arbitration service on loopback: the flags
+// `claim --kind illegal_move` against a fake arbitration service on loopback: the flags
 // become the requests; the ledger comes back in the JSON.
 #include <memory>
 #include <mutex>
@@ -22,7 +22,7 @@ namespace {
 namespace v1 = arbiter::v1;
 using Json = nlohmann::json;
 
-// Remembers the last request of each of issue 13's methods.
+// Remembers the last request of each irregularity method.
 class FakeArbitration final : public v1::Arbitration::Service {
  public:
   grpc::Status ReportIllegalMove(grpc::ServerContext*, const v1::ReportIllegalMoveRequest* req,

@@ -1,4 +1,4 @@
-// `arbiterctl game feed` (issue 13, electronic boards) against a fake arbitration service on
+// `arbiterctl game feed` (electronic boards) against a fake arbitration service on
 // loopback: the board reports read from a file, one a line, become the SubmitBoardFeed request;
 // the touch-move claim's kind is "touch_move".
 #include <cstdio>

@@ -1,4 +1,4 @@
-// `arbiterctl game get` (issue 13, Article 4) against a fake arbitration service on loopback: the
+// `arbiterctl game get` (Article 4) against a fake arbitration service on loopback: the
 // pieces touched this turn and the move they oblige, in the text and the JSON output, only when
 // the view has them (other games' output stays as it was).
 #include <memory>

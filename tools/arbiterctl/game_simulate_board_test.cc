@@ -1,4 +1,4 @@
-// `arbiterctl game simulate` with issue 13's electronic-board events: the board's reports
+// `arbiterctl game simulate` with the electronic board's events: the board's reports
 // ("board"), "j'adoube" ("jadoube") and the touch-move claim ("claim", "kind": "touch_move"),
 // through the same rulings as the server (Article 4, B5, 7.4a).
 #include <string>

@@ -1,6 +1,5 @@
-// `arbiterctl game simulate` with issue 13's events: irregularities (Article 7, C3), a player who
-// stops the clocks (6.13b, d) and the arbiter's powers (12, 13.4), through the same rulings as
-// the server.
+// `arbiterctl game simulate` with irregularities (Article 7, C3), a player who stops the clocks
+// (6.13b, d) and the arbiter's powers (12, 13.4), through the same rulings as the server.
 #include <string>
 
 #include "gmock/gmock.h"

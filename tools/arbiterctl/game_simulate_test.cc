@@ -253,7 +253,7 @@ TEST(GameSimulateTest, ClaimOutOfTurnRefused) {
   EXPECT_TRUE(out["draw_offer"].is_null());
 }
 
-// 9.1 (issue 12: an offer is "valid until accepted, declined, rejected by the opponent's move"):
+// 9.1 (an offer is "valid until accepted, declined, rejected by the opponent's move"):
 // Black's move rejects White's pending offer, and Black's own offer with it then stands.
 // DISABLED: the rulings refuse the whole move with ERR_DRAW_OFFER_PENDING (rulings.cc,
 // CheckOfferAllowed runs before the move rejects the pending offer), so the move is not played.

@@ -1,4 +1,4 @@
-// `arbiterctl game simulate` (issue 13, Article 4): the output's "touched" (this turn's touched
+// `arbiterctl game simulate` (Article 4): the output's "touched" (this turn's touched
 // squares) and "obligation" (the move owed), present only while something is touched or owed.
 #include <string>
 

@@ -112,6 +112,26 @@ int Pgn(const Args& args) {
   return CheckPgn(text.str(), args.Has("json"), std::cout);
 }
 
+// The flags `command` reads; any other is refused before anything runs.
+std::vector<std::string> KnownFlags(const std::string& command, bool simulate) {
+  std::vector<std::string> known;
+  auto add = [&known](const auto& flags) {
+    known.insert(known.end(), std::begin(flags), std::end(flags));
+  };
+  if (command == "perft") add(std::vector<std::string>{"fen", "depth", "divide"});
+  if (command == "pgn") add(std::vector<std::string>{"json"});
+  if (command == "dead") add(kDeadFlags);
+  if (command == "advise") add(kAdviseFlags);
+  if (simulate) return known;  // `clock simulate`, `game simulate`: the scenario is on stdin
+  if (command == "health" || command == "rules" || command == "clock" || command == "game") {
+    add(kConnectionFlags);
+  }
+  if (command == "health" || command == "rules") add(kRulesFlags);
+  if (command == "clock") add(kClockFlags);
+  if (command == "game") add(kGameFlags);
+  return known;
+}
+
 int Main(int argc, char** argv) {
   std::vector<std::string> boolean_flags = {"divide", "json", "lag-compensation"};
   boolean_flags.insert(boolean_flags.end(), std::begin(kGameBooleanFlags),
@@ -122,17 +142,23 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const std::string& command = args.positional[0];
+  const bool simulate = args.positional.size() == 2 && args.positional[1] == "simulate";
+  if (const std::string unknown = UnknownFlag(args, KnownFlags(command, simulate));
+      !unknown.empty()) {
+    std::cerr << "arbiterctl " << command << ": " << unknown << "\n";
+    return 2;
+  }
   if (command == "perft") return Perft(args);
   if (command == "analyze") return RunAnalyze(std::cin, std::cout);
   if (command == "pgn") return Pgn(args);
-  if (command == "clock" && args.positional.size() == 2 && args.positional[1] == "simulate") {
+  if (command == "clock" && simulate) {
     return RunJsonLines(std::cin, std::cout, SimulateClockLine);
   }
   if (command ==
       "clock") {  // create|start|press|pause|resume|adjust|set|replace|arrive|claim|get|watch
     return RunClockClient(args, std::cout, std::cerr);
   }
-  if (command == "game" && args.positional.size() == 2 && args.positional[1] == "simulate") {
+  if (command == "game" && simulate) {
     return RunJsonLines(std::cin, std::cout, SimulateGameLine);
   }
   if (command == "game") {  // create|start|arrive|move|offer|respond|claim|rule|...|watch|pgn

@@ -34,9 +34,9 @@ inline constexpr EnumName<arbiter::v1::ClaimKind> kClaimKindNames[] = {
     {arbiter::v1::CLAIM_KIND_FIFTY, "fifty"},
     {arbiter::v1::CLAIM_KIND_QUICKPLAY, "quickplay"},
     {arbiter::v1::CLAIM_KIND_TIME, "time"},
-    {arbiter::v1::CLAIM_KIND_ILLEGAL_MOVE, "illegal_move"},  // C3 (issue 13)
-    {arbiter::v1::CLAIM_KIND_TOUCH_MOVE, "touch_move"}};     // 4.3-4.5, B5a (issue 13)
-// Issue 13: 13.4a, d, e, f, g; 12.7; 12.8; 12.4.
+    {arbiter::v1::CLAIM_KIND_ILLEGAL_MOVE, "illegal_move"},  // C3
+    {arbiter::v1::CLAIM_KIND_TOUCH_MOVE, "touch_move"}};     // 4.3-4.5, B5a
+// 13.4a, d, e, f, g; 12.7; 12.8; 12.4.
 inline constexpr EnumName<arbiter::v1::ArbiterPower> kArbiterPowerNames[] = {
     {arbiter::v1::ARBITER_POWER_WARNING, "warning"},
     {arbiter::v1::ARBITER_POWER_LOSS, "loss"},
