@@ -1,7 +1,7 @@
 #!/bin/bash
 # The whole test suite: installs what is missing, builds and tests everything with no network
 # (under `unshare -n` where the kernel allows it, proving the build is offline), checks formatting,
-# runs the fuzzers briefly, and ends with one line: "N passed, N failed".
+# checks the layers, runs the fuzzers briefly, and ends with one line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -55,7 +55,15 @@ else
   failed=$((failed + 1))
 fi
 
-# 5. Fuzzers, briefly: no crash, no sanitizer report.
+# 5. The layers (docs/ARCHITECTURE.md): every #include goes to its own layer or one above it.
+if python3 tools/check_layers.py; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: the layers (tools/check_layers.py)"
+  failed=$((failed + 1))
+fi
+
+# 6. Fuzzers, briefly: no crash, no sanitizer report.
 if FUZZ_SECONDS="${FUZZ_SECONDS:-15}" tests/fuzz/run_fuzzers.sh; then
   passed=$((passed + 1))
 else

@@ -17,6 +17,10 @@ namespace base {
 
 // The payload type URL under which the stable code is stored.
 inline constexpr absl::string_view kErrorCodePayload = "type.arbiter.dev/arbiter.v1.ErrorCode";
+// The payload under which a refused move's status carries the reason's name (libs/chess sets it,
+// chess::IllegalReasonOf reads it; the service layer carries it to ErrorInfo as it stands).
+inline constexpr absl::string_view kIllegalMoveReasonPayload =
+    "type.arbiter.dev/arbiter.v1.IllegalMoveReason";
 
 // A stable code and its canonical status: an entry of a layer's catalogue (its errors.h; the
 // whole list is docs/ERRORS.md). Reads as its code where a string is expected.

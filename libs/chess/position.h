@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "libs/base/error.h"
 #include "libs/chess/bitboard.h"
 #include "libs/chess/setup.h"
 #include "libs/chess/types.h"
@@ -72,8 +73,7 @@ absl::string_view IllegalMoveReasonName(IllegalMoveReason reason);
 absl::string_view IllegalMoveReasonText(IllegalMoveReason reason);
 
 // The payload under which an ERR_ILLEGAL_MOVE status carries its IllegalMoveReasonName.
-inline constexpr absl::string_view kIllegalMoveReasonPayload =
-    "type.arbiter.dev/arbiter.v1.IllegalMoveReason";
+inline constexpr absl::string_view kIllegalMoveReasonPayload = base::kIllegalMoveReasonPayload;
 // The reason carried by a status from Position::Play, or kNone.
 IllegalMoveReason IllegalReasonOf(const absl::Status& status);
 

@@ -468,4 +468,11 @@ SpeedCategory Speed(const TimeControl& tc, Edition edition) {
   return CategoryForControl(edition, SpeedCountedMs(tc, edition), repeating);
 }
 
+bool HasIncrement(const TimeControl& tc) {
+  for (int i = 0; i < tc.period_count(); ++i) {
+    if (tc.period(i).bonus.kind == BonusKind::kIncrement) return true;
+  }
+  return false;
+}
+
 }  // namespace chessclock

@@ -157,6 +157,8 @@ std::int64_t SpeedCountedMs(const TimeControl& tc, Edition edition);
 // Standard, rapid or blitz under `edition` (B1/C1; 2023 A.1/B.1). Untimed games are standard, and
 // so are repeating controls ("20/5": no fixed time for all moves; see SpeedRule in edition.h).
 SpeedCategory Speed(const TimeControl& tc, Edition edition);
+// 6.2a: some period adds an increment to each move (what a ruleset reads: laws::Ruleset::Make).
+bool HasIncrement(const TimeControl& tc);
 
 }  // namespace chessclock
 

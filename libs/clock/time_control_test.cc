@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
+#include "libs/laws/ruleset.h"
 
 namespace chessclock {
 namespace {
@@ -279,6 +280,24 @@ TEST(SpeedTest, Fide2023Boundaries) {
   EXPECT_EQ(SpeedCountedMs(Human("40/90, 30+30"), Edition::kFide2023),
             120 * kMinute + 20 * 30 * kSecond);
   EXPECT_EQ(Speed(Pgn("-"), Edition::kFide2023), SpeedCategory::kStandard);
+}
+
+// A time control gives the ruleset its speed and its increment (laws::Ruleset::Make).
+TEST(RulesetOfATimeControl, QuickplayFinish2023OnlyWithoutIncrement) {  // 2023 Guidelines III.2.2
+  using laws::QuickplayClaim;
+  using laws::QuickplayRuleOf;
+  using laws::Ruleset;
+  absl::StatusOr<chessclock::TimeControl> with = chessclock::ParsePgnTimeControl("5400+30");
+  absl::StatusOr<chessclock::TimeControl> without = chessclock::ParsePgnTimeControl("5400");
+  ASSERT_TRUE(with.ok() && without.ok());
+  Ruleset inc = Ruleset::Make(Edition::kFide2023, *with, {});
+  EXPECT_TRUE(inc.increment);
+  EXPECT_EQ(QuickplayRuleOf(inc).claim, QuickplayClaim::kNotApplicable);
+  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2023, *without, {})).claim,
+            QuickplayClaim::kArbiter);
+  // 2001's 10.2 knows no such limit.
+  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2001, *with, {})).claim,
+            QuickplayClaim::kArbiter);
 }
 
 }  // namespace

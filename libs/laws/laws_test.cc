@@ -66,20 +66,6 @@ TEST(Ruleset, TouchLosesTheDrawClaimOnlyIn2023) {  // 9.4 (2001) vs 2023 9.4
   EXPECT_TRUE(DrawClaimRightOf({Edition::kFide2023, SpeedCategory::kRapid, {}}).lost_on_touch);
 }
 
-TEST(Ruleset, QuickplayFinish2023OnlyWithoutIncrement) {  // 2023 Guidelines III.2.2
-  absl::StatusOr<chessclock::TimeControl> with = chessclock::ParsePgnTimeControl("5400+30");
-  absl::StatusOr<chessclock::TimeControl> without = chessclock::ParsePgnTimeControl("5400");
-  ASSERT_TRUE(with.ok() && without.ok());
-  Ruleset inc = Ruleset::Make(Edition::kFide2023, *with, {});
-  EXPECT_TRUE(inc.increment);
-  EXPECT_EQ(QuickplayRuleOf(inc).claim, QuickplayClaim::kNotApplicable);
-  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2023, *without, {})).claim,
-            QuickplayClaim::kArbiter);
-  // 2001's 10.2 knows no such limit.
-  EXPECT_EQ(QuickplayRuleOf(Ruleset::Make(Edition::kFide2001, *with, {})).claim,
-            QuickplayClaim::kArbiter);
-}
-
 // B6 "Das Fallblättchen gilt als gefallen, sobald einer der Spieler mit Recht darauf hingewiesen
 // hat"; B7 the claim; B8 "Falls beide Fallblättchen gefallen sind, ist die Partie remis" (1997,
 // 2001; 2005 carries 2001's appendices). Standard play: 6.9 in every edition.

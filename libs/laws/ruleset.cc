@@ -4,15 +4,6 @@
 
 namespace laws {
 
-Ruleset Ruleset::Make(Edition edition, const chessclock::TimeControl& tc,
-                      const Regulations& regulations) {
-  bool increment = false;
-  for (int i = 0; i < tc.period_count(); ++i) {
-    if (tc.period(i).bonus.kind == chessclock::BonusKind::kIncrement) increment = true;
-  }
-  return Ruleset{edition, chessclock::Speed(tc, edition), regulations, increment};
-}
-
 FlagRule FlagRuleFor(Edition edition, SpeedCategory category, bool supervised) {
   if (category == SpeedCategory::kStandard) return {true, "6.9"};
   const bool blitz = category == SpeedCategory::kBlitz;

@@ -8,12 +8,12 @@
 #ifndef ARBITER_LIBS_LAWS_RULESET_H_
 #define ARBITER_LIBS_LAWS_RULESET_H_
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "libs/clock/time_control.h"
 #include "libs/laws/edition.h"
 #include "libs/laws/outcome.h"
 
@@ -41,6 +41,16 @@ struct Regulations {
   bool supervised = kDefaultSupervised;
 };
 
+// What a ruleset reads from the event's time control: its speed category under an edition (B1, C1;
+// 2023 A.1, B.1) and whether some period adds an increment to each move (6.2a). libs/clock's
+// chessclock::TimeControl answers both (Speed, HasIncrement); the Laws' vocabulary sits above the
+// clock and names no type of it.
+template <typename T>
+concept TimeControlOfAnEvent = requires(const T& tc, Edition edition) {
+  { Speed(tc, edition) } -> std::convertible_to<SpeedCategory>;
+  { HasIncrement(tc) } -> std::convertible_to<bool>;
+};
+
 struct Ruleset {
   Edition edition = Edition::kFide2023;
   SpeedCategory speed = SpeedCategory::kStandard;
@@ -49,8 +59,10 @@ struct Ruleset {
   bool increment = false;
 
   // The speed follows from the time control under the edition (B1, C1; 2023 A.1, B.1).
-  static Ruleset Make(Edition edition, const chessclock::TimeControl& tc,
-                      const Regulations& regulations);
+  template <TimeControlOfAnEvent TimeControl>
+  static Ruleset Make(Edition edition, const TimeControl& tc, const Regulations& regulations) {
+    return Ruleset{edition, Speed(tc, edition), regulations, HasIncrement(tc)};
+  }
 };
 
 // Whether a fallen flag counts the moment it falls, or only when the opponent claims it; and, where

@@ -248,7 +248,7 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
     if (color == nullptr || (std::string(color) != "white" && std::string(color) != "black")) {
       return Unauthenticated("a player token must name its colour (white or black)");
     }
-    p.color = std::string(color) == "white" ? chess::Color::kWhite : chess::Color::kBlack;
+    p.color = std::string(color) == "white" ? arbiter::v1::COLOR_WHITE : arbiter::v1::COLOR_BLACK;
   }
   return p;
 }
@@ -307,8 +307,8 @@ absl::StatusOr<std::string> MintToken(const SigningKey& key, const TokenClaims& 
   if (!claims.subject.empty()) jwt_add_grant(jwt.get(), "sub", claims.subject.c_str());
   if (!claims.game_id.empty()) jwt_add_grant(jwt.get(), "game", claims.game_id.c_str());
   if (!claims.event.empty()) jwt_add_grant(jwt.get(), "event", claims.event.c_str());
-  if (claims.color.has_value())
-    jwt_add_grant(jwt.get(), "color", std::string(chess::ColorName(*claims.color)).c_str());
+  if (claims.color == arbiter::v1::COLOR_WHITE) jwt_add_grant(jwt.get(), "color", "white");
+  if (claims.color == arbiter::v1::COLOR_BLACK) jwt_add_grant(jwt.get(), "color", "black");
   jwt_add_grant_int(jwt.get(), "exp", static_cast<long>(absl::ToUnixSeconds(claims.expires)));
   jwt_add_grant_int(jwt.get(), "iat",
                     static_cast<long>(absl::ToUnixSeconds(claims.issued_at.value_or(absl::Now()))));

@@ -29,7 +29,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "libs/chess/types.h"
+#include "proto/arbiter/v1/common.pb.h"
 
 namespace service {
 
@@ -40,8 +40,8 @@ std::optional<Role> ParseRole(absl::string_view name);
 struct Principal {
   Role role = Role::kObserver;
   std::string subject;
-  std::string game_id;                // players only
-  std::optional<chess::Color> color;  // players only
+  std::string game_id;                      // players only
+  std::optional<arbiter::v1::Color> color;  // players only: COLOR_WHITE or COLOR_BLACK
   // The event the token serves (claim "event", optional; CreateGameRequest.event): an arbiter
   // token with one acts only on that event's games (issue 15). "" = not limited to one event.
   std::string event;
@@ -156,8 +156,8 @@ struct TokenClaims {
   Role role = Role::kObserver;
   std::string subject;
   std::string game_id;
-  std::optional<chess::Color> color;
-  std::string event;  // "event", when not empty (issue 15)
+  std::optional<arbiter::v1::Color> color;  // "color": white or black; neither names none
+  std::string event;                        // "event", when not empty (issue 15)
   absl::Time expires;
   std::optional<absl::Time> not_before;
   std::optional<absl::Time> issued_at;  // "iat"; the time of minting when not given

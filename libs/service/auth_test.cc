@@ -138,11 +138,11 @@ TEST(AuthTest, PlayerTokensNameGameAndColour) {
   EXPECT_THAT(VerifyToken(keys, *MintToken(hs, player), absl::Now()),
               HasErrorCode("ERR_UNAUTHENTICATED"));
   player.game_id = "g1";
-  player.color = chess::Color::kBlack;
+  player.color = arbiter::v1::COLOR_BLACK;
   absl::StatusOr<Principal> p = VerifyToken(keys, *MintToken(hs, player), absl::Now());
   ASSERT_OK(p);
   EXPECT_EQ(p->game_id, "g1");
-  EXPECT_EQ(p->color, chess::Color::kBlack);
+  EXPECT_EQ(p->color, arbiter::v1::COLOR_BLACK);
 }
 
 TEST(AuthTest, BadKeyFiles) {
@@ -311,7 +311,7 @@ TEST(PolicyTest, RolesAndGameBinding) {
   policy.Add({"/arbiter.test.S/Read", kAllRoles, false});
   policy.Add({"/arbiter.test.S/Move", {Role::kPlatform, Role::kPlayer}, true});
   Principal observer{Role::kObserver};
-  Principal player{Role::kPlayer, "p", "g1", chess::Color::kWhite};
+  Principal player{Role::kPlayer, "p", "g1", arbiter::v1::COLOR_WHITE};
   arbiter::test::GameBoundRequest mine;
   mine.set_game_id("g1");
   mine.set_color(arbiter::v1::COLOR_WHITE);

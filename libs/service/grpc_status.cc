@@ -1,11 +1,11 @@
 #include "libs/service/grpc_status.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
-#include "libs/chess/position.h"
 
 namespace service {
 
@@ -44,9 +44,9 @@ arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
   if (status.ok()) return info;
   info.set_code(base::ErrorCode(status));
   info.set_message(BoundedStatusMessage(status.message()));
-  chess::IllegalMoveReason reason = chess::IllegalReasonOf(status);
-  if (reason != chess::IllegalMoveReason::kNone) {
-    info.set_illegal_move_reason(std::string(chess::IllegalMoveReasonName(reason)));
+  // The reason's name as libs/chess set it: this layer knows no chess.
+  if (auto reason = status.GetPayload(base::kIllegalMoveReasonPayload); reason.has_value()) {
+    info.set_illegal_move_reason(std::string(*reason));
   }
   return info;
 }
@@ -72,7 +72,7 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (info.code().empty()) return absl::Status(code, status.error_message());
   absl::Status out = base::Error(code, info.code(), status.error_message());
   if (!info.illegal_move_reason().empty()) {
-    out.SetPayload(chess::kIllegalMoveReasonPayload, absl::Cord(info.illegal_move_reason()));
+    out.SetPayload(base::kIllegalMoveReasonPayload, absl::Cord(info.illegal_move_reason()));
   }
   return out;
 }

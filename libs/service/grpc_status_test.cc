@@ -1,10 +1,9 @@
 #include "libs/service/grpc_status.h"
 
+#include "absl/strings/cord.h"
 #include "gtest/gtest.h"
 #include "libs/base/error.h"
 #include "libs/base/status_matchers.h"
-#include "libs/chess/fen.h"
-#include "libs/chess/position.h"
 
 namespace service {
 namespace {
@@ -30,12 +29,16 @@ TEST(GrpcStatusTest, CanonicalCodesAndStableCodeRoundTrip) {
   EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
 }
 
+// The reason's name travels as libs/chess set it (services/illegal_move_status_test plays the
+// move).
 TEST(GrpcStatusTest, IllegalMoveReasonTravels) {
-  chess::Position pos = chess::Position::Initial();
-  absl::Status st = pos.Play(chess::Move(chess::kE1, chess::kE2));
+  absl::Status st = base::InvalidArgument("ERR_ILLEGAL_MOVE", "e1e2: own piece");
+  st.SetPayload(base::kIllegalMoveReasonPayload, absl::Cord("OWN_PIECE_ON_TARGET"));
   grpc::Status g = ToGrpcStatus(st);
   EXPECT_EQ(ErrorInfoOf(g).illegal_move_reason(), "OWN_PIECE_ON_TARGET");
-  EXPECT_EQ(chess::IllegalReasonOf(FromGrpcStatus(g)), chess::IllegalMoveReason::kOwnPieceOnTarget);
+  EXPECT_EQ(FromGrpcStatus(g).GetPayload(base::kIllegalMoveReasonPayload),
+            absl::Cord("OWN_PIECE_ON_TARGET"));
+  EXPECT_EQ(ToErrorInfo(base::InvalidArgument("ERR_BAD_FEN", "x")).illegal_move_reason(), "");
 }
 
 // Messages quote their input: a status carries at most kMaxStatusMessageBytes of it (cut on a

@@ -68,7 +68,7 @@ absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
   if (color != nullptr && color->type() == google::protobuf::FieldDescriptor::TYPE_ENUM) {
     // arbiter.v1.Color: 1 = white, 2 = black.
     int value = r->GetEnumValue(*request, color);
-    int expected = principal.color == chess::Color::kWhite ? 1 : 2;
+    int expected = principal.color == arbiter::v1::COLOR_WHITE ? 1 : 2;
     if (value != expected) return Denied("a player token acts only for its own colour");
   }
   return absl::OkStatus();

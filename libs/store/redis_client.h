@@ -71,7 +71,7 @@ struct RedisAddress {
   int port = 0;
 };
 
-// What the client reports about failovers (libs/store/redis_store_metrics.h makes the
+// What the client reports about failovers (libs/service/redis_store_metrics.h makes the
 // Prometheus one). Called from the client's threads; must not block.
 class RedisFailoverObserver {
  public:

@@ -40,7 +40,7 @@ using ::testing::HasSubstr;
 using testing::RedisSentinelGroup;
 using testing::Request;
 
-// Counts what the client reports (the Prometheus version is redis_store_metrics.h).
+// Counts what the client reports (the Prometheus version is libs/service/redis_store_metrics.h).
 class CountingObserver : public RedisFailoverObserver {
  public:
   void OnMasterSwitch() override { ++switches; }

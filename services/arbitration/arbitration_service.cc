@@ -82,18 +82,24 @@ Viewer ViewerOf(const service::ServiceEnv& env, const Principal& who) {
           .subject = who.subject};
 }
 
+// The colour a player's token names (the token's claim, as the proto names it).
+std::optional<chess::Color> TokenColor(const Principal& who) {
+  return who.color.has_value() ? laws::ColorOf(*who.color) : std::nullopt;
+}
+
 // The side a player command is for. A player's token acts only for its own colour (the side may
 // be left out: it is the token's); everyone else must name it.
 absl::StatusOr<chess::Color> SideFor(v1::Color side, const service::ServiceEnv& env,
                                      const Principal& who, absl::string_view field = "side") {
   if (!v1::Color_IsValid(side)) return BadArgument(absl::StrCat(field, ": unknown colour"));
   std::optional<chess::Color> named = laws::ColorOf(side);
-  if (!env.insecure() && who.role == Role::kPlayer && who.color.has_value()) {
-    if (named.has_value() && *named != *who.color) {
+  std::optional<chess::Color> own = TokenColor(who);
+  if (!env.insecure() && who.role == Role::kPlayer && own.has_value()) {
+    if (named.has_value() && *named != *own) {
       return base::Error(service::kErrPermissionDenied,
                          "a player token acts only for its own colour");
     }
-    return *who.color;
+    return *own;
   }
   if (!named.has_value()) {
     return BadArgument(absl::StrCat(field, " is required: COLOR_WHITE or COLOR_BLACK"));
@@ -587,13 +593,14 @@ grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
                    if (!finds) {
                      std::optional<chess::Color> claimant =
                          offender ? std::optional<chess::Color>(~*offender) : std::nullopt;
-                     if (who.role == Role::kPlayer && who.color.has_value()) {
-                       if (offender.has_value() && *offender != ~*who.color) {
+                     std::optional<chess::Color> own = TokenColor(who);
+                     if (who.role == Role::kPlayer && own.has_value()) {
+                       if (offender.has_value() && *offender != ~*own) {
                          return base::Error(service::kErrPermissionDenied,
                                             "a player claims the opponent's illegal move: side "
                                             "must name the opponent");
                        }
-                       claimant = *who.color;
+                       claimant = *own;
                      }
                      if (!claimant) {
                        return BadArgument(

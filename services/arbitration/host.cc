@@ -8,7 +8,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
-#include "services/clock_authority/host.h"
+#include "libs/service/store_opening.h"
 
 namespace arbitration_service {
 
@@ -42,7 +42,7 @@ absl::Status ArbitrationHost::Connect() {
   if (time_.get() != nullptr) return absl::OkStatus();
   // Before anything is set: a Redis without the store's functions is not connected (the clock
   // authority's host says why).
-  RETURN_IF_ERROR(clock_authority_service::CheckStoreFunctions(store_.get()));
+  RETURN_IF_ERROR(service::CheckStoreFunctions(store_.get()));
   // The time base is the store's clock, measured before serving: every replica (and the clock
   // authority) records instants on the same base.
   ASSIGN_OR_RETURN(std::unique_ptr<ledger::StoreTime> time,
@@ -65,19 +65,19 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
   }
   std::unique_ptr<ArbitrationHost> host(new ArbitrationHost());
   if (options.replica_id.empty()) {
-    options.replica_id = absl::StrCat(clock_authority_service::DefaultReplicaId(), ":arbitration");
+    options.replica_id = absl::StrCat(service::DefaultReplicaId(), ":arbitration");
   }
   host->options_ = options;
   // The store is opened as the clock authority opens its own ("memory" makes a new in-memory
   // store: this service's alone), under the games' key prefix.
-  clock_authority_service::ClockHostOptions store_options;
-  store_options.deadline_shards = options.deadline_shards;
-  store_options.redis_pool_size = options.redis_pool_size;
-  store_options.redis_pipeline_lanes = options.redis_pipeline_lanes;
-  store_options.redis_async_flow = options.redis_async_flow;
-  store_options.redis_key_prefix = options.redis_key_prefix;
-  store_options.store_metrics = env->metrics().registry().get();
-  ASSIGN_OR_RETURN(host->store_, clock_authority_service::OpenStore(config.store, store_options));
+  ASSIGN_OR_RETURN(
+      host->store_,
+      service::OpenStore(config.store, {.deadline_shards = options.deadline_shards,
+                                        .redis_pool_size = options.redis_pool_size,
+                                        .redis_pipeline_lanes = options.redis_pipeline_lanes,
+                                        .redis_async_flow = options.redis_async_flow,
+                                        .redis_key_prefix = options.redis_key_prefix,
+                                        .store_metrics = env->metrics().registry().get()}));
   host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
       .max_nodes = options.analysis_max_nodes,

@@ -24,11 +24,11 @@
 #include "libs/ledger/draining_store.h"
 #include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
+#include "libs/service/store_opening.h"
 #include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
 #include "services/arbitration/arbitration_metrics.h"
 #include "services/arbitration/arbitration_service.h"
-#include "services/clock_authority/host.h"
 
 namespace arbitration_service {
 
@@ -89,7 +89,7 @@ class ArbitrationHost {
   // One round trip to the store (its clock): readiness follows it.
   absl::Status Ping() { return store_->NowMs().status(); }
   bool Transient(const absl::Status& failure) const {
-    return clock_authority_service::StoreFailureIsTransient(failure);
+    return service::StoreFailureIsTransient(failure);
   }
 
   service::HostedService hosted() {

@@ -1,78 +1,22 @@
 #include "services/clock_authority/host.h"
 
-#include <unistd.h>
-
 #include <utility>
 
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
-#include "libs/store/errors.h"
-#include "libs/store/memory_game_store.h"
-#include "libs/store/redis_game_store.h"
-#include "libs/store/redis_store_metrics.h"
 
 namespace clock_authority_service {
 
-bool StoreFailureIsTransient(const absl::Status& failure) {
-  return failure.code() == absl::StatusCode::kUnavailable &&
-         base::ErrorCode(failure) != store::kErrStoreAuth &&
-         base::ErrorCode(failure) != store::kErrStoreFunctionsMissing;
-}
-
-absl::Status CheckStoreFunctions(store::GameStore* store) {
-  auto* redis = dynamic_cast<store::RedisGameStore*>(store);
-  return redis != nullptr ? redis->CheckFunctions() : absl::OkStatus();
-}
-
-std::string DefaultReplicaId() {
-  char host[256] = {0};
-  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
-  return absl::StrCat(host[0] ? host : "host", ":", getpid());
-}
-
-absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
-                                                            const ClockHostOptions& options) {
-  if (spec == "memory") {
-    return std::unique_ptr<store::GameStore>(std::make_unique<store::MemoryGameStore>(
-        store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
-  }
-  if (!absl::StartsWith(spec, "redis://") && !absl::StartsWith(spec, "redis+sentinel://")) {
-    return base::Error(service::kErrBadFlag,
-                       absl::StrCat("--store: expected memory, redis://[user@]host:port or "
-                                    "redis+sentinel://[user@]host:port,.../MASTER, got ",
-                                    spec.substr(0, spec.find('?')),
-                                    absl::StrContains(spec, "password_file=")
-                                        ? " (--store_password_file is for a redis:// store)"
-                                        : ""));
-  }
-  // redis://[user@]host[:port][?password_file=PATH] (libs/store/redis_client.h): the password
-  // file, which --store_password_file names, is read now, at start.
-  absl::StatusOr<store::RedisConnectionOptions> connection = store::ParseRedisUrl(spec);
-  if (!connection.ok()) {
-    return base::Error(service::kErrBadFlag,
-                       absl::StrCat("--store: ", connection.status().message()));
-  }
-  store::RedisGameStoreOptions redis;
-  redis.connection = *std::move(connection);
-  redis.connection.pool_size = options.redis_pool_size;
-  redis.connection.pipeline_lanes = options.redis_pipeline_lanes;
-  redis.connection.async_flow = options.redis_async_flow;
-  if (options.store_metrics != nullptr) {
-    redis.connection.observer = store::RedisStoreMetrics(*options.store_metrics);
-  }
-  // The watch hub holds one blocked read per deadline shard with watched games.
-  redis.max_watchers = options.deadline_shards;
-  redis.key_prefix = options.redis_key_prefix;
-  redis.num_deadline_shards = options.deadline_shards;
-  ASSIGN_OR_RETURN(std::unique_ptr<store::RedisGameStore> store,
-                   store::RedisGameStore::Create(redis));
-  return std::unique_ptr<store::GameStore>(std::move(store));
+service::StoreOpeningOptions StoreOpeningOf(const ClockHostOptions& options) {
+  return {.deadline_shards = options.deadline_shards,
+          .redis_pool_size = options.redis_pool_size,
+          .redis_pipeline_lanes = options.redis_pipeline_lanes,
+          .redis_async_flow = options.redis_async_flow,
+          .redis_key_prefix = options.redis_key_prefix,
+          .store_metrics = options.store_metrics};
 }
 
 absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
@@ -87,7 +31,7 @@ absl::Status ClockAuthorityHost::Connect() {
   if (time_.get() != nullptr) return absl::OkStatus();
   // Before anything is set: a Redis without the store's functions (libs/store/README.md,
   // "Functions") is not connected, and is checked again on the next try.
-  RETURN_IF_ERROR(CheckStoreFunctions(backend_));
+  RETURN_IF_ERROR(service::CheckStoreFunctions(backend_));
   // The time base is the store's clock: measured before serving, so a restarted replica reads
   // the same instants as the others.
   ASSIGN_OR_RETURN(std::unique_ptr<ledger::StoreTime> time,
@@ -112,11 +56,12 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUn
                      "], not ", options.service.max_watched_games));
   }
   std::unique_ptr<ClockAuthorityHost> host(new ClockAuthorityHost());
-  if (options.replica_id.empty()) options.replica_id = DefaultReplicaId();
+  if (options.replica_id.empty()) options.replica_id = service::DefaultReplicaId();
   options.scheduler.owner = options.replica_id;
   host->options_ = options;
   options.store_metrics = env->metrics().registry().get();
-  ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw, OpenStore(config.store, options));
+  ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw,
+                   service::OpenStore(config.store, StoreOpeningOf(options)));
   host->backend_ = raw.get();
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
   host->store_spec_ = config.store.substr(0, config.store.find('?'));

@@ -24,6 +24,7 @@
 #include "libs/ledger/draining_store.h"
 #include "libs/ledger/time_source.h"
 #include "libs/service/server.h"
+#include "libs/service/store_opening.h"
 #include "libs/service/ticker.h"
 #include "libs/store/game_store.h"
 #include "services/clock_authority/clock_metrics.h"
@@ -41,7 +42,7 @@ struct ClockHostOptions {
   int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
   bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
   std::string redis_key_prefix = "arbiter:";
-  // The registry the Redis store's failover metrics go to (libs/store/redis_store_metrics.h);
+  // The registry the Redis store's failover metrics go to (libs/service/redis_store_metrics.h);
   // null: none.
   prometheus::Registry* store_metrics = nullptr;
   absl::Duration time_resync = absl::Seconds(1);
@@ -53,24 +54,9 @@ struct ClockHostOptions {
 // --deadline_shards, --redis_pool_size, --redis_pipeline_lanes, --redis_async_flow.
 ClockHostOptions ClockHostOptionsFromFlags();
 
-// Whether a failure to reach the store may mend by itself (Redis down, starting, loading): every
-// UNAVAILABLE but ERR_STORE_AUTH, a refusal of the credentials, and ERR_STORE_FUNCTIONS_MISSING,
-// a Redis no administrator prepared, which a retry does not mend (at start the server exits on
-// them; later, connecting in the background, it stays NOT_SERVING and tries again).
-bool StoreFailureIsTransient(const absl::Status& failure);
-
-// For a Redis store, whether Redis has the store's functions (RedisGameStore::CheckFunctions):
-// a connecting host checks it before serving, so that a Redis without them is reported as such
-// and not by every write. OK for other stores.
-absl::Status CheckStoreFunctions(store::GameStore* store);
-
-// "hostname:pid": a replica's name in deadline leases when its flag names none.
-std::string DefaultReplicaId();
-
-// "memory" or "redis://[user@]host[:port][?password_file=PATH]" (store::ParseRedisUrl; the
-// password file is read here, at start). INVALID_ARGUMENT ERR_BAD_FLAG otherwise.
-absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view spec,
-                                                            const ClockHostOptions& options);
+// The store's opening options of these options (the store is opened by libs/service/
+// store_opening.h, as for every service).
+service::StoreOpeningOptions StoreOpeningOf(const ClockHostOptions& options);
 
 class ClockAuthorityHost {
  public:
@@ -86,7 +72,9 @@ class ClockAuthorityHost {
   absl::Status Connect();
   // One round trip to the store (its clock): readiness follows it.
   absl::Status Ping() { return store_->NowMs().status(); }
-  bool Transient(const absl::Status& failure) const { return StoreFailureIsTransient(failure); }
+  bool Transient(const absl::Status& failure) const {
+    return service::StoreFailureIsTransient(failure);
+  }
 
   // What Server::Start takes: the service with its completion-queue methods.
   service::HostedService hosted() {

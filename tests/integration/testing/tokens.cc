@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "libs/laws/proto_convert.h"
 
 namespace integration {
 
@@ -31,7 +32,7 @@ service::TokenClaims Claims(service::Role role, const std::string& game, chess::
   if (role == service::Role::kPlayer) {
     absl::StrAppend(&claims.subject, "-", chess::ColorName(color));
     claims.game_id = game;
-    claims.color = color;
+    claims.color = laws::ToProto(color);
   }
   claims.expires = absl::Now() + absl::Minutes(5);
   return claims;

@@ -11,21 +11,21 @@
 //                                             min_replica_acks replicas within the timeout
 //                                             (reported UNAVAILABLE, retried by the caller)
 //
-//   options.connection.observer = store::RedisStoreMetrics(registry);
-#ifndef ARBITER_LIBS_STORE_REDIS_STORE_METRICS_H_
-#define ARBITER_LIBS_STORE_REDIS_STORE_METRICS_H_
+//   options.connection.observer = service::RedisStoreMetrics(registry);
+#ifndef ARBITER_LIBS_SERVICE_REDIS_STORE_METRICS_H_
+#define ARBITER_LIBS_SERVICE_REDIS_STORE_METRICS_H_
 
 #include <memory>
 
 #include "libs/store/redis_client.h"
 #include "prometheus/registry.h"
 
-namespace store {
+namespace service {
 
 // An observer for one store (RedisConnectionOptions::observer) that counts into `registry`'s
 // families, made on first use (a second store on the same registry shares them).
-std::shared_ptr<RedisFailoverObserver> RedisStoreMetrics(prometheus::Registry& registry);
+std::shared_ptr<store::RedisFailoverObserver> RedisStoreMetrics(prometheus::Registry& registry);
 
-}  // namespace store
+}  // namespace service
 
-#endif  // ARBITER_LIBS_STORE_REDIS_STORE_METRICS_H_
+#endif  // ARBITER_LIBS_SERVICE_REDIS_STORE_METRICS_H_

@@ -1,5 +1,5 @@
 // The failover metrics' names and what moves them (the alerting rules depend on the names).
-#include "libs/store/redis_store_metrics.h"
+#include "libs/service/redis_store_metrics.h"
 
 #include <string>
 
@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "prometheus/text_serializer.h"
 
-namespace store {
+namespace service {
 namespace {
 
 using ::testing::HasSubstr;
@@ -18,8 +18,8 @@ std::string Scrape(prometheus::Registry& registry) {
 
 TEST(RedisStoreMetricsTest, CountsSwitchesFailoversAndMissedAcks) {
   prometheus::Registry registry;
-  std::shared_ptr<RedisFailoverObserver> clock = RedisStoreMetrics(registry);
-  std::shared_ptr<RedisFailoverObserver> games = RedisStoreMetrics(registry);  // shares them
+  std::shared_ptr<store::RedisFailoverObserver> clock = RedisStoreMetrics(registry);
+  std::shared_ptr<store::RedisFailoverObserver> games = RedisStoreMetrics(registry);  // shares them
   EXPECT_THAT(Scrape(registry), HasSubstr("arbiter_store_failover_in_progress 0"));
   clock->OnFailoverInProgress(true);
   clock->OnFailoverInProgress(true);  // no change: counted once
@@ -39,4 +39,4 @@ TEST(RedisStoreMetricsTest, CountsSwitchesFailoversAndMissedAcks) {
 }
 
 }  // namespace
-}  // namespace store
+}  // namespace service

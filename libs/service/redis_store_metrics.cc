@@ -1,4 +1,4 @@
-#include "libs/store/redis_store_metrics.h"
+#include "libs/service/redis_store_metrics.h"
 
 #include <atomic>
 
@@ -7,24 +7,23 @@
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 
-namespace store {
+namespace service {
 namespace {
 
 // Both stores of a process (the clock's and the games') make an observer on the one registry:
 // it merges a family registered again under the same name (InsertBehavior::Merge), and Add
 // returns the existing series for the same (empty) labels, so they share the series.
-class PrometheusFailoverObserver final : public RedisFailoverObserver {
+class PrometheusFailoverObserver final : public store::RedisFailoverObserver {
  public:
   explicit PrometheusFailoverObserver(prometheus::Registry& registry)
-      : switches_(
-            service::AddMetric<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
-                                                    "Times the store moved to a new Redis master "
-                                                    "(a Sentinel failover followed).")),
-        failover_(service::AddMetric<prometheus::Gauge>(
+      : switches_(AddMetric<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
+                                                 "Times the store moved to a new Redis master "
+                                                 "(a Sentinel failover followed).")),
+        failover_(AddMetric<prometheus::Gauge>(
             registry, "arbiter_store_failover_in_progress",
             "1 while a store of this process knows no writable Redis master (a failover under "
             "way, or Redis down), else 0.")),
-        ack_failures_(service::AddMetric<prometheus::Counter>(
+        ack_failures_(AddMetric<prometheus::Counter>(
             registry, "arbiter_store_replica_ack_failures_total",
             "Appends not acknowledged by enough Redis replicas in time (reported UNAVAILABLE).")) {}
 
@@ -49,8 +48,8 @@ class PrometheusFailoverObserver final : public RedisFailoverObserver {
 
 }  // namespace
 
-std::shared_ptr<RedisFailoverObserver> RedisStoreMetrics(prometheus::Registry& registry) {
+std::shared_ptr<store::RedisFailoverObserver> RedisStoreMetrics(prometheus::Registry& registry) {
   return std::make_shared<PrometheusFailoverObserver>(registry);
 }
 
-}  // namespace store
+}  // namespace service
