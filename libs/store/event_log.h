@@ -53,6 +53,10 @@ struct AppendRequest {
   arbiter::v1::GameSnapshot snapshot;          // the state after these events (required)
   DeadlineUpdate deadline;
   std::string fingerprint;  // optional identity of the command for retries (see above)
+  // The command id of the game's last append as the caller saw it (GameSnapshot.tip_command_id
+  // of the snapshot it decided on, or its own last append's command id); "" = compare the
+  // version only. Not part of the command's identity: a retry may pass another one.
+  std::string expected_tip;
 };
 
 struct AppendResult {
@@ -98,6 +102,12 @@ class EventLog {
 
   // The write primitive; see the contract above.
   virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
+
+  // How many times the store has moved to another master (Redis through Sentinel: a failover
+  // or a switch); 0 forever for a store with one copy. A caller that keeps states read from the
+  // store drops them when it changes: the new master may have reached their versions by other
+  // appends. (It is a hint read before deciding; the expected tip is what makes the append safe.)
+  virtual std::uint64_t MasterEpoch() { return 0; }
 
   using AppendCallback = std::function<void(absl::StatusOr<AppendResult>)>;
   // Append without waiting: `done` runs once with what Append would return, on a thread of the

@@ -75,6 +75,10 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   if (current != request.expected_version) {
     return internal::VersionConflict(request.game_id, current, request.expected_version);
   }
+  if (!request.expected_tip.empty() &&
+      it->second.snapshot.tip_command_id() != request.expected_tip) {
+    return internal::TipConflict(request.game_id, current, request.expected_tip);
+  }
   if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
   Game& game = it->second;
   for (GameEvent& e : internal::StampedEvents(request)) game.log.push_back(std::move(e));

@@ -147,8 +147,8 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   const std::string& id = request.game_id;
   ScriptArgs a;
   a.keys = GameKeys(id);
-  a.args.reserve(7 + request.events.size());
-  a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint,
+  a.args.reserve(8 + request.events.size());
+  a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint, request.expected_tip,
                                absl::StrCat(request.expected_version)});
   switch (request.deadline.kind) {
     case DeadlineUpdate::Kind::kKeep:
@@ -219,6 +219,7 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
   if (outcome == "CONFLICT") {
     return internal::VersionConflict(id, numbers[0], request.expected_version);
   }
+  if (outcome == "TIP") return internal::TipConflict(id, numbers[0], request.expected_tip);
   if (outcome == "NOT_FOUND") return GameNotFound(id);
   if (outcome == "ARCHIVED") {
     return request.expected_version == 0 ? internal::ArchivedGameExists(id)

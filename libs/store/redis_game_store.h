@@ -92,6 +92,8 @@ class RedisGameStore final : public GameStore {
                                        std::int64_t claimable_at_ms) override;
   // Redis TIME.
   absl::StatusOr<std::int64_t> NowMs() override;
+  // The writers' client's master switches (RedisClient::master_switches).
+  std::uint64_t MasterEpoch() override { return client_.master_switches(); }
 
   // The key of `kind` ("game", "log", "cmd", "archived") of a game, or of its shard's index
   // ("deadlines", "deadline-info" with an empty game id); see redis_scripts.h.

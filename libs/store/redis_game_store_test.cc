@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_server.h"
 
@@ -125,6 +126,36 @@ TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   ASSERT_TRUE(keys.ok()) << keys.status();
   EXPECT_EQ(*keys, redis->Key("archived", "g1"));
   EXPECT_EQ(*RedisEnvironment::server()->Command({"TYPE", redis->Key("archived", "g1")}), "hash");
+}
+
+// A game written by the arbiter_v1 functions has no tip (no field `t`, a snapshot without
+// tip_command_id): it appends on the version alone, and matches only an empty expected tip, so a
+// writer that expected one reloads, reads the empty tip and appends.
+TEST(RedisTipTest, AGameWrittenBeforeTipsAppendsOnTheVersionAlone) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  auto* redis = static_cast<RedisGameStore*>(store.get());
+  ASSERT_TRUE(store->Append(Request("g1", 0, "c1")).ok());
+  // As arbiter_v1 left it.
+  arbiter::v1::GameSnapshot old = Request("g1", 0, "c1").snapshot;
+  old.set_version(1);
+  ASSERT_TRUE(RedisEnvironment::server()
+                  ->Command({"HSET", redis->Key("game", "g1"), "s", old.SerializeAsString()})
+                  .ok());
+  ASSERT_TRUE(RedisEnvironment::server()->Command({"HDEL", redis->Key("game", "g1"), "t"}).ok());
+  absl::StatusOr<arbiter::v1::GameSnapshot> read = store->ReadSnapshot("g1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->tip_command_id(), "");
+  AppendRequest expecting = Request("g1", 1, "c2");
+  expecting.expected_tip = "c1";
+  EXPECT_THAT(store->Append(expecting), base::HasErrorCode(kErrVersionConflict));
+  expecting.expected_tip = read->tip_command_id();
+  absl::StatusOr<AppendResult> appended = store->Append(expecting);
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  EXPECT_EQ(appended->version, 2);
+  read = store->ReadSnapshot("g1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->tip_command_id(), "c2");
 }
 
 }  // namespace

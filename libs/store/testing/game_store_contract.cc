@@ -183,6 +183,86 @@ TEST_P(GameStoreContractTest, StaleVersionIsAConflictAndWritesNothing) {
   EXPECT_FALSE(deadline->has_value());
 }
 
+// The tip: the same version reached by other appends (a replica promoted without some of the
+// old master's) fails the compare-and-set of a writer that read the other history.
+TEST_P(GameStoreContractTest, EveryAppendRecordsItsCommandIdAsTheTip) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->tip_command_id(), "c1");
+  AppendOk(*store_, Request("g1", 1, "c2", 3));
+  snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 4);
+  EXPECT_EQ(snapshot->tip_command_id(), "c2");
+  // A replay writes nothing, the tip neither.
+  EXPECT_TRUE(AppendOk(*store_, Request("g1", 0, "c1")).replayed);
+  snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->tip_command_id(), "c2");
+}
+
+TEST_P(GameStoreContractTest, AnotherTipAtTheExpectedVersionIsAConflictAndWritesNothing) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendOk(*store_, Request("g1", 1, "d2"));
+  // A writer that saw version 2 made by "e2" (another history) loses.
+  AppendRequest stale = Request("g1", 2, "e3", 1, DeadlineUpdate::Set(5000));
+  stale.expected_tip = "e2";
+  absl::StatusOr<AppendResult> lost = store_->Append(stale);
+  EXPECT_THAT(lost, HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(lost, HasStatusCode(absl::StatusCode::kAborted));
+  EXPECT_THAT(lost.status().message(), HasSubstr("e2"));
+  EXPECT_EQ(LogLength(*store_, "g1"), 2);
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+  absl::StatusOr<std::optional<AppendResult>> record = store_->LookupCommand("g1", "e3");
+  ASSERT_OK(record);
+  EXPECT_FALSE(record->has_value());  // no record: the same id decides again
+  // Decided again on the store's state: the right tip, or none (the version alone), appends.
+  stale.expected_tip = "d2";
+  EXPECT_EQ(AppendOk(*store_, stale), (AppendResult{3, 3, false}));
+  AppendRequest version_only = Request("g1", 3, "e4");
+  EXPECT_EQ(AppendOk(*store_, version_only), (AppendResult{4, 4, false}));
+  // The version is checked first: a stale version is a version conflict, whatever the tip.
+  AppendRequest old = Request("g1", 3, "e5");
+  old.expected_tip = "e4";
+  EXPECT_THAT(store_->Append(old), HasErrorCode(kErrVersionConflict));
+}
+
+TEST_P(GameStoreContractTest, ARetryIsAnsweredFromItsRecordWhateverTipItExpects) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendRequest move = Request("g1", 1, "c2");
+  move.expected_tip = "c1";
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, false}));
+  AppendOk(*store_, Request("g1", 2, "c3"));
+  // Not part of the command's identity: a retry that reloaded expects another tip.
+  move.expected_tip = "c3";
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, true}));
+  move.expected_tip = "";
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, true}));
+}
+
+TEST_P(GameStoreContractTest, MalformedExpectedTipsAreBadArguments) {
+  AppendRequest create = Request("g1", 0, "c1");
+  create.expected_tip = "c0";  // a create has nothing before it
+  EXPECT_THAT(store_->Append(create), HasErrorCode(kErrBadArgument));
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendRequest move = Request("g1", 1, "c2");
+  move.expected_tip = std::string(kMaxIdLength + 1, 'x');
+  EXPECT_THAT(store_->Append(move), HasErrorCode(kErrBadArgument));
+  move.expected_tip = "c\n1";
+  EXPECT_THAT(store_->Append(move), HasErrorCode(kErrBadArgument));
+  EXPECT_EQ(LogLength(*store_, "g1"), 1);
+}
+
+TEST_P(GameStoreContractTest, MasterEpochStaysForAStoreThatDidNotSwitch) {
+  const std::uint64_t epoch = store_->MasterEpoch();
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  ASSERT_OK(store_->ReadSnapshot("g1"));
+  EXPECT_EQ(store_->MasterEpoch(), epoch);
+}
+
 // --- Idempotency --------------------------------------------------------------------------------
 
 TEST_P(GameStoreContractTest, RetryReturnsTheOriginalResultAndWritesNothing) {
