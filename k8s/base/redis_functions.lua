@@ -45,12 +45,17 @@ local function append(KEYS, ARGV)
   if ARGV[4] ~= '' and (redis.call('HGET', KEYS[1], 't') or '') ~= ARGV[4] then
     return {'TIP', tostring(version)}
   end
+  -- The new tip: a digest of what this append writes under which command id, so the same command
+  -- decided again on a promoted replica (a retry, other timestamps) leaves another tip.
+  local written = {#ARGV[2] .. ':' .. ARGV[2]}
+  for i = 8, #ARGV do written[#written + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+  local tip = redis.sha1hex(table.concat(written))
   local n = #ARGV - 8
   for i = 1, n do
     redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[8 + i])
   end
   local last = version + n
-  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[8], 't', ARGV[2])
+  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[8], 't', tip)
   redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
   if ARGV[6] == 'set' then
     redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
@@ -59,7 +64,7 @@ local function append(KEYS, ARGV)
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
-  return {'OK', tostring(version + 1), tostring(last)}
+  return {'OK', tostring(version + 1), tostring(last), tip}
 end
 
 local function archive(KEYS, ARGV)

@@ -203,6 +203,7 @@ absl::StatusOr<std::string> GameAuthority::StoredCommandId(const CommandOptions&
 
 absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::string_view game_id,
                                                                      bool use_cache) {
+  cache_.ObserveMasterEpoch(store_->MasterEpoch());
   if (use_cache) {
     if (std::shared_ptr<const GameState> cached = cache_.Get(game_id)) return cached;
   }
@@ -214,7 +215,7 @@ absl::StatusOr<std::shared_ptr<const GameState>> GameAuthority::Load(absl::strin
   }
   ASSIGN_OR_RETURN(GameState game, FromStore(snapshot, events));
   auto shared = std::make_shared<const GameState>(std::move(game));
-  cache_.Remember(game_id, shared);
+  cache_.Remember(game_id, shared, snapshot.tip());
   return shared;
 }
 
@@ -254,20 +255,21 @@ absl::StatusOr<CommandResult> GameAuthority::Replayed(absl::string_view game_id,
 }
 
 absl::StatusOr<store::AppendResult> GameAuthority::Append(
-    absl::string_view game_id, std::int64_t before_version, const GameState& after,
+    absl::string_view game_id, const GameState* before, const GameState& after,
     const std::vector<v1::ArbitrationEvent>& events, const std::string& command_id,
     const std::string& fingerprint, std::int64_t now_ms) {
   return store_->Append(
-      AppendRequestFor(game_id, before_version, after, events, command_id, fingerprint, now_ms));
+      AppendRequestFor(game_id, before, after, events, command_id, fingerprint, now_ms));
 }
 
 store::AppendRequest GameAuthority::AppendRequestFor(
-    absl::string_view game_id, std::int64_t before_version, const GameState& after,
+    absl::string_view game_id, const GameState* before, const GameState& after,
     const std::vector<v1::ArbitrationEvent>& events, const std::string& command_id,
     const std::string& fingerprint, std::int64_t now_ms) {
   store::AppendRequest request;
   request.game_id = std::string(game_id);
-  request.expected_version = before_version;
+  request.expected_version = before == nullptr ? 0 : before->version();
+  if (before != nullptr) request.expected_tip = cache_.TipOf(game_id, before);
   request.command_id = command_id;
   request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
   request.events.reserve(events.size());
@@ -278,10 +280,10 @@ store::AppendRequest GameAuthority::AppendRequestFor(
 }
 
 void GameAuthority::Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
-                           const std::vector<v1::ArbitrationEvent>& events) {
+                           const std::vector<v1::ArbitrationEvent>& events, std::string tip) {
   const std::optional<std::int64_t> deadline = NextDeadline(*after);
   for (AuthorityObserver* o : observers_) o->OnAppended(game_id, *after, events, deadline);
-  cache_.Remember(game_id, std::move(after));
+  cache_.Remember(game_id, std::move(after), std::move(tip));
 }
 
 absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
@@ -296,13 +298,13 @@ absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
     ASSIGN_OR_RETURN(const std::string id, StoredCommandId(options, actor));
     std::vector<v1::ArbitrationEvent> events = {created};
     ASSIGN_OR_RETURN(store::AppendResult result,
-                     Append(game_id, 0, game, events, id, options.fingerprint, now));
+                     Append(game_id, nullptr, game, events, id, options.fingerprint, now));
     if (result.replayed) return Replayed(game_id, result.version, id);
     CommandResult r;
     r.version = result.version;
     r.now_ms = now;
     r.game = std::make_shared<const GameState>(std::move(game));
-    Landed(game_id, r.game, events);
+    Landed(game_id, r.game, events, result.tip);
     return r;
   };
   absl::StatusOr<CommandResult> r = run();
@@ -327,9 +329,8 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       // keeps the identity): an append under the id is answered from the record (replayed) or
       // refused ERR_COMMAND_ID_REUSED, and writes nothing either way.
       std::vector<v1::ArbitrationEvent> probe = {latest.event(latest.version() - 1)};
-      ASSIGN_OR_RETURN(store::AppendResult same,
-                       Append(game_id, latest.version(), latest, probe, command_id,
-                              options.fingerprint, now_ms_()));
+      ASSIGN_OR_RETURN(store::AppendResult same, Append(game_id, &latest, latest, probe, command_id,
+                                                        options.fingerprint, now_ms_()));
       if (!same.replayed) {
         return Error(kErrCorruptLog, "the store appended under a command id it had recorded");
       }
@@ -386,18 +387,18 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
       const std::string fingerprint = refused ? id : options.fingerprint;
       auto after = std::make_shared<const GameState>(std::move(*decision.after));
       absl::StatusOr<store::AppendResult> result =
-          Append(game_id, before->version(), *after, decision.events, id, fingerprint, now);
+          Append(game_id, before.get(), *after, decision.events, id, fingerprint, now);
       if (refused && IsReused(result)) {
         const std::string fallback = SettleFallbackId(game_id, before->version());
-        result =
-            Append(game_id, before->version(), *after, decision.events, fallback, fallback, now);
+        result = Append(game_id, before.get(), *after, decision.events, fallback, fallback, now);
       }
       if (!result.ok()) {
         if (IsConflict(result.status())) {
           NotifyConflict();
           cache_.Forget(game_id);
-          // With an expected version the caller asked for exactly that state: it is gone.
-          if (options.expected_version == 0 || refused) continue;
+          // With an expected version the caller asked for exactly that state: it is gone, unless
+          // the state was the cache's (another master's, by the tip): decide on the store's.
+          if (options.expected_version == 0 || refused || from_cache) continue;
         }
         return result.status();
       }
@@ -408,7 +409,7 @@ absl::StatusOr<CommandResult> GameAuthority::Execute(absl::string_view game_id,
         }
         return Replayed(game_id, result->version, command_id);
       }
-      Landed(game_id, after, decision.events);
+      Landed(game_id, after, decision.events, result->tip);
       if (refused) return decision.refused;
       CommandResult r;
       r.version = result->version;
@@ -441,6 +442,7 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
   std::shared_ptr<const GameState> before;
   // A client id in the server's namespace is refused by Execute, before anything is read.
   if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
+    cache_.ObserveMasterEpoch(store_->MasterEpoch());
     before = cache_.Get(game_id);
   }
   // A game whose default may open the envelope (A10) is Execute's: it opens it first.
@@ -462,8 +464,8 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
                          decision->claim_ruling, offload, std::move(done)};
   pending.stored_id = *StoredCommandId(options, command.actor);  // checked above
   store::AppendRequest request =
-      AppendRequestFor(game_id, before->version(), *decision->after, decision->events,
-                       pending.stored_id, pending.options.fingerprint, now);
+      AppendRequestFor(game_id, before.get(), *decision->after, decision->events, pending.stored_id,
+                       pending.options.fingerprint, now);
   pending.after = std::make_shared<const GameState>(std::move(*decision->after));
   pending.events = std::move(decision->events);
   store_->AppendAsync(std::move(request), [this, pending = std::move(pending)](
@@ -475,7 +477,7 @@ void GameAuthority::ExecuteAsync(absl::string_view game_id, const Command& comma
 void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result) {
   const absl::string_view kind = CommandKindName(pending.command.kind);
   if (result.ok() && !result->replayed) {
-    Landed(pending.game_id, pending.after, pending.events);
+    Landed(pending.game_id, pending.after, pending.events, result->tip);
     CommandResult r;
     r.version = result->version;
     r.now_ms = pending.now_ms;
@@ -499,12 +501,10 @@ void GameAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appen
   if (IsConflict(result.status())) {
     NotifyConflict();
     cache_.Forget(pending.game_id);
-    if (pending.options.expected_version == 0) {
-      // Another writer got there first: decide again on the store's state, as Execute does.
-      return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
-                          std::move(pending.options), std::move(pending.done));
-    }
-    // With an expected version the caller asked for exactly that state: it is gone.
+    // Another writer got there first, or the cached state was another master's (the tip):
+    // decide again on the store's state, as Execute does (which answers the expected version).
+    return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
+                        std::move(pending.options), std::move(pending.done));
   }
   NotifyCommand(kind, result.status());
   pending.done(result.status());
@@ -535,6 +535,7 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::shared_ptr<const GameState> before;
     if (use_cache) {
+      cache_.ObserveMasterEpoch(store_->MasterEpoch());
       before = cache_.Get(game_id);
       if (before != nullptr && before->version() != known_version) before = nullptr;
     }
@@ -561,10 +562,10 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
     }
     const std::string id = SettleCommandId(game_id, before->version());
     absl::StatusOr<store::AppendResult> result =
-        Append(game_id, before->version(), after, events, id, id, now);
+        Append(game_id, before.get(), after, events, id, id, now);
     if (IsReused(result)) {
       const std::string fallback = SettleFallbackId(game_id, before->version());
-      result = Append(game_id, before->version(), after, events, fallback, fallback, now);
+      result = Append(game_id, before.get(), after, events, fallback, fallback, now);
     }
     if (!result.ok()) {
       if (IsConflict(result.status())) {
@@ -583,7 +584,7 @@ absl::StatusOr<SettleResult> GameAuthority::CheckDeadline(absl::string_view game
     out.recorded = static_cast<int>(events.size());
     out.next_deadline = NextDeadline(after);
     out.version = result->version;
-    Landed(game_id, std::make_shared<const GameState>(std::move(after)), events);
+    Landed(game_id, std::make_shared<const GameState>(std::move(after)), events, result->tip);
     return out;
   }
   return base::Aborted(store::kErrVersionConflict,

@@ -172,14 +172,16 @@ class GameAuthority {
   // The original result of `command_id`, which appended up to `version`.
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version,
                                          absl::string_view command_id);
-  // One append of `events` on `before`, giving `after`.
-  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, std::int64_t before_version,
+  // One append of `events` on `before` (null: a create), giving `after`. The expected tip is
+  // `before`'s when it is the cached state (StateCache::TipOf): after a failover the new master
+  // can be at its version by other appends.
+  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const GameState* before,
                                              const GameState& after,
                                              const std::vector<v1::ArbitrationEvent>& events,
                                              const std::string& command_id,
                                              const std::string& fingerprint, std::int64_t now_ms);
-  // The store request of one append of `events` on the state at `before_version`, giving `after`.
-  store::AppendRequest AppendRequestFor(absl::string_view game_id, std::int64_t before_version,
+  // The store request of one append of `events` on `before` (null: a create), giving `after`.
+  store::AppendRequest AppendRequestFor(absl::string_view game_id, const GameState* before,
                                         const GameState& after,
                                         const std::vector<v1::ArbitrationEvent>& events,
                                         const std::string& command_id,
@@ -203,8 +205,9 @@ class GameAuthority {
   void ExecuteLater(const Offload& offload, std::string game_id, Command command,
                     CommandOptions options, CommandCallback done);
   // An append that landed (not a replay): the observers told, the state cached.
+  // `tip`: the append's (AppendResult.tip), cached with the state.
   void Landed(absl::string_view game_id, std::shared_ptr<const GameState> after,
-              const std::vector<v1::ArbitrationEvent>& events);
+              const std::vector<v1::ArbitrationEvent>& events, std::string tip);
   // The sealed move in clear for `game`'s default (A10), when DefaultOpensEnvelope and an opener
   // is set; nullopt otherwise, or when the server has no seal key or its key does not open the
   // box (the envelope then stays closed: both lose, 6.7).

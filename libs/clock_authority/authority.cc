@@ -114,6 +114,7 @@ absl::StatusOr<std::string> ClockAuthority::StoredCommandId(const CommandOptions
 
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::string_view game_id,
                                                                       bool use_cache) {
+  cache_.ObserveMasterEpoch(store_->MasterEpoch());
   if (use_cache) {
     if (std::shared_ptr<const ClockGame> cached = cache_.Get(game_id)) return cached;
   }
@@ -122,7 +123,7 @@ absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::Load(absl::stri
   ASSIGN_OR_RETURN(ClockGame game, FromSnapshot(*snapshot));
   auto shared = std::make_shared<const ClockGame>(std::move(game));
   for (AuthorityObserver* o : observers_) o->OnLoaded(game_id, *shared);
-  cache_.Remember(game_id, shared);
+  cache_.Remember(game_id, shared, snapshot->tip());
   return shared;
 }
 
@@ -133,6 +134,9 @@ store::AppendRequest ClockAuthority::AppendRequestFor(
   store::AppendRequest request;
   request.game_id = std::string(game_id);
   request.expected_version = before.version();
+  // The append that made `before`, when it is the cached state: after a failover the new master
+  // can be at this version by other appends.
+  request.expected_tip = cache_.TipOf(game_id, &before);
   request.command_id = command_id;
   request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
   for (const v1::ClockEvent& e : events) request.events.push_back(ToGameEvent(e, recorded_at_ms));
@@ -154,12 +158,12 @@ absl::StatusOr<store::AppendResult> ClockAuthority::Append(
 }
 
 void ClockAuthority::Landed(absl::string_view game_id, std::shared_ptr<const ClockGame> after,
-                            const std::vector<v1::ClockEvent>& events) {
+                            const std::vector<v1::ClockEvent>& events, std::string tip) {
   for (AuthorityObserver* o : observers_) o->OnAppended(game_id, *after, NextDeadline(*after));
   // Flags (and a default) recorded before the command (B6: play goes on) or after it (a setting
   // to zero), or by a check.
   NotifyRecorded(game_id, events);
-  cache_.Remember(game_id, std::move(after));
+  cache_.Remember(game_id, std::move(after), std::move(tip));
 }
 
 absl::StatusOr<std::shared_ptr<const ClockGame>> ClockAuthority::StateAt(absl::string_view game_id,
@@ -187,6 +191,29 @@ absl::StatusOr<CommandResult> ClockAuthority::Replayed(absl::string_view game_id
   return r;
 }
 
+absl::StatusOr<std::optional<CommandResult>> ClockAuthority::Recorded(
+    absl::string_view game_id, const ClockGame& latest, const v1::ClockEvent& command,
+    const std::string& command_id, const CommandOptions& options) {
+  if (options.command_id.empty()) return std::nullopt;  // a made id is never a retry
+  ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
+                   store_->LookupCommand(game_id, command_id));
+  if (!done.has_value()) return std::nullopt;
+  // The record was read on the master, which may not have passed it to any replica yet (its
+  // first append was answered UNAVAILABLE): acknowledging it now would lose it with a failover.
+  // An append under the id is answered from the record (REPLAY) and waits for the replicas like
+  // any append, which covers the original; and it is the store that says whether this is the
+  // same command (its fingerprint) or a reuse of the id (ERR_COMMAND_ID_REUSED).
+  absl::StatusOr<store::AppendResult> same =
+      Append(game_id, latest, latest, {command}, command_id, options.fingerprint, time_->NowMs());
+  if (!same.ok()) return same.status();
+  if (!same->replayed) {
+    return base::Error(absl::StatusCode::kInternal, kErrCorruptLog,
+                       "the store appended under a command id it had recorded");
+  }
+  ASSIGN_OR_RETURN(CommandResult r, Replayed(game_id, done->version));
+  return r;
+}
+
 absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
                                                      const v1::CreateClockRequest& request,
                                                      const CommandOptions& options) {
@@ -211,7 +238,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Create(absl::string_view game_id,
     r.version = result.version;
     r.now_ms = now;
     r.game = std::make_shared<const ClockGame>(std::move(game));
-    Landed(game_id, r.game, {});
+    Landed(game_id, r.game, {}, result.tip);
     return r;
   };
   absl::StatusOr<CommandResult> r = run();
@@ -233,11 +260,9 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
       use_cache = false;  // after any surprise, decide again on the store's state
       if (options.expected_version != 0 && before->version() != options.expected_version) {
         if (from_cache) continue;
-        if (!options.command_id.empty()) {
-          ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                           store_->LookupCommand(game_id, command_id));
-          if (done.has_value()) return Replayed(game_id, done->version);
-        }
+        ASSIGN_OR_RETURN(std::optional<CommandResult> done,
+                         Recorded(game_id, *before, command, command_id, options));
+        if (done.has_value()) return *std::move(done);
         return base::Aborted(store::kErrVersionConflict,
                              absl::StrCat("the clock is at version ", before->version(), ", not ",
                                           options.expected_version));
@@ -246,13 +271,11 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
       absl::StatusOr<Decision> decision = Decide(*before, command, now);
       if (!decision.ok()) {
         if (from_cache) continue;  // refuse only on the store's latest state
-        if (!options.command_id.empty()) {
-          // A retry of a command that was applied finds the game moved on: answer it from the
-          // record rather than refuse it.
-          ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                           store_->LookupCommand(game_id, command_id));
-          if (done.has_value()) return Replayed(game_id, done->version);
-        }
+        // A retry of a command that was applied finds the game moved on: answer it from the
+        // record rather than refuse it.
+        ASSIGN_OR_RETURN(std::optional<CommandResult> done,
+                         Recorded(game_id, *before, command, command_id, options));
+        if (done.has_value()) return *std::move(done);
         return decision.status();
       }
       ClockGame after = std::move(*decision->after);
@@ -267,7 +290,9 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
         result = Append(game_id, *before, after, decision->events, fallback, fallback, now);
       }
       if (!result.ok()) {
-        if (IsConflict(result.status()) && options.expected_version == 0) {
+        // A cached state's conflict (another append at its version: the tip) is decided again
+        // on the store's state, which then answers the client's expected version.
+        if (IsConflict(result.status()) && (options.expected_version == 0 || from_cache)) {
           for (AuthorityObserver* o : observers_) o->OnConflict();
           cache_.Forget(game_id);
           continue;
@@ -282,7 +307,7 @@ absl::StatusOr<CommandResult> ClockAuthority::Execute(absl::string_view game_id,
         return Replayed(game_id, result->version);
       }
       auto shared = std::make_shared<const ClockGame>(std::move(after));
-      Landed(game_id, shared, decision->events);
+      Landed(game_id, shared, decision->events, result->tip);
       if (refused) return decision->refused;
       CommandResult r;
       r.version = result->version;
@@ -314,6 +339,7 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
   std::shared_ptr<const ClockGame> before;
   // A client id in the server's namespace is refused by Execute, before anything is read.
   if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
+    cache_.ObserveMasterEpoch(store_->MasterEpoch());
     before = cache_.Get(game_id);
   }
   if (before == nullptr ||
@@ -346,7 +372,7 @@ void ClockAuthority::ExecuteAsync(absl::string_view game_id, const v1::ClockEven
 void ClockAuthority::Appended(PendingCommand pending, absl::StatusOr<store::AppendResult> result) {
   const absl::string_view kind = KindOf(pending.command);
   if (result.ok() && !result->replayed) {
-    Landed(pending.game_id, pending.after, pending.events);
+    Landed(pending.game_id, pending.after, pending.events, result->tip);
     CommandResult r;
     r.version = result->version;
     r.now_ms = pending.now_ms;
@@ -364,8 +390,9 @@ void ClockAuthority::Appended(PendingCommand pending, absl::StatusOr<store::Appe
       done(std::move(r));
     });
   }
-  if (IsConflict(result.status()) && pending.options.expected_version == 0) {
-    // Another writer got there first: decide again on the store's state, as Execute does.
+  if (IsConflict(result.status())) {
+    // Another writer got there first, or the cached state was another master's (the tip): decide
+    // again on the store's state, as Execute does (which answers the expected version).
     for (AuthorityObserver* o : observers_) o->OnConflict();
     cache_.Forget(pending.game_id);
     return ExecuteLater(pending.offload, std::move(pending.game_id), std::move(pending.command),
@@ -392,6 +419,7 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::shared_ptr<const ClockGame> before;
     if (use_cache) {
+      cache_.ObserveMasterEpoch(store_->MasterEpoch());
       before = cache_.Get(game_id);
       if (before != nullptr && before->version() != known_version) before = nullptr;
     }
@@ -437,7 +465,7 @@ absl::StatusOr<FlagCheckResult> ClockAuthority::CheckFlags(absl::string_view gam
     out.recorded = static_cast<int>(flags.size());
     out.next_deadline = NextDeadline(after);
     out.version = result->version;
-    Landed(game_id, std::make_shared<const ClockGame>(std::move(after)), flags);
+    Landed(game_id, std::make_shared<const ClockGame>(std::move(after)), flags, result->tip);
     return out;
   }
   return base::Aborted(store::kErrVersionConflict,

@@ -147,6 +147,15 @@ class ClockAuthority {
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
   absl::StatusOr<std::shared_ptr<const ClockGame>> Load(absl::string_view game_id, bool use_cache);
   absl::StatusOr<CommandResult> Replayed(absl::string_view game_id, std::int64_t version);
+  // A client's retry whose id the store has recorded (`latest`: the state just read): its
+  // original result once an append under the id (a probe answered from the record) has been
+  // acknowledged like any append; nullopt if the id is not recorded; ERR_COMMAND_ID_REUSED for
+  // another command under the id.
+  absl::StatusOr<std::optional<CommandResult>> Recorded(absl::string_view game_id,
+                                                        const ClockGame& latest,
+                                                        const v1::ClockEvent& command,
+                                                        const std::string& command_id,
+                                                        const CommandOptions& options);
   // The store request of one append of `events` on `before`, giving `after`.
   store::AppendRequest AppendRequestFor(absl::string_view game_id, const ClockGame& before,
                                         const ClockGame& after,
@@ -172,8 +181,9 @@ class ClockAuthority {
                     CommandOptions options, CommandCallback done);
   // An append of `events` that landed (not a replay), giving `after`: the observers told, the
   // state cached. One place for Create, Execute, ExecuteAsync and CheckFlags.
+  // `tip`: the append's (AppendResult.tip), cached with the state.
   void Landed(absl::string_view game_id, std::shared_ptr<const ClockGame> after,
-              const std::vector<v1::ClockEvent>& events);
+              const std::vector<v1::ClockEvent>& events, std::string tip);
   // One append of `events` on `before`, giving `after`.
   absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const ClockGame& before,
                                              const ClockGame& after,

@@ -53,9 +53,9 @@ struct AppendRequest {
   arbiter::v1::GameSnapshot snapshot;          // the state after these events (required)
   DeadlineUpdate deadline;
   std::string fingerprint;  // optional identity of the command for retries (see above)
-  // The command id of the game's last append as the caller saw it (GameSnapshot.tip_command_id
-  // of the snapshot it decided on, or its own last append's command id); "" = compare the
-  // version only. Not part of the command's identity: a retry may pass another one.
+  // The game's tip as the caller saw it (GameSnapshot.tip of the snapshot it decided on, or
+  // AppendResult.tip of its own last append); "" = compare the version only. Not part of the
+  // command's identity: a retry may pass another one.
   std::string expected_tip;
 };
 
@@ -63,7 +63,13 @@ struct AppendResult {
   std::int64_t first_version = 0;  // the version of the first appended event
   std::int64_t version = 0;        // the game's version after the append
   bool replayed = false;           // a retry answered from the record; nothing was written
-  friend bool operator==(const AppendResult&, const AppendResult&) = default;
+  // The game's tip after this append (GameSnapshot.tip); "" for a replay (the game may have
+  // moved on since).
+  std::string tip;
+  // The outcome; the tip is the store's token and not compared.
+  friend bool operator==(const AppendResult& a, const AppendResult& b) {
+    return a.first_version == b.first_version && a.version == b.version && a.replayed == b.replayed;
+  }
 };
 
 // Archive: a game that is over leaves the live store once the platform holds its record (issue 12:

@@ -8,8 +8,9 @@
 // first write.
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
-//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot, t = the command id of
-//                            the last append (the tip; absent in games written by arbiter_v1)
+//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot, t = the tip: SHA-1 of
+//                            the last append's command id, snapshot and events (absent in games
+//                            written by arbiter_v1)
 //   P{S}:log:G        stream one entry per event, ID "<version>-0", field e = serialized GameEvent
 //   P{S}:cmd:G        hash   command id -> "<first version>|<version>|<identity>"
 //   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
@@ -30,7 +31,8 @@ inline constexpr char kLibrary[] = "arbiter_v2";
 // KEYS: game, log, cmd, deadlines, deadline-info, archived.
 // ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
 //   version, deadline kind ("keep"|"set"|"clear"), deadline ms, snapshot, event...
-// Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version},
+// Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
+// {"EXISTS"|"CONFLICT", version},
 // {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).

@@ -153,7 +153,6 @@ std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request) 
 arbiter::v1::GameSnapshot StampedSnapshot(const AppendRequest& request) {
   arbiter::v1::GameSnapshot snapshot = request.snapshot;
   snapshot.set_version(request.expected_version + static_cast<std::int64_t>(request.events.size()));
-  snapshot.set_tip_command_id(request.command_id);
   return snapshot;
 }
 

@@ -36,8 +36,7 @@ absl::Status TipConflict(absl::string_view game_id, std::int64_t version,
                          absl::string_view expected_tip);
 absl::Status ArchivedGameExists(absl::string_view game_id);
 
-// The events and snapshot as they are stored: versions and command id (the snapshot's tip)
-// filled in.
+// The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);
 arbiter::v1::GameSnapshot StampedSnapshot(const AppendRequest& request);
 
