@@ -78,7 +78,9 @@ class FailoverTest : public ::testing::Test {
     ASSERT_TRUE(master.ok()) << master.status();
     master_ = *master;
     for (int i = 0; i < group_->num_nodes(); ++i) {
-      if (i != master_) ASSERT_TRUE(group_->node(i).Pause().ok());
+      if (i != master_) {
+        ASSERT_TRUE(group_->node(i).Pause().ok());
+      }
     }
     absl::StatusOr<std::string> killed =
         group_->node(master_).Command({"CLIENT", "KILL", "TYPE", "replica"});
@@ -91,7 +93,9 @@ class FailoverTest : public ::testing::Test {
     ASSERT_TRUE(killed.ok()) << killed.status();
     ASSERT_EQ(*killed, master_);
     for (int i = 0; i < group_->num_nodes(); ++i) {
-      if (i != master_) ASSERT_TRUE(group_->node(i).Resume().ok());
+      if (i != master_) {
+        ASSERT_TRUE(group_->node(i).Resume().ok());
+      }
     }
     absl::StatusOr<int> now = group_->WaitForNewMaster(*killed, absl::Seconds(30));
     ASSERT_TRUE(now.ok()) << now.status() << "\n" << group_->Logs();
