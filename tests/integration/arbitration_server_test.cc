@@ -1192,7 +1192,7 @@ TEST_P(ArbitrationServerTest, SubmitMovesCarriesManyGamesOnOneStream) {
 
 // SubmitMoves: a relay sends one game's moves one after the other without waiting for the replies
 // (the players moved faster than a round trip). Each is decided on the position the one before it
-// left, in the order sent, so none is refused as out of turn (1.3: the players move alternately;
+// left, in the order sent, so none is refused as out of turn (1.1: the players move alternately;
 // the order is the relay's) and the record is the game as played.
 TEST_P(ArbitrationServerTest, SubmitMovesDecidesOneGamesMovesInTheirOrder) {
   const std::string g = GameId("g");
