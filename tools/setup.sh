@@ -7,7 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libhiredis-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libjwt-dev libssl-dev redis-server redis-sentinel stockfish iproute2 util-linux python3
-  python3-yaml openssl libgoogle-perftools-dev prometheus
+  python3-yaml openssl libgoogle-perftools-dev prometheus faketime
 )
 missing=()
 for p in "${packages[@]}"; do

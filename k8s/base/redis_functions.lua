@@ -1,4 +1,4 @@
-#!lua name=arbiter_v1
+#!lua name=arbiter_v2
 -- The game store's Redis functions (libs/store/redis_scripts.h has the keys, the arguments and
 -- the replies of each). Loaded once by an administrator (FUNCTION LOAD REPLACE; the store's own
 -- ACL user may only FCALL them, so it cannot run any other code on Redis), persisted in the AOF
@@ -19,8 +19,9 @@ local function append(KEYS, ARGV)
   if ARGV[3] ~= '' then
     identity = 'c:' .. redis.sha1hex(ARGV[3])
   else
+    -- Everything the request writes, not the expected tip (a retry may pass another one).
     local parts = {}
-    for i = 4, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+    for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
     identity = 'r:' .. redis.sha1hex(table.concat(parts))
   end
   local prev = redis.call('HGET', KEYS[3], ARGV[2])
@@ -34,26 +35,36 @@ local function append(KEYS, ARGV)
     return {'REPLAY', first, last}
   end
   local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-  local expected = tonumber(ARGV[4])
+  local expected = tonumber(ARGV[5])
   if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
   if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
   if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
   if version ~= expected then return {'CONFLICT', tostring(version)} end
-  local n = #ARGV - 7
+  -- The tip: the same version reached by other appends (a promoted replica that lacked some)
+  -- is a conflict too. A game written before tips has none and matches only ''.
+  if ARGV[4] ~= '' and (redis.call('HGET', KEYS[1], 't') or '') ~= ARGV[4] then
+    return {'TIP', tostring(version)}
+  end
+  -- The new tip: a digest of what this append writes under which command id, so the same command
+  -- decided again on a promoted replica (a retry, other timestamps) leaves another tip.
+  local written = {#ARGV[2] .. ':' .. ARGV[2]}
+  for i = 8, #ARGV do written[#written + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+  local tip = redis.sha1hex(table.concat(written))
+  local n = #ARGV - 8
   for i = 1, n do
-    redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[7 + i])
+    redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[8 + i])
   end
   local last = version + n
-  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[7])
+  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[8], 't', tip)
   redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
-  if ARGV[5] == 'set' then
-    redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
-    redis.call('HSET', KEYS[5], ARGV[1], ARGV[6] .. '|' .. last .. '|0|0|')
-  elseif ARGV[5] == 'clear' then
+  if ARGV[6] == 'set' then
+    redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
+    redis.call('HSET', KEYS[5], ARGV[1], ARGV[7] .. '|' .. last .. '|0|0|')
+  elseif ARGV[6] == 'clear' then
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
-  return {'OK', tostring(version + 1), tostring(last)}
+  return {'OK', tostring(version + 1), tostring(last), tip}
 end
 
 local function archive(KEYS, ARGV)
@@ -105,12 +116,12 @@ end
 -- The library's version, read by the store at start (FCALL_RO): a Redis without this library
 -- is reported as such, not as a failure of the first append.
 local function version()
-  return 'arbiter_v1'
+  return 'arbiter_v2'
 end
 
-redis.register_function('arbiter_v1_append', append)
-redis.register_function('arbiter_v1_archive', archive)
-redis.register_function('arbiter_v1_claim', claim)
-redis.register_function('arbiter_v1_release', release)
-redis.register_function{function_name = 'arbiter_v1_version', callback = version,
+redis.register_function('arbiter_v2_append', append)
+redis.register_function('arbiter_v2_archive', archive)
+redis.register_function('arbiter_v2_claim', claim)
+redis.register_function('arbiter_v2_release', release)
+redis.register_function{function_name = 'arbiter_v2_version', callback = version,
                         flags = {'no-writes'}}

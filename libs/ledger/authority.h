@@ -254,17 +254,20 @@ class Authority {
   absl::StatusOr<std::optional<Result>> Recorded(absl::string_view game_id, const State& latest,
                                                  const std::string& command_id,
                                                  const CommandOptions& options);
-  store::AppendRequest RequestFor(absl::string_view game_id, std::int64_t before_version,
+  // The append of `events` on `before` (nullptr: a creation), giving `after`. It expects the
+  // store at `before`'s version and, when `before` is the cached state, at the tip it was cached
+  // with: after a failover the new master can be at that version by other appends (game_store.h).
+  store::AppendRequest RequestFor(absl::string_view game_id, const State* before,
                                   const State& after, const std::vector<Event>& events,
                                   const std::string& command_id, const std::string& fingerprint,
-                                  std::int64_t now_ms) const;
-  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, std::int64_t before_version,
+                                  std::int64_t now_ms);
+  absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const State* before,
                                              const State& after, const std::vector<Event>& events,
                                              const std::string& command_id,
                                              const std::string& fingerprint, std::int64_t now_ms);
-  // What fell on the state at `before_version`, under the system id every replica derives.
-  absl::StatusOr<store::AppendResult> AppendSettled(absl::string_view game_id,
-                                                    std::int64_t before_version, const State& after,
+  // What fell on `before`, under the system id every replica derives.
+  absl::StatusOr<store::AppendResult> AppendSettled(absl::string_view game_id, const State& before,
+                                                    const State& after,
                                                     const std::vector<Event>& events,
                                                     std::int64_t now_ms);
   Result Made(std::shared_ptr<const State> game, std::int64_t version, std::int64_t now_ms,
@@ -276,12 +279,18 @@ class Authority {
     domain_.Decided(r, decision);
     return r;
   }
-  // An append that landed (not a replay): the observers told, the state cached.
+  // An append that landed (not a replay) as `tip`: the observers told, the state cached.
   void Landed(absl::string_view game_id, std::shared_ptr<const State> after,
-              const std::vector<Event>& events) {
+              const std::vector<Event>& events, std::string tip) {
     const std::optional<std::int64_t> deadline = domain_.NextDeadline(*after);
     for (Observer* o : observers_) o->OnAppended(game_id, *after, events, deadline);
-    cache_.Remember(game_id, std::move(after));
+    cache_.Remember(game_id, std::move(after), std::move(tip));
+  }
+  // The cached state of `game_id`, if any, once the cache has seen the store's master epoch (a
+  // switch to another master empties it: its states may hold appends the new master never got).
+  std::shared_ptr<const State> Cached(absl::string_view game_id) {
+    cache_.ObserveMasterEpoch(store_->MasterEpoch());
+    return cache_.Get(game_id);
   }
   // The store's answer to ExecuteAsync's append.
   void Appended(Pending pending, absl::StatusOr<store::AppendResult> result);
@@ -333,9 +342,9 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Create(absl::string_v
     auto game = std::make_shared<const State>(std::move(made->second));
     ASSIGN_OR_RETURN(const std::string id, StoredCommandId(options));
     ASSIGN_OR_RETURN(store::AppendResult result,
-                     Append(game_id, 0, *game, events, id, options.fingerprint, now));
+                     Append(game_id, nullptr, *game, events, id, options.fingerprint, now));
     if (result.replayed) return Replayed(game_id, result.version, id);
-    Landed(game_id, game, events);
+    Landed(game_id, game, events, result.tip);
     return Made(std::move(game), result.version, now, Decision{});
   };
   absl::StatusOr<Result> r = run();
@@ -388,8 +397,8 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Execute(absl::string_
       }
       auto after = std::make_shared<const State>(*std::move(decision.after));
       absl::StatusOr<store::AppendResult> result =
-          refused ? AppendSettled(game_id, before->version(), *after, decision.events, now)
-                  : Append(game_id, before->version(), *after, decision.events, command_id,
+          refused ? AppendSettled(game_id, *before, *after, decision.events, now)
+                  : Append(game_id, before.get(), *after, decision.events, command_id,
                            options.fingerprint, now);
       // Another writer got there first: decide again on the store's state (with an expected
       // version, that state answers: a conflict, or the retry's original result).
@@ -402,7 +411,7 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Execute(absl::string_
         }
         return Replayed(game_id, result->version, command_id);
       }
-      Landed(game_id, after, decision.events);
+      Landed(game_id, after, decision.events, result->tip);
       if (refused) return decision.refused;
       return Made(std::move(after), result->version, now, decision);
     }
@@ -422,7 +431,7 @@ void Authority<Domain>::ExecuteAsync(absl::string_view game_id, const Command& c
   std::shared_ptr<const State> before;
   // A client id in the server's namespace is refused by Execute, before anything is read.
   if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
-    before = cache_.Get(game_id);
+    before = Cached(game_id);
   }
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version) ||
@@ -442,7 +451,7 @@ void Authority<Domain>::ExecuteAsync(absl::string_view game_id, const Command& c
                   std::move(done)};
   pending.stored_id = *StoredCommandId(options);  // checked above
   store::AppendRequest request =
-      RequestFor(game_id, before->version(), *decision->after, decision->events, pending.stored_id,
+      RequestFor(game_id, before.get(), *decision->after, decision->events, pending.stored_id,
                  options.fingerprint, now);
   pending.after = std::make_shared<const State>(*std::move(decision->after));
   decision->after.reset();
@@ -457,7 +466,7 @@ template <typename Domain>
 void Authority<Domain>::Appended(Pending pending, absl::StatusOr<store::AppendResult> result) {
   const absl::string_view kind = domain_.KindOf(pending.command);
   if (result.ok() && !result->replayed) {
-    Landed(pending.game_id, pending.after, pending.decision.events);
+    Landed(pending.game_id, pending.after, pending.decision.events, result->tip);
     Result r = Made(std::move(pending.after), result->version, pending.now_ms, pending.decision);
     NotifyCommand(kind, absl::OkStatus());
     return pending.done(std::move(r));
@@ -498,7 +507,9 @@ template <typename Domain>
 absl::StatusOr<std::shared_ptr<const typename Domain::State>> Authority<Domain>::Load(
     absl::string_view game_id, bool use_cache) {
   if (use_cache) {
-    if (std::shared_ptr<const State> cached = cache_.Get(game_id)) return cached;
+    if (std::shared_ptr<const State> cached = Cached(game_id)) return cached;
+  } else {
+    cache_.ObserveMasterEpoch(store_->MasterEpoch());
   }
   absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot(game_id);
   if (!snapshot.ok()) return domain_.StoreError(snapshot.status(), game_id);
@@ -506,7 +517,7 @@ absl::StatusOr<std::shared_ptr<const typename Domain::State>> Authority<Domain>:
   if (!game.ok()) return domain_.StoreError(game.status(), game_id);
   auto shared = std::make_shared<const State>(*std::move(game));
   for (Observer* o : observers_) o->OnLoaded(game_id, *shared);
-  cache_.Remember(game_id, shared);
+  cache_.Remember(game_id, shared, snapshot->tip());
   return shared;
 }
 
@@ -562,15 +573,16 @@ absl::StatusOr<std::optional<typename Domain::Result>> Authority<Domain>::Record
 }
 
 template <typename Domain>
-store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id,
-                                                   std::int64_t before_version, const State& after,
+store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, const State* before,
+                                                   const State& after,
                                                    const std::vector<Event>& events,
                                                    const std::string& command_id,
                                                    const std::string& fingerprint,
-                                                   std::int64_t now_ms) const {
+                                                   std::int64_t now_ms) {
   store::AppendRequest request;
   request.game_id = std::string(game_id);
-  request.expected_version = before_version;
+  request.expected_version = before == nullptr ? 0 : before->version();
+  if (before != nullptr) request.expected_tip = cache_.TipOf(game_id, before);
   request.command_id = command_id;
   request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
   request.events.reserve(events.size());
@@ -584,25 +596,25 @@ store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id,
 
 template <typename Domain>
 absl::StatusOr<store::AppendResult> Authority<Domain>::Append(
-    absl::string_view game_id, std::int64_t before_version, const State& after,
+    absl::string_view game_id, const State* before, const State& after,
     const std::vector<Event>& events, const std::string& command_id, const std::string& fingerprint,
     std::int64_t now_ms) {
-  absl::StatusOr<store::AppendResult> result = store_->Append(
-      RequestFor(game_id, before_version, after, events, command_id, fingerprint, now_ms));
+  absl::StatusOr<store::AppendResult> result =
+      store_->Append(RequestFor(game_id, before, after, events, command_id, fingerprint, now_ms));
   if (!result.ok()) return domain_.StoreError(result.status(), game_id);
   return result;
 }
 
 template <typename Domain>
 absl::StatusOr<store::AppendResult> Authority<Domain>::AppendSettled(
-    absl::string_view game_id, std::int64_t before_version, const State& after,
+    absl::string_view game_id, const State& before, const State& after,
     const std::vector<Event>& events, std::int64_t now_ms) {
-  const std::string id = SystemCommandId(Domain::kSystemPrefix, game_id, before_version);
+  const std::string id = SystemCommandId(Domain::kSystemPrefix, game_id, before.version());
   absl::StatusOr<store::AppendResult> result =
-      Append(game_id, before_version, after, events, id, id, now_ms);
+      Append(game_id, &before, after, events, id, id, now_ms);
   if (!result.ok() && internal::IsReused(result.status())) {
-    const std::string fallback = SystemFallbackId(Domain::kSystemPrefix, game_id, before_version);
-    result = Append(game_id, before_version, after, events, fallback, fallback, now_ms);
+    const std::string fallback = SystemFallbackId(Domain::kSystemPrefix, game_id, before.version());
+    result = Append(game_id, &before, after, events, fallback, fallback, now_ms);
   }
   return result;
 }
@@ -615,7 +627,7 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::shared_ptr<const State> before;
     if (use_cache) {
-      before = cache_.Get(game_id);
+      before = Cached(game_id);
       if (before != nullptr && before->version() != known_version) before = nullptr;
     }
     use_cache = false;
@@ -637,7 +649,7 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
       }
     }
     absl::StatusOr<store::AppendResult> result =
-        AppendSettled(game_id, before->version(), after, events, now);
+        AppendSettled(game_id, *before, after, events, now);
     ASSIGN_OR_RETURN(const bool lost, LostTheRace(game_id, result.status()));
     if (lost) continue;
     if (result->replayed) {
@@ -649,7 +661,7 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
     out.recorded = static_cast<int>(events.size());
     out.next_deadline = domain_.NextDeadline(after);
     out.version = result->version;
-    Landed(game_id, std::make_shared<const State>(std::move(after)), events);
+    Landed(game_id, std::make_shared<const State>(std::move(after)), events, result->tip);
     return out;
   }
   return internal::GaveUp("deadline check", options_.max_attempts, game_id);

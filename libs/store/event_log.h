@@ -53,13 +53,23 @@ struct AppendRequest {
   arbiter::v1::GameSnapshot snapshot;          // the state after these events (required)
   DeadlineUpdate deadline;
   std::string fingerprint;  // optional identity of the command for retries (see above)
+  // The game's tip as the caller saw it (GameSnapshot.tip of the snapshot it decided on, or
+  // AppendResult.tip of its own last append); "" = compare the version only. Not part of the
+  // command's identity: a retry may pass another one.
+  std::string expected_tip;
 };
 
 struct AppendResult {
   std::int64_t first_version = 0;  // the version of the first appended event
   std::int64_t version = 0;        // the game's version after the append
   bool replayed = false;           // a retry answered from the record; nothing was written
-  friend bool operator==(const AppendResult&, const AppendResult&) = default;
+  // The game's tip after this append (GameSnapshot.tip); "" for a replay (the game may have
+  // moved on since).
+  std::string tip;
+  // The outcome; the tip is the store's token and not compared.
+  friend bool operator==(const AppendResult& a, const AppendResult& b) {
+    return a.first_version == b.first_version && a.version == b.version && a.replayed == b.replayed;
+  }
 };
 
 // Archive: a game that is over leaves the live store once the platform holds its record
@@ -98,6 +108,12 @@ class EventLog {
 
   // The write primitive; see the contract above.
   virtual absl::StatusOr<AppendResult> Append(const AppendRequest& request) = 0;
+
+  // How many times the store has moved to another master (Redis through Sentinel: a failover
+  // or a switch); 0 forever for a store with one copy. A caller that keeps states read from the
+  // store drops them when it changes: the new master may have reached their versions by other
+  // appends. (It is a hint read before deciding; the expected tip is what makes the append safe.)
+  virtual std::uint64_t MasterEpoch() { return 0; }
 
   using AppendCallback = std::function<void(absl::StatusOr<AppendResult>)>;
   // Append without waiting: `done` runs once with what Append would return, on a thread of the

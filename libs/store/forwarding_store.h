@@ -84,6 +84,7 @@ class ForwardingStore : public GameStore {
     return inner_->ReleaseDeadline(game_id, owner, claimable_at_ms);
   }
   absl::StatusOr<std::int64_t> NowMs() override { return inner_->NowMs(); }
+  std::uint64_t MasterEpoch() override { return inner_->MasterEpoch(); }
 
  protected:
   GameStore* inner() const { return inner_; }

@@ -19,6 +19,16 @@
 //   ERR_VERSION_CONFLICT (ABORTED: the caller lost the race, reloads and decides again); on a
 //   game that does not exist, ERR_GAME_NOT_FOUND (NOT_FOUND). Of concurrent writers at one
 //   version exactly one wins.
+// - The tip: every append leaves a token naming it as the game's tip (in the same write; the
+//   Redis store's is a digest of the command id, snapshot and events, so the same command decided
+//   again with other timestamps is another tip), which ReadSnapshot returns (GameSnapshot.tip)
+//   and the append's result carries (AppendResult.tip). A non-empty `expected_tip` must equal
+//   it, else ERR_VERSION_CONFLICT as for a version mismatch: after a failover the promoted
+//   replica may lack appends the old master had and reach the same version by others, so a
+//   state read from the old master matches the version but not the tip. A game written before
+//   tips were recorded has none: it matches only an empty expected tip (the caller reloads,
+//   reads the empty tip and appends on the version alone). A create (expected_version 0) takes
+//   no expected tip (ERR_BAD_ARGUMENT).
 // - Idempotent by command id (per game, kept as long as the game): a command id that already
 //   appended returns that original result with `replayed` set and writes nothing, even if the
 //   game has moved on since. Its identity is `fingerprint` when the caller gives one (e.g. a hash

@@ -75,11 +75,17 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   if (current != request.expected_version) {
     return internal::VersionConflict(request.game_id, current, request.expected_version);
   }
+  if (!request.expected_tip.empty() && it->second.snapshot.tip() != request.expected_tip) {
+    return internal::TipConflict(request.game_id, current, request.expected_tip);
+  }
   if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
   Game& game = it->second;
   for (GameEvent& e : internal::StampedEvents(request)) game.log.push_back(std::move(e));
   game.snapshot = internal::StampedSnapshot(request);
-  const AppendResult result{request.expected_version + 1, game.snapshot.version(), false};
+  // One copy, no failover: any token new to each append names it.
+  game.snapshot.set_tip(absl::StrCat("m", ++appends_));
+  const AppendResult result{request.expected_version + 1, game.snapshot.version(), false,
+                            game.snapshot.tip()};
   game.commands[request.command_id] = {result.first_version, result.version, std::move(identity)};
   Shard& shard = shards_[DeadlineShard(request.game_id, num_shards_)];
   switch (request.deadline.kind) {

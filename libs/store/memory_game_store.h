@@ -89,6 +89,7 @@ class MemoryGameStore final : public GameStore {
   absl::Mutex mu_;
   absl::CondVar appended_;  // signalled after every append, for WaitForEvents
   absl::flat_hash_map<std::string, Game> games_ ABSL_GUARDED_BY(mu_);
+  std::uint64_t appends_ ABSL_GUARDED_BY(mu_) = 0;  // every append's tip is new
   absl::flat_hash_map<std::string, std::string> tombstones_ ABSL_GUARDED_BY(mu_);  // archived
   std::vector<Shard> shards_ ABSL_GUARDED_BY(mu_);
 };

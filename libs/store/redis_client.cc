@@ -471,6 +471,9 @@ absl::StatusOr<std::pair<RedisAddress, std::uint64_t>> RedisClient::Master() {
     absl::MutexLock lock(&master_mu_);
     const std::string at = absl::StrCat(found->host, ":", found->port);
     switched = !last_master_.empty() && last_master_ != at;
+    // Counted before the first command goes to the new master, so a caller that reads it
+    // after that command's reply sees the switch.
+    if (switched) master_switches_.fetch_add(1);
     last_master_ = at;
     master_ = *found;
     master_known_ = true;

@@ -48,6 +48,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -187,6 +188,9 @@ class RedisClient {
   // ("MASTER_NAME@sentinel" while none is known).
   std::string address() const;
   bool uses_sentinel() const { return !options_.sentinels.empty(); }
+  // How many times the client moved to a master at another address than the one it used before
+  // (what OnMasterSwitch reports); 0 without Sentinel.
+  std::uint64_t master_switches() const { return master_switches_.load(); }
 
  private:
   struct Lease {
@@ -268,6 +272,7 @@ class RedisClient {
   bool master_known_ ABSL_GUARDED_BY(master_mu_) = false;
   std::string last_master_ ABSL_GUARDED_BY(master_mu_);  // host:port last used, "" never
   std::uint64_t master_epoch_ ABSL_GUARDED_BY(master_mu_) = 1;
+  std::atomic<std::uint64_t> master_switches_{0};
   absl::Mutex discover_mu_;
   absl::Time next_discovery_ ABSL_GUARDED_BY(discover_mu_) = absl::InfinitePast();
   absl::Duration backoff_ ABSL_GUARDED_BY(discover_mu_) = absl::ZeroDuration();

@@ -364,7 +364,7 @@ TEST_P(RedisFailureTest, MissingFunctionsAreACleanErrorUntilLoaded) {
   EXPECT_THAT(store_->ReleaseDeadline("g1", "r", 0), HasErrorCode(kErrStoreFunctionsMissing));
   EXPECT_THAT(store_->Archive({"g1", 1, "t"}), HasErrorCode(kErrStoreFunctionsMissing));
   EXPECT_THAT(std::string(store_->Append(Request("g1", 1, "c2")).status().message()),
-              HasSubstr("arbiter_v1"));
+              HasSubstr("arbiter_v2"));
   // Nothing changed meanwhile; reads need no function.
   absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot("g1");
   ASSERT_OK(snapshot);

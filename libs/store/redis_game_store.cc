@@ -147,8 +147,8 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   const std::string& id = request.game_id;
   ScriptArgs a;
   a.keys = GameKeys(id);
-  a.args.reserve(7 + request.events.size());
-  a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint,
+  a.args.reserve(8 + request.events.size());
+  a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint, request.expected_tip,
                                absl::StrCat(request.expected_version)});
   switch (request.deadline.kind) {
     case DeadlineUpdate::Kind::kKeep:
@@ -204,7 +204,10 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
       return Corrupt("append reply");
     }
   }
-  if (outcome == "OK") return AppendResult{numbers[0], numbers[1], false};
+  if (outcome == "OK") {
+    if (reply->elements != 4 || !IsString(*reply->element[3])) return Corrupt("append reply");
+    return AppendResult{numbers[0], numbers[1], false, std::string(Str(*reply->element[3]))};
+  }
   if (outcome == "REPLAY") return AppendResult{numbers[0], numbers[1], true};
   if (outcome == "REUSED") {
     return base::FailedPrecondition(
@@ -219,6 +222,7 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
   if (outcome == "CONFLICT") {
     return internal::VersionConflict(id, numbers[0], request.expected_version);
   }
+  if (outcome == "TIP") return internal::TipConflict(id, numbers[0], request.expected_tip);
   if (outcome == "NOT_FOUND") return GameNotFound(id);
   if (outcome == "ARCHIVED") {
     return request.expected_version == 0 ? internal::ArchivedGameExists(id)
@@ -278,12 +282,18 @@ absl::StatusOr<std::optional<AppendResult>> RedisGameStore::LookupCommand(
 
 absl::StatusOr<GameSnapshot> RedisGameStore::ReadSnapshot(absl::string_view game_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", Key("game", game_id), "s"}));
-  if (reply->type == REDIS_REPLY_NIL) return Missing(game_id);
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HMGET", Key("game", game_id), "s", "t"}));
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) return Corrupt("HMGET reply");
+  const redisReply& stored = *reply->element[0];
+  const redisReply& tip = *reply->element[1];
+  if (stored.type == REDIS_REPLY_NIL) return Missing(game_id);
   GameSnapshot snapshot;
-  if (!IsString(*reply) || !snapshot.ParseFromArray(reply->str, static_cast<int>(reply->len))) {
+  if (!IsString(stored) || !snapshot.ParseFromArray(stored.str, static_cast<int>(stored.len)) ||
+      (tip.type != REDIS_REPLY_NIL && !IsString(tip))) {
     return Corrupt(absl::StrCat("snapshot of game ", game_id));
   }
+  // A game written by arbiter_v1 has no tip: "".
+  if (tip.type != REDIS_REPLY_NIL) snapshot.set_tip(std::string(Str(tip)));
   return snapshot;
 }
 
@@ -475,7 +485,8 @@ absl::StatusOr<bool> RedisGameStore::ReleaseDeadline(absl::string_view game_id,
   return reply->integer == 1;
 }
 
-absl::StatusOr<std::int64_t> RedisGameStore::NowMs() {
+absl::StatusOr<std::pair<std::int64_t, std::string>> RedisGameStore::MasterTime() {
+  const std::uint64_t switches = client_.master_switches();
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"TIME"}));
   std::int64_t seconds = 0;
   std::int64_t micros = 0;
@@ -484,7 +495,59 @@ absl::StatusOr<std::int64_t> RedisGameStore::NowMs() {
       !absl::SimpleAtoi(Str(*reply->element[1]), &micros)) {
     return Corrupt("TIME reply");
   }
-  return seconds * 1000 + micros / 1000;
+  std::string master = client_.address();
+  if (client_.master_switches() != switches || absl::EndsWith(master, "@sentinel")) master = "";
+  return std::make_pair(seconds * 1000 + micros / 1000, std::move(master));
+}
+
+absl::StatusOr<std::int64_t> RedisGameStore::RecordedSkew(const std::string& master,
+                                                          std::int64_t skew_ms) {
+  const std::string key = absl::StrCat(options_.key_prefix, "time-skew");
+  RETURN_IF_ERROR(Run(client_, {"HSETNX", key, master, absl::StrCat(skew_ms)}).status());
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", key, master}));
+  std::int64_t recorded = 0;
+  if (!IsString(*reply) || !absl::SimpleAtoi(Str(*reply), &recorded)) {
+    return Corrupt("recorded time skew");
+  }
+  return recorded;
+}
+
+// Deadlines and event times are on the master's clock, and a failover changes the master: a new
+// master whose clock is 30 s ahead would make every flag fall 30 s early, one 30 s behind would
+// hold time still (StoreTime never goes back) for 30 s. So the time base is continuous instead:
+// the first replica to read a master's TIME records that master's skew, its TIME minus the time
+// base as the replica estimates it then (its last reading plus the time elapsed since, by its
+// monotonic clock: off by about one round trip), and every replica, also one started later,
+// reads the time base as the master's TIME minus the recorded skew. The first master's skew is
+// recorded as 0 (nothing to be continuous with). Without Sentinel there is one master: its TIME.
+absl::StatusOr<std::int64_t> RedisGameStore::NowMs() {
+  if (!client_.uses_sentinel()) {
+    ASSIGN_OR_RETURN(auto time, MasterTime());
+    return time.first;
+  }
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ASSIGN_OR_RETURN(auto time, MasterTime());
+    const auto& [master_ms, master] = time;
+    if (master.empty()) continue;  // which master answered is not sure: ask again
+    absl::MutexLock lock(&time_mu_);
+    const std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+    if (master != time_master_) {
+      std::int64_t skew = 0;
+      if (last_reading_.has_value()) {
+        const std::int64_t estimate =
+            last_reading_->first +
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - last_reading_->second)
+                .count();
+        skew = master_ms - estimate;
+      }
+      ASSIGN_OR_RETURN(skew_ms_, RecordedSkew(master, skew));
+      time_master_ = master;
+    }
+    const std::int64_t base = master_ms - skew_ms_;
+    last_reading_ = std::make_pair(base, now);
+    return base;
+  }
+  return client_.Unavailable("the master changed while its time was read");
 }
 
 }  // namespace store

@@ -24,10 +24,12 @@
 #ifndef ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
 #define ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -90,8 +92,11 @@ class RedisGameStore final : public GameStore {
                                                       int max) override;
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
                                        std::int64_t claimable_at_ms) override;
-  // Redis TIME.
+  // Redis TIME; through Sentinel, on the time base that survives a failover: the master's TIME
+  // minus the skew recorded for that master (below).
   absl::StatusOr<std::int64_t> NowMs() override;
+  // The writers' client's master switches (RedisClient::master_switches).
+  std::uint64_t MasterEpoch() override { return client_.master_switches(); }
 
   // The key of `kind` ("game", "log", "cmd", "archived") of a game, or of its shard's index
   // ("deadlines", "deadline-info" with an empty game id); see redis_scripts.h.
@@ -134,9 +139,24 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 
+  // Redis TIME of the master that answered, and that master's address ("" when it cannot be told:
+  // the client moved meanwhile).
+  absl::StatusOr<std::pair<std::int64_t, std::string>> MasterTime();
+  // The skew recorded for `master` (the hash `<prefix>time-skew`, field = its address): the first
+  // replica to see it records `skew_ms` (HSETNX), every one reads the recorded value.
+  absl::StatusOr<std::int64_t> RecordedSkew(const std::string& master, std::int64_t skew_ms);
+
   const RedisGameStoreOptions options_;
   RedisClient client_;
   RedisClient watch_client_;
+
+  // The time base (NowMs): the master the skew is for, the skew, and the last reading with the
+  // monotonic instant it was taken at, which estimates the time base when the master changes.
+  absl::Mutex time_mu_;
+  std::string time_master_ ABSL_GUARDED_BY(time_mu_);
+  std::int64_t skew_ms_ ABSL_GUARDED_BY(time_mu_) = 0;
+  std::optional<std::pair<std::int64_t, std::chrono::steady_clock::time_point>> last_reading_
+      ABSL_GUARDED_BY(time_mu_);
 };
 
 }  // namespace store

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "libs/base/status_matchers.h"
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_server.h"
 
@@ -125,6 +126,52 @@ TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   ASSERT_TRUE(keys.ok()) << keys.status();
   EXPECT_EQ(*keys, redis->Key("archived", "g1"));
   EXPECT_EQ(*RedisEnvironment::server()->Command({"TYPE", redis->Key("archived", "g1")}), "hash");
+}
+
+// A game written by the arbiter_v1 functions has no tip (no field `t`): it appends on the
+// version alone, and matches only an empty expected tip, so a writer that expected one reloads,
+// reads the empty tip and appends.
+TEST(RedisTipTest, AGameWrittenBeforeTipsAppendsOnTheVersionAlone) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  auto* redis = static_cast<RedisGameStore*>(store.get());
+  absl::StatusOr<AppendResult> created = store->Append(Request("g1", 0, "c1"));
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(RedisEnvironment::server()->Command({"HDEL", redis->Key("game", "g1"), "t"}).ok());
+  absl::StatusOr<arbiter::v1::GameSnapshot> read = store->ReadSnapshot("g1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->tip(), "");
+  AppendRequest expecting = Request("g1", 1, "c2");
+  expecting.expected_tip = created->tip;
+  EXPECT_THAT(store->Append(expecting), base::HasErrorCode(kErrVersionConflict));
+  expecting.expected_tip = read->tip();
+  absl::StatusOr<AppendResult> appended = store->Append(expecting);
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  EXPECT_EQ(appended->version, 2);
+  read = store->ReadSnapshot("g1");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->tip(), appended->tip);
+}
+
+// The tip names what the append wrote, not only its command id: the same command decided again
+// with another timestamp (a retry on a promoted replica that lacked the first) is another tip, and
+// the same append is the same tip (a digest, not a counter).
+TEST(RedisTipTest, TheTipIsADigestOfTheAppend) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<AppendResult> a = store->Append(Request("a", 0, "c1"));
+  absl::StatusOr<AppendResult> b = store->Append(Request("b", 0, "c1"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->tip, b->tip);
+  EXPECT_EQ(a->tip.size(), 40u);  // SHA-1, hex
+  AppendRequest at_one = Request("a", 1, "c2");
+  at_one.events[0].set_recorded_at_ms(1000);
+  AppendRequest at_two = Request("b", 1, "c2");
+  at_two.events[0].set_recorded_at_ms(2000);
+  a = store->Append(at_one);
+  b = store->Append(at_two);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE(a->tip, b->tip);
 }
 
 }  // namespace

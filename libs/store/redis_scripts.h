@@ -1,5 +1,5 @@
 // The Redis game store's functions: their names, keys, arguments and replies. Their code is the
-// Lua library redis_functions.lua (`#!lua name=arbiter_v1`), which an administrator loads into
+// Lua library redis_functions.lua (`#!lua name=arbiter_v2`), which an administrator loads into
 // Redis (FUNCTION LOAD REPLACE: at deployment, README.md "Functions"); the store only calls them
 // (FCALL, FCALL_RO), and its ACL user may send nothing else that runs code, so whoever holds its
 // password cannot run a script of their own (a busy loop would stall Redis: BUSY).
@@ -8,7 +8,9 @@
 // first write.
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
-//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot
+//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot, t = the tip: SHA-1 of
+//                            the last append's command id, snapshot and events (absent in games
+//                            written by arbiter_v1)
 //   P{S}:log:G        stream one entry per event, ID "<version>-0", field e = serialized GameEvent
 //   P{S}:cmd:G        hash   command id -> "<first version>|<version>|<identity>"
 //   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
@@ -24,32 +26,34 @@ namespace store::redis_scripts {
 // The library and the version of its functions this server calls. A change to any function is a
 // new version (library and function names), loaded beside the old one: servers of both versions
 // then run side by side during a rolling upgrade.
-inline constexpr char kLibrary[] = "arbiter_v1";
+inline constexpr char kLibrary[] = "arbiter_v2";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived.
-// ARGV: game id, command id, fingerprint ("" for none), expected version, deadline kind
-//   ("keep"|"set"|"clear"), deadline ms, snapshot, event...
-// Returns {"OK"|"REPLAY"|"REUSED", first version, version}, {"EXISTS"|"CONFLICT", version},
+// ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
+//   version, deadline kind ("keep"|"set"|"clear"), deadline ms, snapshot, event...
+// Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
+// {"EXISTS"|"CONFLICT", version},
+// {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).
-inline constexpr char kAppend[] = "arbiter_v1_append";
+inline constexpr char kAppend[] = "arbiter_v2_append";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
 // ARGV: game id, expected version, tombstone.
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
-inline constexpr char kArchive[] = "arbiter_v1_archive";
+inline constexpr char kArchive[] = "arbiter_v2_archive";
 
 // KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.
 // Returns {game id, info, game id, info, ...} of the entries now leased to owner.
-inline constexpr char kClaim[] = "arbiter_v1_claim";
+inline constexpr char kClaim[] = "arbiter_v2_claim";
 
 // KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
-inline constexpr char kRelease[] = "arbiter_v1_release";
+inline constexpr char kRelease[] = "arbiter_v2_release";
 
 // FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
 // (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.
-inline constexpr char kVersion[] = "arbiter_v1_version";
+inline constexpr char kVersion[] = "arbiter_v2_version";
 
 }  // namespace store::redis_scripts
 

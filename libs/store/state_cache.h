@@ -1,11 +1,18 @@
 // A replica's cache of the latest state of the games it served, for the authorities that decide
 // commands on a cached state and confirm it with the store's compare-and-set (a stale entry
 // costs one ERR_VERSION_CONFLICT, then a read). Thread-safe; bounded, least recently used out.
+//
+// Each state is kept with its tip (GameSnapshot.tip, AppendResult.tip: which append made it),
+// which the append decided on it passes as its expected tip: after a failover the new master can
+// be at the same version by other appends, and only the tip tells (game_store.h). And the cache
+// is emptied when the store has moved to another master (ObserveMasterEpoch).
 #ifndef ARBITER_LIBS_STORE_STATE_CACHE_H_
 #define ARBITER_LIBS_STORE_STATE_CACHE_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <string>
@@ -39,12 +46,17 @@ class StateCache {
     return it->second.state;
   }
 
-  // Keeps `state` unless a newer one is cached already (threads finish in any order).
-  void Remember(absl::string_view game_id, std::shared_ptr<const State> state) {
+  // Keeps `state` (made by the append `tip`; "" if unknown) unless a newer one is cached already
+  // (threads finish in any order).
+  void Remember(absl::string_view game_id, std::shared_ptr<const State> state,
+                std::string tip = "") {
     absl::MutexLock lock(&mu_);
     auto it = states_.find(game_id);
     if (it != states_.end()) {
-      if (it->second.state->version() <= state->version()) it->second.state = std::move(state);
+      if (it->second.state->version() <= state->version()) {
+        it->second.state = std::move(state);
+        it->second.tip = std::move(tip);
+      }
       TouchLocked(it->second);
       return;
     }
@@ -53,7 +65,25 @@ class StateCache {
       recency_.pop_back();
     }
     recency_.emplace_front(game_id);
-    states_.emplace(recency_.front(), Entry{std::move(state), recency_.begin()});
+    states_.emplace(recency_.front(), Entry{std::move(state), std::move(tip), recency_.begin()});
+  }
+
+  // The tip `state` was remembered with, if it is the game's cached state (the same object);
+  // otherwise "" (the append then compares the version only).
+  std::string TipOf(absl::string_view game_id, const State* state) {
+    absl::MutexLock lock(&mu_);
+    auto it = states_.find(game_id);
+    if (it == states_.end() || it->second.state.get() != state) return "";
+    return it->second.tip;
+  }
+
+  // The store's MasterEpoch(): when it differs from the last one seen, every state is dropped
+  // (read from the old master, it may hold appends the new one never got).
+  void ObserveMasterEpoch(std::uint64_t epoch) {
+    if (seen_epoch_.exchange(epoch) == epoch) return;
+    absl::MutexLock lock(&mu_);
+    states_.clear();
+    recency_.clear();
   }
 
   void Forget(absl::string_view game_id) {
@@ -72,6 +102,7 @@ class StateCache {
  private:
   struct Entry {
     std::shared_ptr<const State> state;
+    std::string tip;
     std::list<std::string>::iterator where;  // in recency_
   };
   void TouchLocked(Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -79,6 +110,7 @@ class StateCache {
   }
 
   const size_t capacity_;
+  std::atomic<std::uint64_t> seen_epoch_{0};
   absl::Mutex mu_;
   std::list<std::string> recency_ ABSL_GUARDED_BY(mu_);  // game ids, most recently used first
   absl::flat_hash_map<std::string, Entry> states_ ABSL_GUARDED_BY(mu_);

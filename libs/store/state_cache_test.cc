@@ -68,5 +68,36 @@ TEST(StateCacheTest, ForgetDropsTheGameAndItsPlace) {
   EXPECT_EQ(cache.Get("a"), nullptr);
 }
 
+// The tip goes with the state it was remembered with, and only with that object: a decision made
+// on another copy compares the version only.
+TEST(StateCacheTest, KeepsEachStatesTipBesideIt) {
+  StateCache<FakeState> cache(4);
+  std::shared_ptr<const FakeState> five = At(5);
+  cache.Remember("g", five, "tip-5");
+  EXPECT_EQ(cache.TipOf("g", five.get()), "tip-5");
+  std::shared_ptr<const FakeState> other = At(5);
+  EXPECT_EQ(cache.TipOf("g", other.get()), "");
+  cache.Remember("g", At(3), "tip-3");  // older: neither state nor tip replaced
+  EXPECT_EQ(cache.TipOf("g", five.get()), "tip-5");
+  cache.Remember("g", other, "tip-5b");  // the same version read again (another master)
+  EXPECT_EQ(cache.TipOf("g", five.get()), "");
+  EXPECT_EQ(cache.TipOf("g", other.get()), "tip-5b");
+  EXPECT_EQ(cache.TipOf("h", other.get()), "");
+}
+
+TEST(StateCacheTest, AMasterSwitchEmptiesTheCache) {
+  StateCache<FakeState> cache(4);
+  cache.ObserveMasterEpoch(0);
+  cache.Remember("g", At(5), "t");
+  cache.ObserveMasterEpoch(0);
+  EXPECT_NE(cache.Get("g"), nullptr);
+  cache.ObserveMasterEpoch(1);
+  EXPECT_EQ(cache.Get("g"), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+  cache.Remember("g", At(6));
+  cache.ObserveMasterEpoch(1);
+  EXPECT_NE(cache.Get("g"), nullptr);
+}
+
 }  // namespace
 }  // namespace store

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
@@ -82,16 +83,38 @@ class MoveStreamMethod::Stream {
       ++moves_in_flight_;
       // The next request is read while this one is decided, unless too many wait already.
       if (moves_in_flight_ < kMaxMovesInFlight && !broken_) ReadLocked();
+      // A game with a move being decided: this one waits for its answer.
+      auto [queue, idle] = games_.try_emplace(move->request.game_id());
+      if (!idle) {
+        queue->second.push_back(move.release());
+        return;
+      }
     }
-    // Served as a SubmitMove call of this stream (its metadata, its deadline): the reply may come
-    // at once (a refusal) or from the store's thread, never under mu_.
-    Move* m = move.release();
-    method_->service_->SubmitStreamedMove(
-        &ctx_, &m->request, &m->reply,
-        [this, m](const grpc::Status& status) { Answered(m, status); });
+    Serve(move.release());
+  }
+
+  // Serves `m` as a SubmitMove call of this stream (its metadata, its deadline), then each move of
+  // its game that waited for it. A reply may come at once (a refusal, on this thread) or from the
+  // store's thread, never under mu_; one that comes at once hands the game's next move back here
+  // (Answered) rather than serving it inside the call, so a game's queue is a loop, not a
+  // recursion as deep as the queue.
+  void Serve(Move* m) {
+    while (m != nullptr) {
+      Move* next = nullptr;
+      Handoff handoff{m, &next, handoff_};
+      handoff_ = &handoff;
+      method_->service_->SubmitStreamedMove(
+          &ctx_, &m->request, &m->reply,
+          [this, m](const grpc::Status& status) { Answered(m, status); });
+      handoff_ = handoff.outer;
+      m = next;
+    }
   }
 
   void Answered(Move* m, const grpc::Status& status) {
+    // Answered inside Serve's call for it (at once, on this thread): Serve goes on with the next.
+    Move** serve_next = handoff_ != nullptr && handoff_->serving == m ? handoff_->next : nullptr;
+    Move* next = NextOfGame(m->request.game_id());
     std::unique_ptr<Move> move(m);
     auto reply = std::make_unique<v1::SubmitMovesReply>();
     reply->set_sequence(move->sequence);
@@ -118,7 +141,16 @@ class MoveStreamMethod::Stream {
       MaybeFinishLocked();
       done = DoneLocked();
     }
-    if (done) delete this;
+    // A waiting move is in flight: the stream is not done while there is one.
+    if (done) {
+      delete this;
+    } else if (next != nullptr) {
+      if (serve_next != nullptr) {
+        *serve_next = next;
+      } else {
+        Serve(next);
+      }
+    }
   }
 
   void WriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -166,6 +198,20 @@ class MoveStreamMethod::Stream {
     if (done) delete this;
   }
 
+  // The game's next waiting move (now being served), or null: the game has none waiting.
+  Move* NextOfGame(const std::string& game_id) {
+    absl::MutexLock lock(&mu_);
+    auto it = games_.find(game_id);
+    if (it == games_.end()) return nullptr;
+    if (it->second.empty()) {
+      games_.erase(it);
+      return nullptr;
+    }
+    Move* next = it->second.front();
+    it->second.pop_front();
+    return next;
+  }
+
   bool DoneLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return finished_done_ && !reading_ && !writing_ && moves_in_flight_ == 0;
   }
@@ -180,7 +226,18 @@ class MoveStreamMethod::Stream {
   Step finished_{this, &Stream::Finished};
   v1::SubmitMoveRequest incoming_;  // the Read in flight fills it
 
+  // Serve's call on this thread: the move it serves and where an answer given at once puts the
+  // game's next move (the innermost of nested Serves of different streams).
+  struct Handoff {
+    Move* serving;
+    Move** next;
+    Handoff* outer;
+  };
+  static thread_local Handoff* handoff_;
+
   absl::Mutex mu_;
+  // The games with a move being decided, each with its moves read since, in order.
+  absl::flat_hash_map<std::string, std::deque<Move*>> games_ ABSL_GUARDED_BY(mu_);
   std::deque<std::unique_ptr<v1::SubmitMovesReply>> outbox_ ABSL_GUARDED_BY(mu_);
   std::int64_t last_sequence_ ABSL_GUARDED_BY(mu_) = 0;
   int moves_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
@@ -191,6 +248,8 @@ class MoveStreamMethod::Stream {
   bool finishing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_done_ ABSL_GUARDED_BY(mu_) = false;
 };
+
+thread_local MoveStreamMethod::Stream::Handoff* MoveStreamMethod::Stream::handoff_ = nullptr;
 
 void MoveStreamMethod::Arm(grpc::ServerCompletionQueue* cq) { (new Stream(this, cq))->Ask(); }
 

@@ -11,9 +11,12 @@
 // binding), the same rulings and append, the same access log line and metrics. The stream itself
 // is admitted once as SubmitMoves (who may open one; the open-stream limit). A failed move is a
 // reply with its code; the stream goes on. Replies leave in the order the appends finish, each
-// naming its request's sequence number (1 for the first request read). At most
-// kMaxMovesInFlight moves of one stream are being decided at once: beyond that the stream stops
-// reading, and HTTP/2's flow control holds the client back.
+// naming its request's sequence number (1 for the first request read). Moves of different games
+// are decided at once; the moves of one game in the order they were read, each once the one
+// before it is answered (decided on the position the earlier one left: a relay may send a game's
+// next move before the reply to its last, and it must not be refused as out of turn). At most
+// kMaxMovesInFlight moves of one stream are read and not yet answered: beyond that the stream
+// stops reading, and HTTP/2's flow control holds the client back.
 #ifndef ARBITER_SERVICES_ARBITRATION_MOVE_STREAM_H_
 #define ARBITER_SERVICES_ARBITRATION_MOVE_STREAM_H_
 

@@ -1190,6 +1190,36 @@ TEST_P(ArbitrationServerTest, SubmitMovesCarriesManyGamesOnOneStream) {
   ExpectPgnReplays(a, "0-1");
 }
 
+// SubmitMoves: a relay sends one game's moves one after the other without waiting for the replies
+// (the players moved faster than a round trip). Each is decided on the position the one before it
+// left, in the order sent, so none is refused as out of turn (1.1: the players move alternately;
+// the order is the relay's) and the record is the game as played.
+TEST_P(ArbitrationServerTest, SubmitMovesDecidesOneGamesMovesInTheirOrder) {
+  const std::string g = GameId("g");
+  Ready(g, "5400");
+  const std::vector<std::string> sans = {"e4",  "e5",  "Nf3", "Nc6", "Bb5", "a6",  "Ba4",
+                                         "Nf6", "O-O", "Be7", "Re1", "b5",  "Bb3", "d6",
+                                         "c3",  "O-O", "h3",  "Nb8", "d4",  "Nbd7"};
+  std::vector<v1::SubmitMoveRequest> moves;
+  for (size_t i = 0; i < sans.size(); ++i) {
+    moves.push_back(MoveRequest(g, i % 2 == 0 ? v1::COLOR_WHITE : v1::COLOR_BLACK, sans[i],
+                                absl::StrCat("ply-", i + 1)));
+  }
+  std::vector<v1::SubmitMovesReply> replies;
+  ASSERT_TRUE(Succeeded(StreamMoves(Token(Role::kPlatform), moves, &replies)));
+  ASSERT_EQ(replies.size(), sans.size());
+  std::sort(replies.begin(), replies.end(),
+            [](const auto& x, const auto& y) { return x.sequence() < y.sequence(); });
+  for (size_t i = 0; i < replies.size(); ++i) {
+    EXPECT_EQ(replies[i].code(), 0)
+        << sans[i] << ": " << replies[i].error().code() << " " << replies[i].error().message();
+    EXPECT_EQ(replies[i].game().game().moves_san_size(), static_cast<int>(i + 1)) << sans[i];
+  }
+  const v1::GameReply got = Get(g);
+  ASSERT_EQ(got.game().moves_san_size(), static_cast<int>(sans.size()));
+  for (size_t i = 0; i < sans.size(); ++i) EXPECT_EQ(got.game().moves_san(i), sans[i]);
+}
+
 // A refused move is a reply with its code and stable error, not the end of the stream; a retried
 // command id applies once; everything the stream carried is in the record once.
 TEST_P(ArbitrationServerTest, SubmitMovesRefusalsAndRetriesDoNotEndTheStream) {

@@ -32,6 +32,12 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   if (absl::Status s = ValidateGameId(request.game_id); !s.ok()) return s;
   if (absl::Status s = ValidatePrintableId("command id", request.command_id); !s.ok()) return s;
   if (request.expected_version < 0) return Bad("expected version must be >= 0");
+  if (!request.expected_tip.empty()) {
+    if (request.expected_version == 0) return Bad("a create has no expected tip");
+    if (absl::Status s = ValidatePrintableId("expected tip", request.expected_tip); !s.ok()) {
+      return s;
+    }
+  }
   if (request.events.empty()) return Bad("an append needs at least one event");
   if (request.events.size() > kMaxEventsPerAppend) {
     return Bad(absl::StrCat("at most ", kMaxEventsPerAppend, " events per append"));
@@ -77,6 +83,14 @@ absl::Status VersionConflict(absl::string_view game_id, std::int64_t current,
                              std::int64_t expected) {
   return base::Aborted(kErrVersionConflict, absl::StrCat("game ", game_id, " is at version ",
                                                          current, ", not ", expected));
+}
+
+absl::Status TipConflict(absl::string_view game_id, std::int64_t version,
+                         absl::string_view expected_tip) {
+  return base::Aborted(
+      kErrVersionConflict,
+      absl::StrCat("game ", game_id, " is at version ", version, " by another append than ",
+                   expected_tip, " (the master changed since it was read)"));
 }
 
 absl::Status ArchivedGameExists(absl::string_view game_id) {

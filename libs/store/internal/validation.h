@@ -30,6 +30,10 @@ absl::Status GameArchived(absl::string_view game_id);
 // ERR_VERSION_CONFLICT (ABORTED): the game is at `current`, a write expected `expected`.
 absl::Status VersionConflict(absl::string_view game_id, std::int64_t current,
                              std::int64_t expected);
+// ERR_VERSION_CONFLICT (ABORTED): the game is at the expected version by another append than
+// the expected tip (game_store.h, "The tip").
+absl::Status TipConflict(absl::string_view game_id, std::int64_t version,
+                         absl::string_view expected_tip);
 absl::Status ArchivedGameExists(absl::string_view game_id);
 
 // The events and snapshot as they are stored: versions and command id filled in.

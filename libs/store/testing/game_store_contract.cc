@@ -183,6 +183,90 @@ TEST_P(GameStoreContractTest, StaleVersionIsAConflictAndWritesNothing) {
   EXPECT_FALSE(deadline->has_value());
 }
 
+// The tip: the same version reached by other appends (a replica promoted without some of the
+// old master's) fails the compare-and-set of a writer that read the other history.
+TEST_P(GameStoreContractTest, EveryAppendLeavesANewTip) {
+  const AppendResult created = AppendOk(*store_, Request("g1", 0, "c1"));
+  EXPECT_FALSE(created.tip.empty());
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->tip(), created.tip);
+  const AppendResult moved = AppendOk(*store_, Request("g1", 1, "c2", 3));
+  EXPECT_NE(moved.tip, created.tip);
+  snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 4);
+  EXPECT_EQ(snapshot->tip(), moved.tip);
+  // A replay writes nothing, the tip neither, and names none.
+  const AppendResult replayed = AppendOk(*store_, Request("g1", 0, "c1"));
+  EXPECT_TRUE(replayed.replayed);
+  EXPECT_EQ(replayed.tip, "");
+  snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->tip(), moved.tip);
+}
+
+TEST_P(GameStoreContractTest, AnotherTipAtTheExpectedVersionIsAConflictAndWritesNothing) {
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  const std::string tip = AppendOk(*store_, Request("g1", 1, "d2")).tip;
+  // A writer that saw version 2 made by another append (another history) loses.
+  AppendRequest stale = Request("g1", 2, "e3", 1, DeadlineUpdate::Set(5000));
+  stale.expected_tip = "e2-on-the-old-master";
+  absl::StatusOr<AppendResult> lost = store_->Append(stale);
+  EXPECT_THAT(lost, HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(lost, HasStatusCode(absl::StatusCode::kAborted));
+  EXPECT_THAT(lost.status().message(), HasSubstr("e2-on-the-old-master"));
+  EXPECT_EQ(LogLength(*store_, "g1"), 2);
+  absl::StatusOr<std::optional<Deadline>> deadline = store_->GetDeadline("g1");
+  ASSERT_OK(deadline);
+  EXPECT_FALSE(deadline->has_value());
+  absl::StatusOr<std::optional<AppendResult>> record = store_->LookupCommand("g1", "e3");
+  ASSERT_OK(record);
+  EXPECT_FALSE(record->has_value());  // no record: the same id decides again
+  // Decided again on the store's state: the right tip, or none (the version alone), appends.
+  stale.expected_tip = tip;
+  EXPECT_EQ(AppendOk(*store_, stale), (AppendResult{3, 3, false}));
+  EXPECT_EQ(AppendOk(*store_, Request("g1", 3, "e4")), (AppendResult{4, 4, false}));
+  // The version is checked first: a stale version is a version conflict, whatever the tip.
+  AppendRequest old = Request("g1", 3, "e5");
+  old.expected_tip = tip;
+  absl::StatusOr<AppendResult> older = store_->Append(old);
+  EXPECT_THAT(older, HasErrorCode(kErrVersionConflict));
+  EXPECT_THAT(older.status().message(), HasSubstr("version 4"));
+}
+
+TEST_P(GameStoreContractTest, ARetryIsAnsweredFromItsRecordWhateverTipItExpects) {
+  AppendRequest move = Request("g1", 1, "c2");
+  move.expected_tip = AppendOk(*store_, Request("g1", 0, "c1")).tip;
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, false}));
+  AppendOk(*store_, Request("g1", 2, "c3"));
+  // Not part of the command's identity: a retry that reloaded expects another tip.
+  move.expected_tip = "another";
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, true}));
+  move.expected_tip = "";
+  EXPECT_EQ(AppendOk(*store_, move), (AppendResult{2, 2, true}));
+}
+
+TEST_P(GameStoreContractTest, MalformedExpectedTipsAreBadArguments) {
+  AppendRequest create = Request("g1", 0, "c1");
+  create.expected_tip = "c0";  // a create has nothing before it
+  EXPECT_THAT(store_->Append(create), HasErrorCode(kErrBadArgument));
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  AppendRequest move = Request("g1", 1, "c2");
+  move.expected_tip = std::string(kMaxIdLength + 1, 'x');
+  EXPECT_THAT(store_->Append(move), HasErrorCode(kErrBadArgument));
+  move.expected_tip = "c\n1";
+  EXPECT_THAT(store_->Append(move), HasErrorCode(kErrBadArgument));
+  EXPECT_EQ(LogLength(*store_, "g1"), 1);
+}
+
+TEST_P(GameStoreContractTest, MasterEpochStaysForAStoreThatDidNotSwitch) {
+  const std::uint64_t epoch = store_->MasterEpoch();
+  AppendOk(*store_, Request("g1", 0, "c1"));
+  ASSERT_OK(store_->ReadSnapshot("g1"));
+  EXPECT_EQ(store_->MasterEpoch(), epoch);
+}
+
 // --- Idempotency --------------------------------------------------------------------------------
 
 TEST_P(GameStoreContractTest, RetryReturnsTheOriginalResultAndWritesNothing) {

@@ -90,8 +90,13 @@ absl::Status RedisSentinelGroup::StartAll() {
   data.replication_password = replication_password();
   data.appendfsync = options_.appendfsync;
   data.extra_args = auth;
+  auto clock_offset = [this](int node) -> std::string {
+    return node < static_cast<int>(options_.clock_offsets.size()) ? options_.clock_offsets[node]
+                                                                  : "";
+  };
   absl::StatusOr<RedisServerOptions> master_options = node_options(data);
   if (!master_options.ok()) return master_options.status();
+  master_options->clock_offset = clock_offset(0);
   absl::StatusOr<std::unique_ptr<RedisServer>> master = RedisServer::Start(*master_options);
   if (!master.ok()) return master.status();
   nodes_.push_back(*std::move(master));
@@ -101,6 +106,7 @@ absl::Status RedisSentinelGroup::StartAll() {
     if (!replica.ok()) return replica.status();
     replica->extra_args.insert(replica->extra_args.end(),
                                {"--replicaof", "127.0.0.1", master_port});
+    replica->clock_offset = clock_offset(i + 1);
     absl::StatusOr<std::unique_ptr<RedisServer>> r = RedisServer::Start(*replica);
     if (!r.ok()) return r.status();
     nodes_.push_back(*std::move(r));

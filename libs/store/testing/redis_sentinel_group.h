@@ -42,6 +42,9 @@ struct RedisSentinelGroupOptions {
   // The Sentinels' own password (requirepass, and sentinel-pass between them); "" for none.
   // ConnectionOptions carries it as sentinel_password.
   std::string sentinel_password;
+  // Per data node (0: the first master, 1..: the replicas), RedisServerOptions::clock_offset:
+  // e.g. {"", "+30s"} runs the replica's clock 30 s ahead. Missing entries: the machine's clock.
+  std::vector<std::string> clock_offsets;
   int down_after_ms = 1000;
   int failover_timeout_ms = 3000;
   absl::Duration start_timeout = absl::Seconds(30);

@@ -206,6 +206,23 @@ absl::StatusOr<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptio
   return last;
 }
 
+std::string FindLibTcmalloc() {
+  for (const char* path : {"/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+                           "/usr/lib/aarch64-linux-gnu/libtcmalloc_minimal.so.4"}) {
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";
+}
+
+std::string FindLibFaketime() {
+  for (const char* path : {"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                           "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+                           "/usr/lib/faketime/libfaketime.so.1"}) {
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";
+}
+
 RedisServer::RedisServer(RedisServerOptions options, std::string dir, bool own_dir, int port)
     : options_(std::move(options)), dir_(std::move(dir)), own_dir_(own_dir), port_(port) {}
 
@@ -235,6 +252,28 @@ absl::Status RedisServer::Spawn() {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The child's environment, built here too (setenv after fork is not async-signal-safe).
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  if (!options_.clock_offset.empty()) {
+    const std::string faketime = FindLibFaketime();
+    if (faketime.empty()) {
+      return Internal(
+          "a clock offset needs libfaketime (apt-get install faketime: tools/setup.sh)");
+    }
+    // Debian's redis-server allocates with jemalloc, whose start calls clock_gettime while
+    // libfaketime is still starting (it recurses, and the server dies before its first log
+    // line): another allocator preloaded before it, tcmalloc (gperftools, which tools/setup.sh
+    // installs), keeps jemalloc out of it.
+    const std::string allocator = FindLibTcmalloc();
+    env.push_back(absl::StrCat("LD_PRELOAD=", allocator.empty() ? "" : allocator + " ", faketime));
+    env.push_back(absl::StrCat("FAKETIME=", options_.clock_offset));
+    env.push_back("FAKETIME_DONT_FAKE_MONOTONIC=1");
+    env.push_back("FAKETIME_NO_CACHE=1");
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const std::string fallback = "/usr/bin/redis-server";
   const pid_t parent = getpid();
   pid_t pid = fork();
@@ -247,8 +286,8 @@ absl::Status RedisServer::Spawn() {
       dup2(devnull, STDIN_FILENO);
       dup2(devnull, STDOUT_FILENO);
     }
-    execvp(argv[0], argv.data());
-    execv(fallback.c_str(), argv.data());
+    execvpe(argv[0], argv.data(), envp.data());
+    execve(fallback.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   pid_ = pid;

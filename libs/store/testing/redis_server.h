@@ -58,6 +58,11 @@ struct RedisServerOptions {
   // extra_args: it gets the library from its master) nor a Sentinel, and not again on Restart
   // (Redis keeps functions in its AOF). false: a Redis no administrator has prepared.
   bool load_functions = true;
+  // A clock that is off: "" runs the server on the machine's clock; "+30s" / "-30s" (libfaketime's
+  // FAKETIME offset syntax) preloads libfaketime so that its clock, and so Redis TIME, is that far
+  // ahead or behind (its monotonic clock is left alone). For the time base across a failover to a
+  // master whose clock is off (the package faketime, tools/setup.sh).
+  std::string clock_offset;
 };
 
 // Whom a command is sent as: AUTH user password on the new connection, or nothing when both
@@ -129,6 +134,10 @@ std::string FindRedisConf();
 std::string FindRedisUsersAcl();
 // The store's function library (libs/store/redis_functions.lua) in the runfiles, or "".
 std::string FindRedisFunctions();
+// libfaketime's library (the Debian package faketime), or "" if it is not installed.
+std::string FindLibFaketime();
+// tcmalloc's (gperftools), preloaded with libfaketime (redis_server.cc says why), or "".
+std::string FindLibTcmalloc();
 
 }  // namespace store::testing
 
