@@ -155,7 +155,7 @@ absl::StatusOr<GameState> GameState::Create(const v1::ArbitrationEvent& created)
 }
 
 absl::StatusOr<chess::Game> GameState::FullGame() const {
-  // The standing moves (issue 13: restorations take moves back; a completed illegal move, C3,
+  // The standing moves (Article 7: restorations take moves back; a completed illegal move, C3,
   // starts the game anew from the position it made).
   ASSIGN_OR_RETURN(Standing record, StandingRecord());
   const std::size_t base = static_cast<std::size_t>(legal_base_ply_);

@@ -125,7 +125,7 @@ class GameState {
   // 8.7.
   bool confirmed(chess::Color side) const { return confirmed_[chess::Index(side)]; }
 
-  // --- Irregularities and the arbiter's powers (issue 13; irregularities_state.cc)
+  // --- Irregularities and the arbiter's powers (irregularities_state.cc)
   // The illegal moves each side made in this game (7.4b, 7.5.5, C3), and the ledger.
   int illegal_moves(chess::Color side) const { return illegal_counts_[chess::Index(side)]; }
   const std::vector<v1::IllegalMoveEntry>& illegal_ledger() const { return ledger_; }
@@ -229,7 +229,8 @@ class GameState {
   std::array<bool, 2> confirmed_{};
   std::int64_t last_event_ms_ = 0;
   std::optional<std::int64_t> ended_at_ms_;
-  // Issue 13 (empty or unset unless an irregularity happened: copying them costs nothing).
+  // Article 7 and the arbiter's powers (empty or unset unless an irregularity happened: copying
+  // them costs nothing).
   std::array<int, 2> illegal_counts_{};
   std::vector<v1::IllegalMoveEntry> ledger_;
   std::optional<chess::Square> must_move_;

@@ -357,7 +357,7 @@ absl::Status Clock::Adjust(Color side, std::int64_t delta_ms, AdjustReason reaso
                                     : info.sign == Sign::kNegative ? " (time is deducted)"
                                                                    : " (it must change the time)"));
   }
-  // Bounded before the sum: a request's delta near the int64 limits would overflow it (issue 15).
+  // Bounded before the sum: a request's delta near the int64 limits would overflow it.
   if (delta_ms > kMaxClockMs || delta_ms < -kMaxClockMs) {
     return base::Error(chessclock::kErrBadAdjustment,
                        absl::StrCat("an adjustment of ", delta_ms, " ms is out of range"));

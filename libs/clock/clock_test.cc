@@ -590,7 +590,7 @@ TEST(LagCompensation, CompensationIsChargedToNobody) {
   EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000);  // starts at the press
   ASSERT_OK(clock.Press(kT0 + 11'000, /*lag_ms=*/5'000));               // capped by the quota
   EXPECT_EQ(clock.RemainingMs(kBlack, kT0 + 11'000), 300'000 - 1'000 + 300);
-  // A press arriving after the flag fell is not saved by its lag (issue 14 item 3; this test
+  // A press arriving after the flag fell is not saved by its lag (this test
   // asserted the opposite before): the flag at +10 s stays, the overrun is charged.
   Clock blitz = MakeClock("10", options);
   ASSERT_OK(blitz.Start(kT0));
@@ -652,7 +652,7 @@ TEST(ClockTest, RestoreFromStateContinuesTheGameAndRefusesDamagedStates) {
   EXPECT_THAT(Clock::Restore(tc, {}, bad), HasErrorCode("ERR_BAD_CLOCK_STATE"));
 }
 
-// --- Issue 14: the Laws read again ---------------------------------------------------------------
+// --- The Laws read again ------------------------------------------------------------------------
 
 // 6.3 / 8.6: the check is for the period in which the flag fell, at the fall. "2/1, 2/1, 1":
 // White's flag falls at 60 s with no move made; he then presses at 61 s and 63 s (his 2nd press

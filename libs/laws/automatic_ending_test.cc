@@ -10,7 +10,7 @@ namespace {
 
 chess::Game GameFrom(const char* fen) { return chess::Game(*chess::ParseFen(fen)); }
 
-TEST(EndingOf, KingsOnlyIsDeadIn1997Too) {  // 5.2b via B2 (issue 14.6's case)
+TEST(EndingOf, KingsOnlyIsDeadIn1997Too) {  // 5.2b via B2
   chess::Game g = GameFrom("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
   for (Edition e : laws::kAllEditions) {
     std::optional<AutomaticEnding> end = EndingOf(g, e);
@@ -19,7 +19,7 @@ TEST(EndingOf, KingsOnlyIsDeadIn1997Too) {  // 5.2b via B2 (issue 14.6's case)
   }
 }
 
-TEST(EndingOf, LockedPawnsAreDeadWithoutSearch) {  // 5.2b, 9.6 (issue 14.13's case)
+TEST(EndingOf, LockedPawnsAreDeadWithoutSearch) {  // 5.2b, 9.6
   chess::Game g = GameFrom("8/2k5/8/p1p1p1p1/P1P1P1P1/8/4K3/8 w - - 0 1");
   std::optional<AutomaticEnding> end = EndingOf(g, Edition::kFide2001);
   ASSERT_TRUE(end.has_value());

@@ -238,7 +238,8 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   const char* sub = jwt_get_grant(jwt.get(), "sub");
   if (sub == nullptr || *sub == '\0') return Unauthenticated("the token has no subject (sub)");
   p.subject = sub;
-  if (const char* event = jwt_get_grant(jwt.get(), "event")) p.event = event;  // issue 15
+  if (const char* event = jwt_get_grant(jwt.get(), "event"))
+    p.event = event;  // an event-scoped token
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");
     const char* color = jwt_get_grant(jwt.get(), "color");

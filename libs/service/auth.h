@@ -11,7 +11,7 @@
 // (exp - iat) and a leeway for clock skew; ReloadingKeySet re-reads the keys file when it changes.
 // Claims: "role" (platform | player | arbiter | observer | service), "sub", and for a player
 // "game" and "color" (white | black): a player token is bound to one game and colour; optional
-// "event": an arbiter token with one acts only on the games of that event (issue 15).
+// "event": an arbiter token with one acts only on the games of that event.
 #ifndef ARBITER_LIBS_SERVICE_AUTH_H_
 #define ARBITER_LIBS_SERVICE_AUTH_H_
 
@@ -43,7 +43,7 @@ struct Principal {
   std::string game_id;                      // players only
   std::optional<arbiter::v1::Color> color;  // players only: COLOR_WHITE or COLOR_BLACK
   // The event the token serves (claim "event", optional; CreateGameRequest.event): an arbiter
-  // token with one acts only on that event's games (issue 15). "" = not limited to one event.
+  // token with one acts only on that event's games. "" = not limited to one event.
   std::string event;
   std::string key_id;
   // The token's validity ("exp", "nbf"), checked again whenever a cached verification is reused.
@@ -157,7 +157,7 @@ struct TokenClaims {
   std::string subject;
   std::string game_id;
   std::optional<arbiter::v1::Color> color;  // "color": white or black; neither names none
-  std::string event;                        // "event", when not empty (issue 15)
+  std::string event;                        // "event", when not empty
   absl::Time expires;
   std::optional<absl::Time> not_before;
   std::optional<absl::Time> issued_at;  // "iat"; the time of minting when not given

@@ -64,7 +64,7 @@
 // the same gets the original result back (replayed) or ERR_VERSION_CONFLICT, never a second flag.
 // All replicas must compare deadlines on one time base: NowMs() (Redis TIME for the Redis store).
 //
-// The contract is three interfaces (issue 11.6), so that a user names only what it uses: the
+// The contract is three interfaces, so that a user names only what it uses: the
 // event log (event_log.h), the deadline index (deadline_index.h) and the store's clock
 // (store_clock.h). One backend implements all three: the append writes the deadline update in
 // the same atomic write. The checks both backends make are libs/store/internal's.

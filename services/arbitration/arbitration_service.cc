@@ -193,7 +193,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
        {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
-  // Issue 13: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
+  // Article 7: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
   // arbiter's.
   for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
     env_->policy().Add({Method(m), play, true});
@@ -206,7 +206,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   for (const char* m : {"RuleIrregularity", "RuleStop", "UsePower"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
-  // Issue 13: the electronic board's relay (a service) or the arbiter.
+  // Electronic boards: the electronic board's relay (a service) or the arbiter.
   env_->policy().Add({Method("SubmitBoardFeed"), arbiter, false});
   // Appendix A: the player on move seals; the arbiter adjourns, resumes, and rules on a lost
   // envelope.
@@ -269,7 +269,7 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
     if (!command.ok()) return finish(command.status());
     command->actor = env_->ActorOf(who);
     if (!who.event.empty()) {
-      // Issue 15: a token that serves one event acts only on its games. The check reads the
+      // A token that serves one event acts only on its games. The check reads the
       // game, so it runs on the pool, then the command goes the synchronous way (such tokens
       // are the platform's or a service's, not the players' move path).
       auto checked = [this, req, resp, who, method, command = *command, finish] {
@@ -306,7 +306,7 @@ grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* m
         ASSIGN_OR_RETURN(arbitration::Command command, make(who));
         command.actor = env_->ActorOf(who);
         if (!who.event.empty()) {
-          // Issue 15: a token that serves one event acts only on its games (one more read, for
+          // A token that serves one event acts only on its games (one more read, for
           // such tokens only).
           ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req.game_id()));
           RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
@@ -330,18 +330,18 @@ grpc::Status ArbitrationService::SideCommand(grpc::ServerContext* ctx, const cha
 
 grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                                             const v1::CreateGameRequest* req, v1::GameReply* resp) {
-  return env_->Serve(ctx, Method("CreateGame"), *req,
-                     [&](const CallContext&, const Principal& who) -> absl::Status {
-                       RETURN_IF_ERROR(CheckCreate(*req));
-                       RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // issue 15
-                       CommandOptions o;
-                       o.command_id = req->command_id();
-                       if (!o.command_id.empty())
-                         o.fingerprint = service::RequestFingerprint("CreateGame", *req);
-                       ASSIGN_OR_RETURN(CommandResult r, authority_->Create(req->game_id(), *req,
-                                                                            env_->ActorOf(who), o));
-                       return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
-                     });
+  return env_->Serve(
+      ctx, Method("CreateGame"), *req,
+      [&](const CallContext&, const Principal& who) -> absl::Status {
+        RETURN_IF_ERROR(CheckCreate(*req));
+        RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
+        CommandOptions o;
+        o.command_id = req->command_id();
+        if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint("CreateGame", *req);
+        ASSIGN_OR_RETURN(CommandResult r,
+                         authority_->Create(req->game_id(), *req, env_->ActorOf(who), o));
+        return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
+      });
 }
 
 grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
@@ -558,7 +558,7 @@ grpc::Status ArbitrationService::SetClocks(grpc::ServerContext* ctx,
                  });
 }
 
-// --- Issue 13: electronic boards (libs/arbitration/board_feed.h, touch_move.h) ---
+// --- Electronic boards (libs/arbitration/board_feed.h, touch_move.h) ---
 
 grpc::Status ArbitrationService::SubmitBoardFeed(grpc::ServerContext* ctx,
                                                  const v1::SubmitBoardFeedRequest* req,
@@ -572,7 +572,7 @@ grpc::Status ArbitrationService::SubmitBoardFeed(grpc::ServerContext* ctx,
                  });
 }
 
-// --- Issue 13: Article 7, 6.13b/d, 12, 13.4 (libs/arbitration/irregularities.h) ---
+// --- Article 7, 6.13b/d, 12, 13.4 (libs/arbitration/irregularities.h) ---
 
 grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
                                                    const v1::ReportIllegalMoveRequest* req,

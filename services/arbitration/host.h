@@ -78,7 +78,7 @@ class ArbitrationHost {
   static absl::StatusOr<std::unique_ptr<ArbitrationHost>> Create(
       const service::ServerConfig& config, service::ServiceEnv* env,
       ArbitrationHostOptions options);
-  // The same without reaching the store (arbiterd, issue 16): Connect does, before Start.
+  // The same without reaching the store (arbiterd): Connect does, before Start.
   static absl::StatusOr<std::unique_ptr<ArbitrationHost>> CreateUnconnected(
       const service::ServerConfig& config, service::ServiceEnv* env,
       ArbitrationHostOptions options);

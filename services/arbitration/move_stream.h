@@ -1,10 +1,10 @@
 // SubmitMoves (arbitration.proto): SubmitMove over one bidirectional stream, served from the
 // completion queues like SubmitMove itself (libs/service/async_unary.h).
 //
-// Why a stream: on the 2-core machine of issue 12's benchmark, a unary call's own cost (setting up
-// the call, its headers and trailers, the interceptors, a ServerContext per move) was about a third
-// of the server's CPU per move and a fifth of the client's. A platform's relay that carries many
-// games' moves sends them as messages of one long-lived stream instead.
+// Why a stream: on a 2-core machine (tests/bench/arbitration_bench), a unary call's own cost
+// (setting up the call, its headers and trailers, the interceptors, a ServerContext per move) was
+// about a third of the server's CPU per move and a fifth of the client's. A platform's relay that
+// carries many games' moves sends them as messages of one long-lived stream instead.
 //
 // Each message is served exactly as a SubmitMove call with the stream's metadata: the same
 // admission (the token, the caller's rate limit, the policy row of SubmitMove with its game

@@ -63,7 +63,7 @@ class ClockAuthorityHost {
   // Opens the store and measures the time base (UNAVAILABLE if the store does not answer).
   static absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> Create(
       const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
-  // The same without reaching the store (arbiterd, issue 16): Connect does, before Start.
+  // The same without reaching the store (arbiterd): Connect does, before Start.
   static absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> CreateUnconnected(
       const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options);
   ~ClockAuthorityHost();
