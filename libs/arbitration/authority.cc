@@ -14,22 +14,6 @@
 namespace arbitration {
 namespace {
 
-v1::GameStatus ToProto(GameStatus status) {
-  switch (status) {
-    case GameStatus::kCreated:
-      return v1::GAME_STATUS_CREATED;
-    case GameStatus::kOngoing:
-      return v1::GAME_STATUS_ONGOING;
-    case GameStatus::kAwaitingRuling:
-      return v1::GAME_STATUS_AWAITING_RULING;
-    case GameStatus::kEnded:
-      return v1::GAME_STATUS_ENDED;
-    case GameStatus::kAdjourned:  // Appendix A
-      return v1::GAME_STATUS_ADJOURNED;
-  }
-  return v1::GAME_STATUS_UNSPECIFIED;
-}
-
 // 9.1a: the draw offer a command's move carried and the regulations refused, if any.
 std::optional<v1::DrawOfferRefused> DrawOfferRefusedIn(
     const std::vector<v1::ArbitrationEvent>& events) {

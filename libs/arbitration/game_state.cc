@@ -39,6 +39,22 @@ laws::Regulations RegulationsOf(const v1::Regulations& r) {
 
 }  // namespace
 
+v1::GameStatus ToProto(GameStatus status) {
+  switch (status) {
+    case GameStatus::kCreated:
+      return v1::GAME_STATUS_CREATED;
+    case GameStatus::kOngoing:
+      return v1::GAME_STATUS_ONGOING;
+    case GameStatus::kAwaitingRuling:
+      return v1::GAME_STATUS_AWAITING_RULING;
+    case GameStatus::kEnded:
+      return v1::GAME_STATUS_ENDED;
+    case GameStatus::kAdjourned:  // Appendix A
+      return v1::GAME_STATUS_ADJOURNED;
+  }
+  return v1::GAME_STATUS_UNSPECIFIED;
+}
+
 absl::string_view GameStatusName(GameStatus status) {
   static constexpr absl::string_view kNames[] = {"created", "ongoing", "awaiting_ruling", "ended",
                                                  "adjourned"};

@@ -51,6 +51,8 @@ enum class GameStatus : std::uint8_t {
 };
 // "created", "ongoing", "awaiting_ruling", "ended", "adjourned".
 absl::string_view GameStatusName(GameStatus status);
+// The proto's status of a game.
+v1::GameStatus ToProto(GameStatus status);
 
 class GameState {
  public:

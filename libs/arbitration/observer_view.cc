@@ -47,22 +47,6 @@ void RedactActor(const Viewer& viewer, v1::ArbitrationEvent* event, std::string*
   }
 }
 
-v1::GameStatus ToProto(GameStatus status) {
-  switch (status) {
-    case GameStatus::kCreated:
-      return v1::GAME_STATUS_CREATED;
-    case GameStatus::kOngoing:
-      return v1::GAME_STATUS_ONGOING;
-    case GameStatus::kAwaitingRuling:
-      return v1::GAME_STATUS_AWAITING_RULING;
-    case GameStatus::kEnded:
-      return v1::GAME_STATUS_ENDED;
-    case GameStatus::kAdjourned:  // Appendix A
-      return v1::GAME_STATUS_ADJOURNED;
-  }
-  return v1::GAME_STATUS_UNSPECIFIED;
-}
-
 // How many of the log's first events an observer may see at `now_ms`: everything before the
 // first move held back by the broadcast delay (the last `broadcast_delay_plies` plies while the
 // game goes on, and every move younger than `broadcast_delay_ms`), so that nothing recorded after

@@ -58,9 +58,6 @@ struct Seen {
 absl::StatusOr<Seen> SeenBy(const Viewer& viewer, std::shared_ptr<const GameState> game,
                             std::int64_t now_ms);
 
-// The proto's status of a game.
-v1::GameStatus ToProto(GameStatus status);
-
 // The game's view as `viewer` sees `seen`: the position, the moves, the clocks at the view's
 // instant, offers, claims (advice for arbiters only, 12.2), the illegal-move ledger (7.4b, 7.5.5,
 // C3), the envelope's record (A2), this turn's touches (Article 4), the next deadline (never for
