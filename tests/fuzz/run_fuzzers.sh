@@ -63,6 +63,10 @@ sources=(libs/base/error.cc
          libs/analysis/static_proofs.cc libs/analysis/unwinnable.cc libs/analysis/advice.cc
          libs/analysis/engine_pool.cc libs/analysis/uci_engine.cc libs/analysis/reachability.cc
          libs/arbitration/analyst.cc libs/arbitration/game_state.cc libs/arbitration/rulings.cc
+         libs/arbitration/move_rulings.cc libs/arbitration/draw_rulings.cc
+         libs/arbitration/clock_rulings.cc libs/arbitration/result_rulings.cc
+         libs/arbitration/arbiter_rulings.cc libs/arbitration/draw_state.cc
+         libs/arbitration/clock_state.cc libs/arbitration/adjournment_state.cc
          libs/arbitration/pgn_export.cc libs/arbitration/irregularities.cc
          libs/arbitration/irregularities_state.cc libs/arbitration/adjournment.cc
          libs/arbitration/board_feed.cc libs/arbitration/touch_move.cc
@@ -72,13 +76,15 @@ sources=(libs/base/error.cc
          services/chess_proto.cc
          tools/arbiterctl/json_lines.cc tools/arbiterctl/json_fields.cc tools/arbiterctl/names.cc
          tools/arbiterctl/clock_simulate.cc tools/arbiterctl/game_simulate.cc
+         tools/arbiterctl/game_scenario.cc tools/arbiterctl/game_run.cc
+         tools/arbiterctl/game_render.cc
          tools/arbiterctl/analyze.cc tools/arbiterctl/analysis_cmds.cc
          "$gen"/proto/arbiter/v1/common.pb.cc "$gen"/proto/arbiter/v1/rules.pb.cc
          "$gen"/proto/arbiter/v1/arbitration.pb.cc "$gen"/proto/arbiter/v1/clock.pb.cc
          "$gen"/proto/arbiter/v1/store.pb.cc)
 
 # An object is rebuilt when its source, any header or the flags change.
-headers_key=$( (find libs services tools proto "$gen" -name '*.h' -print0 | sort -z |
+headers_key=$( (find libs services tools proto "$gen" \( -name '*.h' -o -name '*.inc' \) -print0 | sort -z |
                 xargs -0 cat; echo "${lib_flags[*]}") | sha1sum | cut -c1-16)
 mkdir -p "$out/obj"
 objects=()
