@@ -185,7 +185,7 @@ class MoveLoad {
   }
 
   void Run(double rate, int concurrency, absl::Duration warmup, absl::Duration duration,
-           const std::vector<pid_t>& pids) {
+           const std::vector<pid_t>& pids, bench::AofMeter& aof) {
     grpc::CompletionQueue* fresh = new grpc::CompletionQueue;
     cq_holder_.reset(fresh);
     cq_ptr_ = fresh;
@@ -212,7 +212,9 @@ class MoveLoad {
     measure_from_ = start;
     measure_from_unix_ = absl::Now();
     measuring_ = true;
+    aof.Start();
     absl::SleepFor(duration);
+    aof.Stop();
     measuring_ = false;
     const std::uint64_t ok1 = moves_ok_.load();
     const std::uint64_t games1 = games_created_.load();
@@ -253,6 +255,18 @@ class MoveLoad {
     if (tail_report_) PrintTail(p.p99);
     // Game creations (1 per 87 moves) are included.
     bench::PrintCpuPer("move", "moves", moves, cpu0, cpu1, " + ");
+    std::printf(
+        "  AOF per move: %.0f bytes (%lld bytes appended in the measured time, %lld rewrites)\n",
+        moves > 0 ? static_cast<double>(aof.bytes()) / moves : 0.0,
+        static_cast<long long>(aof.bytes()), static_cast<long long>(aof.rewrites()));
+  }
+
+  // The mean ply of the games in play (each slot holds one, live in the store).
+  double MeanPly() {
+    std::lock_guard<std::mutex> lock(mu_);
+    double plies = 0;
+    for (const Slot& s : slots_) plies += s.ply;
+    return slots_.empty() ? 0 : plies / static_cast<double>(slots_.size());
   }
 
  private:
@@ -713,6 +727,9 @@ int main(int argc, char** argv) {
     std::printf("# redis CONFIG SET %s\n", absl::GetFlag(FLAGS_redis_config).c_str());
   }
   std::fflush(stdout);
+  // Redis's memory before the first game: what the games add is theirs.
+  absl::StatusOr<bench::RedisInfo> empty = bench::ReadRedisInfo(*redis->server);
+  if (!empty.ok()) Die(empty.status().ToString());
   MoveLoad load(channel, games);
   load.Prepare();
   load.SetRunning();
@@ -724,8 +741,18 @@ int main(int argc, char** argv) {
                                 absl::StrCat(absl::GetFlag(FLAGS_redis_latency_ms))});
     if (!set.ok()) Die(set.status().ToString());
   }
+  bench::AofMeter aof(*redis->server);
   load.Run(rate, concurrency, absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_duration),
-           {0, redis->pid, (*server)->pid()});
+           {0, redis->pid, (*server)->pid()}, aof);
+  // Every slot's game is live (played out ones were archived): Redis's growth over them. It
+  // includes what ended games leave behind (their archive tombstones and command records' keys).
+  absl::StatusOr<bench::RedisInfo> full = bench::ReadRedisInfo(*redis->server);
+  if (!full.ok()) Die(full.status().ToString());
+  std::printf(
+      "  memory per live game: %.0f bytes (used_memory grew %lld bytes for %d live games at mean "
+      "ply %.1f)\n",
+      static_cast<double>(full->used_memory - empty->used_memory) / games,
+      static_cast<long long>(full->used_memory - empty->used_memory), games, load.MeanPly());
   if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
     PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
   }

@@ -53,6 +53,49 @@ std::string LoadAverage() {
   return absl::StrCat(a, " ", b, " ", c);
 }
 
+absl::StatusOr<RedisInfo> ReadRedisInfo(const store::testing::RedisServer& redis) {
+  absl::StatusOr<std::string> info = redis.Command({"INFO", "all"});
+  if (!info.ok()) return info.status();
+  RedisInfo out;
+  for (absl::string_view line : absl::StrSplit(*info, '\n', absl::SkipEmpty())) {
+    line = absl::StripTrailingAsciiWhitespace(line);
+    const size_t colon = line.find(':');
+    if (colon == absl::string_view::npos) continue;
+    const absl::string_view field = line.substr(0, colon);
+    std::int64_t* into = field == "used_memory"        ? &out.used_memory
+                         : field == "aof_current_size" ? &out.aof_bytes
+                         : field == "aof_rewrites"     ? &out.aof_rewrites
+                                                       : nullptr;
+    if (into != nullptr && !absl::SimpleAtoi(line.substr(colon + 1), into)) {
+      return absl::InternalError(absl::StrCat("INFO: unreadable ", line));
+    }
+  }
+  return out;
+}
+
+void AofMeter::Start() {
+  running_ = true;
+  sampler_ = std::thread([this] {
+    absl::StatusOr<RedisInfo> last = ReadRedisInfo(redis_);
+    const std::int64_t rewrites0 = last.ok() ? last->aof_rewrites : 0;
+    while (running_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      absl::StatusOr<RedisInfo> now = ReadRedisInfo(redis_);
+      if (!now.ok()) continue;
+      if (last.ok() && now->aof_bytes > last->aof_bytes) {
+        bytes_ += now->aof_bytes - last->aof_bytes;
+      }
+      rewrites_ = now->aof_rewrites - rewrites0;
+      last = now;
+    }
+  });
+}
+
+void AofMeter::Stop() {
+  if (!running_.exchange(false)) return;
+  sampler_.join();
+}
+
 absl::StatusOr<Redis> StartRedis(const std::string& appendfsync, const std::string& dir) {
   store::testing::RedisServerOptions options;
   options.appendfsync = appendfsync;

@@ -6,10 +6,13 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +46,35 @@ struct Redis {
   pid_t pid = 0;
 };
 absl::StatusOr<Redis> StartRedis(const std::string& appendfsync, const std::string& dir);
+
+// What a redis-server holds and has written, from INFO: `used_memory`, `aof_current_size` (the
+// AOF's base and increments) and `aof_rewrites` (rewrites made since it started).
+struct RedisInfo {
+  std::int64_t used_memory = 0;
+  std::int64_t aof_bytes = 0;
+  std::int64_t aof_rewrites = 0;
+};
+absl::StatusOr<RedisInfo> ReadRedisInfo(const store::testing::RedisServer& redis);
+
+// The bytes Redis appends to its AOF over a measured time. A rewrite replaces the AOF (its size
+// falls), so the size is sampled every 50 ms and only its growth between samples is summed: the
+// growth within a sample that a rewrite ended is lost (at most 50 ms of appends per rewrite).
+class AofMeter {
+ public:
+  explicit AofMeter(const store::testing::RedisServer& redis) : redis_(redis) {}
+  ~AofMeter() { Stop(); }
+  void Start();
+  void Stop();
+  std::int64_t bytes() const { return bytes_.load(); }
+  std::int64_t rewrites() const { return rewrites_.load(); }
+
+ private:
+  const store::testing::RedisServer& redis_;
+  std::atomic<bool> running_{false};
+  std::atomic<std::int64_t> bytes_{0};
+  std::atomic<std::int64_t> rewrites_{0};
+  std::thread sampler_;
+};
 
 // `flags`, then the comma-separated `extra` ones (a bench's --server_flags).
 std::vector<std::string> WithExtraFlags(std::vector<std::string> flags, absl::string_view extra);
