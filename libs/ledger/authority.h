@@ -244,8 +244,11 @@ class Authority {
     return store::ScopedCommandId(options.scope, options.command_id);
   }
   absl::StatusOr<Result> Current(absl::string_view game_id, bool use_cache);
+  // A state and the tip of the append that made it ("" if unknown: the append then compares the
+  // version only).
+  using Known = typename store::StateCache<State>::Known;
   // The latest state: from the cache if `use_cache`, else read from the store (and cached).
-  absl::StatusOr<std::shared_ptr<const State>> Load(absl::string_view game_id, bool use_cache);
+  absl::StatusOr<Known> Load(absl::string_view game_id, bool use_cache);
   // The original result of `command_id`, which appended up to `version`.
   absl::StatusOr<Result> Replayed(absl::string_view game_id, std::int64_t version,
                                   absl::string_view command_id);
@@ -255,19 +258,20 @@ class Authority {
                                                  const std::string& command_id,
                                                  const CommandOptions& options);
   // The append of `events` on `before` (nullptr: a creation), giving `after`. It expects the
-  // store at `before`'s version and, when `before` is the cached state, at the tip it was cached
-  // with: after a failover the new master can be at that version by other appends (game_store.h).
+  // store at `before`'s version and at `tip`, the append that made `before`: after a failover the
+  // new master can be at that version by other appends (game_store.h).
   store::AppendRequest RequestFor(absl::string_view game_id, const State* before,
-                                  const State& after, const std::vector<Event>& events,
-                                  const std::string& command_id, const std::string& fingerprint,
-                                  std::int64_t now_ms);
+                                  absl::string_view tip, const State& after,
+                                  const std::vector<Event>& events, const std::string& command_id,
+                                  const std::string& fingerprint, std::int64_t now_ms);
   absl::StatusOr<store::AppendResult> Append(absl::string_view game_id, const State* before,
-                                             const State& after, const std::vector<Event>& events,
+                                             absl::string_view tip, const State& after,
+                                             const std::vector<Event>& events,
                                              const std::string& command_id,
                                              const std::string& fingerprint, std::int64_t now_ms);
   // What fell on `before`, under the system id every replica derives.
   absl::StatusOr<store::AppendResult> AppendSettled(absl::string_view game_id, const State& before,
-                                                    const State& after,
+                                                    absl::string_view tip, const State& after,
                                                     const std::vector<Event>& events,
                                                     std::int64_t now_ms);
   Result Made(std::shared_ptr<const State> game, std::int64_t version, std::int64_t now_ms,
@@ -288,9 +292,9 @@ class Authority {
   }
   // The cached state of `game_id`, if any, once the cache has seen the store's master epoch (a
   // switch to another master empties it: its states may hold appends the new master never got).
-  std::shared_ptr<const State> Cached(absl::string_view game_id) {
+  Known Cached(absl::string_view game_id) {
     cache_.ObserveMasterEpoch(store_->MasterEpoch());
-    return cache_.Get(game_id);
+    return cache_.GetKnown(game_id);
   }
   // The store's answer to ExecuteAsync's append.
   void Appended(Pending pending, absl::StatusOr<store::AppendResult> result);
@@ -342,7 +346,7 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Create(absl::string_v
     auto game = std::make_shared<const State>(std::move(made->second));
     ASSIGN_OR_RETURN(const std::string id, StoredCommandId(options));
     ASSIGN_OR_RETURN(store::AppendResult result,
-                     Append(game_id, nullptr, *game, events, id, options.fingerprint, now));
+                     Append(game_id, nullptr, "", *game, events, id, options.fingerprint, now));
     if (result.replayed) return Replayed(game_id, result.version, id);
     Landed(game_id, game, events, result.tip);
     return Made(std::move(game), result.version, now, Decision{});
@@ -361,7 +365,8 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Execute(absl::string_
     ASSIGN_OR_RETURN(const std::string command_id, StoredCommandId(options));
     bool use_cache = true;
     for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
-      ASSIGN_OR_RETURN(std::shared_ptr<const State> before, Load(game_id, use_cache));
+      ASSIGN_OR_RETURN(const Known known, Load(game_id, use_cache));
+      const std::shared_ptr<const State>& before = known.state;
       const bool from_cache = use_cache;
       use_cache = false;  // after any surprise, decide again on the store's state
       if (options.expected_version != 0 && before->version() != options.expected_version) {
@@ -397,8 +402,8 @@ absl::StatusOr<typename Domain::Result> Authority<Domain>::Execute(absl::string_
       }
       auto after = std::make_shared<const State>(*std::move(decision.after));
       absl::StatusOr<store::AppendResult> result =
-          refused ? AppendSettled(game_id, *before, *after, decision.events, now)
-                  : Append(game_id, before.get(), *after, decision.events, command_id,
+          refused ? AppendSettled(game_id, *before, known.tip, *after, decision.events, now)
+                  : Append(game_id, before.get(), known.tip, *after, decision.events, command_id,
                            options.fingerprint, now);
       // Another writer got there first: decide again on the store's state (with an expected
       // version, that state answers: a conflict, or the retry's original result).
@@ -428,11 +433,12 @@ void Authority<Domain>::ExecuteAsync(absl::string_view game_id, const Command& c
                                      const CommandOptions& options, const Offload& offload,
                                      Callback done) {
   // Whatever the fast path cannot finish is Execute's, from the start, on a thread that may wait.
-  std::shared_ptr<const State> before;
+  Known known;
   // A client id in the server's namespace is refused by Execute, before anything is read.
   if (store::ValidateGameId(game_id).ok() && store::CheckClientCommandId(options.command_id).ok()) {
-    before = Cached(game_id);
+    known = Cached(game_id);
   }
+  const std::shared_ptr<const State>& before = known.state;
   if (before == nullptr ||
       (options.expected_version != 0 && before->version() != options.expected_version) ||
       !domain_.DecidesInline(*before)) {
@@ -451,8 +457,8 @@ void Authority<Domain>::ExecuteAsync(absl::string_view game_id, const Command& c
                   std::move(done)};
   pending.stored_id = *StoredCommandId(options);  // checked above
   store::AppendRequest request =
-      RequestFor(game_id, before.get(), *decision->after, decision->events, pending.stored_id,
-                 options.fingerprint, now);
+      RequestFor(game_id, before.get(), known.tip, *decision->after, decision->events,
+                 pending.stored_id, options.fingerprint, now);
   pending.after = std::make_shared<const State>(*std::move(decision->after));
   decision->after.reset();
   pending.decision = *std::move(decision);
@@ -498,16 +504,16 @@ template <typename Domain>
 absl::StatusOr<typename Domain::Result> Authority<Domain>::Current(absl::string_view game_id,
                                                                    bool use_cache) {
   RETURN_IF_ERROR(store::ValidateGameId(game_id));
-  ASSIGN_OR_RETURN(std::shared_ptr<const State> game, Load(game_id, use_cache));
-  const std::int64_t version = game->version();
-  return Made(std::move(game), version, NowMs(), Decision{});
+  ASSIGN_OR_RETURN(Known known, Load(game_id, use_cache));
+  const std::int64_t version = known.state->version();
+  return Made(std::move(known.state), version, NowMs(), Decision{});
 }
 
 template <typename Domain>
-absl::StatusOr<std::shared_ptr<const typename Domain::State>> Authority<Domain>::Load(
-    absl::string_view game_id, bool use_cache) {
+absl::StatusOr<typename Authority<Domain>::Known> Authority<Domain>::Load(absl::string_view game_id,
+                                                                          bool use_cache) {
   if (use_cache) {
-    if (std::shared_ptr<const State> cached = Cached(game_id)) return cached;
+    if (Known cached = Cached(game_id); cached.state != nullptr) return cached;
   } else {
     cache_.ObserveMasterEpoch(store_->MasterEpoch());
   }
@@ -518,7 +524,7 @@ absl::StatusOr<std::shared_ptr<const typename Domain::State>> Authority<Domain>:
   auto shared = std::make_shared<const State>(*std::move(game));
   for (Observer* o : observers_) o->OnLoaded(game_id, *shared);
   cache_.Remember(game_id, shared, snapshot->tip());
-  return shared;
+  return Known{std::move(shared), snapshot->tip()};
 }
 
 template <typename Domain>
@@ -574,7 +580,7 @@ absl::StatusOr<std::optional<typename Domain::Result>> Authority<Domain>::Record
 
 template <typename Domain>
 store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, const State* before,
-                                                   const State& after,
+                                                   absl::string_view tip, const State& after,
                                                    const std::vector<Event>& events,
                                                    const std::string& command_id,
                                                    const std::string& fingerprint,
@@ -582,7 +588,7 @@ store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, co
   store::AppendRequest request;
   request.game_id = std::string(game_id);
   request.expected_version = before == nullptr ? 0 : before->version();
-  if (before != nullptr) request.expected_tip = cache_.TipOf(game_id, before);
+  if (before != nullptr) request.expected_tip = std::string(tip);
   request.command_id = command_id;
   request.fingerprint = fingerprint.empty() ? command_id : fingerprint;
   request.events.reserve(events.size());
@@ -596,25 +602,25 @@ store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, co
 
 template <typename Domain>
 absl::StatusOr<store::AppendResult> Authority<Domain>::Append(
-    absl::string_view game_id, const State* before, const State& after,
+    absl::string_view game_id, const State* before, absl::string_view tip, const State& after,
     const std::vector<Event>& events, const std::string& command_id, const std::string& fingerprint,
     std::int64_t now_ms) {
-  absl::StatusOr<store::AppendResult> result =
-      store_->Append(RequestFor(game_id, before, after, events, command_id, fingerprint, now_ms));
+  absl::StatusOr<store::AppendResult> result = store_->Append(
+      RequestFor(game_id, before, tip, after, events, command_id, fingerprint, now_ms));
   if (!result.ok()) return domain_.StoreError(result.status(), game_id);
   return result;
 }
 
 template <typename Domain>
 absl::StatusOr<store::AppendResult> Authority<Domain>::AppendSettled(
-    absl::string_view game_id, const State& before, const State& after,
+    absl::string_view game_id, const State& before, absl::string_view tip, const State& after,
     const std::vector<Event>& events, std::int64_t now_ms) {
   const std::string id = SystemCommandId(Domain::kSystemPrefix, game_id, before.version());
   absl::StatusOr<store::AppendResult> result =
-      Append(game_id, &before, after, events, id, id, now_ms);
+      Append(game_id, &before, tip, after, events, id, id, now_ms);
   if (!result.ok() && internal::IsReused(result.status())) {
     const std::string fallback = SystemFallbackId(Domain::kSystemPrefix, game_id, before.version());
-    result = Append(game_id, &before, after, events, fallback, fallback, now_ms);
+    result = Append(game_id, &before, tip, after, events, fallback, fallback, now_ms);
   }
   return result;
 }
@@ -625,15 +631,16 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
   RETURN_IF_ERROR(store::ValidateGameId(game_id));
   bool use_cache = known_version > 0;
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
-    std::shared_ptr<const State> before;
+    Known known;
     if (use_cache) {
-      before = Cached(game_id);
-      if (before != nullptr && before->version() != known_version) before = nullptr;
+      known = Cached(game_id);
+      if (known.state != nullptr && known.state->version() != known_version) known = Known{};
     }
     use_cache = false;
-    if (before == nullptr) {
-      ASSIGN_OR_RETURN(before, Load(game_id, /*use_cache=*/false));
+    if (known.state == nullptr) {
+      ASSIGN_OR_RETURN(known, Load(game_id, /*use_cache=*/false));
     }
+    const std::shared_ptr<const State>& before = known.state;
     const std::int64_t now = NowMs();
     ASSIGN_OR_RETURN(std::vector<Event> events, domain_.Settle(game_id, *before, now));
     SettleResult out;
@@ -649,7 +656,7 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
       }
     }
     absl::StatusOr<store::AppendResult> result =
-        AppendSettled(game_id, *before, after, events, now);
+        AppendSettled(game_id, *before, known.tip, after, events, now);
     ASSIGN_OR_RETURN(const bool lost, LostTheRace(game_id, result.status()));
     if (lost) continue;
     if (result->replayed) {

@@ -35,15 +35,25 @@ namespace store {
 template <typename State>
 class StateCache {
  public:
+  // A cached state and the tip it was remembered with, read together: an append decided on the
+  // state expects exactly that tip, even if another thread has cached another state since.
+  struct Known {
+    std::shared_ptr<const State> state;  // null: none cached
+    std::string tip;
+  };
+
   explicit StateCache(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
 
   // The cached state, or null.
-  std::shared_ptr<const State> Get(absl::string_view game_id) {
+  std::shared_ptr<const State> Get(absl::string_view game_id) { return GetKnown(game_id).state; }
+
+  // The cached state and its tip (a null state: none cached).
+  Known GetKnown(absl::string_view game_id) {
     absl::MutexLock lock(&mu_);
     auto it = states_.find(game_id);
-    if (it == states_.end()) return nullptr;
+    if (it == states_.end()) return {};
     TouchLocked(it->second);
-    return it->second.state;
+    return {it->second.state, it->second.tip};
   }
 
   // Keeps `state` (made by the append `tip`; "" if unknown) unless a newer one is cached already
@@ -68,18 +78,11 @@ class StateCache {
     states_.emplace(recency_.front(), Entry{std::move(state), std::move(tip), recency_.begin()});
   }
 
-  // The tip `state` was remembered with, if it is the game's cached state (the same object);
-  // otherwise "" (the append then compares the version only).
-  std::string TipOf(absl::string_view game_id, const State* state) {
-    absl::MutexLock lock(&mu_);
-    auto it = states_.find(game_id);
-    if (it == states_.end() || it->second.state.get() != state) return "";
-    return it->second.tip;
-  }
-
   // The store's MasterEpoch(): when it differs from the last one seen, every state is dropped
   // (read from the old master, it may hold appends the new one never got).
   void ObserveMasterEpoch(std::uint64_t epoch) {
+    // Read first: the exchange, a write, on every command would bounce the line between cores.
+    if (seen_epoch_.load(std::memory_order_relaxed) == epoch) return;
     if (seen_epoch_.exchange(epoch) == epoch) return;
     absl::MutexLock lock(&mu_);
     states_.clear();

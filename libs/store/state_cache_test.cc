@@ -68,21 +68,24 @@ TEST(StateCacheTest, ForgetDropsTheGameAndItsPlace) {
   EXPECT_EQ(cache.Get("a"), nullptr);
 }
 
-// The tip goes with the state it was remembered with, and only with that object: a decision made
-// on another copy compares the version only.
-TEST(StateCacheTest, KeepsEachStatesTipBesideIt) {
+// The tip is read with its state, in one look: a decision made on the state expects that tip even
+// when the same version, read again from another master, is cached with another tip meanwhile.
+TEST(StateCacheTest, GivesEachStateWithItsOwnTip) {
   StateCache<FakeState> cache(4);
   std::shared_ptr<const FakeState> five = At(5);
   cache.Remember("g", five, "tip-5");
-  EXPECT_EQ(cache.TipOf("g", five.get()), "tip-5");
-  std::shared_ptr<const FakeState> other = At(5);
-  EXPECT_EQ(cache.TipOf("g", other.get()), "");
+  const StateCache<FakeState>::Known decided_on = cache.GetKnown("g");
+  EXPECT_EQ(decided_on.state, five);
+  EXPECT_EQ(decided_on.tip, "tip-5");
   cache.Remember("g", At(3), "tip-3");  // older: neither state nor tip replaced
-  EXPECT_EQ(cache.TipOf("g", five.get()), "tip-5");
+  EXPECT_EQ(cache.GetKnown("g").tip, "tip-5");
+  std::shared_ptr<const FakeState> other = At(5);
   cache.Remember("g", other, "tip-5b");  // the same version read again (another master)
-  EXPECT_EQ(cache.TipOf("g", five.get()), "");
-  EXPECT_EQ(cache.TipOf("g", other.get()), "tip-5b");
-  EXPECT_EQ(cache.TipOf("h", other.get()), "");
+  EXPECT_EQ(cache.GetKnown("g").state, other);
+  EXPECT_EQ(cache.GetKnown("g").tip, "tip-5b");
+  EXPECT_EQ(decided_on.tip, "tip-5");  // what the decision on `five` expects stays its own
+  EXPECT_EQ(cache.GetKnown("h").state, nullptr);
+  EXPECT_EQ(cache.GetKnown("h").tip, "");
 }
 
 TEST(StateCacheTest, AMasterSwitchEmptiesTheCache) {
