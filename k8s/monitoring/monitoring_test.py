@@ -78,7 +78,7 @@ def test_alerts():
     check(len(names) == len(set(names)), f"duplicate alert names: {names}")
     for want in ("ArbiterFlagDetectionDelayHigh", "ArbiterStoreErrors", "ArbiterSchedulerErrors",
                  "ArbiterEngineRestarts", "ArbiterInsecureDevMode", "ArbiterTimeUncertaintyHigh",
-                 "ArbiterRedisFailoverInProgress", "ArbiterGrpcServerErrors"):
+                 "ArbiterRedisFailoverInProgress", "ArbiterGrpcServerErrors", "ArbiterAnalysisCallsFailing"):
         check(want in names, f"missing alert {want}")
     tested = set()
     for test in yaml.safe_load(open(RULES_TEST))["tests"]:
@@ -164,7 +164,12 @@ def test_dashboards():
                    "arbiter_clock_time_uncertainty_seconds", "arbiter_clock_store_latency_seconds",
                    "arbiter_clock_store_errors_total", "arbiter_analysis_duration_seconds_bucket",
                    "arbiter_analysis_undetermined_ratio", "arbiter_engine_pool_engines",
-                   "arbiter_engine_pool_restarts_total", "arbiter_store_failover_in_progress"):
+                   "arbiter_engine_pool_restarts_total", "arbiter_store_failover_in_progress",
+                   # Arbitration's calls to search-analysis, by method and code.
+                   "grpc_client_handled_total", "grpc_client_handling_seconds_bucket",
+                   "sum by (grpc_service, grpc_method, grpc_code) (rate(grpc_client_handled_total",
+                   # The services apart: each Deployment is its own job.
+                   "sum by (job) (rate(grpc_server_handled_total"):
         check(needle in text, f"no dashboard reads {needle}")
 
 
