@@ -1,35 +1,46 @@
 #!/usr/bin/env python3
-"""Checks the Kubernetes manifests: every overlay renders (kubectl kustomize, when kubectl is on the
-machine), every pod is hardened (non-root, read-only root filesystem, all capabilities dropped,
-no privilege escalation, requests and limits), arbiterd is probed through the gRPC health service,
-everything carries app.kubernetes.io labels, and base/redis.conf is the configuration the store's
-tests run with (libs/store/redis.conf).
+"""Checks the Kubernetes manifests: every overlay renders (kubectl kustomize), every pod is hardened
+(non-root, read-only root filesystem, all capabilities dropped, no privilege escalation, requests
+and limits), every arbiterd is probed through the gRPC health service, everything carries
+app.kubernetes.io labels, and base/redis.conf is the configuration the store's tests run with
+(libs/store/redis.conf).
+
+The services apart (prod): one Deployment per service, each running only its own (--services),
+ready on its own health status, with its own Service, HPA, PodDisruptionBudget and ServiceMonitor;
+search-analysis behind a headless Service that arbitration's --analysis_target names; the dev
+overlay keeps the all-in-one. One address: the GRPCRoute has a rule for every `service` the protos
+(proto/arbiter/v1/*.proto) declare, leading to the Deployment that runs it. Network policies per
+edge: what each workload may receive and send, worked out from the rendered policies, is exactly
+the expected edges (platform -> each; arbitration -> search-analysis and Redis; clock-authority ->
+Redis; rules-validation and search-analysis -> nothing).
 
 Redis: base/redis-users.acl is libs/store/redis-users.acl (the default user off, the
 store's user limited to the store's commands, none of FLUSHALL, CONFIG, KEYS, EVAL, SCRIPT,
 FUNCTION, ...: it FCALLs the functions of base/redis_functions.lua, which is
 libs/store/redis_functions.lua and which the redis container loads at start as the ACL user
-`functions`, whose Secret arbiterd never mounts); Redis runs with
-protected mode on, that ACL file (made from the Secret's password) and a maxmemory below its memory
-limit with noeviction; its readiness probe authenticates; arbiterd names the ACL user in --store and
-reads the password with --store_password_file from the same Secret, mounted.
+`functions`, whose Secret no arbiterd mounts); Redis runs with protected mode on, that ACL file
+(made from the Secret's password) and a maxmemory below its memory limit with noeviction; its
+readiness probe authenticates; the store's clients name the ACL user in --store and read the
+password with --store_password_file from the same Secret, mounted; the services that keep no state
+have neither, and only arbitration has the sealed moves' key.
 
-Operations: every rendered overlay (dev, prod, and base with each component of
-components/ on its own) is validated offline against the Kubernetes API schemas and the
-prometheus-operator CRDs (tools/k8s-schemas/validate.js: unknown kinds, unknown fields, wrong types),
-and the validator is shown to reject broken manifests; every container of every pod template meets
-the restricted Pod Security Standard, which both namespaces enforce; prod denies all traffic by
-default and opens per workload only what each needs; the HPA owns arbiterd's replica count (no
-spec.replicas to fight it) and a PodDisruptionBudget leaves it serving; prod recycles gRPC
-connections (--grpc_max_connection_age) so clients rebalance; the kubelet's gRPC probes reach a
-plaintext port.
+Operations: every rendered overlay (dev, prod, and the base and the all-in-one with each component
+of components/ on its own) is validated offline against the Kubernetes API schemas and the
+prometheus-operator CRDs (tools/k8s-schemas/validate.js: unknown kinds, unknown fields, wrong types)
+and the Gateway API objects structurally (GATEWAY_API below: the npm packages have no schema for
+them), and each validator is shown to reject broken manifests; every container of every pod
+template meets the restricted Pod Security Standard, which both namespaces enforce; prod denies all
+traffic by default; each HPA owns its Deployment's replica count (no spec.replicas to fight it)
+and a PodDisruptionBudget leaves it serving; prod recycles gRPC connections
+(--grpc_max_connection_age) so clients rebalance; the kubelet's gRPC probes reach a plaintext port.
 
-Secure defaults: prod's arbiterd runs with --jwt_audience and --jwt_issuer (non-empty, through the
-ConfigMap arbiterd-auth) and --rate_limit_qps (1 to 10000 calls a second per caller), and the check
-is shown to fail without each.
+Secure defaults: every prod arbiterd runs with --jwt_audience and --jwt_issuer (non-empty,
+through the ConfigMap arbiterd-auth) and --rate_limit_qps (1 to 10000 calls a second per caller),
+and the check is shown to fail without each.
 
-kubectl (with kustomize v5) and node, with tools/k8s-schemas/node_modules (tools/setup.sh runs
-`npm ci` there), must be on the machine: the test fails, with the reason, when one is missing."""
+kubectl 1.27 or later (kustomize v5) and node, with tools/k8s-schemas/node_modules (tools/setup.sh
+runs `npm ci` there), must be on the machine: the test fails, with the reason, when one is missing;
+with an older kubectl it says so and counts as skipped (kubectl_version.py)."""
 import copy
 import glob
 import json
@@ -146,6 +157,15 @@ def check_apart(docs, where):
     arbitration = next((d for d in deployments if services_of(d) == {"arbitration"}), None)
     if analysis is None or arbitration is None:
         return
+    # The engine pool and the searches: a core per engine (Stockfish, one thread each) and the
+    # searches' memory bound (--analysis_memory_mb) below the pod's limit, with room for the rest.
+    resources = analysis["spec"]["template"]["spec"]["containers"][0].get("resources", {})
+    engines = int((flag_values(docs, analysis, "engine_pool_size") or ["1"])[-1])
+    search_mb = int((flag_values(docs, analysis, "analysis_memory_mb") or ["384"])[-1])
+    check(cpu_cores(resources.get("requests", {}).get("cpu", "0")) >= engines,
+          f"{where}: search-analysis requests less than a core per engine ({engines} engines)")
+    check(memory_bytes(resources.get("limits", {}).get("memory", "0")) >= (search_mb + 256) << 20,
+          f"{where}: search-analysis's memory limit leaves no room beside --analysis_memory_mb={search_mb}")
     labels = analysis["spec"]["template"]["metadata"]["labels"]
     backend = next((s for s in services if selects({"matchLabels": s["spec"].get("selector", {})}, labels)), None)
     check(backend is not None and backend["spec"].get("clusterIP") == "None",
@@ -154,6 +174,27 @@ def check_apart(docs, where):
     grpc = [p["port"] for p in (backend or {}).get("spec", {}).get("ports", []) if p.get("name") == "grpc"]
     want = f"dns:///{backend['metadata']['name']}:{grpc[0]}" if backend and grpc else None
     check(targets == [want], f"{where}: arbitration's --analysis_target is {targets}, want [{want!r}]")
+
+
+def check_apart_rejects(docs):
+    """The check above is shown to fail on a ClusterIP in front of search-analysis, on arbitration
+    asking the analysis in process, and on a Deployment running every service."""
+    def deployment(copied, module):
+        return next(d for d in servers(copied) if services_of(d) == {module})
+
+    def clusterip(copied):
+        next(d for d in copied if d.get("kind") == "Service" and d["spec"].get("clusterIP") == "None")["spec"].pop("clusterIP")
+
+    def in_process(copied):
+        c = deployment(copied, "arbitration")["spec"]["template"]["spec"]["containers"][0]
+        c["args"] = [a for a in c["args"] if not a.startswith("--analysis_target=")]
+
+    def everything(copied):
+        args = deployment(copied, "rules_validation")["spec"]["template"]["spec"]["containers"][0]["args"]
+        args[0] = "--services=all"
+    for mutate, what in ((clusterip, "search-analysis has a ClusterIP"), (in_process, "arbitration has no --analysis_target"),
+                         (everything, "rules-validation runs every service")):
+        check(failures_of(check_apart, docs, mutate), f"check_apart passes when {what}")
 
 
 def check_routes(docs, where):
@@ -705,6 +746,11 @@ def check_pods(docs, where, expect_auth):
             check(grace >= 30, f"{where}: terminationGracePeriodSeconds {grace} shorter than grace + drain")
 
 
+def cpu_cores(quantity):
+    q = str(quantity)
+    return int(q[:-1]) / 1000 if q.endswith("m") else float(q)
+
+
 def memory_bytes(quantity):
     units = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "k": 1000, "M": 10**6, "G": 10**9,
              "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}
@@ -922,6 +968,7 @@ def main():
                   "dev: not the all-in-one (one arbiterd running every service)")
         if overlay == "prod":
             check_apart(docs, overlay)
+            check_apart_rejects(docs)
             check_routes(docs, overlay)
             check_routes_reject(docs)
             check_gateway_api_rejects(docs)
