@@ -174,6 +174,9 @@ def check_apart(docs, where):
     grpc = [p["port"] for p in (backend or {}).get("spec", {}).get("ports", []) if p.get("name") == "grpc"]
     want = f"dns:///{backend['metadata']['name']}:{grpc[0]}" if backend and grpc else None
     check(targets == [want], f"{where}: arbitration's --analysis_target is {targets}, want [{want!r}]")
+    # The engine pool lives only in search-analysis.
+    check(flag_values(docs, arbitration, "arbitration_engine_path") == [""],
+          f"{where}: arbitration may start an engine of its own (want --arbitration_engine_path= empty)")
 
 
 def check_apart_rejects(docs):
