@@ -30,6 +30,9 @@ echo "bazel test exit code: $bazel_rc"
 read -r p f < <(python3 tools/test_summary.py bazel-testlogs "$test_targets")
 passed=$((passed + p))
 failed=$((failed + f))
+# Tests that skip themselves where a tool is too old (the manifests' tests under a kubectl older
+# than 1.27) write a test.xml whose case is skipped: counted neither passed nor failed, named here.
+grep -rl --include=test.xml '<skipped' bazel-testlogs/ 2>/dev/null | sed 's|^bazel-testlogs/\(.*\)/\([^/]*\)/test.xml$|test: skipped (see its test.log): //\1:\2|'
 # Bazel exits 0 when all passed and 3 when tests failed (counted above); anything else is a build
 # or infrastructure failure that the XML cannot show.
 if [ "$bazel_rc" != 0 ] && [ "$bazel_rc" != 3 ]; then

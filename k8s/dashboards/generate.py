@@ -12,6 +12,14 @@ STALE = []
 SEL = 'job=~"$job", instance=~"$instance"'
 RI = "$__rate_interval"
 
+def rate_of(metric, by="", sel=SEL):
+    """The per-second rate of a counter, summed (by the labels `by`)."""
+    return f'sum{f" by ({by})" if by else ""} (rate({metric}{{{sel}}}[{RI}]))'.replace("sum (", "sum(", 1)
+
+def quantile(q, metric, by="", sel=SEL):
+    """The q-quantile of a histogram (metric without _bucket), over the labels `by`."""
+    return f'histogram_quantile({q}, sum by ({by + ", " if by else ""}le) (rate({metric}_bucket{{{sel}}}[{RI}])))'
+
 def ds():
     return {"type": "prometheus", "uid": "${datasource}"}
 
@@ -94,43 +102,53 @@ class Board:
 # --- gRPC RED ------------------------------------------------------------------------------------
 G = SEL + ', grpc_service=~"$grpc_service", grpc_method=~"$grpc_method"'
 SERVER_ERRORS = 'grpc_code=~"Unknown|DeadlineExceeded|Unimplemented|Internal|Unavailable|DataLoss"'
+# What a caller sees fail: the server's failures and, on the client's side, a server that was not
+# there or too slow (Unavailable, DeadlineExceeded) or refused the load (ResourceExhausted).
+CLIENT_ERRORS = 'grpc_code=~"Unknown|DeadlineExceeded|Unimplemented|Internal|Unavailable|DataLoss|ResourceExhausted"'
+METHOD = "grpc_service, grpc_method"
+BY_METHOD = "{{grpc_service}}/{{grpc_method}}"
+
+def calls(b, family, sel, errors, what):
+    """Errors and duration of unary calls, from the standard families of one side (grpc_server_* or
+    grpc_client_*), labelled grpc_service, grpc_method, grpc_code."""
+    handled = f"{family}_handled_total"
+    b.panel(f"{what} error ratio by method", [
+        (f"{rate_of(handled, METHOD, f'{sel}, {errors}')} / {rate_of(handled, METHOD, sel)}", BY_METHOD)],
+        "percentunit", f"{errors.split('~', 1)[1]} over every answer.")
+    b.panel(f"{what} answers per second by method and code", [
+        (rate_of(handled, METHOD + ", grpc_code", sel), "{{grpc_method}} {{grpc_code}}")], "reqps",
+        "Refusals the Laws or the caller caused (InvalidArgument, FailedPrecondition, NotFound, PermissionDenied, ...) "
+        "are answers, not outages.", stack=True)
+    for q in ("0.5", "0.99"):
+        b.panel(f"{what} p{q[2:].ljust(2, '0')} latency by method", [
+            (quantile(q, f"{family}_handling_seconds", METHOD, sel), BY_METHOD)], "s")
+
 b = Board("arbiter-grpc", "Arbiter / gRPC",
           "Rate, errors and duration of every gRPC method (the standard grpc_server_* families: "
-          "grpc_service, grpc_method, grpc_type, grpc_code). Latency is of unary calls only; "
-          "streams show their messages.",
+          "grpc_service, grpc_method, grpc_type, grpc_code), per service apart (`job`: one per "
+          "Deployment in prod), and the calls arbitration makes to search-analysis (grpc_client_*). "
+          "Latency is of unary calls only; streams show their messages.",
           [var_query("grpc_service", "Service", 'label_values(grpc_server_started_total{job=~"$job"}, grpc_service)'),
            var_query("grpc_method", "Method", 'label_values(grpc_server_started_total{job=~"$job", grpc_service=~"$grpc_service"}, grpc_method)')])
 b.row("Rate")
-b.panel("Requests per second by service", [
-    (f'sum by (grpc_service) (rate(grpc_server_handled_total{{{G}}}[{RI}]))', "{{grpc_service}}")], "reqps")
-b.panel("Requests per second by method", [
-    (f'sum by (grpc_service, grpc_method) (rate(grpc_server_handled_total{{{G}}}[{RI}]))', "{{grpc_service}}/{{grpc_method}}")], "reqps")
-b.row("Errors")
-b.panel("Server error ratio by method", [
-    (f'sum by (grpc_service, grpc_method) (rate(grpc_server_handled_total{{{G}, {SERVER_ERRORS}}}[{RI}])) / '
-     f'sum by (grpc_service, grpc_method) (rate(grpc_server_handled_total{{{G}}}[{RI}]))', "{{grpc_service}}/{{grpc_method}}")],
-    "percentunit", "Unknown, DeadlineExceeded, Unimplemented, Internal, Unavailable and DataLoss over every answer.")
-b.panel("Answers per second by code", [
-    (f'sum by (grpc_code) (rate(grpc_server_handled_total{{{G}}}[{RI}]))', "{{grpc_code}}")], "reqps",
-    "Refusals the Laws or the caller caused (InvalidArgument, FailedPrecondition, NotFound, PermissionDenied, ...) are answers, not outages.", stack=True)
-b.panel("Non-OK answers per second by method and code", [
-    (f'sum by (grpc_service, grpc_method, grpc_code) (rate(grpc_server_handled_total{{{G}, grpc_code!="OK"}}[{RI}]))',
-     "{{grpc_method}} {{grpc_code}}")], "reqps", w=24)
-b.row("Duration (unary)")
-b.panel("p50 latency by method", [
-    (f'histogram_quantile(0.5, sum by (grpc_service, grpc_method, le) (rate(grpc_server_handling_seconds_bucket{{{G}}}[{RI}])))',
-     "{{grpc_service}}/{{grpc_method}}")], "s")
-b.panel("p99 latency by method", [
-    (f'histogram_quantile(0.99, sum by (grpc_service, grpc_method, le) (rate(grpc_server_handling_seconds_bucket{{{G}}}[{RI}])))',
-     "{{grpc_service}}/{{grpc_method}}")], "s")
+b.panel("Requests per second by job (service)", [(rate_of("grpc_server_handled_total", "job", G), "{{job}}")], "reqps",
+        "Each Deployment is its own job (the Service's name): apart, one per service; all-in-one, one.")
+b.panel("Requests per second by method", [(rate_of("grpc_server_handled_total", METHOD, G), BY_METHOD)], "reqps")
+b.row("Errors and duration (server, unary)")
+calls(b, "grpc_server", G, SERVER_ERRORS, "Server")
+# Arbitration's client (--analysis_target): every call it ended, by the code it got. Unavailable
+# and DeadlineExceeded: the analysis was not there or too slow (the ruling that needed it waits for
+# the arbiter's review). Empty all-in-one: no remote calls.
+b.row("Arbitration -> search-analysis (client calls)")
+calls(b, "grpc_client", SEL, CLIENT_ERRORS, "Client")
 b.row("Streams and load")
 b.panel("Stream messages per second", [
-    (f'sum by (grpc_service, grpc_method) (rate(grpc_server_msg_sent_total{{{G}, grpc_type!="unary"}}[{RI}]))', "sent {{grpc_method}}"),
-    (f'sum by (grpc_service, grpc_method) (rate(grpc_server_msg_received_total{{{G}, grpc_type!="unary"}}[{RI}]))', "received {{grpc_method}}")],
+    (rate_of("grpc_server_msg_sent_total", METHOD, G + ', grpc_type!="unary"'), "sent {{grpc_method}}"),
+    (rate_of("grpc_server_msg_received_total", METHOD, G + ', grpc_type!="unary"'), "received {{grpc_method}}")],
     "short")
 b.panel("Calls in progress (open streams included)", [
     (f'sum by (grpc_service, grpc_method) (grpc_server_started_total{{{G}}}) - '
-     f'sum by (grpc_service, grpc_method) (grpc_server_handled_total{{{G}}})', "{{grpc_service}}/{{grpc_method}}")], "short")
+     f'sum by (grpc_service, grpc_method) (grpc_server_handled_total{{{G}}})', BY_METHOD)], "short")
 b.panel("CPU by instance", [
     (f'rate(process_cpu_seconds_total{{{SEL}}}[{RI}])', "{{instance}}")], "percentunit")
 b.panel("Resident memory by instance", [
@@ -147,31 +165,31 @@ b.panel("Live games", [(f'sum(arbiter_arbitration_live_games{{{SEL}}})', "live g
 b.panel("Rulings waiting for an arbiter", [(f'sum(arbiter_arbitration_awaiting_ruling{{{SEL}}})', "waiting")], "short",
         "Games whose claim (10.2, D1) awaits an arbiter's ruling: someone must rule (arbiterctl game rule).", kind="stat", w=6)
 b.panel("Moves per second", [
-    (f'sum(rate(arbiter_arbitration_moves_total{{{SEL}}}[{RI}]))', "game moves"),
-    (f'sum by (result) (rate(arbiter_clock_presses_total{{{SEL}}}[{RI}]))', "clock presses {{result}}")], "ops")
+    (rate_of("arbiter_arbitration_moves_total"), "game moves"),
+    (rate_of("arbiter_clock_presses_total", "result"), "clock presses {{result}}")], "ops")
 b.panel("Live games by instance", [(f'sum by (instance) (arbiter_arbitration_live_games{{{SEL}}})', "{{instance}}")], "short")
-b.panel("Draw offers per second (9.1)", [(f'sum(rate(arbiter_arbitration_draw_offers_total{{{SEL}}}[{RI}]))', "draw offers")], "ops")
+b.panel("Draw offers per second (9.1)", [(rate_of("arbiter_arbitration_draw_offers_total"), "draw offers")], "ops")
 b.row("Claims, rulings and results")
 b.panel("Claims by kind and ruling", [
-    (f'sum by (kind, ruling) (rate(arbiter_arbitration_claims_total{{{SEL}}}[{RI}]))', "{{kind}} {{ruling}}")], "ops",
+    (rate_of("arbiter_arbitration_claims_total", "kind, ruling"), "{{kind}} {{ruling}}")], "ops",
     "threefold, fifty, quickplay, time; correct, incorrect (9.5b penalty) or pending (an arbiter must rule).", stack=True)
 b.panel("Arbiters' rulings by decision (10.2, D1)", [
-    (f'sum by (decision) (rate(arbiter_arbitration_rulings_total{{{SEL}}}[{RI}]))', "{{decision}}")], "ops",
+    (rate_of("arbiter_arbitration_rulings_total", "decision"), "{{decision}}")], "ops",
     "Rulings on pending claims: draw, postpone (with or without two minutes added), reject.")
 b.panel("Results by termination", [
-    (f'sum by (termination) (rate(arbiter_arbitration_results_total{{{SEL}}}[{RI}]))', "{{termination}}")], "ops", stack=True)
+    (rate_of("arbiter_arbitration_results_total", "termination"), "{{termination}}")], "ops", stack=True)
 b.panel("Game commands by outcome", [
-    (f'sum by (command, code) (rate(arbiter_arbitration_commands_total{{{SEL}}}[{RI}]))', "{{command}} {{code}}")], "ops", w=24)
+    (rate_of("arbiter_arbitration_commands_total", "command, code"), "{{command}} {{code}}")], "ops", w=24)
 b.row("The service's own work")
 b.panel("Flags and defaults the arbitration service recorded", [
-    (f'sum(rate(arbiter_arbitration_deadlines_fired_total{{{SEL}}}[{RI}]))', "fired")], "ops")
+    (rate_of("arbiter_arbitration_deadlines_fired_total"), "fired")], "ops")
 b.panel("Dead-position searches on the move path", [
-    (f'sum(rate(arbiter_arbitration_analysis_calls_total{{{SEL}}}[{RI}]))', "searches")], "ops")
+    (rate_of("arbiter_arbitration_analysis_calls_total"), "searches")], "ops")
 b.panel("Lost compare-and-set races (retried)", [
-    (f'sum(rate(arbiter_arbitration_version_conflicts_total{{{SEL}}}[{RI}]))', "conflicts")], "ops")
+    (rate_of("arbiter_arbitration_version_conflicts_total"), "conflicts")], "ops")
 b.panel("Deadline timers and scheduler errors", [
     (f'sum by (instance) (arbiter_arbitration_tracked_deadlines{{{SEL}}})', "timers {{instance}}"),
-    (f'sum by (instance) (rate(arbiter_arbitration_scheduler_errors_total{{{SEL}}}[{RI}]))', "errors/s {{instance}}")], "short")
+    (rate_of("arbiter_arbitration_scheduler_errors_total", "instance"), "errors/s {{instance}}")], "short")
 b.write("arbiter-games.json")
 
 # --- Clocks and flags ----------------------------------------------------------------------------
@@ -180,13 +198,13 @@ b = Board("arbiter-clocks", "Arbiter / Clocks and flags",
           "p99 <= 10 ms), the time base's uncertainty, clocks running, the scheduler.")
 b.row("Flags")
 b.panel("Flags fired per second", [
-    (f'sum by (counts) (rate(arbiter_clock_flags_fired_total{{{SEL}}}[{RI}]))', "counts={{counts}}"),
-    (f'sum(rate(arbiter_clock_defaults_total{{{SEL}}}[{RI}]))', "defaults (6.7)")], "ops",
+    (rate_of("arbiter_clock_flags_fired_total", "counts"), "counts={{counts}}"),
+    (rate_of("arbiter_clock_defaults_total"), "defaults (6.7)")], "ops",
     "counts=false: rapid/blitz flags that only a claim turns into a result (B6).")
 b.panel("Flag detection delay", [
-    (f'histogram_quantile(0.5, sum by (le) (rate(arbiter_clock_flag_detection_delay_seconds_bucket{{{SEL}}}[{RI}])))', "p50"),
-    (f'histogram_quantile(0.99, sum by (le) (rate(arbiter_clock_flag_detection_delay_seconds_bucket{{{SEL}}}[{RI}])))', "p99"),
-    (f'histogram_quantile(0.999, sum by (le) (rate(arbiter_clock_flag_detection_delay_seconds_bucket{{{SEL}}}[{RI}])))', "p99.9")],
+    (quantile(0.5, "arbiter_clock_flag_detection_delay_seconds"), "p50"),
+    (quantile(0.99, "arbiter_clock_flag_detection_delay_seconds"), "p99"),
+    (quantile(0.999, "arbiter_clock_flag_detection_delay_seconds"), "p99.9")],
     "s", "When the fall was noticed minus when it fell, on the store's clock. Goal: p99 <= 10 ms (alert ArbiterFlagDetectionDelayHigh).")
 b.row("Time base")
 b.panel("Time uncertainty by instance", [
@@ -198,14 +216,14 @@ b.panel("Clocks running and deadlines pending", [
     (f'sum(arbiter_clock_tracked_deadlines{{{SEL}}})', "local flag timers")], "short")
 b.row("Scheduler and commands")
 b.panel("Scheduler errors and deadline claims", [
-    (f'sum by (instance) (rate(arbiter_clock_scheduler_errors_total{{{SEL}}}[{RI}]))', "errors {{instance}}"),
-    (f'sum by (instance) (rate(arbiter_clock_deadline_claims_total{{{SEL}}}[{RI}]))', "claims {{instance}}")], "ops")
+    (rate_of("arbiter_clock_scheduler_errors_total", "instance"), "errors {{instance}}"),
+    (rate_of("arbiter_clock_deadline_claims_total", "instance"), "claims {{instance}}")], "ops")
 b.panel("Sweep duration p99", [
-    (f'histogram_quantile(0.99, sum by (instance, le) (rate(arbiter_clock_sweep_seconds_bucket{{{SEL}}}[{RI}])))', "{{instance}}")], "s")
+    (quantile(0.99, "arbiter_clock_sweep_seconds", "instance"), "{{instance}}")], "s")
 b.panel("Clock commands by outcome", [
-    (f'sum by (command, code) (rate(arbiter_clock_commands_total{{{SEL}}}[{RI}]))', "{{command}} {{code}}")], "ops")
+    (rate_of("arbiter_clock_commands_total", "command, code"), "{{command}} {{code}}")], "ops")
 b.panel("Lost compare-and-set races (retried)", [
-    (f'sum(rate(arbiter_clock_version_conflicts_total{{{SEL}}}[{RI}]))', "conflicts")], "ops")
+    (rate_of("arbiter_clock_version_conflicts_total"), "conflicts")], "ops")
 b.write("arbiter-clocks.json")
 
 # --- Store and analysis --------------------------------------------------------------------------
@@ -214,29 +232,29 @@ b = Board("arbiter-store-analysis", "Arbiter / Store and analysis",
           "search analyses with their engine pool.")
 b.row("Store")
 b.panel("Store latency p99 by operation", [
-    (f'histogram_quantile(0.99, sum by (op, le) (rate(arbiter_clock_store_latency_seconds_bucket{{{SEL}}}[{RI}])))', "{{op}}")], "s")
+    (quantile(0.99, "arbiter_clock_store_latency_seconds", "op"), "{{op}}")], "s")
 b.panel("Store errors per second by operation and code", [
-    (f'sum by (op, code) (rate(arbiter_clock_store_errors_total{{{SEL}}}[{RI}]))', "{{op}} {{code}}")], "ops",
+    (rate_of("arbiter_clock_store_errors_total", "op, code"), "{{op}} {{code}}")], "ops",
     "Failed store calls; lost races and unknown games are answers and not counted. Empty while nothing ever failed.")
 b.panel("Store calls per second by operation", [
-    (f'sum by (op) (rate(arbiter_clock_store_latency_seconds_count{{{SEL}}}[{RI}]))', "{{op}}")], "ops")
+    (rate_of("arbiter_clock_store_latency_seconds_count", "op"), "{{op}}")], "ops")
 b.panel("Redis failover (Sentinel)", [
     (f'max by (instance) (arbiter_store_failover_in_progress{{{SEL}}})', "failover in progress {{instance}}"),
     (f'sum by (instance) (increase(arbiter_store_master_switches_total{{{SEL}}}[{RI}]))', "master switches {{instance}}"),
-    (f'sum by (instance) (rate(arbiter_store_replica_ack_failures_total{{{SEL}}}[{RI}]))', "replica ack failures/s {{instance}}")], "short",
+    (rate_of("arbiter_store_replica_ack_failures_total", "instance"), "replica ack failures/s {{instance}}")], "short",
     "Exported by the store when it runs through Sentinel: 1 while the store waits for a new master; master changes it followed; writes a replica did not acknowledge.")
 b.row("Analysis")
 b.panel("Analysis latency p99 by kind", [
-    (f'histogram_quantile(0.99, sum by (kind, le) (rate(arbiter_analysis_duration_seconds_bucket{{{SEL}}}[{RI}])))', "{{kind}}")], "s")
+    (quantile(0.99, "arbiter_analysis_duration_seconds", "kind"), "{{kind}}")], "s")
 b.panel("Undetermined answers (a limit ran out) by kind", [
     (f'max by (kind) (arbiter_analysis_undetermined_ratio{{{SEL}}})', "{{kind}}")], "percentunit",
     "Share of answers since start that were undetermined.")
 b.panel("Verdicts per second", [
-    (f'sum by (kind, verdict) (rate(arbiter_analysis_verdicts_total{{{SEL}}}[{RI}]))', "{{kind}} {{verdict}}")], "ops")
+    (rate_of("arbiter_analysis_verdicts_total", "kind, verdict"), "{{kind}} {{verdict}}")], "ops")
 b.panel("Queue and workers", [
     (f'sum(arbiter_analysis_queue_length{{{SEL}}})', "queued"),
     (f'sum by (state) (arbiter_analysis_workers{{{SEL}}})', "workers {{state}}"),
-    (f'histogram_quantile(0.99, sum by (le) (rate(arbiter_analysis_queue_wait_seconds_bucket{{{SEL}}}[{RI}])))', "queue wait p99 (s)")], "short")
+    (quantile(0.99, "arbiter_analysis_queue_wait_seconds"), "queue wait p99 (s)")], "short")
 b.row("Engine pool")
 b.panel("Engine pool available", [(f'min by (instance) (arbiter_engine_pool_available{{{SEL}}})', "{{instance}}")], "short",
         "0: engine RPCs answer UNAVAILABLE on that instance.", w=8)
