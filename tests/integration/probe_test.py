@@ -23,6 +23,9 @@ import time
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from k8s import kubectl_version  # noqa: E402 (the workspace root first)
+
 SRC = os.path.join(os.environ.get("TEST_SRCDIR", ""), "arbiter")
 TMP = os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
 failures = []
@@ -57,11 +60,11 @@ def render_prod():
     if out.returncode != 0:
         sys.exit(f"probe_test: kubectl kustomize overlays/prod: {out.stderr.strip()}")
     for d in yaml.safe_load_all(out.stdout):
-        if d and d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd":
+        if d and d.get("kind") == "Deployment" and d["metadata"]["name"] == "arbiterd-arbitration":
             for c in d["spec"]["template"]["spec"]["containers"]:
                 if c["name"] == "arbiterd":
                     return c
-    sys.exit("probe_test: no arbiterd container in the rendered prod overlay")
+    sys.exit("probe_test: no arbiterd container in the rendered prod overlay's arbitration")
 
 
 def free_port():
@@ -117,6 +120,9 @@ def wait_for(port, service, code, seconds=15):
 
 
 def main():
+    old = kubectl_version.too_old()
+    if old:
+        kubectl_version.skip("probe_test", old)
     container = render_prod()
     args = container.get("args", [])
     flags = dict(a[2:].split("=", 1) for a in args if a.startswith("--") and "=" in a)
@@ -156,7 +162,8 @@ def main():
         "shutdown_grace": "0s",
         "seal_key_file": seal_key,
     }
-    dropped = {"store_password_file"}
+    # This test starts no search-analysis: arbitration answers the analysis in process.
+    dropped = {"store_password_file", "analysis_target"}
     server_args = [a for a in args
                    if not (a.startswith("--") and a[2:].split("=", 1)[0] in set(replaced) | dropped)]
     server_args += [f"--{k}={v}" for k, v in replaced.items()]
