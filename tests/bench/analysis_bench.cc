@@ -39,7 +39,7 @@ namespace v1 = arbiter::v1;
 
 // 1.e4 e5 2.Nf3 Nc6: no static proof for either side, every question a search.
 constexpr char kOpening[] = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
-constexpr char kQueenVsKing[] = "7k/8/8/8/8/8/1Q6/K7 w - - 0 1";
+constexpr char kQueenVsKing[] = "7k/8/8/8/8/8/2Q5/K7 w - - 0 1";
 
 int Flood() {
   auto channel =

@@ -39,6 +39,7 @@ port_analysis=7392
 flood_seconds=$((${duration%s} + 10))
 moves() {  # label, arbiterd's extra flags (comma-separated)
   echo "== $1"
+  mkdir -p "$work/redis-$1"
   "$bin" --dir="$work/redis-$1" --duration="$duration" --rate="$rate" --server_flags="$2" \
     2>/dev/null | grep -v '^{' | grep -v '^# 1024'
 }
