@@ -10,8 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "libs/analysis/engine_pool.h"
@@ -48,6 +51,25 @@ class Analyst {
  private:
   std::atomic<std::int64_t> calls_{0};
 };
+
+// What the analysts share, so that an answer reads the same from this process or from the
+// search-analysis service.
+// The answer for a verdict reached by `method`: its proof is the mating line (UCI, when winnable
+// and not empty) or the reason.
+AnalystAnswer AnswerOf(analysis::Verdict verdict, analysis::Method method,
+                       absl::string_view line_uci, absl::string_view reason);
+// 6.10 / C3 without search: kUnwinnable with its proof when a static proof holds, else nullopt.
+std::optional<AnalystAnswer> CanMateByProofs(const chess::Position& pos, chess::Color side);
+// 1997 C4 without search: proved without mating potential (or without any mate), else nullopt.
+std::optional<AnalystAnswer> MatingPotentialByProofs(const chess::Position& pos, chess::Color side);
+// 5.2b / 9.6 by the static proofs first: dead when both sides are proved unable to mate; when one
+// is, dead exactly when `can_mate` (a search) proves the other unable too; nullopt when neither is.
+std::optional<AnalystAnswer> DeadPositionByProofs(
+    const chess::Position& pos, absl::FunctionRef<AnalystAnswer(chess::Color)> can_mate);
+// 10.2 / D1: the advice for the arbiter in one line: the label, whether `opponent` can still mate
+// (`verdict`), then the notes.
+std::string AdviceText(absl::string_view label, chess::Color opponent, analysis::Verdict verdict,
+                       const std::vector<std::string>& notes);
 
 struct LocalAnalystOptions {
   std::int64_t max_nodes = 200'000;  // per question

@@ -98,6 +98,15 @@ constexpr const char* kStandardCodeNames[17] = {
 
 int CodeIndex(int grpc_code) { return grpc_code >= 0 && grpc_code <= 16 ? grpc_code : 2; }
 
+// The latency buckets of every handling histogram, server and client: 100 us to 10 s.
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
+  static const prometheus::Histogram::BucketBoundaries* const kBuckets =
+      new prometheus::Histogram::BucketBoundaries{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                  0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
+                                                  1,      2.5,     5,      10};
+  return *kBuckets;
+}
+
 Metrics::GrpcType TypeOfCall(grpc::experimental::ServerRpcInfo::Type type) {
   using Type = grpc::experimental::ServerRpcInfo::Type;
   switch (type) {
@@ -221,6 +230,12 @@ Metrics::Metrics()
           *registry_, "grpc_server_msg_received_total", "RPC messages received on the server.")),
       grpc_msg_sent_(AddFamily<prometheus::Counter>(*registry_, "grpc_server_msg_sent_total",
                                                     "RPC messages sent by the server.")),
+      grpc_client_handled_(AddFamily<prometheus::Counter>(
+          *registry_, "grpc_client_handled_total",
+          "RPCs completed by the client, regardless of success or failure.")),
+      grpc_client_handling_(AddFamily<prometheus::Histogram>(
+          *registry_, "grpc_client_handling_seconds",
+          "Response latency (seconds) of the unary RPCs this process made, until the status.")),
       insecure_(AddMetric<prometheus::Gauge>(
           *registry_, "arbiter_insecure_dev",
           "1 when the server runs without authentication (--insecure_dev).")) {
@@ -280,9 +295,7 @@ Metrics::MethodSeries* Metrics::Series(absl::string_view full_method, GrpcType t
   absl::MutexLock lock(&mu_);
   std::unique_ptr<MethodSeries>& slot = series_[full_method];
   if (slot == nullptr) {
-    static const prometheus::Histogram::BucketBoundaries kBuckets = {
-        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-        0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+    const prometheus::Histogram::BucketBoundaries& kBuckets = LatencyBuckets();
     auto series = std::make_unique<MethodSeries>();
     std::tie(series->service, series->method) = SplitMethod(full_method);
     series->in_flight = &in_flight_.Add({{"service", series->service}, {"method", series->method}});
@@ -305,6 +318,36 @@ Metrics::MethodSeries* Metrics::Series(absl::string_view full_method, GrpcType t
     slot = std::move(series);
   }
   return slot.get();
+}
+
+Metrics::ClientSeries* Metrics::Client(absl::string_view full_method) {
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = client_series_.find(full_method);
+    if (it != client_series_.end()) return it->second.get();
+  }
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<ClientSeries>& slot = client_series_[full_method];
+  if (slot == nullptr) {
+    auto series = std::make_unique<ClientSeries>();
+    const auto [service, method] = SplitMethod(full_method);
+    const prometheus::Labels labels = {{"grpc_service", service},
+                                       {"grpc_method", method},
+                                       {"grpc_type", std::string(TypeName(GrpcType::kUnary))}};
+    for (int code = 0; code < 17; ++code) {
+      prometheus::Labels with_code = labels;
+      with_code.emplace("grpc_code", kStandardCodeNames[code]);
+      series->handled[code] = &grpc_client_handled_.Add(with_code);
+    }
+    series->handling = &grpc_client_handling_.Add(labels, LatencyBuckets());
+    slot = std::move(series);
+  }
+  return slot.get();
+}
+
+void Metrics::ClientCallFinished(ClientSeries* series, int grpc_code, double seconds) {
+  series->handled[CodeIndex(grpc_code)]->Increment();
+  series->handling->Observe(seconds);
 }
 
 void Metrics::CallStarted(absl::string_view full_method) { CallStarted(Series(full_method)); }

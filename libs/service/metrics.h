@@ -12,6 +12,10 @@
 //   arbiter_grpc_requests_total, arbiter_grpc_request_duration_seconds and
 //   arbiter_grpc_in_flight_requests, labelled service, method and code (codes in UPPER_CASE;
 //   a registered method's latency and in-flight series also exist from the start);
+// - the standard gRPC client families for the calls this process makes to another service
+//   (grpc_client_handled_total by grpc_service, grpc_method, grpc_type and grpc_code;
+//   grpc_client_handling_seconds, unary calls), recorded by the client (ClientSeries), every
+//   code's series made with the method's first call;
 // build info; process metrics (CPU, memory, open files, threads, start time); and whether the
 // server runs without authentication (--insecure_dev). Served by a pull exposer on
 // --metrics_address at /metrics.
@@ -78,11 +82,24 @@ class Metrics {
   static void MessageSent(MethodSeries* series) { series->msg_sent->Increment(); }
   static absl::string_view TypeName(GrpcType type);
 
+  // The standard client series of one unary method this process calls.
+  struct ClientSeries {
+    std::array<prometheus::Counter*, 17> handled{};  // by gRPC code, all made up front
+    prometheus::Histogram* handling = nullptr;
+  };
+  // "/arbiter.v1.SearchAnalysis/Unwinnable": its series, made on first use (pointers stay valid
+  // for the life of the Metrics).
+  ClientSeries* Client(absl::string_view full_method);
+  // One call (one attempt: a retry is a call of its own) ended with `grpc_code` after `seconds`.
+  static void ClientCallFinished(ClientSeries* series, int grpc_code, double seconds);
+
  private:
   MethodSeries* Series(absl::string_view full_method);  // its kind from the descriptors
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<MethodSeries>> series_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<ClientSeries>> client_series_
+      ABSL_GUARDED_BY(mu_);
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& latency_;
@@ -92,6 +109,8 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& grpc_handling_;
   prometheus::Family<prometheus::Counter>& grpc_msg_received_;
   prometheus::Family<prometheus::Counter>& grpc_msg_sent_;
+  prometheus::Family<prometheus::Counter>& grpc_client_handled_;
+  prometheus::Family<prometheus::Histogram>& grpc_client_handling_;
   prometheus::Gauge& insecure_;
 };
 

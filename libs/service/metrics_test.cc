@@ -212,5 +212,27 @@ TEST_F(MetricsTest, TheStandardFamiliesHaveNoLabelNamedService) {
   EXPECT_GT(lines, 40);
 }
 
+// The client families: a method's every code at zero from its first call, each attempt counted
+// under its own code, and the unary latency histogram.
+TEST(ClientMetricsTest, StandardClientFamilies) {
+  Metrics metrics;
+  constexpr char kUnwinnable[] =
+      "grpc_service=\"arbiter.v1.SearchAnalysis\",grpc_method=\"Unwinnable\",grpc_type=\"unary\"";
+  Metrics::ClientSeries* series = metrics.Client("/arbiter.v1.SearchAnalysis/Unwinnable");
+  EXPECT_EQ(series, metrics.Client("/arbiter.v1.SearchAnalysis/Unwinnable"));
+  Metrics::ClientCallFinished(series, 14, 0.003);  // UNAVAILABLE, then retried
+  Metrics::ClientCallFinished(series, 0, 0.002);
+  const std::string text = Exposition(metrics);
+  EXPECT_EQ(Value(text, "grpc_client_handled_total{" + Labels(kUnwinnable, "Unavailable") + "}"),
+            1);
+  EXPECT_EQ(Value(text, "grpc_client_handled_total{" + Labels(kUnwinnable, "OK") + "}"), 1);
+  EXPECT_EQ(
+      Value(text, "grpc_client_handled_total{" + Labels(kUnwinnable, "DeadlineExceeded") + "}"), 0);
+  EXPECT_EQ(Value(text, "grpc_client_handling_seconds_count{" + Labels(kUnwinnable) + "}"), 2);
+  EXPECT_EQ(
+      Value(text, "grpc_client_handling_seconds_bucket{" + Labels(kUnwinnable) + ",le=\"0.0025\"}"),
+      1);
+}
+
 }  // namespace
 }  // namespace service

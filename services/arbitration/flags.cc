@@ -30,6 +30,22 @@ ABSL_FLAG(int64_t, arbitration_analysis_max_nodes, 200'000,
 ABSL_FLAG(std::string, arbitration_engine_path, analysis::kDefaultEnginePath,
           "arbitration: the UCI engine (Stockfish) whose evaluation a 10.2 claim's advice for the "
           "arbiter includes, started at the first such claim; \"\" = none");
+ABSL_FLAG(std::string, analysis_target, "",
+          "arbitration: the search-analysis service that answers the questions needing search "
+          "(6.10, 9.6, 1997 C4, 10.2 advice), a gRPC target such as "
+          "dns:///arbiter-analysis:7070, balanced round-robin over its addresses; \"\" = in this "
+          "process (the all-in-one)");
+ABSL_FLAG(absl::Duration, analysis_call_deadline, absl::Seconds(2),
+          "arbitration: the most one question to search-analysis may take, retries included; "
+          "unanswered, a flag's ruling goes to the arbiter's review");
+ABSL_FLAG(absl::Duration, analysis_advice_deadline, absl::Seconds(10),
+          "arbitration: the most a 10.2 claim's advice from search-analysis may take");
+ABSL_FLAG(std::string, analysis_token_key, "",
+          "arbitration: the key id in --auth_keys that signs this service's own tokens (role "
+          "service) to search-analysis; required with --analysis_target unless --insecure_dev");
+ABSL_FLAG(std::string, analysis_tls_ca, "",
+          "arbitration: the CA (PEM file) of search-analysis's certificate: TLS to it, with "
+          "--tls_cert/--tls_key as the client certificate when set; \"\" = plaintext");
 
 ABSL_FLAG(std::string, seal_key_file, "",
           "arbitration: a file of 32 random bytes, the master key the sealed moves of adjourned "
@@ -50,6 +66,11 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),
+          .analysis_target = absl::GetFlag(FLAGS_analysis_target),
+          .analysis_call_deadline = absl::GetFlag(FLAGS_analysis_call_deadline),
+          .analysis_advice_deadline = absl::GetFlag(FLAGS_analysis_advice_deadline),
+          .analysis_token_key = absl::GetFlag(FLAGS_analysis_token_key),
+          .analysis_tls_ca = absl::GetFlag(FLAGS_analysis_tls_ca),
           .seal_key_file = absl::GetFlag(FLAGS_seal_key_file)};
 }
 

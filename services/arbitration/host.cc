@@ -1,14 +1,19 @@
 #include "services/arbitration/host.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/security/credentials.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/service/service_token.h"
 #include "libs/service/store_opening.h"
+#include "services/arbitration/remote_analyst.h"
 
 namespace arbitration_service {
 
@@ -29,6 +34,74 @@ ledger::DeadlineSchedulerOptions SchedulerOptions(const DeadlineTimerOptions& ti
           .max_retry_after = absl::Seconds(5),
           .max_retries = 8};
 }
+
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || text.str().empty()) {
+    return base::Error(service::kErrBadFlag, absl::StrCat(flag, ": cannot read ", path));
+  }
+  return text.str();
+}
+
+// The analyst: libs/analysis in this process, or (analysis_target) the search-analysis service,
+// this process then starting no engine and running no search.
+absl::StatusOr<std::unique_ptr<arbitration::Analyst>> MakeAnalyst(
+    const service::ServerConfig& config, service::ServiceEnv* env,
+    const ArbitrationHostOptions& options) {
+  if (options.analysis_target.empty()) {
+    return std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
+        .max_nodes = options.analysis_max_nodes,
+        .engine = options.engine_path.empty()
+                      ? std::nullopt
+                      : std::optional<analysis::EnginePoolOptions>(
+                            analysis::EnginePoolOptions{.engine_path = options.engine_path})});
+  }
+  if (options.analysis_call_deadline <= absl::ZeroDuration() ||
+      options.analysis_advice_deadline <= absl::ZeroDuration()) {
+    return base::Error(service::kErrBadFlag,
+                       "--analysis_call_deadline and --analysis_advice_deadline must be > 0");
+  }
+  RemoteAnalystOptions remote{.target = options.analysis_target,
+                              .call_deadline = options.analysis_call_deadline,
+                              .advice_deadline = options.analysis_advice_deadline,
+                              .max_nodes = options.analysis_max_nodes};
+  // The caller is authenticated as a service: its own short-lived tokens, signed with a key of
+  // the keys file the server already reads.
+  if (!options.analysis_token_key.empty()) {
+    ASSIGN_OR_RETURN(std::shared_ptr<service::ServiceTokenSource> tokens,
+                     service::ServiceTokenSource::Open({.keys_file = config.auth_keys,
+                                                        .key_id = options.analysis_token_key,
+                                                        .subject = options.replica_id,
+                                                        .audience = config.jwt_audience,
+                                                        .issuer = config.jwt_issuer}));
+    remote.authorization = [tokens] { return tokens->Authorization(absl::Now()); };
+  } else if (!config.insecure_dev) {
+    return base::Error(service::kErrBadFlag,
+                       "--analysis_target needs --analysis_token_key: arbitration calls "
+                       "search-analysis as a service, with its own token");
+  }
+  if (!options.analysis_tls_ca.empty()) {
+    grpc::SslCredentialsOptions tls;
+    ASSIGN_OR_RETURN(tls.pem_root_certs, ReadPem(options.analysis_tls_ca, "--analysis_tls_ca"));
+    if (!config.tls_cert.empty() && !config.tls_key.empty()) {
+      ASSIGN_OR_RETURN(tls.pem_cert_chain, ReadPem(config.tls_cert, "--tls_cert"));
+      ASSIGN_OR_RETURN(tls.pem_private_key, ReadPem(config.tls_key, "--tls_key"));
+    }
+    remote.credentials = grpc::SslCredentials(tls);
+  }
+  service::Log(service::LogLevel::kInfo, "arbitration asks search-analysis",
+               {{"analysis_target", options.analysis_target},
+                {"deadline", absl::FormatDuration(options.analysis_call_deadline)},
+                {"token", options.analysis_token_key.empty() ? "none" : "service"},
+                {"tls", options.analysis_tls_ca.empty() ? "off" : "on"}});
+  return std::make_unique<RemoteAnalyst>(std::move(remote), &env->metrics());
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
@@ -79,12 +152,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                                         .redis_key_prefix = options.redis_key_prefix,
                                         .store_metrics = env->metrics().registry().get()}));
   host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
-  host->analyst_ = std::make_unique<arbitration::LocalAnalyst>(arbitration::LocalAnalystOptions{
-      .max_nodes = options.analysis_max_nodes,
-      .engine = options.engine_path.empty()
-                    ? std::nullopt
-                    : std::optional<analysis::EnginePoolOptions>(
-                          analysis::EnginePoolOptions{.engine_path = options.engine_path})});
+  ASSIGN_OR_RETURN(host->analyst_, MakeAnalyst(config, env, options));
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
       host->appends_.get(), &host->time_, *host->analyst_,

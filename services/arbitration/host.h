@@ -58,8 +58,20 @@ struct ArbitrationHostOptions {
   bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
   std::string redis_key_prefix = "arbiter:games:";
   std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
-  // The engine for 10.2 advice (started at the first claim); "" = none.
+  // The engine for 10.2 advice (started at the first claim); "" = none. Unused with an
+  // analysis_target: the engine is search-analysis's.
   std::string engine_path = analysis::kDefaultEnginePath;
+  // The search-analysis service that answers what needs search (remote_analyst.h), a gRPC target
+  // such as "dns:///arbiter-analysis:7070"; "" = in this process (LocalAnalyst), no call made.
+  std::string analysis_target;
+  absl::Duration analysis_call_deadline = absl::Seconds(2);
+  absl::Duration analysis_advice_deadline = absl::Seconds(10);
+  // The key of --auth_keys that signs this service's own tokens to search-analysis
+  // (libs/service/service_token.h); "" = no token (only with --insecure_dev).
+  std::string analysis_token_key;
+  // A PEM file of the CA that signed search-analysis's certificate: TLS to it, this server's own
+  // --tls_cert / --tls_key as the client's certificate when set (mutual TLS); "" = plaintext.
+  std::string analysis_tls_ca;
   absl::Duration time_resync = absl::Seconds(1);
   // Appendix A: a file of 32 random bytes, the master key of the sealed moves; "" = none.
   std::string seal_key_file;
@@ -69,7 +81,8 @@ struct ArbitrationHostOptions {
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
 // --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --arbitration_redis_async_flow,
-// --seal_key_file.
+// --seal_key_file; search-analysis apart: --analysis_target, --analysis_call_deadline,
+// --analysis_advice_deadline, --analysis_token_key, --analysis_tls_ca.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 
 class ArbitrationHost {
@@ -97,6 +110,8 @@ class ArbitrationHost {
   }
   arbitration::GameAuthority* authority() { return authority_.get(); }
   store::GameStore* store() { return store_.get(); }
+  // The analyst the rulings ask: in this process, or search-analysis's client.
+  arbitration::Analyst& analyst() { return *analyst_; }
 
   void Start();  // the deadline timers and the gauges' ticker
   // Stops them, then waits for the appends still in flight (their answers call into the
@@ -113,7 +128,7 @@ class ArbitrationHost {
   // What the authority writes through: its asynchronous appends, counted until answered.
   std::unique_ptr<ledger::DrainingStore> appends_;
   ledger::MeasuredLater time_;
-  std::unique_ptr<arbitration::LocalAnalyst> analyst_;
+  std::unique_ptr<arbitration::Analyst> analyst_;
   std::unique_ptr<ArbitrationMetrics> metrics_;
   // Appendix A10: the authority's opener of the envelope (declared first: it outlives it).
   std::unique_ptr<arbitration::SealedMoves> sealed_moves_;

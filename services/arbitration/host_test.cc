@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -92,6 +93,41 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
                           });
   EXPECT_TRUE(refused.HasBeenNotified());
   host->reset();
+}
+
+// With --analysis_target the analyst is search-analysis's client: no search and no engine in
+// this process. The caller must be authenticated as a service: no token key, no start (unless
+// the server runs --insecure_dev).
+TEST(ArbitrationHost, AnAnalysisTargetReplacesTheAnalysisInThisProcess) {
+  service::ServerConfig config;
+  config.insecure_dev = true;
+  config.metrics_address = "none";
+  config.log_level = "warning";
+  config.store = "memory";
+  // Each host adds its service's policy rows: an environment of its own each.
+  std::vector<std::unique_ptr<service::ServiceEnv>> envs;
+  auto create = [&](const service::ServerConfig& c, const ArbitrationHostOptions& o) {
+    absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
+    EXPECT_OK(env);
+    envs.push_back(*std::move(env));
+    return ArbitrationHost::CreateUnconnected(c, envs.back().get(), o);
+  };
+  ArbitrationHostOptions options;
+  options.run_timers = false;
+  absl::StatusOr<std::unique_ptr<ArbitrationHost>> local = create(config, options);
+  ASSERT_OK(local);
+  EXPECT_NE(dynamic_cast<arbitration::LocalAnalyst*>(&(*local)->analyst()), nullptr);
+
+  options.analysis_target = "127.0.0.1:1";
+  absl::StatusOr<std::unique_ptr<ArbitrationHost>> apart = create(config, options);
+  ASSERT_OK(apart);
+  EXPECT_EQ(dynamic_cast<arbitration::LocalAnalyst*>(&(*apart)->analyst()), nullptr);
+
+  service::ServerConfig secure = config;
+  secure.insecure_dev = false;
+  EXPECT_THAT(create(secure, options), ::base::HasErrorCode("ERR_BAD_FLAG"));
+  options.analysis_call_deadline = absl::ZeroDuration();
+  EXPECT_THAT(create(config, options), ::base::HasErrorCode("ERR_BAD_FLAG"));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "libs/chess/perft.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "services/analysis_proto.h"
 #include "services/chess_proto.h"
 #include "services/enum_table.h"
 #include "services/search_analysis/errors.h"
@@ -142,25 +143,8 @@ v1::Color ColorProto(chess::Color c) {
   return c == chess::Color::kWhite ? v1::COLOR_WHITE : v1::COLOR_BLACK;
 }
 
-v1::Verdict VerdictProto(analysis::Verdict v) {
-  static constexpr std::pair<analysis::Verdict, v1::Verdict> kTable[] = {
-      {analysis::Verdict::kWinnable, v1::VERDICT_WINNABLE},
-      {analysis::Verdict::kUnwinnable, v1::VERDICT_UNWINNABLE},
-      {analysis::Verdict::kUndetermined, v1::VERDICT_UNDETERMINED}};
-  return services::MapEnum(v, kTable, v1::VERDICT_UNSPECIFIED);
-}
-
-v1::ProofMethod MethodProto(analysis::Method m) {
-  static constexpr std::pair<analysis::Method, v1::ProofMethod> kTable[] = {
-      {analysis::Method::kGameOver, v1::PROOF_METHOD_GAME_OVER},
-      {analysis::Method::kMaterial, v1::PROOF_METHOD_MATERIAL},
-      {analysis::Method::kMatePattern, v1::PROOF_METHOD_MATE_PATTERN},
-      {analysis::Method::kLockedPawns, v1::PROOF_METHOD_LOCKED_PAWNS},
-      {analysis::Method::kExhaustive, v1::PROOF_METHOD_EXHAUSTIVE},
-      {analysis::Method::kSearch, v1::PROOF_METHOD_SEARCH},
-      {analysis::Method::kLimit, v1::PROOF_METHOD_LIMIT}};
-  return services::MapEnum(m, kTable, v1::PROOF_METHOD_UNSPECIFIED);
-}
+using services::MethodProto;
+using services::VerdictProto;
 
 enum class Goal { kMate, kPotential };
 

@@ -34,7 +34,11 @@ constexpr char kHeader[] =
     "  `ERR_OTHER_EVENT` on any other.\n"
     "- `SubmitMoves` is a stream opened by whoever may move; each of its moves is admitted by\n"
     "  SubmitMove's row (a player's only in his own game).\n"
-    "- The health service (`grpc.health.v1.Health`: Check, Watch) needs no token.\n";
+    "- The health service (`grpc.health.v1.Health`: Check, Watch) needs no token.\n"
+    "- Arbiter's services call each other as **service**: the arbitration service asks\n"
+    "  search-analysis (`--analysis_target`) with tokens it mints itself, signed with the key\n"
+    "  `--analysis_token_key` names in its `--auth_keys` (`role` service, `sub` its replica id,\n"
+    "  five minutes' life; `libs/service/service_token.h`).\n";
 
 // The roles in the order of the token's claim values.
 constexpr service::Role kRoles[] = {service::Role::kPlatform, service::Role::kPlayer,
