@@ -163,7 +163,7 @@ def main():
         "seal_key_file": seal_key,
     }
     # This test starts no search-analysis: arbitration answers the analysis in process.
-    dropped = {"store_password_file", "analysis_target"}
+    dropped = {"store_password_file", "analysis_target", "analysis_token_key", "analysis_tls_ca"}
     server_args = [a for a in args
                    if not (a.startswith("--") and a[2:].split("=", 1)[0] in set(replaced) | dropped)]
     server_args += [f"--{k}={v}" for k, v in replaced.items()]
