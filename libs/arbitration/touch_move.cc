@@ -304,55 +304,79 @@ bool TouchLog::TouchedThisTurn() const {
   return std::any_of(touches_.begin(), touches_.end(), [](const Touch& t) { return !t.adjusting; });
 }
 
+namespace {
+
+absl::Status CorruptTouch(absl::string_view why) { return base::Error(kErrCorruptLog, why); }
+
+}  // namespace
+
+absl::Span<const TouchLog::EventRule> TouchLog::EventRows() {
+  static const std::vector<EventRule>* const rows = new std::vector<EventRule>{
+      {v1::ArbitrationEvent::kPieceTouched,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         const v1::PieceTouched& t = event.piece_touched();
+         std::optional<Square> square = chess::ParseSquare(t.square());
+         const Piece piece =
+             t.piece().size() == 1 ? chess::PieceFromFenChar(t.piece()[0]) : Piece::kNone;
+         if (!square || chess::IsNone(piece))
+           return CorruptTouch("a touch without square or piece");
+         log.touches_.push_back({*square, piece, t.adjusting(), t.promotion()});
+         log.placement_ = t.placement();
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kPieceReleased,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         log.placement_ = event.piece_released().placement();
+         // 4.2: the adjustment ends when the board shows the position again.
+         if (log.placement_.empty()) log.adjusting_ = false;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kAdjustAnnounced,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         log.adjusting_ = true;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kBoardIrregularity,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         log.placement_ = event.board_irregularity().placement();
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kBoardResultSignal,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         log.placement_ = event.board_result_signal().placement();
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kBoardFrame,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         log.placement_ = event.board_frame().placement();
+         // 4.2: the adjustment ends when the board shows the position again.
+         if (log.placement_.empty()) log.adjusting_ = false;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kTouchMoveRuled,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         const v1::TouchMoveRuled& r = event.touch_move_ruled();
+         if (r.owed() && laws::ColorOf(r.offender()) == to_move) {
+           log.owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
+         }
+         if (laws::ColorOf(r.offender()) != to_move) {
+           log.last_turn_ruled_ = true;
+           if (r.violation() && !r.before_fen().empty()) {
+             log.restore_owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
+             log.restore_fen_ = r.before_fen();
+           }
+         }
+         return absl::OkStatus();
+       }},
+  };
+  return *rows;
+}
+
 absl::Status TouchLog::Apply(const v1::ArbitrationEvent& event, Color to_move) {
-  const auto corrupt = [](absl::string_view why) { return base::Error(kErrCorruptLog, why); };
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kPieceTouched: {
-      const v1::PieceTouched& t = event.piece_touched();
-      std::optional<Square> square = chess::ParseSquare(t.square());
-      const Piece piece =
-          t.piece().size() == 1 ? chess::PieceFromFenChar(t.piece()[0]) : Piece::kNone;
-      if (!square || chess::IsNone(piece)) return corrupt("a touch without square or piece");
-      touches_.push_back({*square, piece, t.adjusting(), t.promotion()});
-      placement_ = t.placement();
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kPieceReleased:
-      placement_ = event.piece_released().placement();
-      // 4.2: the adjustment ends when the board shows the position again.
-      if (placement_.empty()) adjusting_ = false;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kAdjustAnnounced:
-      adjusting_ = true;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardIrregularity:
-      placement_ = event.board_irregularity().placement();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardResultSignal:
-      placement_ = event.board_result_signal().placement();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardFrame:
-      placement_ = event.board_frame().placement();
-      // 4.2: the adjustment ends when the board shows the position again.
-      if (placement_.empty()) adjusting_ = false;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kTouchMoveRuled: {
-      const v1::TouchMoveRuled& r = event.touch_move_ruled();
-      if (r.owed() && laws::ColorOf(r.offender()) == to_move) {
-        owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
-      }
-      if (laws::ColorOf(r.offender()) != to_move) {
-        last_turn_ruled_ = true;
-        if (r.violation() && !r.before_fen().empty()) {
-          restore_owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
-          restore_fen_ = r.before_fen();
-        }
-      }
-      return absl::OkStatus();
-    }
-    default:
-      return corrupt("not a touch-move event");
+  for (const EventRule& row : EventRows()) {
+    if (row.kind == event.kind_case()) return row.apply(*this, event, to_move);
   }
+  return CorruptTouch("not a touch-move event");
 }
 
 void TouchLog::OnMove(const chess::Position& before, Move move) {
