@@ -9,8 +9,9 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/testing/game_table.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
 using ledger::testing::AuthorityContractTest;
@@ -20,13 +21,6 @@ using ledger::testing::Outcome;
 
 // A Ruy Lopez: each move legal after the ones before it.
 constexpr const char* kMoves[] = {"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"};
-
-v1::Actor Who(const std::string& subject, const std::string& role) {
-  v1::Actor a;
-  a.set_subject(subject);
-  a.set_role(role);
-  return a;
-}
 
 class GameUnderContract final
     : public ledger::testing::AuthorityUnderContract<GameAuthority, Command, CommandOptions,
@@ -94,4 +88,4 @@ INSTANTIATE_TEST_SUITE_P(Game, AuthorityContractTest,
                          ContractParamName);
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -10,10 +10,11 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/pgn.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
 using ::testing::AllOf;
@@ -23,12 +24,7 @@ using ::testing::Not;
 // 2023-11-14 22:13:20 UTC.
 constexpr std::int64_t kStart = 1'700'000'000'000;
 
-v1::Actor Platform() {
-  v1::Actor a;
-  a.set_subject("platform");
-  a.set_role("platform");
-  return a;
-}
+v1::Actor Platform() { return Who("platform", "platform"); }
 
 v1::CreateGameRequest Request(v1::Edition edition, const std::string& tc,
                               const std::string& fen = "") {
@@ -137,7 +133,6 @@ TEST(FormatPgnClockTest, TenthsAlways) {
 
 TEST(PgnTerminationTest, PgnStandardValues) {
   using laws::Outcome;
-  using laws::Termination;
   const chess::Color w = chess::Color::kWhite;
   EXPECT_EQ(PgnTermination(Outcome{}), "unterminated");
   EXPECT_EQ(PgnTermination(Outcome::Win(w, Termination::kCheckmate, "5.1a")), "normal");
@@ -374,8 +369,8 @@ TEST(ExportPgnDecidedTest, IncorrectThreefoldClaimThenAgreement) {
   EXPECT_LT(pgn.find("{(=)}", intended), pgn.find("Ng8", intended)) << pgn;
   chess::PgnGame game = Check(pgn);
   EXPECT_EQ(game.moves.size(), 5u);  // Nf3 Nf6 Ng1 (the intended move) Ng8 Nf3
-  EXPECT_THAT(game.moves[2].comments, testing::Contains("(=)"));
-  EXPECT_THAT(game.moves[1].comments, testing::Not(testing::Contains("(=)")));
+  EXPECT_THAT(game.moves[2].comments, ::testing::Contains("(=)"));
+  EXPECT_THAT(game.moves[1].comments, ::testing::Not(::testing::Contains("(=)")));
 }
 
 TEST(ExportPgnDecidedTest, FoolsMate) {
@@ -438,4 +433,4 @@ TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -9,110 +9,24 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
-using laws::Termination;
-
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
-
-struct Options {
-  v1::Edition edition = v1::EDITION_FIDE_2001;
-  std::string time_control = "G/90";
-  std::string fen;
-  bool arbiter_present = true;
-  std::optional<std::int64_t> default_time_ms;
-  int no_offers_before = 0;
-  int max_offers = 0;
-  std::int64_t scheduled_start_ms = 0;
-};
-
 // A game driven through Decide, as the service and `game simulate` drive it.
-class Table {
+class Table : public GameTable {
  public:
-  explicit Table(const Options& o = {}) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(o.edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(o.arbiter_present);
-    if (o.default_time_ms) {
-      req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(*o.default_time_ms);
-    }
-    req.mutable_ruleset()->mutable_regulations()->set_no_draw_offers_before_move(
-        o.no_offers_before);
-    req.mutable_ruleset()->mutable_regulations()->set_max_draw_offers(o.max_offers);
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    req.set_scheduled_start_ms(o.scheduled_start_ms);
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-  }
-
-  // Runs a command at `at_ms`; returns the refusal (OK when applied).
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    last_ruling_ = d->claim_ruling;
-    *game_ = *d->after;
-    return d->refused;
-  }
-  absl::Status Start(std::int64_t at_ms = 0, std::vector<Color> absent = {}) {
-    return Do({.kind = CommandKind::kStart, .absent = absent}, at_ms);
-  }
-  absl::Status Move(Color side, std::string move, std::int64_t at_ms, bool offer = false) {
-    return Do({.kind = CommandKind::kMove, .side = side, .move = move, .offer_draw = offer}, at_ms);
-  }
-  // Plays moves alternately from the side to move, one second apart from `at_ms`.
-  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
-    for (const std::string& m : moves) {
-      EXPECT_OK(Move(game_->to_move(), m, at_ms)) << m;
-      at_ms += 1000;
-    }
-    return at_ms;
-  }
+  using GameTable::GameTable;
   absl::Status Claim(Color side, v1::ClaimKind kind, std::int64_t at_ms, std::string move = "") {
     return Do({.kind = CommandKind::kClaim, .side = side, .move = move, .claim = kind}, at_ms);
   }
   absl::Status Rule(v1::RulingDecision decision, std::int64_t at_ms, bool add_time = false) {
     return Do({.kind = CommandKind::kRule, .decision = decision, .add_time = add_time}, at_ms);
   }
-  void SettleTo(std::int64_t at_ms) {
-    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_)) {
-      ASSERT_OK(game_->Apply(e));
-    }
-  }
-
-  const GameState& game() const { return *game_; }
-  Result result() const { return game_->outcome().result; }
-  Termination termination() const { return game_->outcome().termination; }
-  std::string article() const { return game_->outcome().article; }
-  v1::ClaimRuling ruling() const { return last_ruling_; }
-  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
-
- private:
-  LocalAnalyst analyst_;
-  std::unique_ptr<GameState> game_;
-  v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
 };
-
-// The game ended with this result, termination and article.
-void ExpectEnded(const Table& t, Result result, Termination termination,
-                 const std::string& article) {
-  EXPECT_EQ(t.result(), result);
-  EXPECT_EQ(t.termination(), termination);
-  EXPECT_EQ(t.article(), article);
-}
 
 const std::vector<std::string> kKnightDance = {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"};
 
@@ -151,7 +65,7 @@ TEST(Article5, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: locked pawns, pro
   ASSERT_OK(u.Start());
   ASSERT_OK(u.Move(kW, "g4", 1000));
   EXPECT_EQ(u.termination(), Termination::kDeadPosition);
-  EXPECT_THAT(u.game().proof(), testing::HasSubstr("locked"));
+  EXPECT_THAT(u.game().proof(), ::testing::HasSubstr("locked"));
 }
 
 TEST(Article5, NoGameFromAPositionAlreadyOver) {
@@ -778,12 +692,6 @@ TEST(NextDeadline, IsTheRunningFlagOrTheDefault) {
   EXPECT_EQ(NextDeadline(t.game()), 900'000 + 1000);  // Black's running clock
 }
 
-}  // namespace
-}  // namespace arbitration
-
-namespace arbitration {
-namespace {
-
 TEST(Article9Again, AMoveWithAnOfferRejectsThePendingOneAndStands) {  // 9.1
   Table t;
   ASSERT_OK(t.Start());
@@ -814,4 +722,4 @@ TEST(Creation, TimeControlNotations) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing
