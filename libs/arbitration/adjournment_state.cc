@@ -16,7 +16,7 @@ using chess::Color;
 std::vector<GameState::EventRule> GameState::AdjournmentEvents() {
   return {
       {v1::ArbitrationEvent::kMoveSealed,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          // Appendix A1 (and A9c: the reply in a second envelope).
          const v1::MoveSealed& ms = event.move_sealed();
          std::optional<Color> side = SideOf(ms.side());
@@ -31,13 +31,12 @@ std::vector<GameState::EventRule> GameState::AdjournmentEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kSealCalled,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          s.adjournment_.seal_called = true;  // A1a
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kAdjourned,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          // A1: the envelope closed; the sealer stops his clock. The sealed move completes his move
          // on the clock (6.8a: the counter, the period's time), so that at the resumption the
          // replier's clock is the one that runs (A9).
@@ -63,8 +62,7 @@ std::vector<GameState::EventRule> GameState::AdjournmentEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kAdjournedResumed,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          // A5: the position before the sealed move stands and the clocks show the recorded times.
          const v1::AdjournedGameResumed& r = event.adjourned_resumed();
          if (s.status_ != GameStatus::kAdjourned)
@@ -73,12 +71,7 @@ std::vector<GameState::EventRule> GameState::AdjournmentEvents() {
            return CorruptLog("a resumption in no session");
          }
          s.adjournment_.session = r.session();
-         s.adjournment_.absent = {};
-         for (int c : r.absent()) {
-           std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
-           if (!side) return CorruptLog("an absent side without a colour");
-           s.adjournment_.absent[chess::Index(*side)] = true;
-         }
+         ASSIGN_OR_RETURN(s.adjournment_.absent, AbsentSides(r.absent()));
          RETURN_IF_ERROR(s.clock_.Resume(at));
          if (std::optional<Color> running = s.clock_.running()) {
            s.turn_start_remaining_ms_ = s.clock_.RemainingMs(*running, at);
@@ -90,8 +83,7 @@ std::vector<GameState::EventRule> GameState::AdjournmentEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kEnvelopeLost,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          // A11a: the game resumes from the recorded position and times and the sealer makes his
          // "sealed" move on the board: the press of the closing is undone. A11b: GameEnded follows.
          // Also after the resumption while the envelope waits (A9b, A9c): the clocks go back to the

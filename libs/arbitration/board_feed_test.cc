@@ -17,6 +17,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace arbitration::testing {
 namespace {
@@ -24,11 +25,7 @@ namespace {
 using ::testing::ElementsAre;
 using Kind = Observation::Kind;
 
-chess::Position Fen(absl::string_view fen) {
-  absl::StatusOr<chess::Position> p = chess::ParseFenOrStartpos(fen);
-  EXPECT_OK(p.status());
-  return *p;
-}
+using chess::testing::Fen;
 
 // What each report shows, the position standing still (no move applied between reports).
 std::vector<std::vector<Observation>> ObserveAll(const chess::Position& p,

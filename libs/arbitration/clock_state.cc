@@ -28,37 +28,31 @@ chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
 std::vector<GameState::EventRule> GameState::TimeEvents() {
   return {
       {v1::ArbitrationEvent::kFlag,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
-         std::optional<Color> side = SideOf(event.flag().side());
-         if (!side) return CorruptLog("a flag without a colour");
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.flag().side(), "a flag"));
          s.flags_.push_back(event.flag());
          // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
          if (event.flag().counts() && s.claim_postponed_ && s.status_ == GameStatus::kOngoing) {
            s.StopClock(at);
            s.awaiting_after_flag_ = true;
-           s.after_flag_loser_ = *side;
+           s.after_flag_loser_ = side;
            s.status_ = GameStatus::kAwaitingRuling;
          }
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kAdjusted,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::TimeAdjusted& a = event.adjusted();
-         std::optional<Color> side = SideOf(a.side());
-         if (!side) return CorruptLog("an adjustment without a colour");
-         return s.clock_.Adjust(*side, a.delta_ms(), AdjustReasonFor(a.article()), at);
+         ASSIGN_OR_RETURN(const Color side, SideOr(a.side(), "an adjustment"));
+         return s.clock_.Adjust(side, a.delta_ms(), AdjustReasonFor(a.article()), at);
        }},
       {v1::ArbitrationEvent::kClockStopped,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          s.StopClock(at);
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kClockRestarted,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (s.clock_.status() == chessclock::ClockStatus::kPaused) {
            RETURN_IF_ERROR(s.clock_.Resume(at));
            s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
@@ -66,8 +60,7 @@ std::vector<GameState::EventRule> GameState::TimeEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kPaused,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (s.status_ != GameStatus::kOngoing || s.paused_)
            return CorruptLog("a pause out of play");
          s.StopClock(at);
@@ -75,8 +68,7 @@ std::vector<GameState::EventRule> GameState::TimeEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kClocksSet,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::ClocksSet& c = event.clocks_set();
          chessclock::ClockSetting setting;
          setting.white_ms = c.white_ms();
@@ -88,8 +80,7 @@ std::vector<GameState::EventRule> GameState::TimeEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kResumed,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (!s.paused_) return CorruptLog("a resumption without a pause");
          s.paused_ = false;
          if (s.clock_.status() == chessclock::ClockStatus::kPaused) {

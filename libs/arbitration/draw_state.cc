@@ -16,28 +16,25 @@ using chess::Color;
 std::vector<GameState::EventRule> GameState::DrawEvents() {
   return {
       {v1::ArbitrationEvent::kDrawOffered,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         std::optional<Color> side = SideOf(event.draw_offered().side());
-         if (!side) return CorruptLog("an offer without a colour");
-         s.draw_offer_ = *side;
-         ++s.offers_[chess::Index(*side)];
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.draw_offered().side(), "an offer"));
+         s.draw_offer_ = side;
+         ++s.offers_[chess::Index(side)];
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kDrawAnswered,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          s.draw_offer_.reset();
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kDrawOfferRefused,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          return absl::OkStatus();  // 9.1a: the record of a refused offer; nothing is pending
        }},
       {v1::ArbitrationEvent::kClaim,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::ClaimMade& c = event.claim();
-         std::optional<Color> side = SideOf(c.side());
-         if (!side) return CorruptLog("a claim without a colour");
+         ASSIGN_OR_RETURN(const Color side, SideOr(c.side(), "a claim"));
          if (c.ruling() == v1::CLAIM_RULING_PENDING) {
            s.pending_claim_ = c;
            s.status_ = GameStatus::kAwaitingRuling;
@@ -48,7 +45,7 @@ std::vector<GameState::EventRule> GameState::DrawEvents() {
              s.claim_postponed_ && s.status_ == GameStatus::kOngoing) {
            s.StopClock(at);
            s.awaiting_after_flag_ = true;
-           s.after_flag_loser_ = ~*side;
+           s.after_flag_loser_ = ~side;
            s.status_ = GameStatus::kAwaitingRuling;
          }
          // 9.1c: a 9.2, 9.3 or 10.2 claim counts as a draw offer (a claim of an illegal move,
@@ -58,12 +55,12 @@ std::vector<GameState::EventRule> GameState::DrawEvents() {
          if (c.kind() != v1::CLAIM_KIND_TIME && c.ruling() != v1::CLAIM_RULING_CORRECT &&
              c.kind() != v1::CLAIM_KIND_UNSPECIFIED && c.kind() != v1::CLAIM_KIND_ILLEGAL_MOVE &&
              !s.draw_offer_) {
-           s.draw_offer_ = *side;
+           s.draw_offer_ = side;
          }
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kRuled,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (!s.pending_claim_ && !s.awaiting_after_flag_)
            return CorruptLog("a ruling without a claim");
          if (event.ruled().decision() == v1::RULING_DECISION_POSTPONE) s.claim_postponed_ = true;

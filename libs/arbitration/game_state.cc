@@ -248,7 +248,7 @@ absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
   if (kind >= table.size() || table[kind].apply == nullptr) {
     return CorruptLog("an event of no known kind");
   }
-  RETURN_IF_ERROR(table[kind].apply(*this, event));
+  RETURN_IF_ERROR(table[kind].apply(*this, event, event.at_ms()));
   last_event_ms_ = event.at_ms();
   log_.Append(event);
   return absl::OkStatus();
@@ -283,7 +283,7 @@ int GameState::EventRows(v1::ArbitrationEvent::KindCase kind) {
 std::vector<GameState::EventRule> GameState::BoardEvents() {
   std::vector<EventRule> rows;
   for (const TouchLog::EventRule& row : TouchLog::EventRows()) {
-    rows.push_back({row.kind, [](GameState& s, const v1::ArbitrationEvent& event) {
+    rows.push_back({row.kind, [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t) {
                       return s.touches_.Apply(event, s.to_move());
                     }});
   }
@@ -294,18 +294,12 @@ std::vector<GameState::EventRule> GameState::BoardEvents() {
 std::vector<GameState::EventRule> GameState::PlayEvents() {
   return {
       {v1::ArbitrationEvent::kStarted,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (s.status_ != GameStatus::kCreated) return CorruptLog("started twice");
-         bool white_present = true;
-         bool black_present = true;
-         for (int c : event.started().absent()) {
-           std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
-           if (!side) return CorruptLog("an absent side without a colour");
-           (*side == Color::kWhite ? white_present : black_present) = false;
-         }
+         ASSIGN_OR_RETURN(const auto absent, AbsentSides(event.started().absent()));
          // The clock starts from the position's side to move (a FEN may give Black the move).
-         RETURN_IF_ERROR(s.clock_.Start(at, white_present, black_present));
+         RETURN_IF_ERROR(s.clock_.Start(at, !absent[chess::Index(Color::kWhite)],
+                                        !absent[chess::Index(Color::kBlack)]));
          if (s.game_.position().side_to_move() == Color::kBlack) {
            RETURN_IF_ERROR(s.clock_.Set({.white_ms = s.clock_.RemainingMs(Color::kWhite, at),
                                          .black_ms = s.clock_.RemainingMs(Color::kBlack, at),
@@ -321,20 +315,17 @@ std::vector<GameState::EventRule> GameState::PlayEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kArrived,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
-         std::optional<Color> side = SideOf(event.arrived().side());
-         if (!side) return CorruptLog("an arrival without a colour");
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.arrived().side(), "an arrival"));
          // Appendix A9, A10: absent at the resumption of an adjourned game (the clock knew him).
-         if (s.adjournment_.absent[chess::Index(*side)]) {
-           s.adjournment_.absent[chess::Index(*side)] = false;
+         if (s.adjournment_.absent[chess::Index(side)]) {
+           s.adjournment_.absent[chess::Index(side)] = false;
            return absl::OkStatus();
          }
-         return s.clock_.Arrive(*side, at);
+         return s.clock_.Arrive(side, at);
        }},
       {v1::ArbitrationEvent::kMove,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::MoveMade& m = event.move();
          std::optional<Color> side = SideOf(m.side());
          if (!side || *side != s.to_move()) return CorruptLog("a move by the side not to move");
@@ -379,12 +370,11 @@ std::vector<GameState::EventRule> GameState::PlayEvents() {
 std::vector<GameState::EventRule> GameState::ResultEvents() {
   return {
       {v1::ArbitrationEvent::kResigned,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kEnded,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          s.paused_ = false;
          s.StopClock(at);
          s.outcome_ = laws::OutcomeOf(event.ended().outcome());
@@ -398,15 +388,13 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kConfirmed,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         std::optional<Color> side = SideOf(event.confirmed().side());
-         if (!side) return CorruptLog("a confirmation without a colour");
-         s.confirmed_[chess::Index(*side)] = true;
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.confirmed().side(), "a confirmation"));
+         s.confirmed_[chess::Index(side)] = true;
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kResultSet,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          s.StopClock(at);
          s.outcome_ = laws::OutcomeOf(event.result_set().outcome());
          s.review_ = false;

@@ -191,16 +191,18 @@ class GameState {
  private:
   GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
             chessclock::Clock clock);
-  // One row of Apply's table: how an event of `kind` changes the state. Each family of events
-  // lists its rows in its own file; a new event is one row there (EventRows checks that every
-  // kind has exactly one).
+  // One row of Apply's table: how an event of `kind`, at `at` ms, changes the state. Each family
+  // of events lists its rows in its own file; a new event is one row there (EventRows checks that
+  // every kind has exactly one).
+  using ApplyEvent = absl::Status (*)(GameState& s, const v1::ArbitrationEvent& event,
+                                      std::int64_t at);
   struct EventRule {
     v1::ArbitrationEvent::KindCase kind;
-    absl::Status (*apply)(GameState& s, const v1::ArbitrationEvent& event);
+    ApplyEvent apply;
   };
   // The families' rows gathered once, by kind: the first row of each and how many there are.
   struct EventSlot {
-    absl::Status (*apply)(GameState& s, const v1::ArbitrationEvent& event) = nullptr;
+    ApplyEvent apply = nullptr;
     int rows = 0;
   };
   static const std::vector<EventSlot>& EventTable();

@@ -142,33 +142,31 @@ absl::Status GameState::Owe(const v1::IllegalMoveReported& r) {
 std::vector<GameState::EventRule> GameState::IrregularityEvents() {
   return {
       {v1::ArbitrationEvent::kIllegalMoveReported,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::IllegalMoveReported& r = event.illegal_move_reported();
-         std::optional<Color> side = laws::ColorOf(r.side());
-         if (!side) return CorruptLog("an illegal move without a colour");
+         ASSIGN_OR_RETURN(const Color side, SideOr(r.side(), "an illegal move"));
          // The arbiter corrects a C3 move that left no position (counted when it was made).
          const bool correction = s.unplayable_;
          s.unplayable_ = false;
          RETURN_IF_ERROR(s.RestoreTo(r.ply(), at));
-         if (s.to_move() != *side) return CorruptLog("an illegal move by the side not to move");
+         if (s.to_move() != side) return CorruptLog("an illegal move by the side not to move");
          if (correction && !s.ledger_.empty()) {
            // The press of C3 is undone: the offender's clock runs again (6.14: his move counter).
            chessclock::ClockSetting setting;
            setting.white_ms = s.clock_.RemainingMs(Color::kWhite, at);
            setting.black_ms = s.clock_.RemainingMs(Color::kBlack, at);
-           (*side == Color::kWhite ? setting.white_moves : setting.black_moves) =
-               std::max(0, s.clock_.moves(*side) - 1);
-           setting.to_move = *side;
+           (side == Color::kWhite ? setting.white_moves : setting.black_moves) =
+               std::max(0, s.clock_.moves(side) - 1);
+           setting.to_move = side;
            const bool was_paused = s.clock_.status() == chessclock::ClockStatus::kPaused;
            RETURN_IF_ERROR(s.clock_.Set(setting, at));
            if (was_paused) s.StopClock(at);
-           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(*side, at);
+           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(side, at);
            s.completed_illegal_.reset();
            s.ledger_.back().set_ruling(r.ruling());
            return s.Owe(r);
          }
-         ++s.illegal_counts_[chess::Index(*side)];
+         ++s.illegal_counts_[chess::Index(side)];
          RETURN_IF_ERROR(s.Owe(r));
          v1::IllegalMoveEntry entry;
          entry.set_side(r.side());
@@ -180,8 +178,7 @@ std::vector<GameState::EventRule> GameState::IrregularityEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kIllegalMoveCompleted,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::IllegalMoveCompleted& c = event.illegal_move_completed();
          std::optional<Color> side = laws::ColorOf(c.side());
          if (!side || *side != s.to_move())
@@ -213,35 +210,32 @@ std::vector<GameState::EventRule> GameState::IrregularityEvents() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kPositionRestored,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          return s.RestoreTo(event.position_restored().ply(), at);
        }},
       {v1::ArbitrationEvent::kIrregularityRuled,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          return absl::OkStatus();  // recorded; an annulment ends the game by its own event
        }},
       {v1::ArbitrationEvent::kPlayerStoppedClocks,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
-         const std::int64_t at = event.at_ms();
-         std::optional<Color> side = laws::ColorOf(event.player_stopped_clocks().side());
-         if (!side) return CorruptLog("a stop without a colour");
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.player_stopped_clocks().side(), "a stop"));
          if (s.status_ != GameStatus::kOngoing || s.paused_)
            return CorruptLog("a stop out of play");
          // 6.13b/c: the clocks stand until the arbiter restarts them (ResumeGame).
          s.StopClock(at);
          s.paused_ = true;
-         s.stopped_by_ = *side;
+         s.stopped_by_ = side;
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kStopRuled,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          if (!s.stopped_by_) return CorruptLog("a ruling on no stop");
          s.stopped_by_.reset();
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kPowerUsed,
-       [](GameState& s, const v1::ArbitrationEvent& event) -> absl::Status {
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
          const v1::PowerUsed& p = event.power_used();
          std::optional<Color> side = laws::ColorOf(p.side());
          switch (p.power()) {

@@ -311,6 +311,14 @@ absl::Status CorruptTouch(absl::string_view why) { return base::Error(kErrCorrup
 }  // namespace
 
 absl::Span<const TouchLog::EventRule> TouchLog::EventRows() {
+  // The board as a report shows it; 4.2: with `ends_adjustment`, an adjustment ends when the
+  // board shows the position again.
+  static constexpr auto kShown = [](TouchLog& log, const std::string& placement,
+                                    bool ends_adjustment) {
+    log.placement_ = placement;
+    if (ends_adjustment && log.placement_.empty()) log.adjusting_ = false;
+    return absl::OkStatus();
+  };
   static const std::vector<EventRule>* const rows = new std::vector<EventRule>{
       {v1::ArbitrationEvent::kPieceTouched,
        [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
@@ -325,33 +333,25 @@ absl::Span<const TouchLog::EventRule> TouchLog::EventRows() {
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kPieceReleased,
-       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
-         log.placement_ = event.piece_released().placement();
-         // 4.2: the adjustment ends when the board shows the position again.
-         if (log.placement_.empty()) log.adjusting_ = false;
-         return absl::OkStatus();
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.piece_released().placement(), true);
        }},
       {v1::ArbitrationEvent::kAdjustAnnounced,
-       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+       [](TouchLog& log, const v1::ArbitrationEvent&, Color) -> absl::Status {
          log.adjusting_ = true;
          return absl::OkStatus();
        }},
       {v1::ArbitrationEvent::kBoardIrregularity,
-       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
-         log.placement_ = event.board_irregularity().placement();
-         return absl::OkStatus();
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_irregularity().placement(), false);
        }},
       {v1::ArbitrationEvent::kBoardResultSignal,
-       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
-         log.placement_ = event.board_result_signal().placement();
-         return absl::OkStatus();
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_result_signal().placement(), false);
        }},
       {v1::ArbitrationEvent::kBoardFrame,
-       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
-         log.placement_ = event.board_frame().placement();
-         // 4.2: the adjustment ends when the board shows the position again.
-         if (log.placement_.empty()) log.adjusting_ = false;
-         return absl::OkStatus();
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_frame().placement(), true);
        }},
       {v1::ArbitrationEvent::kTouchMoveRuled,
        [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {

@@ -10,6 +10,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace arbitration {
 namespace {
@@ -19,11 +20,7 @@ using chess::Color;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-chess::Position Fen(absl::string_view fen) {
-  absl::StatusOr<chess::Position> p = chess::ParseFenOrStartpos(fen);
-  EXPECT_OK(p.status());
-  return *p;
-}
+using chess::testing::Fen;
 
 Touch T(absl::string_view square, char piece, bool adjusting = false) {
   return {*chess::ParseSquare(square), chess::PieceFromFenChar(piece), adjusting};
