@@ -413,13 +413,18 @@ TEST(AppendixA9, TheSealerAbsentTheReplyGoesIntoASecondEnvelope) {  // A9c
   EXPECT_EQ(chess::ToFen(replayed->position()), t.fen());
 }
 
+// White seals `text` at the end of session 1; the game resumes with both present (A9).
+void SealAndResume(Table& t, const std::string& text) {
+  ASSERT_OK(t.Seal(kW, text, kEnd1));
+  ASSERT_OK(t.Resume(kStart2));
+}
+
 // --- A8: a sealed move that loses ----------------------------------------------------------------
 
 TEST(AppendixA8, AnIllegalSealedMoveLoses) {
   Table t;
   Opening(t);
-  ASSERT_OK(t.Seal(kW, "Bb6", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Bb6");
   ExpectEnded(t, Result::kBlackWins, Termination::kSealedMoveInvalid, "A8");
   EXPECT_THAT(t.game().proof(), HasSubstr("\"Bb6\""));
 }
@@ -428,8 +433,7 @@ TEST(AppendixA8, AnAmbiguousSealedMoveLoses) {
   Table t;
   ASSERT_OK(t.Start());
   t.Play({"d4", "d5", "Nf3", "Nf6"}, 2000);  // Nb1 and Nf3 both reach d2
-  ASSERT_OK(t.Seal(kW, "Nd2", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Nd2");
   ExpectEnded(t, Result::kBlackWins, Termination::kSealedMoveInvalid, "A8");
 }
 
@@ -446,8 +450,7 @@ TEST(AppendixA8, AnUnreadableSealedMoveLosesOnArrival) {  // A8b with A9b
 TEST(AppendixA8, ExceptWhereTheOpponentCannotMate) {    // A8 with 9.6
   Table t({.fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 40"});  // Black has a lone king
   ASSERT_OK(t.Start());
-  ASSERT_OK(t.Seal(kW, "Ra9", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Ra9");
   ExpectEnded(t, Result::kDraw, Termination::kSealedMoveInvalid, "A8");
   EXPECT_THAT(t.game().proof(), HasSubstr("9.6"));
 }

@@ -74,11 +74,8 @@ class GameUnderContract final
     c.move = kMoves[(n - 1) % std::size(kMoves)];
     return c;
   }
-  CommandOptions OptionsOf(const ledger::CommandOptions& o) const override {
-    return {.command_id = o.command_id,
-            .fingerprint = o.fingerprint,
-            .expected_version = o.expected_version};
-  }
+  // The engine's own: the authority scopes the id to the command's actor.
+  CommandOptions OptionsOf(const ledger::CommandOptions& o) const override { return o; }
   LocalAnalyst analyst_;
   GameAuthority authority_;
 };

@@ -318,16 +318,21 @@ TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
   EXPECT_EQ(t.termination(), Termination::kQuickplayFinishClaim);
 }
 
-// 10.2b "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich gültige
-// Resultat fest", in rapid too: 2001 G/30, White claims with 110 s left, the arbiter postpones;
-// White's flag falls and Black claims it (B7): the game waits for the arbiter, who rules a draw.
-TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, B7
-  Table t({.time_control = "G/30"});
+// 2001 G/30 (rapid): White claims under 10.2 with 110 s left and the arbiter postpones.
+void ClaimAndPostpone(Table& t) {
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Move(kW, "e4", 1'690'000));
   ASSERT_OK(t.Move(kB, "e5", 1'691'000));
   ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
   ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+}
+
+// 10.2b "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich gültige
+// Resultat fest", in rapid too: 2001 G/30, White claims with 110 s left, the arbiter postpones;
+// White's flag falls and Black claims it (B7): the game waits for the arbiter, who rules a draw.
+TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, B7
+  Table t({.time_control = "G/30"});
+  ClaimAndPostpone(t);
   t.SettleTo(1'900'000);  // White's flag is down (recorded, B6)
   EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
   ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
@@ -342,11 +347,7 @@ TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, 
 // The arbiter may also find for the claimant's opponent: B7's win, his ruling.
 TEST(Article10, RapidTimeClaimAfterPostponementArbiterRejects) {  // 10.2b, B7
   Table t({.time_control = "G/30"});
-  ASSERT_OK(t.Start());
-  ASSERT_OK(t.Move(kW, "e4", 1'690'000));
-  ASSERT_OK(t.Move(kB, "e5", 1'691'000));
-  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
-  ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+  ClaimAndPostpone(t);
   ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
   EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
   ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 1'910'000));
