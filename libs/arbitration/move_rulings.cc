@@ -315,7 +315,7 @@ absl::Status DecideReportIllegalMoveCommand(Plan& plan, const Command& c, Analys
                  "7.4a: only the arbiter finds an illegal move; a player claims it "
                  "(claim_illegal_move) and the arbiter rules");
   }
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideReportIllegalMove(sink, c.side, c.irregular, c.reason, analyst);
 }
 
@@ -326,7 +326,7 @@ absl::Status ValidateCompleteIllegalMove(const Command& c) {
 
 absl::Status DecideCompleteIllegalMoveCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                               v1::ClaimRuling* /*ruling*/) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideCompleteIllegalMove(sink, *c.side, c.irregular);
 }
 
@@ -338,7 +338,7 @@ absl::Status ValidateClaimIllegalMove(const Command& c) {
 
 absl::Status DecideClaimIllegalMove(Plan& plan, const Command& c, Analyst& analyst,
                                     v1::ClaimRuling* ruling) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecidePlayerIllegalMoveClaim(sink, *c.side, c.irregular, c.reason, analyst, ruling);
 }
 
@@ -353,7 +353,7 @@ absl::Status ValidateRuleIrregularity(const Command& c) {
 
 absl::Status DecideRuleIrregularity(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                     v1::ClaimRuling* /*ruling*/) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideIrregularity(sink, c.article, c.irregular, c.reason);
 }
 

@@ -263,14 +263,26 @@ std::optional<Obligation> PromotionChoice(const chess::Position& position,
   return std::nullopt;
 }
 
-std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
-                                          const laws::Ruleset& ruleset) {
-  if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
-    return std::nullopt;
-  }
+namespace {
+
+bool NothingTouchedOrOwed(const TouchLog& log) {
+  return log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty();
+}
+
+// The moves owed this turn (empty: none): after a touch-move violation ruled after the move, once
+// the arbiter has restored the position before it (7.4a), the restoration's; else the ruling's.
+const std::vector<std::string>& OwedUci(const TouchLog& log, const chess::Position& position) {
   const bool restored =
       !log.restore_owed_uci().empty() && FenWithoutCounters(position) == log.restore_fen();
-  const std::vector<std::string>& owed_uci = restored ? log.restore_owed_uci() : log.owed_uci();
+  return restored ? log.restore_owed_uci() : log.owed_uci();
+}
+
+}  // namespace
+
+std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
+                                          const laws::Ruleset& ruleset) {
+  if (NothingTouchedOrOwed(log)) return std::nullopt;
+  const std::vector<std::string>& owed_uci = OwedUci(log, position);
   if (!owed_uci.empty()) {
     OwedMove out;
     out.enforced = true;
@@ -412,13 +424,9 @@ void TouchLog::EndTurn() {
 
 std::optional<Obligation> BrokenBy(const TouchLog& log, const chess::Position& position,
                                    const laws::Ruleset& ruleset, Move move) {
-  if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
-    return std::nullopt;
-  }
+  if (NothingTouchedOrOwed(log)) return std::nullopt;
   // 7.4a after a touch-move violation: the position before it restored, the touched piece owed.
-  const bool restored =
-      !log.restore_owed_uci().empty() && FenWithoutCounters(position) == log.restore_fen();
-  const std::vector<std::string>& owed_uci = restored ? log.restore_owed_uci() : log.owed_uci();
+  const std::vector<std::string>& owed_uci = OwedUci(log, position);
   if (!owed_uci.empty()) {
     const std::string uci = chess::ToUci(move);
     if (std::find(owed_uci.begin(), owed_uci.end(), uci) != owed_uci.end()) return std::nullopt;
