@@ -388,12 +388,18 @@ TEST(ExportPgnDecidedTest, FoolsMate) {
   Check(pgn);
 }
 
-// 9.1a: a draw offer the regulations refused is in the record with its code, after the move
-// that stood; no "(=)" marks it.
-TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
+// 2001, 90 minutes: started at kStart, 1. e4 a second later.
+Log AfterE4() {
   Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
   log.Start(kStart);
   log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  return log;
+}
+
+// 9.1a: a draw offer the regulations refused is in the record with its code, after the move
+// that stood; no "(=)" marks it.
+TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
+  Log log = AfterE4();
   v1::ArbitrationEvent e;
   e.mutable_draw_offer_refused()->set_side(v1::COLOR_WHITE);
   e.mutable_draw_offer_refused()->set_code("ERR_DRAW_OFFER_REFUSED");
@@ -409,9 +415,7 @@ TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
 
 // 11.1, 13.4e: the points go in a comment where the pair is not the result's 1 / ½ / 0.
 TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
-  Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
-  log.Start(kStart);
-  log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  Log log = AfterE4();
   v1::ArbitrationEvent p;
   p.mutable_power_used()->set_power(v1::ARBITER_POWER_REDUCE_POINTS);
   p.mutable_power_used()->set_side(v1::COLOR_WHITE);
@@ -424,9 +428,7 @@ TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
   EXPECT_THAT(Flat(ExportPgn(log.game())), HasSubstr("points: White 0.5, Black 0"));
   Check(ExportPgn(log.game()));
   // A plain 1-0 says nothing of points.
-  Log plain(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
-  plain.Start(kStart);
-  plain.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  Log plain = AfterE4();
   plain.End(kStart + 3000, v1::RESULT_WHITE_WINS, v1::TERMINATION_RESIGNATION, v1::COLOR_WHITE,
             "5.1b");
   EXPECT_THAT(Flat(ExportPgn(plain.game())), Not(HasSubstr("points:")));

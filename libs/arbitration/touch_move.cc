@@ -392,23 +392,16 @@ absl::Status TouchLog::Apply(const v1::ArbitrationEvent& event, Color to_move) {
 }
 
 void TouchLog::OnMove(const chess::Position& before, Move move) {
-  last_turn_ruled_ = false;
-  owed_uci_.clear();
-  restore_owed_uci_.clear();
-  restore_fen_.clear();
-  adjusting_ = false;
-  placement_.clear();
-  if (touches_.empty()) {
-    last_turn_.reset();
-    return;
+  std::shared_ptr<Turn> turn;
+  if (!touches_.empty()) {
+    turn = std::make_shared<Turn>();
+    turn->side = before.side_to_move();
+    turn->before = before;
+    turn->touches = std::move(touches_);
+    turn->move = move;
   }
-  auto turn = std::make_shared<Turn>();
-  turn->side = before.side_to_move();
-  turn->before = before;
-  turn->touches = std::move(touches_);
-  turn->move = move;
-  last_turn_ = std::move(turn);
-  touches_.clear();
+  EndTurn();
+  last_turn_ = std::move(turn);  // the previous turn, for a claim after the move (none untouched)
 }
 
 void TouchLog::EndTurn() {
