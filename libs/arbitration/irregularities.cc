@@ -417,12 +417,9 @@ absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& an
                                    ? analyst.MatingPotential(s.position(), claimant)
                                    : analyst.CanMate(s.position(), claimant);
   const bool draw = answer.verdict == analysis::Verdict::kUnwinnable;
-  v1::ArbitrationEvent claim;
+  v1::ArbitrationEvent claim =
+      ClaimEvent(claimant, v1::CLAIM_KIND_ILLEGAL_MOVE, v1::CLAIM_RULING_CORRECT, c3.article);
   v1::ClaimMade* cm = claim.mutable_claim();
-  cm->set_side(laws::ToProto(claimant));
-  cm->set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
-  cm->set_ruling(v1::CLAIM_RULING_CORRECT);
-  cm->set_article(std::string(c3.article));
   cm->set_reason(draw ? "the opponent's illegal move is complete; the claimant cannot mate him: "
                         "drawn"
                       : "the opponent's illegal move is complete: the claimant wins");
