@@ -72,6 +72,13 @@ v1::ClockEvent OnlyFlag(ClockGame& game, std::int64_t at_ms) {
   return flags.empty() ? v1::ClockEvent() : flags[0];
 }
 
+// The one flag of `game` left to run to `at_ms` counts when it falls, under `article`.
+void ExpectCountedFlag(ClockGame& game, std::int64_t at_ms, absl::string_view article) {
+  const v1::ClockEvent flag = OnlyFlag(game, at_ms);
+  EXPECT_TRUE(flag.flag_fell().counts());
+  EXPECT_EQ(flag.flag_fell().article(), article);
+}
+
 TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
   absl::StatusOr<v1::ClockCreated> created =
       NewClock(ClockRequest("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
@@ -287,9 +294,7 @@ TEST(ClockLog, Blitz2023UnsupervisedFlagCountsOnlyOnAClaim) {
                  "6.9 (2023)");
   // The same clock supervised (unset: A.3, blitz B.3) counts the flag when it falls.
   ClockGame supervised = NewGame("180", v1::EDITION_FIDE_2023);
-  const v1::ClockEvent counted = OnlyFlag(supervised, 180'001);
-  EXPECT_TRUE(counted.flag_fell().counts());
-  EXPECT_EQ(counted.flag_fell().article(), "B.3 (2023)");
+  ExpectCountedFlag(supervised, 180'001, "B.3 (2023)");
 }
 
 // B3 "Die Spieler müssen die Züge nicht aufzeichnen": a rapid clock (G/30, 2001) reports no duty
@@ -308,10 +313,8 @@ TEST(ClockLog, RapidAndBlitzReportNoScoresheetDuty) {
 TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
   ClockGame game = NewGame("900+10", v1::EDITION_FIDE_2023);
   ASSERT_EQ(game.speed(), laws::SpeedCategory::kRapid);
-  const v1::ClockEvent flag = OnlyFlag(game, 900'001);
-  EXPECT_TRUE(flag.flag_fell().counts());
   // A.3 (the Competition Rules under adequate supervision: the server observes every flag).
-  EXPECT_EQ(flag.flag_fell().article(), "A.3 (2023)");
+  ExpectCountedFlag(game, 900'001, "A.3 (2023)");
 }
 
 TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {
