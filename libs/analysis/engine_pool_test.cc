@@ -14,6 +14,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace analysis {
 namespace {
@@ -31,7 +32,7 @@ std::string TestData(const std::string& name) {
   return "libs/analysis/testdata/" + name;
 }
 
-chess::Position Fen(const std::string& fen) { return *chess::ParseFen(fen); }
+using chess::testing::Fen;
 
 #define REQUIRE_STOCKFISH() \
   if (!HaveStockfish()) GTEST_SKIP() << "stockfish not installed"

@@ -12,6 +12,7 @@
 #include "libs/analysis/unwinnable.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/movegen.h"
+#include "libs/chess/testing/fen.h"
 
 namespace analysis {
 namespace {
@@ -19,11 +20,7 @@ namespace {
 using chess::Color;
 using chess::Position;
 
-Position Fen(const std::string& fen) {
-  absl::StatusOr<Position> p = chess::ParseFenTolerant(fen);
-  EXPECT_TRUE(p.ok()) << fen;
-  return p.ok() ? *p : Position::Initial();
-}
+using chess::testing::Fen;
 
 // Closed positions, unwinnable for both sides (5.2b / 9.6: dead), each needing a rule of the
 // analysis: pawns that can still step before the chains lock; a king in check on a square a

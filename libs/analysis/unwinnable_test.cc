@@ -13,6 +13,7 @@
 #include "libs/chess/fen.h"
 #include "libs/chess/movegen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace analysis {
 namespace {
@@ -20,11 +21,7 @@ namespace {
 using chess::Color;
 using chess::Position;
 
-Position Fen(const std::string& fen) {
-  absl::StatusOr<Position> pos = chess::ParseFen(fen);
-  EXPECT_TRUE(pos.ok()) << fen << ": " << pos.status();
-  return pos.ok() ? *pos : Position::Initial();
-}
+using chess::testing::Fen;
 
 std::string Uci(const std::vector<chess::Move>& line) {
   std::vector<std::string> parts;

@@ -16,22 +16,17 @@
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/seal/seal.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
-using laws::Termination;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
 constexpr std::int64_t kMin = 60'000;
 constexpr std::int64_t kHour = 60 * kMin;
 constexpr std::int64_t kDay = 24 * kHour;
@@ -48,53 +43,25 @@ struct Options {
   std::string time_control = "G/300";  // 5 hours each: no flag in a 4-hour session
 };
 
-// A game driven through Decide with the service's seal, as the server and `game simulate` do.
-class Table {
- public:
-  explicit Table(const Options& o = {}) : sealer_(seal::MasterKey::Generate()) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.set_white_name("Anna");
-    req.set_black_name("Berta");
-    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    req.set_scheduled_start_ms(kStart1);
-    const std::int64_t starts[] = {kStart1, kStart2, kStart3};
-    for (int i = 0; i < o.sessions; ++i) {
-      v1::Session* s = req.add_sessions();
-      s->set_start_ms(starts[i]);
-      s->set_end_ms(starts[i] + 4 * kHour);
-      s->set_place(i == 1 ? "Hall B" : "Hall A");
-    }
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-  }
+// The request of a table: Anna (White) and Berta (Black), 2001, the sessions from kStart1.
+v1::CreateGameRequest RequestOf(const Options& o) {
+  v1::CreateGameRequest req =
+      GameRequest({.time_control = o.time_control, .fen = o.fen, .scheduled_start_ms = kStart1});
+  req.set_white_name("Anna");
+  req.set_black_name("Berta");
+  const std::int64_t starts[] = {kStart1, kStart2, kStart3};
+  AddSessions(req, absl::MakeConstSpan(starts).first(o.sessions), 4 * kHour,
+              {"Hall A", "Hall B", "Hall A"});
+  return req;
+}
 
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    *game_ = *d->after;
-    return d->refused;
-  }
-  absl::Status Start(std::vector<Color> absent = {}) {
-    return Do({.kind = CommandKind::kStart, .absent = absent}, kStart1);
-  }
-  absl::Status Move(Color side, std::string move, std::int64_t at_ms, bool offer = false) {
-    return Do({.kind = CommandKind::kMove, .side = side, .move = move, .offer_draw = offer}, at_ms);
-  }
-  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
-    for (const std::string& m : moves) {
-      EXPECT_OK(Move(game_->to_move(), m, at_ms)) << m;
-      at_ms += 1000;
-    }
-    return at_ms;
-  }
+// A game driven through Decide with the service's seal, as the server and `game simulate` do.
+class Table : public GameTable {
+ public:
+  explicit Table(const Options& o = {})
+      : GameTable(RequestOf(o)), sealer_(seal::MasterKey::Generate()) {}
+
+  absl::Status Start(std::vector<Color> absent = {}) { return GameTable::Start(kStart1, absent); }
   // A1: the service seals `text` (encrypted) and hands the rulings the box.
   absl::Status Seal(Color side, const std::string& text, std::int64_t at_ms, bool stop = true) {
     absl::StatusOr<v1::MoveSealed> box = sealer_.Seal(kGameId, *game_, text);
@@ -132,19 +99,12 @@ class Table {
                .clocks = clocks},
               at_ms);
   }
-  void SettleTo(std::int64_t at_ms) {
-    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_)) {
-      ASSERT_OK(game_->Apply(e));
-    }
-  }
   // The deadline path with the service's key (GameAuthority::CheckDeadline with the envelope
   // opener): the sealed move in clear when the default may open the envelope (A10).
   void SettleOpeningTo(std::int64_t at_ms) {
     std::optional<std::string> opened;
     if (DefaultOpensEnvelope(*game_)) opened = Sealed();
-    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_, opened)) {
-      ASSERT_OK(game_->Apply(e));
-    }
+    SettleTo(at_ms, opened);
   }
   // The sealed move the service would open now.
   std::optional<std::string> Sealed() const { return *sealer_.Open(kGameId, *game_); }
@@ -158,17 +118,13 @@ class Table {
     return out + ExportPgn(*game_);
   }
 
-  const GameState& game() const { return *game_; }
   const v1::GameAdjourned& envelope() const { return *game_->adjournment().envelope; }
-  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
   std::string fen() const { return chess::ToFen(game_->position()); }
   std::string last_san() const { return std::string(game_->san(game_->plies() - 1)); }
   const SealedMoves& sealer() const { return sealer_; }
 
  private:
-  LocalAnalyst analyst_;
   SealedMoves sealer_;
-  std::unique_ptr<GameState> game_;
 };
 
 // The PGN on one line (the exporter wraps at 80 columns).
@@ -457,13 +413,18 @@ TEST(AppendixA9, TheSealerAbsentTheReplyGoesIntoASecondEnvelope) {  // A9c
   EXPECT_EQ(chess::ToFen(replayed->position()), t.fen());
 }
 
+// White seals `text` at the end of session 1; the game resumes with both present (A9).
+void SealAndResume(Table& t, const std::string& text) {
+  ASSERT_OK(t.Seal(kW, text, kEnd1));
+  ASSERT_OK(t.Resume(kStart2));
+}
+
 // --- A8: a sealed move that loses ----------------------------------------------------------------
 
 TEST(AppendixA8, AnIllegalSealedMoveLoses) {
   Table t;
   Opening(t);
-  ASSERT_OK(t.Seal(kW, "Bb6", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Bb6");
   ExpectEnded(t, Result::kBlackWins, Termination::kSealedMoveInvalid, "A8");
   EXPECT_THAT(t.game().proof(), HasSubstr("\"Bb6\""));
 }
@@ -472,8 +433,7 @@ TEST(AppendixA8, AnAmbiguousSealedMoveLoses) {
   Table t;
   ASSERT_OK(t.Start());
   t.Play({"d4", "d5", "Nf3", "Nf6"}, 2000);  // Nb1 and Nf3 both reach d2
-  ASSERT_OK(t.Seal(kW, "Nd2", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Nd2");
   ExpectEnded(t, Result::kBlackWins, Termination::kSealedMoveInvalid, "A8");
 }
 
@@ -490,8 +450,7 @@ TEST(AppendixA8, AnUnreadableSealedMoveLosesOnArrival) {  // A8b with A9b
 TEST(AppendixA8, ExceptWhereTheOpponentCannotMate) {    // A8 with 9.6
   Table t({.fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 40"});  // Black has a lone king
   ASSERT_OK(t.Start());
-  ASSERT_OK(t.Seal(kW, "Ra9", kEnd1));
-  ASSERT_OK(t.Resume(kStart2));
+  SealAndResume(t, "Ra9");
   ExpectEnded(t, Result::kDraw, Termination::kSealedMoveInvalid, "A8");
   EXPECT_THAT(t.game().proof(), HasSubstr("9.6"));
 }
@@ -785,4 +744,4 @@ TEST(AppendixA13, AGameAdjournsAgainInALaterSession) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

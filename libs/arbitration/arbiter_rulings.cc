@@ -21,8 +21,7 @@ absl::Status ValidateStopClocks(const Command& c) {
 
 absl::Status DecideStopClocksCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                      v1::ClaimRuling* /*ruling*/) {
-  const std::int64_t now = plan.now_ms;
-  EventSink sink(plan.state, plan.events, now, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideStopClocks(sink, *c.side, c.reason);
 }
 
@@ -41,8 +40,7 @@ absl::Status ValidateRuleStop(const Command& c) {
 
 absl::Status DecideRuleStopCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                    v1::ClaimRuling* /*ruling*/) {
-  const std::int64_t now = plan.now_ms;
-  EventSink sink(plan.state, plan.events, now, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideRuleStop(sink, c.irregular, c.delta_ms, c.reason);
 }
 
@@ -64,8 +62,7 @@ absl::Status ValidateUsePower(const Command& c) {
 
 absl::Status DecideUsePower(Plan& plan, const Command& c, Analyst& /*analyst*/,
                             v1::ClaimRuling* /*ruling*/) {
-  const std::int64_t now = plan.now_ms;
-  EventSink sink(plan.state, plan.events, now, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecidePower(sink, c.side, c.irregular, c.reason);
 }
 

@@ -205,7 +205,7 @@ absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
                                                     const v1::CreateGameRequest& request,
                                                     const v1::Actor& actor,
                                                     const CommandOptions& options) {
-  return engine_.Create(
+  return Engine::Create(
       game_id, Identity(options, actor),
       [&](std::int64_t now) -> absl::StatusOr<std::pair<v1::ArbitrationEvent, GameState>> {
         ASSIGN_OR_RETURN(v1::ArbitrationEvent created, NewGame(request, now, actor));

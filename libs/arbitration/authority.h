@@ -41,29 +41,21 @@
 
 namespace arbitration {
 
-struct AuthorityOptions {
-  std::string owner = "arbitration";  // this replica, unique (pod name and pid)
-  int max_attempts = 8;               // decide-and-append rounds on version conflicts
-  size_t cache_size = 20'000;         // games whose latest state this replica keeps
-};
+// The engine's options; a GameAuthority's owner is "arbitration" unless given.
+using AuthorityOptions = ledger::AuthorityOptions;
 
 // Hooks for metrics and the deadline timers (OnCommand, OnAppended with the events and the
 // deadline the append set, OnConflict, OnLoaded). Called on the calling thread, after the fact.
 using AuthorityObserver = ledger::AuthorityObserver<GameState, v1::ArbitrationEvent>;
 
-struct CommandOptions {
-  // Client-chosen, unique per command within the game; "" = the authority makes one (a retry is
-  // then a new command). Stored scoped to the actor's subject (Command::actor, Create's actor:
-  // the token's subject, store::ScopedCommandId), so no caller's id pre-empts another's and a
-  // retry by the same subject is replayed; an id in the server's namespace ("settle:...",
-  // store::IsReservedCommandId) is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes
-  // nothing.
-  std::string command_id;
-  // The request's identity for retries (e.g. a hash of it); "" = the command id.
-  std::string fingerprint;
-  // 0: any version; otherwise ERR_VERSION_CONFLICT unless the game is at it.
-  std::int64_t expected_version = 0;
-};
+// A command's identity: the client's command id (unique per command within the game; "" = the
+// authority makes one, and a retry is then a new command), the request's fingerprint and the
+// expected version. Its scope is always the actor's subject (Command::actor, Create's actor: the
+// token's subject, store::ScopedCommandId), so no caller's id pre-empts another's and a retry by
+// the same subject is replayed; an id in the server's namespace ("settle:...",
+// store::IsReservedCommandId) is refused INVALID_ARGUMENT ERR_RESERVED_COMMAND_ID and changes
+// nothing.
+using CommandOptions = ledger::CommandOptions;
 
 struct CommandResult {
   std::shared_ptr<const GameState> game;  // the state after the command (replay: as of then)
@@ -131,7 +123,9 @@ class GameDomain {
   EnvelopeOpener open_envelope_;
 };
 
-class GameAuthority {
+// The engine over the game's domain, with arbitration's extras: the actor's subject as the scope
+// of a command id, the envelope's opener (A10) and the analyst.
+class GameAuthority : private ledger::Authority<GameDomain> {
  public:
   using Engine = ledger::Authority<GameDomain>;
   using CommandCallback = Engine::Callback;
@@ -140,23 +134,18 @@ class GameAuthority {
 
   // `time`: the time base of every replica (the store's clock, ms since the Unix epoch).
   GameAuthority(store::GameStore* store, ledger::TimeSource* time, Analyst& analyst,
-                AuthorityOptions options = {})
-      : engine_(store, time, GameDomain(analyst),
-                {.owner = options.owner,
-                 .max_attempts = options.max_attempts,
-                 .cache_size = options.cache_size}) {}
+                AuthorityOptions options = {.owner = "arbitration"})
+      : Engine(store, time, GameDomain(analyst), std::move(options)) {}
 
   // Observers must outlive the authority; add them before use.
-  void AddObserver(AuthorityObserver* observer) { engine_.AddObserver(observer); }
+  using Engine::AddObserver;
   // Appendix A10: the opener of the envelope for a default that falls while it is still closed
   // and both players are absent (DefaultOpensEnvelope, adjournment.h). The rulings stay pure: the
   // authority hands them the sealed move in clear, as the service does for ResumeAdjournedGame,
   // both on the deadline path (CheckDeadline: Settle's opened_move) and before a command
   // (Command::opened_move). Unset, or without a seal key: the envelope stays closed and both lose
   // (6.7). Set it before use.
-  void SetEnvelopeOpener(EnvelopeOpener opener) {
-    engine_.domain().SetEnvelopeOpener(std::move(opener));
-  }
+  void SetEnvelopeOpener(EnvelopeOpener opener) { domain().SetEnvelopeOpener(std::move(opener)); }
 
   // Creates the game (expected version 0): ALREADY_EXISTS ERR_GAME_EXISTS if it exists, unless
   // this is a retry of the same creation (replayed).
@@ -166,51 +155,39 @@ class GameAuthority {
   // A command (Decide in rulings.h) at the time base's now.
   absl::StatusOr<CommandResult> Execute(absl::string_view game_id, const Command& command,
                                         const CommandOptions& options) {
-    return engine_.Execute(game_id, command, Identity(options, command.actor));
+    return Engine::Execute(game_id, command, Identity(options, command.actor));
   }
   // Execute without waiting for the store where it can (ledger::Authority::ExecuteAsync); a game
   // whose default may open the envelope (A10) goes the way of Execute. `done` runs exactly once.
   void ExecuteAsync(absl::string_view game_id, const Command& command,
                     const CommandOptions& options, const Offload& offload, CommandCallback done) {
-    engine_.ExecuteAsync(game_id, command, Identity(options, command.actor), offload,
+    Engine::ExecuteAsync(game_id, command, Identity(options, command.actor), offload,
                          std::move(done));
   }
   // The latest state, read from the store, and the time to read it at.
-  absl::StatusOr<CommandResult> Get(absl::string_view game_id) { return engine_.Get(game_id); }
+  using Engine::Get;
   // The latest state this replica knows: its cache's, else the store's. For a caller whose write
   // is a compare-and-set at the state's version anyway (a stale state only loses the race).
-  absl::StatusOr<CommandResult> GetCached(absl::string_view game_id) {
-    return engine_.GetCached(game_id);
-  }
+  using Engine::GetCached;
   // Records what fell by now (Settle). `known_version`: the version whose deadline triggered the
   // check (the cached state is used when it is at that version).
-  absl::StatusOr<SettleResult> CheckDeadline(absl::string_view game_id,
-                                             std::int64_t known_version = 0) {
-    return engine_.CheckDeadline(game_id, known_version);
-  }
+  using Engine::CheckDeadline;
   // The state as of `version` (replaying the log's first `version` events).
-  absl::StatusOr<std::shared_ptr<const GameState>> StateAt(absl::string_view game_id,
-                                                           std::int64_t version) {
-    return engine_.StateAt(game_id, version);
-  }
+  using Engine::StateAt;
   // Drops the game from this replica's cache (an archived game, libs/arbitration/archive.h).
-  void Forget(absl::string_view game_id) { engine_.Forget(game_id); }
+  using Engine::Forget;
 
-  store::GameStore* store() const { return engine_.store(); }
-  Analyst& analyst() const { return engine_.domain().analyst(); }
-  std::int64_t NowMs() const { return engine_.NowMs(); }
-  const std::string& owner() const { return engine_.owner(); }
+  using Engine::NowMs;
+  using Engine::owner;
+  using Engine::store;
+  Analyst& analyst() const { return domain().analyst(); }
 
  private:
   // The engine's options: the client's id is scoped to the actor's subject.
-  static ledger::CommandOptions Identity(const CommandOptions& options, const v1::Actor& actor) {
-    return {.command_id = options.command_id,
-            .scope = actor.subject(),
-            .fingerprint = options.fingerprint,
-            .expected_version = options.expected_version};
+  static CommandOptions Identity(CommandOptions options, const v1::Actor& actor) {
+    options.scope = actor.subject();
+    return options;
   }
-
-  Engine engine_;
 };
 
 // The command id every replica uses for what fell on the state at `version` (flags, defaults).

@@ -13,18 +13,14 @@
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/ledger/time_source.h"
 #include "libs/seal/seal.h"
 #include "libs/store/memory_game_store.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
-
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
-using laws::Termination;
 
 constexpr std::int64_t kHour = 3'600'000;
 constexpr std::int64_t kStart1 = 1'700'000'000'000;
@@ -32,13 +28,6 @@ constexpr std::int64_t kStart2 = kStart1 + 24 * kHour;
 constexpr char kGame[] = "a10";
 // 4. Qxf7# mates.
 constexpr char kMateInOne[] = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
-
-v1::Actor Who(const std::string& subject, const std::string& role) {
-  v1::Actor a;
-  a.set_subject(subject);
-  a.set_role(role);
-  return a;
-}
 
 class AuthorityAdjournmentTest : public ::testing::Test {
  protected:
@@ -57,19 +46,9 @@ class AuthorityAdjournmentTest : public ::testing::Test {
   // Session 1 and session 2 a day later; White seals 4. Qxf7# at the end of session 1; both stay
   // away at the resumption.
   void AdjournAndResumeWithBothAbsent() {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    req.set_time_control("G/300");
-    req.set_start_fen(kMateInOne);
-    req.set_scheduled_start_ms(kStart1);
-    for (std::int64_t start : {kStart1, kStart2}) {
-      v1::Session* s = req.add_sessions();
-      s->set_start_ms(start);
-      s->set_end_ms(start + 4 * kHour);
-    }
+    v1::CreateGameRequest req =
+        GameRequest({.time_control = "G/300", .fen = kMateInOne, .scheduled_start_ms = kStart1});
+    AddSessions(req, {kStart1, kStart2}, 4 * kHour);
     time_.SetMs(kStart1);
     ASSERT_OK(authority_.Create(kGame, req, Who("platform", "platform"), {}).status());
     Command start;
@@ -180,4 +159,4 @@ TEST_F(AuthorityAdjournmentTest, AnOpenerWithoutAKeyKeepsTodaysRuling) {  // 6.7
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

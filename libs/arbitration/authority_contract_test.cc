@@ -9,8 +9,9 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/testing/game_table.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
 using ledger::testing::AuthorityContractTest;
@@ -20,13 +21,6 @@ using ledger::testing::Outcome;
 
 // A Ruy Lopez: each move legal after the ones before it.
 constexpr const char* kMoves[] = {"e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6"};
-
-v1::Actor Who(const std::string& subject, const std::string& role) {
-  v1::Actor a;
-  a.set_subject(subject);
-  a.set_role(role);
-  return a;
-}
 
 class GameUnderContract final
     : public ledger::testing::AuthorityUnderContract<GameAuthority, Command, CommandOptions,
@@ -80,11 +74,8 @@ class GameUnderContract final
     c.move = kMoves[(n - 1) % std::size(kMoves)];
     return c;
   }
-  CommandOptions OptionsOf(const ledger::CommandOptions& o) const override {
-    return {.command_id = o.command_id,
-            .fingerprint = o.fingerprint,
-            .expected_version = o.expected_version};
-  }
+  // The engine's own: the authority scopes the id to the command's actor.
+  CommandOptions OptionsOf(const ledger::CommandOptions& o) const override { return o; }
   LocalAnalyst analyst_;
   GameAuthority authority_;
 };
@@ -94,4 +85,4 @@ INSTANTIATE_TEST_SUITE_P(Game, AuthorityContractTest,
                          ContractParamName);
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -15,6 +15,7 @@
 #include "libs/arbitration/errors.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/sha256.h"
 #include "libs/base/status_matchers.h"
 #include "libs/ledger/errors.h"
@@ -25,19 +26,10 @@
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/deferred_store.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-
 constexpr std::int64_t kT0 = 1'700'000'000'000;
-
-v1::Actor Who(const std::string& subject, const std::string& role) {
-  v1::Actor a;
-  a.set_subject(subject);
-  a.set_role(role);
-  return a;
-}
 
 // 90 minutes sudden death: standard play under every edition, so a flag ends the game when it
 // falls (6.9), without anyone's claim.
@@ -809,4 +801,4 @@ TEST_F(ArchiveTest, AStaleCachedStateLosesTheRaceAndTheLatestIsArchived) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

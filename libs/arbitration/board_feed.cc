@@ -111,19 +111,11 @@ std::vector<Observation> Observe(const chess::Position& position, const Placemen
     // A piece lifted from its square in the position: touched (4.3). A piece lifted again from a
     // square it was put on during the move is in the player's hand already.
     if (!chess::IsNone(was) && standing.squares[i] == was) {
-      Observation o;
-      o.kind = Observation::Kind::kTouched;
-      o.square = s;
-      o.piece = was;
-      out.push_back(o);
+      out.push_back({.kind = Observation::Kind::kTouched, .square = s, .piece = was});
     }
     // Put back on its own square: released, still touched.
     if (!chess::IsNone(is) && standing.squares[i] == is) {
-      Observation o;
-      o.kind = Observation::Kind::kReleased;
-      o.square = s;
-      o.piece = is;
-      out.push_back(o);
+      out.push_back({.kind = Observation::Kind::kReleased, .square = s, .piece = is});
     }
   }
   // Pieces of both colours lifted in one report: the own piece counts as touched first (4.3c).

@@ -12,52 +12,20 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
-#include "libs/arbitration/started_table_testing.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/arbitration/touch_move.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
 using ::testing::ElementsAre;
 using Kind = Observation::Kind;
 
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
-
-chess::Position Fen(absl::string_view fen) {
-  absl::StatusOr<chess::Position> p = chess::ParseFenOrStartpos(fen);
-  EXPECT_OK(p.status());
-  return *p;
-}
-
-// A physical board: pieces lifted and put down, one report per change.
-class Board {
- public:
-  explicit Board(const chess::Position& p) : placement_(PlacementOf(p)) {}
-  explicit Board(absl::string_view fen) : Board(Fen(fen)) {}
-  std::string Lift(absl::string_view square) {
-    placement_.squares[*chess::ParseSquare(square)] = chess::Piece::kNone;
-    return PlacementText(placement_);
-  }
-  std::string Put(absl::string_view square, char piece) {
-    placement_.squares[*chess::ParseSquare(square)] = chess::PieceFromFenChar(piece);
-    return PlacementText(placement_);
-  }
-  // Lifts `from` and puts its piece on `to`: two reports.
-  std::vector<std::string> Slide(absl::string_view from, absl::string_view to) {
-    const char piece = chess::FenChar(placement_.squares[*chess::ParseSquare(from)]);
-    return {Lift(from), Put(to, piece)};
-  }
-  const Placement& placement() const { return placement_; }
-
- private:
-  Placement placement_;
-};
+using chess::testing::Fen;
 
 // What each report shows, the position standing still (no move applied between reports).
 std::vector<std::vector<Observation>> ObserveAll(const chess::Position& p,
@@ -215,30 +183,14 @@ TEST(BoardFeed, ResultSignalAndIllegalMoveStood) {
 
 // --- The feed through the rulings ---------------------------------------------------------------
 
-struct Options {
-  v1::Edition edition = v1::EDITION_FIDE_2001;
-  std::string time_control = "G/90";  // standard; "G/25" rapid, "G/5" blitz (B1, C1)
-  std::string fen;
-};
-
-class Table : public testing::StartedTable {
+class Table : public StartedTable {
  public:
-  explicit Table(const Options& o = {})
-      : StartedTable(testing::GameRequest(o.edition, o.time_control, o.fen)),
-        board_(std::make_unique<Board>(game_->position())) {}
+  explicit Table(const TableOptions& o = {})
+      : StartedTable(o), board_(std::make_unique<Board>(game_->position())) {}
   // Reports of the board at `at_ms`, one a millisecond apart.
   absl::Status Feed(const std::vector<std::string>& reports, std::int64_t at_ms,
                     bool pressed = false, bool adjust = false) {
-    Command c{.kind = CommandKind::kBoardFeed};
-    for (size_t i = 0; i < reports.size(); ++i) {
-      v1::BoardPlacement* f = &c.feed.emplace_back();
-      f->set_at_ms(at_ms + static_cast<std::int64_t>(i));
-      f->set_placement(reports[i]);
-      f->set_clock_pressed(pressed && i + 1 == reports.size());
-      f->set_adjust(adjust && i == 0);
-    }
-    c.actor.set_role("service");
-    return Do(c, at_ms + static_cast<std::int64_t>(reports.size()));
+    return Do(BoardFeedOf(reports, at_ms, pressed, adjust), FeedEndMs(reports, at_ms));
   }
   absl::Status Claim(Color side, std::int64_t at_ms) {
     return Do({.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_TOUCH_MOVE},
@@ -246,11 +198,7 @@ class Table : public testing::StartedTable {
   }
   // 7.4a, B5: `claimant` claims the opponent's illegal move from-to standing now.
   absl::Status ClaimIllegal(Color claimant, std::string from, std::string to, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
-    c.actor.set_role("player");
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    return Do(c, at_ms);
+    return Do(IllegalMoveClaim(claimant, std::move(from), std::move(to)), at_ms);
   }
   absl::Status Rule(v1::RulingDecision decision, std::int64_t at_ms) {
     Command c{.kind = CommandKind::kRule, .decision = decision, .reason = "seen on the board"};
@@ -609,4 +557,4 @@ TEST(FeedGame, ReplayGivesTheSameState) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

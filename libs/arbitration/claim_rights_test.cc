@@ -14,39 +14,16 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
-#include "libs/arbitration/started_table_testing.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/arbitration/touch_move.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/pgn.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
 using ::testing::HasSubstr;
-
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
-
-// The placements a physical board reports, one per change.
-class Board {
- public:
-  explicit Board(const chess::Position& p) : placement_(PlacementOf(p)) {}
-  std::string Lift(absl::string_view square) {
-    placement_.squares[*chess::ParseSquare(square)] = chess::Piece::kNone;
-    return PlacementText(placement_);
-  }
-  std::string Put(absl::string_view square, char piece) {
-    placement_.squares[*chess::ParseSquare(square)] = chess::PieceFromFenChar(piece);
-    return PlacementText(placement_);
-  }
-
- private:
-  Placement placement_;
-};
 
 struct Options {
   v1::Edition edition = v1::EDITION_FIDE_2001;
@@ -55,20 +32,13 @@ struct Options {
 };
 
 // A game driven through Decide, as the service and `game simulate` drive it.
-class Table : public testing::StartedTable {
+class Table : public StartedTable {
  public:
   explicit Table(const Options& o = {})
-      : StartedTable(testing::GameRequest(o.edition, o.time_control, o.fen)) {}
+      : StartedTable({.edition = o.edition, .time_control = o.time_control, .fen = o.fen}) {}
   // The board's reports (a relay service), one a millisecond apart.
   absl::Status Feed(const std::vector<std::string>& reports, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kBoardFeed};
-    for (size_t i = 0; i < reports.size(); ++i) {
-      v1::BoardPlacement* f = &c.feed.emplace_back();
-      f->set_at_ms(at_ms + static_cast<std::int64_t>(i));
-      f->set_placement(reports[i]);
-    }
-    c.actor.set_role("service");
-    return Do(c, at_ms + static_cast<std::int64_t>(reports.size()));
+    return Do(BoardFeedOf(reports, at_ms), FeedEndMs(reports, at_ms));
   }
   // The player to move lifts the piece on `square` and puts it back (4.3: touched).
   absl::Status TouchAndRelease(absl::string_view square, std::int64_t at_ms) {
@@ -79,34 +49,19 @@ class Table : public testing::StartedTable {
   // 7.4a: `offender`'s illegal move at `ply`, reported by `role` ("player": the opponent's claim).
   absl::Status Report(Color offender, std::string from, std::string to, std::int64_t ply,
                       absl::string_view role, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kReportIllegalMove, .side = offender};
-    c.actor.set_role(std::string(role));
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    c.irregular.ply = ply;
-    c.reason = "reported";
-    return Do(c, at_ms);
+    return Do(IllegalMoveReport(offender, std::move(from), std::move(to), ply, "reported", role),
+              at_ms);
   }
   // 7.4a, B5: `claimant` claims that the opponent's move at `ply` (from-to) was illegal.
   absl::Status Claim(Color claimant, std::string from, std::string to, std::int64_t ply,
                      std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
-    c.actor.set_role("player");
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    c.irregular.ply = ply;
-    return Do(c, at_ms);
+    return Do(IllegalMoveClaim(claimant, std::move(from), std::move(to), ply), at_ms);
   }
   absl::Status Complete(Color side, std::string from, std::string to, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kCompleteIllegalMove, .side = side};
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    return Do(c, at_ms);
+    return Do(CompletedIllegalMove(side, std::move(from), std::move(to)), at_ms);
   }
   absl::Status ClaimIllegal(Color side, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_ILLEGAL_MOVE};
-    c.actor.set_role("player");
-    return Do(c, at_ms);
+    return Do(IllegalMoveClaimOf(side), at_ms);
   }
   absl::Status SetClocks(std::int64_t white_ms, std::int64_t black_ms, std::string article,
                          std::int64_t at_ms) {
@@ -412,4 +367,4 @@ TEST(GameViewObligation, PerEditionAndSpeed) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

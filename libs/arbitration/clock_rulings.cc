@@ -139,12 +139,10 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
   const bool both_down = own.has_value() && opponent.has_value();
   const bool b8 = both_down && rule.both_down_draws;
   const bool correct = opponent.has_value() && !b8 && (!own.has_value() || *opponent < *own);
-  v1::ArbitrationEvent claim;
+  v1::ArbitrationEvent claim = ClaimEvent(
+      side, v1::CLAIM_KIND_TIME, correct ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT,
+      b8 ? rule.both_down_article : rule.claim_article);
   v1::ClaimMade* cm = claim.mutable_claim();
-  cm->set_side(laws::ToProto(side));
-  cm->set_kind(v1::CLAIM_KIND_TIME);
-  cm->set_ruling(correct ? v1::CLAIM_RULING_CORRECT : v1::CLAIM_RULING_INCORRECT);
-  cm->set_article(std::string(b8 ? rule.both_down_article : rule.claim_article));
   cm->set_reason(b8          ? "both flags have fallen: the game is drawn"
                  : correct   ? (own.has_value() ? "the opponent's flag fell before the claimant's"
                                                 : "the claimant's flag is up and the opponent's "
@@ -212,15 +210,11 @@ absl::Status ValidateAdjustTime(const Command& c) {
 
 absl::Status DecideAdjustTime(Plan& plan, const Command& c, Analyst& /*analyst*/,
                               v1::ClaimRuling* /*ruling*/) {
-  const GameState& s = plan.state;
-  const std::int64_t now = plan.now_ms;
   // Any time between the start and the end: during an interruption (6.13) too, and while a
   // claim awaits the ruling. The clock checks the sign the article fixes and that a deduction
   // leaves time (otherwise the clock is set, 6.14).
-  RETURN_IF_ERROR(CheckNotOver(s));
-  v1::ArbitrationEvent e = AdjustedEvent(*c.side, c.delta_ms, c.article);
-  e.mutable_adjusted()->set_reason(c.reason);
-  return plan.Add(std::move(e), now, c.actor);
+  RETURN_IF_ERROR(CheckNotOver(plan.state));
+  return plan.Add(AdjustedEvent(*c.side, c.delta_ms, c.article, c.reason), plan.now_ms, c.actor);
 }
 
 absl::Status ValidateSetClocks(const Command& c) {

@@ -25,65 +25,71 @@ chessclock::AdjustReason AdjustReasonFor(absl::string_view article) {
 }  // namespace
 
 // Flags, adjustments, the clocks stopped, restarted and set.
-absl::Status GameState::ApplyTime(const v1::ArbitrationEvent& event) {
-  const std::int64_t at = event.at_ms();
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kFlag: {
-      std::optional<Color> side = SideOf(event.flag().side());
-      if (!side) return CorruptLog("a flag without a colour");
-      flags_.push_back(event.flag());
-      // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
-      if (event.flag().counts() && claim_postponed_ && status_ == GameStatus::kOngoing) {
-        StopClock(at);
-        awaiting_after_flag_ = true;
-        after_flag_loser_ = *side;
-        status_ = GameStatus::kAwaitingRuling;
-      }
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kAdjusted: {
-      const v1::TimeAdjusted& a = event.adjusted();
-      std::optional<Color> side = SideOf(a.side());
-      if (!side) return CorruptLog("an adjustment without a colour");
-      return clock_.Adjust(*side, a.delta_ms(), AdjustReasonFor(a.article()), at);
-    }
-    case v1::ArbitrationEvent::kClockStopped:
-      StopClock(at);
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kClockRestarted:
-      if (clock_.status() == chessclock::ClockStatus::kPaused) {
-        RETURN_IF_ERROR(clock_.Resume(at));
-        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      }
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kPaused:
-      if (status_ != GameStatus::kOngoing || paused_) return CorruptLog("a pause out of play");
-      StopClock(at);
-      paused_ = true;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kClocksSet: {
-      const v1::ClocksSet& c = event.clocks_set();
-      chessclock::ClockSetting setting;
-      setting.white_ms = c.white_ms();
-      setting.black_ms = c.black_ms();
-      if (c.has_white_moves()) setting.white_moves = c.white_moves();
-      if (c.has_black_moves()) setting.black_moves = c.black_moves();
-      RETURN_IF_ERROR(clock_.Set(setting, at));
-      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kResumed:
-      if (!paused_) return CorruptLog("a resumption without a pause");
-      paused_ = false;
-      if (clock_.status() == chessclock::ClockStatus::kPaused) {
-        RETURN_IF_ERROR(clock_.Resume(at));
-        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      }
-      return absl::OkStatus();
-    default:
-      break;
-  }
-  return CorruptLog("an event of no known kind");
+std::vector<GameState::EventRule> GameState::TimeEvents() {
+  return {
+      {v1::ArbitrationEvent::kFlag,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.flag().side(), "a flag"));
+         s.flags_.push_back(event.flag());
+         // 10.2b: in a postponed game the arbiter fixes the result after a flag falls.
+         if (event.flag().counts() && s.claim_postponed_ && s.status_ == GameStatus::kOngoing) {
+           s.StopClock(at);
+           s.awaiting_after_flag_ = true;
+           s.after_flag_loser_ = side;
+           s.status_ = GameStatus::kAwaitingRuling;
+         }
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kAdjusted,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::TimeAdjusted& a = event.adjusted();
+         ASSIGN_OR_RETURN(const Color side, SideOr(a.side(), "an adjustment"));
+         return s.clock_.Adjust(side, a.delta_ms(), AdjustReasonFor(a.article()), at);
+       }},
+      {v1::ArbitrationEvent::kClockStopped,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         s.StopClock(at);
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kClockRestarted,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (s.clock_.status() == chessclock::ClockStatus::kPaused) {
+           RETURN_IF_ERROR(s.clock_.Resume(at));
+           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         }
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kPaused,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (s.status_ != GameStatus::kOngoing || s.paused_)
+           return CorruptLog("a pause out of play");
+         s.StopClock(at);
+         s.paused_ = true;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kClocksSet,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::ClocksSet& c = event.clocks_set();
+         chessclock::ClockSetting setting;
+         setting.white_ms = c.white_ms();
+         setting.black_ms = c.black_ms();
+         if (c.has_white_moves()) setting.white_moves = c.white_moves();
+         if (c.has_black_moves()) setting.black_moves = c.black_moves();
+         RETURN_IF_ERROR(s.clock_.Set(setting, at));
+         s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kResumed,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (!s.paused_) return CorruptLog("a resumption without a pause");
+         s.paused_ = false;
+         if (s.clock_.status() == chessclock::ClockStatus::kPaused) {
+           RETURN_IF_ERROR(s.clock_.Resume(at));
+           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         }
+         return absl::OkStatus();
+       }},
+  };
 }
 
 }  // namespace arbitration

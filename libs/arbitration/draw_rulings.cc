@@ -140,12 +140,9 @@ absl::Status DecideQuickplayClaim(Plan& plan, const Command& c, Color side, Anal
                               ": only in the period in which all remaining moves must be made "
                               "(10.1)"));
   }
-  v1::ArbitrationEvent claim;
+  v1::ArbitrationEvent claim =
+      ClaimEvent(side, v1::CLAIM_KIND_QUICKPLAY, v1::CLAIM_RULING_PENDING, rule.article);
   v1::ClaimMade* cm = claim.mutable_claim();
-  cm->set_side(laws::ToProto(side));
-  cm->set_kind(v1::CLAIM_KIND_QUICKPLAY);
-  cm->set_ruling(v1::CLAIM_RULING_PENDING);
-  cm->set_article(std::string(rule.article));
   cm->set_ground(c.ground);
   if (rule.claim == laws::QuickplayClaim::kAppendixD) {
     // D1: "Dies beendet die Partie"; the final position written down for the arbiter.

@@ -38,6 +38,18 @@ inline arbiter::v1::ArbitrationEvent AdjustedEvent(chess::Color side, std::int64
   return e;
 }
 
+// `side`'s claim of `kind`, ruled `ruling` (pending: the arbiter's to rule) under `article`.
+inline arbiter::v1::ArbitrationEvent ClaimEvent(chess::Color side, arbiter::v1::ClaimKind kind,
+                                                arbiter::v1::ClaimRuling ruling,
+                                                absl::string_view article) {
+  arbiter::v1::ArbitrationEvent e;
+  e.mutable_claim()->set_side(laws::ToProto(side));
+  e.mutable_claim()->set_kind(kind);
+  e.mutable_claim()->set_ruling(ruling);
+  e.mutable_claim()->set_article(std::string(article));
+  return e;
+}
+
 }  // namespace arbitration
 
 #endif  // ARBITER_LIBS_ARBITRATION_EVENTS_H_

@@ -6,35 +6,19 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "libs/arbitration/started_table_testing.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using chess::Color;
-using laws::Result;
-using laws::Termination;
-using testing::GameRequest;
-
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
 constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-class Table : public testing::StartedTable {
+class Table : public StartedTable {
  public:
   using StartedTable::StartedTable;
-  absl::Status Move(Color side, std::string move, std::int64_t at_ms) {
-    return Do({.kind = CommandKind::kMove, .side = side, .move = std::move(move)}, at_ms);
-  }
   absl::Status ClaimTime(Color side, std::int64_t at_ms) {
     return Do({.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_TIME}, at_ms);
-  }
-  void SettleTo(std::int64_t at_ms) {
-    LocalAnalyst analyst;
-    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst)) {
-      ASSERT_OK(game_->Apply(e));
-    }
   }
   const laws::Outcome& outcome() const { return game_->outcome(); }
   v1::ClaimMade last_claim() const {
@@ -48,7 +32,8 @@ class Table : public testing::StartedTable {
 
 v1::CreateGameRequest Request(v1::Edition edition, std::string tc, std::string fen = kStart,
                               std::optional<bool> supervised = std::nullopt) {
-  v1::CreateGameRequest req = GameRequest(edition, std::move(tc), std::move(fen));
+  v1::CreateGameRequest req =
+      GameRequest({.edition = edition, .time_control = std::move(tc), .fen = std::move(fen)});
   if (supervised.has_value())
     req.mutable_ruleset()->mutable_regulations()->set_supervised(*supervised);
   return req;
@@ -177,4 +162,4 @@ TEST(Edition2023, UnsupervisedBothFlagsDownTheFirstFlagDecides) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -9,21 +9,17 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/ledger/time_source.h"
 #include "libs/store/memory_game_store.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
 constexpr std::int64_t kT0 = 1'700'000'000'000;
 
-v1::Actor Platform() {
-  v1::Actor platform;
-  platform.set_subject("platform");
-  platform.set_role("platform");
-  return platform;
-}
+v1::Actor Platform() { return Who("platform", "platform"); }
 
 // One replica: its authority and the scheduler of its games' deadlines.
 struct Replica {
@@ -68,4 +64,4 @@ TEST(GameDeadlines, AFlagIsRecordedAtTheInstantItFellOnceAcrossReplicas) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

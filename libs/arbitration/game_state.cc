@@ -243,191 +243,169 @@ absl::Status GameState::Apply(const v1::ArbitrationEvent& event) {
   // In place: copying the state first (so that a failure left it unchanged) cost a copy of the
   // whole position history per event, and every caller discards a state whose event did not
   // apply (a decision's scratch state, a replay, a deadline check).
-  RETURN_IF_ERROR(ApplyKind(event));
+  const std::vector<EventSlot>& table = EventTable();
+  const auto kind = static_cast<std::size_t>(event.kind_case());
+  if (kind >= table.size() || table[kind].apply == nullptr) {
+    return CorruptLog("an event of no known kind");
+  }
+  RETURN_IF_ERROR(table[kind].apply(*this, event, event.at_ms()));
   last_event_ms_ = event.at_ms();
   log_.Append(event);
   return absl::OkStatus();
 }
 
-absl::Status GameState::ApplyKind(const v1::ArbitrationEvent& event) {
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kStarted:
-    case v1::ArbitrationEvent::kArrived:
-    case v1::ArbitrationEvent::kMove:
-      return ApplyPlay(event);
-    case v1::ArbitrationEvent::kDrawOffered:
-    case v1::ArbitrationEvent::kDrawAnswered:
-    case v1::ArbitrationEvent::kDrawOfferRefused:
-    case v1::ArbitrationEvent::kClaim:
-    case v1::ArbitrationEvent::kRuled:
-      return ApplyDrawOrClaim(event);  // draw_state.cc
-    case v1::ArbitrationEvent::kFlag:
-    case v1::ArbitrationEvent::kAdjusted:
-    case v1::ArbitrationEvent::kClockStopped:
-    case v1::ArbitrationEvent::kClockRestarted:
-    case v1::ArbitrationEvent::kPaused:
-    case v1::ArbitrationEvent::kClocksSet:
-    case v1::ArbitrationEvent::kResumed:
-      return ApplyTime(event);  // clock_state.cc
-    case v1::ArbitrationEvent::kResigned:
-    case v1::ArbitrationEvent::kEnded:
-    case v1::ArbitrationEvent::kConfirmed:
-    case v1::ArbitrationEvent::kResultSet:
-      return ApplyResult(event);
-    case v1::ArbitrationEvent::kIllegalMoveReported:
-    case v1::ArbitrationEvent::kIllegalMoveCompleted:
-    case v1::ArbitrationEvent::kPositionRestored:
-    case v1::ArbitrationEvent::kIrregularityRuled:
-    case v1::ArbitrationEvent::kPlayerStoppedClocks:
-    case v1::ArbitrationEvent::kStopRuled:
-    case v1::ArbitrationEvent::kPowerUsed:
-      return ApplyIrregularity(event);  // irregularities_state.cc
-    case v1::ArbitrationEvent::kMoveSealed:
-    case v1::ArbitrationEvent::kSealCalled:
-    case v1::ArbitrationEvent::kAdjourned:
-    case v1::ArbitrationEvent::kAdjournedResumed:
-    case v1::ArbitrationEvent::kEnvelopeLost:
-      return ApplyAdjournment(event);  // adjournment_state.cc
-    // Article 4 on an electronic board (touch_move.h); a touch-move violation pauses with its own
-    // GamePaused event.
-    case v1::ArbitrationEvent::kPieceTouched:
-    case v1::ArbitrationEvent::kPieceReleased:
-    case v1::ArbitrationEvent::kAdjustAnnounced:
-    case v1::ArbitrationEvent::kBoardIrregularity:
-    case v1::ArbitrationEvent::kBoardResultSignal:
-    case v1::ArbitrationEvent::kTouchMoveRuled:
-    case v1::ArbitrationEvent::kBoardFrame:
-      return touches_.Apply(event, to_move());
-    case v1::ArbitrationEvent::kCreated:
-    case v1::ArbitrationEvent::KIND_NOT_SET:
-      break;
+const std::vector<GameState::EventSlot>& GameState::EventTable() {
+  static const std::vector<EventSlot>* const table = [] {
+    using Family = std::vector<EventRule> (*)();
+    auto* by_kind = new std::vector<EventSlot>;
+    for (Family family : {PlayEvents, ResultEvents, DrawEvents, TimeEvents, AdjournmentEvents,
+                          IrregularityEvents, BoardEvents}) {
+      for (const EventRule& row : family()) {
+        const auto i = static_cast<std::size_t>(row.kind);
+        if (by_kind->size() <= i) by_kind->resize(i + 1);
+        EventSlot& slot = (*by_kind)[i];
+        if (slot.rows++ == 0) slot.apply = row.apply;
+      }
+    }
+    return by_kind;
+  }();
+  return *table;
+}
+
+int GameState::EventRows(v1::ArbitrationEvent::KindCase kind) {
+  const std::vector<EventSlot>& table = EventTable();
+  const auto i = static_cast<std::size_t>(kind);
+  return i < table.size() ? table[i].rows : 0;
+}
+
+// Article 4 on an electronic board (touch_move.h): the touch log's rows, each applied to the
+// game's log with the player on move (a touch-move violation pauses with its own GamePaused).
+std::vector<GameState::EventRule> GameState::BoardEvents() {
+  std::vector<EventRule> rows;
+  for (const TouchLog::EventRule& row : TouchLog::EventRows()) {
+    rows.push_back({row.kind, [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t) {
+                      return s.touches_.Apply(event, s.to_move());
+                    }});
   }
-  return CorruptLog("an event of no known kind");
+  return rows;
 }
 
 // The start and arrivals (6.5-6.7) and the moves (with 9.1, 6.8a and Appendix A9).
-absl::Status GameState::ApplyPlay(const v1::ArbitrationEvent& event) {
-  const std::int64_t at = event.at_ms();
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kStarted: {
-      if (status_ != GameStatus::kCreated) return CorruptLog("started twice");
-      bool white_present = true;
-      bool black_present = true;
-      for (int c : event.started().absent()) {
-        std::optional<Color> side = SideOf(static_cast<v1::Color>(c));
-        if (!side) return CorruptLog("an absent side without a colour");
-        (*side == Color::kWhite ? white_present : black_present) = false;
-      }
-      // The clock starts from the position's side to move (a FEN may give Black the move).
-      RETURN_IF_ERROR(clock_.Start(at, white_present, black_present));
-      if (game_.position().side_to_move() == Color::kBlack) {
-        RETURN_IF_ERROR(clock_.Set({.white_ms = clock_.RemainingMs(Color::kWhite, at),
-                                    .black_ms = clock_.RemainingMs(Color::kBlack, at),
-                                    .to_move = Color::kBlack},
-                                   at));
-      }
-      // 6.7: counted from the scheduled start, or from the start when none was set.
-      const std::int64_t scheduled =
-          created_->scheduled_start_ms() > 0 ? created_->scheduled_start_ms() : at;
-      default_deadline_ms_ = scheduled + laws::DefaultTimeMs(ruleset_);
-      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      status_ = GameStatus::kOngoing;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kArrived: {
-      std::optional<Color> side = SideOf(event.arrived().side());
-      if (!side) return CorruptLog("an arrival without a colour");
-      // Appendix A9, A10: absent at the resumption of an adjourned game (the clock knew him).
-      if (adjournment_.absent[chess::Index(*side)]) {
-        adjournment_.absent[chess::Index(*side)] = false;
-        return absl::OkStatus();
-      }
-      return clock_.Arrive(*side, at);
-    }
-    case v1::ArbitrationEvent::kMove: {
-      const v1::MoveMade& m = event.move();
-      std::optional<Color> side = SideOf(m.side());
-      if (!side || *side != to_move()) return CorruptLog("a move by the side not to move");
-      if (unplayable_) return CorruptLog("a move after an illegal move that left no position");
-      ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(game_.position(), m.uci()));
-      touches_.OnMove(game_.position(), move);  // 4.3: the turn's touches end with its move
-      RETURN_IF_ERROR(game_.Play(move));
-      // C3: once the opponent has moved, a completed illegal move stands; 4.3 is satisfied.
-      if (completed_illegal_ && *completed_illegal_ != *side) completed_illegal_.reset();
-      must_move_.reset();
-      must_capture_.reset();
-      ++standing_plies_;
-      // A capture or a pawn move: no earlier position can stand again (see game()).
-      if (game_.position().halfmove_clock() == 0) game_ = game_.RepetitionWindow();
-      if (m.sealed()) {
-        // Appendix A9: the sealed move opened and played on the board. The sealer's clock was
-        // pressed when the envelope closed; the replier's runs. A4: an offer the replier made
-        // after the sealing is not rejected by it (the move was sealed before the offer).
-        adjournment_.sealed.reset();
-        adjournment_.envelope.reset();
-        if (m.ends_game()) StopClock(at);
-        return absl::OkStatus();
-      }
-      if (m.ends_game()) {
-        StopClock(at);  // 6.8a: a move that ends the game is complete without the press
-      } else {
-        RETURN_IF_ERROR(clock_.Press(*side, at, m.lag_ms()));
-        turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      }
-      // 9.1: the opponent's pending offer is rejected by this move.
-      if (draw_offer_ && *draw_offer_ != *side) draw_offer_.reset();
-      if (m.offer_draw() && draw_offer_ != *side) {
-        draw_offer_ = *side;
-        ++offers_[chess::Index(*side)];
-      }
-      return absl::OkStatus();
-    }
-    default:
-      break;
-  }
-  return CorruptLog("an event of no known kind");
+std::vector<GameState::EventRule> GameState::PlayEvents() {
+  return {
+      {v1::ArbitrationEvent::kStarted,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (s.status_ != GameStatus::kCreated) return CorruptLog("started twice");
+         ASSIGN_OR_RETURN(const auto absent, AbsentSides(event.started().absent()));
+         // The clock starts from the position's side to move (a FEN may give Black the move).
+         RETURN_IF_ERROR(s.clock_.Start(at, !absent[chess::Index(Color::kWhite)],
+                                        !absent[chess::Index(Color::kBlack)]));
+         if (s.game_.position().side_to_move() == Color::kBlack) {
+           RETURN_IF_ERROR(s.clock_.Set({.white_ms = s.clock_.RemainingMs(Color::kWhite, at),
+                                         .black_ms = s.clock_.RemainingMs(Color::kBlack, at),
+                                         .to_move = Color::kBlack},
+                                        at));
+         }
+         // 6.7: counted from the scheduled start, or from the start when none was set.
+         const std::int64_t scheduled =
+             s.created_->scheduled_start_ms() > 0 ? s.created_->scheduled_start_ms() : at;
+         s.default_deadline_ms_ = scheduled + laws::DefaultTimeMs(s.ruleset_);
+         s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         s.status_ = GameStatus::kOngoing;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kArrived,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.arrived().side(), "an arrival"));
+         // Appendix A9, A10: absent at the resumption of an adjourned game (the clock knew him).
+         if (s.adjournment_.absent[chess::Index(side)]) {
+           s.adjournment_.absent[chess::Index(side)] = false;
+           return absl::OkStatus();
+         }
+         return s.clock_.Arrive(side, at);
+       }},
+      {v1::ArbitrationEvent::kMove,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::MoveMade& m = event.move();
+         std::optional<Color> side = SideOf(m.side());
+         if (!side || *side != s.to_move()) return CorruptLog("a move by the side not to move");
+         if (s.unplayable_) return CorruptLog("a move after an illegal move that left no position");
+         ASSIGN_OR_RETURN(chess::Move move, chess::ParseUci(s.game_.position(), m.uci()));
+         s.touches_.OnMove(s.game_.position(), move);  // 4.3: the turn's touches end with its move
+         RETURN_IF_ERROR(s.game_.Play(move));
+         // C3: once the opponent has moved, a completed illegal move stands; 4.3 is satisfied.
+         if (s.completed_illegal_ && *s.completed_illegal_ != *side) s.completed_illegal_.reset();
+         s.must_move_.reset();
+         s.must_capture_.reset();
+         ++s.standing_plies_;
+         // A capture or a pawn move: no earlier position can stand again (see game()).
+         if (s.game_.position().halfmove_clock() == 0) s.game_ = s.game_.RepetitionWindow();
+         if (m.sealed()) {
+           // Appendix A9: the sealed move opened and played on the board. The sealer's clock was
+           // pressed when the envelope closed; the replier's runs. A4: an offer the replier made
+           // after the sealing is not rejected by it (the move was sealed before the offer).
+           s.adjournment_.sealed.reset();
+           s.adjournment_.envelope.reset();
+           if (m.ends_game()) s.StopClock(at);
+           return absl::OkStatus();
+         }
+         if (m.ends_game()) {
+           s.StopClock(at);  // 6.8a: a move that ends the game is complete without the press
+         } else {
+           RETURN_IF_ERROR(s.clock_.Press(*side, at, m.lag_ms()));
+           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         }
+         // 9.1: the opponent's pending offer is rejected by this move.
+         if (s.draw_offer_ && *s.draw_offer_ != *side) s.draw_offer_.reset();
+         if (m.offer_draw() && s.draw_offer_ != *side) {
+           s.draw_offer_ = *side;
+           ++s.offers_[chess::Index(*side)];
+         }
+         return absl::OkStatus();
+       }},
+  };
 }
 
 // Resignation (5.1b), the end of the game, the players' confirmation (8.7), the arbiter's result.
-absl::Status GameState::ApplyResult(const v1::ArbitrationEvent& event) {
-  const std::int64_t at = event.at_ms();
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kResigned:
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kEnded: {
-      paused_ = false;
-      StopClock(at);
-      outcome_ = laws::OutcomeOf(event.ended().outcome());
-      proof_ = event.ended().proof();
-      review_ = event.ended().review();
-      status_ = GameStatus::kEnded;
-      ended_at_ms_ = at;
-      draw_offer_.reset();
-      pending_claim_.reset();
-      awaiting_after_flag_ = false;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kConfirmed: {
-      std::optional<Color> side = SideOf(event.confirmed().side());
-      if (!side) return CorruptLog("a confirmation without a colour");
-      confirmed_[chess::Index(*side)] = true;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kResultSet: {
-      StopClock(at);
-      outcome_ = laws::OutcomeOf(event.result_set().outcome());
-      review_ = false;
-      status_ = GameStatus::kEnded;
-      if (!ended_at_ms_) ended_at_ms_ = at;
-      draw_offer_.reset();
-      pending_claim_.reset();
-      awaiting_after_flag_ = false;
-      return absl::OkStatus();
-    }
-    default:
-      break;
-  }
-  return CorruptLog("an event of no known kind");
+std::vector<GameState::EventRule> GameState::ResultEvents() {
+  return {
+      {v1::ArbitrationEvent::kResigned,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kEnded,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         s.paused_ = false;
+         s.StopClock(at);
+         s.outcome_ = laws::OutcomeOf(event.ended().outcome());
+         s.proof_ = event.ended().proof();
+         s.review_ = event.ended().review();
+         s.status_ = GameStatus::kEnded;
+         s.ended_at_ms_ = at;
+         s.draw_offer_.reset();
+         s.pending_claim_.reset();
+         s.awaiting_after_flag_ = false;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kConfirmed,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.confirmed().side(), "a confirmation"));
+         s.confirmed_[chess::Index(side)] = true;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kResultSet,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         s.StopClock(at);
+         s.outcome_ = laws::OutcomeOf(event.result_set().outcome());
+         s.review_ = false;
+         s.status_ = GameStatus::kEnded;
+         if (!s.ended_at_ms_) s.ended_at_ms_ = at;
+         s.draw_offer_.reset();
+         s.pending_claim_.reset();
+         s.awaiting_after_flag_ = false;
+         return absl::OkStatus();
+       }},
+  };
 }
 
 absl::StatusOr<v1::ArbitrationEvent> NewGame(const v1::CreateGameRequest& request,

@@ -66,6 +66,8 @@ class GameState {
 
   // Applies one event at the end of the log. On failure the state is half-applied: discard it.
   absl::Status Apply(const v1::ArbitrationEvent& event);
+  // How many rows of Apply's table take events of `kind`: one for every kind but the creation.
+  static int EventRows(v1::ArbitrationEvent::KindCase kind);
 
   // --- What the game is
   const v1::GameCreated& created() const { return *created_; }
@@ -189,20 +191,35 @@ class GameState {
  private:
   GameState(std::shared_ptr<const v1::GameCreated> created, laws::Ruleset ruleset, chess::Game game,
             chessclock::Clock clock);
-  // Apply's dispatch to the family of the event, each in its own file.
-  absl::Status ApplyKind(const v1::ArbitrationEvent& event);
+  // One row of Apply's table: how an event of `kind`, at `at` ms, changes the state. Each family
+  // of events lists its rows in its own file; a new event is one row there (EventRows checks that
+  // every kind has exactly one).
+  using ApplyEvent = absl::Status (*)(GameState& s, const v1::ArbitrationEvent& event,
+                                      std::int64_t at);
+  struct EventRule {
+    v1::ArbitrationEvent::KindCase kind;
+    ApplyEvent apply;
+  };
+  // The families' rows gathered once, by kind: the first row of each and how many there are.
+  struct EventSlot {
+    ApplyEvent apply = nullptr;
+    int rows = 0;
+  };
+  static const std::vector<EventSlot>& EventTable();
   // The start, arrivals and moves (game_state.cc).
-  absl::Status ApplyPlay(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> PlayEvents();
   // Resignation, the end, confirmations and the arbiter's result (game_state.cc).
-  absl::Status ApplyResult(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> ResultEvents();
   // Offers, claims and rulings (draw_state.cc).
-  absl::Status ApplyDrawOrClaim(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> DrawEvents();
   // Flags, adjustments, the clocks stopped, restarted and set (clock_state.cc).
-  absl::Status ApplyTime(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> TimeEvents();
   // Appendix A (adjournment_state.cc).
-  absl::Status ApplyAdjournment(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> AdjournmentEvents();
   // Article 7, 6.13b, 12, 13.4 (irregularities_state.cc).
-  absl::Status ApplyIrregularity(const v1::ArbitrationEvent& event);
+  static std::vector<EventRule> IrregularityEvents();
+  // Article 4 on an electronic board: the touch log's own rows (touch_move.cc).
+  static std::vector<EventRule> BoardEvents();
   // Takes back the standing plies from `ply` on (7.3-7.5) and corrects the clock's side to move
   // and move counters (6.14).
   absl::Status RestoreTo(std::int64_t ply, std::int64_t at_ms);

@@ -202,28 +202,17 @@ absl::StatusOr<std::optional<chess::Position>> PositionAfterIllegal(const chess:
   setup.board[from] = chess::Piece::kNone;
   setup.board[to] = placed;
   // Castling rights die with a king or rook that moved or was taken on its square.
+  static constexpr std::pair<chess::Square, chess::CastlingRights> kRightsOf[] = {
+      {chess::kE1, chess::kWhiteKingSide | chess::kWhiteQueenSide},
+      {chess::kE8, chess::kBlackKingSide | chess::kBlackQueenSide},
+      {chess::kA1, chess::kWhiteQueenSide},
+      {chess::kH1, chess::kWhiteKingSide},
+      {chess::kA8, chess::kBlackQueenSide},
+      {chess::kH8, chess::kBlackKingSide},
+  };
   for (chess::Square sq : {from, to}) {
-    switch (sq) {
-      case chess::kE1:
-        setup.castling = setup.castling & ~(chess::kWhiteKingSide | chess::kWhiteQueenSide);
-        break;
-      case chess::kE8:
-        setup.castling = setup.castling & ~(chess::kBlackKingSide | chess::kBlackQueenSide);
-        break;
-      case chess::kA1:
-        setup.castling = setup.castling & ~chess::kWhiteQueenSide;
-        break;
-      case chess::kH1:
-        setup.castling = setup.castling & ~chess::kWhiteKingSide;
-        break;
-      case chess::kA8:
-        setup.castling = setup.castling & ~chess::kBlackQueenSide;
-        break;
-      case chess::kH8:
-        setup.castling = setup.castling & ~chess::kBlackKingSide;
-        break;
-      default:
-        break;
+    for (const auto& [square, rights] : kRightsOf) {
+      if (sq == square) setup.castling = setup.castling & ~rights;
     }
   }
   setup.ep_square = chess::kNoSquare;
@@ -428,12 +417,9 @@ absl::Status DecideIllegalMoveClaim(EventSink& sink, Color claimant, Analyst& an
                                    ? analyst.MatingPotential(s.position(), claimant)
                                    : analyst.CanMate(s.position(), claimant);
   const bool draw = answer.verdict == analysis::Verdict::kUnwinnable;
-  v1::ArbitrationEvent claim;
+  v1::ArbitrationEvent claim =
+      ClaimEvent(claimant, v1::CLAIM_KIND_ILLEGAL_MOVE, v1::CLAIM_RULING_CORRECT, c3.article);
   v1::ClaimMade* cm = claim.mutable_claim();
-  cm->set_side(laws::ToProto(claimant));
-  cm->set_kind(v1::CLAIM_KIND_ILLEGAL_MOVE);
-  cm->set_ruling(v1::CLAIM_RULING_CORRECT);
-  cm->set_article(std::string(c3.article));
   cm->set_reason(draw ? "the opponent's illegal move is complete; the claimant cannot mate him: "
                         "drawn"
                       : "the opponent's illegal move is complete: the claimant wins");

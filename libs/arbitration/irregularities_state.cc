@@ -139,118 +139,124 @@ absl::Status GameState::Owe(const v1::IllegalMoveReported& r) {
   return absl::OkStatus();
 }
 
-absl::Status GameState::ApplyIrregularity(const v1::ArbitrationEvent& event) {
-  const std::int64_t at = event.at_ms();
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kIllegalMoveReported: {
-      const v1::IllegalMoveReported& r = event.illegal_move_reported();
-      std::optional<Color> side = laws::ColorOf(r.side());
-      if (!side) return CorruptLog("an illegal move without a colour");
-      // The arbiter corrects a C3 move that left no position (counted when it was made).
-      const bool correction = unplayable_;
-      unplayable_ = false;
-      RETURN_IF_ERROR(RestoreTo(r.ply(), at));
-      if (to_move() != *side) return CorruptLog("an illegal move by the side not to move");
-      if (correction && !ledger_.empty()) {
-        // The press of C3 is undone: the offender's clock runs again (6.14: his move counter).
-        chessclock::ClockSetting setting;
-        setting.white_ms = clock_.RemainingMs(Color::kWhite, at);
-        setting.black_ms = clock_.RemainingMs(Color::kBlack, at);
-        (*side == Color::kWhite ? setting.white_moves : setting.black_moves) =
-            std::max(0, clock_.moves(*side) - 1);
-        setting.to_move = *side;
-        const bool was_paused = clock_.status() == chessclock::ClockStatus::kPaused;
-        RETURN_IF_ERROR(clock_.Set(setting, at));
-        if (was_paused) StopClock(at);
-        turn_start_remaining_ms_ = clock_.RemainingMs(*side, at);
-        completed_illegal_.reset();
-        ledger_.back().set_ruling(r.ruling());
-        return Owe(r);
-      }
-      ++illegal_counts_[chess::Index(*side)];
-      RETURN_IF_ERROR(Owe(r));
-      v1::IllegalMoveEntry entry;
-      entry.set_side(r.side());
-      entry.set_ply(r.ply());
-      entry.set_move(absl::StrCat(r.from(), "-", r.to(), r.promotion()));
-      entry.set_article(r.article());
-      entry.set_ruling(r.ruling());
-      ledger_.push_back(std::move(entry));
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kIllegalMoveCompleted: {
-      const v1::IllegalMoveCompleted& c = event.illegal_move_completed();
-      std::optional<Color> side = laws::ColorOf(c.side());
-      if (!side || *side != to_move()) return CorruptLog("an illegal move by the side not to move");
-      ++illegal_counts_[chess::Index(*side)];
-      v1::IllegalMoveEntry entry;
-      entry.set_side(c.side());
-      entry.set_ply(static_cast<std::int32_t>(standing_plies_));
-      entry.set_move(absl::StrCat(c.from(), "-", c.to(), c.promotion()));
-      entry.set_article(c.article());
-      entry.set_ruling("complete (C3): the opponent may claim before he moves");
-      ledger_.push_back(std::move(entry));
-      // C3: complete once the clock is pressed; the opponent's clock runs.
-      RETURN_IF_ERROR(clock_.Press(*side, at));
-      completed_illegal_ = *side;
-      draw_offer_.reset();
-      must_move_.reset();
-      if (c.fen().empty()) {
-        unplayable_ = true;
-      } else {
-        ASSIGN_OR_RETURN(chess::Position next, chess::ParseFen(c.fen()));
-        if (next.side_to_move() != ~*side) return CorruptLog("the illegal move's position");
-        game_ = chess::Game(next);  // the game goes on from the position it arose in
-        touches_.EndTurn();         // the offender's touches are not the claimant's (B5b)
-        ++standing_plies_;
-        legal_base_ply_ = standing_plies_;
-      }
-      turn_start_remaining_ms_ = clock_.RemainingMs(to_move(), at);
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kPositionRestored:
-      return RestoreTo(event.position_restored().ply(), at);
-    case v1::ArbitrationEvent::kIrregularityRuled:
-      return absl::OkStatus();  // recorded; an annulment ends the game by its own event
-    case v1::ArbitrationEvent::kPlayerStoppedClocks: {
-      std::optional<Color> side = laws::ColorOf(event.player_stopped_clocks().side());
-      if (!side) return CorruptLog("a stop without a colour");
-      if (status_ != GameStatus::kOngoing || paused_) return CorruptLog("a stop out of play");
-      // 6.13b/c: the clocks stand until the arbiter restarts them (ResumeGame).
-      StopClock(at);
-      paused_ = true;
-      stopped_by_ = *side;
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kStopRuled:
-      if (!stopped_by_) return CorruptLog("a ruling on no stop");
-      stopped_by_.reset();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kPowerUsed: {
-      const v1::PowerUsed& p = event.power_used();
-      std::optional<Color> side = laws::ColorOf(p.side());
-      switch (p.power()) {
-        case v1::ARBITER_POWER_REDUCE_POINTS:  // 13.4e
-          if (!side) return CorruptLog("13.4e without a colour");
-          points_delta_[chess::Index(*side)] -= p.points();
-          break;
-        case v1::ARBITER_POWER_INCREASE_POINTS:  // 13.4f
-          if (!side) return CorruptLog("13.4f without a colour");
-          points_delta_[chess::Index(*side)] += p.points();
-          break;
-        case v1::ARBITER_POWER_PERSISTENT_REFUSAL:  // 12.7: the opponent's score, the arbiter's
-          if (!side) return CorruptLog("12.7 without a colour");
-          points_set_[chess::Index(~*side)] = p.points();
-          break;
-        default:
-          break;
-      }
-      return absl::OkStatus();
-    }
-    default:
-      break;
-  }
-  return CorruptLog("an event of no known kind");
+std::vector<GameState::EventRule> GameState::IrregularityEvents() {
+  return {
+      {v1::ArbitrationEvent::kIllegalMoveReported,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::IllegalMoveReported& r = event.illegal_move_reported();
+         ASSIGN_OR_RETURN(const Color side, SideOr(r.side(), "an illegal move"));
+         // The arbiter corrects a C3 move that left no position (counted when it was made).
+         const bool correction = s.unplayable_;
+         s.unplayable_ = false;
+         RETURN_IF_ERROR(s.RestoreTo(r.ply(), at));
+         if (s.to_move() != side) return CorruptLog("an illegal move by the side not to move");
+         if (correction && !s.ledger_.empty()) {
+           // The press of C3 is undone: the offender's clock runs again (6.14: his move counter).
+           chessclock::ClockSetting setting;
+           setting.white_ms = s.clock_.RemainingMs(Color::kWhite, at);
+           setting.black_ms = s.clock_.RemainingMs(Color::kBlack, at);
+           (side == Color::kWhite ? setting.white_moves : setting.black_moves) =
+               std::max(0, s.clock_.moves(side) - 1);
+           setting.to_move = side;
+           const bool was_paused = s.clock_.status() == chessclock::ClockStatus::kPaused;
+           RETURN_IF_ERROR(s.clock_.Set(setting, at));
+           if (was_paused) s.StopClock(at);
+           s.turn_start_remaining_ms_ = s.clock_.RemainingMs(side, at);
+           s.completed_illegal_.reset();
+           s.ledger_.back().set_ruling(r.ruling());
+           return s.Owe(r);
+         }
+         ++s.illegal_counts_[chess::Index(side)];
+         RETURN_IF_ERROR(s.Owe(r));
+         v1::IllegalMoveEntry entry;
+         entry.set_side(r.side());
+         entry.set_ply(r.ply());
+         entry.set_move(absl::StrCat(r.from(), "-", r.to(), r.promotion()));
+         entry.set_article(r.article());
+         entry.set_ruling(r.ruling());
+         s.ledger_.push_back(std::move(entry));
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kIllegalMoveCompleted,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::IllegalMoveCompleted& c = event.illegal_move_completed();
+         std::optional<Color> side = laws::ColorOf(c.side());
+         if (!side || *side != s.to_move())
+           return CorruptLog("an illegal move by the side not to move");
+         ++s.illegal_counts_[chess::Index(*side)];
+         v1::IllegalMoveEntry entry;
+         entry.set_side(c.side());
+         entry.set_ply(static_cast<std::int32_t>(s.standing_plies_));
+         entry.set_move(absl::StrCat(c.from(), "-", c.to(), c.promotion()));
+         entry.set_article(c.article());
+         entry.set_ruling("complete (C3): the opponent may claim before he moves");
+         s.ledger_.push_back(std::move(entry));
+         // C3: complete once the clock is pressed; the opponent's clock runs.
+         RETURN_IF_ERROR(s.clock_.Press(*side, at));
+         s.completed_illegal_ = *side;
+         s.draw_offer_.reset();
+         s.must_move_.reset();
+         if (c.fen().empty()) {
+           s.unplayable_ = true;
+         } else {
+           ASSIGN_OR_RETURN(chess::Position next, chess::ParseFen(c.fen()));
+           if (next.side_to_move() != ~*side) return CorruptLog("the illegal move's position");
+           s.game_ = chess::Game(next);  // the game goes on from the position it arose in
+           s.touches_.EndTurn();         // the offender's touches are not the claimant's (B5b)
+           ++s.standing_plies_;
+           s.legal_base_ply_ = s.standing_plies_;
+         }
+         s.turn_start_remaining_ms_ = s.clock_.RemainingMs(s.to_move(), at);
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kPositionRestored,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         return s.RestoreTo(event.position_restored().ply(), at);
+       }},
+      {v1::ArbitrationEvent::kIrregularityRuled,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         return absl::OkStatus();  // recorded; an annulment ends the game by its own event
+       }},
+      {v1::ArbitrationEvent::kPlayerStoppedClocks,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         ASSIGN_OR_RETURN(const Color side, SideOr(event.player_stopped_clocks().side(), "a stop"));
+         if (s.status_ != GameStatus::kOngoing || s.paused_)
+           return CorruptLog("a stop out of play");
+         // 6.13b/c: the clocks stand until the arbiter restarts them (ResumeGame).
+         s.StopClock(at);
+         s.paused_ = true;
+         s.stopped_by_ = side;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kStopRuled,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (!s.stopped_by_) return CorruptLog("a ruling on no stop");
+         s.stopped_by_.reset();
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kPowerUsed,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::PowerUsed& p = event.power_used();
+         std::optional<Color> side = laws::ColorOf(p.side());
+         switch (p.power()) {
+           case v1::ARBITER_POWER_REDUCE_POINTS:  // 13.4e
+             if (!side) return CorruptLog("13.4e without a colour");
+             s.points_delta_[chess::Index(*side)] -= p.points();
+             break;
+           case v1::ARBITER_POWER_INCREASE_POINTS:  // 13.4f
+             if (!side) return CorruptLog("13.4f without a colour");
+             s.points_delta_[chess::Index(*side)] += p.points();
+             break;
+           case v1::ARBITER_POWER_PERSISTENT_REFUSAL:  // 12.7: the opponent's score, the arbiter's
+             if (!side) return CorruptLog("12.7 without a colour");
+             s.points_set_[chess::Index(~*side)] = p.points();
+             break;
+           default:
+             break;
+         }
+         return absl::OkStatus();
+       }},
+  };
 }
 
 std::pair<double, double> GameState::Points() const {

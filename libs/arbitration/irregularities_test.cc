@@ -13,75 +13,37 @@
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
-#include "libs/arbitration/started_table_testing.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/pgn.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
-using laws::Termination;
 using ::testing::HasSubstr;
 
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
-
-struct Options {
-  v1::Edition edition = v1::EDITION_FIDE_2001;
-  std::string time_control = "G/90";
-  std::string fen;
-  std::optional<std::int64_t> illegal_move_extra_ms;
-};
-
-// A game driven through Decide, as the service and `game simulate` drive it.
-// The request of a table: the Options' edition, time control, position and regulation.
-v1::CreateGameRequest RequestOf(const Options& o) {
-  v1::CreateGameRequest req = testing::GameRequest(o.edition, o.time_control, o.fen);
-  if (o.illegal_move_extra_ms) {
-    req.mutable_ruleset()->mutable_regulations()->set_illegal_move_extra_ms(
-        *o.illegal_move_extra_ms);
-  }
-  return req;
-}
-
-class Table : public testing::StartedTable {
+// A game driven through Decide, as the service and `game simulate` drive it (the edition, time
+// control, position and the regulations' extra time of 7.5.5 given).
+class Table : public StartedTable {
  public:
-  explicit Table(const Options& o = {}) : StartedTable(RequestOf(o)) {}
+  using StartedTable::StartedTable;
 
-  absl::Status Move(Color side, std::string move, std::int64_t at_ms) {
-    return Do({.kind = CommandKind::kMove, .side = side, .move = move}, at_ms);
-  }
   // 7.4a: the arbiter reports an illegal move at `ply` (nullopt: now).
   absl::Status Report(std::string from, std::string to, std::int64_t at_ms,
                       std::optional<std::int64_t> ply = std::nullopt,
                       std::optional<Color> side = std::nullopt) {
-    Command c{.kind = CommandKind::kReportIllegalMove, .side = side};
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    c.irregular.ply = ply;
-    c.reason = "seen by the arbiter";
-    return Do(c, at_ms);
+    return Do(IllegalMoveReport(side, std::move(from), std::move(to), ply, "seen by the arbiter"),
+              at_ms);
   }
   // C3: `side` makes an illegal move and presses the clock.
   absl::Status Complete(Color side, std::string from, std::string to, std::int64_t at_ms) {
-    Command c{.kind = CommandKind::kCompleteIllegalMove, .side = side};
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    return Do(c, at_ms);
+    return Do(CompletedIllegalMove(side, std::move(from), std::move(to)), at_ms);
   }
   // 7.4a, B5: `claimant` (a player) claims the opponent's move from-to at `ply` was illegal.
   absl::Status PlayerClaim(Color claimant, std::string from, std::string to, std::int64_t at_ms,
                            std::optional<std::int64_t> ply = std::nullopt) {
-    Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};
-    c.actor.set_role("player");
-    c.irregular.from = std::move(from);
-    c.irregular.to = std::move(to);
-    c.irregular.ply = ply;
-    return Do(c, at_ms);
+    return Do(IllegalMoveClaim(claimant, std::move(from), std::move(to), ply), at_ms);
   }
   absl::Status ClaimIllegal(Color side, std::int64_t at_ms) {
     return Do({.kind = CommandKind::kClaim, .side = side, .claim = v1::CLAIM_KIND_ILLEGAL_MOVE},
@@ -655,4 +617,4 @@ TEST(Laws, IllegalMovePenaltyTable) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

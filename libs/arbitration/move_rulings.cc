@@ -204,6 +204,14 @@ absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst,
     const auto text_of = [&](const Placement& p) {
       return p == PlacementOf(plan.state.position()) ? std::string() : PlacementText(p);
     };
+    // A piece touched or released as the board shows it (PieceTouched, PieceReleased).
+    const auto piece_seen = [&](auto* body, const Observation& o) {
+      body->set_side(laws::ToProto(side));
+      body->set_square(SquareText(o.square));
+      body->set_piece(PieceText(o.piece));
+      body->set_placement(text_of(next));
+      return body;
+    };
     if (frame.adjust() && !s.touches().adjusting()) {
       // 4.2: "j'adoube" announced before the adjustment.
       v1::ArbitrationEvent e;
@@ -222,12 +230,8 @@ absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst,
           e.mutable_board_result_signal()->set_placement(text_of(next));
           break;
         case Observation::Kind::kTouched: {
-          v1::PieceTouched* t = e.mutable_piece_touched();
-          t->set_side(laws::ToProto(side));
-          t->set_square(SquareText(o.square));
-          t->set_piece(PieceText(o.piece));
+          v1::PieceTouched* t = piece_seen(e.mutable_piece_touched(), o);
           t->set_adjusting(plan.state.touches().adjusting());
-          t->set_placement(text_of(next));
           // 9.1: touching a piece to move it or capture it rejects the opponent's draw offer.
           if (!t->adjusting() && in_play && plan.state.draw_offer() == ~side) {
             v1::ArbitrationEvent declined;
@@ -240,20 +244,11 @@ absl::Status DecideBoardFeed(Plan& plan, const Command& c, Analyst& analyst,
         }
         case Observation::Kind::kPromotionPiece: {
           // 2023 4.4.4: the promotion's piece has touched its square; the choice is final.
-          v1::PieceTouched* t = e.mutable_piece_touched();
-          t->set_side(laws::ToProto(side));
-          t->set_square(SquareText(o.square));
-          t->set_piece(PieceText(o.piece));
-          t->set_promotion(true);
-          t->set_placement(text_of(next));
+          piece_seen(e.mutable_piece_touched(), o)->set_promotion(true);
           break;
         }
         case Observation::Kind::kReleased: {
-          v1::PieceReleased* r = e.mutable_piece_released();
-          r->set_side(laws::ToProto(side));
-          r->set_square(SquareText(o.square));
-          r->set_piece(PieceText(o.piece));
-          r->set_placement(text_of(next));
+          piece_seen(e.mutable_piece_released(), o);
           break;
         }
         case Observation::Kind::kIllegalStood: {
@@ -315,7 +310,7 @@ absl::Status DecideReportIllegalMoveCommand(Plan& plan, const Command& c, Analys
                  "7.4a: only the arbiter finds an illegal move; a player claims it "
                  "(claim_illegal_move) and the arbiter rules");
   }
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideReportIllegalMove(sink, c.side, c.irregular, c.reason, analyst);
 }
 
@@ -326,7 +321,7 @@ absl::Status ValidateCompleteIllegalMove(const Command& c) {
 
 absl::Status DecideCompleteIllegalMoveCommand(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                               v1::ClaimRuling* /*ruling*/) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideCompleteIllegalMove(sink, *c.side, c.irregular);
 }
 
@@ -338,7 +333,7 @@ absl::Status ValidateClaimIllegalMove(const Command& c) {
 
 absl::Status DecideClaimIllegalMove(Plan& plan, const Command& c, Analyst& analyst,
                                     v1::ClaimRuling* ruling) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecidePlayerIllegalMoveClaim(sink, *c.side, c.irregular, c.reason, analyst, ruling);
 }
 
@@ -353,7 +348,7 @@ absl::Status ValidateRuleIrregularity(const Command& c) {
 
 absl::Status DecideRuleIrregularity(Plan& plan, const Command& c, Analyst& /*analyst*/,
                                     v1::ClaimRuling* /*ruling*/) {
-  EventSink sink(plan.state, plan.events, plan.now_ms, c.actor);
+  EventSink sink = SinkOf(plan, c);
   return DecideIrregularity(sink, c.article, c.irregular, c.reason);
 }
 

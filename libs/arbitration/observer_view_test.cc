@@ -9,15 +9,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "libs/arbitration/started_table_testing.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
-
-using chess::Color;
-
-constexpr Color kW = Color::kWhite;
 
 const Viewer kObserver{.delayed = true, .advice = false, .all_actors = false, .subject = "o"};
 const Viewer kPlayer{.delayed = false, .advice = false, .all_actors = false, .subject = "w"};
@@ -29,7 +25,7 @@ struct Delay {
   std::string time_control = "G/90";
 };
 
-class Table : public testing::StartedTable {
+class Table : public StartedTable {
  public:
   explicit Table(const Delay& d) : StartedTable(RequestOf(d)) {}
 
@@ -47,7 +43,7 @@ class Table : public testing::StartedTable {
 
  private:
   static v1::CreateGameRequest RequestOf(const Delay& d) {
-    v1::CreateGameRequest req = testing::GameRequest(v1::EDITION_FIDE_2001, d.time_control, "");
+    v1::CreateGameRequest req = GameRequest({.time_control = d.time_control});
     req.set_broadcast_delay_plies(d.plies);
     req.set_broadcast_delay_ms(d.ms);
     return req;
@@ -184,4 +180,4 @@ TEST(RedactActor, OnlyTheCallersOwnSubjectAndCommandIds) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -10,10 +10,11 @@
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
 #include "libs/arbitration/rulings.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/pgn.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
 using ::testing::AllOf;
@@ -23,12 +24,7 @@ using ::testing::Not;
 // 2023-11-14 22:13:20 UTC.
 constexpr std::int64_t kStart = 1'700'000'000'000;
 
-v1::Actor Platform() {
-  v1::Actor a;
-  a.set_subject("platform");
-  a.set_role("platform");
-  return a;
-}
+v1::Actor Platform() { return Who("platform", "platform"); }
 
 v1::CreateGameRequest Request(v1::Edition edition, const std::string& tc,
                               const std::string& fen = "") {
@@ -137,7 +133,6 @@ TEST(FormatPgnClockTest, TenthsAlways) {
 
 TEST(PgnTerminationTest, PgnStandardValues) {
   using laws::Outcome;
-  using laws::Termination;
   const chess::Color w = chess::Color::kWhite;
   EXPECT_EQ(PgnTermination(Outcome{}), "unterminated");
   EXPECT_EQ(PgnTermination(Outcome::Win(w, Termination::kCheckmate, "5.1a")), "normal");
@@ -374,8 +369,8 @@ TEST(ExportPgnDecidedTest, IncorrectThreefoldClaimThenAgreement) {
   EXPECT_LT(pgn.find("{(=)}", intended), pgn.find("Ng8", intended)) << pgn;
   chess::PgnGame game = Check(pgn);
   EXPECT_EQ(game.moves.size(), 5u);  // Nf3 Nf6 Ng1 (the intended move) Ng8 Nf3
-  EXPECT_THAT(game.moves[2].comments, testing::Contains("(=)"));
-  EXPECT_THAT(game.moves[1].comments, testing::Not(testing::Contains("(=)")));
+  EXPECT_THAT(game.moves[2].comments, ::testing::Contains("(=)"));
+  EXPECT_THAT(game.moves[1].comments, ::testing::Not(::testing::Contains("(=)")));
 }
 
 TEST(ExportPgnDecidedTest, FoolsMate) {
@@ -393,12 +388,18 @@ TEST(ExportPgnDecidedTest, FoolsMate) {
   Check(pgn);
 }
 
-// 9.1a: a draw offer the regulations refused is in the record with its code, after the move
-// that stood; no "(=)" marks it.
-TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
+// 2001, 90 minutes: started at kStart, 1. e4 a second later.
+Log AfterE4() {
   Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
   log.Start(kStart);
   log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  return log;
+}
+
+// 9.1a: a draw offer the regulations refused is in the record with its code, after the move
+// that stood; no "(=)" marks it.
+TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
+  Log log = AfterE4();
   v1::ArbitrationEvent e;
   e.mutable_draw_offer_refused()->set_side(v1::COLOR_WHITE);
   e.mutable_draw_offer_refused()->set_code("ERR_DRAW_OFFER_REFUSED");
@@ -414,9 +415,7 @@ TEST(ExportPgnTest, RefusedOfferIsRecordedWithItsCode) {
 
 // 11.1, 13.4e: the points go in a comment where the pair is not the result's 1 / ½ / 0.
 TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
-  Log log(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
-  log.Start(kStart);
-  log.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  Log log = AfterE4();
   v1::ArbitrationEvent p;
   p.mutable_power_used()->set_power(v1::ARBITER_POWER_REDUCE_POINTS);
   p.mutable_power_used()->set_side(v1::COLOR_WHITE);
@@ -429,13 +428,11 @@ TEST(ExportPgnTest, PointsWhereTheyAreNotTheResults) {
   EXPECT_THAT(Flat(ExportPgn(log.game())), HasSubstr("points: White 0.5, Black 0"));
   Check(ExportPgn(log.game()));
   // A plain 1-0 says nothing of points.
-  Log plain(NewState(Request(v1::EDITION_FIDE_2001, "5400")));
-  plain.Start(kStart);
-  plain.Move(kStart + 1000, v1::COLOR_WHITE, "e2e4", "e4");
+  Log plain = AfterE4();
   plain.End(kStart + 3000, v1::RESULT_WHITE_WINS, v1::TERMINATION_RESIGNATION, v1::COLOR_WHITE,
             "5.1b");
   EXPECT_THAT(Flat(ExportPgn(plain.game())), Not(HasSubstr("points:")));
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

@@ -30,6 +30,7 @@
 #include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
+#include "libs/arbitration/irregularities.h"
 #include "libs/arbitration/rulings.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
@@ -61,6 +62,11 @@ struct Plan {
     };
   }
 };
+
+// Where the deciders of irregularities.h write the events of `c`, decided at the plan's instant.
+inline EventSink SinkOf(Plan& plan, const Command& c) {
+  return EventSink(plan.state, plan.events, plan.now_ms, c.actor);
+}
 
 // A command's own events on the settled plan; a returned error is the command's refusal.
 // `ruling`: a claim's ruling, for the ones that rule on a claim.

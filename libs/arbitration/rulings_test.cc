@@ -9,110 +9,24 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/game_state.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 
-namespace arbitration {
+namespace arbitration::testing {
 namespace {
 
-using ::base::HasErrorCode;
-using chess::Color;
-using laws::Result;
-using laws::Termination;
-
-constexpr Color kW = Color::kWhite;
-constexpr Color kB = Color::kBlack;
-
-struct Options {
-  v1::Edition edition = v1::EDITION_FIDE_2001;
-  std::string time_control = "G/90";
-  std::string fen;
-  bool arbiter_present = true;
-  std::optional<std::int64_t> default_time_ms;
-  int no_offers_before = 0;
-  int max_offers = 0;
-  std::int64_t scheduled_start_ms = 0;
-};
-
 // A game driven through Decide, as the service and `game simulate` drive it.
-class Table {
+class Table : public GameTable {
  public:
-  explicit Table(const Options& o = {}) {
-    v1::CreateGameRequest req;
-    req.set_white_id("w");
-    req.set_black_id("b");
-    req.mutable_ruleset()->set_edition(o.edition);
-    req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(o.arbiter_present);
-    if (o.default_time_ms) {
-      req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(*o.default_time_ms);
-    }
-    req.mutable_ruleset()->mutable_regulations()->set_no_draw_offers_before_move(
-        o.no_offers_before);
-    req.mutable_ruleset()->mutable_regulations()->set_max_draw_offers(o.max_offers);
-    req.set_time_control(o.time_control);
-    req.set_start_fen(o.fen);
-    req.set_scheduled_start_ms(o.scheduled_start_ms);
-    absl::StatusOr<v1::ArbitrationEvent> created = NewGame(req, 0, v1::Actor());
-    EXPECT_OK(created.status());
-    absl::StatusOr<GameState> state = GameState::Create(*created);
-    EXPECT_OK(state.status());
-    game_ = std::make_unique<GameState>(*std::move(state));
-  }
-
-  // Runs a command at `at_ms`; returns the refusal (OK when applied).
-  absl::Status Do(Command c, std::int64_t at_ms) {
-    absl::StatusOr<Decision> d = Decide(*game_, c, at_ms, analyst_);
-    if (!d.ok()) return d.status();
-    last_ruling_ = d->claim_ruling;
-    *game_ = *d->after;
-    return d->refused;
-  }
-  absl::Status Start(std::int64_t at_ms = 0, std::vector<Color> absent = {}) {
-    return Do({.kind = CommandKind::kStart, .absent = absent}, at_ms);
-  }
-  absl::Status Move(Color side, std::string move, std::int64_t at_ms, bool offer = false) {
-    return Do({.kind = CommandKind::kMove, .side = side, .move = move, .offer_draw = offer}, at_ms);
-  }
-  // Plays moves alternately from the side to move, one second apart from `at_ms`.
-  std::int64_t Play(const std::vector<std::string>& moves, std::int64_t at_ms) {
-    for (const std::string& m : moves) {
-      EXPECT_OK(Move(game_->to_move(), m, at_ms)) << m;
-      at_ms += 1000;
-    }
-    return at_ms;
-  }
+  using GameTable::GameTable;
   absl::Status Claim(Color side, v1::ClaimKind kind, std::int64_t at_ms, std::string move = "") {
     return Do({.kind = CommandKind::kClaim, .side = side, .move = move, .claim = kind}, at_ms);
   }
   absl::Status Rule(v1::RulingDecision decision, std::int64_t at_ms, bool add_time = false) {
     return Do({.kind = CommandKind::kRule, .decision = decision, .add_time = add_time}, at_ms);
   }
-  void SettleTo(std::int64_t at_ms) {
-    for (const v1::ArbitrationEvent& e : Settle(*game_, at_ms, analyst_)) {
-      ASSERT_OK(game_->Apply(e));
-    }
-  }
-
-  const GameState& game() const { return *game_; }
-  Result result() const { return game_->outcome().result; }
-  Termination termination() const { return game_->outcome().termination; }
-  std::string article() const { return game_->outcome().article; }
-  v1::ClaimRuling ruling() const { return last_ruling_; }
-  std::int64_t ms(Color side, std::int64_t at) const { return game_->RemainingMs(side, at); }
-
- private:
-  LocalAnalyst analyst_;
-  std::unique_ptr<GameState> game_;
-  v1::ClaimRuling last_ruling_ = v1::CLAIM_RULING_UNSPECIFIED;
 };
-
-// The game ended with this result, termination and article.
-void ExpectEnded(const Table& t, Result result, Termination termination,
-                 const std::string& article) {
-  EXPECT_EQ(t.result(), result);
-  EXPECT_EQ(t.termination(), termination);
-  EXPECT_EQ(t.article(), article);
-}
 
 const std::vector<std::string> kKnightDance = {"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"};
 
@@ -151,7 +65,7 @@ TEST(Article5, DeadPositionBySearchAfterAPawnMove) {  // 5.2b: locked pawns, pro
   ASSERT_OK(u.Start());
   ASSERT_OK(u.Move(kW, "g4", 1000));
   EXPECT_EQ(u.termination(), Termination::kDeadPosition);
-  EXPECT_THAT(u.game().proof(), testing::HasSubstr("locked"));
+  EXPECT_THAT(u.game().proof(), ::testing::HasSubstr("locked"));
 }
 
 TEST(Article5, NoGameFromAPositionAlreadyOver) {
@@ -404,16 +318,21 @@ TEST(Article10, QuickplayClaimWithArbiterPostponeThenFlag) {  // 10.2b
   EXPECT_EQ(t.termination(), Termination::kQuickplayFinishClaim);
 }
 
-// 10.2b "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich gültige
-// Resultat fest", in rapid too: 2001 G/30, White claims with 110 s left, the arbiter postpones;
-// White's flag falls and Black claims it (B7): the game waits for the arbiter, who rules a draw.
-TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, B7
-  Table t({.time_control = "G/30"});
+// 2001 G/30 (rapid): White claims under 10.2 with 110 s left and the arbiter postpones.
+void ClaimAndPostpone(Table& t) {
   ASSERT_OK(t.Start());
   ASSERT_OK(t.Move(kW, "e4", 1'690'000));
   ASSERT_OK(t.Move(kB, "e5", 1'691'000));
   ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
   ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+}
+
+// 10.2b "Nachdem ein Fallblättchen gefallen ist, setzt der Schiedsrichter das letztendlich gültige
+// Resultat fest", in rapid too: 2001 G/30, White claims with 110 s left, the arbiter postpones;
+// White's flag falls and Black claims it (B7): the game waits for the arbiter, who rules a draw.
+TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, B7
+  Table t({.time_control = "G/30"});
+  ClaimAndPostpone(t);
   t.SettleTo(1'900'000);  // White's flag is down (recorded, B6)
   EXPECT_EQ(t.game().status(), GameStatus::kOngoing);
   ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
@@ -428,11 +347,7 @@ TEST(Article10, RapidTimeClaimAfterPostponementWaitsForTheArbiter) {  // 10.2b, 
 // The arbiter may also find for the claimant's opponent: B7's win, his ruling.
 TEST(Article10, RapidTimeClaimAfterPostponementArbiterRejects) {  // 10.2b, B7
   Table t({.time_control = "G/30"});
-  ASSERT_OK(t.Start());
-  ASSERT_OK(t.Move(kW, "e4", 1'690'000));
-  ASSERT_OK(t.Move(kB, "e5", 1'691'000));
-  ASSERT_OK(t.Claim(kW, v1::CLAIM_KIND_QUICKPLAY, 1'692'000));
-  ASSERT_OK(t.Rule(v1::RULING_DECISION_POSTPONE, 1'700'000));
+  ClaimAndPostpone(t);
   ASSERT_OK(t.Claim(kB, v1::CLAIM_KIND_TIME, 1'900'000));
   EXPECT_EQ(t.game().status(), GameStatus::kAwaitingRuling);
   ASSERT_OK(t.Rule(v1::RULING_DECISION_REJECT, 1'910'000));
@@ -778,12 +693,6 @@ TEST(NextDeadline, IsTheRunningFlagOrTheDefault) {
   EXPECT_EQ(NextDeadline(t.game()), 900'000 + 1000);  // Black's running clock
 }
 
-}  // namespace
-}  // namespace arbitration
-
-namespace arbitration {
-namespace {
-
 TEST(Article9Again, AMoveWithAnOfferRejectsThePendingOneAndStands) {  // 9.1
   Table t;
   ASSERT_OK(t.Start());
@@ -814,4 +723,4 @@ TEST(Creation, TimeControlNotations) {
 }
 
 }  // namespace
-}  // namespace arbitration
+}  // namespace arbitration::testing

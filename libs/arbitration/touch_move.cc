@@ -263,14 +263,26 @@ std::optional<Obligation> PromotionChoice(const chess::Position& position,
   return std::nullopt;
 }
 
-std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
-                                          const laws::Ruleset& ruleset) {
-  if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
-    return std::nullopt;
-  }
+namespace {
+
+bool NothingTouchedOrOwed(const TouchLog& log) {
+  return log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty();
+}
+
+// The moves owed this turn (empty: none): after a touch-move violation ruled after the move, once
+// the arbiter has restored the position before it (7.4a), the restoration's; else the ruling's.
+const std::vector<std::string>& OwedUci(const TouchLog& log, const chess::Position& position) {
   const bool restored =
       !log.restore_owed_uci().empty() && FenWithoutCounters(position) == log.restore_fen();
-  const std::vector<std::string>& owed_uci = restored ? log.restore_owed_uci() : log.owed_uci();
+  return restored ? log.restore_owed_uci() : log.owed_uci();
+}
+
+}  // namespace
+
+std::optional<OwedMove> CurrentObligation(const TouchLog& log, const chess::Position& position,
+                                          const laws::Ruleset& ruleset) {
+  if (NothingTouchedOrOwed(log)) return std::nullopt;
+  const std::vector<std::string>& owed_uci = OwedUci(log, position);
   if (!owed_uci.empty()) {
     OwedMove out;
     out.enforced = true;
@@ -304,75 +316,92 @@ bool TouchLog::TouchedThisTurn() const {
   return std::any_of(touches_.begin(), touches_.end(), [](const Touch& t) { return !t.adjusting; });
 }
 
+namespace {
+
+absl::Status CorruptTouch(absl::string_view why) { return base::Error(kErrCorruptLog, why); }
+
+}  // namespace
+
+absl::Span<const TouchLog::EventRule> TouchLog::EventRows() {
+  // The board as a report shows it; 4.2: with `ends_adjustment`, an adjustment ends when the
+  // board shows the position again.
+  static constexpr auto kShown = [](TouchLog& log, const std::string& placement,
+                                    bool ends_adjustment) {
+    log.placement_ = placement;
+    if (ends_adjustment && log.placement_.empty()) log.adjusting_ = false;
+    return absl::OkStatus();
+  };
+  static const std::vector<EventRule>* const rows = new std::vector<EventRule>{
+      {v1::ArbitrationEvent::kPieceTouched,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         const v1::PieceTouched& t = event.piece_touched();
+         std::optional<Square> square = chess::ParseSquare(t.square());
+         const Piece piece =
+             t.piece().size() == 1 ? chess::PieceFromFenChar(t.piece()[0]) : Piece::kNone;
+         if (!square || chess::IsNone(piece))
+           return CorruptTouch("a touch without square or piece");
+         log.touches_.push_back({*square, piece, t.adjusting(), t.promotion()});
+         log.placement_ = t.placement();
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kPieceReleased,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.piece_released().placement(), true);
+       }},
+      {v1::ArbitrationEvent::kAdjustAnnounced,
+       [](TouchLog& log, const v1::ArbitrationEvent&, Color) -> absl::Status {
+         log.adjusting_ = true;
+         return absl::OkStatus();
+       }},
+      {v1::ArbitrationEvent::kBoardIrregularity,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_irregularity().placement(), false);
+       }},
+      {v1::ArbitrationEvent::kBoardResultSignal,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_result_signal().placement(), false);
+       }},
+      {v1::ArbitrationEvent::kBoardFrame,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color) {
+         return kShown(log, event.board_frame().placement(), true);
+       }},
+      {v1::ArbitrationEvent::kTouchMoveRuled,
+       [](TouchLog& log, const v1::ArbitrationEvent& event, Color to_move) -> absl::Status {
+         const v1::TouchMoveRuled& r = event.touch_move_ruled();
+         if (r.owed() && laws::ColorOf(r.offender()) == to_move) {
+           log.owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
+         }
+         if (laws::ColorOf(r.offender()) != to_move) {
+           log.last_turn_ruled_ = true;
+           if (r.violation() && !r.before_fen().empty()) {
+             log.restore_owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
+             log.restore_fen_ = r.before_fen();
+           }
+         }
+         return absl::OkStatus();
+       }},
+  };
+  return *rows;
+}
+
 absl::Status TouchLog::Apply(const v1::ArbitrationEvent& event, Color to_move) {
-  const auto corrupt = [](absl::string_view why) { return base::Error(kErrCorruptLog, why); };
-  switch (event.kind_case()) {
-    case v1::ArbitrationEvent::kPieceTouched: {
-      const v1::PieceTouched& t = event.piece_touched();
-      std::optional<Square> square = chess::ParseSquare(t.square());
-      const Piece piece =
-          t.piece().size() == 1 ? chess::PieceFromFenChar(t.piece()[0]) : Piece::kNone;
-      if (!square || chess::IsNone(piece)) return corrupt("a touch without square or piece");
-      touches_.push_back({*square, piece, t.adjusting(), t.promotion()});
-      placement_ = t.placement();
-      return absl::OkStatus();
-    }
-    case v1::ArbitrationEvent::kPieceReleased:
-      placement_ = event.piece_released().placement();
-      // 4.2: the adjustment ends when the board shows the position again.
-      if (placement_.empty()) adjusting_ = false;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kAdjustAnnounced:
-      adjusting_ = true;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardIrregularity:
-      placement_ = event.board_irregularity().placement();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardResultSignal:
-      placement_ = event.board_result_signal().placement();
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kBoardFrame:
-      placement_ = event.board_frame().placement();
-      // 4.2: the adjustment ends when the board shows the position again.
-      if (placement_.empty()) adjusting_ = false;
-      return absl::OkStatus();
-    case v1::ArbitrationEvent::kTouchMoveRuled: {
-      const v1::TouchMoveRuled& r = event.touch_move_ruled();
-      if (r.owed() && laws::ColorOf(r.offender()) == to_move) {
-        owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
-      }
-      if (laws::ColorOf(r.offender()) != to_move) {
-        last_turn_ruled_ = true;
-        if (r.violation() && !r.before_fen().empty()) {
-          restore_owed_uci_.assign(r.owed_uci().begin(), r.owed_uci().end());
-          restore_fen_ = r.before_fen();
-        }
-      }
-      return absl::OkStatus();
-    }
-    default:
-      return corrupt("not a touch-move event");
+  for (const EventRule& row : EventRows()) {
+    if (row.kind == event.kind_case()) return row.apply(*this, event, to_move);
   }
+  return CorruptTouch("not a touch-move event");
 }
 
 void TouchLog::OnMove(const chess::Position& before, Move move) {
-  last_turn_ruled_ = false;
-  owed_uci_.clear();
-  restore_owed_uci_.clear();
-  restore_fen_.clear();
-  adjusting_ = false;
-  placement_.clear();
-  if (touches_.empty()) {
-    last_turn_.reset();
-    return;
+  std::shared_ptr<Turn> turn;
+  if (!touches_.empty()) {
+    turn = std::make_shared<Turn>();
+    turn->side = before.side_to_move();
+    turn->before = before;
+    turn->touches = std::move(touches_);
+    turn->move = move;
   }
-  auto turn = std::make_shared<Turn>();
-  turn->side = before.side_to_move();
-  turn->before = before;
-  turn->touches = std::move(touches_);
-  turn->move = move;
-  last_turn_ = std::move(turn);
-  touches_.clear();
+  EndTurn();
+  last_turn_ = std::move(turn);  // the previous turn, for a claim after the move (none untouched)
 }
 
 void TouchLog::EndTurn() {
@@ -388,13 +417,9 @@ void TouchLog::EndTurn() {
 
 std::optional<Obligation> BrokenBy(const TouchLog& log, const chess::Position& position,
                                    const laws::Ruleset& ruleset, Move move) {
-  if (log.touches().empty() && log.owed_uci().empty() && log.restore_owed_uci().empty()) {
-    return std::nullopt;
-  }
+  if (NothingTouchedOrOwed(log)) return std::nullopt;
   // 7.4a after a touch-move violation: the position before it restored, the touched piece owed.
-  const bool restored =
-      !log.restore_owed_uci().empty() && FenWithoutCounters(position) == log.restore_fen();
-  const std::vector<std::string>& owed_uci = restored ? log.restore_owed_uci() : log.owed_uci();
+  const std::vector<std::string>& owed_uci = OwedUci(log, position);
   if (!owed_uci.empty()) {
     const std::string uci = chess::ToUci(move);
     if (std::find(owed_uci.begin(), owed_uci.end(), uci) != owed_uci.end()) return std::nullopt;

@@ -97,7 +97,14 @@ class TouchLog {
     chess::Move move;
   };
 
-  // Events 50-56 (PieceTouched ... BoardFrame); `to_move` is the player on move.
+  // One row per event of the touch log (PieceTouched ... BoardFrame): how it changes the log;
+  // `to_move` is the player on move. GameState's table takes its board events from these rows.
+  struct EventRule {
+    v1::ArbitrationEvent::KindCase kind;
+    absl::Status (*apply)(TouchLog& t, const v1::ArbitrationEvent& event, chess::Color to_move);
+  };
+  static absl::Span<const EventRule> EventRows();
+  // Applies one of EventRows' events; INTERNAL ERR_CORRUPT_LOG for any other.
   absl::Status Apply(const v1::ArbitrationEvent& event, chess::Color to_move);
   // A move was made from `before`: the turn's touches become the previous turn's.
   void OnMove(const chess::Position& before, chess::Move move);

@@ -10,6 +10,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace arbitration {
 namespace {
@@ -19,11 +20,7 @@ using chess::Color;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-chess::Position Fen(absl::string_view fen) {
-  absl::StatusOr<chess::Position> p = chess::ParseFenOrStartpos(fen);
-  EXPECT_OK(p.status());
-  return *p;
-}
+using chess::testing::Fen;
 
 Touch T(absl::string_view square, char piece, bool adjusting = false) {
   return {*chess::ParseSquare(square), chess::PieceFromFenChar(piece), adjusting};
@@ -40,6 +37,14 @@ laws::Ruleset Rules(laws::Edition edition, laws::SpeedCategory speed) {
 constexpr char kRuyLopez[] = "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4";
 // White can castle on both sides; Ra1, Rh1, Ke1.
 constexpr char kCastles[] = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+
+// Touching `touches` in `p` obliges, under `article`, exactly the moves `allowed` (UCI).
+void ExpectObliged(const chess::Position& p, absl::Span<const Touch> touches,
+                   absl::string_view article, const std::vector<std::string>& allowed) {
+  const Obligation o = ObligationOf(p, touches);
+  EXPECT_EQ(o.article, article);
+  EXPECT_EQ(o.AllowedUci(), allowed);
+}
 
 TEST(Article4_3a, TheFirstTouchedOwnPieceThatCanMoveMustMove) {
   const chess::Position p = Fen("startpos");
@@ -67,22 +72,16 @@ TEST(Article4_3b, TheFirstTouchedEnemyPieceThatCanBeCapturedMustBeCaptured) {
 TEST(Article4_3c, BothColoursTouchedCaptureWithTheTouchedPiece) {
   const chess::Position p = Fen(kRuyLopez);
   // Bishop and knight c6: Bxc6 (the capture order on the board does not matter).
-  Obligation o = ObligationOf(p, {T("c6", 'n'), T("b5", 'B')});
-  EXPECT_EQ(o.article, "4.3c");
-  EXPECT_THAT(o.AllowedUci(), ElementsAre("b5c6"));
+  ExpectObliged(p, {T("c6", 'n'), T("b5", 'B')}, "4.3c", {"b5c6"});
   // The knight f3 cannot take the knight c6: the first touched piece that can be moved or
   // captured (the knight f3 moves).
-  o = ObligationOf(p, {T("f3", 'N'), T("c6", 'n')});
-  EXPECT_EQ(o.article, "4.3c");
-  EXPECT_THAT(o.AllowedUci(), ElementsAre("f3d4", "f3e5", "f3g1", "f3g5", "f3h4"));
+  ExpectObliged(p, {T("f3", 'N'), T("c6", 'n')}, "4.3c", {"f3d4", "f3e5", "f3g1", "f3g5", "f3h4"});
 }
 
 TEST(Article4_4a, KingThenRookMustCastleOnThatSide) {
   const chess::Position p = Fen(kCastles);
-  Obligation o = ObligationOf(p, {T("e1", 'K'), T("h1", 'R')});
-  EXPECT_EQ(o.article, "4.4a");
-  EXPECT_THAT(o.AllowedUci(), ElementsAre("e1g1"));
-  o = ObligationOf(p, {T("e1", 'K'), T("a1", 'R')});
+  ExpectObliged(p, {T("e1", 'K'), T("h1", 'R')}, "4.4a", {"e1g1"});
+  Obligation o = ObligationOf(p, {T("e1", 'K'), T("a1", 'R')});
   EXPECT_THAT(o.AllowedUci(), ElementsAre("e1c1"));
   // The king alone: any king move, castling included (4.3a).
   o = ObligationOf(p, {T("e1", 'K')});

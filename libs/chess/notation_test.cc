@@ -7,13 +7,14 @@
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
+#include "libs/chess/testing/fen.h"
 
 namespace chess {
 namespace {
 
 using ::base::HasErrorCode;
 
-Position Fen(const std::string& fen) { return *ParseFen(fen); }
+using testing::Fen;
 
 std::string San(const std::string& fen, const std::string& uci, SanStyle style = SanStyle::kPgn,
                 Letters letters = Letters::kEnglish) {

@@ -9,6 +9,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
 #include "libs/chess/notation.h"
+#include "libs/chess/testing/fen.h"
 
 namespace chess {
 namespace {
@@ -16,11 +17,7 @@ namespace {
 using ::base::HasErrorCode;
 using ::testing::HasSubstr;
 
-Position Fen(const std::string& fen) {
-  absl::StatusOr<Position> pos = ParseFen(fen);
-  EXPECT_TRUE(pos.ok()) << fen << ": " << pos.status();
-  return *pos;
-}
+using testing::Fen;
 
 IllegalMoveReason Why(const std::string& fen, const std::string& uci) {
   Position pos = Fen(fen);

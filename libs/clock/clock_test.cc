@@ -40,6 +40,16 @@ void PlayMoves(Clock& clock, std::int64_t* now, int count, std::int64_t move_ms)
   }
 }
 
+// "40/90, 30" started at `*now`, `presses` presses a minute apart, then an hour on the clock of
+// the side to move (70 presses: 55 minutes were left, the flag fell 5 minutes ago).
+Clock FortyInNinetyAfterAnHour(int presses, std::int64_t* now) {
+  Clock clock = MakeClock("40/90, 30");
+  EXPECT_OK(clock.Start(*now));
+  PlayMoves(clock, now, presses, 60 * kSecond);
+  *now += 60 * kMinute;
+  return clock;
+}
+
 // --- 6.5, 6.8a -----------------------------------------------------------------------------------
 
 TEST(Article6_5, WhitesClockRunsFromTheScheduledStart) {
@@ -262,11 +272,8 @@ TEST(Article6_3, ScoresheetProvesThePeriodsMovesWereMade) {
 }
 
 TEST(Article6_3, MovesNotCompletedLoses) {
-  Clock clock = MakeClock("40/90, 30");
   std::int64_t now = kT0;
-  ASSERT_OK(clock.Start(now));
-  PlayMoves(clock, &now, 76, 60 * kSecond);
-  now += 60 * kMinute;
+  Clock clock = FortyInNinetyAfterAnHour(76, &now);
   absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, 38, now);
   ASSERT_OK(check);
   EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
@@ -277,11 +284,8 @@ TEST(Article6_3, MovesNotCompletedLoses) {
 // 6.3 with the clock's own record: "40/90, 30", 35 moves each, White's flag fell 5 minutes ago.
 // Without a count from the scoresheets the clock shows 35 moves by the flag: not completed.
 TEST(Article6_3, TheClocksRecordShowsTheMovesWereNotCompleted) {
-  Clock clock = MakeClock("40/90, 30");
   std::int64_t now = kT0;
-  ASSERT_OK(clock.Start(now));
-  PlayMoves(clock, &now, 70, 60 * kSecond);
-  now += 60 * kMinute;  // 55 minutes were left: White's flag fell 5 minutes ago
+  Clock clock = FortyInNinetyAfterAnHour(70, &now);  // White's flag fell 5 minutes ago
   absl::StatusOr<MoveCountCheck> check = clock.CheckMoveCount(kWhite, std::nullopt, now);
   ASSERT_OK(check);
   EXPECT_EQ(check->outcome, MoveCountOutcome::kNotCompleted);
@@ -293,12 +297,9 @@ TEST(Article6_3, TheClocksRecordShowsTheMovesWereNotCompleted) {
 // 8.6 only where the record cannot show it: the same clock restored from a state that does not
 // hold the flag's move count. "gilt der nächste Zug als der erste für die folgende Zeitperiode".
 TEST(Article8_6, UnknownCountMakesTheNextMoveTheFirstOfTheNextPeriod) {
-  Clock played = MakeClock("40/90, 30");
   std::int64_t now = kT0;
-  ASSERT_OK(played.Start(now));
-  PlayMoves(played, &now, 70, 60 * kSecond);
-  now += 60 * kMinute;           // 55 minutes were left: White's flag fell 5 minutes ago
-  ASSERT_OK(played.Pause(now));  // the state passes the flag
+  Clock played = FortyInNinetyAfterAnHour(70, &now);  // White's flag fell 5 minutes ago
+  ASSERT_OK(played.Pause(now));                       // the state passes the flag
   ClockState state = played.state();
   ASSERT_TRUE(state.sides[0].flag_ms.has_value());  // the reading at `now` recorded the flag
   state.sides[0].flag_moves.reset();                // a state written before it was kept

@@ -65,11 +65,16 @@ TEST(PgnTimeControlTest, UnitsAreSeconds) {
   EXPECT_EQ(Pgn(" 300 ").period(0), (Period{kRestOfGame, 300 * kSecond, {}}));
 }
 
-TEST(PgnTimeControlTest, HourglassAndUntimed) {
-  TimeControl hourglass = Pgn("*60");
+// `hourglass` is an hourglass of `ms` (the time a side may use), and `untimed` no time control.
+void ExpectHourglassAndUntimed(const TimeControl& hourglass, std::int64_t ms,
+                               const TimeControl& untimed) {
   EXPECT_TRUE(hourglass.hourglass());
-  EXPECT_EQ(hourglass.initial_ms(), 60 * kSecond);
-  EXPECT_TRUE(Pgn("-").untimed());
+  EXPECT_EQ(hourglass.initial_ms(), ms);
+  EXPECT_TRUE(untimed.untimed());
+}
+
+TEST(PgnTimeControlTest, HourglassAndUntimed) {
+  ExpectHourglassAndUntimed(Pgn("*60"), 60 * kSecond, Pgn("-"));
 }
 
 TEST(PgnTimeControlTest, PreciseErrors) {
@@ -154,10 +159,7 @@ TEST(HumanTimeControlTest, BonusBelongsToItsPeriod) {
 TEST(HumanTimeControlTest, DecimalsAndHourglass) {
   EXPECT_EQ(Human("G/2.5").initial_ms(), 150 * kSecond);
   EXPECT_EQ(Human("3+0.5").period(0).bonus.ms, 500);
-  TimeControl hourglass = Human("hourglass 5");
-  EXPECT_TRUE(hourglass.hourglass());
-  EXPECT_EQ(hourglass.initial_ms(), 5 * kMinute);
-  EXPECT_TRUE(Human("-").untimed());
+  ExpectHourglassAndUntimed(Human("hourglass 5"), 5 * kMinute, Human("-"));
 }
 
 TEST(HumanTimeControlTest, PreciseErrors) {

@@ -63,6 +63,22 @@ void ExpectFlagFell(const v1::ClockDecision& d, v1::Color flagged, const std::st
   EXPECT_EQ(d.outcome().article(), result_article);
 }
 
+// Starts `game` at 0 and lets it run to `at_ms`: the one flag that fell by then (the test fails
+// unless exactly one did).
+v1::ClockEvent OnlyFlag(ClockGame& game, std::int64_t at_ms) {
+  EXPECT_OK(Play(game, Start(), 0));
+  std::vector<v1::ClockEvent> flags = SettleFlags(game, at_ms);
+  EXPECT_EQ(flags.size(), 1u);
+  return flags.empty() ? v1::ClockEvent() : flags[0];
+}
+
+// The one flag of `game` left to run to `at_ms` counts when it falls, under `article`.
+void ExpectCountedFlag(ClockGame& game, std::int64_t at_ms, absl::string_view article) {
+  const v1::ClockEvent flag = OnlyFlag(game, at_ms);
+  EXPECT_TRUE(flag.flag_fell().counts());
+  EXPECT_EQ(flag.flag_fell().article(), article);
+}
+
 TEST(NewClock, ParsesOneNotationAndResolvesTheRuleset) {
   absl::StatusOr<v1::ClockCreated> created =
       NewClock(ClockRequest("40/5400+30:1800+30", v1::EDITION_FIDE_2001), 1000);
@@ -264,12 +280,10 @@ TEST(ClockLog, Blitz2023UnsupervisedFlagCountsOnlyOnAClaim) {
   req.set_supervised(false);
   ClockGame game = *ClockGame::Create(*NewClock(req, 0));
   ASSERT_EQ(game.speed(), laws::SpeedCategory::kBlitz);
-  ASSERT_OK(Play(game, Start(), 0));
-  std::vector<v1::ClockEvent> flags = SettleFlags(game, 180'001);
-  ASSERT_EQ(flags.size(), 1u);
-  EXPECT_FALSE(flags[0].flag_fell().counts());
-  EXPECT_EQ(flags[0].flag_fell().article(), "A.4.5 (2023, B.4)");
-  ASSERT_OK(game.Apply(flags[0]));
+  const v1::ClockEvent flag = OnlyFlag(game, 180'001);
+  EXPECT_FALSE(flag.flag_fell().counts());
+  EXPECT_EQ(flag.flag_fell().article(), "A.4.5 (2023, B.4)");
+  ASSERT_OK(game.Apply(flag));
   EXPECT_FALSE(Read(game, "g1", 180'001).has_decision());
   std::vector<v1::ClockEvent> log;
   ASSERT_OK(Play(game, ClaimFlag(v1::COLOR_BLACK), 190'000, &log));
@@ -280,11 +294,7 @@ TEST(ClockLog, Blitz2023UnsupervisedFlagCountsOnlyOnAClaim) {
                  "6.9 (2023)");
   // The same clock supervised (unset: A.3, blitz B.3) counts the flag when it falls.
   ClockGame supervised = NewGame("180", v1::EDITION_FIDE_2023);
-  ASSERT_OK(Play(supervised, Start(), 0));
-  std::vector<v1::ClockEvent> counted = SettleFlags(supervised, 180'001);
-  ASSERT_EQ(counted.size(), 1u);
-  EXPECT_TRUE(counted[0].flag_fell().counts());
-  EXPECT_EQ(counted[0].flag_fell().article(), "B.3 (2023)");
+  ExpectCountedFlag(supervised, 180'001, "B.3 (2023)");
 }
 
 // B3 "Die Spieler müssen die Züge nicht aufzeichnen": a rapid clock (G/30, 2001) reports no duty
@@ -303,12 +313,8 @@ TEST(ClockLog, RapidAndBlitzReportNoScoresheetDuty) {
 TEST(ClockLog, Rapid2023FlagCountsWhenObserved) {
   ClockGame game = NewGame("900+10", v1::EDITION_FIDE_2023);
   ASSERT_EQ(game.speed(), laws::SpeedCategory::kRapid);
-  ASSERT_OK(Play(game, Start(), 0));
-  std::vector<v1::ClockEvent> flags = SettleFlags(game, 900'001);
-  ASSERT_EQ(flags.size(), 1u);
-  EXPECT_TRUE(flags[0].flag_fell().counts());
   // A.3 (the Competition Rules under adequate supervision: the server observes every flag).
-  EXPECT_EQ(flags[0].flag_fell().article(), "A.3 (2023)");
+  ExpectCountedFlag(game, 900'001, "A.3 (2023)");
 }
 
 TEST(ClockLog, SettingAClockToZeroRecordsItsFlagAtOnce) {

@@ -3,6 +3,26 @@
 #include <string>
 
 namespace clock_authority::testing {
+namespace {
+
+// A command of the kind `kBody` sets, with nothing more to say.
+template <auto kBody>
+v1::ClockEvent Marker() {
+  v1::ClockEvent e;
+  (e.*kBody)();
+  return e;
+}
+
+// A command of the kind `kBody` sets, with both clocks' times.
+template <auto kBody>
+v1::ClockEvent WithTimes(std::int64_t white_ms, std::int64_t black_ms) {
+  v1::ClockEvent e;
+  (e.*kBody)()->set_white_ms(white_ms);
+  (e.*kBody)()->set_black_ms(black_ms);
+  return e;
+}
+
+}  // namespace
 
 v1::CreateClockRequest ClockRequest(absl::string_view pgn, v1::Edition edition, v1::GameType type) {
   v1::CreateClockRequest r;
@@ -35,17 +55,9 @@ v1::ClockEvent Press(v1::Color side, std::int64_t lag_ms) {
   return e;
 }
 
-v1::ClockEvent Pause() {
-  v1::ClockEvent e;
-  e.mutable_paused();
-  return e;
-}
+v1::ClockEvent Pause() { return Marker<&v1::ClockEvent::mutable_paused>(); }
 
-v1::ClockEvent Resume() {
-  v1::ClockEvent e;
-  e.mutable_resumed();
-  return e;
-}
+v1::ClockEvent Resume() { return Marker<&v1::ClockEvent::mutable_resumed>(); }
 
 v1::ClockEvent Adjust(v1::Color side, std::int64_t delta_ms, absl::string_view reason) {
   v1::ClockEvent e;
@@ -57,17 +69,11 @@ v1::ClockEvent Adjust(v1::Color side, std::int64_t delta_ms, absl::string_view r
 }
 
 v1::ClockEvent Set(std::int64_t white_ms, std::int64_t black_ms) {
-  v1::ClockEvent e;
-  e.mutable_set()->set_white_ms(white_ms);
-  e.mutable_set()->set_black_ms(black_ms);
-  return e;
+  return WithTimes<&v1::ClockEvent::mutable_set>(white_ms, black_ms);
 }
 
 v1::ClockEvent Replace(std::int64_t white_ms, std::int64_t black_ms) {
-  v1::ClockEvent e;
-  e.mutable_replaced()->set_white_ms(white_ms);
-  e.mutable_replaced()->set_black_ms(black_ms);
-  return e;
+  return WithTimes<&v1::ClockEvent::mutable_replaced>(white_ms, black_ms);
 }
 
 v1::ClockEvent Arrive(v1::Color side) {
