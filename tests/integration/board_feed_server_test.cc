@@ -24,6 +24,11 @@ namespace {
 namespace v1 = arbiter::v1;
 using service::Role;
 
+// White's pawn e2 lifted, then on e4; then Black's pawn e7 lifted.
+constexpr char kNoE2[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR";
+constexpr char kE4[] = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+constexpr char kE4NoE7[] = "rnbqkbnr/pppp1ppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
+
 class BoardFeedServerTest : public GameServerTest<BoardFeedServerTest> {
  protected:
   // A 2001 game with `time_control`, started; on the board White lifts his knight g1, puts it

@@ -8,9 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"

@@ -10,9 +10,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tools/arbiterctl/game_client_testing.h"

@@ -162,13 +162,10 @@ class GamesAndClocksTest : public GameServerTest<Derived> {
   }
 };
 
-// Boards as the board relay reports them (the placement alone): the start, White's knight g1
-// lifted, his pawn e2 lifted, the pawn on e4, then Black's pawn e7 lifted; the knight on f3.
+// Boards as the board relay reports them (the placement alone): the start; White's knight g1
+// lifted; the knight on f3.
 inline constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 inline constexpr char kNoG1[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R";
-inline constexpr char kNoE2[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR";
-inline constexpr char kE4[] = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
-inline constexpr char kE4NoE7[] = "rnbqkbnr/pppp1ppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
 inline constexpr char kNf3[] = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R";
 
 }  // namespace integration
