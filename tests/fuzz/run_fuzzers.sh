@@ -39,7 +39,7 @@ all=($(bazel query --noshow_progress 'attr(tags, manual, kind(cc_library, //test
 [ ${#all[@]} -gt 0 ] || { echo "no fuzz targets found by bazel query in tests/fuzz" >&2; exit 1; }
 files=($(bazel query --noshow_progress \
            "kind('source file', deps(set($(printf '//tests/fuzz:%s_fuzzer ' "${all[@]}"))))" |
-         sed -n 's|^//\(libs\|services\|tools\|proto\)\(/[^:]*\)\?:|\1\2/|p'))
+         sed -n 's#^//\(libs\|services\|tools\|proto\)\(/[^:]*\)\?:#\1\2/#p'))
 
 # The error catalogues' headers are generated from their errors.json (bazel/error_catalogue.bzl).
 gen="$out/gen"
