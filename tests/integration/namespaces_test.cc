@@ -21,8 +21,6 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using C = v1::ClockAuthority::Stub;
-using A = v1::Arbitration::Stub;
 
 class NamespacesTest : public GamesAndClocksTest<NamespacesTest> {
  protected:
@@ -38,7 +36,7 @@ TEST_P(NamespacesTest, AClockAndAGameWithOneIdAreUnrelated) {
   const std::string id = GameId("shared");
   // The game first, then a clock of the same id: not ERR_GAME_EXISTS.
   ASSERT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::CreateGame, AliceBobGame(id, "5400"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, AliceBobGame(id, "5400"), Token(Role::kPlatform))));
   auto create = ForGame<v1::CreateClockRequest>(id);
   create.set_time_control_human("90+30");
   create.set_edition(v1::EDITION_FIDE_2023);
@@ -46,7 +44,7 @@ TEST_P(NamespacesTest, AClockAndAGameWithOneIdAreUnrelated) {
   ASSERT_TRUE(Succeeded(Unary(ClockStub().get(), &C::CreateClock, create, Token(Role::kPlatform))));
   // Each still refuses a second of its own kind.
   grpc::Status st =
-      Unary(Stub().get(), &A::CreateGame, AliceBobGame(id, "5400"), Token(Role::kPlatform));
+      Unary(Stub().get(), &S::CreateGame, AliceBobGame(id, "5400"), Token(Role::kPlatform));
   EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_EQ(Code(st), "ERR_GAME_EXISTS");
   st = Unary(ClockStub().get(), &C::CreateClock, create, Token(Role::kPlatform));
@@ -54,12 +52,12 @@ TEST_P(NamespacesTest, AClockAndAGameWithOneIdAreUnrelated) {
   EXPECT_EQ(Code(st), "ERR_GAME_EXISTS");
 
   // The game is started and a move made: the clock of the same id is untouched.
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &A::StartGame, ForGame<v1::StartGameRequest>(id),
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(id),
                               Token(Role::kArbiter))));
   auto move = ForGame<v1::SubmitMoveRequest>(id);
   move.set_side(v1::COLOR_WHITE);
   move.set_move("e4");
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &A::SubmitMove, move, Token(Role::kPlatform))));
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::SubmitMove, move, Token(Role::kPlatform))));
   const v1::ClockResponse clock = ClockOf(id);
   EXPECT_EQ(clock.version(), 1);  // created only
   EXPECT_EQ(clock.clock().status(), "not_started");
@@ -85,7 +83,7 @@ TEST_P(NamespacesTest, AClockAndAGameWithOneIdAreUnrelated) {
   // A move in the game goes on from the game's own position and clock, whatever the clock did.
   move.set_side(v1::COLOR_BLACK);
   move.set_move("e5");
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &A::SubmitMove, move, Token(Role::kPlatform))));
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::SubmitMove, move, Token(Role::kPlatform))));
   EXPECT_EQ(Get(id).game().moves_san_size(), 2);
   EXPECT_EQ(ClockOf(id).version(), 3);
 }

@@ -24,8 +24,6 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using C = v1::ClockAuthority::Stub;
-using A = v1::Arbitration::Stub;
 
 class ScopeTest : public GamesAndClocksTest<ScopeTest> {
  protected:
@@ -74,6 +72,11 @@ class ScopeTest : public GamesAndClocksTest<ScopeTest> {
     v1::ClockUpdate u;
     EXPECT_FALSE(reader->Read(&u));
     return reader->Finish();
+  }
+  // Refused as a call on another event's game: PERMISSION_DENIED, ERR_OTHER_EVENT.
+  static void ExpectOtherEvent(const grpc::Status& st) {
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   }
   static v1::CreateGameRequest GameRequest(const std::string& game, const std::string& event) {
     return EventGame(game, "5400", v1::EDITION_FIDE_2023, event);
@@ -139,9 +142,9 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
   // The same in a game: Black's "c1" is not White's.
   const std::string g = GameId("ids-game");
   ASSERT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::CreateGame, GameRequest(g, "Open"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(g, "Open"), Token(Role::kPlatform))));
   ASSERT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::StartGame, ForGame<v1::StartGameRequest>(g), Token(Role::kArbiter))));
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(g), Token(Role::kArbiter))));
   for (auto [side, move, color] : {std::tuple{v1::COLOR_WHITE, "e4", chess::Color::kWhite},
                                    std::tuple{v1::COLOR_BLACK, "e5", chess::Color::kBlack}}) {
     auto req = ForGame<v1::SubmitMoveRequest>(g);
@@ -150,7 +153,7 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
     req.set_command_id("c1");
     v1::GameReply reply;
     ASSERT_TRUE(
-        Succeeded(Unary(Stub().get(), &A::SubmitMove, req, Token(Role::kPlayer, g, color), &reply)))
+        Succeeded(Unary(Stub().get(), &S::SubmitMove, req, Token(Role::kPlayer, g, color), &reply)))
         << move;
   }
   // And the server's ids are refused to a game's players too.
@@ -159,7 +162,7 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
   bad.set_move("Nf3");
   bad.set_command_id(absl::StrCat("settle:", g, ":4"));
   grpc::Status st =
-      Unary(Stub().get(), &A::SubmitMove, bad, Token(Role::kPlayer, g, chess::Color::kWhite));
+      Unary(Stub().get(), &S::SubmitMove, bad, Token(Role::kPlayer, g, chess::Color::kWhite));
   EXPECT_EQ(Code(st), "ERR_RESERVED_COMMAND_ID");
 }
 
@@ -190,33 +193,32 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsGames) {
   const std::string ours = GameId("ours");
   const std::string theirs = GameId("theirs");
   ASSERT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::CreateGame, GameRequest(ours, "Open A"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(ours, "Open A"), Token(Role::kPlatform))));
   ASSERT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::CreateGame, GameRequest(theirs, "Open B"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(theirs, "Open B"), Token(Role::kPlatform))));
   const std::string arbiter_a = EventToken(Role::kArbiter, "Open A");
   EXPECT_TRUE(Succeeded(
-      Unary(Stub().get(), &A::StartGame, ForGame<v1::StartGameRequest>(ours), arbiter_a)));
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(ours), arbiter_a)));
   grpc::Status st =
-      Unary(Stub().get(), &A::StartGame, ForGame<v1::StartGameRequest>(theirs), arbiter_a);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(theirs), arbiter_a);
+  ExpectOtherEvent(st);
   auto rule = ForGame<v1::SetResultRequest>(theirs);
   rule.set_result(v1::RESULT_DRAW);
   rule.set_article("12.2");
   rule.set_reason("test");
-  st = Unary(Stub().get(), &A::SetResult, rule, arbiter_a);
+  st = Unary(Stub().get(), &S::SetResult, rule, arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  st = Unary(Stub().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs), arbiter_a);
+  st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs), arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   // Nothing happened to their game; an arbiter without an event claim still starts it.
   v1::GameReply reply;
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs),
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs),
                               Token(Role::kArbiter), &reply)));
   EXPECT_EQ(reply.game().version(), 1);
-  EXPECT_TRUE(Succeeded(Unary(Stub().get(), &A::StartGame, ForGame<v1::StartGameRequest>(theirs),
+  EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(theirs),
                               Token(Role::kArbiter))));
   // A platform token that serves one event creates only that event's games.
-  st = Unary(Stub().get(), &A::CreateGame, GameRequest(GameId("new"), "Open B"),
+  st = Unary(Stub().get(), &S::CreateGame, GameRequest(GameId("new"), "Open B"),
              EventToken(Role::kPlatform, "Open A"));
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   // ... and moves only in them (SubmitMove, the completion-queue path): refused on theirs,
@@ -224,15 +226,14 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsGames) {
   auto move = ForGame<v1::SubmitMoveRequest>(theirs);
   move.set_side(v1::COLOR_WHITE);
   move.set_move("e4");
-  st = Unary(Stub().get(), &A::SubmitMove, move, EventToken(Role::kPlatform, "Open A"));
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs),
+  st = Unary(Stub().get(), &S::SubmitMove, move, EventToken(Role::kPlatform, "Open A"));
+  ExpectOtherEvent(st);
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs),
                               Token(Role::kArbiter), &reply)));
   EXPECT_TRUE(reply.game().moves_san().empty());
   move.set_game_id(ours);
   EXPECT_TRUE(
-      Succeeded(Unary(Stub().get(), &A::SubmitMove, move, EventToken(Role::kPlatform, "Open A"))));
+      Succeeded(Unary(Stub().get(), &S::SubmitMove, move, EventToken(Role::kPlatform, "Open A"))));
 }
 
 // The same for clocks (CreateClockRequest.event).
@@ -253,8 +254,7 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsClocks) {
       Unary(ClockStub().get(), &C::PauseClock, ForGame<v1::PauseClockRequest>(ours), arbiter_a)));
   grpc::Status st =
       Unary(ClockStub().get(), &C::StartClock, ForGame<v1::StartClockRequest>(theirs), arbiter_a);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+  ExpectOtherEvent(st);
   st = Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(theirs), arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   EXPECT_EQ(Code(RefusedWatch(theirs, arbiter_a)), "ERR_OTHER_EVENT");

@@ -160,6 +160,9 @@ class GamesAndClocksTest : public GameServerTest<Derived> {
   static TestServerOptions Options(Store store) {
     return WithoutMetrics({Service::kClock, Service::kArbitration}, store);
   }
+
+ protected:
+  using C = arbiter::v1::ClockAuthority::Stub;
 };
 
 // Boards as the board relay reports them (the placement alone): the start; White's knight g1
