@@ -424,26 +424,29 @@ class MoveLoad {
       s.game_id = absl::StrCat("bench-", slot, "-", s.serial++);
       s.ply = 0;
     }
-    Call* call = NewCall(Kind::kCreate, slot, Clock::now());
     v1::CreateGameRequest req;
-    req.set_game_id(slots_[slot].game_id);
     req.set_command_id("create");
     req.set_white_id(absl::StrCat("white-", slot));
     req.set_black_id(absl::StrCat("black-", slot));
     req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
     req.set_time_control("5400+30");  // 90 minutes: no flag falls during a run
-    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncCreateGame, req, &cq(),
-                     &call->tag);
+    SendForGame(Kind::kCreate, slot, req, &v1::Arbitration::Stub::PrepareAsyncCreateGame);
+  }
+
+  // `req` for the game in `slot`, as the call of `kind` (its reply a GameReply), from now.
+  template <typename Request>
+  void SendForGame(Kind kind, int slot, Request req, auto prepare) {
+    Call* call = NewCall(kind, slot, Clock::now());
+    req.set_game_id(slots_[slot].game_id);
+    call->rpc->Start(*stub_, prepare, req, &cq(), &call->tag);
   }
 
   // The record played out: Black resigns (5.1b), as in the game.
   void ResignGame(int slot) {
-    Call* call = NewCall(Kind::kResign, slot, Clock::now());
     v1::ResignRequest req;
-    req.set_game_id(slots_[slot].game_id);
     req.set_command_id("resign");
     req.set_side(v1::COLOR_BLACK);
-    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncResign, req, &cq(), &call->tag);
+    SendForGame(Kind::kResign, slot, req, &v1::Arbitration::Stub::PrepareAsyncResign);
   }
 
   // The platform holds the record: the game leaves the live store.
@@ -456,11 +459,9 @@ class MoveLoad {
   }
 
   void StartGame(int slot) {
-    Call* call = NewCall(Kind::kStart, slot, Clock::now());
     v1::StartGameRequest req;
-    req.set_game_id(slots_[slot].game_id);
     req.set_command_id("start");
-    call->rpc->Start(*stub_, &v1::Arbitration::Stub::PrepareAsyncStartGame, req, &cq(), &call->tag);
+    SendForGame(Kind::kStart, slot, req, &v1::Arbitration::Stub::PrepareAsyncStartGame);
   }
 
   // The next move of the game that waited longest; `due` is when the move was due.

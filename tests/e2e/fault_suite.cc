@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -111,23 +112,15 @@ long long L(std::int64_t v) { return static_cast<long long>(v); }
 }  // namespace
 
 const char* FaultName(FaultKind k) {
-  switch (k) {
-    case FaultKind::kReplicaKill:
-      return "replica SIGKILL";
-    case FaultKind::kReplicaStop:
-      return "replica SIGSTOP 5 s";
-    case FaultKind::kRedisKill:
-      return "redis SIGKILL + AOF";
-    case FaultKind::kRedisTerm:
-      return "redis SIGTERM + AOF";
-    case FaultKind::kMasterKill:
-      return "master SIGKILL, Sentinel";
-    case FaultKind::kMasterFailover:
-      return "SENTINEL FAILOVER";
-    case FaultKind::kMasterSafeFailover:
-      return "PAUSE WRITE + FAILOVER";
-  }
-  return "?";
+  // In the order of FaultKind.
+  static constexpr const char* kNames[] = {
+      "replica SIGKILL",        "replica SIGSTOP 5 s",      "redis SIGKILL + AOF",
+      "redis SIGTERM + AOF",    "master SIGKILL, Sentinel", "SENTINEL FAILOVER",
+      "PAUSE WRITE + FAILOVER",
+  };
+  static_assert(std::size(kNames) == static_cast<std::size_t>(FaultKind::kMasterSafeFailover) + 1);
+  const auto i = static_cast<std::size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 int EnvInt(const char* name, int fallback) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -34,17 +35,12 @@ absl::Duration Think(std::uint64_t* s, absl::Duration lo, absl::Duration hi) {
 // answer in time, or the call was cut (a replica killed mid-call). ABORTED: the authority lost to
 // other writers more often than it retries itself. Everything else is an answer.
 bool Transient(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::ABORTED:
-    case grpc::StatusCode::CANCELLED:
-    case grpc::StatusCode::UNKNOWN:
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return true;
-    default:
-      return false;
-  }
+  static constexpr grpc::StatusCode kTransient[] = {
+      grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::DEADLINE_EXCEEDED,
+      grpc::StatusCode::ABORTED,     grpc::StatusCode::CANCELLED,
+      grpc::StatusCode::UNKNOWN,     grpc::StatusCode::RESOURCE_EXHAUSTED,
+  };
+  return std::find(std::begin(kTransient), std::end(kTransient), code) != std::end(kTransient);
 }
 
 ReplyView ViewOf(const v1::GameView& g) {

@@ -67,9 +67,25 @@ Command Player(CommandKind kind, int side) {
   return c;
 }
 
+// The arbiter's command of `kind`.
+Command Arbiter(CommandKind kind) {
+  Command c;
+  c.kind = kind;
+  c.actor = ActorOf("arbiter", "arbiter");
+  return c;
+}
+
 template <typename Request>
 bool Read(const std::string& bytes, Request* req) {
   return req->ParseFromString(bytes);
+}
+
+// The player's command of `kind` from a request that names only the side it acts for.
+template <typename Request>
+std::optional<Command> BySide(const std::string& bytes, CommandKind kind) {
+  Request req;
+  if (!Read(bytes, &req)) return std::nullopt;
+  return Player(kind, req.side());
 }
 
 // The command for request `method` (bytes), as the service makes it; nullopt when the bytes do
@@ -90,9 +106,7 @@ std::optional<Command> CommandOf(int method, const std::string& bytes,
     case 1: {
       v1::StartGameRequest req;
       if (!Read(bytes, &req) || req.absent_size() > 2) return std::nullopt;
-      Command c;
-      c.kind = CommandKind::kStart;
-      c.actor = ActorOf("arbiter", "arbiter");
+      Command c = Arbiter(CommandKind::kStart);
       for (int side : req.absent()) {
         std::optional<chess::Color> color = SideOf(side);
         if (!color.has_value()) return std::nullopt;
@@ -100,11 +114,8 @@ std::optional<Command> CommandOf(int method, const std::string& bytes,
       }
       return c;
     }
-    case 2: {
-      v1::ArriveRequest req;
-      if (!Read(bytes, &req)) return std::nullopt;
-      return Player(CommandKind::kArrive, req.side());
-    }
+    case 2:
+      return BySide<v1::ArriveRequest>(bytes, CommandKind::kArrive);
     case 3: {
       v1::SubmitMoveRequest req;
       if (!Read(bytes, &req) || req.move().empty()) return std::nullopt;
@@ -115,16 +126,10 @@ std::optional<Command> CommandOf(int method, const std::string& bytes,
       c.lag_ms = req.lag_ms();
       return c;
     }
-    case 4: {
-      v1::ResignRequest req;
-      if (!Read(bytes, &req)) return std::nullopt;
-      return Player(CommandKind::kResign, req.side());
-    }
-    case 5: {
-      v1::OfferDrawRequest req;
-      if (!Read(bytes, &req)) return std::nullopt;
-      return Player(CommandKind::kOfferDraw, req.side());
-    }
+    case 4:
+      return BySide<v1::ResignRequest>(bytes, CommandKind::kResign);
+    case 5:
+      return BySide<v1::OfferDrawRequest>(bytes, CommandKind::kOfferDraw);
     case 6: {
       v1::RespondDrawRequest req;
       if (!Read(bytes, &req)) return std::nullopt;
@@ -149,27 +154,20 @@ std::optional<Command> CommandOf(int method, const std::string& bytes,
       if (!v1::RulingDecision_IsValid(req.decision()) ||
           req.decision() == v1::RULING_DECISION_UNSPECIFIED)
         return std::nullopt;
-      Command c;
-      c.kind = CommandKind::kRule;
-      c.actor = ActorOf("arbiter", "arbiter");
+      Command c = Arbiter(CommandKind::kRule);
       c.decision = req.decision();
       c.add_time = req.add_time();
       c.reason = req.reason();
       return c;
     }
-    case 9: {
-      v1::ConfirmResultRequest req;
-      if (!Read(bytes, &req)) return std::nullopt;
-      return Player(CommandKind::kConfirm, req.side());
-    }
+    case 9:
+      return BySide<v1::ConfirmResultRequest>(bytes, CommandKind::kConfirm);
     case 10: {
       v1::SetResultRequest req;
       if (!Read(bytes, &req) || !v1::Result_IsValid(req.result())) return std::nullopt;
       absl::StatusOr<laws::Result> result = laws::ResultOf(req.result());
       if (!result.ok() || req.article().empty() || req.reason().empty()) return std::nullopt;
-      Command c;
-      c.kind = CommandKind::kSetResult;
-      c.actor = ActorOf("arbiter", "arbiter");
+      Command c = Arbiter(CommandKind::kSetResult);
       c.outcome.result = *result;
       c.outcome.termination = laws::Termination::kArbiterDecision;
       c.outcome.article = req.article();

@@ -119,13 +119,7 @@ class AdjournmentServerTest : public ::testing::Test {
   // Created with two sessions (the second from `resume_ms`), started, 1. e4 e5, then the arbiter
   // calls for the seal and White seals 2. Nf3 and stops his clock: adjourned.
   void Adjourn(const std::string& game, std::int64_t now_ms, std::int64_t resume_ms) {
-    v1::CreateGameRequest create;
-    create.set_game_id(game);
-    create.set_white_id("alice");
-    create.set_black_id("bob");
-    create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
-    create.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-    create.set_time_control("5400");
+    v1::CreateGameRequest create = AliceBobGame(game, "5400", v1::EDITION_FIDE_2001);
     create.set_scheduled_start_ms(now_ms - 60'000);
     v1::Session* first = create.add_sessions();
     first->set_start_ms(now_ms - 60'000);
@@ -279,13 +273,7 @@ TEST_F(AdjournmentServerTest, BothAbsentTheTimerOpensTheEnvelopeAndTheSealedMate
   constexpr std::int64_t kHour = 3'600'000;
   // Session 2 began almost an hour ago: its default falls in 8 s.
   const std::int64_t resume = now - kHour + 8'000;
-  v1::CreateGameRequest create;
-  create.set_game_id(game);
-  create.set_white_id("alice");
-  create.set_black_id("bob");
-  create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2001);
-  create.mutable_ruleset()->mutable_regulations()->set_arbiter_present(true);
-  create.set_time_control("5400");
+  v1::CreateGameRequest create = AliceBobGame(game, "5400", v1::EDITION_FIDE_2001);
   create.set_scheduled_start_ms(now - 3 * kHour);
   v1::Session* first = create.add_sessions();
   first->set_start_ms(now - 3 * kHour);

@@ -362,8 +362,7 @@ TEST_F(AnalysisServerTest, AdviseClaimIsLabelledAdvice) {
 // may hold 1 MiB / (2 x 50 bytes) = 10,485 positions: a request for more is refused, and the
 // limit the server states is that bound, not --analysis_max_nodes.
 TEST(AnalysisMemoryTest, TheMemoryBudgetBoundsTheNodeLimit) {
-  TestServerOptions options({Service::kAnalysis}, Store::kMemory);
-  options.config.metrics_address = "none";
+  TestServerOptions options = WithoutMetrics({Service::kAnalysis});
   options.analysis.memory_mb = 1;
   std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
   auto stub = server->Stub<v1::SearchAnalysis>();

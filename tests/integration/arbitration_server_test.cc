@@ -25,6 +25,7 @@
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tests/integration/testing/auth_matrix.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -33,41 +34,9 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using S = v1::Arbitration::Stub;
 
-class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kArbitration}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
+class ArbitrationServerTest : public GameServerTest<ArbitrationServerTest> {
  protected:
-  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
-
-  static v1::CreateGameRequest Request(const std::string& game, const std::string& time_control,
-                                       v1::Edition edition = v1::EDITION_FIDE_2023) {
-    v1::CreateGameRequest req = AliceBobGame(game, time_control, edition);
-    req.set_event("Integration");
-    return req;
-  }
-  grpc::Status Create(const v1::CreateGameRequest& req, v1::GameReply* reply = nullptr) {
-    return Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform), reply);
-  }
-  grpc::Status Start(const std::string& game, std::vector<v1::Color> absent = {}) {
-    auto req = ForGame<v1::StartGameRequest>(game);
-    for (v1::Color c : absent) req.add_absent(c);
-    return Unary(Stub().get(), &S::StartGame, req, Token(Role::kArbiter));
-  }
-  // Created with `time_control` and started.
-  void Ready(const std::string& game, const std::string& time_control,
-             v1::Edition edition = v1::EDITION_FIDE_2023) {
-    grpc::Status st = Create(Request(game, time_control, edition));
-    ASSERT_TRUE(st.ok()) << st.error_message();
-    st = Start(game);
-    ASSERT_TRUE(st.ok()) << st.error_message();
-  }
   // 2023 Guidelines III apply only to games without increment (III.2.2): a 90-minute game (standard
   // play, its only period the last) that the arbiter's clock setting (6.14) puts at `ms` for
   // each player, so that a 10.2-style claim is possible from the start.
@@ -80,23 +49,6 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     grpc::Status st = Unary(Stub().get(), &S::SetClocks, req, Token(Role::kArbiter));
     ASSERT_TRUE(st.ok()) << st.error_message();
   }
-  static chess::Color ColorOf(v1::Color c) {
-    return c == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack;
-  }
-  // The token of `side`'s player in `game`.
-  static std::string PlayerToken(const std::string& game, v1::Color side) {
-    return Token(Role::kPlayer, game, ColorOf(side));
-  }
-  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move,
-                    v1::GameReply* reply = nullptr, bool offer_draw = false,
-                    const std::string& command_id = "") {
-    auto req = ForGame<v1::SubmitMoveRequest>(game);
-    req.set_side(side);
-    req.set_move(move);
-    req.set_offer_draw(offer_draw);
-    req.set_command_id(command_id);
-    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side), reply);
-  }
   // Plays `moves` alternately from White.
   void Play(const std::string& game, const std::vector<std::string>& moves,
             v1::GameReply* last = nullptr) {
@@ -106,18 +58,6 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
       ASSERT_TRUE(st.ok()) << m << ": " << Code(st) << " " << st.error_message();
       side = side == v1::COLOR_WHITE ? v1::COLOR_BLACK : v1::COLOR_WHITE;
     }
-  }
-  v1::GameReply Get(const std::string& game, Role role = Role::kArbiter) {
-    v1::GameReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
-                                Token(role, game), &resp)));
-    return resp;
-  }
-  std::string Pgn(const std::string& game, Role role = Role::kArbiter) {
-    v1::ExportPgnReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
-                                Token(role, game), &resp)));
-    return resp.pgn();
   }
   // The PGN passes `arbiterctl pgn check`: it parses and its main line replays by the Laws.
   void ExpectPgnReplays(const std::string& game, const std::string& result) {
@@ -140,16 +80,11 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     return r;
   }
 
-  // Created from `req` and started.
-  void Ready(const v1::CreateGameRequest& req) {
-    ASSERT_TRUE(Succeeded(Create(req)));
-    ASSERT_TRUE(Succeeded(Start(req.game_id())));
-  }
   // A creation request from `fen`.
   static v1::CreateGameRequest FenRequest(const std::string& game, const std::string& time_control,
                                           const std::string& fen,
                                           v1::Edition edition = v1::EDITION_FIDE_2023) {
-    v1::CreateGameRequest req = Request(game, time_control, edition);
+    v1::CreateGameRequest req = EventGame(game, time_control, edition);
     req.set_start_fen(fen);
     return req;
   }
@@ -188,13 +123,6 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
     return Unary(Stub().get(), &S::ConfirmResult, ForSide<v1::ConfirmResultRequest>(game, side),
                  PlayerToken(game, side), reply);
   }
-  // A request that names the game and the side it acts for.
-  template <typename Request>
-  static Request ForSide(const std::string& game, v1::Color side) {
-    auto req = ForGame<Request>(game);
-    req.set_side(side);
-    return req;
-  }
   // Waits (polling GetGame, which records nothing) until `done` holds, up to `timeout`.
   template <typename Pred>
   v1::GameReply Await(const std::string& game, Pred done, absl::Duration timeout) {
@@ -206,22 +134,6 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
       absl::SleepFor(absl::Milliseconds(20));
     } while (absl::Now() < until);
     return r;
-  }
-  // The game's whole log, as the arbiter's watch sends it.
-  std::vector<v1::ArbitrationEvent> Log(const std::string& game) {
-    const std::int64_t head = Get(game).game().version();
-    Call call(Token(Role::kArbiter), absl::Milliseconds(5000));
-    auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
-    std::vector<v1::ArbitrationEvent> events;
-    v1::GameUpdate update;
-    while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
-      events.push_back(update.event());
-    }
-    call.TryCancel();
-    while (reader->Read(&update)) {
-    }
-    reader->Finish();
-    return events;
   }
   // The log's GameEnded event (the last one), or an empty one.
   v1::GameEnded EndedEvent(const std::string& game) {
@@ -278,7 +190,7 @@ class ArbitrationServerTest : public EachStoreTest<ArbitrationServerTest> {
 TEST_P(ArbitrationServerTest, FoolsMate) {
   const std::string game = GameId("g");
   v1::GameReply created;
-  grpc::Status st = Create(Request(game, "5400"), &created);
+  grpc::Status st = Create(EventGame(game, "5400"), &created);
   ASSERT_TRUE(st.ok()) << st.error_message();
   EXPECT_EQ(created.game().version(), 1);
   EXPECT_EQ(created.game().status(), v1::GAME_STATUS_CREATED);
@@ -406,7 +318,7 @@ TEST_P(ArbitrationServerTest, FlagFallsByItself) {
 
 TEST_P(ArbitrationServerTest, DefaultWhenAbsent) {
   const std::string game = GameId("g");
-  v1::CreateGameRequest req = Request(game, "5400");
+  v1::CreateGameRequest req = EventGame(game, "5400");
   req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(1000);  // 6.7
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(game, {v1::COLOR_BLACK}).ok());
@@ -469,7 +381,7 @@ TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
   EXPECT_EQ(submit(Token(Role::kObserver)).error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(submit("").error_code(), grpc::StatusCode::UNAUTHENTICATED);  // no token
   // A player may not create games.
-  st = Unary(Stub().get(), &S::CreateGame, Request(GameId("mine"), "5400"),
+  st = Unary(Stub().get(), &S::CreateGame, EventGame(GameId("mine"), "5400"),
              PlayerToken(game, v1::COLOR_WHITE), &resp);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   // Nothing changed; White's own token moves, with the side left to the token.
@@ -537,7 +449,7 @@ TEST_P(ArbitrationServerTest, ArchiveGameKeepsOnlyTheTombstone) {
   st = Move(game, v1::COLOR_BLACK, "e5");
   EXPECT_EQ(Code(st), "ERR_GAME_ARCHIVED");
   // Its id stays taken.
-  st = Create(Request(game, "5400"));
+  st = Create(EventGame(game, "5400"));
   EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   // Archiving it again answers the same tombstone.
   v1::ArchiveGameReply again;
@@ -560,12 +472,12 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
   st = Move(game, v1::COLOR_BLACK, "e5");
   EXPECT_EQ(Code(st), "ERR_NOT_YOUR_TURN");
   {
-    v1::CreateGameRequest again = Request(game, "5400");
+    v1::CreateGameRequest again = EventGame(game, "5400");
     st = Create(again);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   }
   {
-    v1::CreateGameRequest bad = Request(GameId("bad"), "not a time control");
+    v1::CreateGameRequest bad = EventGame(GameId("bad"), "not a time control");
     st = Create(bad);
     EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
@@ -582,7 +494,7 @@ TEST_P(ArbitrationServerTest, ErrorsAreStable) {
 
 TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
   const std::string game = GameId("plies");
-  v1::CreateGameRequest req = Request(game, "5400");
+  v1::CreateGameRequest req = EventGame(game, "5400");
   req.set_broadcast_delay_plies(2);
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(game).ok());
@@ -596,7 +508,7 @@ TEST_P(ArbitrationServerTest, ObserversSeeMovesAfterTheDelay) {
 
   // By time: a move is seen 1.5 s after it was made, on GetGame and on the watch.
   const std::string timed = GameId("ms");
-  req = Request(timed, "5400");
+  req = EventGame(timed, "5400");
   req.set_broadcast_delay_ms(1500);
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(timed).ok());
@@ -829,7 +741,7 @@ TEST_P(ArbitrationServerTest, ClaimsThatDoNotApplyAreRefusedAndChangeNothing) {
   // Not in blitz (2001 C4): White has under two minutes in "G/1.5".
   const std::string blitz = GameId("blitz");
   v1::GameReply created;
-  ASSERT_TRUE(Create(Request(blitz, "G/1.5", v1::EDITION_FIDE_2001), &created).ok());
+  ASSERT_TRUE(Create(EventGame(blitz, "G/1.5", v1::EDITION_FIDE_2001), &created).ok());
   EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_BLITZ);
   ASSERT_TRUE(Start(blitz).ok());
   st = Claim(blitz, v1::COLOR_WHITE, v1::CLAIM_KIND_QUICKPLAY, &resp);
@@ -979,7 +891,7 @@ TEST_P(ArbitrationServerTest, AppendixDClaimEndsPlayAndTheArbiterDecides) {  // 
     const std::string game = GameId(draw ? "draw" : "reject");
     // 2023, 90 minutes without increment (Guidelines III.2.2), the clocks set to 30 s each
     // (6.14): White has under two minutes in the only (last) period.
-    v1::CreateGameRequest req = Request(game, "5400");
+    v1::CreateGameRequest req = EventGame(game, "5400");
     req.mutable_ruleset()->mutable_regulations()->set_arbiter_present(false);
     Ready(req);
     auto clocks = ForGame<v1::SetClocksRequest>(game);
@@ -1063,7 +975,7 @@ TEST_P(ArbitrationServerTest, FlagLosesWhenTheOpponentCanMate) {  // 6.9, 6.10
 TEST_P(ArbitrationServerTest, RapidFlagCountsOnlyOnTheOpponentsClaim2001) {  // B6, B7
   const std::string game = GameId("g");
   v1::GameReply created;
-  ASSERT_TRUE(Create(Request(game, "40/1:900", v1::EDITION_FIDE_2001), &created).ok());
+  ASSERT_TRUE(Create(EventGame(game, "40/1:900", v1::EDITION_FIDE_2001), &created).ok());
   EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_RAPID);
   ASSERT_TRUE(Start(game).ok());
   v1::GameReply resp;
@@ -1123,7 +1035,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbit
   const std::string game = GameId("g");
   // "1+15" under 2023: 1 s + 60 x 15 s = 15 min 1 s, rapid; White's flag falls after a second.
   v1::GameReply created;
-  ASSERT_TRUE(Create(Request(game, "1+15", v1::EDITION_FIDE_2023), &created).ok());
+  ASSERT_TRUE(Create(EventGame(game, "1+15", v1::EDITION_FIDE_2023), &created).ok());
   EXPECT_EQ(created.game().ruleset().game_type(), v1::GAME_TYPE_RAPID);
   ASSERT_TRUE(Start(game).ok());
   const v1::GameReply r = AwaitEnd(game, absl::Seconds(5));
@@ -1142,7 +1054,7 @@ TEST_P(ArbitrationServerTest, RapidFlagCountsAtOnceIn2023) {  // 2023: the arbit
 
 TEST_P(ArbitrationServerTest, BothAbsentBothLose) {  // 6.7
   const std::string game = GameId("g");
-  v1::CreateGameRequest req = Request(game, "5400");
+  v1::CreateGameRequest req = EventGame(game, "5400");
   req.mutable_ruleset()->mutable_regulations()->set_default_time_ms(200);
   ASSERT_TRUE(Create(req).ok());
   ASSERT_TRUE(Start(game, {v1::COLOR_WHITE, v1::COLOR_BLACK}).ok());
@@ -1357,18 +1269,18 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
           {"CreateGame",
            [&](auto& t) {
              const std::string game = fresh();
-             return Unary(stub.get(), &S::CreateGame, Request(game, "5400"), t(game, kWhite));
+             return Unary(stub.get(), &S::CreateGame, EventGame(game, "5400"), t(game, kWhite));
            }},
           {"StartGame",
            [&](auto& t) {
              auto req = ForGame<v1::StartGameRequest>(fresh());
-             EXPECT_TRUE(Create(Request(req.game_id(), "5400")).ok());
+             EXPECT_TRUE(Create(EventGame(req.game_id(), "5400")).ok());
              return as_white(&S::StartGame, req, t);
            }},
           {"Arrive",
            [&](auto& t) {  // Black absent at the start, within the default time of an hour (6.7)
              auto req = ForSide<v1::ArriveRequest>(fresh(), v1::COLOR_BLACK);
-             v1::CreateGameRequest create = Request(req.game_id(), "5400");
+             v1::CreateGameRequest create = EventGame(req.game_id(), "5400");
              create.mutable_ruleset()->mutable_regulations()->set_default_time_ms(3'600'000);
              EXPECT_TRUE(Create(create).ok());
              EXPECT_TRUE(Start(req.game_id(), {v1::COLOR_BLACK}).ok());

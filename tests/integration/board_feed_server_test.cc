@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -22,68 +23,25 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using S = v1::Arbitration::Stub;
 
-constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
-constexpr char kNoG1[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R";
+// White's pawn e2 lifted, then on e4; then Black's pawn e7 lifted.
 constexpr char kNoE2[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPP1PPP/RNBQKBNR";
 constexpr char kE4[] = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
 constexpr char kE4NoE7[] = "rnbqkbnr/pppp1ppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
-constexpr char kNf3[] = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R";
 
-class BoardFeedServerTest : public EachStoreTest<BoardFeedServerTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kArbitration}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
+class BoardFeedServerTest : public GameServerTest<BoardFeedServerTest> {
  protected:
-  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
-
-  static std::string PlayerToken(const std::string& game, v1::Color side) {
-    return Token(Role::kPlayer, game,
-                 side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack);
-  }
-  void Ready(const std::string& game, const std::string& time_control) {
-    v1::CreateGameRequest req = AliceBobGame(game, time_control, v1::EDITION_FIDE_2001);
-    req.set_event("Integration");
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
-                                Token(Role::kArbiter))));
-  }
-  // The board relay's report of these placements (at the server's instant).
-  grpc::Status Feed(const std::string& game, const std::vector<std::string>& placements,
-                    v1::GameReply* reply = nullptr, bool pressed = false) {
-    auto req = ForGame<v1::SubmitBoardFeedRequest>(game);
-    for (const std::string& p : placements) req.add_placements()->set_placement(p);
-    if (pressed) req.mutable_placements()->rbegin()->set_clock_pressed(true);
-    return Unary(Stub().get(), &S::SubmitBoardFeed, req, Token(Role::kService), reply);
+  // A 2001 game with `time_control`, started; on the board White lifts his knight g1, puts it
+  // back, then plays e4: the relay's report answered in `reply`.
+  void KnightTouchedThenE4(const std::string& game, const std::string& time_control,
+                           v1::GameReply* reply) {
+    Ready(game, time_control, v1::EDITION_FIDE_2001);
+    ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart, kNoE2, kE4}, reply)));
   }
   grpc::Status ClaimTouchMove(const std::string& game, v1::Color side, v1::GameReply* reply) {
-    auto req = ForGame<v1::ClaimRequest>(game);
-    req.set_side(side);
+    auto req = ForSide<v1::ClaimRequest>(game, side);
     req.set_kind(v1::CLAIM_KIND_TOUCH_MOVE);
     return Unary(Stub().get(), &S::Claim, req, PlayerToken(game, side), reply);
-  }
-  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move) {
-    auto req = ForGame<v1::SubmitMoveRequest>(game);
-    req.set_side(side);
-    req.set_move(move);
-    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side));
-  }
-  v1::GameReply Get(const std::string& game) {
-    v1::GameReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
-                                Token(Role::kArbiter), &resp)));
-    return resp;
-  }
-  std::string Pgn(const std::string& game) {
-    v1::ExportPgnReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
-                                Token(Role::kArbiter), &resp)));
-    return resp.pgn();
   }
 };
 
@@ -91,9 +49,8 @@ class BoardFeedServerTest : public EachStoreTest<BoardFeedServerTest> {
 // recorded touches (4.3a) and the clocks stop for the arbiter.
 TEST_P(BoardFeedServerTest, RapidTouchMoveClaimUpheld) {
   const std::string game = GameId("rapid");
-  Ready(game, "1500");
   v1::GameReply reply;
-  ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart, kNoE2, kE4}, &reply)));
+  ASSERT_NO_FATAL_FAILURE(KnightTouchedThenE4(game, "1500", &reply));
   ASSERT_EQ(reply.game().moves_san_size(), 1);
   EXPECT_EQ(reply.game().moves_san(0), "e4");
   EXPECT_EQ(reply.game().to_move(), v1::COLOR_BLACK);
@@ -115,7 +72,7 @@ TEST_P(BoardFeedServerTest, RapidTouchMoveClaimUpheld) {
 // B5b / 4.6 (2001 blitz): Black lifted his pawn e7 before claiming: refused, play goes on.
 TEST_P(BoardFeedServerTest, BlitzClaimRefusedOnceTheClaimantTouched) {
   const std::string game = GameId("blitz");
-  Ready(game, "300");
+  Ready(game, "300", v1::EDITION_FIDE_2001);
   ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart, kNoE2, kE4, kE4NoE7})));
   v1::GameReply reply;
   grpc::Status st = ClaimTouchMove(game, v1::COLOR_BLACK, &reply);
@@ -128,9 +85,8 @@ TEST_P(BoardFeedServerTest, BlitzClaimRefusedOnceTheClaimantTouched) {
 // made (a touch-move ruling is recorded); SubmitMove e4 is refused; the knight move is made.
 TEST_P(BoardFeedServerTest, StandardTheArbiterEnforcesTouchMove) {
   const std::string game = GameId("standard");
-  Ready(game, "5400");
   v1::GameReply reply;
-  ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart, kNoE2, kE4}, &reply)));
+  ASSERT_NO_FATAL_FAILURE(KnightTouchedThenE4(game, "5400", &reply));
   EXPECT_EQ(reply.game().moves_san_size(), 0);
   grpc::Status st = Move(game, v1::COLOR_WHITE, "e4");
   EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
@@ -146,7 +102,7 @@ TEST_P(BoardFeedServerTest, StandardTheArbiterEnforcesTouchMove) {
 // 7.4a: an illegal move with the clock pressed stops the clocks; the arbiter restarts them.
 TEST_P(BoardFeedServerTest, IllegalMoveStoodStopsTheClocks) {
   const std::string game = GameId("illegal");
-  Ready(game, "5400");
+  Ready(game, "5400", v1::EDITION_FIDE_2001);
   v1::GameReply reply;
   ASSERT_TRUE(Succeeded(
       Feed(game, {"rnbqkbnr/pppppppp/8/8/8/5B2/PPPPPPPP/RNBQK1NR"}, &reply, /*pressed=*/true)));

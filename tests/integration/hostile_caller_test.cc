@@ -16,6 +16,7 @@
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -24,59 +25,11 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using S = v1::Arbitration::Stub;
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
-class HostileCallerTest : public EachStoreTest<HostileCallerTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kArbitration, Service::kClock}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
+class HostileCallerTest : public GamesAndClocksTest<HostileCallerTest> {
  protected:
-  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
-
-  static std::string PlayerToken(const std::string& game, v1::Color side) {
-    return Token(Role::kPlayer, game,
-                 side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack);
-  }
-  void Ready(const v1::CreateGameRequest& req) {
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
-    ASSERT_TRUE(
-        Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(req.game_id()),
-                        Token(Role::kArbiter))));
-  }
-  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move,
-                    const std::string& command_id = "") {
-    auto req = ForGame<v1::SubmitMoveRequest>(game);
-    req.set_side(side);
-    req.set_move(move);
-    req.set_command_id(command_id);
-    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side));
-  }
-  v1::GameReply Get(const std::string& game, const std::string& token) {
-    v1::GameReply reply;
-    EXPECT_TRUE(Succeeded(
-        Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game), token, &reply)));
-    return reply;
-  }
-  // The first `count` updates of WatchGame with `token`.
-  std::vector<v1::GameUpdate> Watch(const std::string& game, const std::string& token,
-                                    size_t count) {
-    Call call(token, absl::Seconds(5));
-    auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
-    std::vector<v1::GameUpdate> updates;
-    v1::GameUpdate update;
-    while (updates.size() < count && reader->Read(&update)) updates.push_back(update);
-    call.TryCancel();
-    while (reader->Read(&update)) {
-    }
-    reader->Finish();
-    return updates;
-  }
   // WatchGame's status when it resumes after `after_version`.
   grpc::Status WatchFrom(const std::string& game, const std::string& token,
                          std::int64_t after_version) {
@@ -226,8 +179,8 @@ TEST_P(HostileCallerTest, DurationsAndCountsBeyondTheirBoundsAreRefused) {
 TEST_P(HostileCallerTest, PlayersAndObserversSeeNoOneElsesSubjectOrCommandIds) {
   const std::string game = GameId("actors");
   Ready(AliceBobGame(game));
-  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4", "white-1")));
-  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "e5", "black-1")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4", nullptr, false, "white-1")));
+  ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "e5", nullptr, false, "black-1")));
   const size_t events = static_cast<size_t>(Get(game, Token(Role::kArbiter)).game().version());
   // The arbiter sees everyone.
   std::vector<v1::GameUpdate> all = Watch(game, Token(Role::kArbiter), events);

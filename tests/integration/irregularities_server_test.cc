@@ -13,6 +13,7 @@
 #include "libs/chess/pgn.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -21,43 +22,9 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using S = v1::Arbitration::Stub;
 
-class IrregularitiesServerTest : public EachStoreTest<IrregularitiesServerTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kArbitration}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
+class IrregularitiesServerTest : public GameServerTest<IrregularitiesServerTest> {
  protected:
-  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
-
-  static std::string PlayerToken(const std::string& game, v1::Color side) {
-    return Token(Role::kPlayer, game,
-                 side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack);
-  }
-  template <typename Request>
-  static Request ForSide(const std::string& game, v1::Color side) {
-    auto req = ForGame<Request>(game);
-    req.set_side(side);
-    return req;
-  }
-  void Ready(const std::string& game, const std::string& time_control, v1::Edition edition,
-             const std::string& event = "Integration") {
-    v1::CreateGameRequest req = AliceBobGame(game, time_control, edition);
-    req.set_event(event);
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
-                                Token(Role::kArbiter))));
-  }
-  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move,
-                    v1::GameReply* reply = nullptr) {
-    auto req = ForSide<v1::SubmitMoveRequest>(game, side);
-    req.set_move(move);
-    return Unary(Stub().get(), &S::SubmitMove, req, PlayerToken(game, side), reply);
-  }
   grpc::Status CompleteIllegal(const std::string& game, v1::Color side, const std::string& from,
                                const std::string& to, v1::GameReply* reply = nullptr) {
     auto req = ForSide<v1::CompleteIllegalMoveRequest>(game, side);
@@ -78,39 +45,15 @@ class IrregularitiesServerTest : public EachStoreTest<IrregularitiesServerTest> 
     req.set_reason("seen by the arbiter");
     return Unary(Stub().get(), &S::ReportIllegalMove, req, Token(Role::kArbiter), reply);
   }
-  v1::GameReply Get(const std::string& game) {
-    v1::GameReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
-                                Token(Role::kArbiter), &resp)));
-    return resp;
-  }
   // The PGN parses and its main line replays by the Laws (`arbiterctl pgn check`).
   std::string CheckedPgn(const std::string& game) {
-    v1::ExportPgnReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::ExportPgn, ForGame<v1::ExportPgnRequest>(game),
-                                Token(Role::kArbiter), &resp)));
-    absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(resp.pgn());
-    EXPECT_TRUE(games.ok()) << games.status() << "\n" << resp.pgn();
+    const std::string pgn = Pgn(game);
+    absl::StatusOr<std::vector<chess::PgnGame>> games = chess::ParsePgn(pgn);
+    EXPECT_TRUE(games.ok()) << games.status() << "\n" << pgn;
     if (games.ok() && games->size() == 1) {
-      EXPECT_TRUE(chess::ReplayGame(&(*games)[0]).ok()) << resp.pgn();
+      EXPECT_TRUE(chess::ReplayGame(&(*games)[0]).ok()) << pgn;
     }
-    return resp.pgn();
-  }
-  // The whole log, as the arbiter's WatchGame sends it.
-  std::vector<v1::ArbitrationEvent> Log(const std::string& game) {
-    const std::int64_t head = Get(game).game().version();
-    Call call(Token(Role::kArbiter), absl::Milliseconds(5000));
-    auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
-    std::vector<v1::ArbitrationEvent> events;
-    v1::GameUpdate update;
-    while (static_cast<std::int64_t>(events.size()) < head && reader->Read(&update)) {
-      events.push_back(update.event());
-    }
-    call.TryCancel();
-    while (reader->Read(&update)) {
-    }
-    reader->Finish();
-    return events;
+    return pgn;
   }
 };
 

@@ -49,6 +49,10 @@ using clock_authority::testing::Press;
 using clock_authority::testing::Start;
 using store::testing::RedisSentinelGroup;
 
+v1::CreateClockRequest Standard() {
+  return ClockRequest("40/5400+30:1800+30", v1::EDITION_FIDE_2005, v1::GAME_TYPE_STANDARD);
+}
+
 class FailoverTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -113,13 +117,38 @@ class FailoverTest : public ::testing::Test {
     return r;
   }
 
+  // Replicas A and B of the service, each with a store of its own (NewStore), on a fake time that
+  // starts now.
+  void TwoStores() {
+    time_.SetMs(absl::ToUnixMillis(absl::Now()));
+    store_a_ = NewStore();
+    store_b_ = NewStore();
+    ASSERT_TRUE(store_a_ != nullptr && store_b_ != nullptr);
+  }
+  // A's and B's clock authorities on their stores; the clock "g" created and started by A. Then
+  // the replicas are cut off and a second passes.
+  void StartedClockThenReplicasCutOff() {
+    ASSERT_NO_FATAL_FAILURE(TwoStores());
+    clock_a_ = std::make_unique<ClockAuthority>(store_a_.get(), &time_,
+                                                clock_authority::AuthorityOptions{.owner = "A"});
+    clock_b_ = std::make_unique<ClockAuthority>(store_b_.get(), &time_,
+                                                clock_authority::AuthorityOptions{.owner = "B"});
+    ASSERT_TRUE(clock_a_->Create("g", Standard(), {.command_id = "c"}).ok());
+    ASSERT_TRUE(clock_a_->Execute("g", Start(), {.command_id = "s"}).ok());
+    CutOffReplicas();
+    time_.AdvanceMs(1000);
+  }
+
   std::unique_ptr<RedisSentinelGroup> group_;
   int master_ = 0;
+  FakeTime time_;
+  std::unique_ptr<store::RedisGameStore> store_a_;
+  std::unique_ptr<store::RedisGameStore> store_b_;
+  std::unique_ptr<ClockAuthority> clock_a_;
+  std::unique_ptr<ClockAuthority> clock_b_;
+  // White's first press, as the platform sends it (and sends it again).
+  const clock_authority::CommandOptions w1_ = {.command_id = "w1", .fingerprint = "fp-w1"};
 };
-
-v1::CreateClockRequest Standard() {
-  return ClockRequest("40/5400+30:1800+30", v1::EDITION_FIDE_2005, v1::GAME_TYPE_STANDARD);
-}
 
 // The presses in a clock's log.
 int Presses(store::EventLog& log, const std::string& game) {
@@ -157,35 +186,24 @@ TEST_F(FailoverTest, TheStoreCountsTheSwitchToANewMaster) {
 // append (it is one: under the same id, answered from the record), so it stays UNAVAILABLE until
 // the press is safe; after the failover it is decided again and lands.
 TEST_F(FailoverTest, ARetryAnsweredFromItsRecordIsAcknowledgedOnlyOnceAReplicaHasIt) {
-  std::unique_ptr<store::RedisGameStore> store_a = NewStore();
-  std::unique_ptr<store::RedisGameStore> store_b = NewStore();
-  ASSERT_TRUE(store_a != nullptr && store_b != nullptr);
-  FakeTime time(absl::ToUnixMillis(absl::Now()));
-  ClockAuthority a(store_a.get(), &time, {.owner = "A"});
-  ClockAuthority b(store_b.get(), &time, {.owner = "B"});
-  ASSERT_TRUE(a.Create("g", Standard(), {.command_id = "c"}).ok());
-  ASSERT_TRUE(a.Execute("g", Start(), {.command_id = "s"}).ok());
-
-  CutOffReplicas();
-  time.AdvanceMs(1000);
-  const clock_authority::CommandOptions w1 = {.command_id = "w1", .fingerprint = "fp-w1"};
-  EXPECT_THAT(a.Execute("g", Press(v1::COLOR_WHITE), w1),
+  ASSERT_NO_FATAL_FAILURE(StartedClockThenReplicasCutOff());
+  EXPECT_THAT(clock_a_->Execute("g", Press(v1::COLOR_WHITE), w1_),
               HasErrorCode(store::kErrStoreUnavailable));
   // The platform retries; the master has the record, no replica has the press.
-  time.AdvanceMs(200);
+  time_.AdvanceMs(200);
   absl::StatusOr<clock_authority::CommandResult> retried =
-      b.Execute("g", Press(v1::COLOR_WHITE), w1);
+      clock_b_->Execute("g", Press(v1::COLOR_WHITE), w1_);
   EXPECT_THAT(retried, HasErrorCode(store::kErrStoreUnavailable));
   const bool acknowledged = retried.ok();
 
   FailOverToACutOffReplica();
   if (!acknowledged) {
-    time.AdvanceMs(300);
-    retried = Retried([&] { return b.Execute("g", Press(v1::COLOR_WHITE), w1); });
+    time_.AdvanceMs(300);
+    retried = Retried([&] { return clock_b_->Execute("g", Press(v1::COLOR_WHITE), w1_); });
     ASSERT_TRUE(retried.ok()) << retried.status();
   }
   // Acknowledged means there, once.
-  EXPECT_EQ(Presses(*store_b, "g"), 1);
+  EXPECT_EQ(Presses(*store_b_, "g"), 1);
 }
 
 // A state read from the old master (and cached) is at the version the new master reaches by
@@ -195,42 +213,33 @@ TEST_F(FailoverTest, ARetryAnsweredFromItsRecordIsAcknowledgedOnlyOnceAReplicaHa
 // (earlier), b1". With the tip the cached state loses and the command is decided on the new
 // master's state; snapshot and log agree.
 TEST_F(FailoverTest, AClockStateFromTheOldMasterLosesTheCompareAndSet) {
-  std::unique_ptr<store::RedisGameStore> store_a = NewStore();
-  std::unique_ptr<store::RedisGameStore> store_b = NewStore();
-  ASSERT_TRUE(store_a != nullptr && store_b != nullptr);
-  FakeTime time(absl::ToUnixMillis(absl::Now()));
-  ClockAuthority a(store_a.get(), &time, {.owner = "A"});
-  ClockAuthority b(store_b.get(), &time, {.owner = "B"});
-  ASSERT_TRUE(a.Create("g", Standard(), {.command_id = "c"}).ok());
-  ASSERT_TRUE(a.Execute("g", Start(), {.command_id = "s"}).ok());
-
-  CutOffReplicas();
-  time.AdvanceMs(1000);
-  const clock_authority::CommandOptions w1 = {.command_id = "w1", .fingerprint = "fp-w1"};
-  EXPECT_THAT(b.Execute("g", Press(v1::COLOR_WHITE), w1),
+  ASSERT_NO_FATAL_FAILURE(StartedClockThenReplicasCutOff());
+  EXPECT_THAT(clock_b_->Execute("g", Press(v1::COLOR_WHITE), w1_),
               HasErrorCode(store::kErrStoreUnavailable));
-  absl::StatusOr<clock_authority::CommandResult> seen = a.Get("g");  // read (and cached) by A
+  // Read (and cached) by A.
+  absl::StatusOr<clock_authority::CommandResult> seen = clock_a_->Get("g");
   ASSERT_TRUE(seen.ok()) << seen.status();
   ASSERT_EQ(seen->version, 3);
 
   FailOverToACutOffReplica();
-  time.AdvanceMs(5000);  // the press again, decided at another instant on the new master
-  ASSERT_TRUE(Retried([&] { return b.Execute("g", Press(v1::COLOR_WHITE), w1); }).ok());
-  time.AdvanceMs(2000);
+  time_.AdvanceMs(5000);  // the press again, decided at another instant on the new master
+  ASSERT_TRUE(Retried([&] { return clock_b_->Execute("g", Press(v1::COLOR_WHITE), w1_); }).ok());
+  time_.AdvanceMs(2000);
   absl::StatusOr<clock_authority::CommandResult> black =
-      Retried([&] { return a.Execute("g", Press(v1::COLOR_BLACK), {.command_id = "b1"}); });
+      Retried([&] { return clock_a_->Execute("g", Press(v1::COLOR_BLACK), {.command_id = "b1"}); });
   ASSERT_TRUE(black.ok()) << black.status();
   EXPECT_EQ(black->version, 4);
 
   // The store's snapshot is the log's state.
-  absl::StatusOr<v1::GameSnapshot> stored = store_b->ReadSnapshot("g");
+  absl::StatusOr<v1::GameSnapshot> stored = store_b_->ReadSnapshot("g");
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_EQ(stored->version(), 4);
-  absl::StatusOr<std::shared_ptr<const clock_authority::ClockGame>> replayed = b.StateAt("g", 4);
+  absl::StatusOr<std::shared_ptr<const clock_authority::ClockGame>> replayed =
+      clock_b_->StateAt("g", 4);
   ASSERT_TRUE(replayed.ok()) << replayed.status();
   EXPECT_EQ(clock_authority::ToSnapshot(**replayed).state().SerializeAsString(),
             stored->state().SerializeAsString());
-  EXPECT_EQ(Presses(*store_b, "g"), 2);
+  EXPECT_EQ(Presses(*store_b_, "g"), 2);
 }
 
 // The same for a game: the move a replica never had, another move in its place on the new master,
@@ -238,13 +247,10 @@ TEST_F(FailoverTest, AClockStateFromTheOldMasterLosesTheCompareAndSet) {
 // from (the snapshot said "e4 e5 Nf3", the log "e4 c5 Nf3"), and every later load of the game
 // failed ERR_CORRUPT_LOG.
 TEST_F(FailoverTest, AGameStateFromTheOldMasterLosesTheCompareAndSet) {
-  std::unique_ptr<store::RedisGameStore> store_a = NewStore();
-  std::unique_ptr<store::RedisGameStore> store_b = NewStore();
-  ASSERT_TRUE(store_a != nullptr && store_b != nullptr);
-  FakeTime time(absl::ToUnixMillis(absl::Now()));
+  ASSERT_NO_FATAL_FAILURE(TwoStores());
   arbitration::LocalAnalyst analyst;
-  arbitration::GameAuthority a(store_a.get(), &time, analyst, {.owner = "A"});
-  arbitration::GameAuthority b(store_b.get(), &time, analyst, {.owner = "B"});
+  arbitration::GameAuthority a(store_a_.get(), &time_, analyst, {.owner = "A"});
+  arbitration::GameAuthority b(store_b_.get(), &time_, analyst, {.owner = "B"});
   v1::Actor platform;
   platform.set_subject("platform");
   platform.set_role("platform");
@@ -271,7 +277,7 @@ TEST_F(FailoverTest, AGameStateFromTheOldMasterLosesTheCompareAndSet) {
   ASSERT_TRUE(a.Execute("g", move(chess::Color::kWhite, "e4"), {.command_id = "m1"}).ok());
 
   CutOffReplicas();
-  time.AdvanceMs(1000);
+  time_.AdvanceMs(1000);
   EXPECT_THAT(b.Execute("g", move(chess::Color::kBlack, "e5"), {.command_id = "m2"}),
               HasErrorCode(store::kErrStoreUnavailable));
   absl::StatusOr<arbitration::CommandResult> seen = a.Get("g");  // read (and cached) by A
@@ -279,25 +285,25 @@ TEST_F(FailoverTest, AGameStateFromTheOldMasterLosesTheCompareAndSet) {
   ASSERT_EQ(seen->version, 4);
 
   FailOverToACutOffReplica();
-  time.AdvanceMs(1000);
+  time_.AdvanceMs(1000);
   ASSERT_TRUE(Retried([&] {
                 return b.Execute("g", move(chess::Color::kBlack, "c5"), {.command_id = "m2b"});
               }).ok());
-  time.AdvanceMs(1000);
+  time_.AdvanceMs(1000);
   absl::StatusOr<arbitration::CommandResult> nf3 = Retried(
       [&] { return a.Execute("g", move(chess::Color::kWhite, "Nf3"), {.command_id = "m3"}); });
   ASSERT_TRUE(nf3.ok()) << nf3.status();
   EXPECT_EQ(nf3->version, 5);
 
   // A replica that never saw the game reads it: the log's game (Sicilian), not the old master's.
-  arbitration::GameAuthority fresh(store_b.get(), &time, analyst, {.owner = "C"});
+  arbitration::GameAuthority fresh(store_b_.get(), &time_, analyst, {.owner = "C"});
   absl::StatusOr<arbitration::CommandResult> read = fresh.Get("g");
   ASSERT_TRUE(read.ok()) << read.status();
   absl::StatusOr<std::shared_ptr<const arbitration::GameState>> replayed = fresh.StateAt("g", 5);
   ASSERT_TRUE(replayed.ok()) << replayed.status();
   EXPECT_EQ(arbitration::ToStoreSnapshot(*read->game).state().SerializeAsString(),
             arbitration::ToStoreSnapshot(**replayed).state().SerializeAsString());
-  absl::StatusOr<v1::GameSnapshot> stored = store_b->ReadSnapshot("g");
+  absl::StatusOr<v1::GameSnapshot> stored = store_b_->ReadSnapshot("g");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(arbitration::ToStoreSnapshot(**replayed).state().SerializeAsString(),
             stored->state().SerializeAsString());

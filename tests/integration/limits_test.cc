@@ -55,10 +55,7 @@ grpc::Status LegalMoves(TestServer* s, const std::string& token) {
 }
 
 using ::base::testing::TempPath;
-
-void WriteFile(const std::string& path, const std::string& text) {
-  ::base::testing::WriteFileAtomically(path, text);
-}
+using ::base::testing::WriteFileAtomically;
 
 std::string HsKeys(const std::string& kid, const std::string& secret) {
   return absl::StrCat(R"({"keys": [{"kid": ")", kid, R"(", "alg": "HS256", "secret": ")", secret,
@@ -77,7 +74,7 @@ TEST(LimitsTest, KeysRotateWithoutARestart) {
   const std::string path = TempPath("rotating_keys.json");
   const std::string old_secret = "old-secret-for-the-rotation-test-0123456789";
   const std::string new_secret = "new-secret-for-the-rotation-test-0123456789";
-  WriteFile(path, HsKeys("rot-1", old_secret));
+  WriteFileAtomically(path, HsKeys("rot-1", old_secret));
   std::unique_ptr<TestServer> s = RulesServer([&](service::ServerConfig& c) {
     c.auth_keys = path;
     c.auth_keys_reload = absl::ZeroDuration();  // looked at on every call
@@ -89,24 +86,26 @@ TEST(LimitsTest, KeysRotateWithoutARestart) {
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), old_token)));
   EXPECT_EQ(Code(LegalMoves(s.get(), new_token)), "ERR_UNAUTHENTICATED");
 
-  WriteFile(path, HsKeys("rot-1", new_secret));
+  WriteFileAtomically(path, HsKeys("rot-1", new_secret));
   grpc::Status old_after = LegalMoves(s.get(), old_token);
   EXPECT_EQ(old_after.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Code(old_after), "ERR_UNAUTHENTICATED");
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_token)));
 
   // Rotation by kid: the new key added under its own name, then the old one removed.
-  WriteFile(path, absl::StrCat(R"({"keys": [{"kid": "rot-1", "alg": "HS256", "secret": ")",
-                               new_secret, R"("}, {"kid": "rot-2", "alg": "HS256", "secret": ")",
-                               new_secret, R"("}]})"));
+  WriteFileAtomically(
+      path,
+      absl::StrCat(R"({"keys": [{"kid": "rot-1", "alg": "HS256", "secret": ")", new_secret,
+                   R"("}, {"kid": "rot-2", "alg": "HS256", "secret": ")", new_secret, R"("}]})"));
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_kid_token)));
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_token)));
-  WriteFile(path, HsKeys("rot-2", new_secret));
+  WriteFileAtomically(path, HsKeys("rot-2", new_secret));
   EXPECT_EQ(Code(LegalMoves(s.get(), new_token)), "ERR_UNAUTHENTICATED");
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_kid_token)));
 
   // A broken file keeps the keys last loaded; SIGHUP's reload says why it failed.
-  WriteFile(path, "{\"keys\": [{\"kid\": \"rot-3\", \"alg\": \"HS256\", \"secret\": \"short\"}]}");
+  WriteFileAtomically(
+      path, "{\"keys\": [{\"kid\": \"rot-3\", \"alg\": \"HS256\", \"secret\": \"short\"}]}");
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_kid_token)));
   EXPECT_FALSE(s->env()->ReloadKeys().ok());
   EXPECT_TRUE(Succeeded(LegalMoves(s.get(), new_kid_token)));

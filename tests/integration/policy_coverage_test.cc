@@ -13,13 +13,7 @@ namespace integration {
 namespace {
 
 TEST(PolicyCoverage, EveryMethodOfEveryServiceHasOneRow) {
-  TestServerOptions options;
-  options.services = {Service::kRules, Service::kAnalysis, Service::kClock, Service::kArbitration};
-  options.config.metrics_address = "none";
-  options.analysis.engine_path = "/nonexistent/engine";  // the table does not need an engine
-  options.clock.run_scheduler = false;
-  options.arbitration.run_timers = false;
-  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  std::unique_ptr<TestServer> server = TestServer::StartOrDie(EveryServiceForItsPolicy());
 
   const std::set<std::string> hosted = {
       rules_validation::RulesValidationService::kName,

@@ -21,11 +21,7 @@ using S = v1::RulesValidation::Stub;
 
 class RulesServerTest : public SuiteServerTest<RulesServerTest> {
  public:
-  static TestServerOptions Options() {
-    TestServerOptions options({Service::kRules});
-    options.config.metrics_address = "none";  // stopping an exposer takes 2 s
-    return options;
-  }
+  static TestServerOptions Options() { return WithoutMetrics({Service::kRules}); }
 
  protected:
   std::unique_ptr<S> Stub() { return server()->Stub<v1::RulesValidation>(); }

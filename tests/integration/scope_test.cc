@@ -15,6 +15,7 @@
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -23,32 +24,20 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using C = v1::ClockAuthority::Stub;
-using A = v1::Arbitration::Stub;
 
-class ScopeTest : public EachStoreTest<ScopeTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kClock, Service::kArbitration}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
+class ScopeTest : public GamesAndClocksTest<ScopeTest> {
  protected:
-  std::unique_ptr<C> Clock() { return server()->Stub<v1::ClockAuthority>(); }
-  std::unique_ptr<A> Games() { return server()->Stub<v1::Arbitration>(); }
-
   // A clock for `game` (the arbiters' form `human`, 2005 standard), created by the platform.
   void CreateClock(const std::string& game, const std::string& human) {
     auto req = ForGame<v1::CreateClockRequest>(game);
     req.set_time_control_human(human);
     req.set_edition(v1::EDITION_FIDE_2005);
     req.set_game_type(v1::GAME_TYPE_STANDARD);
-    ASSERT_TRUE(Succeeded(Unary(Clock().get(), &C::CreateClock, req, Token(Role::kPlatform))));
+    ASSERT_TRUE(Succeeded(Unary(ClockStub().get(), &C::CreateClock, req, Token(Role::kPlatform))));
   }
   void StartClock(const std::string& game) {
-    ASSERT_TRUE(Succeeded(Unary(Clock().get(), &C::StartClock, ForGame<v1::StartClockRequest>(game),
-                                Token(Role::kArbiter))));
+    ASSERT_TRUE(Succeeded(Unary(ClockStub().get(), &C::StartClock,
+                                ForGame<v1::StartClockRequest>(game), Token(Role::kArbiter))));
   }
   grpc::Status PressAs(const std::string& game, v1::Color side, const std::string& command_id,
                        v1::ClockResponse* reply = nullptr) {
@@ -56,16 +45,17 @@ class ScopeTest : public EachStoreTest<ScopeTest> {
     req.set_color(side);
     req.set_command_id(command_id);
     const chess::Color c = side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack;
-    return Unary(Clock().get(), &C::PressClock, req, Token(Role::kPlayer, game, c), reply);
+    return Unary(ClockStub().get(), &C::PressClock, req, Token(Role::kPlayer, game, c), reply);
   }
   std::vector<v1::ClockUpdate> ClockLog(const std::string& game) {
     v1::WatchClockRequest req;
     req.set_game_id(game);
     Call call(Token(Role::kArbiter), absl::Milliseconds(500));
-    std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = Clock()->WatchClock(&call, req);
+    std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader =
+        ClockStub()->WatchClock(&call, req);
     std::vector<v1::ClockUpdate> out;
     v1::ClockResponse head;
-    EXPECT_TRUE(Succeeded(Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(game),
+    EXPECT_TRUE(Succeeded(Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(game),
                                 Token(Role::kArbiter), &head)));
     v1::ClockUpdate u;
     while (static_cast<std::int64_t>(out.size()) < head.version() && reader->Read(&u)) {
@@ -75,10 +65,21 @@ class ScopeTest : public EachStoreTest<ScopeTest> {
     reader->Finish();
     return out;
   }
+  // WatchClock of `game` with `token`, which must end before its first update: how it ended.
+  grpc::Status RefusedWatch(const std::string& game, const std::string& token) {
+    Call call(token, absl::Seconds(2));
+    auto reader = ClockStub()->WatchClock(&call, ForGame<v1::WatchClockRequest>(game));
+    v1::ClockUpdate u;
+    EXPECT_FALSE(reader->Read(&u));
+    return reader->Finish();
+  }
+  // Refused as a call on another event's game: PERMISSION_DENIED, ERR_OTHER_EVENT.
+  static void ExpectOtherEvent(const grpc::Status& st) {
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+  }
   static v1::CreateGameRequest GameRequest(const std::string& game, const std::string& event) {
-    v1::CreateGameRequest req = AliceBobGame(game);
-    req.set_event(event);
-    return req;
+    return EventGame(game, "5400", v1::EDITION_FIDE_2023, event);
   }
   static std::string EventToken(Role role, const std::string& event) {
     service::TokenClaims claims = Claims(role);
@@ -141,9 +142,9 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
   // The same in a game: Black's "c1" is not White's.
   const std::string g = GameId("ids-game");
   ASSERT_TRUE(Succeeded(
-      Unary(Games().get(), &A::CreateGame, GameRequest(g, "Open"), Token(Role::kPlatform))));
-  ASSERT_TRUE(Succeeded(Unary(Games().get(), &A::StartGame, ForGame<v1::StartGameRequest>(g),
-                              Token(Role::kArbiter))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(g, "Open"), Token(Role::kPlatform))));
+  ASSERT_TRUE(Succeeded(
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(g), Token(Role::kArbiter))));
   for (auto [side, move, color] : {std::tuple{v1::COLOR_WHITE, "e4", chess::Color::kWhite},
                                    std::tuple{v1::COLOR_BLACK, "e5", chess::Color::kBlack}}) {
     auto req = ForGame<v1::SubmitMoveRequest>(g);
@@ -151,8 +152,8 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
     req.set_move(move);
     req.set_command_id("c1");
     v1::GameReply reply;
-    ASSERT_TRUE(Succeeded(
-        Unary(Games().get(), &A::SubmitMove, req, Token(Role::kPlayer, g, color), &reply)))
+    ASSERT_TRUE(
+        Succeeded(Unary(Stub().get(), &S::SubmitMove, req, Token(Role::kPlayer, g, color), &reply)))
         << move;
   }
   // And the server's ids are refused to a game's players too.
@@ -161,7 +162,7 @@ TEST_P(ScopeTest, OneCallersCommandIdDoesNotBlockAnothers) {
   bad.set_move("Nf3");
   bad.set_command_id(absl::StrCat("settle:", g, ":4"));
   grpc::Status st =
-      Unary(Games().get(), &A::SubmitMove, bad, Token(Role::kPlayer, g, chess::Color::kWhite));
+      Unary(Stub().get(), &S::SubmitMove, bad, Token(Role::kPlayer, g, chess::Color::kWhite));
   EXPECT_EQ(Code(st), "ERR_RESERVED_COMMAND_ID");
 }
 
@@ -173,21 +174,16 @@ TEST_P(ScopeTest, APlayerReadsAndWatchesOnlyHisOwnClock) {
   CreateClock(other, "G/60");
   const std::string token = Token(Role::kPlayer, mine, chess::Color::kWhite);
   EXPECT_TRUE(
-      Succeeded(Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(mine), token)));
-  grpc::Status st = Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(other), token);
+      Succeeded(Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(mine), token)));
+  grpc::Status st =
+      Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(other), token);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
 
-  v1::WatchClockRequest req;
-  req.set_game_id(other);
-  Call call(token, absl::Seconds(2));
-  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = Clock()->WatchClock(&call, req);
-  v1::ClockUpdate u;
-  EXPECT_FALSE(reader->Read(&u));
-  st = reader->Finish();
+  st = RefusedWatch(other, token);
   EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   // Observers still read any clock.
-  EXPECT_TRUE(Succeeded(Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(other),
+  EXPECT_TRUE(Succeeded(Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(other),
                               Token(Role::kObserver))));
 }
 
@@ -197,33 +193,32 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsGames) {
   const std::string ours = GameId("ours");
   const std::string theirs = GameId("theirs");
   ASSERT_TRUE(Succeeded(
-      Unary(Games().get(), &A::CreateGame, GameRequest(ours, "Open A"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(ours, "Open A"), Token(Role::kPlatform))));
   ASSERT_TRUE(Succeeded(
-      Unary(Games().get(), &A::CreateGame, GameRequest(theirs, "Open B"), Token(Role::kPlatform))));
+      Unary(Stub().get(), &S::CreateGame, GameRequest(theirs, "Open B"), Token(Role::kPlatform))));
   const std::string arbiter_a = EventToken(Role::kArbiter, "Open A");
   EXPECT_TRUE(Succeeded(
-      Unary(Games().get(), &A::StartGame, ForGame<v1::StartGameRequest>(ours), arbiter_a)));
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(ours), arbiter_a)));
   grpc::Status st =
-      Unary(Games().get(), &A::StartGame, ForGame<v1::StartGameRequest>(theirs), arbiter_a);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+      Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(theirs), arbiter_a);
+  ExpectOtherEvent(st);
   auto rule = ForGame<v1::SetResultRequest>(theirs);
   rule.set_result(v1::RESULT_DRAW);
   rule.set_article("12.2");
   rule.set_reason("test");
-  st = Unary(Games().get(), &A::SetResult, rule, arbiter_a);
+  st = Unary(Stub().get(), &S::SetResult, rule, arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  st = Unary(Games().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs), arbiter_a);
+  st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs), arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   // Nothing happened to their game; an arbiter without an event claim still starts it.
   v1::GameReply reply;
-  ASSERT_TRUE(Succeeded(Unary(Games().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs),
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs),
                               Token(Role::kArbiter), &reply)));
   EXPECT_EQ(reply.game().version(), 1);
-  EXPECT_TRUE(Succeeded(Unary(Games().get(), &A::StartGame, ForGame<v1::StartGameRequest>(theirs),
+  EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(theirs),
                               Token(Role::kArbiter))));
   // A platform token that serves one event creates only that event's games.
-  st = Unary(Games().get(), &A::CreateGame, GameRequest(GameId("new"), "Open B"),
+  st = Unary(Stub().get(), &S::CreateGame, GameRequest(GameId("new"), "Open B"),
              EventToken(Role::kPlatform, "Open A"));
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
   // ... and moves only in them (SubmitMove, the completion-queue path): refused on theirs,
@@ -231,15 +226,14 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsGames) {
   auto move = ForGame<v1::SubmitMoveRequest>(theirs);
   move.set_side(v1::COLOR_WHITE);
   move.set_move("e4");
-  st = Unary(Games().get(), &A::SubmitMove, move, EventToken(Role::kPlatform, "Open A"));
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  ASSERT_TRUE(Succeeded(Unary(Games().get(), &A::GetGame, ForGame<v1::GetGameRequest>(theirs),
+  st = Unary(Stub().get(), &S::SubmitMove, move, EventToken(Role::kPlatform, "Open A"));
+  ExpectOtherEvent(st);
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(theirs),
                               Token(Role::kArbiter), &reply)));
   EXPECT_TRUE(reply.game().moves_san().empty());
   move.set_game_id(ours);
   EXPECT_TRUE(
-      Succeeded(Unary(Games().get(), &A::SubmitMove, move, EventToken(Role::kPlatform, "Open A"))));
+      Succeeded(Unary(Stub().get(), &S::SubmitMove, move, EventToken(Role::kPlatform, "Open A"))));
 }
 
 // The same for clocks (CreateClockRequest.event).
@@ -251,33 +245,26 @@ TEST_P(ScopeTest, AnArbiterOfOneEventActsOnlyOnItsClocks) {
     req.set_time_control_human("G/60");
     req.set_edition(v1::EDITION_FIDE_2023);
     req.set_event(event);
-    ASSERT_TRUE(Succeeded(Unary(Clock().get(), &C::CreateClock, req, Token(Role::kPlatform))));
+    ASSERT_TRUE(Succeeded(Unary(ClockStub().get(), &C::CreateClock, req, Token(Role::kPlatform))));
   }
   const std::string arbiter_a = EventToken(Role::kArbiter, "Open A");
   EXPECT_TRUE(Succeeded(
-      Unary(Clock().get(), &C::StartClock, ForGame<v1::StartClockRequest>(ours), arbiter_a)));
+      Unary(ClockStub().get(), &C::StartClock, ForGame<v1::StartClockRequest>(ours), arbiter_a)));
   EXPECT_TRUE(Succeeded(
-      Unary(Clock().get(), &C::PauseClock, ForGame<v1::PauseClockRequest>(ours), arbiter_a)));
+      Unary(ClockStub().get(), &C::PauseClock, ForGame<v1::PauseClockRequest>(ours), arbiter_a)));
   grpc::Status st =
-      Unary(Clock().get(), &C::StartClock, ForGame<v1::StartClockRequest>(theirs), arbiter_a);
-  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+      Unary(ClockStub().get(), &C::StartClock, ForGame<v1::StartClockRequest>(theirs), arbiter_a);
+  ExpectOtherEvent(st);
+  st = Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(theirs), arbiter_a);
   EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  st = Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(theirs), arbiter_a);
-  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
-  v1::WatchClockRequest watch;
-  watch.set_game_id(theirs);
-  Call call(arbiter_a, absl::Seconds(2));
-  std::unique_ptr<grpc::ClientReader<v1::ClockUpdate>> reader = Clock()->WatchClock(&call, watch);
-  v1::ClockUpdate u;
-  EXPECT_FALSE(reader->Read(&u));
-  EXPECT_EQ(Code(reader->Finish()), "ERR_OTHER_EVENT");
+  EXPECT_EQ(Code(RefusedWatch(theirs, arbiter_a)), "ERR_OTHER_EVENT");
   // Their clock was not started; an arbiter without an event claim starts it.
   v1::ClockResponse got;
-  ASSERT_TRUE(Succeeded(Unary(Clock().get(), &C::GetClock, ForGame<v1::GetClockRequest>(theirs),
+  ASSERT_TRUE(Succeeded(Unary(ClockStub().get(), &C::GetClock, ForGame<v1::GetClockRequest>(theirs),
                               Token(Role::kArbiter), &got)));
   EXPECT_EQ(got.version(), 1);
-  EXPECT_TRUE(Succeeded(Unary(Clock().get(), &C::StartClock, ForGame<v1::StartClockRequest>(theirs),
-                              Token(Role::kArbiter))));
+  EXPECT_TRUE(Succeeded(Unary(ClockStub().get(), &C::StartClock,
+                              ForGame<v1::StartClockRequest>(theirs), Token(Role::kArbiter))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, ScopeTest, kEachStore, StoreName);

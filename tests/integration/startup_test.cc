@@ -88,22 +88,36 @@ constexpr char kClock[] = "arbiter.v1.ClockAuthority";
 constexpr char kArbitration[] = "arbiter.v1.Arbitration";
 constexpr char kRules[] = "arbiter.v1.RulesValidation";
 
-TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
-  // A port for Redis, then nothing listening on it while arbiterd starts.
-  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-      store::testing::RedisServer::Start();
-  ASSERT_TRUE(redis.ok()) << redis.status();
-  ASSERT_TRUE((*redis)->Stop(SIGTERM).ok());
+// arbiterd started on a port where no Redis listens: a redis-server started with the options
+// given (so that the test can bring it back), then stopped.
+class StartedBeforeRedisTest : public ::testing::Test {
+ protected:
+  void StartBeforeRedis(store::testing::RedisServerOptions options = {}) {
+    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
+        store::testing::RedisServer::Start(options);
+    ASSERT_TRUE(redis.ok()) << redis.status();
+    redis_ = std::move(*redis);
+    ASSERT_TRUE(redis_->Stop(SIGTERM).ok());
+    absl::StatusOr<std::unique_ptr<ServerProcess>> server = ServerProcess::Start(
+        FindRunfile("services/arbiterd/arbiterd"),
+        {"--insecure_dev", "--metrics_address=none", "--health_address=127.0.0.1:0",
+         absl::StrCat("--store=redis://127.0.0.1:", redis_->port()), "--shutdown_grace=0s"});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    health_port_ = HealthPort(*server_);
+    ASSERT_NE(health_port_, 0) << server_->Log();
+  }
 
-  absl::StatusOr<std::unique_ptr<ServerProcess>> server = ServerProcess::Start(
-      FindRunfile("services/arbiterd/arbiterd"),
-      {"--insecure_dev", "--metrics_address=none", "--health_address=127.0.0.1:0",
-       absl::StrCat("--store=redis://127.0.0.1:", (*redis)->port()), "--shutdown_grace=0s"});
-  ASSERT_TRUE(server.ok()) << server.status();
-  const int health_port = HealthPort(**server);
-  ASSERT_NE(health_port, 0) << (*server)->Log();
-  auto api = Plaintext((*server)->grpc_port());
-  auto health = Plaintext(health_port);
+  std::unique_ptr<store::testing::RedisServer> redis_;
+  std::unique_ptr<ServerProcess> server_;  // stops before the redis-server
+  int health_port_ = 0;
+};
+
+TEST_F(StartedBeforeRedisTest, ServesWithoutRedisAndConnectsWhenItComes) {
+  // A port for Redis, then nothing listening on it while arbiterd starts.
+  ASSERT_NO_FATAL_FAILURE(StartBeforeRedis());
+  auto api = Plaintext(server_->grpc_port());
+  auto health = Plaintext(health_port_);
 
   // The process is alive and the stateless services serve; the store-backed ones are not ready.
   EXPECT_EQ(Health(health, ""), "SERVING");
@@ -120,14 +134,14 @@ TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
   EXPECT_NE(refused.error_message().find("arbiter.v1.ClockAuthority is not serving yet"),
             std::string::npos)
       << refused.error_message();
-  EXPECT_NE(refused.error_message().find(absl::StrCat("127.0.0.1:", (*redis)->port())),
+  EXPECT_NE(refused.error_message().find(absl::StrCat("127.0.0.1:", redis_->port())),
             std::string::npos)
       << refused.error_message();
   // The health port serves health only.
   EXPECT_EQ(LegalMoves(health).error_code(), grpc::StatusCode::UNIMPLEMENTED);
 
   // Redis comes: the store-backed services connect and serve, without a restart.
-  ASSERT_TRUE((*redis)->Restart().ok());
+  ASSERT_TRUE(redis_->Restart().ok());
   EXPECT_EQ(AwaitHealth(health, kClock, "SERVING"), "SERVING");
   EXPECT_EQ(AwaitHealth(health, kArbitration, "SERVING"), "SERVING");
   grpc::Status served = GetClock(api);
@@ -154,7 +168,7 @@ TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
     std::string log;
     const absl::Time deadline = absl::Now() + absl::Seconds(10);
     do {  // the log's own thread writes it within a few tens of milliseconds
-      log = (*server)->Log();
+      log = server_->Log();
     } while (!std::regex_search(log, m, line) && absl::Now() < deadline &&
              (absl::SleepFor(absl::Milliseconds(50)), true));
     ASSERT_FALSE(m.empty()) << log;
@@ -168,13 +182,13 @@ TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
   }
 
   // Redis goes: readiness follows, liveness does not, the stateless services still serve.
-  ASSERT_TRUE((*redis)->Stop(SIGKILL).ok());
+  ASSERT_TRUE(redis_->Stop(SIGKILL).ok());
   EXPECT_EQ(AwaitHealth(health, kArbitration, "NOT_SERVING"), "NOT_SERVING");
   EXPECT_EQ(AwaitHealth(health, kClock, "NOT_SERVING"), "NOT_SERVING");
   EXPECT_EQ(Health(health, ""), "SERVING");
   EXPECT_EQ(Health(health, kRules), "SERVING");
   EXPECT_TRUE(LegalMoves(api).ok());
-  ASSERT_TRUE((*redis)->Restart().ok());
+  ASSERT_TRUE(redis_->Restart().ok());
   EXPECT_EQ(AwaitHealth(health, kArbitration, "SERVING"), "SERVING");
   EXPECT_EQ(AwaitHealth(health, kClock, "SERVING"), "SERVING");
 }
@@ -182,22 +196,12 @@ TEST(StartupTest, ServesWithoutRedisAndConnectsWhenItComes) {
 // A Redis that comes without the store's functions (no administrator loaded them) is not
 // connected: the store-backed services stay NOT_SERVING and their calls say why (the library's
 // name) until the functions are loaded, then serve without a restart.
-TEST(StartupTest, ARedisWithoutTheStoresFunctionsIsNotServedUntilTheyAreLoaded) {
-  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-      store::testing::RedisServer::Start({.load_functions = false});
-  ASSERT_TRUE(redis.ok()) << redis.status();
-  ASSERT_TRUE((*redis)->Stop(SIGTERM).ok());
-  absl::StatusOr<std::unique_ptr<ServerProcess>> server = ServerProcess::Start(
-      FindRunfile("services/arbiterd/arbiterd"),
-      {"--insecure_dev", "--metrics_address=none", "--health_address=127.0.0.1:0",
-       absl::StrCat("--store=redis://127.0.0.1:", (*redis)->port()), "--shutdown_grace=0s"});
-  ASSERT_TRUE(server.ok()) << server.status();
-  const int health_port = HealthPort(**server);
-  ASSERT_NE(health_port, 0) << (*server)->Log();
-  auto api = Plaintext((*server)->grpc_port());
-  auto health = Plaintext(health_port);
+TEST_F(StartedBeforeRedisTest, ARedisWithoutTheStoresFunctionsIsNotServedUntilTheyAreLoaded) {
+  ASSERT_NO_FATAL_FAILURE(StartBeforeRedis({.load_functions = false}));
+  auto api = Plaintext(server_->grpc_port());
+  auto health = Plaintext(health_port_);
 
-  ASSERT_TRUE((*redis)->Restart().ok());
+  ASSERT_TRUE(redis_->Restart().ok());
   // The background connection retries every second; three tries later still not connected.
   absl::SleepFor(absl::Seconds(3));
   EXPECT_EQ(Health(health, kClock), "NOT_SERVING");
@@ -207,7 +211,7 @@ TEST(StartupTest, ARedisWithoutTheStoresFunctionsIsNotServedUntilTheyAreLoaded) 
   EXPECT_NE(refused.error_message().find("arbiter_v2"), std::string::npos)
       << refused.error_message();
 
-  ASSERT_TRUE((*redis)->LoadFunctions().ok());
+  ASSERT_TRUE(redis_->LoadFunctions().ok());
   EXPECT_EQ(AwaitHealth(health, kClock, "SERVING"), "SERVING");
   EXPECT_EQ(AwaitHealth(health, kArbitration, "SERVING"), "SERVING");
   grpc::Status served = GetClock(api);

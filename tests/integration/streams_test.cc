@@ -387,62 +387,56 @@ TEST(StreamsTest, CapsOnOpenStreams) {
   EXPECT_TRUE(again.WaitFor([&] { return again.WithAtLeast(1) == 10; }, absl::Seconds(10)));
 }
 
-// More watchers of one game on one replica than the store has pooled connections (64): each
-// opened and woken by every move without taking a store connection of its own. Before, the 65th
-// failed ERR_STORE_UNAVAILABLE ("all 64 pooled connections stayed busy").
-TEST(StreamsTest, HundredsOfWatchersOfOneGameOnRedis) {
+// Watchers of one game on one replica (on Redis), each opened and woken by every move, and each
+// sees every move in order.
+struct Broadcast {
+  const char* name;
+  int watchers;
+  int channels;             // the clients' connections they share
+  absl::Duration patience;  // for all to open, then for all to see the last move
+};
+
+class BroadcastTest : public ::testing::TestWithParam<Broadcast> {};
+
+TEST_P(BroadcastTest, EveryWatcherSeesEveryMoveInOrder) {
+  const Broadcast& b = GetParam();
   TestServerOptions options = ArbitrationAndRules(Store::kRedis);
   options.config.max_streams_per_caller = 0;
   std::unique_ptr<TestServer> s = TestServer::StartOrDie(options);
   auto arbitration = s->Stub<v1::Arbitration>();
-  const std::string game = GameId("popular");
+  const std::string game = GameId(b.name);
   Ready(arbitration.get(), game);
-  HeldStreams<v1::GameUpdate> watchers;
   std::vector<std::unique_ptr<AS>> stubs;
-  for (int c = 0; c < 4; ++c) stubs.push_back(v1::Arbitration::NewStub(Channel(s->port(), c)));
-  constexpr int kWatchers = 300;
-  for (int i = 0; i < kWatchers; ++i) {
-    WatchGame(&watchers, stubs[i % stubs.size()].get(), Token(Role::kObserver), game);
+  for (int c = 0; c < b.channels; ++c) {
+    stubs.push_back(v1::Arbitration::NewStub(Channel(s->port(), c)));
   }
-  ASSERT_TRUE(
-      watchers.WaitFor([&] { return watchers.WithAtLeast(2) == kWatchers; }, absl::Seconds(30)))
+  HeldStreams<v1::GameUpdate> watchers;
+  const std::string token = Token(Role::kObserver);
+  for (int i = 0; i < b.watchers; ++i) {
+    WatchGame(&watchers, stubs[i % stubs.size()].get(), token, game);
+  }
+  ASSERT_TRUE(watchers.WaitFor([&] { return watchers.WithAtLeast(2) == b.watchers; }, b.patience))
       << watchers.WithAtLeast(2) << " watchers opened, " << watchers.ended() << " ended";
   PlayOpening(arbitration.get(), game, absl::Seconds(2));
   const std::int64_t last = 2 + static_cast<std::int64_t>(kOpening.size());
   EXPECT_TRUE(
-      watchers.WaitFor([&] { return watchers.WithAtLeast(last) == kWatchers; }, absl::Seconds(30)));
+      watchers.WaitFor([&] { return watchers.WithAtLeast(last) == b.watchers; }, b.patience))
+      << watchers.WithAtLeast(last) << " of " << b.watchers << " saw every move";
   EXPECT_EQ(watchers.ended(), 0);
   ExpectEveryUpdateInOrder(watchers.Received(), last);
 }
 
-// A broadcast: ten thousand watchers of one game on one replica (on Redis), each sees every move,
-// in order.
-TEST(StreamsTest, TenThousandWatchersOfOneGameSeeEveryMoveInOrder) {
-  TestServerOptions options = ArbitrationAndRules(Store::kRedis);
-  options.config.max_streams_per_caller = 0;
-  std::unique_ptr<TestServer> s = TestServer::StartOrDie(options);
-  auto arbitration = s->Stub<v1::Arbitration>();
-  const std::string game = GameId("broadcast");
-  Ready(arbitration.get(), game);
-  std::vector<std::unique_ptr<AS>> stubs;
-  for (int c = 0; c < 8; ++c) stubs.push_back(v1::Arbitration::NewStub(Channel(s->port(), c)));
-  constexpr int kWatchers = 10'000;
-  HeldStreams<v1::GameUpdate> watchers;
-  const std::string token = Token(Role::kObserver);
-  for (int i = 0; i < kWatchers; ++i) {
-    WatchGame(&watchers, stubs[i % stubs.size()].get(), token, game);
-  }
-  ASSERT_TRUE(
-      watchers.WaitFor([&] { return watchers.WithAtLeast(2) == kWatchers; }, absl::Seconds(60)))
-      << watchers.WithAtLeast(2) << " watchers opened, " << watchers.ended() << " ended";
-  PlayOpening(arbitration.get(), game, absl::Seconds(2));
-  const std::int64_t last = 2 + static_cast<std::int64_t>(kOpening.size());
-  EXPECT_TRUE(
-      watchers.WaitFor([&] { return watchers.WithAtLeast(last) == kWatchers; }, absl::Seconds(60)))
-      << watchers.WithAtLeast(last) << " of " << kWatchers << " saw every move";
-  EXPECT_EQ(watchers.ended(), 0);
-  ExpectEveryUpdateInOrder(watchers.Received(), last);
-}
+INSTANTIATE_TEST_SUITE_P(Watchers, BroadcastTest,
+                         ::testing::Values(
+                             // More watchers than the store has pooled connections (64), none
+                             // taking one of its own. Before, the 65th failed ERR_STORE_UNAVAILABLE
+                             // ("all 64 pooled connections stayed busy").
+                             Broadcast{"HundredsOnePool", 300, 4, absl::Seconds(30)},
+                             // A broadcast: ten thousand watchers.
+                             Broadcast{"TenThousand", 10'000, 8, absl::Seconds(60)}),
+                         [](const ::testing::TestParamInfo<Broadcast>& info) {
+                           return std::string(info.param.name);
+                         });
 
 // Hostile load: 1,000 streams without a token (health watchers on both ports) and 1,000 with four
 // tokens (250 WatchGame each) held open, while a legitimate player's moves answer within 2 s

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
 #include "tests/integration/testing/calls.h"
+#include "tests/integration/testing/game_server.h"
 #include "tests/integration/testing/test_server.h"
 #include "tests/integration/testing/tokens.h"
 
@@ -18,56 +19,14 @@ namespace {
 
 namespace v1 = arbiter::v1;
 using service::Role;
-using S = v1::Arbitration::Stub;
 
-constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
-constexpr char kNoG1[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R";
-constexpr char kNf3[] = "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R";
-
-class TouchesViewServerTest : public EachStoreTest<TouchesViewServerTest> {
- public:
-  static TestServerOptions Options(Store store) {
-    TestServerOptions options({Service::kArbitration}, store);
-    options.config.metrics_address = "none";
-    return options;
-  }
-
- protected:
-  std::unique_ptr<S> Stub() { return server()->Stub<v1::Arbitration>(); }
-
-  void Ready(const std::string& game, const std::string& time_control) {
-    v1::CreateGameRequest req = AliceBobGame(game, time_control, v1::EDITION_FIDE_2001);
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::CreateGame, req, Token(Role::kPlatform))));
-    ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
-                                Token(Role::kArbiter))));
-  }
-  grpc::Status Feed(const std::string& game, const std::vector<std::string>& placements,
-                    v1::GameReply* reply = nullptr) {
-    auto req = ForGame<v1::SubmitBoardFeedRequest>(game);
-    for (const std::string& p : placements) req.add_placements()->set_placement(p);
-    return Unary(Stub().get(), &S::SubmitBoardFeed, req, Token(Role::kService), reply);
-  }
-  grpc::Status Move(const std::string& game, v1::Color side, const std::string& move) {
-    auto req = ForGame<v1::SubmitMoveRequest>(game);
-    req.set_side(side);
-    req.set_move(move);
-    return Unary(Stub().get(), &S::SubmitMove, req,
-                 Token(Role::kPlayer, game,
-                       side == v1::COLOR_WHITE ? chess::Color::kWhite : chess::Color::kBlack));
-  }
-  v1::GameReply Get(const std::string& game) {
-    v1::GameReply resp;
-    EXPECT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
-                                Token(Role::kArbiter), &resp)));
-    return resp;
-  }
-};
+class TouchesViewServerTest : public GameServerTest<TouchesViewServerTest> {};
 
 // 2001 standard play (G/90): White lifts his knight g1 and puts it back: GameView shows the touch
 // and 4.3a's owed moves, enforced; after Nf3 on the board neither is left.
 TEST_P(TouchesViewServerTest, StandardTouchAndObligation) {
   const std::string game = GameId("standard");
-  Ready(game, "5400");
+  Ready(game, "5400", v1::EDITION_FIDE_2001);
   v1::GameReply reply;
   ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart}, &reply)));
   ASSERT_EQ(reply.game().touched_size(), 1);
@@ -93,7 +52,7 @@ TEST_P(TouchesViewServerTest, StandardTouchAndObligation) {
 // 2001 rapid (G/25): the same touch is owed only on the opponent's claim (B5a).
 TEST_P(TouchesViewServerTest, RapidObligationOnClaim) {
   const std::string game = GameId("rapid");
-  Ready(game, "1500");
+  Ready(game, "1500", v1::EDITION_FIDE_2001);
   v1::GameReply reply;
   ASSERT_TRUE(Succeeded(Feed(game, {kNoG1, kStart}, &reply)));
   ASSERT_TRUE(reply.game().has_obligation());
@@ -103,7 +62,7 @@ TEST_P(TouchesViewServerTest, RapidObligationOnClaim) {
 // B4 (2001 rapid): the clock setting corrected after two moves each, refused after three each.
 TEST_P(TouchesViewServerTest, RapidClockSettingFinalAfterThreeMovesEach) {
   const std::string game = GameId("b4");
-  Ready(game, "1500");
+  Ready(game, "1500", v1::EDITION_FIDE_2001);
   auto set = ForGame<v1::SetClocksRequest>(game);
   set.set_white_ms(900'000);
   set.set_black_ms(900'000);
@@ -128,7 +87,7 @@ TEST_P(TouchesViewServerTest, RapidClockSettingFinalAfterThreeMovesEach) {
 // The arbiter's own report of it is corrected (7.4a).
 TEST_P(TouchesViewServerTest, RapidPlayersReportLostOnceHeTouched) {
   const std::string game = GameId("b5b");
-  Ready(game, "1500");
+  Ready(game, "1500", v1::EDITION_FIDE_2001);
   ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "e4")));
   ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_BLACK, "e5")));
   ASSERT_TRUE(Succeeded(Move(game, v1::COLOR_WHITE, "Nf3")));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -90,9 +91,7 @@ TEST(ClockSimulateTest, BothFlags2001Versus2005) {
                   "moves": {"white": 45, "black": 45}}],
       "query_ms": 20000})";
   auto run = [&scenario](const std::string& edition) {
-    std::string line = scenario;
-    line.replace(line.find("%s"), 2, edition);
-    return Simulate(line);
+    return Simulate(absl::StrReplaceAll(scenario, {{"%s", edition}}));
   };
   Json out2001 = run("fide2001");
   EXPECT_EQ(out2001["both_flags"], Json::parse(R"({"outcome": "draw", "article": "10.3"})"));

@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
-#include "tools/arbiterctl/game_client.h"
+#include "tools/arbiterctl/game_client_testing.h"
 
 namespace arbiterctl {
 namespace {
@@ -86,92 +83,51 @@ class FakeArbitration final : public v1::Arbitration::Service {
   }
 };
 
-class GameClientIrregularitiesTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    fake_ = new FakeArbitration;
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(fake_);
-    server_ = builder.BuildAndStart().release();
-  }
-  static void TearDownTestSuite() {
-    server_->Shutdown();
-    delete server_;
-    delete fake_;
-  }
-  // `arbiterctl --server=... game <words...> --json`, flags parsed as main.cc parses them.
-  Json Run(const std::vector<std::string>& words, int want_rc = 0) {
-    ClientArgs args;
-    args.flags["server"] = absl::StrCat("127.0.0.1:", port_);
-    args.flags["json"] = "true";
-    args.positional.push_back("game");
-    for (size_t i = 0; i < words.size(); ++i) {
-      const std::string& w = words[i];
-      if (w.rfind("--", 0) != 0) {
-        args.positional.push_back(w);
-        continue;
-      }
-      const std::string name = w.substr(2);
-      bool boolean = false;
-      for (const char* b : kGameBooleanFlags) boolean = boolean || name == b;
-      args.flags[name] = boolean ? "true" : words[++i];
-    }
-    std::ostringstream out, err;
-    EXPECT_EQ(RunGameClient(args, out, err), want_rc) << out.str() << err.str();
-    Json j = Json::parse(out.str(), nullptr, false);
-    return j;
-  }
-  static FakeArbitration* fake_;
-  static grpc::Server* server_;
-  static int port_;
-};
-FakeArbitration* GameClientIrregularitiesTest::fake_ = nullptr;
-grpc::Server* GameClientIrregularitiesTest::server_ = nullptr;
-int GameClientIrregularitiesTest::port_ = 0;
+class GameClientIrregularitiesTest : public FakeGameServiceTest<FakeArbitration> {};
 
 TEST_F(GameClientIrregularitiesTest, ReportIllegalAndTheLedger) {  // 7.4a
-  Json j =
-      Run({"report-illegal", "--game", "g", "--from", "e1", "--to", "e3", "--ply", "2", "--side",
-           "white", "--white-ms", "60000", "--black-ms", "70000", "--reason", "seen"});
-  std::lock_guard<std::mutex> lock(fake_->mu);
-  EXPECT_EQ(fake_->report.from(), "e1");
-  EXPECT_EQ(fake_->report.to(), "e3");
-  EXPECT_EQ(fake_->report.ply(), 2);
-  EXPECT_EQ(fake_->report.side(), v1::COLOR_WHITE);
-  EXPECT_EQ(fake_->report.white_ms(), 60'000);
-  EXPECT_EQ(fake_->report.black_ms(), 70'000);
+  Json j = RunJson({"report-illegal", "--game", "g", "--from", "e1", "--to", "e3", "--ply", "2",
+                    "--side", "white", "--white-ms", "60000", "--black-ms", "70000", "--reason",
+                    "seen"});
+  std::lock_guard<std::mutex> lock(fake_.mu);
+  EXPECT_EQ(fake_.report.from(), "e1");
+  EXPECT_EQ(fake_.report.to(), "e3");
+  EXPECT_EQ(fake_.report.ply(), 2);
+  EXPECT_EQ(fake_.report.side(), v1::COLOR_WHITE);
+  EXPECT_EQ(fake_.report.white_ms(), 60'000);
+  EXPECT_EQ(fake_.report.black_ms(), 70'000);
   EXPECT_EQ(j["illegal_moves"]["white"], 1);
   EXPECT_EQ(j["illegal_moves"]["entries"][0]["move"], "e1-e3");
 }
 
 TEST_F(GameClientIrregularitiesTest, CompleteIllegalAndTheClaim) {  // C3
-  Run({"complete-illegal", "--game", "g", "--side", "white", "--from", "e1", "--to", "e3"});
-  Run({"claim", "--game", "g", "--side", "black", "--kind", "illegal_move"});
-  std::lock_guard<std::mutex> lock(fake_->mu);
-  EXPECT_EQ(fake_->complete.side(), v1::COLOR_WHITE);
-  EXPECT_EQ(fake_->complete.to(), "e3");
-  EXPECT_EQ(fake_->claim.kind(), v1::CLAIM_KIND_ILLEGAL_MOVE);
+  RunJson({"complete-illegal", "--game", "g", "--side", "white", "--from", "e1", "--to", "e3"});
+  RunJson({"claim", "--game", "g", "--side", "black", "--kind", "illegal_move"});
+  std::lock_guard<std::mutex> lock(fake_.mu);
+  EXPECT_EQ(fake_.complete.side(), v1::COLOR_WHITE);
+  EXPECT_EQ(fake_.complete.to(), "e3");
+  EXPECT_EQ(fake_.claim.kind(), v1::CLAIM_KIND_ILLEGAL_MOVE);
 }
 
 TEST_F(GameClientIrregularitiesTest, IrregularityStopAndPowers) {
-  Run({"irregularity", "--game", "g", "--article", "7.2", "--replay", "--reason", "colours"});
-  Run({"stop-clocks", "--game", "g", "--side", "black", "--reason", "no queen"});
-  Run({"rule-stop", "--game", "g", "--valid", "--reason", "a valid reason"});
-  Run({"power", "--game", "g", "--power", "increase_points", "--side", "black", "--points", "0.5",
-       "--reason", "13.4f"});
-  std::lock_guard<std::mutex> lock(fake_->mu);
-  EXPECT_EQ(fake_->irregularity.article(), "7.2");
-  EXPECT_TRUE(fake_->irregularity.replay());
-  EXPECT_EQ(fake_->stop.side(), v1::COLOR_BLACK);
-  EXPECT_TRUE(fake_->rule_stop.valid());
-  EXPECT_EQ(fake_->power.power(), v1::ARBITER_POWER_INCREASE_POINTS);
-  EXPECT_DOUBLE_EQ(fake_->power.points(), 0.5);
+  RunJson({"irregularity", "--game", "g", "--article", "7.2", "--replay", "--reason", "colours"});
+  RunJson({"stop-clocks", "--game", "g", "--side", "black", "--reason", "no queen"});
+  RunJson({"rule-stop", "--game", "g", "--valid", "--reason", "a valid reason"});
+  RunJson({"power", "--game", "g", "--power", "increase_points", "--side", "black", "--points",
+           "0.5", "--reason", "13.4f"});
+  std::lock_guard<std::mutex> lock(fake_.mu);
+  EXPECT_EQ(fake_.irregularity.article(), "7.2");
+  EXPECT_TRUE(fake_.irregularity.replay());
+  EXPECT_EQ(fake_.stop.side(), v1::COLOR_BLACK);
+  EXPECT_TRUE(fake_.rule_stop.valid());
+  EXPECT_EQ(fake_.power.power(), v1::ARBITER_POWER_INCREASE_POINTS);
+  EXPECT_DOUBLE_EQ(fake_.power.points(), 0.5);
 }
 
 TEST_F(GameClientIrregularitiesTest, BadFlagsExitTwo) {
-  Run({"power", "--game", "g", "--power", "banish", "--reason", "x"}, 2);
-  Run({"report-illegal", "--game", "g", "--from", "e1"}, 2);  // --to is required
+  EXPECT_EQ(Run({"power", "--game", "g", "--power", "banish", "--reason", "x", "--json"}).rc, 2);
+  // --to is required
+  EXPECT_EQ(Run({"report-illegal", "--game", "g", "--from", "e1", "--json"}).rc, 2);
 }
 
 }  // namespace

@@ -11,14 +11,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "libs/base/error.h"
 #include "libs/service/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "tools/arbiterctl/game_client_testing.h"
 
 namespace arbiterctl {
 namespace {
@@ -145,67 +143,17 @@ class FakeArbitration final : public v1::Arbitration::Service {
   }
 };
 
-class GameClientTest : public ::testing::Test {
+class GameClientTest : public FakeGameServiceTest<FakeArbitration> {
  protected:
-  static void SetUpTestSuite() {
-    fake_ = new FakeArbitration;
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(fake_);
-    server_ = builder.BuildAndStart().release();
-  }
-  static void TearDownTestSuite() {
-    server_->Shutdown();
-    delete server_;
-    delete fake_;
-  }
-
-  // Runs `arbiterctl --server=... game <words...>`; flags "--name=value", "--name value", or
-  // the boolean ones alone, as main.cc parses them.
+  // `arbiterctl game <words...>` against the fake: its exit code; what it printed in `out`
+  // (and `err`).
   int Run(const std::vector<std::string>& words, std::string* out, std::string* err = nullptr) {
-    ClientArgs args;
-    args.flags["server"] = absl::StrCat("127.0.0.1:", port_);
-    args.positional.push_back("game");
-    for (size_t i = 0; i < words.size(); ++i) {
-      const std::string& w = words[i];
-      if (w.rfind("--", 0) != 0) {
-        args.positional.push_back(w);
-        continue;
-      }
-      const std::string name = w.substr(2);
-      bool boolean = name == "json";
-      for (const char* b : kGameBooleanFlags) boolean = boolean || name == b;
-      if (size_t eq = w.find('='); eq != std::string::npos) {
-        args.flags[w.substr(2, eq - 2)] = w.substr(eq + 1);
-      } else if (boolean) {
-        args.flags[name] = "true";
-      } else {
-        args.flags[name] = words[++i];
-      }
-    }
-    std::ostringstream o, e;
-    const int rc = RunGameClient(args, o, e);
-    *out = o.str();
-    if (err != nullptr) *err = e.str();
-    return rc;
+    GameRun run = FakeGameServiceTest::Run(words);
+    *out = run.out;
+    if (err != nullptr) *err = run.err;
+    return run.rc;
   }
-  Json RunJson(std::vector<std::string> words, int want_rc = 0) {
-    std::string out, err;
-    words.push_back("--json");
-    EXPECT_EQ(Run(words, &out, &err), want_rc) << out << err;
-    Json j = Json::parse(out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << out;
-    return j;
-  }
-
-  static FakeArbitration* fake_;
-  static grpc::Server* server_;
-  static int port_;
 };
-
-FakeArbitration* GameClientTest::fake_ = nullptr;
-grpc::Server* GameClientTest::server_ = nullptr;
-int GameClientTest::port_ = 0;
 
 TEST_F(GameClientTest, CreateMapsTheFlags) {
   Json j = RunJson({"create", "--game", "g1", "--white", "alice", "--black", "bob", "--edition",
@@ -215,7 +163,7 @@ TEST_F(GameClientTest, CreateMapsTheFlags) {
   EXPECT_EQ(j["status"], "created");
   EXPECT_EQ(j["result"], "*");
   EXPECT_TRUE(j["termination"].is_null());
-  const v1::CreateGameRequest req = fake_->create.Get();
+  const v1::CreateGameRequest req = fake_.create.Get();
   EXPECT_EQ(req.white_id(), "alice");
   EXPECT_EQ(req.black_id(), "bob");
   EXPECT_EQ(req.ruleset().edition(), v1::EDITION_FIDE_2001);
@@ -231,7 +179,7 @@ TEST_F(GameClientTest, CreateMapsTheFlags) {
 TEST_F(GameClientTest, CreateUnsupervisedSetsA4) {
   RunJson({"create", "--game", "g1", "--white", "alice", "--black", "bob", "--edition", "2023",
            "--time-control", "900", "--unsupervised"});
-  const v1::CreateGameRequest req = fake_->create.Get();
+  const v1::CreateGameRequest req = fake_.create.Get();
   ASSERT_TRUE(req.ruleset().regulations().has_supervised());
   EXPECT_FALSE(req.ruleset().regulations().supervised());
 }
@@ -239,7 +187,7 @@ TEST_F(GameClientTest, CreateUnsupervisedSetsA4) {
 TEST_F(GameClientTest, MoveWithOfferAndItsJson) {
   Json j = RunJson({"move", "--game", "g1", "--side", "white", "--move", "e4", "--offer-draw",
                     "--command-id", "c1", "--expected-version", "2"});
-  const v1::SubmitMoveRequest req = fake_->move.Get();
+  const v1::SubmitMoveRequest req = fake_.move.Get();
   EXPECT_EQ(req.side(), v1::COLOR_WHITE);
   EXPECT_EQ(req.move(), "e4");
   EXPECT_TRUE(req.offer_draw());
@@ -295,15 +243,15 @@ TEST_F(GameClientTest, IncorrectClaimExitsOne) {
   Json j = RunJson(
       {"claim", "--game", "g1", "--side", "white", "--kind", "threefold", "--move", "Ng1"}, 1);
   EXPECT_EQ(j["claim_ruling"], "incorrect");
-  EXPECT_EQ(fake_->claim.Get().kind(), v1::CLAIM_KIND_THREEFOLD);
-  EXPECT_EQ(fake_->claim.Get().intended_move(), "Ng1");
+  EXPECT_EQ(fake_.claim.Get().kind(), v1::CLAIM_KIND_THREEFOLD);
+  EXPECT_EQ(fake_.claim.Get().intended_move(), "Ng1");
 }
 
 TEST_F(GameClientTest, RuleAndTheOutcome) {
   Json j = RunJson({"rule", "--game", "g1", "--decision", "postpone", "--add-time", "--reason",
                     "trying to win"});
-  EXPECT_EQ(fake_->rule.Get().decision(), v1::RULING_DECISION_POSTPONE);
-  EXPECT_TRUE(fake_->rule.Get().add_time());
+  EXPECT_EQ(fake_.rule.Get().decision(), v1::RULING_DECISION_POSTPONE);
+  EXPECT_TRUE(fake_.rule.Get().add_time());
   EXPECT_EQ(j["status"], "ended");
   EXPECT_EQ(j["result"], "1/2-1/2");
   EXPECT_EQ(j["termination"], "quickplay_finish_claim");

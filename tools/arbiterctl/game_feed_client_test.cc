@@ -10,12 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
-#include "tools/arbiterctl/game_client.h"
+#include "tools/arbiterctl/game_client_testing.h"
 
 namespace arbiterctl {
 namespace {
@@ -45,36 +42,19 @@ class FakeArbitration final : public v1::Arbitration::Service {
   v1::ClaimRequest claim;
 };
 
-class GameFeedClientTest : public ::testing::Test {
+class GameFeedClientTest : public FakeGameServiceTest<FakeArbitration> {
  protected:
-  void SetUp() override {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(&fake_);
-    server_ = builder.BuildAndStart();
-  }
-  void TearDown() override { server_->Shutdown(); }
-
-  int Run(std::vector<std::pair<std::string, std::string>> flags, const std::string& verb,
-          std::string* out) {
-    ClientArgs args;
-    args.flags["server"] = absl::StrCat("127.0.0.1:", port_);
-    args.positional = {"game", verb};
-    for (auto& [k, v] : flags) args.flags[k] = v;
-    std::ostringstream o, e;
-    const int rc = RunGameClient(args, o, e);
-    *out = o.str() + e.str();
-    return rc;
+  // `arbiterctl game <words...>`: its exit code; all it printed in `out`.
+  int Run(const std::vector<std::string>& words, std::string* out) {
+    GameRun run = FakeGameServiceTest::Run(words);
+    *out = run.out + run.err;
+    return run.rc;
   }
   std::string File(const std::string& text) {
     const std::string path = absl::StrCat(::testing::TempDir(), "/board_feed.txt");
     std::ofstream(path) << text;
     return path;
   }
-
-  FakeArbitration fake_;
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
 };
 
 TEST_F(GameFeedClientTest, ReadsOneReportALine) {
@@ -86,7 +66,7 @@ TEST_F(GameFeedClientTest, ReadsOneReportALine) {
       "{\"atMs\": \"3000\", \"placement\": \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR\", "
       "\"clockPressed\": true}\n");
   std::string out;
-  ASSERT_EQ(Run({{"game", "g1"}, {"file", path}}, "feed", &out), 0) << out;
+  ASSERT_EQ(Run({"feed", "--game", "g1", "--file", path}, &out), 0) << out;
   std::lock_guard<std::mutex> lock(fake_.mu);
   ASSERT_EQ(fake_.feed.placements_size(), 3);
   EXPECT_EQ(fake_.feed.game_id(), "g1");
@@ -100,16 +80,16 @@ TEST_F(GameFeedClientTest, ReadsOneReportALine) {
 
 TEST_F(GameFeedClientTest, BadInputIsAUsageError) {
   std::string out;
-  EXPECT_EQ(Run({{"game", "g1"}, {"file", File("# nothing\n")}}, "feed", &out), 2) << out;
-  EXPECT_EQ(Run({{"game", "g1"}, {"file", File("8/8/8/8/8/8/8/8 nonsense/word\n")}}, "feed", &out),
+  EXPECT_EQ(Run({"feed", "--game", "g1", "--file", File("# nothing\n")}, &out), 2) << out;
+  EXPECT_EQ(Run({"feed", "--game", "g1", "--file", File("8/8/8/8/8/8/8/8 nonsense/word\n")}, &out),
             2)
       << out;
-  EXPECT_EQ(Run({{"game", "g1"}, {"file", "/nonexistent/board.txt"}}, "feed", &out), 2) << out;
+  EXPECT_EQ(Run({"feed", "--game", "g1", "--file", "/nonexistent/board.txt"}, &out), 2) << out;
 }
 
 TEST_F(GameFeedClientTest, TouchMoveClaimKind) {
   std::string out;
-  ASSERT_EQ(Run({{"game", "g1"}, {"side", "black"}, {"kind", "touch_move"}}, "claim", &out), 0)
+  ASSERT_EQ(Run({"claim", "--game", "g1", "--side", "black", "--kind", "touch_move"}, &out), 0)
       << out;
   std::lock_guard<std::mutex> lock(fake_.mu);
   EXPECT_EQ(fake_.claim.kind(), v1::CLAIM_KIND_TOUCH_MOVE);

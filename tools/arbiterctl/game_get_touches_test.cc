@@ -7,13 +7,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
-#include "tools/arbiterctl/game_client.h"
+#include "tools/arbiterctl/game_client_testing.h"
 
 namespace arbiterctl {
 namespace {
@@ -31,33 +28,21 @@ class FakeArbitration final : public v1::Arbitration::Service {
   v1::GameView view;
 };
 
-class GameGetTouchesTest : public ::testing::Test {
+class GameGetTouchesTest : public FakeGameServiceTest<FakeArbitration> {
  protected:
   void SetUp() override {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(&fake_);
-    server_ = builder.BuildAndStart();
     fake_.view.set_status(v1::GAME_STATUS_ONGOING);
     fake_.view.set_to_move(v1::COLOR_WHITE);
     fake_.view.set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
   }
-  void TearDown() override { server_->Shutdown(); }
 
   std::string Get(bool json) {
-    ClientArgs args;
-    args.flags["server"] = absl::StrCat("127.0.0.1:", port_);
-    args.flags["game"] = "g1";
-    if (json) args.flags["json"] = "";
-    args.positional = {"game", "get"};
-    std::ostringstream o, e;
-    EXPECT_EQ(RunGameClient(args, o, e), 0) << e.str();
-    return o.str();
+    std::vector<std::string> words = {"get", "--game", "g1"};
+    if (json) words.push_back("--json");
+    const GameRun run = Run(words);
+    EXPECT_EQ(run.rc, 0) << run.err;
+    return run.out;
   }
-
-  FakeArbitration fake_;
-  std::unique_ptr<grpc::Server> server_;
-  int port_ = 0;
 };
 
 // 2001 standard play: White touched his knight g1 (4.3a owed, the arbiter acts himself).

@@ -125,17 +125,19 @@ v1::Actor ActorFor(absl::string_view subject, absl::string_view role) {
 }
 namespace {
 
+// The index of `name` among the event names `names`; -1 when it is none of them.
+template <size_t N>
+int EventIndex(const absl::string_view (&names)[N], absl::string_view name) {
+  for (int i = 0; i < static_cast<int>(N); ++i) {
+    if (names[i] == name) return i;
+  }
+  return -1;
+}
+
 // --- Irregularities (Article 7), 6.13b/d, the arbiter's powers (12, 13.4) ---------
 
 constexpr absl::string_view kIrregularEvents[] = {
     "report_illegal", "complete_illegal", "irregularity", "stop_clocks", "rule_stop", "power"};
-
-int IrregularEventIndex(absl::string_view name) {
-  for (int i = 0; i < static_cast<int>(std::size(kIrregularEvents)); ++i) {
-    if (kIrregularEvents[i] == name) return i;
-  }
-  return -1;
-}
 
 absl::Status ParseIrregularEvent(const JsonFields& f, const Json& event, int type,
                                  ParsedEvent& out) {
@@ -292,13 +294,6 @@ absl::Status ParseBoardEvent(const JsonFields& f, bool jadoube, ParsedEvent& out
 constexpr absl::string_view kAdjournmentEvents[] = {"seal", "adjourn", "resume_adjourned",
                                                     "envelope_lost"};
 
-int AdjournmentEventIndex(absl::string_view name) {
-  for (int i = 0; i < static_cast<int>(std::size(kAdjournmentEvents)); ++i) {
-    if (kAdjournmentEvents[i] == name) return i;
-  }
-  return -1;
-}
-
 absl::Status ParseAdjournmentEvent(const JsonFields& f, const Json& event, int type,
                                    ParsedEvent& out) {
   std::optional<int> by;  // 0 white, 1 black, 2 arbiter
@@ -373,14 +368,14 @@ absl::StatusOr<ParsedEvent> ParseEvent(const Json& event, size_t index) {
     return out;
   }
   if (absl::StatusOr<std::string> name = f.String("type");
-      name.ok() && AdjournmentEventIndex(*name) >= 0) {
-    RETURN_IF_ERROR(ParseAdjournmentEvent(f, event, AdjournmentEventIndex(*name), out));
+      name.ok() && EventIndex(kAdjournmentEvents, *name) >= 0) {
+    RETURN_IF_ERROR(ParseAdjournmentEvent(f, event, EventIndex(kAdjournmentEvents, *name), out));
     return out;
   }
   // The events of Article 7, 6.13b/d, 12, 13.4 are read by name in ParseIrregularEvent.
   if (absl::StatusOr<std::string> name = f.String("type");
-      name.ok() && IrregularEventIndex(*name) >= 0) {
-    RETURN_IF_ERROR(ParseIrregularEvent(f, event, IrregularEventIndex(*name), out));
+      name.ok() && EventIndex(kIrregularEvents, *name) >= 0) {
+    RETURN_IF_ERROR(ParseIrregularEvent(f, event, EventIndex(kIrregularEvents, *name), out));
     return out;
   }
   ASSIGN_OR_RETURN(

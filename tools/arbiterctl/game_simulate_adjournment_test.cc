@@ -6,8 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/arbiterctl/game_simulate.h"
-#include "tools/arbiterctl/json_test_util.h"
+#include "tools/arbiterctl/game_simulate_testing.h"
 
 namespace arbiterctl {
 namespace {
@@ -15,9 +14,6 @@ namespace {
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-Json Ok() { return Json{{"ok", true}}; }
-Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
 
 // Session 1 from 1 ms to one hour, session 2 the next day; 1. e4 e5 and White seals 2. Nf3.
 constexpr char kHead[] = R"({"edition": "fide2001", "time_control": "G/120",

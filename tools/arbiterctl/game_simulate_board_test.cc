@@ -6,17 +6,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/arbiterctl/game_simulate.h"
-#include "tools/arbiterctl/json_test_util.h"
+#include "tools/arbiterctl/game_simulate_testing.h"
 
 namespace arbiterctl {
 namespace {
 
 using Json = nlohmann::json;
-
-Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
-Json Ok() { return Json{{"ok", true}}; }
-Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
 
 // The boards of 1.e4 as the board reports them: the pawn lifted, then on e4.
 constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";

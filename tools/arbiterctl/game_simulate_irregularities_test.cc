@@ -5,32 +5,24 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/arbiterctl/game_simulate.h"
-#include "tools/arbiterctl/json_test_util.h"
+#include "tools/arbiterctl/game_simulate_testing.h"
 
 namespace arbiterctl {
 namespace {
 
 using Json = nlohmann::json;
 
-Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
-Json Ok() { return Json{{"ok", true}}; }
-Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
-
 // 7.4a / 7.4b (2001 standard): two illegal moves of White's give Black 2 minutes each, the
 // third loses; 4.3 makes the king of the attempted move play.
 TEST(GameSimulateIrregularitiesTest, IllegalMoves2001Standard) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/90", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
+  Json out = Simulate(Scenario("fide2001", "G/90", Opening({"e4", "e5"}) + R"(
       {"at_ms": 3000, "type": "report_illegal", "by": "white", "from": "e1", "to": "e3"},
       {"at_ms": 3000, "type": "report_illegal", "by": "arbiter", "from": "e1", "to": "e3"},
       {"at_ms": 4000, "type": "move", "by": "white", "move": "Nf3"},
       {"at_ms": 4000, "type": "move", "by": "white", "move": "Ke2"},
       {"at_ms": 5000, "type": "move", "by": "black", "move": "Nc6"},
       {"at_ms": 6000, "type": "report_illegal", "from": "e2", "to": "e5"},
-      {"at_ms": 7000, "type": "report_illegal", "from": "d1", "to": "d8"}]})");
+      {"at_ms": 7000, "type": "report_illegal", "from": "d1", "to": "d8"})"));
   EXPECT_EQ(out["events"][3], Refused("ERR_BAD_ARGUMENT"));  // only the arbiter
   EXPECT_EQ(out["events"][4], Ok());
   EXPECT_EQ(out["events"][5], Refused("ERR_TOUCH_MOVE_OWED"));
@@ -44,12 +36,9 @@ TEST(GameSimulateIrregularitiesTest, IllegalMoves2001Standard) {
 
 // C3 (2001 blitz): the completed illegal move claimed by the opponent before he moves.
 TEST(GameSimulateIrregularitiesTest, BlitzClaimWins) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/5", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
+  Json out = Simulate(Scenario("fide2001", "G/5", Opening({"e4", "e5"}) + R"(
       {"at_ms": 3000, "type": "complete_illegal", "by": "white", "from": "e1", "to": "e3"},
-      {"at_ms": 4000, "type": "claim", "by": "black", "kind": "illegal_move"}]})");
+      {"at_ms": 4000, "type": "claim", "by": "black", "kind": "illegal_move"})"));
   EXPECT_EQ(out["events"][3], Ok());
   EXPECT_EQ(out["events"][4], (Json{{"ok", true}, {"ruling", "correct"}}));
   EXPECT_EQ(out["result"], "0-1");
@@ -58,14 +47,11 @@ TEST(GameSimulateIrregularitiesTest, BlitzClaimWins) {
 
 // C3: the opponent moves instead; the illegal move stands and the game goes on from it.
 TEST(GameSimulateIrregularitiesTest, BlitzIllegalMoveStands) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/5", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
+  Json out = Simulate(Scenario("fide2001", "G/5", Opening({"e4", "e5"}) + R"(
       {"at_ms": 3000, "type": "complete_illegal", "by": "white", "from": "e1", "to": "e3"},
       {"at_ms": 4000, "type": "move", "by": "black", "move": "Nc6"},
       {"at_ms": 5000, "type": "claim", "by": "black", "kind": "illegal_move"},
-      {"at_ms": 5000, "type": "move", "by": "white", "move": "Kd3"}]})");
+      {"at_ms": 5000, "type": "move", "by": "white", "move": "Kd3"})"));
   EXPECT_EQ(out["events"][4], Ok());
   EXPECT_EQ(out["events"][5], Refused("ERR_NO_ILLEGAL_MOVE_TO_CLAIM"));
   EXPECT_EQ(out["events"][6], Ok());
@@ -79,17 +65,11 @@ TEST(GameSimulateIrregularitiesTest, EditionsAndSpeeds) {
       {"at_ms": 0, "type": "start"},
       {"at_ms": 1000, "type": "complete_illegal", "by": "white", "from": "e1", "to": "e3"}]})");
   EXPECT_EQ(out["events"][1], Refused("ERR_ILLEGAL_MOVE_NOT_COMPLETE"));
-  Json rapid = Simulate(R"({"edition": "fide2001", "time_control": "G/30", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
-      {"at_ms": 3000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 4000, "type": "move", "by": "black", "move": "Nc6"},
-      {"at_ms": 5000, "type": "move", "by": "white", "move": "Bc4"},
-      {"at_ms": 6000, "type": "move", "by": "black", "move": "Bc5"},
+  Json rapid =
+      Simulate(Scenario("fide2001", "G/30", Opening({"e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5"}) + R"(
       {"at_ms": 7000, "type": "irregularity", "article": "7.1a", "reason": "a bishop on b1"},
       {"at_ms": 7000, "type": "irregularity", "article": "7.2", "reason": "colours",
-       "replay": true}]})");
+       "replay": true})"));
   EXPECT_EQ(rapid["events"][7], Refused("ERR_IRREGULARITY_TOO_LATE"));
   EXPECT_EQ(rapid["events"][8], Ok());
   EXPECT_EQ(rapid["result"], "annulled");

@@ -7,18 +7,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/arbiterctl/game_simulate.h"
-#include "tools/arbiterctl/json_test_util.h"
+#include "tools/arbiterctl/game_simulate_testing.h"
 
 namespace arbiterctl {
 namespace {
 
 using Json = nlohmann::json;
-
-Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
-Json Ok() { return Json{{"ok", true}}; }
-Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
-Json Claim(const std::string& ruling) { return Json{{"ok", true}, {"ruling", ruling}}; }
 
 // 9.1a: White's offer with 1.e4 comes before the regulations' move 2: the move is made (Black's
 // clock runs), the offer is refused under its own code; with 2.Nf3 one offer is allowed, the
@@ -134,22 +128,14 @@ TEST(GameSimulateLawsTest, NoQuickplayClaimWithIncrement2023) {
 // 2023 9.4: Black touches his knight f6 on the board (4.3), then claims the threefold
 // repetition with Ng8: the right is lost on this move. Under 2001 the same claim is correct.
 TEST(GameSimulateLawsTest, TouchCostsTheDrawClaim2023) {
-  const std::string events = R"(, "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 3000, "type": "move", "by": "white", "move": "Ng1"},
-      {"at_ms": 4000, "type": "move", "by": "black", "move": "Ng8"},
-      {"at_ms": 5000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 6000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 7000, "type": "move", "by": "white", "move": "Ng1"},
+  const std::string events = Opening({"Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"}) + R"(
       {"at_ms": 8000, "type": "board", "placement": "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"},
       {"at_ms": 8500, "type": "board", "placement": "rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR"},
-      {"at_ms": 9000, "type": "claim", "by": "black", "kind": "threefold", "move": "Ng8"}]})";
-  Json fide2023 = Simulate(R"({"edition": "fide2023", "time_control": "5400")" + events);
+      {"at_ms": 9000, "type": "claim", "by": "black", "kind": "threefold", "move": "Ng8"})";
+  Json fide2023 = Simulate(Scenario("fide2023", "5400", events));
   EXPECT_EQ(fide2023["events"][10], Refused("ERR_CLAIM_RIGHT_LOST"));
   EXPECT_EQ(fide2023["status"], "ongoing");
-  Json fide2001 = Simulate(R"({"edition": "fide2001", "time_control": "G/90")" + events);
+  Json fide2001 = Simulate(Scenario("fide2001", "G/90", events));
   EXPECT_EQ(fide2001["events"][10], Claim("correct"));
   EXPECT_EQ(fide2001["result"], "1/2-1/2");
 }
@@ -170,15 +156,12 @@ TEST(GameSimulateLawsTest, PointsOfTheResult) {
 
 // 7.3 with the displacer named (Black, White on move); 7.5 resumed from the last known position.
 TEST(GameSimulateLawsTest, DisplacedPiecesAndTheLastKnownPosition) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "G/90", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "e4"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "e5"},
+  Json out = Simulate(Scenario("fide2001", "G/90", Opening({"e4", "e5"}) + R"(
       {"at_ms": 3000, "type": "irregularity", "article": "7.3", "side": "black", "reason": "sleeve"},
       {"at_ms": 4000, "type": "irregularity", "article": "7.5", "position_unknown": true,
        "reason": "pieces found displaced"},
       {"at_ms": 5000, "type": "irregularity", "article": "7.5", "position_unknown": true, "ply": 1,
-       "reason": "pieces found displaced"}]})");
+       "reason": "pieces found displaced"})"));
   EXPECT_EQ(out["events"][3], Ok());
   EXPECT_EQ(out["events"][4], Refused("ERR_BAD_ARGUMENT"));  // the last known ply is named
   EXPECT_EQ(out["events"][5], Ok());

@@ -4,23 +4,18 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/game_simulate_testing.h"
 #include "tools/arbiterctl/json_lines.h"
-#include "tools/arbiterctl/json_test_util.h"
 
 namespace arbiterctl {
 namespace {
 
 using Json = nlohmann::json;
 using ::testing::HasSubstr;
-
-Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
-
-Json Ok() { return Json{{"ok", true}}; }
-Json Refused(const std::string& code) { return Json{{"ok", false}, {"code", code}}; }
-Json Claim(const std::string& ruling) { return Json{{"ok", true}, {"ruling", ruling}}; }
 
 constexpr std::int64_t k90Min = 5'400'000;
 
@@ -162,17 +157,10 @@ TEST(GameSimulateTest, DrawOfferPendingThenAgreement) {
 
 // 9.2a: Black declares the move that makes the initial position stand the third time.
 TEST(GameSimulateTest, ThreefoldClaimCorrect) {
-  Json out = Simulate(R"({"edition": "fide2001", "time_control": "40/5400:1800", "events": [
-      {"at_ms": 0, "type": "start"},
-      {"at_ms": 1000, "type": "move", "by": "white", "move": "Nf3"},
-      {"at_ms": 2000, "type": "move", "by": "black", "move": "Nf6"},
-      {"at_ms": 3000, "type": "move", "by": "white", "move": "Ng1"},
-      {"at_ms": 4000, "type": "move", "by": "black", "move": "Ng8"},
-      {"at_ms": 5000, "type": "move", "by": "white", "move": "Sf3"},
-      {"at_ms": 6000, "type": "move", "by": "black", "move": "Sf6"},
-      {"at_ms": 7000, "type": "move", "by": "white", "move": "Sg1"},
-      {"at_ms": 9000, "type": "claim", "by": "black", "kind": "threefold", "move": "Ng8"}],
-      "query_ms": 20000})");
+  Json out = Simulate(Scenario("fide2001", "40/5400:1800",
+                               Opening({"Nf3", "Nf6", "Ng1", "Ng8", "Sf3", "Sf6", "Sg1"}) + R"(
+      {"at_ms": 9000, "type": "claim", "by": "black", "kind": "threefold", "move": "Ng8"})",
+                               R"(, "query_ms": 20000)"));
   EXPECT_EQ(out["events"][8], Claim("correct"));
   EXPECT_EQ(out["status"], "ended");
   EXPECT_EQ(out["result"], "1/2-1/2");
@@ -425,9 +413,7 @@ TEST(GameSimulateTest, AppendixB6BothFlagsDownPlayGoesOnUntilAClaim) {
       {"at_ms": 3101000, "type": "move", "by": "white", "move": "Nf3"}%s],
       "query_ms": 3200000})";
   auto run = [&events](const std::string& more) {
-    std::string line = events;
-    line.replace(line.find("%s"), 2, more);
-    return Simulate(line);
+    return Simulate(absl::StrReplaceAll(events, {{"%s", more}}));
   };
   Json unclaimed = run("");
   EXPECT_EQ(unclaimed["status"], "ongoing") << unclaimed.dump();

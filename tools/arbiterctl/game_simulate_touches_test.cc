@@ -4,15 +4,12 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tools/arbiterctl/game_simulate.h"
-#include "tools/arbiterctl/json_test_util.h"
+#include "tools/arbiterctl/game_simulate_testing.h"
 
 namespace arbiterctl {
 namespace {
 
 using Json = nlohmann::json;
-
-Json Simulate(const std::string& line) { return ParseOutputLine(SimulateGameLine(line)); }
 
 constexpr char kStart[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 constexpr char kNoG1[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R";

@@ -86,6 +86,21 @@ TestServerOptions::TestServerOptions(std::vector<Service> services, Store store)
   this->store = store;
 }
 
+TestServerOptions WithoutMetrics(std::vector<Service> services, Store store) {
+  TestServerOptions options(std::move(services), store);
+  options.config.metrics_address = "none";
+  return options;
+}
+
+TestServerOptions EveryServiceForItsPolicy() {
+  TestServerOptions options =
+      WithoutMetrics({Service::kRules, Service::kAnalysis, Service::kClock, Service::kArbitration});
+  options.analysis.engine_path = "/nonexistent/engine";
+  options.clock.run_scheduler = false;
+  options.arbitration.run_timers = false;
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<TestServer>> TestServer::Start(TestServerOptions options) {
   std::unique_ptr<TestServer> s(new TestServer());
   service::ServerConfig& config = options.config;

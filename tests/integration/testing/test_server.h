@@ -53,6 +53,14 @@ struct TestServerOptions {
   arbitration_service::ArbitrationHostOptions arbitration;  // 8 shards, 200 ms sweeps
 };
 
+// `services` on `store` without the /metrics exposer, for suites that do not read it (stopping
+// an exposer takes 2 s).
+TestServerOptions WithoutMetrics(std::vector<Service> services, Store store = Store::kMemory);
+
+// Every service hosted on the memory store for what their policy table says, with nothing running
+// that the table does not need: no engine, no clock scheduler, no timers, no /metrics.
+TestServerOptions EveryServiceForItsPolicy();
+
 class TestServer {
  public:
   static absl::StatusOr<std::unique_ptr<TestServer>> Start(TestServerOptions options);
