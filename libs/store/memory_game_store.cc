@@ -175,10 +175,7 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
                                                                       std::int64_t after_version,
                                                                       absl::Duration timeout,
                                                                       int max_events) {
-  RETURN_IF_ERROR(ValidateGameId(game_id));
-  if (after_version < 0)
-    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
-  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  RETURN_IF_ERROR(internal::ValidateWait(game_id, after_version, max_events));
   {
     absl::MutexLock lock(&mu_);
     if (!games_.contains(game_id)) return Missing(game_id);

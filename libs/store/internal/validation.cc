@@ -114,6 +114,13 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
   return ValidateOwner(owner);
 }
 
+absl::Status ValidateWait(absl::string_view game_id, std::int64_t after_version, int max_events) {
+  if (absl::Status st = ValidateGameId(game_id); !st.ok()) return st;
+  if (after_version < 0) return Bad("after_version must be >= 0");
+  if (max_events < 1) return Bad("max_events must be >= 1");
+  return absl::OkStatus();
+}
+
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards,
                            int max_events) {
   if (games.empty() || static_cast<int>(games.size()) > kMaxWatchedAtOnce) {

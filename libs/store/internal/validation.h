@@ -21,6 +21,8 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
 absl::Status ValidateOwner(absl::string_view owner);
 absl::Status ValidatePeek(int shard, int num_shards, int max);
 absl::Status ValidateShard(int shard, int num_shards);
+// WaitForEvents's arguments: a valid game id, after_version >= 0, max_events >= 1.
+absl::Status ValidateWait(absl::string_view game_id, std::int64_t after_version, int max_events);
 // WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
 
