@@ -348,10 +348,7 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
   RETURN_IF_ERROR(internal::ValidateWait(game_id, after_version, max_events));
   // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
   RETURN_IF_ERROR(CheckExists(game_id));
-  ASSIGN_OR_RETURN(std::vector<GameEvents> got,
-                   WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
-  if (got.empty()) return std::vector<GameEvent>();
-  return std::move(got.front().events);
+  return internal::WaitAsWatchOfOne(*this, game_id, after_version, timeout, max_events);
 }
 
 absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(

@@ -57,15 +57,9 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
   start.actor = Platform();
   ASSERT_OK(authority->Execute("g", start, {}).status());
 
-  const auto white_moves = [authority](std::string move) {
-    return [authority, move](std::function<void(bool)> answered) {
-      authority->ExecuteAsync(
-          "g", WhiteMoves(move), {}, [](std::function<void()> work) { work(); },
-          [answered](absl::StatusOr<arbitration::CommandResult> r) { answered(r.ok()); });
-    };
-  };
-  service::testing::ExpectStopWaitsForAppendInFlight(*env->redis, white_moves("e4"),
-                                                     white_moves("d4"), [&] { (*host)->Stop(); });
+  service::testing::ExpectStopWaitsForAppendInFlight(
+      *env->redis, service::testing::ExecuteAsync(authority, "g", WhiteMoves("e4")),
+      service::testing::ExecuteAsync(authority, "g", WhiteMoves("d4")), [&] { (*host)->Stop(); });
   host->reset();
 }
 

@@ -32,11 +32,8 @@ TEST(ClockAuthorityHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
       "g", clock_authority::testing::HumanClockRequest("G/5", v1::EDITION_FIDE_2023), {}));
   ASSERT_OK(authority->Execute("g", clock_authority::testing::Start(), {}));
 
-  const auto press = [authority](std::function<void(bool)> answered) {
-    authority->ExecuteAsync(
-        "g", clock_authority::testing::Press(), {}, [](std::function<void()> work) { work(); },
-        [answered](absl::StatusOr<clock_authority::CommandResult> r) { answered(r.ok()); });
-  };
+  const service::testing::SendCommand press =
+      service::testing::ExecuteAsync(authority, "g", clock_authority::testing::Press());
   service::testing::ExpectStopWaitsForAppendInFlight(*env->redis, press, press,
                                                      [&] { (*host)->Stop(); });
   host->reset();

@@ -13,6 +13,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "libs/service/server.h"
@@ -31,6 +33,17 @@ absl::StatusOr<EnvOnRedis> StartEnvOnRedis();
 
 // Sends one command without waiting (`send`: its callback runs with whether it succeeded).
 using SendCommand = std::function<void(std::function<void(bool ok)> answered)>;
+
+// A SendCommand of an authority's ExecuteAsync (arbitration's or the clock's) of `command` on
+// `game_id`, its work run on the caller's thread.
+template <typename Authority, typename Command>
+SendCommand ExecuteAsync(Authority* authority, std::string game_id, Command command) {
+  return [=](std::function<void(bool)> answered) {
+    authority->ExecuteAsync(
+        game_id, command, {}, [](std::function<void()> work) { work(); },
+        [answered](const auto& result) { answered(result.ok()); });
+  };
+}
 
 // With Redis paused, sends `in_flight` and stops the host (`stop`) while Redis resumes 300 ms
 // later; expects that Stop returned only once the command was answered, and that `after_stop`,
