@@ -8,6 +8,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/service/module.h"
 #include "libs/service/store_opening.h"
 
 namespace arbitration_service {
@@ -32,10 +33,7 @@ ledger::DeadlineSchedulerOptions SchedulerOptions(const DeadlineTimerOptions& ti
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ArbitrationHost> host,
-                   CreateUnconnected(config, env, std::move(options)));
-  RETURN_IF_ERROR(host->Connect());
-  return host;
+  return service::CreateConnected<ArbitrationHost>(config, env, std::move(options));
 }
 
 absl::Status ArbitrationHost::Connect() {

@@ -7,15 +7,13 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/service/module.h"
 
 namespace clock_authority_service {
 
 absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ClockAuthorityHost> host,
-                   CreateUnconnected(config, env, std::move(options)));
-  RETURN_IF_ERROR(host->Connect());
-  return host;
+  return service::CreateConnected<ClockAuthorityHost>(config, env, std::move(options));
 }
 
 absl::Status ClockAuthorityHost::Connect() {
