@@ -133,12 +133,7 @@ class AsyncServerStream final : public AsyncUnaryMethod {
     }
 
    private:
-    struct Step final : CompletionTag {
-      Step(Call* c, void (Call::*fn)(bool)) : call(c), step(fn) {}
-      void Proceed(bool ok) override { (call->*step)(ok); }
-      Call* const call;
-      void (Call::*const step)(bool);
-    };
+    using Step = CallStep<Call>;
 
     void Arrived(bool ok) {
       if (!ok) {  // the server is stopping: no call came, and no done notice will
@@ -281,12 +276,7 @@ class AsyncMessageStream final : public AsyncUnaryMethod {
     void Ask() { (method_->service_->*method_->request_)(&ctx_, &stream_, cq_, cq_, &arrived_); }
 
    private:
-    struct Step final : CompletionTag {
-      Step(Call* c, void (Call::*fn)(bool)) : call(c), step(fn) {}
-      void Proceed(bool ok) override { (call->*step)(ok); }
-      Call* const call;
-      void (Call::*const step)(bool);
-    };
+    using Step = CallStep<Call>;
 
     void Arrived(bool ok) {
       if (!ok) {  // the server is stopping: no stream came

@@ -50,6 +50,16 @@ class CompletionTag {
   virtual void Proceed(bool ok) = 0;
 };
 
+// One step of a call object that takes several (read, write, finish): the tag that runs
+// `(call->*step)(ok)` when the queue hands it back.
+template <typename Call>
+struct CallStep final : CompletionTag {
+  CallStep(Call* c, void (Call::*fn)(bool)) : call(c), step(fn) {}
+  void Proceed(bool ok) override { (call->*step)(ok); }
+  Call* const call;
+  void (Call::*const step)(bool);
+};
+
 class AsyncUnaryMethod {
  public:
   virtual ~AsyncUnaryMethod() = default;

@@ -8,9 +8,17 @@
 //   service::CounterSeries commands(registry, "arbiter_clock_commands_total", "...",
 //                                   {"command", "code"});
 //   commands.With({"press", service::OutcomeCode(status)}).Increment();
+//   enum { kConflicts, kClaims };  // the rows of a table of metrics without labels
+//   constexpr service::MetricSpec kCounters[] = {{"arbiter_clock_version_conflicts_total", "..."},
+//                                                {"arbiter_clock_deadline_claims_total", "..."}};
+//   std::array<prometheus::Counter*, 2> counters = service::AddMetrics<prometheus::Counter>(
+//       registry, kCounters);
+//   counters[kClaims]->Increment();
 #ifndef ARBITER_LIBS_SERVICE_METRIC_FAMILIES_H_
 #define ARBITER_LIBS_SERVICE_METRIC_FAMILIES_H_
 
+#include <array>
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -38,6 +46,23 @@ template <typename Metric, typename... Args>
 Metric& AddMetric(prometheus::Registry& registry, const std::string& name, const std::string& help,
                   Args&&... args) {
   return AddFamily<Metric>(registry, name, help).Add({}, std::forward<Args>(args)...);
+}
+
+// A metric without labels as a row of a table: its name and help.
+struct MetricSpec {
+  const char* name;
+  const char* help;
+};
+
+// One metric without labels for each row of `specs`, in their order: a service's counters (or
+// gauges) as a table rather than a registration each.
+template <typename Metric, size_t N>
+std::array<Metric*, N> AddMetrics(prometheus::Registry& registry, const MetricSpec (&specs)[N]) {
+  std::array<Metric*, N> out{};
+  for (size_t i = 0; i < N; ++i) {
+    out[i] = &AddMetric<Metric>(registry, specs[i].name, specs[i].help);
+  }
+  return out;
 }
 
 // A command's outcome as a label: "OK" or its stable error code (ERR_...).

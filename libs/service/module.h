@@ -93,6 +93,17 @@ class ModuleOf final : public ServiceModule {
 
 // `inner` as a module; a failure to build it as is. CreateModule's last line:
 //   return service::MakeModule(ClockAuthorityHost::Create(config, env, options));
+// A host made by T::CreateUnconnected and then connected (T::Connect): what a host's Create does
+// for a process that serves only once its store answers.
+template <typename T, typename Options>
+absl::StatusOr<std::unique_ptr<T>> CreateConnected(const ServerConfig& config, ServiceEnv* env,
+                                                   Options options) {
+  absl::StatusOr<std::unique_ptr<T>> host = T::CreateUnconnected(config, env, std::move(options));
+  if (!host.ok()) return host.status();
+  if (absl::Status connected = (*host)->Connect(); !connected.ok()) return connected;
+  return host;
+}
+
 template <typename T>
 std::unique_ptr<ServiceModule> MakeModule(std::unique_ptr<T> inner) {
   return std::make_unique<ModuleOf<T>>(std::move(inner));

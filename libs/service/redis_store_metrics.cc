@@ -1,5 +1,6 @@
 #include "libs/service/redis_store_metrics.h"
 
+#include <array>
 #include <atomic>
 
 #include "libs/service/metric_families.h"
@@ -10,24 +11,27 @@
 namespace service {
 namespace {
 
+enum Counter { kSwitches, kAckFailures, kCounters };
+constexpr MetricSpec kCounterSpecs[kCounters] = {
+    {"arbiter_store_master_switches_total",
+     "Times the store moved to a new Redis master (a Sentinel failover followed)."},
+    {"arbiter_store_replica_ack_failures_total",
+     "Appends not acknowledged by enough Redis replicas in time (reported UNAVAILABLE)."},
+};
+
 // Both stores of a process (the clock's and the games') make an observer on the one registry:
 // it merges a family registered again under the same name (InsertBehavior::Merge), and Add
 // returns the existing series for the same (empty) labels, so they share the series.
 class PrometheusFailoverObserver final : public store::RedisFailoverObserver {
  public:
   explicit PrometheusFailoverObserver(prometheus::Registry& registry)
-      : switches_(AddMetric<prometheus::Counter>(registry, "arbiter_store_master_switches_total",
-                                                 "Times the store moved to a new Redis master "
-                                                 "(a Sentinel failover followed).")),
+      : counters_(AddMetrics<prometheus::Counter>(registry, kCounterSpecs)),
         failover_(AddMetric<prometheus::Gauge>(
             registry, "arbiter_store_failover_in_progress",
             "1 while a store of this process knows no writable Redis master (a failover under "
-            "way, or Redis down), else 0.")),
-        ack_failures_(AddMetric<prometheus::Counter>(
-            registry, "arbiter_store_replica_ack_failures_total",
-            "Appends not acknowledged by enough Redis replicas in time (reported UNAVAILABLE).")) {}
+            "way, or Redis down), else 0.")) {}
 
-  void OnMasterSwitch() override { switches_.Increment(); }
+  void OnMasterSwitch() override { counters_[kSwitches]->Increment(); }
   void OnFailoverInProgress(bool in_progress) override {
     // Only changes move the shared gauge, so it sums the stores' states.
     if (in_progress_.exchange(in_progress) == in_progress) return;
@@ -37,12 +41,11 @@ class PrometheusFailoverObserver final : public store::RedisFailoverObserver {
       failover_.Decrement();
     }
   }
-  void OnReplicaAckFailure() override { ack_failures_.Increment(); }
+  void OnReplicaAckFailure() override { counters_[kAckFailures]->Increment(); }
 
  private:
-  prometheus::Counter& switches_;
+  const std::array<prometheus::Counter*, kCounters> counters_;
   prometheus::Gauge& failover_;
-  prometheus::Counter& ack_failures_;
   std::atomic<bool> in_progress_ = false;
 };
 

@@ -175,20 +175,14 @@ absl::StatusOr<std::vector<GameEvent>> MemoryGameStore::WaitForEvents(absl::stri
                                                                       std::int64_t after_version,
                                                                       absl::Duration timeout,
                                                                       int max_events) {
-  RETURN_IF_ERROR(ValidateGameId(game_id));
-  if (after_version < 0)
-    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
-  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  RETURN_IF_ERROR(internal::ValidateWait(game_id, after_version, max_events));
   {
     absl::MutexLock lock(&mu_);
     if (!games_.contains(game_id)) return Missing(game_id);
   }
-  // Once it exists, the watch of it alone is the watch of one game (one archived meanwhile has no
-  // more events: the watch times out empty, as the Redis store's XREAD does).
-  ASSIGN_OR_RETURN(std::vector<GameEvents> got,
-                   WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
-  if (got.empty()) return std::vector<GameEvent>();
-  return std::move(got.front().events);
+  // Once it exists, the watch of it alone (one archived meanwhile has no more events: the watch
+  // times out empty, as the Redis store's XREAD does).
+  return internal::WaitAsWatchOfOne(*this, game_id, after_version, timeout, max_events);
 }
 
 absl::StatusOr<std::vector<GameEvents>> MemoryGameStore::WaitForAnyEvents(

@@ -1,27 +1,27 @@
+// The client's connections: the pool, the master (fixed, or found through Sentinel), a command
+// (or a batch) on one pooled connection with its WAIT, and the error vocabulary of the replies.
+// Pipelining across callers (lanes, the flow) is redis_pipeline.cc's; the URL, redis_url.cc's.
 #include "libs/store/redis_client.h"
 
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/store/game_store.h"
+#include "libs/store/internal/redis_replies.h"
 
 namespace store {
+
+using internal::ErrorPrefix;
+using internal::NotTheMaster;
 
 RedisReplyPtr SendAuth(redisContext* c, absl::string_view user, absl::string_view password) {
   std::vector<const char*> argv = {"AUTH"};
@@ -35,6 +35,7 @@ RedisReplyPtr SendAuth(redisContext* c, absl::string_view user, absl::string_vie
   return RedisReplyPtr(static_cast<redisReply*>(
       redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data())));
 }
+
 namespace {
 
 // Error replies that mean "not now" rather than "wrong": a restarted Redis still loading its AOF,
@@ -48,161 +49,21 @@ constexpr absl::string_view kTransientErrors[] = {"LOADING",  "BUSY",       "MAS
 // not run; it may once the deployment is fixed) with its own code, ERR_STORE_AUTH.
 constexpr absl::string_view kAuthErrors[] = {"NOAUTH", "WRONGPASS", "NOPERM"};
 
+}  // namespace
+
+namespace internal {
+
 std::string ErrorPrefix(absl::string_view message) {
   return std::string(message.substr(0, message.find(' ')));
 }
 
-absl::Status BadUrl(absl::string_view url, absl::string_view why) {
-  return base::Error(base::kErrBadArgument, absl::StrCat("redis URL ", url, ": ", why));
+bool NotTheMaster(const redisReply& reply) {
+  if (reply.type != REDIS_REPLY_ERROR) return false;
+  const std::string prefix = ErrorPrefix(absl::string_view(reply.str, reply.len));
+  return prefix == "READONLY" || prefix == "MASTERDOWN";
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> ReadRedisPasswordFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return base::Error(base::kErrBadArgument,
-                       absl::StrCat("password file ", path, ": ", std::strerror(errno)));
-  }
-  // A secret is 64 bytes or so: read a little more than the longest one accepted, no more.
-  std::string text(8192, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  absl::string_view password = absl::StripAsciiWhitespace(text);
-  if (password.empty()) {
-    return base::Error(base::kErrBadArgument, absl::StrCat("password file ", path, " is empty"));
-  }
-  if (password.size() > 4096 || std::any_of(password.begin(), password.end(),
-                                            [](char ch) { return ch == '\n' || ch == '\r'; })) {
-    return base::Error(base::kErrBadArgument,
-                       absl::StrCat("password file ", path,
-                                    ": expected one line (the password), at most 4096 bytes"));
-  }
-  return std::string(password);
-}
-
-namespace {
-
-// host[:port] or [v6]:port, with `default_port` when none is given.
-absl::StatusOr<RedisAddress> ParseHostPort(absl::string_view url, absl::string_view rest,
-                                           int default_port) {
-  RedisAddress a{std::string(rest), default_port};
-  if (absl::StartsWith(rest, "[")) {  // [::1]:6379
-    size_t close = rest.find(']');
-    if (close == absl::string_view::npos) return BadUrl(url, "unclosed '[' in the host");
-    a.host = std::string(rest.substr(1, close - 1));
-    rest = rest.substr(close + 1);
-    if (!rest.empty() && !absl::ConsumePrefix(&rest, ":")) return BadUrl(url, "bad port");
-    if (!rest.empty() && (!absl::SimpleAtoi(rest, &a.port) || a.port <= 0 || a.port > 65535)) {
-      return BadUrl(url, "bad port");
-    }
-  } else if (size_t colon = rest.rfind(':'); colon != absl::string_view::npos) {
-    a.host = std::string(rest.substr(0, colon));
-    if (!absl::SimpleAtoi(rest.substr(colon + 1), &a.port) || a.port <= 0 || a.port > 65535) {
-      return BadUrl(url, "bad port");
-    }
-  }
-  if (a.host.empty()) return BadUrl(url, "needs a host");
-  return a;
-}
-
-}  // namespace
-
-absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
-  absl::string_view rest = url;
-  // First of all, as every other error echoes the URL: a password in it is refused unechoed.
-  absl::string_view authority = rest.substr(0, rest.find('?'));
-  if (size_t scheme = authority.find("://"); scheme != absl::string_view::npos) {
-    authority.remove_prefix(scheme + 3);
-  }
-  if (size_t at = authority.rfind('@');
-      at != absl::string_view::npos &&
-      authority.substr(0, at).find(':') != absl::string_view::npos) {
-    return base::Error(base::kErrBadArgument,
-                       "redis URL: a password in the URL is refused (it would show in process "
-                       "listings and logs): give it in a file (--store_password_file)");
-  }
-  bool sentinel = false;
-  if (absl::ConsumePrefix(&rest, "redis+sentinel://")) {
-    sentinel = true;
-  } else if (!absl::ConsumePrefix(&rest, "redis://")) {
-    return BadUrl(url, "expected redis:// or redis+sentinel://");
-  }
-  RedisConnectionOptions options;
-  std::string password_file;
-  std::string sentinel_password_file;
-  if (size_t q = rest.find('?'); q != absl::string_view::npos) {
-    for (absl::string_view param : absl::StrSplit(rest.substr(q + 1), '&', absl::SkipEmpty())) {
-      absl::string_view value = param;
-      if (absl::ConsumePrefix(&value, "password_file=") && !value.empty()) {
-        password_file = std::string(value);
-      } else if (absl::ConsumePrefix(&value, "sentinel_password_file=") && !value.empty()) {
-        if (!sentinel) return BadUrl(url, "sentinel_password_file is for redis+sentinel://");
-        sentinel_password_file = std::string(value);
-      } else if (absl::ConsumePrefix(&value, "min_replica_acks=")) {
-        if (!absl::SimpleAtoi(value, &options.min_replica_acks) || options.min_replica_acks < 0 ||
-            options.min_replica_acks > 16) {
-          return BadUrl(url, "min_replica_acks must be in 0..16");
-        }
-      } else if (absl::ConsumePrefix(&value, "replica_ack_timeout=")) {
-        if (!absl::ParseDuration(value, &options.replica_ack_timeout) ||
-            options.replica_ack_timeout < absl::Milliseconds(1) ||
-            options.replica_ack_timeout > absl::Seconds(10)) {
-          return BadUrl(url, "replica_ack_timeout must be a duration in 1ms..10s (e.g. 100ms)");
-        }
-      } else {
-        return BadUrl(url, absl::StrCat("unknown parameter '", param,
-                                        "' (known: password_file, sentinel_password_file, "
-                                        "min_replica_acks, replica_ack_timeout)"));
-      }
-    }
-    rest = rest.substr(0, q);
-  }
-  if (size_t at = rest.rfind('@'); at != absl::string_view::npos) {
-    absl::string_view user = rest.substr(0, at);  // no ':' (checked above)
-    if (user.empty()) return BadUrl(url, "empty user before '@'");
-    options.user = std::string(user);
-    rest = rest.substr(at + 1);
-  }
-  if (sentinel) {
-    size_t slash = rest.find('/');
-    if (slash == absl::string_view::npos || slash + 1 == rest.size()) {
-      return BadUrl(url, "expected redis+sentinel://host:port,.../MASTER_NAME");
-    }
-    options.master_name = std::string(rest.substr(slash + 1));
-    if (options.master_name.find_first_of("/ ") != std::string::npos) {
-      return BadUrl(url, "bad master name");
-    }
-    for (absl::string_view one : absl::StrSplit(rest.substr(0, slash), ',')) {
-      absl::StatusOr<RedisAddress> a = ParseHostPort(url, one, 26379);
-      if (!a.ok()) return a.status();
-      options.sentinels.push_back(*std::move(a));
-    }
-    // host/port stay at their defaults: unused with Sentinel.
-  } else {
-    if (rest.find('/') != absl::string_view::npos) {
-      return BadUrl(url, "a database or path is not supported (the store uses database 0)");
-    }
-    absl::StatusOr<RedisAddress> a = ParseHostPort(url, rest, 6379);
-    if (!a.ok()) return a.status();
-    options.host = a->host;
-    options.port = a->port;
-  }
-  if (!password_file.empty()) {
-    absl::StatusOr<std::string> password = ReadRedisPasswordFile(password_file);
-    if (!password.ok()) return password.status();
-    options.password = *std::move(password);
-  } else if (!options.user.empty()) {
-    return BadUrl(url, absl::StrCat("user '", options.user,
-                                    "' without a password file (--store_password_file)"));
-  }
-  if (!sentinel_password_file.empty()) {
-    absl::StatusOr<std::string> password = ReadRedisPasswordFile(sentinel_password_file);
-    if (!password.ok()) return password.status();
-    options.sentinel_password = *std::move(password);
-  }
-  return options;
-}
+}  // namespace internal
 
 RedisClient::RedisClient(RedisConnectionOptions options)
     : options_(std::move(options)),
@@ -245,66 +106,6 @@ std::string RedisClient::address() const {
   absl::MutexLock lock(&master_mu_);
   if (master_known_) return absl::StrCat(master_.host, ":", master_.port);
   return absl::StrCat(options_.master_name, "@sentinel");
-}
-
-void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done,
-                               Durability durability) {
-  if (options_.pipeline_lanes <= 0) {
-    done(CommandAlone(args, absl::ZeroDuration(), durability));
-    return;
-  }
-  if (FlowAsync(args, done, durability)) return;
-  LaneAsync(std::move(args), std::move(done), durability);
-}
-
-void RedisClient::LaneAsync(std::vector<std::string> args, ReplyCallback done,
-                            Durability durability) {
-  {
-    absl::MutexLock lock(&async_mu_);
-    if (!stopping_) {
-      if (lanes_.empty()) {
-        for (int i = 0; i < options_.pipeline_lanes; ++i) {
-          lanes_.emplace_back([this] { LaneLoop(); });
-        }
-        if (options_.async_flow) flow_reader_ = std::thread([this] { FlowLoop(); });
-      }
-      async_queue_.push_back({std::move(args), std::move(done), durability});
-      // A busy lane looks at the queue before it sleeps: only an idle one needs waking.
-      if (idle_lanes_ > 0) async_cv_.Signal();
-      return;
-    }
-  }
-  done(Unavailable("the client is shutting down"));
-}
-
-void RedisClient::LaneLoop() {
-  std::vector<AsyncCommand> batch;
-  while (true) {
-    batch.clear();
-    {
-      absl::MutexLock lock(&async_mu_);
-      while (async_queue_.empty() && !stopping_) {
-        ++idle_lanes_;
-        async_cv_.Wait(&async_mu_);
-        --idle_lanes_;
-      }
-      if (async_queue_.empty()) return;  // stopping, and nothing left to send
-      const size_t n = std::min<size_t>(async_queue_.size(), std::max(1, options_.max_batch));
-      for (size_t i = 0; i < n; ++i) {
-        batch.push_back(std::move(async_queue_.front()));
-        async_queue_.pop_front();
-      }
-    }
-    std::vector<Pending> pending(batch.size());
-    std::vector<Pending*> ptrs(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      pending[i].args = &batch[i].args;
-      pending[i].durability = batch[i].durability;
-      ptrs[i] = &pending[i];
-    }
-    RunBatch(ptrs);
-    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(pending[i].result));
-  }
 }
 
 absl::Status RedisClient::Unavailable(absl::string_view what) const {
@@ -584,49 +385,6 @@ absl::StatusOr<RedisReplyPtr> RedisClient::Command(const std::vector<std::string
   return CommandAlone(args, extra_timeout, durability);
 }
 
-absl::StatusOr<RedisReplyPtr> RedisClient::CommandPipelined(const std::vector<std::string>& args,
-                                                            Durability durability) {
-  Pending mine;
-  mine.args = &args;
-  mine.durability = durability;
-  absl::MutexLock lock(&batch_mu_);
-  queue_.push_back(&mine);
-  while (true) {
-    while (!mine.done && (queue_.empty() || leaders_ >= options_.pipeline_lanes)) {
-      mine.cv.Wait(&batch_mu_);
-    }
-    if (mine.done) return std::move(mine.result);
-    // Lead a batch: the oldest queued commands (this caller's own among them, or in a later one).
-    ++leaders_;
-    std::vector<Pending*> batch;
-    const size_t n = std::min<size_t>(queue_.size(), std::max(1, options_.max_batch));
-    batch.assign(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-    batch_mu_.Unlock();
-    RunBatch(batch);
-    batch_mu_.Lock();
-    --leaders_;
-    for (Pending* p : batch) {
-      p->done = true;
-      if (p != &mine) p->cv.Signal();
-    }
-    // Hand the lead on rather than keep it: this caller's reply is ready now.
-    if (!queue_.empty()) queue_.front()->cv.Signal();
-  }
-}
-
-namespace {
-
-// Error replies after which the connection's server is not (or no longer) the master: a demoted
-// master (READONLY), a replica cut off from its master (MASTERDOWN). The command did not run.
-bool NotTheMaster(const redisReply& reply) {
-  if (reply.type != REDIS_REPLY_ERROR) return false;
-  const std::string prefix = ErrorPrefix(absl::string_view(reply.str, reply.len));
-  return prefix == "READONLY" || prefix == "MASTERDOWN";
-}
-
-}  // namespace
-
 void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration extra_timeout) {
   auto fail_rest = [&](const absl::Status& status) {
     for (Pending* p : batch) {
@@ -755,179 +513,6 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     ForgetMaster(lease->epoch);
     return fail_rest(Unavailable(absl::StrCat(first, ": ", error)));
   }
-}
-
-bool RedisClient::flow_ready() {
-  absl::MutexLock lock(&flow_mu_);
-  return flow_ != nullptr && !flow_broken_ && !flow_stopping_;
-}
-
-bool RedisClient::FlowAsync(std::vector<std::string>& args, ReplyCallback& done,
-                            Durability durability) {
-  if (!options_.async_flow) return false;
-  // A replicated write waits for its WAIT, which the lanes send after a batch.
-  if (durability == Durability::kReplicated && options_.min_replica_acks > 0) return false;
-  absl::InlinedVector<const char*, 16> argv;
-  absl::InlinedVector<size_t, 16> lens;
-  for (const std::string& a : args) {
-    argv.push_back(a.data());
-    lens.push_back(a.size());
-  }
-  char* command = nullptr;
-  const long long length =
-      redisFormatCommandArgv(&command, static_cast<int>(argv.size()), argv.data(), lens.data());
-  if (length < 0) return false;
-  absl::MutexLock lock(&flow_mu_);
-  if (flow_ == nullptr || flow_broken_ || flow_stopping_ ||
-      flow_in_flight_.size() >= static_cast<size_t>(std::max(1, options_.max_flow_in_flight))) {
-    redisFreeCommand(command);
-    return false;
-  }
-  flow_in_flight_.push_back({std::move(args), std::move(done), durability, absl::Now()});
-  // The socket is blocking, with the command timeout (redisSetTimeout): a write waits only when
-  // Redis stopped reading for long. A failed or partial write leaves the stream unusable: the
-  // reader closes it and hands this command and those before it to the lanes.
-  for (long long sent = 0; sent < length;) {
-    const ssize_t n =
-        ::send(flow_->fd, command + sent, static_cast<size_t>(length - sent), MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += n;
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else {
-      flow_broken_ = true;
-      ::shutdown(flow_->fd, SHUT_RDWR);
-      break;
-    }
-  }
-  redisFreeCommand(command);
-  return true;
-}
-
-void RedisClient::BreakFlow(const absl::Status& failure, bool forget_master) {
-  redisContext* c = nullptr;
-  std::uint64_t epoch = 0;
-  std::deque<FlowCommand> pending;
-  {
-    absl::MutexLock lock(&flow_mu_);
-    c = flow_;
-    epoch = flow_epoch_;
-    flow_ = nullptr;
-    flow_broken_ = false;
-    pending.swap(flow_in_flight_);
-  }
-  if (c != nullptr) redisFree(c);
-  if (forget_master) ForgetMaster(epoch);
-  // A command may have run without its reply reaching us: sending it again is safe (see the
-  // header). A timeout is not retried, as on the lanes: the caller hears of it.
-  for (FlowCommand& p : pending) {
-    if (!failure.ok()) {
-      p.done(failure);
-    } else {
-      LaneAsync(std::move(p.args), std::move(p.done), p.durability);
-    }
-  }
-}
-
-void RedisClient::FlowLoop() {
-  char buffer[16 * 1024];
-  absl::Duration backoff = options_.rediscover_backoff;
-  while (true) {
-    redisContext* c = nullptr;
-    bool broken = false;
-    {
-      absl::MutexLock lock(&flow_mu_);
-      if (flow_stopping_ && flow_in_flight_.empty()) break;
-      c = flow_;
-      broken = flow_broken_;
-    }
-    if (broken) {
-      BreakFlow(absl::OkStatus(), /*forget_master=*/false);
-      continue;
-    }
-    if (c == nullptr) {
-      // Connect (with Sentinel, to the master it names now); meanwhile the lanes send everything.
-      absl::StatusOr<Lease> lease = Connect();
-      absl::MutexLock lock(&flow_mu_);
-      if (flow_stopping_) {
-        if (lease.ok()) redisFree(lease->context);
-        break;
-      }
-      if (!lease.ok()) {
-        flow_mu_.AwaitWithTimeout(absl::Condition(&flow_stopping_), backoff);
-        backoff = std::min(backoff * 2, std::max(options_.rediscover_backoff, absl::Seconds(1)));
-        continue;
-      }
-      backoff = options_.rediscover_backoff;
-      flow_ = lease->context;
-      flow_epoch_ = lease->epoch;
-      flow_broken_ = false;
-      continue;
-    }
-    const ssize_t n = ::recv(c->fd, buffer, sizeof(buffer), 0);
-    if (n > 0) {
-      bool out_of_step = redisReaderFeed(c->reader, buffer, static_cast<size_t>(n)) != REDIS_OK;
-      bool not_master = false;
-      while (!out_of_step && !not_master) {
-        void* reply = nullptr;
-        if (redisReaderGetReply(c->reader, &reply) != REDIS_OK) {
-          out_of_step = true;  // not the protocol: nothing read from here on can be trusted
-          break;
-        }
-        if (reply == nullptr) break;  // the rest of a reply is still on its way
-        RedisReplyPtr r(static_cast<redisReply*>(reply));
-        FlowCommand command;
-        {
-          absl::MutexLock lock(&flow_mu_);
-          if (flow_in_flight_.empty()) {
-            out_of_step = true;  // a reply to no command
-            break;
-          }
-          command = std::move(flow_in_flight_.front());
-          flow_in_flight_.pop_front();
-        }
-        if (NotTheMaster(*r)) {
-          // It did not run: the lanes send it again, after asking the Sentinels (RunBatch).
-          not_master = true;
-          LaneAsync(std::move(command.args), std::move(command.done), command.durability);
-          break;
-        }
-        command.done(std::move(r));
-      }
-      if (out_of_step || not_master) BreakFlow(absl::OkStatus(), /*forget_master=*/true);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      // No byte for a command timeout (the socket's receive timeout): idle, or stuck.
-      absl::Status stuck;
-      {
-        absl::MutexLock lock(&flow_mu_);
-        if (!flow_in_flight_.empty() &&
-            absl::Now() - flow_in_flight_.front().sent >= options_.command_timeout) {
-          stuck =
-              Unavailable(absl::StrCat(flow_in_flight_.front().args.front(), ": no reply within ",
-                                       absl::FormatDuration(options_.command_timeout)));
-        }
-      }
-      if (!stuck.ok()) BreakFlow(stuck, /*forget_master=*/true);
-      continue;
-    }
-    {
-      // Closed by us to stop, with nothing awaiting a reply: not a sign of a failover.
-      absl::MutexLock lock(&flow_mu_);
-      if (flow_stopping_ && flow_in_flight_.empty()) break;
-    }
-    // Closed by the server (a restart, a failover) or by us (a failed write).
-    BreakFlow(absl::OkStatus(), /*forget_master=*/true);
-  }
-  redisContext* c = nullptr;
-  {
-    absl::MutexLock lock(&flow_mu_);
-    c = flow_;
-    flow_ = nullptr;
-  }
-  if (c != nullptr) redisFree(c);
 }
 
 absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::string>& args,

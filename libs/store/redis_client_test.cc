@@ -14,6 +14,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 
 namespace store {
@@ -21,17 +22,11 @@ namespace {
 
 using testing::RedisServer;
 
-class RedisClientTest : public ::testing::TestWithParam<int> {
+class RedisClientTest : public testing::WithRedisServer<::testing::TestWithParam<int>> {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = std::move(*server);
-  }
   RedisConnectionOptions Options() const {
     return {.port = server_->port(), .pool_size = 4, .pipeline_lanes = GetParam(), .max_batch = 8};
   }
-  std::unique_ptr<RedisServer> server_;
 };
 
 TEST_P(RedisClientTest, EveryConcurrentCallerGetsItsOwnReply) {

@@ -26,6 +26,7 @@
 #include "libs/base/status_matchers.h"
 #include "libs/store/game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 #include "libs/store/testing/requests.h"
 
@@ -41,12 +42,11 @@ using testing::Request;
 
 // Every failure case twice: each command on its own connection, and pipelined (the parameter is
 // RedisConnectionOptions::pipeline_lanes).
-class RedisFailureTest : public ::testing::TestWithParam<int> {
+class RedisFailureTest : public testing::WithRedisServer<::testing::TestWithParam<int>> {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = std::move(*server);
+    WithRedisServer::SetUp();
+    if (HasFatalFailure()) return;
     RedisGameStoreOptions options;
     options.connection = {.port = server_->port(),
                           .connect_timeout = absl::Milliseconds(500),
@@ -96,7 +96,6 @@ class RedisFailureTest : public ::testing::TestWithParam<int> {
     EXPECT_LT(absl::Now() - start, absl::Seconds(3));
   }
 
-  std::unique_ptr<RedisServer> server_;
   std::unique_ptr<RedisGameStore> store_;
 };
 

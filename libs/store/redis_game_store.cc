@@ -345,16 +345,10 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::strin
                                                                      std::int64_t after_version,
                                                                      absl::Duration timeout,
                                                                      int max_events) {
-  RETURN_IF_ERROR(ValidateGameId(game_id));
-  if (after_version < 0)
-    return base::InvalidArgument(kErrBadArgument, "after_version must be >= 0");
-  if (max_events < 1) return base::InvalidArgument(kErrBadArgument, "max_events must be >= 1");
+  RETURN_IF_ERROR(internal::ValidateWait(game_id, after_version, max_events));
   // XREAD on a missing key would just block: say NOT_FOUND at once, as the memory store does.
   RETURN_IF_ERROR(CheckExists(game_id));
-  ASSIGN_OR_RETURN(std::vector<GameEvents> got,
-                   WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events));
-  if (got.empty()) return std::vector<GameEvent>();
-  return std::move(got.front().events);
+  return internal::WaitAsWatchOfOne(*this, game_id, after_version, timeout, max_events);
 }
 
 absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(

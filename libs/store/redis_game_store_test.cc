@@ -7,6 +7,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -67,46 +69,35 @@ std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options, bool acl = f
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-INSTANTIATE_TEST_SUITE_P(Redis, GameStoreContractTest,
-                         ::testing::Values(StoreFactory{"Redis", [] { return MakeStore({}); }}),
-                         testing::StoreFactoryName);
+// A contract run on a store made with these options (its port and credentials set by MakeStore).
+StoreFactory Setup(std::string name, RedisGameStoreOptions options, bool acl = false) {
+  return {std::move(name), [options, acl] { return MakeStore(options, acl); }};
+}
 
-// Other options: a key prefix, two shards, a pool smaller than the number of racing threads (they
-// queue for connections).
-INSTANTIATE_TEST_SUITE_P(RedisSmallPool, GameStoreContractTest,
-                         ::testing::Values(StoreFactory{"RedisSmallPool",
-                                                        [] {
-                                                          RedisGameStoreOptions o;
-                                                          o.key_prefix = "t:";
-                                                          o.num_deadline_shards = 2;
-                                                          o.connection.pool_size = 3;
-                                                          return MakeStore(o);
-                                                        }}),
-                         testing::StoreFactoryName);
+std::vector<StoreFactory> Setups() {
+  // Other options: a key prefix, two shards, a pool smaller than the number of racing threads
+  // (they queue for connections).
+  RedisGameStoreOptions small_pool;
+  small_pool.key_prefix = "t:";
+  small_pool.num_deadline_shards = 2;
+  small_pool.connection.pool_size = 3;
+  // Pipelined: concurrent commands share batches on few connections (the racing-writer cases run
+  // through it with several batches in flight).
+  RedisGameStoreOptions pipelined;
+  pipelined.connection.pool_size = 4;
+  pipelined.connection.pipeline_lanes = 2;
+  pipelined.connection.max_batch = 8;
+  // Through the store's ACL user (libs/store/redis-users.acl), as deployed: every command and
+  // script of the store is allowed to it; pipelined, so batches run on authenticated
+  // connections.
+  RedisGameStoreOptions acl;
+  acl.connection.pool_size = 4;
+  acl.connection.pipeline_lanes = 2;
+  return {Setup("Redis", {}), Setup("RedisSmallPool", small_pool),
+          Setup("RedisPipelined", pipelined), Setup("RedisAcl", acl, /*acl=*/true)};
+}
 
-// Pipelined: concurrent commands share batches on few connections (the racing-writer cases run
-// through it with several batches in flight).
-INSTANTIATE_TEST_SUITE_P(RedisPipelined, GameStoreContractTest,
-                         ::testing::Values(StoreFactory{"RedisPipelined",
-                                                        [] {
-                                                          RedisGameStoreOptions o;
-                                                          o.connection.pool_size = 4;
-                                                          o.connection.pipeline_lanes = 2;
-                                                          o.connection.max_batch = 8;
-                                                          return MakeStore(o);
-                                                        }}),
-                         testing::StoreFactoryName);
-
-// Through the store's ACL user (libs/store/redis-users.acl), as deployed: every command and
-// script of the store is allowed to it; pipelined, so batches run on authenticated connections.
-INSTANTIATE_TEST_SUITE_P(RedisAcl, GameStoreContractTest,
-                         ::testing::Values(StoreFactory{"RedisAcl",
-                                                        [] {
-                                                          RedisGameStoreOptions o;
-                                                          o.connection.pool_size = 4;
-                                                          o.connection.pipeline_lanes = 2;
-                                                          return MakeStore(o, /*acl=*/true);
-                                                        }}),
+INSTANTIATE_TEST_SUITE_P(Redis, GameStoreContractTest, ::testing::ValuesIn(Setups()),
                          testing::StoreFactoryName);
 
 // After an archive the game's keys are gone, its deadline entry too (the shard's index keys with

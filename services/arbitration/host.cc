@@ -11,6 +11,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/service/module.h"
 #include "libs/service/service_token.h"
 #include "libs/service/store_opening.h"
 #include "services/arbitration/remote_analyst.h"
@@ -105,10 +106,7 @@ absl::StatusOr<std::unique_ptr<arbitration::Analyst>> MakeAnalyst(
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ArbitrationHostOptions options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ArbitrationHost> host,
-                   CreateUnconnected(config, env, std::move(options)));
-  RETURN_IF_ERROR(host->Connect());
-  return host;
+  return service::CreateConnected<ArbitrationHost>(config, env, std::move(options));
 }
 
 absl::Status ArbitrationHost::Connect() {

@@ -5,15 +5,12 @@
 
 #include <functional>
 #include <memory>
-#include <thread>
+#include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
-#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
-#include "libs/store/testing/redis_server.h"
+#include "libs/service/testing/env_on_redis.h"
 
 namespace arbitration_service {
 namespace {
@@ -38,15 +35,7 @@ arbitration::Command WhiteMoves(const std::string& move) {
 }
 
 TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
-  absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> redis =
-      store::testing::RedisServer::Start();
-  ASSERT_OK(redis);
-  service::ServerConfig config;
-  config.insecure_dev = true;
-  config.metrics_address = "none";
-  config.log_level = "warning";
-  config.store = absl::StrCat("redis://127.0.0.1:", (*redis)->port());
-  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
+  absl::StatusOr<service::testing::EnvOnRedis> env = service::testing::StartEnvOnRedis();
   ASSERT_OK(env);
   ArbitrationHostOptions options;
   options.replica_id = "host-test";
@@ -54,7 +43,7 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
   options.deadline_shards = 4;
   options.engine_path = "";
   absl::StatusOr<std::unique_ptr<ArbitrationHost>> host =
-      ArbitrationHost::Create(config, env->get(), options);
+      ArbitrationHost::Create(env->config, env->env.get(), options);
   ASSERT_OK(host);
   arbitration::GameAuthority* authority = (*host)->authority();
   v1::CreateGameRequest create;
@@ -69,29 +58,9 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
   start.actor = Platform();
   ASSERT_OK(authority->Execute("g", start, {}).status());
 
-  // Redis stops answering: the move (on the cached state) is sent and waits for its reply.
-  ASSERT_OK((*redis)->Pause());
-  const auto inline_offload = [](std::function<void()> work) { work(); };
-  absl::Notification answered;
-  authority->ExecuteAsync("g", WhiteMoves("e4"), {}, inline_offload,
-                          [&](absl::StatusOr<arbitration::CommandResult>) { answered.Notify(); });
-  std::thread resume([&] {
-    absl::SleepFor(absl::Milliseconds(300));
-    EXPECT_OK((*redis)->Resume());
-  });
-  (*host)->Stop();
-  // Stop returned only once the answer had come (before, it returned at once, and the answer
-  // later ran into the destroyed authority).
-  EXPECT_TRUE(answered.HasBeenNotified());
-  resume.join();
-  // Nothing more is sent once stopped: a late command is refused, not left in flight.
-  absl::Notification refused;
-  authority->ExecuteAsync("g", WhiteMoves("d4"), {}, inline_offload,
-                          [&](absl::StatusOr<arbitration::CommandResult> r) {
-                            EXPECT_FALSE(r.ok());
-                            refused.Notify();
-                          });
-  EXPECT_TRUE(refused.HasBeenNotified());
+  service::testing::ExpectStopWaitsForAppendInFlight(
+      *env->redis, service::testing::ExecuteAsync(authority, "g", WhiteMoves("e4")),
+      service::testing::ExecuteAsync(authority, "g", WhiteMoves("d4")), [&] { (*host)->Stop(); });
   host->reset();
 }
 

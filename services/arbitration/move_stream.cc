@@ -31,12 +31,7 @@ class MoveStreamMethod::Stream {
 
  private:
   // A completion-queue tag that runs one of the stream's steps.
-  struct Step final : service::CompletionTag {
-    Step(Stream* s, void (Stream::*fn)(bool)) : stream(s), step(fn) {}
-    void Proceed(bool ok) override { (stream->*step)(ok); }
-    Stream* const stream;
-    void (Stream::*const step)(bool);
-  };
+  using Step = service::CallStep<Stream>;
 
   // A move read from the stream, until its reply is queued.
   struct Move {

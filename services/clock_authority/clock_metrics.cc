@@ -17,7 +17,31 @@ const prometheus::Histogram::BucketBoundaries kDelayBuckets = {
 
 using service::AddFamily;
 using service::AddMetric;
+using service::AddMetrics;
+using service::MetricSpec;
 using service::OutcomeCode;
+
+// In the order of their ids (clock_metrics.h).
+constexpr MetricSpec kCounterSpecs[] = {
+    {"arbiter_clock_defaults_total",
+     "Games this replica recorded as lost by default: absent when the default time ran out (6.7)"},
+    {"arbiter_clock_version_conflicts_total",
+     "Appends that lost the compare-and-set to another writer (retried)"},
+    {"arbiter_clock_deadline_claims_total", "Deadline index entries this replica's sweep leased"},
+    {"arbiter_clock_scheduler_errors_total",
+     "Failed claims, flag checks and releases of the scheduler"},
+};
+constexpr MetricSpec kGaugeSpecs[] = {
+    {"arbiter_clock_running_clocks",
+     "Clocks running as this replica last wrote or read them, their flag deadline not yet "
+     "passed"},
+    {"arbiter_clock_tracked_deadlines", "Local flag timers pending on this replica"},
+    {"arbiter_clock_pending_deadlines",
+     "Games with a flag or a default (6.7) pending in the store's deadline index, whichever "
+     "replica set it: the live clocks of the deployment"},
+    {"arbiter_clock_time_uncertainty_seconds",
+     "Error bound of this replica's estimate of the store's clock"},
+};
 
 }  // namespace
 
@@ -42,34 +66,11 @@ ClockMetrics::ClockMetrics(prometheus::Registry& registry)
           "Flag detection delay: when the fall was noticed minus when it fell, on the "
           "authority's time base",
           kDelayBuckets)),
-      defaults_(AddMetric<prometheus::Counter>(
-          registry, "arbiter_clock_defaults_total",
-          "Games this replica recorded as lost by default: absent when the default time ran "
-          "out (6.7)")),
-      conflicts_(AddMetric<prometheus::Counter>(
-          registry, "arbiter_clock_version_conflicts_total",
-          "Appends that lost the compare-and-set to another writer (retried)")),
-      claims_(AddMetric<prometheus::Counter>(registry, "arbiter_clock_deadline_claims_total",
-                                             "Deadline index entries this replica's sweep leased")),
-      scheduler_errors_(AddMetric<prometheus::Counter>(
-          registry, "arbiter_clock_scheduler_errors_total",
-          "Failed claims, flag checks and releases of the scheduler")),
       sweep_(AddMetric<prometheus::Histogram>(registry, "arbiter_clock_sweep_seconds",
                                               "The time one sweep of every deadline shard took",
                                               kLatencyBuckets)),
-      running_gauge_(AddMetric<prometheus::Gauge>(
-          registry, "arbiter_clock_running_clocks",
-          "Clocks running as this replica last wrote or read them, their flag deadline not yet "
-          "passed")),
-      tracked_(AddMetric<prometheus::Gauge>(registry, "arbiter_clock_tracked_deadlines",
-                                            "Local flag timers pending on this replica")),
-      pending_(AddMetric<prometheus::Gauge>(
-          registry, "arbiter_clock_pending_deadlines",
-          "Games with a flag or a default (6.7) pending in the store's deadline index, whichever "
-          "replica set it: the live clocks of the deployment")),
-      uncertainty_(AddMetric<prometheus::Gauge>(
-          registry, "arbiter_clock_time_uncertainty_seconds",
-          "Error bound of this replica's estimate of the store's clock")) {}
+      counters_(AddMetrics<prometheus::Counter>(registry, kCounterSpecs)),
+      gauges_(AddMetrics<prometheus::Gauge>(registry, kGaugeSpecs)) {}
 
 void ClockMetrics::OnCommand(absl::string_view kind, const absl::Status& status) {
   commands_.With({kind, OutcomeCode(status)}).Increment();
@@ -90,10 +91,10 @@ void ClockMetrics::OnFlagRecorded(absl::string_view, const arbiter::v1::FlagFell
 }
 
 void ClockMetrics::OnDefaultRecorded(absl::string_view, const arbiter::v1::PlayerDefaulted&) {
-  defaults_.Increment();
+  counters_[kDefaults]->Increment();
 }
 
-void ClockMetrics::OnConflict() { conflicts_.Increment(); }
+void ClockMetrics::OnConflict() { counters_[kConflicts]->Increment(); }
 
 void ClockMetrics::Running(absl::string_view game_id, std::optional<std::int64_t> deadline) {
   absl::MutexLock lock(&mu_);
@@ -102,7 +103,7 @@ void ClockMetrics::Running(absl::string_view game_id, std::optional<std::int64_t
   } else {
     running_.erase(game_id);
   }
-  running_gauge_.Set(static_cast<double>(running_.size()));
+  gauges_[kRunning]->Set(static_cast<double>(running_.size()));
 }
 
 void ClockMetrics::OnAppended(absl::string_view game_id, const clock_authority::ClockGame& after,
@@ -116,23 +117,25 @@ void ClockMetrics::OnLoaded(absl::string_view game_id, const clock_authority::Cl
 
 ledger::DeadlineSchedulerHooks ClockMetrics::SchedulerHooks() {
   ledger::DeadlineSchedulerHooks hooks;
-  hooks.on_claimed = [this](int n) { claims_.Increment(n); };
-  hooks.on_error = [this](const absl::Status&) { scheduler_errors_.Increment(); };
+  hooks.on_claimed = [this](int n) { counters_[kClaims]->Increment(n); };
+  hooks.on_error = [this](const absl::Status&) { counters_[kSchedulerErrors]->Increment(); };
   hooks.on_sweep = [this](absl::Duration d) { sweep_.Observe(absl::ToDoubleSeconds(d)); };
   return hooks;
 }
 
-void ClockMetrics::SetPendingDeadlines(std::int64_t n) { pending_.Set(static_cast<double>(n)); }
+void ClockMetrics::SetPendingDeadlines(std::int64_t n) {
+  gauges_[kPending]->Set(static_cast<double>(n));
+}
 
 void ClockMetrics::Tick(std::int64_t now_ms, size_t tracked_deadlines,
                         std::int64_t time_uncertainty_us) {
   {
     absl::MutexLock lock(&mu_);
     absl::erase_if(running_, [&](const auto& entry) { return entry.second < now_ms; });
-    running_gauge_.Set(static_cast<double>(running_.size()));
+    gauges_[kRunning]->Set(static_cast<double>(running_.size()));
   }
-  tracked_.Set(static_cast<double>(tracked_deadlines));
-  uncertainty_.Set(static_cast<double>(time_uncertainty_us) / 1e6);
+  gauges_[kTracked]->Set(static_cast<double>(tracked_deadlines));
+  gauges_[kUncertainty]->Set(static_cast<double>(time_uncertainty_us) / 1e6);
 }
 
 // --- InstrumentedStore ---------------------------------------------------------------------------

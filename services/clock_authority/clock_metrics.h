@@ -74,15 +74,13 @@ class ClockMetrics final : public clock_authority::AuthorityObserver {
   prometheus::Counter& flags_counting_;
   prometheus::Counter& flags_claim_only_;
   prometheus::Histogram& detection_delay_;
-  prometheus::Counter& defaults_;
-  prometheus::Counter& conflicts_;
-  prometheus::Counter& claims_;
-  prometheus::Counter& scheduler_errors_;
   prometheus::Histogram& sweep_;
-  prometheus::Gauge& running_gauge_;
-  prometheus::Gauge& tracked_;
-  prometheus::Gauge& pending_;
-  prometheus::Gauge& uncertainty_;
+  // The metrics without labels, by these ids (their names and help: the tables of
+  // clock_metrics.cc).
+  enum CounterId { kDefaults, kConflicts, kClaims, kSchedulerErrors, kCounters };
+  enum GaugeId { kRunning, kTracked, kPending, kUncertainty, kGauges };
+  const std::array<prometheus::Counter*, kCounters> counters_;
+  const std::array<prometheus::Gauge*, kGauges> gauges_;
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::int64_t> running_ ABSL_GUARDED_BY(mu_);  // -> deadline

@@ -7,24 +7,13 @@
 #include "libs/base/status_macros.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
+#include "libs/service/module.h"
 
 namespace clock_authority_service {
 
-service::StoreOpeningOptions StoreOpeningOf(const ClockHostOptions& options) {
-  return {.deadline_shards = options.deadline_shards,
-          .redis_pool_size = options.redis_pool_size,
-          .redis_pipeline_lanes = options.redis_pipeline_lanes,
-          .redis_async_flow = options.redis_async_flow,
-          .redis_key_prefix = options.redis_key_prefix,
-          .store_metrics = options.store_metrics};
-}
-
 absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::Create(
     const service::ServerConfig& config, service::ServiceEnv* env, ClockHostOptions options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ClockAuthorityHost> host,
-                   CreateUnconnected(config, env, std::move(options)));
-  RETURN_IF_ERROR(host->Connect());
-  return host;
+  return service::CreateConnected<ClockAuthorityHost>(config, env, std::move(options));
 }
 
 absl::Status ClockAuthorityHost::Connect() {
@@ -61,7 +50,7 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUn
   host->options_ = options;
   options.store_metrics = env->metrics().registry().get();
   ASSIGN_OR_RETURN(std::unique_ptr<store::GameStore> raw,
-                   service::OpenStore(config.store, StoreOpeningOf(options)));
+                   service::OpenStore(config.store, options));
   host->backend_ = raw.get();
   host->store_ = std::make_unique<InstrumentedStore>(std::move(raw), *env->metrics().registry());
   host->store_spec_ = config.store.substr(0, config.store.find('?'));

@@ -32,19 +32,13 @@
 
 namespace clock_authority_service {
 
-struct ClockHostOptions {
+// The store's opening (deadline_shards, redis_*, store_metrics: libs/service/store_opening.h),
+// and the clock's own.
+struct ClockHostOptions : service::StoreOpeningOptions {
   std::string replica_id;  // "" = hostname:pid
   ServiceOptions service;
   ledger::DeadlineSchedulerOptions scheduler;  // the flag scheduler (owner: replica_id)
   bool run_scheduler = true;
-  int deadline_shards = store::kDefaultDeadlineShards;  // fixed for a deployment
-  int redis_pool_size = 64;
-  int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
-  bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
-  std::string redis_key_prefix = "arbiter:";
-  // The registry the Redis store's failover metrics go to (libs/service/redis_store_metrics.h);
-  // null: none.
-  prometheus::Registry* store_metrics = nullptr;
   absl::Duration time_resync = absl::Seconds(1);
 };
 
@@ -53,10 +47,6 @@ struct ClockHostOptions {
 // --flag_scheduler,
 // --deadline_shards, --redis_pool_size, --redis_pipeline_lanes, --redis_async_flow.
 ClockHostOptions ClockHostOptionsFromFlags();
-
-// The store's opening options of these options (the store is opened by libs/service/
-// store_opening.h, as for every service).
-service::StoreOpeningOptions StoreOpeningOf(const ClockHostOptions& options);
 
 class ClockAuthorityHost {
  public:

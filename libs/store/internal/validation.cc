@@ -1,5 +1,8 @@
 #include "libs/store/internal/validation.h"
 
+#include <string>
+#include <utility>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -112,6 +115,25 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
   if (lease_ms <= 0) return Bad("a lease must be > 0 ms");
   if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));
   return ValidateOwner(owner);
+}
+
+absl::Status ValidateWait(absl::string_view game_id, std::int64_t after_version, int max_events) {
+  if (absl::Status st = ValidateGameId(game_id); !st.ok()) return st;
+  if (after_version < 0) return Bad("after_version must be >= 0");
+  if (max_events < 1) return Bad("max_events must be >= 1");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitAsWatchOfOne(EventLog& store,
+                                                                     absl::string_view game_id,
+                                                                     std::int64_t after_version,
+                                                                     absl::Duration timeout,
+                                                                     int max_events) {
+  absl::StatusOr<std::vector<GameEvents>> got =
+      store.WaitForAnyEvents({{std::string(game_id), after_version}}, timeout, max_events);
+  if (!got.ok()) return got.status();
+  if (got->empty()) return std::vector<arbiter::v1::GameEvent>();
+  return std::move(got->front().events);
 }
 
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards,

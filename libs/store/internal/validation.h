@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "libs/store/event_log.h"
 #include "proto/arbiter/v1/store.pb.h"
 
@@ -21,8 +23,18 @@ absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int
 absl::Status ValidateOwner(absl::string_view owner);
 absl::Status ValidatePeek(int shard, int num_shards, int max);
 absl::Status ValidateShard(int shard, int num_shards);
+// WaitForEvents's arguments: a valid game id, after_version >= 0, max_events >= 1.
+absl::Status ValidateWait(absl::string_view game_id, std::int64_t after_version, int max_events);
 // WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
+
+// WaitForEvents as both backends answer it once the game is known to exist: the watch of it alone
+// (WaitForAnyEvents), its events, or none at the timeout (one archived meanwhile has no more).
+absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitAsWatchOfOne(EventLog& store,
+                                                                     absl::string_view game_id,
+                                                                     std::int64_t after_version,
+                                                                     absl::Duration timeout,
+                                                                     int max_events);
 
 // The answers both backends give about an archived game: ERR_GAME_ARCHIVED (reads, and an append
 // to it), ERR_GAME_EXISTS (a create with its id).

@@ -43,6 +43,16 @@ MATCHER_P(IsOkAndHolds, value, "is OK and holds the value") {
   return *arg == value;
 }
 
+// Every named request, sent by `send`, is refused as INVALID_ARGUMENT ERR_BAD_ARGUMENT.
+template <typename Request, typename Send>
+void ExpectBadArguments(const std::vector<std::pair<std::string, Request>>& cases, Send send) {
+  for (const auto& [name, request] : cases) {
+    const auto result = send(request);
+    EXPECT_THAT(result, HasErrorCode(kErrBadArgument)) << name;
+    EXPECT_THAT(result, HasStatusCode(absl::StatusCode::kInvalidArgument)) << name;
+  }
+}
+
 std::string Uci(const GameEvent& e) {
   arbiter::v1::Move move;
   EXPECT_TRUE(e.body().UnpackTo(&move));
@@ -424,11 +434,7 @@ TEST_P(GameStoreContractTest, MalformedRequestsAreBadArguments) {
   add("negative deadline", [](AppendRequest& r) { r.deadline = DeadlineUpdate::Set(-5); });
   add("long fingerprint",
       [](AppendRequest& r) { r.fingerprint = std::string(kMaxFingerprintLength + 1, 'f'); });
-  for (const auto& [name, request] : cases) {
-    absl::StatusOr<AppendResult> result = store_->Append(request);
-    EXPECT_THAT(result, HasErrorCode(kErrBadArgument)) << name;
-    EXPECT_THAT(result, HasStatusCode(absl::StatusCode::kInvalidArgument)) << name;
-  }
+  ExpectBadArguments(cases, [&](const AppendRequest& r) { return store_->Append(r); });
   EXPECT_THAT(store_->ReadSnapshot("g1"), HasErrorCode(kErrGameNotFound));
   EXPECT_THAT(store_->ReadSnapshot("g{1}"), HasErrorCode(kErrBadArgument));
   EXPECT_THAT(store_->WaitForEvents("g1", -1, absl::ZeroDuration(), 256),
@@ -1185,11 +1191,7 @@ TEST_P(GameStoreContractTest, MalformedArchivesAreBadArguments) {
       {"empty tombstone", {"g1", 1, ""}},
       {"huge tombstone", {"g1", 1, std::string(kMaxTombstoneBytes + 1, 't')}},
   };
-  for (const auto& [name, request] : cases) {
-    absl::StatusOr<ArchiveResult> result = store_->Archive(request);
-    EXPECT_THAT(result, HasErrorCode(kErrBadArgument)) << name;
-    EXPECT_THAT(result, HasStatusCode(absl::StatusCode::kInvalidArgument)) << name;
-  }
+  ExpectBadArguments(cases, [&](const ArchiveRequest& r) { return store_->Archive(r); });
   EXPECT_THAT(store_->ReadTombstone("g{1}"), HasErrorCode(kErrBadArgument));
   EXPECT_THAT(store_->ReadTombstone(""), HasErrorCode(kErrBadArgument));
   // Nothing changed.
