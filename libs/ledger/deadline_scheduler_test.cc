@@ -29,6 +29,7 @@
 #include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 #include "libs/store/testing/requests.h"
 #include "proto/arbiter/v1/common.pb.h"
@@ -449,26 +450,11 @@ TEST_P(RealTimeTest, TwoReplicasRecordEveryDeadlineOnceAndOnTime) {
       static_cast<long long>(delays.back()));
 }
 
-class RedisEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> server =
-        store::testing::RedisServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = *std::move(server);
-  }
-  void TearDown() override { server_.reset(); }
-  static store::testing::RedisServer* server() { return server_.get(); }
-
- private:
-  static inline std::unique_ptr<store::testing::RedisServer> server_;
-};
-
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
+    ::testing::AddGlobalTestEnvironment(new store::testing::RedisEnvironment);
 
 std::unique_ptr<store::GameStore> RedisStore() {
-  store::testing::RedisServer* server = RedisEnvironment::server();
+  store::testing::RedisServer* server = store::testing::RedisEnvironment::server();
   if (server == nullptr) return nullptr;
   EXPECT_OK(server->Command({"FLUSHALL"}).status());
   store::RedisGameStoreOptions options;

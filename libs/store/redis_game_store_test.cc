@@ -14,46 +14,27 @@
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 #include "libs/store/testing/game_store_contract.h"
+#include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 
 namespace store {
 namespace {
 
 using testing::GameStoreContractTest;
+using testing::RedisEnvironment;
 using testing::RedisServer;
+using testing::RedisServerOptions;
 using testing::Request;
 using testing::StoreFactory;
 
-// One server for the whole binary, started from the main thread (see redis_server.h), and one
-// with authentication as deployed (the store's ACL user, the default user off); every test gets
-// its server empty (FLUSHALL, sent as the harness's admin).
-class RedisEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<RedisServer>> server = RedisServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = std::move(*server);
-    server = RedisServer::Start({.acl_password = "contract-suite-password"});
-    ASSERT_TRUE(server.ok()) << server.status();
-    acl_server_ = std::move(*server);
-  }
-  void TearDown() override {
-    server_.reset();
-    acl_server_.reset();
-  }
-  static RedisServer* server() { return server_.get(); }
-  static RedisServer* acl_server() { return acl_server_.get(); }
-
- private:
-  static inline std::unique_ptr<RedisServer> server_;
-  static inline std::unique_ptr<RedisServer> acl_server_;
-};
-
+// One server for the whole binary, and one with authentication as deployed (the store's ACL user,
+// the default user off); every test gets its server empty (FLUSHALL, sent as the harness's admin).
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
+    ::testing::AddGlobalTestEnvironment(new RedisEnvironment(
+        {RedisServerOptions{}, RedisServerOptions{.acl_password = "contract-suite-password"}}));
 
 std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options, bool acl = false) {
-  RedisServer* server = acl ? RedisEnvironment::acl_server() : RedisEnvironment::server();
+  RedisServer* server = RedisEnvironment::server(acl ? 1 : 0);
   if (server == nullptr) return nullptr;
   absl::StatusOr<std::string> flushed = server->Command({"FLUSHALL"});
   EXPECT_TRUE(flushed.ok()) << flushed.status();

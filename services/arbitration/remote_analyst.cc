@@ -99,11 +99,22 @@ grpc::Status RemoteAnalyst::Ask(service::Metrics::ClientSeries* series, Rpc<Requ
   }
 }
 
-AnalystAnswer RemoteAnalyst::AskCanMate(const chess::Position& pos, chess::Color side) {
-  v1::UnwinnableRequest request;
+namespace {
+
+// A question about `side` in `pos`, within the node limit.
+template <typename Request>
+Request AboutSide(const chess::Position& pos, chess::Color side, std::int64_t max_nodes) {
+  Request request;
   request.mutable_position()->set_fen(chess::ToFen(pos));
   request.set_side(ColorProto(side));
-  request.mutable_limits()->set_max_nodes(options_.max_nodes);
+  request.mutable_limits()->set_max_nodes(max_nodes);
+  return request;
+}
+
+}  // namespace
+
+AnalystAnswer RemoteAnalyst::AskCanMate(const chess::Position& pos, chess::Color side) {
+  const auto request = AboutSide<v1::UnwinnableRequest>(pos, side, options_.max_nodes);
   v1::UnwinnableResponse response;
   grpc::Status status =
       Ask(unwinnable_, &Stub::Unwinnable, request, &response, options_.call_deadline);
@@ -123,10 +134,7 @@ AnalystAnswer RemoteAnalyst::MatingPotential(const chess::Position& pos, chess::
   if (std::optional<AnalystAnswer> proved = arbitration::MatingPotentialByProofs(pos, side)) {
     return *proved;
   }
-  v1::MatingPotentialRequest request;
-  request.mutable_position()->set_fen(chess::ToFen(pos));
-  request.set_side(ColorProto(side));
-  request.mutable_limits()->set_max_nodes(options_.max_nodes);
+  const auto request = AboutSide<v1::MatingPotentialRequest>(pos, side, options_.max_nodes);
   v1::MatingPotentialResponse response;
   grpc::Status status =
       Ask(mating_potential_, &Stub::MatingPotential, request, &response, options_.call_deadline);

@@ -35,12 +35,9 @@ std::unique_ptr<ServerProcess> StartAnalysis(int port) {
                                     "--metrics_address=none", "--engine_pool_size=0",
                                     "--shutdown_grace=0s"};
   if (port != 0) flags.push_back(absl::StrCat("--grpc_address=127.0.0.1:", port));
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    absl::StatusOr<std::unique_ptr<ServerProcess>> p =
-        ServerProcess::Start(FindRunfile("services/arbiterd/arbiterd"), flags);
-    if (p.ok()) return *std::move(p);
-    absl::SleepFor(absl::Milliseconds(200));
-  }
+  absl::StatusOr<std::unique_ptr<ServerProcess>> p =
+      ServerProcess::StartRetrying(FindRunfile("services/arbiterd/arbiterd"), flags);
+  if (p.ok()) return *std::move(p);
   return nullptr;
 }
 

@@ -53,6 +53,19 @@ inline std::string FindRunfile(const std::string& rel) {
 
 class ServerProcess {
  public:
+  // Start, tried up to `attempts` times: a port just released (a server restarted on its old
+  // port) may be refused for a moment.
+  static absl::StatusOr<std::unique_ptr<ServerProcess>> StartRetrying(
+      const std::string& binary, const std::vector<std::string>& flags, int attempts = 5) {
+    absl::StatusOr<std::unique_ptr<ServerProcess>> p = absl::UnknownError("not started");
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      p = Start(binary, flags);
+      if (p.ok()) break;
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    return p;
+  }
+
   // The server's output goes to a file in `log_dir` ("": TEST_TMPDIR, else /tmp).
   static absl::StatusOr<std::unique_ptr<ServerProcess>> Start(
       const std::string& binary, std::vector<std::string> flags,

@@ -61,10 +61,9 @@ const std::set<std::string> kSentinelMetrics = {"arbiter_store_failover_in_progr
                                                 "arbiter_store_replica_ack_failures_total"};
 // Exported by arbitration only when it asks a search-analysis service over gRPC
 // (--analysis_target); this all-in-one arbiterd answers in process.
-const std::set<std::string> kRemoteAnalysisMetrics = {"grpc_client_handled_total",
-                                                      "grpc_client_handling_seconds_bucket",
-                                                      "grpc_client_handling_seconds_count",
-                                                      "grpc_client_handling_seconds_sum"};
+const std::set<std::string> kRemoteAnalysisMetrics = {
+    "grpc_client_handled_total", "grpc_client_handling_seconds_bucket",
+    "grpc_client_handling_seconds_count", "grpc_client_handling_seconds_sum"};
 
 // --- HTTP on loopback ----------------------------------------------------------------------------
 

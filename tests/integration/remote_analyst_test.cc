@@ -59,13 +59,9 @@ std::unique_ptr<ServerProcess> StartAnalysis(int port = 0) {
                                     "--engine_pool_size=0", "--shutdown_grace=0s",
                                     absl::StrCat("--auth_keys=", FindRunfile(kKeys))};
   if (port != 0) flags.push_back(absl::StrCat("--grpc_address=127.0.0.1:", port));
-  // A port just released may be refused for a moment: a few attempts.
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    absl::StatusOr<std::unique_ptr<ServerProcess>> p =
-        ServerProcess::Start(FindRunfile("services/arbiterd/arbiterd"), flags);
-    if (p.ok()) return *std::move(p);
-    absl::SleepFor(absl::Milliseconds(200));
-  }
+  absl::StatusOr<std::unique_ptr<ServerProcess>> p =
+      ServerProcess::StartRetrying(FindRunfile("services/arbiterd/arbiterd"), flags);
+  if (p.ok()) return *std::move(p);
   ADD_FAILURE() << "search-analysis did not start";
   return nullptr;
 }

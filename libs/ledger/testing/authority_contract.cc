@@ -11,6 +11,7 @@
 #include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 
 namespace ledger::testing {
@@ -20,23 +21,8 @@ using ::base::HasErrorCode;
 
 // One redis-server for the whole binary, started from the main thread (redis_server.h); every
 // test gets it empty.
-class RedisEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<store::testing::RedisServer>> server =
-        store::testing::RedisServer::Start();
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = std::move(*server);
-  }
-  void TearDown() override { server_.reset(); }
-  static store::testing::RedisServer* server() { return server_.get(); }
-
- private:
-  static inline std::unique_ptr<store::testing::RedisServer> server_;
-};
-
 [[maybe_unused]] ::testing::Environment* const kEnvironment =
-    ::testing::AddGlobalTestEnvironment(new RedisEnvironment);
+    ::testing::AddGlobalTestEnvironment(new store::testing::RedisEnvironment);
 
 std::unique_ptr<store::GameStore> MemoryStore(TimeSource* time) {
   return std::make_unique<store::MemoryGameStore>(store::MemoryGameStoreOptions{
@@ -44,7 +30,7 @@ std::unique_ptr<store::GameStore> MemoryStore(TimeSource* time) {
 }
 
 std::unique_ptr<store::GameStore> RedisStore(TimeSource*) {
-  store::testing::RedisServer* server = RedisEnvironment::server();
+  store::testing::RedisServer* server = store::testing::RedisEnvironment::server();
   if (server == nullptr) return nullptr;
   absl::StatusOr<std::string> flushed = server->Command({"FLUSHALL"});
   EXPECT_TRUE(flushed.ok()) << flushed.status();
