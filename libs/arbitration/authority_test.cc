@@ -305,18 +305,12 @@ TEST_F(AuthorityTest, ObserversSeeAppendsAndCommands) {
 
 using store::testing::DeferredStore;
 
-class CommandCounter final : public AuthorityObserver {
+class CommandCounter final : public ledger::testing::CommandCounter<AuthorityObserver> {
  public:
-  void OnCommand(absl::string_view kind, const absl::Status& status) override {
-    ++commands;
-    if (!status.ok()) ++failed;
-  }
   void OnAppended(absl::string_view, const GameState&, const std::vector<v1::ArbitrationEvent>&,
                   std::optional<std::int64_t>) override {
     ++appended;
   }
-  int commands = 0;
-  int failed = 0;
   int appended = 0;
 };
 

@@ -245,15 +245,7 @@ TEST_F(AuthorityTest, BlitzPressAfterTheFlagAppendsBothInOneWrite) {
 
 using store::testing::DeferredStore;
 
-class CommandCounter final : public AuthorityObserver {
- public:
-  void OnCommand(absl::string_view kind, const absl::Status& status) override {
-    ++commands;
-    if (!status.ok()) ++failed;
-  }
-  int commands = 0;
-  int failed = 0;
-};
+using CommandCounter = ledger::testing::CommandCounter<AuthorityObserver>;
 
 class ExecuteAsyncTest : public AuthorityTest {
  protected:

@@ -64,10 +64,6 @@ void ExpectOneFlag(store::GameStore& store, const std::string& game, std::int64_
     EXPECT_EQ(f[0].side(), *side) << game;
   }
 }
-void ExpectOneFlagFellAt(store::GameStore& store, int i, std::int64_t fell_at_ms,
-                         std::optional<std::int64_t> noticed_at_ms = std::nullopt) {
-  ExpectOneFlag(store, absl::StrCat("g", i), fell_at_ms, noticed_at_ms);
-}
 
 // One replica: an authority and its flag scheduler.
 struct Replica {

@@ -4,6 +4,7 @@
 #include "libs/service/service_token.h"
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -25,16 +26,22 @@ std::string KeysJson(const std::string& kid, const std::string& secret) {
 constexpr char kSecret[] = "service-token-test-secret-0123456789abcdef";
 constexpr char kOtherSecret[] = "service-token-test-secret-fedcba9876543210";
 
+// A source of arbitration's tokens signed with the key "svc" (kSecret) of a keys file written at
+// `path`, read again at every token; `options` may add the audience and the issuer.
+absl::StatusOr<std::unique_ptr<ServiceTokenSource>> SourceSigningWithSvc(
+    const std::string& path, ServiceTokenOptions options = {}) {
+  WriteFileAtomically(path, KeysJson("svc", kSecret));
+  options.keys_file = path;
+  options.key_id = "svc";
+  options.subject = "arbitration";
+  options.keys_reload = absl::ZeroDuration();
+  return ServiceTokenSource::Open(std::move(options));
+}
+
 TEST(ServiceTokenTest, MintsServiceTokensTheCalleeAccepts) {
   const std::string path = TempPath("service_token_keys.json");
-  WriteFileAtomically(path, KeysJson("svc", kSecret));
   absl::StatusOr<std::unique_ptr<ServiceTokenSource>> source =
-      ServiceTokenSource::Open({.keys_file = path,
-                                .key_id = "svc",
-                                .subject = "arbitration",
-                                .audience = "arbiter",
-                                .issuer = "arbiter-internal",
-                                .keys_reload = absl::ZeroDuration()});
+      SourceSigningWithSvc(path, {.audience = "arbiter", .issuer = "arbiter-internal"});
   ASSERT_OK(source);
   const absl::Time now = absl::Now();
   absl::StatusOr<std::string> first = (*source)->Authorization(now);
@@ -60,12 +67,7 @@ TEST(ServiceTokenTest, MintsServiceTokensTheCalleeAccepts) {
 
 TEST(ServiceTokenTest, FollowsTheKeysFile) {
   const std::string path = TempPath("service_token_rotated.json");
-  WriteFileAtomically(path, KeysJson("svc", kSecret));
-  absl::StatusOr<std::unique_ptr<ServiceTokenSource>> source =
-      ServiceTokenSource::Open({.keys_file = path,
-                                .key_id = "svc",
-                                .subject = "arbitration",
-                                .keys_reload = absl::ZeroDuration()});
+  absl::StatusOr<std::unique_ptr<ServiceTokenSource>> source = SourceSigningWithSvc(path);
   ASSERT_OK(source);
   // The secret rotated: the next token is signed with the new one at once.
   WriteFileAtomically(path, KeysJson("svc", kOtherSecret));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/service/testing/env_on_redis.h"
 
@@ -46,12 +47,9 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
       ArbitrationHost::Create(env->config, env->env.get(), options);
   ASSERT_OK(host);
   arbitration::GameAuthority* authority = (*host)->authority();
-  v1::CreateGameRequest create;
+  v1::CreateGameRequest create =
+      arbitration::testing::GameRequest({.edition = v1::EDITION_FIDE_2023, .time_control = "5400"});
   create.set_game_id("g");
-  create.set_white_id("w");
-  create.set_black_id("b");
-  create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
-  create.set_time_control("5400");
   ASSERT_OK(authority->Create("g", create, Platform(), {}).status());
   arbitration::Command start;
   start.kind = arbitration::CommandKind::kStart;

@@ -111,6 +111,13 @@ Request AboutSide(const chess::Position& pos, chess::Color side, std::int64_t ma
   return request;
 }
 
+// The service's answer, or undetermined when the call failed.
+template <typename Response>
+AnalystAnswer Answered(const grpc::Status& status, const Response& response) {
+  if (!status.ok()) return Unanswered(status);
+  return AnswerOf(response.result());
+}
+
 }  // namespace
 
 AnalystAnswer RemoteAnalyst::AskCanMate(const chess::Position& pos, chess::Color side) {
@@ -118,8 +125,7 @@ AnalystAnswer RemoteAnalyst::AskCanMate(const chess::Position& pos, chess::Color
   v1::UnwinnableResponse response;
   grpc::Status status =
       Ask(unwinnable_, &Stub::Unwinnable, request, &response, options_.call_deadline);
-  if (!status.ok()) return Unanswered(status);
-  return AnswerOf(response.result());
+  return Answered(status, response);
 }
 
 AnalystAnswer RemoteAnalyst::CanMate(const chess::Position& pos, chess::Color side) {
@@ -138,8 +144,7 @@ AnalystAnswer RemoteAnalyst::MatingPotential(const chess::Position& pos, chess::
   v1::MatingPotentialResponse response;
   grpc::Status status =
       Ask(mating_potential_, &Stub::MatingPotential, request, &response, options_.call_deadline);
-  if (!status.ok()) return Unanswered(status);
-  return AnswerOf(response.result());
+  return Answered(status, response);
 }
 
 AnalystAnswer RemoteAnalyst::DeadPosition(const chess::Position& pos) {

@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
+#include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/clock_authority/authority.h"
 #include "libs/clock_authority/clock_codec.h"
@@ -254,12 +255,9 @@ TEST_F(FailoverTest, AGameStateFromTheOldMasterLosesTheCompareAndSet) {
   v1::Actor platform;
   platform.set_subject("platform");
   platform.set_role("platform");
-  v1::CreateGameRequest create;
+  v1::CreateGameRequest create =
+      arbitration::testing::GameRequest({.edition = v1::EDITION_FIDE_2023, .time_control = "5400"});
   create.set_game_id("g");
-  create.set_white_id("w");
-  create.set_black_id("b");
-  create.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
-  create.set_time_control("5400");
   ASSERT_TRUE(a.Create("g", create, platform, {}).ok());
   arbitration::Command start;
   start.kind = arbitration::CommandKind::kStart;

@@ -262,9 +262,10 @@ std::string Substitute(std::string expr) {
 }
 
 // The series selectors of an expression: each metric of ours (arbiter_*, grpc_server_*,
-// process_*) with its matchers, e.g. `grpc_server_handled_total{grpc_code!="OK"}`.
+// grpc_client_*, process_*) with its matchers, e.g. `grpc_server_handled_total{grpc_code!="OK"}`.
 std::vector<std::pair<std::string, std::string>> Selectors(const std::string& expr) {
-  static const std::regex re("\\b((?:arbiter|grpc_server|process)_[A-Za-z0-9_]*)(\\{[^}]*\\})?");
+  static const std::regex re(
+      "\\b((?:arbiter|grpc_server|grpc_client|process)_[A-Za-z0-9_]*)(\\{[^}]*\\})?");
   std::vector<std::pair<std::string, std::string>> out;
   for (std::sregex_iterator it(expr.begin(), expr.end(), re), end; it != end; ++it) {
     out.emplace_back((*it)[1].str(), (*it)[0].str());

@@ -1,5 +1,5 @@
-// ExecuteAsync as a test sends it: the answer once the callback ran (nullopt while it has not),
-// the offload run on the caller's thread and counted.
+// ExecuteAsync as a test sends it, and the commands an observer saw finish. Send: the answer once
+// the callback ran (nullopt while it has not), the offload run on the caller's thread and counted.
 //
 //   auto r = ledger::testing::Send(authority, "g1", press, {.command_id = "m1"}, &offloaded);
 //   store.Flush();  // a DeferredStore answers the append
@@ -14,7 +14,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
 namespace ledger::testing {
@@ -37,6 +39,19 @@ auto Send(Authority& authority, const std::string& game, const Command& command,
       });
   return out;
 }
+
+// An authority's observer (`Observer`: either domain's) that counts the commands it finished,
+// and those that failed.
+template <typename Observer>
+class CommandCounter : public Observer {
+ public:
+  void OnCommand(absl::string_view, const absl::Status& status) override {
+    ++commands;
+    if (!status.ok()) ++failed;
+  }
+  int commands = 0;
+  int failed = 0;
+};
 
 }  // namespace ledger::testing
 

@@ -824,18 +824,17 @@ TEST_P(GameStoreContractTest, ClaimLeasesDueEntriesEarliestFirst) {
   EXPECT_THAT(claim(999, 100, 10, "r1"), IsEmpty());
   std::vector<Deadline> got = claim(2500, 100, 10, "r1");
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], (Deadline{.game_id = b,
-                              .deadline_ms = 1000,
-                              .set_at_version = 1,
-                              .claims = 1,
-                              .lease_until_ms = 2600,
-                              .owner = "r1"}));
-  EXPECT_EQ(got[1], (Deadline{.game_id = a,
-                              .deadline_ms = 2000,
-                              .set_at_version = 1,
-                              .claims = 1,
-                              .lease_until_ms = 2600,
-                              .owner = "r1"}));
+  // Both claimed once by r1, leased until 2,500 + 100 ms.
+  auto leased_to_r1 = [](const std::string& game, std::int64_t deadline_ms) {
+    return Deadline{.game_id = game,
+                    .deadline_ms = deadline_ms,
+                    .set_at_version = 1,
+                    .claims = 1,
+                    .lease_until_ms = 2600,
+                    .owner = "r1"};
+  };
+  EXPECT_EQ(got[0], leased_to_r1(b, 1000));
+  EXPECT_EQ(got[1], leased_to_r1(a, 2000));
   absl::StatusOr<std::optional<Deadline>> stored = store_->GetDeadline(a);
   ASSERT_OK(stored);
   EXPECT_EQ(*stored, got[1]);
