@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Validates Kubernetes manifests offline (issue 16): every object of the multi-document YAML read
+// Validates Kubernetes manifests offline: every object of the multi-document YAML read
 // from the files named (or stdin) against the schema of its apiVersion/kind, the Kubernetes API's
 // (kubernetes-models, generated from the upstream OpenAPI spec) or prometheus-operator's CRDs
 // (@kubernetes-models/prometheus-operator). Fails on an unknown apiVersion or kind, a wrong type,
