@@ -29,16 +29,17 @@
 #include "prometheus/exposer.h"
 
 namespace service {
-namespace {
-
 absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
   std::ifstream in(path);
-  if (!in)
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in || text.str().empty()) {
     return base::Error(service::kErrBadFlag, absl::StrCat("--", flag, ": cannot read ", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  }
+  return text.str();
 }
+
+namespace {
 
 bool IsLoopback(absl::string_view address) {
   return absl::StartsWith(address, "127.") || absl::StartsWith(address, "localhost:") ||

@@ -382,6 +382,10 @@ class Server {
   std::atomic<bool> shutting_down_{false};
 };
 
+// The PEM file `path` that the flag --`flag` names (a certificate, a key, a CA), whole:
+// ERR_BAD_FLAG when it cannot be read or is empty.
+absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag);
+
 // Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it starts afterwards;
 // call it first in main, before any thread exists.
 void BlockShutdownSignals();

@@ -1,8 +1,6 @@
 #include "services/arbitration/host.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +10,7 @@
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
 #include "libs/service/module.h"
+#include "libs/service/server.h"
 #include "libs/service/service_token.h"
 #include "libs/service/store_opening.h"
 #include "services/arbitration/remote_analyst.h"
@@ -37,16 +36,6 @@ ledger::DeadlineSchedulerOptions SchedulerOptions(const DeadlineTimerOptions& ti
 }
 
 namespace {
-
-absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in || text.str().empty()) {
-    return base::Error(service::kErrBadFlag, absl::StrCat(flag, ": cannot read ", path));
-  }
-  return text.str();
-}
 
 // The analyst: libs/analysis in this process, or (analysis_target) the search-analysis service,
 // this process then starting no engine and running no search.
@@ -87,10 +76,11 @@ absl::StatusOr<std::unique_ptr<arbitration::Analyst>> MakeAnalyst(
   }
   if (!options.analysis_tls_ca.empty()) {
     grpc::SslCredentialsOptions tls;
-    ASSIGN_OR_RETURN(tls.pem_root_certs, ReadPem(options.analysis_tls_ca, "--analysis_tls_ca"));
+    ASSIGN_OR_RETURN(tls.pem_root_certs,
+                     service::ReadPem(options.analysis_tls_ca, "analysis_tls_ca"));
     if (!config.tls_cert.empty() && !config.tls_key.empty()) {
-      ASSIGN_OR_RETURN(tls.pem_cert_chain, ReadPem(config.tls_cert, "--tls_cert"));
-      ASSIGN_OR_RETURN(tls.pem_private_key, ReadPem(config.tls_key, "--tls_key"));
+      ASSIGN_OR_RETURN(tls.pem_cert_chain, service::ReadPem(config.tls_cert, "tls_cert"));
+      ASSIGN_OR_RETURN(tls.pem_private_key, service::ReadPem(config.tls_key, "tls_key"));
     }
     remote.credentials = grpc::SslCredentials(tls);
   }
