@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
 #include "libs/store/game_store.h"
+#include "libs/store/key_layout.h"
 #include "libs/store/redis_game_store.h"
 #include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
@@ -397,7 +398,8 @@ TEST_P(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
   std::set<std::string> all = absl::StrSplit(*keys, '\n');
   std::set<std::string> expected;
   for (const std::string& g : games) {
-    const std::string tag = absl::StrCat("{", DeadlineShard(g, kDefaultDeadlineShards), "}");
+    const std::string tag = absl::StrCat(
+        "{", ShardHashTag(DeadlineShard(g, kDefaultDeadlineShards), kDefaultDeadlineShards), "}");
     for (const char* kind : {"game", "log", "cmd"}) {
       expected.insert(absl::StrCat("arbiter:", tag, ":", kind, ":", g));
     }

@@ -12,6 +12,7 @@
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/store/internal/validation.h"
+#include "libs/store/key_layout.h"
 #include "libs/store/redis_scripts.h"
 
 namespace store {
@@ -50,7 +51,10 @@ absl::StatusOr<std::unique_ptr<RedisGameStore>> RedisGameStore::Create(
 }
 
 RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
-    : options_(std::move(options)), client_(options_.connection), watch_client_([this] {
+    : options_(std::move(options)),
+      shard_tags_(ShardHashTags(options_.num_deadline_shards)),
+      client_(options_.connection),
+      watch_client_([this] {
         RedisConnectionOptions watch = options_.connection;
         watch.pool_size = options_.max_watchers;
         watch.pipeline_lanes = 0;  // blocking reads, one per connection
@@ -61,7 +65,9 @@ RedisGameStore::RedisGameStore(RedisGameStoreOptions options)
       }()) {}
 
 std::string RedisGameStore::ShardKey(absl::string_view kind, int shard) const {
-  return absl::StrCat(options_.key_prefix, "{", shard, "}:", kind);
+  // The shard's hash tag (key_layout.h) puts every key of its games on one cluster slot.
+  return absl::StrCat(options_.key_prefix, "{", shard_tags_[static_cast<size_t>(shard)],
+                      "}:", kind);
 }
 
 std::string RedisGameStore::Key(absl::string_view kind, absl::string_view game_id) const {

@@ -6,9 +6,10 @@
 //   command record and the deadline index are one atomic step. With AOF on, Redis logs the
 //   function's effects as one MULTI/EXEC block, which a restart replays whole or (a torn tail)
 //   not at all.
-// - Every key of a game carries the hash tag of its deadline shard, the index's sorted set too,
-//   so each script touches one slot: the layout works on Redis Cluster. (The client itself talks
-//   to one address: a standalone Redis or a proxy; it does not follow cluster redirections.)
+// - Every key of a game carries the hash tag of its deadline shard (key_layout.h: the shards'
+//   tags are spread evenly over the cluster's slots), the index's sorted set too, so each script
+//   touches one slot: the layout works on Redis Cluster, where the client routes each command to
+//   the master of its key's slot (redis_client.h, "Cluster").
 // - WaitForEvents is XREAD BLOCK on the game's stream, WaitForAnyEvents on a shard's games'
 //   streams (one slot), on a separate pool (max_watchers) so watchers cannot starve writers of
 //   connections.
@@ -147,6 +148,7 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::int64_t> RecordedSkew(const std::string& master, std::int64_t skew_ms);
 
   const RedisGameStoreOptions options_;
+  const std::vector<std::string> shard_tags_;  // ShardHashTag of each shard (key_layout.h)
   RedisClient client_;
   RedisClient watch_client_;
 

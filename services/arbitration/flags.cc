@@ -10,7 +10,7 @@ ABSL_FLAG(std::string, arbitration_replica_id, "",
           "arbitration: this replica's unique name in deadline leases (default host:pid)");
 ABSL_FLAG(std::string, arbitration_key_prefix, "arbiter:games:",
           "arbitration: the Redis key prefix of the games (never the clock authority's)");
-ABSL_FLAG(int, arbitration_deadline_shards, 64,
+ABSL_FLAG(int, arbitration_deadline_shards, store::kDefaultDeadlineShards,
           "arbitration: deadline index shards of the games; fixed for a deployment");
 ABSL_FLAG(bool, arbitration_timers, true,
           "arbitration: fire flags and defaults (6.9, 6.7) from this process");

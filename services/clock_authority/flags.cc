@@ -27,7 +27,7 @@ ABSL_FLAG(absl::Duration, flag_sweep_grace, absl::Milliseconds(3),
 ABSL_FLAG(absl::Duration, flag_lease, absl::Milliseconds(50),
           "flag scheduler: how long a swept entry is leased before another replica may take it");
 ABSL_FLAG(int, flag_workers, 16, "flag scheduler: concurrent flag checks");
-ABSL_FLAG(int, deadline_shards, 64,
+ABSL_FLAG(int, deadline_shards, store::kDefaultDeadlineShards,
           "game store: deadline index shards; fixed for a deployment (it places the keys)");
 ABSL_FLAG(int, redis_pool_size, 64, "game store: Redis connections for commands");
 ABSL_FLAG(int, redis_pipeline_lanes, 4,
