@@ -73,6 +73,23 @@ RedisClient::RedisClient(RedisConnectionOptions options)
           std::max<std::int64_t>(1, absl::ToInt64Milliseconds(options_.replica_ack_timeout)))) {}
 
 RedisClient::~RedisClient() {
+  // Cluster: the retry thread, then the masters' clients (whose callbacks, while they stop, answer
+  // what would need a retry as UNAVAILABLE).
+  std::thread retry;
+  {
+    absl::MutexLock lock(&retry_mu_);
+    retry_stopping_ = true;
+    retry_cv_.SignalAll();
+    retry.swap(retry_thread_);
+  }
+  if (retry.joinable()) retry.join();
+  std::vector<std::pair<std::string, std::unique_ptr<RedisClient>>> nodes;
+  {
+    absl::MutexLock lock(&cluster_mu_);
+    masters_.clear();
+    nodes.swap(nodes_);
+  }
+  nodes.clear();
   // The flow first: what it hands to the lanes as it stops (a broken connection's commands) still
   // finds them running.
   std::thread reader;
@@ -102,6 +119,15 @@ RedisClient::~RedisClient() {
 }
 
 std::string RedisClient::address() const {
+  if (uses_cluster()) {
+    absl::MutexLock lock(&cluster_mu_);
+    if (!slot_master_.empty() && slot_master_[0] >= 0) {
+      const RedisAddress& a = master_addresses_[static_cast<size_t>(slot_master_[0])];
+      return absl::StrCat(a.host, ":", a.port);
+    }
+    const RedisAddress& seed = options_.cluster_nodes.front();
+    return absl::StrCat(seed.host, ":", seed.port, "@cluster");
+  }
   if (!uses_sentinel()) return fixed_address_;
   absl::MutexLock lock(&master_mu_);
   if (master_known_) return absl::StrCat(master_.host, ":", master_.port);
@@ -379,6 +405,7 @@ void RedisClient::DiscardIdle() {
 absl::StatusOr<RedisReplyPtr> RedisClient::Command(const std::vector<std::string>& args,
                                                    absl::Duration extra_timeout,
                                                    Durability durability) {
+  if (uses_cluster()) return ClusterCommand(args, extra_timeout, durability);
   if (options_.pipeline_lanes > 0 && extra_timeout <= absl::ZeroDuration()) {
     return CommandPipelined(args, durability);
   }
@@ -409,6 +436,10 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     for (Pending* p : batch) {
       if (p->answered) continue;
       wait = wait || (p->durability == Durability::kReplicated && options_.min_replica_acks > 0);
+      if (p->asking && redisAppendCommand(c, "ASKING") != REDIS_OK) {
+        broken = true;
+        break;
+      }
       argv.clear();
       lens.clear();
       for (const std::string& a : *p->args) {
@@ -432,6 +463,15 @@ void RedisClient::RunBatch(const std::vector<Pending*>& batch, absl::Duration ex
     for (Pending* p : batch) {
       if (broken || p->answered) continue;
       void* reply = nullptr;
+      if (p->asking) {
+        // ASKING's own +OK: the command's reply follows.
+        if (redisGetReply(c, &reply) != REDIS_OK || reply == nullptr) {
+          broken = true;
+          break;
+        }
+        freeReplyObject(reply);
+        reply = nullptr;
+      }
       if (redisGetReply(c, &reply) != REDIS_OK || reply == nullptr) {
         broken = true;
         break;
@@ -522,6 +562,16 @@ absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::s
   mine.args = &args;
   mine.durability = durability;
   RunBatch({&mine}, extra_timeout);
+  return std::move(mine.result);
+}
+
+absl::StatusOr<RedisReplyPtr> RedisClient::CommandAsking(const std::vector<std::string>& args,
+                                                         Durability durability) {
+  Pending mine;
+  mine.args = &args;
+  mine.durability = durability;
+  mine.asking = true;
+  RunBatch({&mine});
   return std::move(mine.result);
 }
 

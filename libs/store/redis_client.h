@@ -43,6 +43,22 @@
 //   everything the connection wrote). Fewer acknowledgements than asked: the command's reply is
 //   replaced by UNAVAILABLE (it may or may not have landed, and may be lost by a failover; the
 //   caller retries, appends being idempotent by command id), and the master is checked again.
+// - Redis Cluster (`cluster_nodes` set, redis+cluster:// URL; redis_cluster.cc): the client learns
+//   the slot map (CLUSTER SLOTS, asking the masters it knows, then the seed nodes) and keeps one
+//   RedisClient per master, each with its own pool, lanes, flow and WAIT: every command goes to
+//   the master of its key's slot (the key is found by the command's form: FCALL's first key,
+//   XREAD's first stream, else the first argument; the store keeps every multi-key command in one
+//   slot). MOVED updates that slot and re-learns the map (at most every `rediscover_backoff`),
+//   then sends the command there; ASK sends ASKING and the command to the node named, once,
+//   without touching the map (a slot being migrated); TRYAGAIN (a multi-key command while its
+//   keys are split by a migration) and CLUSTERDOWN are sent again after a backoff (10 ms
+//   doubling to 200 ms), and a node that does not answer or says READONLY (a master demoted by a
+//   failover) makes the client re-learn the map and send the command again, all within
+//   `command_timeout` from the first try; past it the last failure is returned. Every command is
+//   safe to repeat (see above). Commands without a key (TIME, PING, FCALL with no key) go to the
+//   master of slot 0. master_switches() counts changes of the set of masters (a failover, a
+//   master added or removed), not slots moving between them (a reshard moves the keys with
+//   their data).
 #ifndef ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 #define ARBITER_LIBS_STORE_REDIS_CLIENT_H_
 
@@ -52,7 +68,9 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -117,6 +135,9 @@ struct RedisConnectionOptions {
   std::vector<RedisAddress> sentinels;
   std::string master_name;
   std::string sentinel_password;
+  // Redis Cluster: when not empty, host/port are ignored and these nodes (any of the cluster's,
+  // the seed) are asked for the slot map (redis+cluster:// URL); see above.
+  std::vector<RedisAddress> cluster_nodes;
   absl::Duration rediscover_backoff = absl::Milliseconds(50);
   absl::Duration rediscover_backoff_max = absl::Milliseconds(500);
 
@@ -132,7 +153,9 @@ struct RedisConnectionOptions {
 // The store's address as --store names it: redis://[user@]host[:port][?password_file=PATH]
 // (port 6379 by default; an IPv6 host in brackets), or, through Sentinel,
 // redis+sentinel://[user@]host1[:port1],host2[:port2],.../MASTER_NAME[?password_file=PATH]
-// (Sentinel port 26379 by default; the user and password are the master's). Further parameters,
+// (Sentinel port 26379 by default; the user and password are the master's), or on Redis Cluster
+// redis+cluster://[user@]host1[:port1],host2[:port2],...[?password_file=PATH] (seed nodes, port
+// 6379 by default; the user and password are every node's). Further parameters,
 // `&`-separated, for both forms: min_replica_acks=N, replica_ack_timeout=DURATION (e.g. 100ms),
 // and for Sentinel sentinel_password_file=PATH (read like password_file). The password is never
 // part of the URL: `user:password@` is refused. `password_file` (what --store_password_file adds)
@@ -175,8 +198,14 @@ class RedisClient {
   void CommandAsync(std::vector<std::string> args, ReplyCallback done,
                     Durability durability = Durability::kNone);
 
-  // Whether CommandAsync writes on the flow right now (its connection is open and usable).
+  // Whether CommandAsync writes on the flow right now (its connection is open and usable; false
+  // on a cluster, where each master's client has a flow of its own).
   bool flow_ready() ABSL_LOCKS_EXCLUDED(flow_mu_);
+
+  // Cluster: sends `args` to every master of the map (learning it first) and returns the first
+  // failure or error reply's status, OK when every master answered without error. Without a
+  // cluster, Command's status.
+  absl::Status CommandOnEveryMaster(const std::vector<std::string>& args);
 
   // OK for a reply that is not an error; the mapped status of an error reply.
   absl::Status ReplyStatus(const redisReply& reply) const;
@@ -188,6 +217,9 @@ class RedisClient {
   // ("MASTER_NAME@sentinel" while none is known).
   std::string address() const;
   bool uses_sentinel() const { return !options_.sentinels.empty(); }
+  bool uses_cluster() const { return !options_.cluster_nodes.empty(); }
+  // With Sentinel or a cluster: the master may change under the client.
+  bool follows_master() const { return uses_sentinel() || uses_cluster(); }
   // How many times the client moved to a master at another address than the one it used before
   // (what OnMasterSwitch reports); 0 without Sentinel.
   std::uint64_t master_switches() const { return master_switches_.load(); }
@@ -207,6 +239,7 @@ class RedisClient {
     const std::vector<std::string>* args;
     Durability durability = Durability::kNone;
     absl::StatusOr<RedisReplyPtr> result;
+    bool asking = false;    // cluster: ASKING first, on the same connection (an ASK redirection)
     bool answered = false;  // result set by a batch (under batch_mu_ once published)
     bool done = false;      // the batch that carried it is over
     absl::CondVar cv;       // signalled when done, or when this caller may lead a batch
@@ -257,6 +290,45 @@ class RedisClient {
   // Forgets the master of `epoch` (a failover may be under way): the next command looks again.
   void ForgetMaster(std::uint64_t epoch);
 
+  // Cluster (redis_cluster.cc).
+  absl::StatusOr<RedisReplyPtr> ClusterCommand(const std::vector<std::string>& args,
+                                               absl::Duration extra_timeout, Durability durability);
+  void ClusterCommandAsync(std::vector<std::string> args, ReplyCallback done,
+                           Durability durability);
+  // The master of `slot` (learning the map when it has none), or null with the reason.
+  absl::StatusOr<RedisClient*> NodeForSlot(int slot);
+  // The client of the node at host:port, made on first use.
+  RedisClient* Node(const RedisAddress& at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(cluster_mu_);
+  // Asks the known masters, then the seeds, for CLUSTER SLOTS and replaces the map. At most one
+  // at a time, and at most every rediscover_backoff unless `force`.
+  absl::Status RefreshSlots(bool force);
+  // An async command on a cluster, between its tries.
+  struct ClusterRetry {
+    std::vector<std::string> args;
+    ReplyCallback done;
+    Durability durability;
+    int slot;
+    absl::Time give_up;  // command_timeout after the first try
+    absl::Duration backoff;
+    std::optional<RedisAddress> ask;  // next try: ASKING + the command on this node
+    bool relearn = false;             // next try: re-learn the map first
+  };
+  // Sends `retry` to the master of its slot without waiting; what the reply needs (a
+  // redirection, a backoff) is scheduled on the retry thread.
+  void ClusterDispatch(std::shared_ptr<ClusterRetry> retry);
+  // What to do with an async command's reply: answer it, or schedule its next try.
+  void ClusterAnswer(std::shared_ptr<ClusterRetry> retry, absl::StatusOr<RedisReplyPtr> reply);
+  // Queues `retry` for the retry thread at now + delay (answered UNAVAILABLE when stopping).
+  void ScheduleRetry(std::shared_ptr<ClusterRetry> retry, absl::Duration delay);
+  // The retry thread: runs each scheduled try when due (a map refresh and an ASK may block; a
+  // lane or the flow's reader must not).
+  void ClusterRetryLoop();
+  // A MOVED: `slot` is served by `to` from now on.
+  void NoteMoved(int slot, const RedisAddress& to);
+  // `args` on this (node) client with ASKING before it on the same connection.
+  absl::StatusOr<RedisReplyPtr> CommandAsking(const std::vector<std::string>& args,
+                                              Durability durability);
+
   const RedisConnectionOptions options_;
   const std::string fixed_address_;  // host:port without Sentinel
   const std::string wait_acks_;      // WAIT's arguments, made once
@@ -299,6 +371,22 @@ class RedisClient {
   bool flow_stopping_ ABSL_GUARDED_BY(flow_mu_) = false;
   std::deque<FlowCommand> flow_in_flight_ ABSL_GUARDED_BY(flow_mu_);
   std::thread flow_reader_ ABSL_GUARDED_BY(async_mu_);  // started with the lanes
+
+  // Cluster: the map (the master of each slot, an index into masters_, -1 none known), a client
+  // per node ever named (never removed while this client lives: their pointers stay valid).
+  mutable absl::Mutex cluster_mu_;
+  std::vector<int> slot_master_ ABSL_GUARDED_BY(cluster_mu_);
+  std::vector<RedisClient*> masters_ ABSL_GUARDED_BY(cluster_mu_);
+  std::vector<RedisAddress> master_addresses_ ABSL_GUARDED_BY(cluster_mu_);
+  std::vector<std::pair<std::string, std::unique_ptr<RedisClient>>> nodes_
+      ABSL_GUARDED_BY(cluster_mu_);
+  absl::Mutex refresh_mu_;  // one refresh at a time
+  absl::Time last_refresh_ ABSL_GUARDED_BY(refresh_mu_) = absl::InfinitePast();
+  absl::Mutex retry_mu_;
+  absl::CondVar retry_cv_;  // the retry thread: a try queued, or stop
+  std::multimap<absl::Time, std::shared_ptr<ClusterRetry>> retry_queue_ ABSL_GUARDED_BY(retry_mu_);
+  bool retry_stopping_ ABSL_GUARDED_BY(retry_mu_) = false;
+  std::thread retry_thread_ ABSL_GUARDED_BY(retry_mu_);  // started with the first retry
 };
 
 }  // namespace store

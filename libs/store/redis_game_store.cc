@@ -129,6 +129,21 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Call(const char* function,
 }
 
 absl::Status RedisGameStore::CheckFunctions() {
+  if (client_.uses_cluster()) {
+    // Every master serves some games: each must have the library (FUNCTION LOAD runs per node).
+    absl::Status status = client_.CommandOnEveryMaster({"FCALL_RO", redis_scripts::kVersion, "0"});
+    if (base::ErrorCode(status) == kErrStoreInternal &&
+        absl::StrContains(status.message(), "Function not found")) {
+      return base::Error(absl::StatusCode::kUnavailable, kErrStoreFunctionsMissing,
+                         absl::StrCat(status.message(),
+                                      ": a master of the cluster has no function "
+                                      "library ",
+                                      redis_scripts::kLibrary,
+                                      ": an administrator loads libs/store/redis_functions.lua on "
+                                      "every master (libs/store/README.md, \"Functions\")"));
+    }
+    return status;
+  }
   absl::StatusOr<RedisReplyPtr> reply = client_.Command({"FCALL_RO", redis_scripts::kVersion, "0"});
   RETURN_IF_ERROR(FunctionsMissing(reply));
   if (!reply.ok()) return reply.status();
@@ -369,7 +384,8 @@ absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
     block = absl::Milliseconds(ms);
     args.insert(args.end(), {"BLOCK", absl::StrCat(ms)});
   }
-  // One XREAD over every stream: they share the shard's hash tag, so one slot on Cluster.
+  // One XREAD over every stream: they share the shard's hash tag, so one slot on Cluster, and the
+  // client sends it (keyed by its first stream) to the master of that slot.
   args.push_back("STREAMS");
   absl::flat_hash_map<std::string, const std::string*> game_of_key;
   for (const WatchPosition& g : games) {
@@ -496,7 +512,7 @@ absl::StatusOr<std::pair<std::int64_t, std::string>> RedisGameStore::MasterTime(
     return Corrupt("TIME reply");
   }
   std::string master = client_.address();
-  if (client_.master_switches() != switches || absl::EndsWith(master, "@sentinel")) master = "";
+  if (client_.master_switches() != switches || absl::StrContains(master, "@")) master = "";
   return std::make_pair(seconds * 1000 + micros / 1000, std::move(master));
 }
 
@@ -520,8 +536,13 @@ absl::StatusOr<std::int64_t> RedisGameStore::RecordedSkew(const std::string& mas
 // monotonic clock: off by about one round trip), and every replica, also one started later,
 // reads the time base as the master's TIME minus the recorded skew. The first master's skew is
 // recorded as 0 (nothing to be continuous with). Without Sentinel there is one master: its TIME.
+// On Redis Cluster the time base is the TIME of one master, the one serving slot 0 (TIME has no
+// key: the client sends it there), continued across its failovers as above. The other masters'
+// clocks never matter: deadlines, claims and event times all take `now` from this time base
+// (ClaimDueDeadlines gets it as an argument; the functions read no clock), so a skew between
+// masters moves no flag.
 absl::StatusOr<std::int64_t> RedisGameStore::NowMs() {
-  if (!client_.uses_sentinel()) {
+  if (!client_.follows_master()) {
     ASSIGN_OR_RETURN(auto time, MasterTime());
     return time.first;
   }

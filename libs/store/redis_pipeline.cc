@@ -19,6 +19,10 @@ using internal::NotTheMaster;
 
 void RedisClient::CommandAsync(std::vector<std::string> args, ReplyCallback done,
                                Durability durability) {
+  if (uses_cluster()) {
+    ClusterCommandAsync(std::move(args), std::move(done), durability);
+    return;
+  }
   if (options_.pipeline_lanes <= 0) {
     done(CommandAlone(args, absl::ZeroDuration(), durability));
     return;

@@ -85,10 +85,13 @@ absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
                        "listings and logs): give it in a file (--store_password_file)");
   }
   bool sentinel = false;
+  bool cluster = false;
   if (absl::ConsumePrefix(&rest, "redis+sentinel://")) {
     sentinel = true;
+  } else if (absl::ConsumePrefix(&rest, "redis+cluster://")) {
+    cluster = true;
   } else if (!absl::ConsumePrefix(&rest, "redis://")) {
-    return BadUrl(url, "expected redis:// or redis+sentinel://");
+    return BadUrl(url, "expected redis://, redis+sentinel:// or redis+cluster://");
   }
   RedisConnectionOptions options;
   std::string password_file;
@@ -141,6 +144,16 @@ absl::StatusOr<RedisConnectionOptions> ParseRedisUrl(absl::string_view url) {
       options.sentinels.push_back(*std::move(a));
     }
     // host/port stay at their defaults: unused with Sentinel.
+  } else if (cluster) {
+    if (rest.find('/') != absl::string_view::npos) {
+      return BadUrl(url, "a database or path is not supported (Redis Cluster has database 0 only)");
+    }
+    for (absl::string_view one : absl::StrSplit(rest, ',')) {
+      absl::StatusOr<RedisAddress> a = ParseHostPort(url, one, 6379);
+      if (!a.ok()) return a.status();
+      options.cluster_nodes.push_back(*std::move(a));
+    }
+    // host/port stay at their defaults: unused on a cluster (the map names the masters).
   } else {
     if (rest.find('/') != absl::string_view::npos) {
       return BadUrl(url, "a database or path is not supported (the store uses database 0)");

@@ -143,5 +143,38 @@ TEST(RedisUrlTest, RefusesMalformedSentinelUrls) {
   EXPECT_THAT(std::string(o.status().message()), Not(HasSubstr("hunter2")));
 }
 
+TEST(RedisUrlTest, ClusterUrl) {
+  const std::string file = WriteFile("pw-cluster", "store-pass\n");
+  absl::StatusOr<RedisConnectionOptions> o = ParseRedisUrl(absl::StrCat(
+      "redis+cluster://arbiter@n0:7000,n1,[::1]:7002?password_file=", file, "&min_replica_acks=1"));
+  ASSERT_TRUE(o.ok()) << o.status();
+  ASSERT_EQ(o->cluster_nodes.size(), 3u);
+  EXPECT_EQ(o->cluster_nodes[0].host, "n0");
+  EXPECT_EQ(o->cluster_nodes[0].port, 7000);
+  EXPECT_EQ(o->cluster_nodes[1].host, "n1");
+  EXPECT_EQ(o->cluster_nodes[1].port, 6379);  // Redis's port by default
+  EXPECT_EQ(o->cluster_nodes[2].host, "::1");
+  EXPECT_EQ(o->cluster_nodes[2].port, 7002);
+  EXPECT_TRUE(o->sentinels.empty());
+  EXPECT_EQ(o->user, "arbiter");
+  EXPECT_EQ(o->password, "store-pass");
+  EXPECT_EQ(o->min_replica_acks, 1);
+  // A plain URL names no cluster.
+  o = ParseRedisUrl("redis://redis");
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->cluster_nodes.empty());
+}
+
+TEST(RedisUrlTest, RefusesMalformedClusterUrls) {
+  for (const char* url : {"redis+cluster://", "redis+cluster://n0,,n1", "redis+cluster://n0:0",
+                          "redis+cluster://n0/0", "redis+cluster://n0?sentinel_password_file=/x",
+                          "redis+cluster://arbiter@n0", "cluster://n0"}) {
+    EXPECT_THAT(ParseRedisUrl(url).status(), HasErrorCode(base::kErrBadArgument)) << url;
+  }
+  absl::StatusOr<RedisConnectionOptions> o = ParseRedisUrl("redis+cluster://arbiter:hunter2@n0");
+  EXPECT_THAT(o.status(), HasErrorCode(base::kErrBadArgument));
+  EXPECT_THAT(std::string(o.status().message()), Not(HasSubstr("hunter2")));
+}
+
 }  // namespace
 }  // namespace store
