@@ -1,6 +1,6 @@
 // The engine's contract suite (libs/ledger/testing/authority_contract.h) on the clock's domain: a
 // standalone clock under a standard control (40 moves in 90 minutes, 6.9) started and pressed in
-// turn, on the memory store and on a real redis-server.
+// turn, on the memory store, on a real redis-server and on a Redis Cluster.
 #include "libs/ledger/testing/authority_contract.h"
 
 #include <memory>
@@ -64,6 +64,11 @@ class ClockUnderContract final
 
 INSTANTIATE_TEST_SUITE_P(Clock, AuthorityContractTest,
                          ::testing::ValuesIn(ContractParamsOf<ClockUnderContract>("Clock")),
+                         ContractParamName);
+// The same on Redis Cluster: the clock's games spread over three masters.
+INSTANTIATE_TEST_SUITE_P(ClockOnCluster, AuthorityContractTest,
+                         ::testing::ValuesIn(ledger::testing::ClusterContractParams(
+                             "Clock", ledger::testing::AuthorityMakerOf<ClockUnderContract>())),
                          ContractParamName);
 
 }  // namespace

@@ -5,12 +5,14 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "libs/base/error.h"
 #include "libs/base/status_matchers.h"
 #include "libs/ledger/errors.h"
 #include "libs/store/errors.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_cluster.h"
 #include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
 
@@ -36,6 +38,33 @@ std::unique_ptr<store::GameStore> RedisStore(TimeSource*) {
   EXPECT_TRUE(flushed.ok()) << flushed.status();
   store::RedisGameStoreOptions options;
   options.connection.port = server->port();
+  options.connection.connect_timeout = absl::Seconds(1);
+  options.connection.command_timeout = absl::Seconds(5);
+  absl::StatusOr<std::unique_ptr<store::RedisGameStore>> store =
+      store::RedisGameStore::Create(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+// A Redis Cluster (three masters, three replicas), started on first use from the test's main
+// thread and kept for the binary; every test gets it empty.
+std::unique_ptr<store::GameStore> ClusterStore(TimeSource*) {
+  static auto* cluster = new std::unique_ptr<store::testing::RedisCluster>();
+  if (*cluster == nullptr) {
+    absl::StatusOr<std::unique_ptr<store::testing::RedisCluster>> started =
+        store::testing::RedisCluster::Start();
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (!started.ok()) return nullptr;
+    *cluster = std::move(*started);
+  }
+  for (int i = 0; i < (*cluster)->num_nodes(); ++i) {
+    absl::StatusOr<std::string> role = (*cluster)->node(i).Command({"ROLE"});
+    if (role.ok() && absl::StartsWith(*role, "master")) {
+      EXPECT_TRUE((*cluster)->node(i).Command({"FLUSHALL"}).ok());
+    }
+  }
+  store::RedisGameStoreOptions options;
+  options.connection = (*cluster)->ConnectionOptions();
   options.connection.connect_timeout = absl::Seconds(1);
   options.connection.command_timeout = absl::Seconds(5);
   absl::StatusOr<std::unique_ptr<store::RedisGameStore>> store =
@@ -73,6 +102,11 @@ class Threads {
 std::vector<ContractParam> ContractParams(const std::string& domain, AuthorityMaker authority) {
   return {ContractParam{domain + "OnMemory", MemoryStore, authority},
           ContractParam{domain + "OnRedis", RedisStore, authority}};
+}
+
+std::vector<ContractParam> ClusterContractParams(const std::string& domain,
+                                                 AuthorityMaker authority) {
+  return {ContractParam{domain + "OnRedisCluster", ClusterStore, authority}};
 }
 
 void AuthorityContractTest::SetUp() {

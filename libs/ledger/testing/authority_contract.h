@@ -128,14 +128,22 @@ struct ContractParam {
 // `domain` on the memory store and on a real redis-server.
 std::vector<ContractParam> ContractParams(const std::string& domain, AuthorityMaker authority);
 
+// `domain` on a Redis Cluster of three masters and three replicas (store/testing/redis_cluster.h)
+// that the binary starts on first use.
+std::vector<ContractParam> ClusterContractParams(const std::string& domain,
+                                                 AuthorityMaker authority);
+
 // The same for a DomainAuthority constructed from (store, time, owner).
 template <typename T>
+AuthorityMaker AuthorityMakerOf() {
+  return [](store::GameStore* store, TimeSource* time,
+            const std::string& owner) -> std::unique_ptr<DomainAuthority> {
+    return std::make_unique<T>(store, time, owner);
+  };
+}
+template <typename T>
 std::vector<ContractParam> ContractParamsOf(const std::string& domain) {
-  return ContractParams(domain,
-                        [](store::GameStore* store, TimeSource* time,
-                           const std::string& owner) -> std::unique_ptr<DomainAuthority> {
-                          return std::make_unique<T>(store, time, owner);
-                        });
+  return ContractParams(domain, AuthorityMakerOf<T>());
 }
 
 inline std::string ContractParamName(const ::testing::TestParamInfo<ContractParam>& info) {
