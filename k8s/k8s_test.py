@@ -78,6 +78,8 @@ FORBIDDEN = ("flushall", "flushdb", "config", "keys", "debug", "shutdown", "acl"
 PROTOS = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "proto", "arbiter", "v1")
 PROTOS_LISTED = os.path.join(_SOURCE, "..", "proto", "arbiter", "v1")
 VALIDATOR = os.path.realpath(os.path.join(_SOURCE, "..", "tools", "k8s-schemas", "validate.js"))
+# Components that replace another one rather than add to prod: rendered and validated alone.
+ALTERNATIVES = {"redis-cluster": "redis-sentinel"}
 COMPONENTS = sorted(d for d in os.listdir(os.path.join(ROOT, "components"))
                     if os.path.exists(os.path.join(ROOT, "components", d, "kustomization.yaml")))
 failures = []
@@ -983,6 +985,10 @@ def main():
             check_secure_defaults_rejects(docs)
             included = components_of(os.path.join("overlays", "prod"))
             for name in COMPONENTS:
+                if name in ALTERNATIVES:
+                    check(name not in included, f"prod includes components/{name}, an alternative to "
+                          f"components/{ALTERNATIVES[name]}")
+                    continue
                 check(name in included, f"prod (or a service it runs) does not include components/{name}")
             check_validator_rejects(docs)
     for name in COMPONENTS:

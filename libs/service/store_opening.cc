@@ -39,10 +39,12 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
     return std::unique_ptr<store::GameStore>(std::make_unique<store::MemoryGameStore>(
         store::MemoryGameStoreOptions{.num_deadline_shards = options.deadline_shards}));
   }
-  if (!absl::StartsWith(spec, "redis://") && !absl::StartsWith(spec, "redis+sentinel://")) {
+  if (!absl::StartsWith(spec, "redis://") && !absl::StartsWith(spec, "redis+sentinel://") &&
+      !absl::StartsWith(spec, "redis+cluster://")) {
     return base::Error(kErrBadFlag,
-                       absl::StrCat("--store: expected memory, redis://[user@]host:port or "
-                                    "redis+sentinel://[user@]host:port,.../MASTER, got ",
+                       absl::StrCat("--store: expected memory, redis://[user@]host:port, "
+                                    "redis+sentinel://[user@]host:port,.../MASTER or "
+                                    "redis+cluster://[user@]host:port,..., got ",
                                     spec.substr(0, spec.find('?')),
                                     absl::StrContains(spec, "password_file=")
                                         ? " (--store_password_file is for a redis:// store)"

@@ -12,6 +12,14 @@
 // count twice, with min_replica_acks 0 (the master's reply alone) and 1 (WAIT 1 pipelined after
 // each append): the cost of waiting for the replica (README.md, "Failover").
 //
+//   bazel run -c opt //libs/store:store_benchmark -- --cluster --clients=4,16
+//
+// --cluster starts one redis-server and a Redis Cluster of three masters (no replicas, the same
+// settings; testing/redis_cluster.h) and runs each client count on both in one window, in the
+// order one, cluster, cluster, one (ABBA: the machine's drift weighs on both alike), then prints
+// the cluster's throughput and p99 as ratios of the single master's (the routing's cost, or on
+// a machine with a core per master, the gain).
+//
 // Prints one line per client count: appends/s and latency percentiles.
 #include <algorithm>
 #include <atomic>
@@ -31,6 +39,7 @@
 #include "libs/store/game_store.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/testing/redis_cluster.h"
 #include "libs/store/testing/redis_server.h"
 #include "proto/arbiter/v1/store.pb.h"
 
@@ -40,6 +49,8 @@ ABSL_FLAG(std::string, clients, "1,16", "comma-separated numbers of concurrent c
 ABSL_FLAG(double, seconds, 5.0, "duration of each run");
 ABSL_FLAG(bool, replica, false,
           "start a replica too and measure each client count with WAIT off and on");
+ABSL_FLAG(bool, cluster, false,
+          "compare one master with a three-master Redis Cluster, ABBA, per client count");
 ABSL_FLAG(int, pipeline_lanes, 0, "the store's pipeline_lanes (0: a connection per append)");
 ABSL_FLAG(std::string, dir, "",
           "redis data directory (default: a fresh one under /tmp); put it "
@@ -65,7 +76,19 @@ AppendRequest MoveRequest(const std::string& game, std::int64_t version) {
   return r;
 }
 
+struct Measured {
+  double per_second = 0;
+  double p99_ms = 0;
+  bool ok = true;
+};
+
+Measured Measure(GameStore& store, int clients, absl::Duration duration, const std::string& label);
+
 int Run(GameStore& store, int clients, absl::Duration duration, const std::string& label) {
+  return Measure(store, clients, duration, label).ok ? 0 : 1;
+}
+
+Measured Measure(GameStore& store, int clients, absl::Duration duration, const std::string& label) {
   static int run = 0;
   ++run;
   std::atomic<bool> stop = false;
@@ -103,7 +126,49 @@ int Run(GameStore& store, int clients, absl::Duration duration, const std::strin
               label.c_str(), clients, all.size() / seconds, pct(0.5), pct(0.99),
               all.empty() ? 0.0 : all.back());
   std::fflush(stdout);
-  return errors == 0 ? 0 : 1;
+  return {all.size() / seconds, pct(0.99), errors == 0};
+}
+
+// --cluster: one master and a three-master cluster, ABBA per client count.
+int CompareWithCluster(const std::vector<int>& client_counts, absl::Duration duration) {
+  const std::string appendfsync = absl::GetFlag(FLAGS_appendfsync);
+  absl::StatusOr<std::unique_ptr<testing::RedisServer>> one =
+      testing::RedisServer::Start({.appendfsync = appendfsync});
+  absl::StatusOr<std::unique_ptr<testing::RedisCluster>> cluster =
+      testing::RedisCluster::Start({.replicas_per_master = 0, .appendfsync = appendfsync});
+  if (!one.ok() || !cluster.ok()) {
+    std::fprintf(stderr, "%s %s\n", one.status().ToString().c_str(),
+                 cluster.status().ToString().c_str());
+    return 1;
+  }
+  RedisGameStoreOptions options;
+  options.connection.port = (*one)->port();
+  options.connection.pool_size = 64;
+  options.connection.pipeline_lanes = absl::GetFlag(FLAGS_pipeline_lanes);
+  RedisGameStoreOptions on_cluster = options;
+  on_cluster.connection.cluster_nodes = (*cluster)->ConnectionOptions().cluster_nodes;
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> a = RedisGameStore::Create(options);
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> b = RedisGameStore::Create(on_cluster);
+  if (!a.ok() || !b.ok()) return 1;
+  int rc = 0;
+  for (int clients : client_counts) {
+    Measured m[4];
+    m[0] = Measure(**a, clients, duration, "one master (A)");
+    m[1] = Measure(**b, clients, duration, "cluster of 3 masters (B)");
+    m[2] = Measure(**b, clients, duration, "cluster of 3 masters (B)");
+    m[3] = Measure(**a, clients, duration, "one master (A)");
+    for (const Measured& x : m) rc |= x.ok ? 0 : 1;
+    std::printf("clients=%d cluster/one: appends/s x%.2f, p99 x%.2f\n", clients,
+                (m[1].per_second + m[2].per_second) / (m[0].per_second + m[3].per_second),
+                (m[1].p99_ms + m[2].p99_ms) / (m[0].p99_ms + m[3].p99_ms));
+  }
+  absl::StatusOr<std::vector<long long>> keys = (*cluster)->KeysPerNode();
+  if (keys.ok()) {
+    std::string spread;
+    for (long long n : *keys) absl::StrAppend(&spread, " ", n);
+    std::printf("keys per master:%s\n", spread.c_str());
+  }
+  return rc;
 }
 
 int Main() {
@@ -117,6 +182,7 @@ int Main() {
     client_counts.push_back(n);
   }
   const absl::Duration duration = absl::Seconds(absl::GetFlag(FLAGS_seconds));
+  if (absl::GetFlag(FLAGS_cluster)) return CompareWithCluster(client_counts, duration);
   std::unique_ptr<testing::RedisServer> server;
   std::unique_ptr<testing::RedisServer> replica;
   std::unique_ptr<GameStore> store;

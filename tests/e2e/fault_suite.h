@@ -24,13 +24,15 @@
 namespace e2e {
 
 enum class FaultKind {
-  kReplicaKill,        // SIGKILL a replica, restarted (same port) a second later
-  kReplicaStop,        // SIGSTOP a replica for 5 s, then SIGCONT
-  kRedisKill,          // SIGKILL redis-server, started again on its directory (replays the AOF)
-  kRedisTerm,          // the same after SIGTERM (a clean shutdown)
-  kMasterKill,         // Sentinel: SIGKILL the master; a replica is promoted; the old one rejoins
-  kMasterFailover,     // Sentinel: SENTINEL FAILOVER (the master demoted while it takes writes)
-  kMasterSafeFailover  // Sentinel: CLIENT PAUSE WRITE on the master, then SENTINEL FAILOVER
+  kReplicaKill,         // SIGKILL a replica, restarted (same port) a second later
+  kReplicaStop,         // SIGSTOP a replica for 5 s, then SIGCONT
+  kRedisKill,           // SIGKILL redis-server, started again on its directory (replays the AOF)
+  kRedisTerm,           // the same after SIGTERM (a clean shutdown)
+  kMasterKill,          // Sentinel: SIGKILL the master; a replica is promoted; the old one rejoins
+  kMasterFailover,      // Sentinel: SENTINEL FAILOVER (the master demoted while it takes writes)
+  kMasterSafeFailover,  // Sentinel: CLIENT PAUSE WRITE on the master, then SENTINEL FAILOVER
+  kSlotMigration,       // Redis Cluster: slots moved between masters (SETSLOT + MIGRATE)
+  kClusterMasterKill    // Redis Cluster: SIGKILL a master; its replica is promoted, it rejoins
 };
 const char* FaultName(FaultKind kind);
 
@@ -43,8 +45,8 @@ struct SuiteConfig {
   LoadOptions load;
   // The replicas' store; "" starts a redis-server (kRedisKill / kRedisTerm act on it).
   std::string store_url;
-  // Does the Sentinel faults (kMasterKill, kMasterFailover), on the test's main thread, and
-  // returns once the new master serves.
+  // Does the Sentinel faults (kMasterKill, kMasterFailover) and the cluster's (kSlotMigration,
+  // kClusterMasterKill), on the test's main thread, and returns once the new master serves.
   std::function<absl::Status(FaultKind)> sentinel_fault;
 };
 
