@@ -31,14 +31,7 @@ TEST(ClusterFaultSuite, SlotsMovedAndAMasterKilledLoseNoAcknowledgedCommandAndAp
   ASSERT_TRUE(started.ok()) << started.status();
   store::testing::RedisCluster& redis = **started;
 
-  SuiteConfig config;
-  config.form = long_form ? "long, Redis Cluster" : "short, Redis Cluster";
-  config.replicas = EnvInt("E2E_REPLICAS", long_form ? 3 : 2);
-  config.quiet = absl::Seconds(EnvInt("E2E_QUIET_S", long_form ? 10 : 3));
-  config.warmup = absl::Seconds(9);  // the first flags fall before the first fault
-  config.load.run_id = absl::StrCat("e2ec", UnixMs() % 1000000);
-  config.load.long_games = EnvInt("E2E_LONG_GAMES", long_form ? 96 : 16);
-  config.load.flag_games = EnvInt("E2E_FLAG_GAMES", long_form ? 32 : 8);
+  SuiteConfig config = ReplicatedStoreConfig("Redis Cluster", "e2ec");
   config.store_url = absl::StrCat(redis.Url(), "?min_replica_acks=1&replica_ack_timeout=500ms");
   const int rounds = EnvInt("E2E_ROUNDS", long_form ? 2 : 1);
   for (int round = 0; round < rounds; ++round) {

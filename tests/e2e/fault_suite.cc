@@ -128,6 +128,19 @@ int EnvInt(const char* name, int fallback) {
   return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
 }
 
+SuiteConfig ReplicatedStoreConfig(const std::string& store, const std::string& run_prefix) {
+  const bool long_form = EnvInt("E2E_LONG", 0) != 0;
+  SuiteConfig config;
+  config.form = absl::StrCat(long_form ? "long, " : "short, ", store);
+  config.replicas = EnvInt("E2E_REPLICAS", long_form ? 3 : 2);
+  config.quiet = absl::Seconds(EnvInt("E2E_QUIET_S", long_form ? 10 : 3));
+  config.warmup = absl::Seconds(9);
+  config.load.run_id = absl::StrCat(run_prefix, UnixMs() % 1000000);
+  config.load.long_games = EnvInt("E2E_LONG_GAMES", long_form ? 96 : 16);
+  config.load.flag_games = EnvInt("E2E_FLAG_GAMES", long_form ? 32 : 8);
+  return config;
+}
+
 void RunFaultSuite(const SuiteConfig& config) {
   absl::StatusOr<std::unique_ptr<Cluster>> started =
       Cluster::Start({.replicas = config.replicas,

@@ -50,6 +50,12 @@ struct SuiteConfig {
   std::function<absl::Status(FaultKind)> sentinel_fault;
 };
 
+// What the suites on a replicated Redis share (Sentinel, Redis Cluster): the form ("short, <store>"
+// or with E2E_LONG=1 "long, <store>"), the arbiterd replicas, quiet time, warm-up (the first flags
+// fall before the first fault), run id (`run_prefix` and the time) and games, each overridable by
+// its E2E_* variable (README.md).
+SuiteConfig ReplicatedStoreConfig(const std::string& store, const std::string& run_prefix);
+
 // Runs the suite (gtest expectations; call from a TEST on its main thread).
 void RunFaultSuite(const SuiteConfig& config);
 

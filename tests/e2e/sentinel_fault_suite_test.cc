@@ -34,14 +34,7 @@ TEST(SentinelFaultSuite, AFailoverLosesNoAcknowledgedCommandAndAppliesNoneTwice)
   ASSERT_TRUE(group.ok()) << group.status();
   store::testing::RedisSentinelGroup& redis = **group;
 
-  SuiteConfig config;
-  config.form = long_form ? "long, Sentinel" : "short, Sentinel";
-  config.replicas = EnvInt("E2E_REPLICAS", long_form ? 3 : 2);
-  config.quiet = absl::Seconds(EnvInt("E2E_QUIET_S", long_form ? 10 : 3));
-  config.warmup = absl::Seconds(9);  // the first flags fall before the first fault
-  config.load.run_id = absl::StrCat("e2es", UnixMs() % 1000000);
-  config.load.long_games = EnvInt("E2E_LONG_GAMES", long_form ? 96 : 16);
-  config.load.flag_games = EnvInt("E2E_FLAG_GAMES", long_form ? 32 : 8);
+  SuiteConfig config = ReplicatedStoreConfig("Sentinel", "e2es");
   // E2E_SENTINEL_ACKS=0: no WAIT (an acknowledged move may then be lost with the master).
   config.store_url = absl::StrCat(redis.Url(), "?min_replica_acks=", EnvInt("E2E_SENTINEL_ACKS", 1),
                                   "&replica_ack_timeout=500ms");
