@@ -155,9 +155,12 @@ absl::Status RedisClient::ReplyStatus(const redisReply& reply) const {
     }
   }
   if (prefix == "MOVED" || prefix == "ASK") {
-    return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
-                       absl::StrCat("redis ", address(), ": ", message,
-                                    " (a cluster redirection: this client talks to one node)"));
+    return base::Error(
+        absl::StatusCode::kInternal, kErrStoreInternal,
+        absl::StrCat("redis ", address(), ": ", message,
+                     uses_cluster() ? " (the slot kept moving for the whole command timeout)"
+                                    : " (a cluster redirection: a Redis Cluster node needs "
+                                      "--store=redis+cluster://...)"));
   }
   return base::Error(absl::StatusCode::kInternal, kErrStoreInternal,
                      absl::StrCat("redis ", address(), ": ", message));
