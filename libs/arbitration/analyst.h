@@ -27,6 +27,9 @@ namespace arbitration {
 struct AnalystAnswer {
   analysis::Verdict verdict = analysis::Verdict::kUndetermined;
   std::string proof;  // the method and its reason, or the mating line in UCI
+  // kUndetermined because the analysis could not be had (search-analysis down, the call's
+  // deadline passed), not because the search reached its limits: asking again may answer.
+  bool unanswered = false;
 };
 
 class Analyst {

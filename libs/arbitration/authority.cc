@@ -65,6 +65,7 @@ v1::GameLogSnapshot Summary(const GameState& game) {
   if (std::optional<std::int64_t> deadline = NextDeadline(game)) out.set_deadline_ms(*deadline);
   out.set_awaiting_ruling(game.status() == GameStatus::kAwaitingRuling);
   out.set_review(game.review());
+  out.set_review_awaits_analysis(game.review_awaits_analysis());
   return out;
 }
 
@@ -147,10 +148,28 @@ absl::StatusOr<std::vector<v1::ArbitrationEvent>> GameDomain::Settle(absl::strin
                                                                      std::int64_t now_ms) {
   // Appendix A10: the default of two absent players opens the envelope (the service's key).
   ASSIGN_OR_RETURN(std::optional<std::string> opened, OpenedForDefault(game_id, game));
-  return arbitration::Settle(game, now_ms, *analyst_, opened);
+  std::vector<v1::ArbitrationEvent> events = arbitration::Settle(game, now_ms, *analyst_, opened);
+  // A review that waits for analysis is asked again here, on the deadline's thread, never on a
+  // command's: the answer is recorded under the same "settle:<game>:<version>" id as a flag, so
+  // it is recorded once however many replicas ask.
+  if (events.empty()) {
+    if (std::optional<v1::ArbitrationEvent> settled = ReviewSettledByAnalysis(game, *analyst_)) {
+      settled->set_at_ms(std::max(now_ms, game.last_event_ms()));
+      *settled->mutable_actor() = ServerActor();
+      events.push_back(*std::move(settled));
+    }
+  }
+  return events;
 }
 
 std::optional<std::int64_t> GameDomain::NextDeadline(const GameState& game) const {
+  return arbitration::NextDeadline(game);
+}
+
+std::optional<std::int64_t> GameDomain::NextDeadlineAfter(const GameState& game,
+                                                          std::int64_t now_ms) const {
+  // Still unanswered: asked again at the next step of the backoff.
+  if (game.review_awaits_analysis()) return ReviewReaskAt(game, now_ms);
   return arbitration::NextDeadline(game);
 }
 

@@ -380,6 +380,7 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          s.outcome_ = laws::OutcomeOf(event.ended().outcome());
          s.proof_ = event.ended().proof();
          s.review_ = event.ended().review();
+         s.review_awaits_analysis_ = s.review_ && event.ended().review_awaits_analysis();
          s.status_ = GameStatus::kEnded;
          s.ended_at_ms_ = at;
          s.draw_offer_.reset();
@@ -398,11 +399,24 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          s.StopClock(at);
          s.outcome_ = laws::OutcomeOf(event.result_set().outcome());
          s.review_ = false;
+         s.review_awaits_analysis_ = false;  // the arbiter's result settles the review
          s.status_ = GameStatus::kEnded;
          if (!s.ended_at_ms_) s.ended_at_ms_ = at;
          s.draw_offer_.reset();
          s.pending_claim_.reset();
          s.awaiting_after_flag_ = false;
+         return absl::OkStatus();
+       }},
+      // A review that waited for analysis, settled by its answer (only while it waits: after the
+      // arbiter's result there is nothing left to settle).
+      {v1::ArbitrationEvent::kReviewSettled,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (!s.review_awaits_analysis_) return CorruptLog("a review settled that did not wait");
+         s.outcome_ = laws::OutcomeOf(event.review_settled().outcome());
+         s.proof_ = event.review_settled().proof();
+         s.review_ = event.review_settled().review();
+         s.review_awaits_analysis_ = false;
+         s.review_settled_ = event.review_settled();
          return absl::OkStatus();
        }},
   };

@@ -166,6 +166,8 @@ std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now
 }
 
 std::optional<std::int64_t> NextDeadline(const GameState& game) {
+  // A review that waits for analysis is asked again first 1 s after the ruling (ReviewReaskAt).
+  if (game.review_awaits_analysis()) return ReviewReaskAt(game, *game.ended_at_ms());
   if (game.status() != GameStatus::kOngoing) return std::nullopt;
   std::optional<std::int64_t> next;
   if (std::optional<Color> running = game.clock().running();

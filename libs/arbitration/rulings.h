@@ -135,6 +135,16 @@ std::vector<v1::ArbitrationEvent> Settle(
 // the store's deadline index and the server's timers. None when nothing is pending.
 std::optional<std::int64_t> NextDeadline(const GameState& game);
 
+// A flag's ruling whose review waits for analysis (GameEnded.review_awaits_analysis): the next
+// instant to ask again after `now_ms` (1 s after the ruling, doubling to every minute); nullopt
+// when no review waits.
+std::optional<std::int64_t> ReviewReaskAt(const GameState& game, std::int64_t now_ms);
+// Asks the flag's question again (6.9 / 6.10 / B7 / 1997 C4) on the position the game ended in:
+// the ReviewSettled event the answer gives (the ruling the answer in time would have given), or
+// nullopt when no review waits or the analysis still does not answer.
+std::optional<v1::ArbitrationEvent> ReviewSettledByAnalysis(const GameState& game,
+                                                            Analyst& analyst);
+
 // The actor of what the server does by itself.
 v1::Actor ServerActor();
 

@@ -41,6 +41,11 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RemoteAnalystOptions& o) {
 AnalystAnswer Unanswered(const grpc::Status& status) {
   AnalystAnswer a;
   a.verdict = analysis::Verdict::kUndetermined;
+  // A malformed or refused question gets the same refusal when asked again; anything else (down,
+  // busy, past the deadline, a token to renew) may be answered later.
+  a.unanswered = status.error_code() != grpc::StatusCode::INVALID_ARGUMENT &&
+                 status.error_code() != grpc::StatusCode::FAILED_PRECONDITION &&
+                 status.error_code() != grpc::StatusCode::UNIMPLEMENTED;
   a.proof =
       absl::StrCat("search-analysis did not answer (", service::GrpcCodeName(status.error_code()),
                    ": ", status.error_message(), ")");
