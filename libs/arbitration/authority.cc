@@ -152,11 +152,16 @@ absl::StatusOr<std::vector<v1::ArbitrationEvent>> GameDomain::Settle(absl::strin
   // A review that waits for analysis is asked again here, on the deadline's thread, never on a
   // command's: the answer is recorded under the same "settle:<game>:<version>" id as a flag, so
   // it is recorded once however many replicas ask.
+  // The moves' dead-position questions (5.2b / 9.6) the same way, the oldest first.
   if (events.empty()) {
     if (std::optional<v1::ArbitrationEvent> settled = ReviewSettledByAnalysis(game, *analyst_)) {
-      settled->set_at_ms(std::max(now_ms, game.last_event_ms()));
-      *settled->mutable_actor() = ServerActor();
       events.push_back(*std::move(settled));
+    } else {
+      events = DeadPositionAnswers(game, *analyst_);
+    }
+    for (v1::ArbitrationEvent& e : events) {
+      e.set_at_ms(std::max(now_ms, game.last_event_ms()));
+      *e.mutable_actor() = ServerActor();
     }
   }
   return events;
@@ -168,9 +173,7 @@ std::optional<std::int64_t> GameDomain::NextDeadline(const GameState& game) cons
 
 std::optional<std::int64_t> GameDomain::NextDeadlineAfter(const GameState& game,
                                                           std::int64_t now_ms) const {
-  // Still unanswered: asked again at the next step of the backoff.
-  if (game.review_awaits_analysis()) return ReviewReaskAt(game, now_ms);
-  return arbitration::NextDeadline(game);
+  return arbitration::NextDeadlineAfter(game, now_ms);
 }
 
 arbiter::v1::GameEvent GameDomain::ToStoreEvent(const Event& event,

@@ -86,20 +86,6 @@ v1::ArbitrationEvent FlagEnded(const FlagVerdict& v) {
   return EndedEvent(v.outcome, v.proof, v.review, v.awaits_analysis);
 }
 
-std::optional<std::int64_t> ReviewReaskAt(const GameState& game, std::int64_t now_ms) {
-  if (!game.review_awaits_analysis() || !game.ended_at_ms()) return std::nullopt;
-  // Asked again 1 s after the flag's ruling, then after 2, 4, ... 32 s, then every minute: the
-  // first of those instants after `now_ms`.
-  constexpr std::int64_t kFirstMs = 1'000;
-  constexpr std::int64_t kMaxMs = 60'000;
-  std::int64_t at = *game.ended_at_ms();
-  for (std::int64_t wait = kFirstMs;; wait = std::min(wait * 2, kMaxMs)) {
-    if (wait == kMaxMs && at <= now_ms) at += (now_ms - at) / kMaxMs * kMaxMs;
-    at += wait;
-    if (at > now_ms) return at;
-  }
-}
-
 std::optional<v1::ArbitrationEvent> ReviewSettledByAnalysis(const GameState& game,
                                                             Analyst& analyst) {
   const std::optional<Color> winner = game.outcome().winner();

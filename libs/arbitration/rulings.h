@@ -145,6 +145,14 @@ std::optional<std::int64_t> ReviewReaskAt(const GameState& game, std::int64_t no
 std::optional<v1::ArbitrationEvent> ReviewSettledByAnalysis(const GameState& game,
                                                             Analyst& analyst);
 
+// 5.2b / 9.6 asked off the moves' path (GameState::dead_position_questions): search-analysis's
+// answers, oldest question first, as DeadPositionAnswered events (at_ms and actor unset), up to
+// the first it does not answer or the first dead one.
+std::vector<v1::ArbitrationEvent> DeadPositionAnswers(const GameState& game, Analyst& analyst);
+// The deadline a deadline check at `now_ms` that recorded nothing leaves: a question still
+// unanswered (a review, a dead position) is due again at its backoff's next step.
+std::optional<std::int64_t> NextDeadlineAfter(const GameState& game, std::int64_t now_ms);
+
 // The actor of what the server does by itself.
 v1::Actor ServerActor();
 

@@ -161,6 +161,18 @@ AnalystAnswer RemoteAnalyst::DeadPosition(const chess::Position& pos) {
   return proved ? *proved : AnalystAnswer{};
 }
 
+std::optional<AnalystAnswer> RemoteAnalyst::DeadPositionAtOnce(const chess::Position& pos) {
+  Count();
+  // A move is never held up by a call: the question that needs one is asked off its path.
+  bool needs_call = false;
+  std::optional<AnalystAnswer> proved = arbitration::DeadPositionByProofs(pos, [&](chess::Color) {
+    needs_call = true;
+    return AnalystAnswer{};
+  });
+  if (needs_call) return std::nullopt;
+  return proved ? *proved : AnalystAnswer{};
+}
+
 std::string RemoteAnalyst::QuickplayAdvice(const chess::Game& game, chess::Color claimant) {
   v1::AdviseClaimRequest request;
   request.mutable_position()->set_fen(chess::ToFen(game.start()));
