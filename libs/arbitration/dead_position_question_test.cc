@@ -10,11 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "libs/arbitration/analyst.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/game_deadlines.h"
+#include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
 #include "libs/chess/fen.h"
@@ -138,6 +140,10 @@ TEST_F(DeadPositionQuestion, TheMoveIsAcceptedWithoutWaitingAndADeadAnswerEndsTh
   EXPECT_EQ(answered.actor().role(), "server");
   EXPECT_TRUE(g.dead_position_questions().empty());
   EXPECT_FALSE(store_.GetDeadline("g1")->has_value());
+  const std::string pgn = absl::StrReplaceAll(ExportPgn(g), {{"\n", " "}});  // the text wraps
+  EXPECT_NE(pgn.find("analysis answers that the position after ply 1 was dead"), std::string::npos)
+      << pgn;
+  EXPECT_NE(pgn.find("1/2-1/2"), std::string::npos) << pgn;
   EXPECT_FALSE(g.retracted(0));  // h5 stands; Ke8 and Ke1 are void
   EXPECT_TRUE(g.retracted(1));
   EXPECT_TRUE(g.retracted(2));

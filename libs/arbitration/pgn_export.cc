@@ -315,6 +315,19 @@ class Builder {
         Note(text);
         break;
       }
+      case v1::ArbitrationEvent::kDeadPositionAnswered: {
+        const v1::DeadPositionAnswered& d = e.dead_position_answered();
+        if (!d.dead()) break;  // the game went on as it went: nothing to note
+        const std::string described =
+            DescribeOutcome(laws::Outcome::Draw(laws::Termination::kDeadPosition, d.article()));
+        last_outcome_note_ = described;
+        std::string text = absl::StrCat(
+            d.article(), ": ", d.answered_by(), " answers that the position after ply ", d.ply(),
+            " was dead: the game ended then, ", described, "; the moves after it are void");
+        if (!d.proof().empty()) absl::StrAppend(&text, "; proof: ", d.proof());
+        Note(text);
+        break;
+      }
       case v1::ArbitrationEvent::kReviewSettled: {
         const v1::ReviewSettled& r = e.review_settled();
         const std::string described = DescribeOutcome(laws::OutcomeOf(r.outcome()));
