@@ -1,10 +1,11 @@
 // 5.2b / 9.6 asked off the move's path: a pawn move makes a position whose deadness needs
 // search-analysis (the analyst stands for the remote one: DeadPositionAtOnce gives no answer).
 // The move is accepted without waiting for the analysis; the deadline index asks it; its answer
-// is recorded once, and a dead answer ends the game as of that move: "Die Partie ist remis, wenn
-// eine Stellung entsteht, in der keiner der beiden Spieler den gegnerischen König mit irgendeiner
-// Folge von legalen Zügen mattsetzen kann. ... Dies beendet sofort die Partie" (5.2b), so what the
-// players did after it is void.
+// is recorded once, and a dead answer ends the game as of that move: "Die Partie ist remis, sobald
+// eine Stellung entstanden ist, in welcher keiner der Spieler den gegnerischen König mit
+// irgendeiner Folge von regelgemäßen Zügen mattsetzen kann. ... Damit ist die Partie sofort
+// beendet, vorausgesetzt, dass der Zug, der die Stellung herbeigeführt hat, regelgemäß war."
+// (5.2b), so what the players did after it is void.
 #include <cstdint>
 #include <string>
 #include <thread>

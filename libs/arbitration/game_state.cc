@@ -416,8 +416,8 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          s.awaiting_after_flag_ = false;
          return absl::OkStatus();
        }},
-      // 5.2b / 9.6: a move's dead-position question answered. Dead: "Dies beendet sofort die
-      // Partie": the game ended the moment the position arose, so what the players did after it
+      // 5.2b / 9.6: a move's dead-position question answered. Dead: "Damit ist die Partie sofort
+      // beendet": the game ended the moment the position arose, so what the players did after it
       // is void: its moves are taken back (the record keeps them, retracted), the clocks are as
       // they were then, and a result they reached since (a resignation, a flag, an agreement)
       // gives way to the draw.

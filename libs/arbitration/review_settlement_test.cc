@@ -145,10 +145,11 @@ TEST(ReviewReaskAt, OneSecondAfterTheRulingThenDoublingToEveryMinute) {
   for (const auto& [now, next] : steps) EXPECT_EQ(ReviewReaskAt(g, now), next) << now;
 }
 
-// 6.9 (2023): "Die Partie ist jedoch remis, wenn eine Stellung entstanden ist, in der der Gegner
-// den König des Spielers durch keine mögliche Folge von legalen Zügen mattsetzen kann." The
-// question went unanswered at the flag, and once more; the third asking is answered: drawn, by
-// analysis, recorded once though both replicas ask, the index entry gone.
+// The flag's article (6.10 in the German text: "Die Partie ist jedoch remis, wenn eine Stellung
+// entstanden ist, aus der heraus es dem Gegner nicht möglich ist, den König des Spielers durch eine
+// beliebige Folge von regelgemäßen Zügen, selbst bei ungeschicktestem Gegenspiel, matt zu
+// setzen."). The question went unanswered at the flag, and once more; the third asking is
+// answered: drawn, by analysis, recorded once though both replicas ask, the index entry gone.
 TEST_F(ReviewSettlement, AFlagInReviewIsSettledWhenAnalysisAnswersOnceAcrossReplicas) {
   StartGame(v1::EDITION_FIDE_2023, kBareKing);
   a_.analyst.Script({ScriptedAnalyst::Down(), ScriptedAnalyst::Down()});
