@@ -66,6 +66,7 @@ std::optional<AnalystAnswer> DeadPositionByProofs(
   const std::optional<analysis::StaticProof>& proved = white ? white : black;
   AnalystAnswer rest = can_mate(other);
   a.verdict = rest.verdict;
+  a.unanswered = rest.unanswered;
   if (rest.verdict == analysis::Verdict::kUnwinnable) {
     a.proof = absl::StrCat(chess::ColorName(~other), ": ", analysis::MethodName(proved->method),
                            ": ", proved->reason, "; ", chess::ColorName(other), ": ", rest.proof);

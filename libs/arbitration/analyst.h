@@ -27,6 +27,9 @@ namespace arbitration {
 struct AnalystAnswer {
   analysis::Verdict verdict = analysis::Verdict::kUndetermined;
   std::string proof;  // the method and its reason, or the mating line in UCI
+  // kUndetermined because the analysis could not be had (search-analysis down, the call's
+  // deadline passed), not because the search reached its limits: asking again may answer.
+  bool unanswered = false;
 };
 
 class Analyst {
@@ -39,6 +42,12 @@ class Analyst {
   // 5.2b / 9.6: kUnwinnable = dead (neither side can mate), kWinnable = alive, kUndetermined =
   // not proved dead (the game goes on).
   virtual AnalystAnswer DeadPosition(const chess::Position& pos) = 0;
+  // 5.2b / 9.6 on a move's path: the answer this analyst gives without waiting on another
+  // service, or nullopt when the question needs search-analysis (the move is then accepted and
+  // the question asked off its path). An analyst in this process answers at once.
+  virtual std::optional<AnalystAnswer> DeadPositionAtOnce(const chess::Position& pos) {
+    return DeadPosition(pos);
+  }
   // 10.2 / D1: advice for the arbiter on a quickplay claim by `claimant` (labelled as advice, for
   // arbiters only, 12.2): whether the opponent can mate at all, and his progress. "" = none.
   virtual std::string QuickplayAdvice(const chess::Game& game, chess::Color claimant) { return ""; }

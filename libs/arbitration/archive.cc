@@ -40,6 +40,12 @@ absl::StatusOr<v1::ArchivedGame> TombstoneOf(absl::string_view game_id, const Ga
     return base::Error(kErrGameNotOver,
                        "only a game that is over is archived: this one still needs its log");
   }
+  // Its result is not final until analysis answers (or the arbiter sets it): the log and its
+  // deadline entry, which asks again, must stay.
+  if (game.review_awaits_analysis()) {
+    return base::Error(kErrGameNotOver,
+                       "the game's review waits for search-analysis: it is archived once settled");
+  }
   v1::ArchivedGame a;
   a.set_game_id(std::string(game_id));
   a.set_version(game.version());

@@ -65,6 +65,7 @@ v1::GameLogSnapshot Summary(const GameState& game) {
   if (std::optional<std::int64_t> deadline = NextDeadline(game)) out.set_deadline_ms(*deadline);
   out.set_awaiting_ruling(game.status() == GameStatus::kAwaitingRuling);
   out.set_review(game.review());
+  out.set_review_awaits_analysis(game.review_awaits_analysis());
   return out;
 }
 
@@ -147,11 +148,32 @@ absl::StatusOr<std::vector<v1::ArbitrationEvent>> GameDomain::Settle(absl::strin
                                                                      std::int64_t now_ms) {
   // Appendix A10: the default of two absent players opens the envelope (the service's key).
   ASSIGN_OR_RETURN(std::optional<std::string> opened, OpenedForDefault(game_id, game));
-  return arbitration::Settle(game, now_ms, *analyst_, opened);
+  std::vector<v1::ArbitrationEvent> events = arbitration::Settle(game, now_ms, *analyst_, opened);
+  // A review that waits for analysis is asked again here, on the deadline's thread, never on a
+  // command's: the answer is recorded under the same "settle:<game>:<version>" id as a flag, so
+  // it is recorded once however many replicas ask.
+  // The moves' dead-position questions (5.2b / 9.6) the same way, the oldest first.
+  if (events.empty()) {
+    if (std::optional<v1::ArbitrationEvent> settled = ReviewSettledByAnalysis(game, *analyst_)) {
+      events.push_back(*std::move(settled));
+    } else {
+      events = DeadPositionAnswers(game, *analyst_);
+    }
+    for (v1::ArbitrationEvent& e : events) {
+      e.set_at_ms(std::max(now_ms, game.last_event_ms()));
+      *e.mutable_actor() = ServerActor();
+    }
+  }
+  return events;
 }
 
 std::optional<std::int64_t> GameDomain::NextDeadline(const GameState& game) const {
   return arbitration::NextDeadline(game);
+}
+
+std::optional<std::int64_t> GameDomain::NextDeadlineAfter(const GameState& game,
+                                                          std::int64_t now_ms) const {
+  return arbitration::NextDeadlineAfter(game, now_ms);
 }
 
 arbiter::v1::GameEvent GameDomain::ToStoreEvent(const Event& event,

@@ -96,6 +96,9 @@ class GameDomain {
   absl::StatusOr<std::vector<Event>> Settle(absl::string_view game_id, const GameState& game,
                                             std::int64_t now_ms);
   std::optional<std::int64_t> NextDeadline(const GameState& game) const;
+  // The deadline a check at `now_ms` that recorded nothing leaves: a question still waiting for
+  // analysis (a review, a dead position) is due again at the backoff's next step, not at once.
+  std::optional<std::int64_t> NextDeadlineAfter(const GameState& game, std::int64_t now_ms) const;
   arbiter::v1::GameEvent ToStoreEvent(const Event& event, std::int64_t recorded_at_ms) const;
   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent& event) const;
   arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) const;

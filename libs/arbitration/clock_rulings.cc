@@ -39,7 +39,7 @@ absl::Status RecordFlag(Plan& plan, Color side, std::int64_t at_ms, Analyst& ana
   // 10.2b: a postponed claim; the arbiter fixes the result now that a flag fell.
   if (plan.state.status() == GameStatus::kAwaitingRuling) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, side, "6.10", analyst);
-  return plan.Add(EndedEvent(v.outcome, v.proof, v.review), at_ms, ServerActor());
+  return plan.Add(FlagEnded(v), at_ms, ServerActor());
 }
 
 // 6.7: an absent player arrived more than the default time after the scheduled start.
@@ -61,7 +61,8 @@ absl::Status RecordDefault(Plan& plan, std::int64_t at_ms, Analyst& analyst) {
 }  // namespace
 
 // The opponent wins unless he cannot mate (by any series of legal moves; in 1997 blitz, without
-// mating potential); an undetermined search counts for him and is marked for review.
+// mating potential); an undetermined search counts for him and is marked for review, a review
+// that waits for analysis when the question went unanswered (ReviewSettledByAnalysis asks again).
 FlagVerdict RuleOnFlag(const GameState& game, Color loser, absl::string_view win_article,
                        Analyst& analyst) {
   const Color winner = ~loser;
@@ -76,8 +77,31 @@ FlagVerdict RuleOnFlag(const GameState& game, Color loser, absl::string_view win
   } else {
     v.outcome = Outcome::Win(winner, Termination::kTimeForfeit, win_article);
     v.review = answer.verdict == analysis::Verdict::kUndetermined;
+    v.awaits_analysis = v.review && answer.unanswered;
   }
   return v;
+}
+
+v1::ArbitrationEvent FlagEnded(const FlagVerdict& v) {
+  return EndedEvent(v.outcome, v.proof, v.review, v.awaits_analysis);
+}
+
+std::optional<v1::ArbitrationEvent> ReviewSettledByAnalysis(const GameState& game,
+                                                            Analyst& analyst) {
+  const std::optional<Color> winner = game.outcome().winner();
+  if (!game.review_awaits_analysis() || !winner) return std::nullopt;
+  // The question the flag's ruling asked, on the position the game ended in, and the ruling the
+  // answer would have given in time (the article the win rested on stays the same).
+  FlagVerdict v = RuleOnFlag(game, ~*winner, game.outcome().article, analyst);
+  if (v.awaits_analysis) return std::nullopt;  // still unanswered: asked again later
+  v1::ArbitrationEvent e;
+  v1::ReviewSettled* settled = e.mutable_review_settled();
+  laws::ToProto(v.outcome, settled->mutable_outcome());
+  settled->set_proof(v.proof);
+  settled->set_article(std::string(laws::WinOnTimeOf(game.ruleset()).article));
+  settled->set_settled_by("analysis");
+  settled->set_review(v.review);  // undetermined by the search's limits: the arbiter's review
+  return e;
 }
 
 // Records, in the order they happened, the flags and defaults due by `now_ms`.
@@ -160,7 +184,7 @@ absl::Status DecideTimeClaim(Plan& plan, const Command& c, Color side, Analyst& 
   // gültige Resultat fest": in a postponed game the claim stops the clocks and the arbiter rules.
   if (plan.state.awaiting_after_flag()) return absl::OkStatus();
   FlagVerdict v = RuleOnFlag(plan.state, ~side, rule.claim_article, analyst);
-  return plan.Add(EndedEvent(v.outcome, v.proof, v.review), plan.now_ms, c.actor);
+  return plan.Add(FlagEnded(v), plan.now_ms, c.actor);
 }
 
 namespace {

@@ -191,7 +191,7 @@ absl::Status DecideRuling(Plan& plan, const Command& c, Analyst& analyst) {
     FlagVerdict v =
         RuleOnFlag(plan.state, loser,
                    laws::FlagRuleOf(s.ruleset()).counts_when_observed ? "6.10" : "B7", analyst);
-    return plan.Add(EndedEvent(v.outcome, v.proof, v.review), now, c.actor);
+    return plan.Add(FlagEnded(v), now, c.actor);
   }
   if (s.pending_claim()->kind() == v1::CLAIM_KIND_ILLEGAL_MOVE) {  // 7.4a: the arbiter finds
     EventSink sink(plan.state, plan.events, now, c.actor);

@@ -16,13 +16,16 @@
 namespace arbitration {
 
 // The game ends with `outcome`; `proof` (a dead position's, a flag's) and `review` (an
-// undetermined search, for the arbiter) are kept in the record.
+// undetermined search, for the arbiter; `awaits_analysis`: an unanswered one, which the server
+// settles when analysis answers) are kept in the record.
 inline arbiter::v1::ArbitrationEvent EndedEvent(const laws::Outcome& outcome,
-                                                absl::string_view proof = "", bool review = false) {
+                                                absl::string_view proof = "", bool review = false,
+                                                bool awaits_analysis = false) {
   arbiter::v1::ArbitrationEvent e;
   laws::ToProto(outcome, e.mutable_ended()->mutable_outcome());
   e.mutable_ended()->set_proof(std::string(proof));
   e.mutable_ended()->set_review(review);
+  e.mutable_ended()->set_review_awaits_analysis(review && awaits_analysis);
   return e;
 }
 

@@ -38,6 +38,13 @@ class GameDeadlines final : public AuthorityObserver {
   void OnAppended(absl::string_view game_id, const GameState& after,
                   const std::vector<arbiter::v1::ArbitrationEvent>&,
                   std::optional<std::int64_t> deadline) override {
+    // A question waiting for analysis (a review, a dead position; the game's flag with it) is
+    // asked through the index only (claimed, then given back due at the backoff's next step:
+    // ReleaseDeadline), so that the store's entry, not a timer here, says when; a timer here
+    // would leave the entry due and the question asked twice.
+    if (after.review_awaits_analysis() || !after.dead_position_questions().empty()) {
+      deadline.reset();
+    }
     scheduler_.OnDeadlineSet(game_id, after.version(), deadline);
   }
 

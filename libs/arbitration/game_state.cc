@@ -361,6 +361,14 @@ std::vector<GameState::EventRule> GameState::PlayEvents() {
            s.draw_offer_ = *side;
            ++s.offers_[chess::Index(*side)];
          }
+         if (m.dead_position_asked()) {
+           s.dead_position_questions_.push_back({.version = s.version() + 1,
+                                                 .ply = s.standing_plies_,
+                                                 .at_ms = at,
+                                                 .white_ms = s.RemainingMs(Color::kWhite, at),
+                                                 .black_ms = s.RemainingMs(Color::kBlack, at),
+                                                 .position = s.game_.position()});
+         }
          return absl::OkStatus();
        }},
   };
@@ -380,6 +388,7 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          s.outcome_ = laws::OutcomeOf(event.ended().outcome());
          s.proof_ = event.ended().proof();
          s.review_ = event.ended().review();
+         s.review_awaits_analysis_ = s.review_ && event.ended().review_awaits_analysis();
          s.status_ = GameStatus::kEnded;
          s.ended_at_ms_ = at;
          s.draw_offer_.reset();
@@ -398,11 +407,62 @@ std::vector<GameState::EventRule> GameState::ResultEvents() {
          s.StopClock(at);
          s.outcome_ = laws::OutcomeOf(event.result_set().outcome());
          s.review_ = false;
+         s.review_awaits_analysis_ = false;   // the arbiter's result settles the review
+         s.dead_position_questions_.clear();  // and stands whatever analysis answers
          s.status_ = GameStatus::kEnded;
          if (!s.ended_at_ms_) s.ended_at_ms_ = at;
          s.draw_offer_.reset();
          s.pending_claim_.reset();
          s.awaiting_after_flag_ = false;
+         return absl::OkStatus();
+       }},
+      // 5.2b / 9.6: a move's dead-position question answered. Dead: "Damit ist die Partie sofort
+      // beendet": the game ended the moment the position arose, so what the players did after it
+      // is void: its moves are taken back (the record keeps them, retracted), the clocks are as
+      // they were then, and a result they reached since (a resignation, a flag, an agreement)
+      // gives way to the draw.
+      {v1::ArbitrationEvent::kDeadPositionAnswered,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         const v1::DeadPositionAnswered& a = event.dead_position_answered();
+         if (s.dead_position_questions_.empty() ||
+             s.dead_position_questions_.front().version != a.version()) {
+           return CorruptLog("an answer to no pending dead-position question");
+         }
+         const DeadPositionQuestion q = s.dead_position_questions_.front();
+         s.dead_position_questions_.erase(s.dead_position_questions_.begin());
+         if (!a.dead()) return absl::OkStatus();
+         s.dead_position_questions_.clear();
+         RETURN_IF_ERROR(s.RestoreTo(q.ply, at));
+         chessclock::ClockSetting then;
+         then.white_ms = q.white_ms;
+         then.black_ms = q.black_ms;
+         then.white_moves = s.clock_.moves(Color::kWhite);
+         then.black_moves = s.clock_.moves(Color::kBlack);
+         then.to_move = s.to_move();
+         RETURN_IF_ERROR(s.clock_.Set(then, at));
+         s.StopClock(at);
+         s.paused_ = false;
+         s.outcome_ = laws::Outcome::Draw(laws::Termination::kDeadPosition, a.article());
+         s.proof_ = a.proof();
+         s.review_ = false;
+         s.review_awaits_analysis_ = false;
+         s.status_ = GameStatus::kEnded;
+         s.ended_at_ms_ = q.at_ms;
+         s.draw_offer_.reset();
+         s.pending_claim_.reset();
+         s.awaiting_after_flag_ = false;
+         return absl::OkStatus();
+       }},
+      // A review that waited for analysis, settled by its answer (only while it waits: after the
+      // arbiter's result there is nothing left to settle).
+      {v1::ArbitrationEvent::kReviewSettled,
+       [](GameState& s, const v1::ArbitrationEvent& event, std::int64_t at) -> absl::Status {
+         if (!s.review_awaits_analysis_) return CorruptLog("a review settled that did not wait");
+         s.outcome_ = laws::OutcomeOf(event.review_settled().outcome());
+         s.proof_ = event.review_settled().proof();
+         s.review_ = event.review_settled().review();
+         s.review_awaits_analysis_ = false;
+         s.review_settled_ = event.review_settled();
          return absl::OkStatus();
        }},
   };

@@ -79,6 +79,24 @@ class GameState {
   const laws::Outcome& outcome() const { return outcome_; }
   const std::string& proof() const { return proof_; }
   bool review() const { return review_; }
+  // The review waits for search-analysis (GameEnded.review_awaits_analysis): the server settles
+  // it when analysis answers (ReviewSettledByAnalysis), unless the arbiter sets the result first.
+  bool review_awaits_analysis() const { return review_awaits_analysis_; }
+  // The review as analysis settled it, if it did.
+  const std::optional<v1::ReviewSettled>& review_settled() const { return review_settled_; }
+  // 5.2b / 9.6 asked off the moves' path (MoveMade.dead_position_asked): the positions whose
+  // deadness search-analysis has yet to answer, oldest first.
+  struct DeadPositionQuestion {
+    std::int64_t version = 0;   // the move's event
+    std::int64_t ply = 0;       // the plies standing after it
+    std::int64_t at_ms = 0;     // the instant the position arose
+    std::int64_t white_ms = 0;  // the clocks then
+    std::int64_t black_ms = 0;
+    chess::Position position;
+  };
+  const std::vector<DeadPositionQuestion>& dead_position_questions() const {
+    return dead_position_questions_;
+  }
   // The arbiter has stopped the clocks (6.13a) and not restarted them.
   bool paused() const { return paused_; }
   // The game since the last capture or pawn move (the positions that can still repeat): all that
@@ -234,6 +252,9 @@ class GameState {
   laws::Outcome outcome_;
   std::string proof_;
   bool review_ = false;
+  bool review_awaits_analysis_ = false;
+  std::optional<v1::ReviewSettled> review_settled_;
+  std::vector<DeadPositionQuestion> dead_position_questions_;
   bool paused_ = false;
   std::optional<std::int64_t> default_deadline_ms_;
   std::int64_t turn_start_remaining_ms_ = 0;

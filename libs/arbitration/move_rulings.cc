@@ -35,16 +35,19 @@ struct Ending {
 // What the position after a move ends: the automatic endings of libs/laws (5.1a, 5.2a, 2023
 // 9.6.1-2, a dead position proved statically), then, after a capture, a pawn move or a
 // promotion, the analyst's dead-position check (5.2b / 9.6): a piece move cannot take away the
-// last mating chance that material and pawn structure left.
+// last mating chance that material and pawn structure left. `asked`: the check needs
+// search-analysis, asked off the move's path (the move does not wait for it).
 std::optional<Ending> EndingAfterMove(const chess::Game& after, bool zeroing,
-                                      const laws::Ruleset& ruleset, Analyst& analyst) {
+                                      const laws::Ruleset& ruleset, Analyst& analyst, bool* asked) {
   if (std::optional<laws::AutomaticEnding> end = laws::EndingOf(after, ruleset.edition)) {
     return Ending{end->outcome, end->proof};
   }
   if (zeroing) {
-    AnalystAnswer dead = analyst.DeadPosition(after.position());
-    if (dead.verdict == analysis::Verdict::kUnwinnable) {
-      return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"), dead.proof};
+    std::optional<AnalystAnswer> dead = analyst.DeadPositionAtOnce(after.position());
+    if (!dead.has_value()) {
+      *asked = true;
+    } else if (dead->verdict == analysis::Verdict::kUnwinnable) {
+      return Ending{Outcome::Draw(Termination::kDeadPosition, "5.2b"), dead->proof};
     }
   }
   return std::nullopt;
@@ -60,8 +63,9 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
   // The endings after the move need the positions that can repeat, not the whole game's.
   chess::Game after = s.game().RepetitionWindow();
   RETURN_IF_ERROR(after.Play(move));
+  bool dead_position_asked = false;
   std::optional<Ending> ending =
-      EndingAfterMove(after, before.IsZeroing(move), s.ruleset(), analyst);
+      EndingAfterMove(after, before.IsZeroing(move), s.ruleset(), analyst, &dead_position_asked);
   const std::int64_t remaining = s.RemainingMs(side, plan.now_ms);
   v1::ArbitrationEvent e;
   v1::MoveMade* m = e.mutable_move();
@@ -71,6 +75,7 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
   m->set_offer_draw(offer_draw && !ending);
   m->set_lag_ms(lag_ms);
   m->set_ends_game(ending.has_value());
+  m->set_dead_position_asked(dead_position_asked && !ending);
   m->set_elapsed_ms(std::max<std::int64_t>(0, s.turn_start_remaining_ms() - remaining));
   if (ending) {
     m->set_clock_ms(remaining);
@@ -84,6 +89,27 @@ absl::Status AddMove(Plan& plan, Color side, chess::Move move, bool offer_draw, 
     RETURN_IF_ERROR(plan.Add(EndedEvent(ending->outcome, ending->proof), plan.now_ms, actor));
   }
   return absl::OkStatus();
+}
+
+std::vector<v1::ArbitrationEvent> DeadPositionAnswers(const GameState& game, Analyst& analyst) {
+  std::vector<v1::ArbitrationEvent> out;
+  for (const GameState::DeadPositionQuestion& q : game.dead_position_questions()) {
+    AnalystAnswer a = analyst.DeadPosition(q.position);
+    if (a.unanswered) break;  // asked again later, the older question first
+    v1::ArbitrationEvent e;
+    v1::DeadPositionAnswered* d = e.mutable_dead_position_answered();
+    d->set_version(q.version);
+    d->set_ply(q.ply);
+    // 5.2b: only a proof declares it dead; an undetermined search leaves the game as it went on.
+    d->set_dead(a.verdict == analysis::Verdict::kUnwinnable);
+    d->set_proof(a.proof);
+    d->set_article("5.2b");
+    d->set_arose_at_ms(q.at_ms);
+    d->set_answered_by("analysis");
+    out.push_back(std::move(e));
+    if (d->dead()) break;  // the game ended there: later questions are void
+  }
+  return out;
 }
 
 // 4.3-4.5 on the opponent's touches, at his request (B5a), refused once the claimant touched a

@@ -128,6 +128,8 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->set_black_id(g.created().black_id());
   view->set_now_ms(seen.at_ms);
   view->set_review(g.review());
+  view->set_review_awaits_analysis(g.review_awaits_analysis());
+  if (g.review_settled()) *view->mutable_review_settled() = *g.review_settled();
   // The illegal-move ledger (7.4b, 7.5.5, C3).
   if (!g.illegal_ledger().empty()) {
     v1::IllegalMoveLedger* ledger = view->mutable_illegal_moves();

@@ -161,7 +161,11 @@ class Builder {
       const auto [white, black] = game_.Points();
       Note(absl::StrCat("points: White ", white, ", Black ", black));
     }
-    if (game_.review()) Note("marked for the arbiter's review (6.10: the search was undetermined)");
+    if (game_.review_awaits_analysis()) {
+      Note("marked for review: waiting for search-analysis to answer (6.10)");
+    } else if (game_.review()) {
+      Note("marked for the arbiter's review (6.10: the search was undetermined)");
+    }
     // The illegal-move ledger (7.4b, 7.5.5, C3).
     if (!game_.illegal_ledger().empty()) {
       Note(absl::StrCat("illegal moves: White ", game_.illegal_moves(Color::kWhite), ", Black ",
@@ -305,6 +309,33 @@ class Builder {
         std::string text = DescribeOutcome(outcome);
         last_outcome_note_ = text;
         if (!e.ended().proof().empty()) absl::StrAppend(&text, "; proof: ", e.ended().proof());
+        if (e.ended().review_awaits_analysis()) {
+          absl::StrAppend(&text, "; search-analysis did not answer: the review waits for it");
+        }
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kDeadPositionAnswered: {
+        const v1::DeadPositionAnswered& d = e.dead_position_answered();
+        if (!d.dead()) break;  // the game went on as it went: nothing to note
+        const std::string described =
+            DescribeOutcome(laws::Outcome::Draw(laws::Termination::kDeadPosition, d.article()));
+        last_outcome_note_ = described;
+        std::string text = absl::StrCat(
+            d.article(), ": ", d.answered_by(), " answers that the position after ply ", d.ply(),
+            " was dead: the game ended then, ", described, "; the moves after it are void");
+        if (!d.proof().empty()) absl::StrAppend(&text, "; proof: ", d.proof());
+        Note(text);
+        break;
+      }
+      case v1::ArbitrationEvent::kReviewSettled: {
+        const v1::ReviewSettled& r = e.review_settled();
+        const std::string described = DescribeOutcome(laws::OutcomeOf(r.outcome()));
+        last_outcome_note_ = described;
+        std::string text =
+            absl::StrCat(r.article(), ": the review settled by ", r.settled_by(), ": ", described);
+        if (!r.proof().empty()) absl::StrAppend(&text, "; proof: ", r.proof());
+        if (r.review()) absl::StrAppend(&text, "; the search was undetermined: for the arbiter");
         Note(text);
         break;
       }

@@ -135,9 +135,12 @@ struct FlagVerdict {
   laws::Outcome outcome;
   std::string proof;
   bool review = false;
+  bool awaits_analysis = false;  // the review waits for analysis, which did not answer
 };
 FlagVerdict RuleOnFlag(const GameState& game, chess::Color loser, absl::string_view win_article,
                        Analyst& analyst);
+// The ending event of a flag's verdict.
+v1::ArbitrationEvent FlagEnded(const FlagVerdict& v);
 // Records, in the order they happened, the flags and defaults due by `now_ms`.
 absl::Status SettleInto(Plan& plan, std::int64_t now_ms, Analyst& analyst);
 // B7: a win on time claimed by the player whose flag is up.

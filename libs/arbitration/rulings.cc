@@ -165,12 +165,50 @@ std::vector<v1::ArbitrationEvent> Settle(const GameState& game, std::int64_t now
   return std::move(plan.events);
 }
 
-std::optional<std::int64_t> NextDeadline(const GameState& game) {
-  if (game.status() != GameStatus::kOngoing) return std::nullopt;
+namespace {
+
+// A question for search-analysis asked first at `first_ms` and unanswered: asked again 1 s later,
+// then after 2, 4, ... 32 s, then every minute; the first of those instants after `now_ms`.
+std::int64_t AskAgainAt(std::int64_t first_ms, std::int64_t now_ms) {
+  constexpr std::int64_t kFirstMs = 1'000;
+  constexpr std::int64_t kMaxMs = 60'000;
+  std::int64_t at = first_ms;
+  for (std::int64_t wait = kFirstMs;; wait = std::min(wait * 2, kMaxMs)) {
+    if (wait == kMaxMs && at <= now_ms) at += (now_ms - at) / kMaxMs * kMaxMs;
+    at += wait;
+    if (at > now_ms) return at;
+  }
+}
+
+// When the deadline check next asks search-analysis what it waits for: a review (first 1 s after
+// the flag's ruling) and the oldest dead-position question (first at once, off the move's path).
+// `checked_at_ms`: a check at that instant found them unanswered (the backoff's next step).
+std::optional<std::int64_t> AnalysisDue(const GameState& game,
+                                        std::optional<std::int64_t> checked_at_ms) {
   std::optional<std::int64_t> next;
+  auto due = [&](std::int64_t first_ms, std::int64_t initial_ms) {
+    const std::int64_t t = checked_at_ms ? AskAgainAt(first_ms, *checked_at_ms) : initial_ms;
+    next = next ? std::min(*next, t) : t;
+  };
+  if (game.review_awaits_analysis() && game.ended_at_ms()) {
+    due(*game.ended_at_ms(), *game.ended_at_ms() + 1'000);
+  }
+  if (!game.dead_position_questions().empty()) {
+    const std::int64_t arose = game.dead_position_questions().front().at_ms;
+    due(arose, arose);
+  }
+  return next;
+}
+
+std::optional<std::int64_t> DeadlineOf(const GameState& game,
+                                       std::optional<std::int64_t> checked_at_ms) {
+  std::optional<std::int64_t> next = AnalysisDue(game, checked_at_ms);
+  if (game.status() != GameStatus::kOngoing) return next;
   if (std::optional<Color> running = game.clock().running();
       running && !game.FlagRecorded(*running)) {
-    next = game.clock().Deadline();
+    if (std::optional<std::int64_t> flag = game.clock().Deadline()) {
+      next = next ? std::min(*next, *flag) : *flag;
+    }
   }
   if (game.default_deadline_ms() &&
       (!game.present(Color::kWhite) || !game.present(Color::kBlack))) {
@@ -182,6 +220,21 @@ std::optional<std::int64_t> NextDeadline(const GameState& game) {
     next = next ? std::min(*next, *close_at) : *close_at;
   }
   return next;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> NextDeadline(const GameState& game) {
+  return DeadlineOf(game, std::nullopt);
+}
+
+std::optional<std::int64_t> NextDeadlineAfter(const GameState& game, std::int64_t now_ms) {
+  return DeadlineOf(game, now_ms);
+}
+
+std::optional<std::int64_t> ReviewReaskAt(const GameState& game, std::int64_t now_ms) {
+  if (!game.review_awaits_analysis() || !game.ended_at_ms()) return std::nullopt;
+  return AskAgainAt(*game.ended_at_ms(), now_ms);
 }
 
 }  // namespace arbitration

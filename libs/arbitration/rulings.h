@@ -135,6 +135,24 @@ std::vector<v1::ArbitrationEvent> Settle(
 // the store's deadline index and the server's timers. None when nothing is pending.
 std::optional<std::int64_t> NextDeadline(const GameState& game);
 
+// A flag's ruling whose review waits for analysis (GameEnded.review_awaits_analysis): the next
+// instant to ask again after `now_ms` (1 s after the ruling, doubling to every minute); nullopt
+// when no review waits.
+std::optional<std::int64_t> ReviewReaskAt(const GameState& game, std::int64_t now_ms);
+// Asks the flag's question again (6.9 / 6.10 / B7 / 1997 C4) on the position the game ended in:
+// the ReviewSettled event the answer gives (the ruling the answer in time would have given), or
+// nullopt when no review waits or the analysis still does not answer.
+std::optional<v1::ArbitrationEvent> ReviewSettledByAnalysis(const GameState& game,
+                                                            Analyst& analyst);
+
+// 5.2b / 9.6 asked off the moves' path (GameState::dead_position_questions): search-analysis's
+// answers, oldest question first, as DeadPositionAnswered events (at_ms and actor unset), up to
+// the first it does not answer or the first dead one.
+std::vector<v1::ArbitrationEvent> DeadPositionAnswers(const GameState& game, Analyst& analyst);
+// The deadline a deadline check at `now_ms` that recorded nothing leaves: a question still
+// unanswered (a review, a dead position) is due again at its backoff's next step.
+std::optional<std::int64_t> NextDeadlineAfter(const GameState& game, std::int64_t now_ms);
+
 // The actor of what the server does by itself.
 v1::Actor ServerActor();
 

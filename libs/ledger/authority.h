@@ -53,6 +53,9 @@
 //   absl::StatusOr<std::vector<Event>> Settle(absl::string_view game_id, const State&,
 //                                             std::int64_t now_ms);
 //   std::optional<std::int64_t> NextDeadline(const State&) const;
+//   // Optional: the deadline a check at now_ms that recorded nothing leaves (default:
+//   // NextDeadline), for a deadline due with nothing to record yet (asked again later).
+//   std::optional<std::int64_t> NextDeadlineAfter(const State&, std::int64_t now_ms) const;
 //   arbiter::v1::GameEvent ToStoreEvent(const Event&, std::int64_t recorded_at_ms) const;
 //   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent&) const;
 //   arbiter::v1::GameSnapshot ToStoreSnapshot(const State&) const;
@@ -645,7 +648,13 @@ absl::StatusOr<SettleResult> Authority<Domain>::CheckDeadline(absl::string_view 
     ASSIGN_OR_RETURN(std::vector<Event> events, domain_.Settle(game_id, *before, now));
     SettleResult out;
     if (events.empty()) {
-      out.next_deadline = domain_.NextDeadline(*before);
+      // A domain may put off a deadline that is due but has nothing to record yet (a question
+      // its answer waits for): NextDeadlineAfter(state, now), where it has one.
+      if constexpr (requires { domain_.NextDeadlineAfter(*before, now); }) {
+        out.next_deadline = domain_.NextDeadlineAfter(*before, now);
+      } else {
+        out.next_deadline = domain_.NextDeadline(*before);
+      }
       out.version = before->version();
       return out;
     }

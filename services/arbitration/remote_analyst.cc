@@ -41,6 +41,11 @@ std::shared_ptr<grpc::Channel> ChannelTo(const RemoteAnalystOptions& o) {
 AnalystAnswer Unanswered(const grpc::Status& status) {
   AnalystAnswer a;
   a.verdict = analysis::Verdict::kUndetermined;
+  // A malformed or refused question gets the same refusal when asked again; anything else (down,
+  // busy, past the deadline, a token to renew) may be answered later.
+  a.unanswered = status.error_code() != grpc::StatusCode::INVALID_ARGUMENT &&
+                 status.error_code() != grpc::StatusCode::FAILED_PRECONDITION &&
+                 status.error_code() != grpc::StatusCode::UNIMPLEMENTED;
   a.proof =
       absl::StrCat("search-analysis did not answer (", service::GrpcCodeName(status.error_code()),
                    ": ", status.error_message(), ")");
@@ -153,6 +158,18 @@ AnalystAnswer RemoteAnalyst::DeadPosition(const chess::Position& pos) {
   // and the other's chances need a search; neither proved: the game plays on, as in-process.
   std::optional<AnalystAnswer> proved = arbitration::DeadPositionByProofs(
       pos, [&](chess::Color other) { return AskCanMate(pos, other); });
+  return proved ? *proved : AnalystAnswer{};
+}
+
+std::optional<AnalystAnswer> RemoteAnalyst::DeadPositionAtOnce(const chess::Position& pos) {
+  Count();
+  // A move is never held up by a call: the question that needs one is asked off its path.
+  bool needs_call = false;
+  std::optional<AnalystAnswer> proved = arbitration::DeadPositionByProofs(pos, [&](chess::Color) {
+    needs_call = true;
+    return AnalystAnswer{};
+  });
+  if (needs_call) return std::nullopt;
   return proved ? *proved : AnalystAnswer{};
 }
 

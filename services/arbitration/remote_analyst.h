@@ -61,6 +61,8 @@ class RemoteAnalyst final : public arbitration::Analyst {
   arbitration::AnalystAnswer MatingPotential(const chess::Position& pos,
                                              chess::Color side) override;
   arbitration::AnalystAnswer DeadPosition(const chess::Position& pos) override;
+  // The static proofs only: nullopt when the question needs a call (asked off the move's path).
+  std::optional<arbitration::AnalystAnswer> DeadPositionAtOnce(const chess::Position& pos) override;
   std::string QuickplayAdvice(const chess::Game& game, chess::Color claimant) override;
 
  private:

@@ -4,7 +4,9 @@
 // and started again:
 //   - moves keep being accepted while it is down;
 //   - a flag that fell while it was down is ruled without its answer: counted for the opponent,
-//     the game in the arbiter's review, the reason in the log (6.10 with an undetermined search);
+//     the game in review waiting for analysis, the reason in the log (6.10 with an unanswered
+//     question); once analysis is back the server asks again and settles each such review by
+//     itself, with the analysis's answer (a ReviewSettled event in the log, by "analysis");
 //     flags before the kill and after the return are ruled with the analysis's answer, no review;
 //   - nothing acknowledged is lost or applied twice, every flag once at its instant (log_check.h).
 #include <signal.h>
@@ -38,6 +40,14 @@ std::unique_ptr<ServerProcess> StartAnalysis(int port) {
   absl::StatusOr<std::unique_ptr<ServerProcess>> p =
       ServerProcess::StartRetrying(FindRunfile("services/arbiterd/arbiterd"), flags);
   if (p.ok()) return *std::move(p);
+  return nullptr;
+}
+
+// The review settled by analysis, as the log records it (nullptr: not yet).
+const v1::ArbitrationEvent* SettledIn(const std::vector<v1::GameUpdate>& log) {
+  for (const v1::GameUpdate& u : log) {
+    if (u.event().has_review_settled()) return &u.event();
+  }
   return nullptr;
 }
 
@@ -86,6 +96,7 @@ TEST(AnalysisApart, MovesGoOnWhileAnalysisIsDownAndItsRulingsWaitForReview) {
   int long_refused = 0;
   int reviewed_while_down = 0, answered_while_down = 0;
   int reviewed_while_up = 0, answered_while_up = 0;
+  std::vector<std::string> waiting;  // reviews that wait for analysis
   for (const std::unique_ptr<GameRecord>& g : load.games()) {
     if (!g->flag_game && !g->refusal.empty()) ++long_refused;
     std::vector<v1::GameUpdate> log;
@@ -111,6 +122,8 @@ TEST(AnalysisApart, MovesGoOnWhileAnalysisIsDownAndItsRulingsWaitForReview) {
       EXPECT_TRUE(end->review()) << g->game_id << " fell while analysis was down";
       EXPECT_TRUE(absl::StrContains(end->proof(), "search-analysis did not answer"))
           << end->proof();
+      EXPECT_TRUE(end->review_awaits_analysis()) << g->game_id;
+      if (end->review_awaits_analysis()) waiting.push_back(g->game_id);
       (end->review() ? reviewed_while_down : answered_while_down)++;
     } else if (fell_at < down_at - 1000 || fell_at > up_at + 3000) {
       // 6.10: from a middlegame the opponent can still mate, by the analysis's own line.
@@ -136,6 +149,37 @@ TEST(AnalysisApart, MovesGoOnWhileAnalysisIsDownAndItsRulingsWaitForReview) {
   EXPECT_EQ(tally.other_errors, 0);
   EXPECT_EQ(long_refused, 0);
   EXPECT_GT(reviewed_while_down, 0) << "no flag fell while analysis was down";
+
+  // Each review that waited is settled by the server once analysis is back: asked again 1 s after
+  // the ruling, then 2, 4, 8 s later, so within about 16 s of an 8 s outage's end.
+  int settled = 0;
+  const absl::Time give_up = absl::Now() + absl::Seconds(45);
+  for (const std::string& id : waiting) {
+    for (;;) {
+      std::vector<v1::GameUpdate> log;
+      v1::GameView view;
+      const absl::Status read = load.ReadGame(id, &log, &view);
+      const v1::ArbitrationEvent* s = read.ok() ? SettledIn(log) : nullptr;
+      if (s != nullptr) {
+        EXPECT_EQ(s->review_settled().settled_by(), "analysis") << id;
+        EXPECT_GE(s->at_ms(), up_at - 1000) << id << ": settled before analysis came back";
+        // 6.10: from a middlegame the opponent can mate: the win stands, no longer for review.
+        EXPECT_FALSE(view.review()) << id;
+        EXPECT_FALSE(view.review_awaits_analysis()) << id;
+        ++settled;
+        break;
+      }
+      if (absl::Now() > give_up) {
+        ADD_FAILURE() << id << ": its review was not settled after analysis came back\n"
+                      << load.DumpLog(id);
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(500));
+    }
+  }
+  std::printf("reviews waiting for analysis: %zu, settled by it after its return: %d\n",
+              waiting.size(), settled);
+  EXPECT_EQ(settled, static_cast<int>(waiting.size()));
   EXPECT_GT(answered_while_up, 0) << "no flag was ruled with the analysis's answer";
 }
 

@@ -214,6 +214,16 @@ void CheckGame(const GameRecord& game, const std::vector<v1::GameUpdate>& log,
       case v1::ArbitrationEvent::kEnded:
         if (clock.running()) applied = clock.Pause(at);
         break;
+      case v1::ArbitrationEvent::kReviewSettled:
+        break;  // a flag's review settled by analysis: the result, not the clocks
+      case v1::ArbitrationEvent::kDeadPositionAnswered:
+        // Not dead: the game goes on as it went. (A dead answer sets the clocks back to the move
+        // it ended the game at; the scripted games never reach a dead position.)
+        if (e.dead_position_answered().dead()) {
+          ++t->other_errors;
+          t->Problem(absl::StrCat(id, ": a dead position at version ", i + 1));
+        }
+        break;
       default:
         ++t->other_errors;
         t->Problem(absl::StrCat(id, ": unexpected event at version ", i + 1));
