@@ -244,7 +244,7 @@ std::string SigningKey::Sign(absl::string_view message) const {
   return signature;
 }
 
-absl::StatusOr<KeyRing> KeyRing::FromPem(absl::string_view pem) {
+absl::StatusOr<KeyRing> KeyRing::FromPem(absl::string_view pem, bool may_be_empty) {
   KeyRing ring;
   std::size_t at = 0;
   while ((at = pem.find(kPublicBegin, at)) != absl::string_view::npos) {
@@ -257,15 +257,15 @@ absl::StatusOr<KeyRing> KeyRing::FromPem(absl::string_view pem) {
     RETURN_IF_ERROR(ring.Add(key));
     at = end + kPublicEnd.size();
   }
-  if (ring.keys_.empty()) {
+  if (ring.keys_.empty() && !may_be_empty) {
     return base::Error(kErrRecordBadKey, "no PEM public key (\"BEGIN PUBLIC KEY\") found");
   }
   return ring;
 }
 
-absl::StatusOr<KeyRing> KeyRing::FromFile(const std::string& path) {
+absl::StatusOr<KeyRing> KeyRing::FromFile(const std::string& path, bool may_be_empty) {
   ASSIGN_OR_RETURN(std::string pem, ReadFile(path));
-  absl::StatusOr<KeyRing> ring = FromPem(pem);
+  absl::StatusOr<KeyRing> ring = FromPem(pem, may_be_empty);
   if (!ring.ok()) {
     return base::Error(kErrRecordBadKey, absl::StrCat(path, ": ", ring.status().message()));
   }

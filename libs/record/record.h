@@ -89,9 +89,9 @@ class SigningKey {
 class KeyRing {
  public:
   // Every "PUBLIC KEY" PEM block of `pem` (text between blocks, such as comments, is ignored);
-  // at least one.
-  static absl::StatusOr<KeyRing> FromPem(absl::string_view pem);
-  static absl::StatusOr<KeyRing> FromFile(const std::string& path);
+  // at least one unless `may_be_empty` (the server's keys rotated out: none before a rotation).
+  static absl::StatusOr<KeyRing> FromPem(absl::string_view pem, bool may_be_empty = false);
+  static absl::StatusOr<KeyRing> FromFile(const std::string& path, bool may_be_empty = false);
 
   // Adds `key`; the same key again is kept once.
   absl::Status Add(const PublicKey& key);

@@ -171,6 +171,14 @@ TEST(RecordTest, WhatIsNotAnEd25519KeyIsRefused) {
   EXPECT_THAT(SigningKey::FromPem(key.public_key().ToPem()), HasErrorCode(kErrRecordBadKey));
   EXPECT_THAT(KeyRing::FromPem(key.ToPem()), HasErrorCode(kErrRecordBadKey));
   EXPECT_THAT(KeyRing::FromPem(""), HasErrorCode(kErrRecordBadKey));
+  // The keys rotated out, before any rotation: comments only, an empty ring when allowed.
+  absl::StatusOr<KeyRing> none = KeyRing::FromPem("# none yet\n", /*may_be_empty=*/true);
+  ASSERT_OK(none.status());
+  EXPECT_TRUE(none->keys().empty());
+  // A damaged key is refused even there.
+  EXPECT_THAT(KeyRing::FromPem("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n",
+                               /*may_be_empty=*/true),
+              HasErrorCode(kErrRecordBadKey));
   EXPECT_THAT(PublicKey::FromRaw("short"), HasErrorCode(kErrRecordBadKey));
 }
 

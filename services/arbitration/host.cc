@@ -113,7 +113,8 @@ absl::StatusOr<std::shared_ptr<const arbitration::RecordSigner>> RecordSignerOf(
   if (!key.ok()) return bad("--record_signing_key", key.status());
   record::KeyRing rotated_out;
   if (!options.record_public_keys.empty()) {
-    absl::StatusOr<record::KeyRing> ring = record::KeyRing::FromFile(options.record_public_keys);
+    absl::StatusOr<record::KeyRing> ring = record::KeyRing::FromFile(options.record_public_keys,
+                                                                     /*may_be_empty=*/true);
     if (!ring.ok()) return bad("--record_public_keys", ring.status());
     rotated_out = *std::move(ring);
   }
