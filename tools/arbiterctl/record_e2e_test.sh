@@ -72,6 +72,16 @@ grep -q "^result: 0-1$" "$work/old.rec" || fail "result"
   "verified: game g-old at version [0-9]*, result 0-1" || fail "the old record does not verify"
 stop_server
 
+# --- An outside verifier, OpenSSL alone, as docs/RECORDS.md describes -----------------------------
+sed '/^-----BEGIN ARBITER SIGNED RECORD-----$/,$d' "$work/old.rec" > "$work/o.pgn"
+sed -n '/^-----BEGIN ARBITER SIGNED RECORD-----$/,$p' "$work/old.rec" > "$work/o.block"
+[ "$(sha256sum < "$work/o.pgn" | cut -d' ' -f1)" = "$(sed -n 's/^pgn-sha256: //p' "$work/o.block")" ] \
+  || fail "the PGN's SHA-256 is not the block's"
+sed -n '2,9p' "$work/o.block" > "$work/o.message"
+sed -n 's/^signature: //p' "$work/o.block" | base64 -d > "$work/o.sig"
+openssl pkeyutl -verify -pubin -inkey "$work/old.pub" -rawin -in "$work/o.message" \
+  -sigfile "$work/o.sig" > /dev/null || fail "OpenSSL does not verify the signature"
+
 # --- Tampered copies: each refused, with the part that changed -----------------------------------
 sed 's/Qh4#/Qh5#/' "$work/old.rec" > "$work/moved.rec"
 expect_refused "$work/moved.rec" --public-key "$work/old.pub" ERR_RECORD_DIGEST_MISMATCH
