@@ -133,7 +133,14 @@ expect_refused "$work/new.rec" --public-key "$work/old.pub" ERR_RECORD_KEY_UNKNO
   | grep -q '"verified":true,"game_id":"g-new"' || fail "verify --json"
 
 # --- Archived: the tombstone keeps the signature; with the PGN the platform kept, it verifies ----
-"${A[@]}" game --game g-new archive > /dev/null
+"${A[@]}" game --game g-new archive --json > "$work/archive.json"
+python3 - "$work/archive.json" "$work/archive.rec" <<'PY' || fail "archive --json: $(cat "$work/archive.json")"
+import json, sys
+reply = json.load(open(sys.argv[1]))
+open(sys.argv[2], "w").write(reply["signed_record"])
+PY
+"$ctl" record verify --record "$work/archive.rec" --keys "$work/published.pem" > /dev/null \
+  || fail "the signed record ArchiveGame answered does not verify"
 "${A[@]}" record get --game g-new > "$work/block" 2> "$work/get.err"
 grep -q "archived" "$work/get.err" || fail "an archived game's answer: $(cat "$work/get.err")"
 grep -q "^-----BEGIN ARBITER SIGNED RECORD-----$" "$work/block" || fail "block: $(cat "$work/block")"
