@@ -150,6 +150,30 @@ TEST_F(SignedRecordTest, TheTombstoneKeepsTheSignatureOfTheArchivedRecord) {
   EXPECT_OK(record::Verify(kept->pgn + later->signature_block, Ring()));
 }
 
+// The tombstone is bounded (store::kMaxTombstoneBytes): the signature fits beside the longest
+// game id and event a request may carry.
+TEST_F(SignedRecordTest, TheSignatureFitsTheTombstoneOfTheLongestNames) {
+  const std::string game(store::kMaxIdLength, 'g');
+  v1::CreateGameRequest create = Game(game);
+  create.set_event(std::string(256, 'e'));
+  ASSERT_OK(authority_.Create(game, create, Who("platform", "platform"), {}).status());
+  Command start;
+  start.kind = CommandKind::kStart;
+  start.actor = Who("platform", "platform");
+  ASSERT_OK(authority_.Execute(game, start, {}).status());
+  Command resign;
+  resign.kind = CommandKind::kResign;
+  resign.actor = Who("w", "player");
+  resign.side = chess::Color::kWhite;
+  ASSERT_OK(authority_.Execute(game, resign, {}).status());
+  absl::StatusOr<ArchiveOutcome> archived = Archive(
+      authority_, game, Who(std::string(64, 'p'), "platform"),
+      [](absl::string_view) { return absl::OkStatus(); }, &signer_);
+  ASSERT_OK(archived.status());
+  EXPECT_LE(archived->archived.ByteSizeLong(), static_cast<size_t>(store::kMaxTombstoneBytes));
+  EXPECT_OK(record::Verify(archived->signed_record, Ring()));
+}
+
 TEST_F(SignedRecordTest, AGameArchivedWithoutAKeyHasNoSignature) {
   Play("g", 4);
   ASSERT_OK(Archive(authority_, "g", Who("platform", "platform"), [](absl::string_view) {
