@@ -892,6 +892,35 @@ def check_seal_key(docs, where):
         check(mount.get("readOnly") is True, f"{at}: the seal key's mount is not read-only")
 
 
+def check_record_key(docs, where):
+    """Signed records (docs/RECORDS.md): arbitration signs with the key of the Secret
+    arbiter-record-key, mounted read-only, and publishes the keys rotated out from the ConfigMap
+    arbiter-record-keys; no other service has either."""
+    for d in servers(docs):
+        at = f"{where}: {d['metadata']['name']}"
+        spec = d["spec"]["template"]["spec"]
+        c = spec["containers"][0]
+        args = c.get("args", [])
+        path = next((a.split("=", 1)[1] for a in args if a.startswith("--record_signing_key=")), "")
+        rotated = next((a.split("=", 1)[1] for a in args if a.startswith("--record_public_keys=")), "")
+        secrets = [v.get("secret", {}).get("secretName", "") for v in spec.get("volumes", [])]
+        maps = [v.get("configMap", {}).get("name", "") for v in spec.get("volumes", [])]
+        if "arbitration" not in services_of(d):
+            check(path == "" and rotated == "" and not any(n.startswith("arbiter-record-key") for n in secrets)
+                  and not any(n.startswith("arbiter-record-keys") for n in maps),
+                  f"{at} does not sign records but has the record keys")
+            continue
+        check(path != "", f"{at} without --record_signing_key (records are not signed)")
+        check(rotated != "", f"{at} without --record_public_keys (rotated keys are not published)")
+        if path:
+            secret = secret_path(spec, c, path) or ""
+            check(secret == "arbiter-record-key" or secret.startswith("arbiter-record-key-"),
+                  f"{at}: --record_signing_key {path} is not in the mounted Secret arbiter-record-key")
+        for p in (path, rotated):
+            mount = next((m for m in c.get("volumeMounts", []) if p and p.startswith(m["mountPath"].rstrip("/") + "/")), None)
+            check(mount is not None and mount.get("readOnly") is True, f"{at}: {p} is not on a read-only mount")
+
+
 def check_acl(path):
     """The store's ACL rules: the default user off, the store's user without dangerous commands."""
     with open(path) as f:
@@ -957,6 +986,7 @@ def main():
     check_pods(base, "base", expect_auth=True)
     check_redis_auth(base, "base")
     check_seal_key(base, "base")
+    check_record_key(base, "base")
     rendered = {}
     for overlay, auth, namespace in (("dev", False, "arbiter-dev"), ("prod", True, "arbiter")):
         docs = render(os.path.join("overlays", overlay))
@@ -964,6 +994,7 @@ def main():
         check_pods(docs, overlay, expect_auth=auth)
         check_redis_auth(docs, overlay)
         check_seal_key(docs, overlay)
+        check_record_key(docs, overlay)
         check_restricted(docs, overlay)
         check_namespaces(docs, overlay, namespace)
         check_apply_size(docs, overlay)

@@ -28,6 +28,7 @@ LAYERS = [
     ("libs/laws", None),
     ("libs/clock", None),
     ("libs/seal", None),
+    ("libs/record", None),
     ("libs/store", None),
     ("libs/ledger", None),
     ("libs/clock_authority", None),

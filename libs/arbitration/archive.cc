@@ -1,5 +1,6 @@
 #include "libs/arbitration/archive.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -63,7 +64,8 @@ absl::StatusOr<v1::ArchivedGame> TombstoneOf(absl::string_view game_id, const Ga
 
 absl::StatusOr<ArchiveOutcome> Archive(
     GameAuthority& authority, absl::string_view game_id, const v1::Actor& actor,
-    const std::function<absl::Status(absl::string_view event)>& may_act) {
+    const std::function<absl::Status(absl::string_view event)>& may_act,
+    const RecordSigner* signer) {
   store::GameStore& store = *authority.store();
   // The cached state first (the archive is a compare-and-set at its version, so a stale one only
   // loses the race), then, after a lost race, the store's.
@@ -78,6 +80,12 @@ absl::StatusOr<ArchiveOutcome> Archive(
     RETURN_IF_ERROR(may_act(now->game->created().event()));
     ASSIGN_OR_RETURN(v1::ArchivedGame tombstone,
                      TombstoneOf(game_id, *now->game, now->now_ms, actor));
+    std::optional<SignedGameRecord> signed_record;
+    if (signer != nullptr) {
+      ASSIGN_OR_RETURN(signed_record,
+                       signer->Sign(store, game_id, *now->game, now->version, now->now_ms));
+      *tombstone.mutable_record_signature() = SignatureOf(signed_record->block);
+    }
     store::ArchiveRequest request;
     request.game_id = std::string(game_id);
     request.expected_version = now->version;
@@ -94,6 +102,7 @@ absl::StatusOr<ArchiveOutcome> Archive(
     }
     ArchiveOutcome out;
     out.archived = std::move(tombstone);
+    if (signed_record.has_value()) out.signed_record = std::move(signed_record->text);
     return out;
   }
   return base::Error(store::kErrVersionConflict,

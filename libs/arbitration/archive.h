@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/game_state.h"
+#include "libs/arbitration/signed_record.h"
 #include "proto/arbiter/v1/arbitration.pb.h"
 
 namespace arbitration {
@@ -26,6 +27,8 @@ namespace arbitration {
 struct ArchiveOutcome {
   arbiter::v1::ArchivedGame archived;
   bool replayed = false;  // archived before: the first archive's tombstone
+  // Archived now with a signer: the signed record (its signature is the tombstone's too).
+  std::string signed_record;
 };
 
 // The tombstone of `game` (over), archived now by `actor`.
@@ -36,10 +39,12 @@ absl::StatusOr<arbiter::v1::ArchivedGame> TombstoneOf(absl::string_view game_id,
 // Archives the game. `may_act` is asked first with the game's event (a token bound to
 // one event acts only on its games), also for a game archived before (its tombstone's event).
 // A game that changed between the read and the archive (a confirmation, an arbiter's result)
-// fails ERR_VERSION_CONFLICT (ABORTED): the caller retries.
+// fails ERR_VERSION_CONFLICT (ABORTED): the caller retries. With a `signer`, the record is signed
+// at the archived version and the tombstone keeps the signature (signed_record.h).
 absl::StatusOr<ArchiveOutcome> Archive(
     GameAuthority& authority, absl::string_view game_id, const arbiter::v1::Actor& actor,
-    const std::function<absl::Status(absl::string_view event)>& may_act);
+    const std::function<absl::Status(absl::string_view event)>& may_act,
+    const RecordSigner* signer = nullptr);
 
 }  // namespace arbitration
 

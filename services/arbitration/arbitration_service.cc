@@ -216,6 +216,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   }
   // The platform (or a service) archives a game that is over once it holds the record.
   env_->policy().Add({Method("ArchiveGame"), create, false});
+  AddRecordPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true});
@@ -838,14 +839,16 @@ grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
   return env_->Serve(ctx, Method("ArchiveGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(store::ValidateGameId(req->game_id()));
-                       ASSIGN_OR_RETURN(
-                           arbitration::ArchiveOutcome out,
-                           arbitration::Archive(*authority_, req->game_id(), env_->ActorOf(who),
-                                                [&](absl::string_view event) {
-                                                  return service::CheckEvent(who, event);
-                                                }));
+                       ASSIGN_OR_RETURN(arbitration::ArchiveOutcome out,
+                                        arbitration::Archive(
+                                            *authority_, req->game_id(), env_->ActorOf(who),
+                                            [&](absl::string_view event) {
+                                              return service::CheckEvent(who, event);
+                                            },
+                                            options_.record_signer.get()));
                        *resp->mutable_archived() = std::move(out.archived);
                        resp->set_replayed(out.replayed);
+                       resp->set_signed_record(std::move(out.signed_record));
                        return absl::OkStatus();
                      });
 }

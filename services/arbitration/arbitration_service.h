@@ -23,6 +23,8 @@
 //   GetGame, WatchGame, ExportPgn                  every role
 //   ArchiveGame                                    platform, service (a game that is over
 //                                                  leaves the live store)
+//   GetSignedRecord                                platform, arbiter, service, player (own game)
+//   GetRecordKeys                                  every role
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -56,6 +58,7 @@
 #include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
+#include "libs/arbitration/signed_record.h"
 #include "libs/base/worker_pool.h"
 #include "libs/service/async_stream.h"
 #include "libs/service/async_unary.h"
@@ -81,6 +84,9 @@ struct ServiceOptions {
   // Appendix A: the sealed moves' master key (--seal_key_file); unset: SealMove and the opening
   // of an envelope answer FAILED_PRECONDITION ERR_SEAL_KEY_MISSING.
   std::optional<seal::MasterKey> seal_key;
+  // Signed records (--record_signing_key, --record_public_keys): unset, GetSignedRecord answers
+  // FAILED_PRECONDITION ERR_RECORD_SIGNING_OFF and archives keep no signature.
+  std::shared_ptr<const arbitration::RecordSigner> record_signer;
 };
 
 // gRPC takes a method as async only when marked so on a base still synchronous.
@@ -172,6 +178,15 @@ class ArbitrationService final : public ArbitrationBase {
                          arbiter::v1::ExportPgnReply* resp) override;
   grpc::Status ArchiveGame(grpc::ServerContext* ctx, const arbiter::v1::ArchiveGameRequest* req,
                            arbiter::v1::ArchiveGameReply* resp) override;
+  // Signed records (libs/arbitration/signed_record.h; record_methods.cc).
+  grpc::Status GetSignedRecord(grpc::ServerContext* ctx,
+                               const arbiter::v1::GetSignedRecordRequest* req,
+                               arbiter::v1::GetSignedRecordReply* resp) override;
+  grpc::Status GetRecordKeys(grpc::ServerContext* ctx, const arbiter::v1::GetRecordKeysRequest* req,
+                             arbiter::v1::GetRecordKeysReply* resp) override;
+
+  // Adds the signed records' rows to the policy table (record_methods.cc).
+  void AddRecordPolicy();
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const;

@@ -52,6 +52,15 @@ ABSL_FLAG(std::string, seal_key_file, "",
           "games are encrypted under (Appendix A; a Kubernetes Secret in production); \"\" = "
           "none: SealMove answers ERR_SEAL_KEY_MISSING");
 
+ABSL_FLAG(std::string, record_signing_key, "",
+          "arbitration: a PEM file (PKCS#8) of the Ed25519 key that signs the records of games "
+          "that are over (GetSignedRecord, ArchiveGame; docs/RECORDS.md; a Kubernetes Secret in "
+          "production; `arbiterctl record keygen` makes one); \"\" = records are not signed");
+ABSL_FLAG(std::string, record_public_keys, "",
+          "arbitration: a file of PEM public keys of records signed before a rotation, published "
+          "with the signing key's by GetRecordKeys so that old records still verify; \"\" = "
+          "the signing key's only");
+
 namespace arbitration_service {
 
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
@@ -71,7 +80,9 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .analysis_advice_deadline = absl::GetFlag(FLAGS_analysis_advice_deadline),
           .analysis_token_key = absl::GetFlag(FLAGS_analysis_token_key),
           .analysis_tls_ca = absl::GetFlag(FLAGS_analysis_tls_ca),
-          .seal_key_file = absl::GetFlag(FLAGS_seal_key_file)};
+          .seal_key_file = absl::GetFlag(FLAGS_seal_key_file),
+          .record_signing_key = absl::GetFlag(FLAGS_record_signing_key),
+          .record_public_keys = absl::GetFlag(FLAGS_record_public_keys)};
 }
 
 }  // namespace arbitration_service

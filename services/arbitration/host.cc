@@ -1,12 +1,14 @@
 #include "services/arbitration/host.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/credentials.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/record/record.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
 #include "libs/service/module.h"
@@ -92,6 +94,36 @@ absl::StatusOr<std::unique_ptr<arbitration::Analyst>> MakeAnalyst(
   return std::make_unique<RemoteAnalyst>(std::move(remote), &env->metrics());
 }
 
+// Signed records: the signing key and the public keys rotated out, read once at the start (a
+// bad file stops it, naming the flag); none without --record_signing_key.
+absl::StatusOr<std::shared_ptr<const arbitration::RecordSigner>> RecordSignerOf(
+    const ArbitrationHostOptions& options) {
+  auto bad = [](absl::string_view flag, const absl::Status& st) {
+    return base::Error(service::kErrBadFlag, absl::StrCat(flag, ": ", st.message()));
+  };
+  if (options.record_signing_key.empty()) {
+    if (!options.record_public_keys.empty()) {
+      return base::Error(service::kErrBadFlag,
+                         "--record_public_keys needs --record_signing_key: a server without a "
+                         "signing key publishes no keys");
+    }
+    return nullptr;
+  }
+  absl::StatusOr<record::SigningKey> key = record::SigningKey::FromFile(options.record_signing_key);
+  if (!key.ok()) return bad("--record_signing_key", key.status());
+  record::KeyRing rotated_out;
+  if (!options.record_public_keys.empty()) {
+    absl::StatusOr<record::KeyRing> ring = record::KeyRing::FromFile(options.record_public_keys,
+                                                                     /*may_be_empty=*/true);
+    if (!ring.ok()) return bad("--record_public_keys", ring.status());
+    rotated_out = *std::move(ring);
+  }
+  absl::StatusOr<arbitration::RecordSigner> signer =
+      arbitration::RecordSigner::Create(*std::move(key), std::move(rotated_out));
+  if (!signer.ok()) return bad("--record_public_keys", signer.status());
+  return std::make_shared<const arbitration::RecordSigner>(*std::move(signer));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::Create(
@@ -169,6 +201,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
     }
     options.service.seal_key = *std::move(key);
   }
+  ASSIGN_OR_RETURN(options.service.record_signer, RecordSignerOf(options));
   // Appendix A10: a default that falls while both players are absent and the envelope is still
   // closed opens it (the deadline timers' path and any command), with the same key as
   // ResumeAdjournedGame. Without a key the envelope stays closed and both lose (6.7).

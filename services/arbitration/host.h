@@ -75,13 +75,18 @@ struct ArbitrationHostOptions {
   absl::Duration time_resync = absl::Seconds(1);
   // Appendix A: a file of 32 random bytes, the master key of the sealed moves; "" = none.
   std::string seal_key_file;
+  // Signed records (docs/RECORDS.md): the Ed25519 signing key (PEM PKCS#8 file) and the public
+  // keys rotated out (a PEM file); "" = none.
+  std::string record_signing_key;
+  std::string record_public_keys;
 };
 
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
 // --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --arbitration_redis_async_flow,
-// --seal_key_file; search-analysis apart: --analysis_target, --analysis_call_deadline,
+// --seal_key_file, --record_signing_key, --record_public_keys; search-analysis apart:
+// --analysis_target, --analysis_call_deadline,
 // --analysis_advice_deadline, --analysis_token_key, --analysis_tls_ca.
 ArbitrationHostOptions ArbitrationHostOptionsFromFlags();
 

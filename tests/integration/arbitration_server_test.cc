@@ -1244,6 +1244,9 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
       {"ArchiveGame",     OK,       NO,     NO,      NO,       OK},
+      // This server has no signing key: whoever may read the record is told so.
+      {"GetSignedRecord", FP,       FP,     FP,      NO,       FP},
+      {"GetRecordKeys",   OK,       OK,     OK,      OK,       OK},
   };
   // clang-format on
   auto stub = Stub();
@@ -1479,6 +1482,15 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              auto req = ForGame<v1::ArchiveGameRequest>(ready());
              EXPECT_TRUE(Resign(req.game_id(), v1::COLOR_WHITE, nullptr).ok());
              return as_white(&S::ArchiveGame, req, t);
+           }},
+          {"GetSignedRecord",
+           [&](auto& t) {
+             return as_white(&S::GetSignedRecord, ForGame<v1::GetSignedRecordRequest>(ready()), t);
+           }},
+          {"GetRecordKeys",
+           [&](auto& t) {
+             return Unary(stub.get(), &S::GetRecordKeys, v1::GetRecordKeysRequest(),
+                          t(fresh(), kWhite));
            }},
       });
 }

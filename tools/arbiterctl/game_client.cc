@@ -301,6 +301,9 @@ int Archive(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream&
         if (!json) {
           out << "archived " << a.game_id() << " at version " << a.version() << ": " << a.result()
               << " (" << a.article() << "), record sha256 " << a.record_sha256()
+              << (a.has_record_signature()
+                      ? absl::StrCat(", signed with key ", a.record_signature().key_id())
+                      : "")
               << (reply.replayed() ? " (archived before)" : "") << "\n";
           return;
         }
@@ -313,6 +316,9 @@ int Archive(const ClientArgs& args, Stub& stub, std::ostream& out, std::ostream&
         o["record_sha256"] = a.record_sha256();
         o["archived_at_ms"] = a.archived_at_ms();
         o["replayed"] = reply.replayed();
+        // Signed records (docs/RECORDS.md): what `record verify --record` reads, for the platform
+        // to keep; only from the call that archived the game.
+        if (!reply.signed_record().empty()) o["signed_record"] = reply.signed_record();
         out << o.dump() << "\n";
       });
 }

@@ -6,6 +6,7 @@
 //   arbiterctl clock simulate     < JSON lines
 //   arbiterctl game simulate      < JSON lines
 //   arbiterctl demo               (a short demonstration game)
+//   arbiterctl record keygen|verify|get|keys  (signed records, record_cmds.h)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +35,7 @@
 #include "tools/arbiterctl/game_simulate.h"
 #include "tools/arbiterctl/json_lines.h"
 #include "tools/arbiterctl/pgn_check.h"
+#include "tools/arbiterctl/record_cmds.h"
 
 namespace arbiterctl {
 namespace {
@@ -49,6 +51,8 @@ constexpr char kUsage[] =
     "  arbiterctl dead --fen <FEN> [--max-nodes N]\n"
     "  arbiterctl advise --fen <FEN> [--moves \"e4 e5 ...\"] [--engine PATH|none] [--depth N] ...\n"
     "  arbiterctl demo\n"
+    "  arbiterctl record keygen --private-key PATH [--public-key PATH]\n"
+    "  arbiterctl record verify --record FILE (--public-key FILE | --keys FILE) [--json]\n"
     "client commands (a running server; --server=host:port --token=JWT --json):\n"
     "  arbiterctl health [--service NAME]\n"
     "  arbiterctl rules validate --fen <FEN|startpos> --move <UCI|SAN>\n"
@@ -69,7 +73,9 @@ constexpr char kUsage[] =
     "  arbiterctl game get|watch|pgn --game ID [--json]\n"
     "  arbiterctl game feed --game ID [--file PATH]  (a board's placements, one a line; stdin)\n"
     "  arbiterctl game claim --game ID --side S --kind touch_move  (4.3-4.5, B5a)\n"
-    "  (every mutating game command: [--command-id ID] [--expected-version N])\n";
+    "  (every mutating game command: [--command-id ID] [--expected-version N])\n"
+    "  arbiterctl record get --game ID [--block]  (the signed record; --block: its block only)\n"
+    "  arbiterctl record keys  (the public keys records are signed with, as PEM)\n";
 
 int Fail(const absl::Status& status) { return PrintError(status, std::cerr); }
 
@@ -122,6 +128,10 @@ std::vector<std::string> KnownFlags(const std::string& command, bool simulate) {
   if (command == "pgn") add(std::vector<std::string>{"json"});
   if (command == "dead") add(kDeadFlags);
   if (command == "advise") add(kAdviseFlags);
+  if (command == "record") {
+    add(kRecordFlags);
+    add(kConnectionFlags);
+  }
   if (simulate) return known;  // `clock simulate`, `game simulate`: the scenario is on stdin
   if (command == "health" || command == "rules" || command == "clock" || command == "game") {
     add(kConnectionFlags);
@@ -133,7 +143,7 @@ std::vector<std::string> KnownFlags(const std::string& command, bool simulate) {
 }
 
 int Main(int argc, char** argv) {
-  std::vector<std::string> boolean_flags = {"divide", "json", "lag-compensation"};
+  std::vector<std::string> boolean_flags = {"divide", "json", "lag-compensation", "block"};
   boolean_flags.insert(boolean_flags.end(), std::begin(kGameBooleanFlags),
                        std::end(kGameBooleanFlags));
   Args args = Args::Parse(argc, argv, boolean_flags);
@@ -165,6 +175,7 @@ int Main(int argc, char** argv) {
     return RunGameClient(args, std::cout, std::cerr);
   }
   if (command == "demo") return RunDemo(std::cout);
+  if (command == "record") return RunRecord(args, std::cout, std::cerr);
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);
   if (command == "dead") return RunDead(args.flags, std::cout, std::cerr);
   if (command == "advise") return RunAdvise(args.flags, std::cout, std::cerr);
