@@ -1,12 +1,12 @@
-#!lua name=arbiter_v2
+#!lua name=arbiter_v3
 -- The game store's Redis functions (libs/store/redis_scripts.h has the keys, the arguments and
 -- the replies of each). Loaded once by an administrator (FUNCTION LOAD REPLACE; the store's own
 -- ACL user may only FCALL them, so it cannot run any other code on Redis), persisted in the AOF
 -- and replicated, so a restarted Redis and a promoted replica have them.
 --
 -- Versioned: the library's name and every function's name carry the version (Redis function
--- names are global across libraries). A change to any function is a new version (arbiter_v2,
--- arbiter_v2_append, ...) loaded beside the old one, so servers of both versions run during a
+-- names are global across libraries). A change to any function is a new version (arbiter_v3,
+-- arbiter_v3_append, ...) loaded beside the old one, so servers of both versions run during a
 -- rolling upgrade; libs/store/redis_scripts.h names the version a server calls.
 --
 -- Each function touches only keys that share one hash tag, the game's deadline shard, so it runs
@@ -14,57 +14,170 @@
 -- its first write, so an error can never leave half of a write behind (Redis does not roll back
 -- a function's earlier writes).
 
+-- arbiter_v3 keeps one stream entry per append, a compact record (redis_scripts.h, "Records"), and
+-- derives the game's version and tip from the last one, so the common append is one XADD: the AOF
+-- gets that command alone, without MULTI/EXEC. Games written by arbiter_v2 (entries with field
+-- `e`, one per event; the command records in the cmd hash; the tip in field `t`) still read and
+-- append.
+
+-- The most recent appends whose command ids an append compares (the command window).
+local WINDOW = 64
+
+-- n bytes of the SHA-1 of s.
+local function digest(s, n)
+  local hex = redis.sha1hex(s)
+  local out = {}
+  for i = 1, n do out[i] = string.char(tonumber(string.sub(hex, 2 * i - 1, 2 * i), 16)) end
+  return table.concat(out)
+end
+
+-- An entry's versions: ID "<last>-<n>" (a v3 record of n events; "<v>-0" is a v2 event).
+local function versions(id)
+  local last, n = string.match(id, '^(%d+)%-(%d+)$')
+  last = tonumber(last)
+  n = tonumber(n)
+  if n == 0 then n = 1 end
+  return last - n + 1, last
+end
+
+-- The game's version and tip from its last entry (and, for a v2 one, the game's hash).
+local function head(KEYS, window)
+  local last = window[1]
+  if not last then return 0, '' end
+  local _, version = versions(last[1])
+  if last[2][1] == 'r' then return version, redis.sha1hex(last[2][2]) end
+  return version, (redis.call('HGET', KEYS[1], 't') or '')
+end
+
+-- A record begins with its command id (one byte of length, the id) and the command's identity
+-- (8 bytes); the events follow, in the store's compact encoding (redis_scripts.h).
+local function header(command_id, identity)
+  return string.char(#command_id) .. command_id .. identity
+end
+
+-- The window's record of a command id: first, last version and its identity, or nil; and the
+-- first version the window covers (1 when it reaches the game's start or arbiter_v2's entries,
+-- whose commands are in the cmd hash).
+local function find(window, command_id)
+  local floor = 1
+  for _, entry in ipairs(window) do
+    local fields = entry[2]
+    if fields[1] ~= 'r' then return nil, nil, nil, 1 end
+    local first, last = versions(entry[1])
+    floor = first
+    local rec = fields[2]
+    local len = string.byte(rec, 1)
+    if len == #command_id and string.sub(rec, 2, 1 + len) == command_id then
+      return first, last, string.sub(rec, 2 + len, 9 + len), floor
+    end
+  end
+  if #window < WINDOW then floor = 1 end
+  return nil, nil, nil, floor
+end
+
 local function append(KEYS, ARGV)
   local identity
   if ARGV[3] ~= '' then
-    identity = 'c:' .. redis.sha1hex(ARGV[3])
+    identity = digest('c:' .. ARGV[3], 8)
   else
     -- Everything the request writes, not the expected tip (a retry may pass another one).
     local parts = {}
     for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
-    identity = 'r:' .. redis.sha1hex(table.concat(parts))
+    identity = digest('r:' .. table.concat(parts), 8)
   end
+  local window = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', WINDOW)
+  local first, last, recorded, floor = find(window, ARGV[2])
+  if first then
+    if recorded ~= identity then return {'REUSED', tostring(first), tostring(last)} end
+    -- Written again: a replay is a write too, so the WAIT after it (replicas, redis_client.h)
+    -- waits for the original append to reach the replicas, not only this connection's writes.
+    redis.call('HSET', KEYS[1], 'r', last)
+    return {'REPLAY', tostring(first), tostring(last)}
+  end
+  -- A game written by arbiter_v2 keeps its command records in the cmd hash.
   local prev = redis.call('HGET', KEYS[3], ARGV[2])
   if prev then
-    local first, last, prev_identity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
-    if prev_identity ~= identity then return {'REUSED', first, last} end
-    -- Written again, unchanged: a replay is a write too, so the WAIT after it (replicas,
-    -- redis_client.h) waits for the original append to reach the replicas, not only for this
-    -- connection's earlier writes. The retry of an append whose WAIT fell short relies on it.
+    local pfirst, plast, pidentity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
+    if ARGV[3] == '' or pidentity ~= 'c:' .. redis.sha1hex(ARGV[3]) then
+      return {'REUSED', pfirst, plast}
+    end
     redis.call('HSET', KEYS[3], ARGV[2], prev)
-    return {'REPLAY', first, last}
+    return {'REPLAY', pfirst, plast}
   end
-  local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+  local version, tip = head(KEYS, window)
   local expected = tonumber(ARGV[5])
   if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
   if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
   if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
+  -- Decided on a state older than the window: had this command landed then, its record would be
+  -- beyond the window, so whether it did cannot be told. Never applied a second time.
+  if version ~= expected and expected + 1 < floor then
+    return {'EXPIRED', tostring(version), tostring(floor)}
+  end
   if version ~= expected then return {'CONFLICT', tostring(version)} end
   -- The tip: the same version reached by other appends (a promoted replica that lacked some)
   -- is a conflict too. A game written before tips has none and matches only ''.
-  if ARGV[4] ~= '' and (redis.call('HGET', KEYS[1], 't') or '') ~= ARGV[4] then
-    return {'TIP', tostring(version)}
+  if ARGV[4] ~= '' and tip ~= ARGV[4] then return {'TIP', tostring(version)} end
+  local n = tonumber(ARGV[9])
+  local record = header(ARGV[2], identity) .. ARGV[10]
+  local now = version + n
+  redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
+  -- The snapshot only when the caller sends one (every snapshot_every versions, event_log.h).
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 's', ARGV[8], 'sv', now) end
+  local kind = ARGV[6]
+  if kind == 'bound' then
+    -- A lower bound of the flag's instant: written only when earlier than the entry's deadline.
+    local info = redis.call('HGET', KEYS[5], ARGV[1])
+    local deadline = info and tonumber(string.match(info, '^(%-?%d+)|'))
+    if deadline and deadline <= tonumber(ARGV[7]) then kind = 'keep' else kind = 'set' end
   end
-  -- The new tip: a digest of what this append writes under which command id, so the same command
-  -- decided again on a promoted replica (a retry, other timestamps) leaves another tip.
-  local written = {#ARGV[2] .. ':' .. ARGV[2]}
-  for i = 8, #ARGV do written[#written + 1] = #ARGV[i] .. ':' .. ARGV[i] end
-  local tip = redis.sha1hex(table.concat(written))
-  local n = #ARGV - 8
-  for i = 1, n do
-    redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[8 + i])
-  end
-  local last = version + n
-  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[8], 't', tip)
-  redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
-  if ARGV[6] == 'set' then
+  if kind == 'set' then
     redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
-    redis.call('HSET', KEYS[5], ARGV[1], ARGV[7] .. '|' .. last .. '|0|0|')
-  elseif ARGV[6] == 'clear' then
+    redis.call('HSET', KEYS[5], ARGV[1], ARGV[7] .. '|' .. now .. '|0|0|')
+  elseif kind == 'clear' then
+    -- Nothing is propagated when there was no entry.
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
-  return {'OK', tostring(version + 1), tostring(last), tip}
+  return {'OK', tostring(version + 1), tostring(now), redis.sha1hex(record)}
+end
+
+-- The snapshot as last written, the game's version and tip, and the entries after the snapshot:
+-- {snapshot or false, snapshot's version, version, tip, id, record, id, record, ...}.
+local function read(KEYS, ARGV)
+  local stored = redis.call('HMGET', KEYS[1], 's', 'sv', 'v', 't')
+  if not stored[1] then return {false} end
+  -- v2 wrote the snapshot with every append (sv absent: it is at v).
+  local at = tonumber(stored[2] or stored[3] or '0')
+  local tail = redis.call('XRANGE', KEYS[2], (at + 1) .. '-0', '+')
+  local last = tail[#tail]
+  local version, tip = at, (stored[4] or '')
+  if last then
+    local window = {last}
+    version, tip = head(KEYS, window)
+  elseif stored[2] then
+    version, tip = head(KEYS, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1))
+  end
+  local out = {stored[1], tostring(at), tostring(version), tip}
+  for _, entry in ipairs(tail) do
+    out[#out + 1] = entry[1]
+    out[#out + 1] = entry[2][2]
+    out[#out + 1] = entry[2][1]
+  end
+  return out
+end
+
+-- A command id's record: {first, last} or {} (the window and v2's records; LookupCommand).
+local function lookup(KEYS, ARGV)
+  local window = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', WINDOW)
+  local first, last = find(window, ARGV[1])
+  if first then return {tostring(first), tostring(last)} end
+  local prev = redis.call('HGET', KEYS[3], ARGV[1])
+  if prev then
+    local pfirst, plast = string.match(prev, '^(%d+)|(%d+)|')
+    return {pfirst, plast}
+  end
+  return {}
 end
 
 local function archive(KEYS, ARGV)
@@ -74,7 +187,7 @@ local function archive(KEYS, ARGV)
     redis.call('HSET', KEYS[6], 't', stored)
     return {'REPLAY', stored}
   end
-  local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+  local version = head(KEYS, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1))
   if version == 0 then return {'NOT_FOUND'} end
   if version ~= tonumber(ARGV[2]) then return {'CONFLICT', tostring(version)} end
   -- UNLINK: the log can be large; Redis frees it in the background.
@@ -116,12 +229,15 @@ end
 -- The library's version, read by the store at start (FCALL_RO): a Redis without this library
 -- is reported as such, not as a failure of the first append.
 local function version()
-  return 'arbiter_v2'
+  return 'arbiter_v3'
 end
 
-redis.register_function('arbiter_v2_append', append)
-redis.register_function('arbiter_v2_archive', archive)
-redis.register_function('arbiter_v2_claim', claim)
-redis.register_function('arbiter_v2_release', release)
-redis.register_function{function_name = 'arbiter_v2_version', callback = version,
+redis.register_function('arbiter_v3_append', append)
+redis.register_function{function_name = 'arbiter_v3_read', callback = read, flags = {'no-writes'}}
+redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
+                        flags = {'no-writes'}}
+redis.register_function('arbiter_v3_archive', archive)
+redis.register_function('arbiter_v3_claim', claim)
+redis.register_function('arbiter_v3_release', release)
+redis.register_function{function_name = 'arbiter_v3_version', callback = version,
                         flags = {'no-writes'}}
