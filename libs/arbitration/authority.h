@@ -96,6 +96,10 @@ class GameDomain {
   absl::StatusOr<std::vector<Event>> Settle(absl::string_view game_id, const GameState& game,
                                             std::int64_t now_ms);
   std::optional<std::int64_t> NextDeadline(const GameState& game) const;
+  // The index's bound (ledger/authority.h): the clocks' FlagBound.
+  std::int64_t DeadlineBound(const GameState& game, std::int64_t now_ms) const {
+    return game.clock().FlagBound(now_ms);
+  }
   arbiter::v1::GameEvent ToStoreEvent(const Event& event, std::int64_t recorded_at_ms) const;
   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent& event) const;
   arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) const;

@@ -104,7 +104,7 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
       break;
     case DeadlineUpdate::Kind::kBound:
       if (auto e = shard.entries.find(request.game_id);
-          e == shard.entries.end() || e->second.second.deadline_ms > request.deadline.deadline_ms) {
+          e == shard.entries.end() || e->second.first > request.deadline.deadline_ms) {
         SetEntry(shard, request.deadline.deadline_ms,
                  Deadline{.game_id = request.game_id,
                           .deadline_ms = request.deadline.deadline_ms,

@@ -20,9 +20,6 @@
 -- `e`, one per event; the command records in the cmd hash; the tip in field `t`) still read and
 -- append.
 
--- The most recent appends whose command ids an append compares (the command window).
-local WINDOW = 64
-
 -- n bytes of the SHA-1 of s.
 local function digest(s, n)
   local hex = redis.sha1hex(s)
@@ -55,24 +52,93 @@ local function header(command_id, identity)
   return string.char(#command_id) .. command_id .. identity
 end
 
--- The window's record of a command id: first, last version and its identity, or nil; and the
--- first version the window covers (1 when it reaches the game's start or arbiter_v2's entries,
--- whose commands are in the cmd hash).
-local function find(window, command_id)
-  local floor = 1
-  for _, entry in ipairs(window) do
-    local fields = entry[2]
-    if fields[1] ~= 'r' then return nil, nil, nil, 1 end
-    local first, last = versions(entry[1])
-    floor = first
-    local rec = fields[2]
-    local len = string.byte(rec, 1)
-    if len == #command_id and string.sub(rec, 2, 1 + len) == command_id then
-      return first, last, string.sub(rec, 2 + len, 9 + len), floor
+-- The command ids: every record carries its own, so an id is recognised however old it is. The
+-- records after the snapshot (at most snapshot_every - 1, event_log.h) are compared one by one;
+-- the ids of those up to it are summarised in a Bloom filter (field b of the game's hash,
+-- BLOOM_BYTES, rewritten with the snapshot), and only its rare "maybe" reads the older records.
+local BLOOM_BYTES = 128
+local BLOOM_HASHES = 3
+
+-- The filter's bits of a command id: BLOOM_HASHES 16-bit slices of its SHA-1.
+local function bloom_bits(command_id)
+  local hex = redis.sha1hex(command_id)
+  local bits = {}
+  for i = 1, BLOOM_HASHES do
+    bits[i] = tonumber(string.sub(hex, 4 * i - 3, 4 * i), 16) % (BLOOM_BYTES * 8)
+  end
+  return bits
+end
+
+local function bloom_may_hold(bloom, command_id)
+  if not bloom then return false end
+  for _, b in ipairs(bloom_bits(command_id)) do
+    local byte = string.byte(bloom, math.floor(b / 8) + 1)
+    if bit.band(byte, bit.lshift(1, b % 8)) == 0 then return false end
+  end
+  return true
+end
+
+local function bloom_with(bloom, ids)
+  local bytes = {}
+  for i = 1, BLOOM_BYTES do bytes[i] = bloom and string.byte(bloom, i) or 0 end
+  for _, id in ipairs(ids) do
+    for _, b in ipairs(bloom_bits(id)) do
+      local i = math.floor(b / 8) + 1
+      bytes[i] = bit.bor(bytes[i], bit.lshift(1, b % 8))
     end
   end
-  if #window < WINDOW then floor = 1 end
-  return nil, nil, nil, floor
+  local out = {}
+  for i = 1, BLOOM_BYTES do out[i] = string.char(bytes[i]) end
+  return table.concat(out)
+end
+
+-- A record's command id and the command's identity.
+local function record_id(rec)
+  local len = string.byte(rec, 1)
+  return string.sub(rec, 2, 1 + len), string.sub(rec, 2 + len, 9 + len)
+end
+
+-- The record of command_id among entries: first, last version and identity, or nil.
+local function find_in(entries, command_id)
+  for _, entry in ipairs(entries) do
+    if entry[2][1] == 'r' then
+      local id, identity = record_id(entry[2][2])
+      if id == command_id then
+        local first, last = versions(entry[1])
+        return first, last, identity
+      end
+    end
+  end
+  return nil
+end
+
+-- The game as an append or a lookup reads it: the snapshot's version (arbiter_v2's: v), the
+-- filter, whether arbiter_v2 wrote it, and the entries after the snapshot.
+local function load(KEYS)
+  local g = redis.call('HMGET', KEYS[1], 'sv', 'v', 'b')
+  local at = tonumber(g[1] or g[2] or '0')
+  return {at = at, bloom = g[3], v2 = g[2] ~= false,
+          tail = redis.call('XRANGE', KEYS[2], (at + 1) .. '-0', '+')}
+end
+
+-- A command id's record: first, last version and identity (v2's: its identity string), or nil.
+local function find(KEYS, game, command_id)
+  local first, last, identity = find_in(game.tail, command_id)
+  if first then return first, last, identity end
+  if bloom_may_hold(game.bloom, command_id) then
+    first, last, identity = find_in(redis.call('XRANGE', KEYS[2], '-', tostring(game.at)),
+                                    command_id)
+    if first then return first, last, identity end
+  end
+  if game.v2 then
+    -- A game written by arbiter_v2 keeps its command records in the cmd hash.
+    local prev = redis.call('HGET', KEYS[3], command_id)
+    if prev then
+      local pfirst, plast, pidentity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
+      return tonumber(pfirst), tonumber(plast), pidentity
+    end
+  end
+  return nil
 end
 
 local function append(KEYS, ARGV)
@@ -85,35 +151,25 @@ local function append(KEYS, ARGV)
     for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
     identity = digest('r:' .. table.concat(parts), 8)
   end
-  local window = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', WINDOW)
-  local first, last, recorded, floor = find(window, ARGV[2])
+  local game = load(KEYS)
+  local first, last, recorded = find(KEYS, game, ARGV[2])
   if first then
-    if recorded ~= identity then return {'REUSED', tostring(first), tostring(last)} end
+    -- arbiter_v2's records hold the identity as 'c:' and the fingerprint's SHA-1.
+    if recorded ~= identity and (ARGV[3] == '' or recorded ~= 'c:' .. redis.sha1hex(ARGV[3])) then
+      return {'REUSED', tostring(first), tostring(last)}
+    end
     -- Written again: a replay is a write too, so the WAIT after it (replicas, redis_client.h)
     -- waits for the original append to reach the replicas, not only this connection's writes.
     redis.call('HSET', KEYS[1], 'r', last)
     return {'REPLAY', tostring(first), tostring(last)}
   end
-  -- A game written by arbiter_v2 keeps its command records in the cmd hash.
-  local prev = redis.call('HGET', KEYS[3], ARGV[2])
-  if prev then
-    local pfirst, plast, pidentity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
-    if ARGV[3] == '' or pidentity ~= 'c:' .. redis.sha1hex(ARGV[3]) then
-      return {'REUSED', pfirst, plast}
-    end
-    redis.call('HSET', KEYS[3], ARGV[2], prev)
-    return {'REPLAY', pfirst, plast}
-  end
-  local version, tip = head(KEYS, window)
+  local latest = game.tail
+  if #latest == 0 then latest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) end
+  local version, tip = head(KEYS, {latest[#latest]})
   local expected = tonumber(ARGV[5])
   if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
   if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
   if expected ~= 0 and version == 0 then return {'NOT_FOUND'} end
-  -- Decided on a state older than the window: had this command landed then, its record would be
-  -- beyond the window, so whether it did cannot be told. Never applied a second time.
-  if version ~= expected and expected + 1 < floor then
-    return {'EXPIRED', tostring(version), tostring(floor)}
-  end
   if version ~= expected then return {'CONFLICT', tostring(version)} end
   -- The tip: the same version reached by other appends (a promoted replica that lacked some)
   -- is a conflict too. A game written before tips has none and matches only ''.
@@ -122,14 +178,21 @@ local function append(KEYS, ARGV)
   local record = header(ARGV[2], identity) .. ARGV[10]
   local now = version + n
   redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
-  -- The snapshot only when the caller sends one (every snapshot_every versions, event_log.h).
-  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 's', ARGV[8], 'sv', now) end
+  -- The snapshot only when the caller sends one (every snapshot_every versions, event_log.h),
+  -- and with it the filter of the command ids up to it.
+  if ARGV[8] ~= '' then
+    local ids = {ARGV[2]}
+    for _, entry in ipairs(game.tail) do
+      if entry[2][1] == 'r' then ids[#ids + 1] = record_id(entry[2][2]) end
+    end
+    redis.call('HSET', KEYS[1], 's', ARGV[8], 'sv', now, 'b', bloom_with(game.bloom, ids))
+  end
   local kind = ARGV[6]
   if kind == 'bound' then
-    -- A lower bound of the flag's instant: written only when earlier than the entry's deadline.
-    local info = redis.call('HGET', KEYS[5], ARGV[1])
-    local deadline = info and tonumber(string.match(info, '^(%-?%d+)|'))
-    if deadline and deadline <= tonumber(ARGV[7]) then kind = 'keep' else kind = 'set' end
+    -- A lower bound of the flag's instant: written only when the entry would come due after it
+    -- (its score: the deadline, the end of a lease, or where a check released it to).
+    local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
+    if due and tonumber(due) <= tonumber(ARGV[7]) then kind = 'keep' else kind = 'set' end
   end
   if kind == 'set' then
     redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
@@ -167,16 +230,10 @@ local function read(KEYS, ARGV)
   return out
 end
 
--- A command id's record: {first, last} or {} (the window and v2's records; LookupCommand).
+-- A command id's record: {first, last} or {} (LookupCommand).
 local function lookup(KEYS, ARGV)
-  local window = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', WINDOW)
-  local first, last = find(window, ARGV[1])
+  local first, last = find(KEYS, load(KEYS), ARGV[1])
   if first then return {tostring(first), tostring(last)} end
-  local prev = redis.call('HGET', KEYS[3], ARGV[1])
-  if prev then
-    local pfirst, plast = string.match(prev, '^(%d+)|(%d+)|')
-    return {pfirst, plast}
-  end
   return {}
 end
 

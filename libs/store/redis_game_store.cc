@@ -242,15 +242,6 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
     return internal::VersionConflict(id, numbers[0], request.expected_version);
   }
   if (outcome == "TIP") return internal::TipConflict(id, numbers[0], request.expected_tip);
-  if (outcome == "EXPIRED") {
-    return base::FailedPrecondition(
-        kErrCommandIdExpired,
-        absl::StrCat("command ", request.command_id, " of game ", id, " was decided at version ",
-                     request.expected_version, "; the game is at ", numbers[0],
-                     " and its command ids are kept from version ", numbers[1],
-                     " on: whether it applied then cannot be told, so it is not applied (read "
-                     "the game's log, or send a new command id)"));
-  }
   if (outcome == "NOT_FOUND") return GameNotFound(id);
   if (outcome == "ARCHIVED") {
     return request.expected_version == 0 ? internal::ArchivedGameExists(id)

@@ -18,7 +18,6 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
-#include "libs/store/redis_scripts.h"
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
@@ -178,34 +177,42 @@ TEST(RedisOldLogTest, AGameWrittenByArbiterV2ReadsAndAppends) {
   EXPECT_EQ(read->tip(), appended->tip);
 }
 
-// The command window: a retry within the last kCommandWindow appends is answered from its record;
-// one decided on a version older than the window gets ERR_COMMAND_ID_EXPIRED and writes nothing,
-// never a second application.
-TEST(RedisCommandWindowTest, ARetryAfterTheWindowIsRefusedNeverAppliedTwice) {
-  std::unique_ptr<GameStore> store = MakeStore({});
-  ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store->Append(Request("g1", 0, "c0")).ok());
-  const int appends = redis_scripts::kCommandWindow + 5;
-  for (int v = 1; v <= appends; ++v) {
-    ASSERT_TRUE(store->Append(Request("g1", v, absl::StrCat("c", v))).ok()) << v;
+// Command ids: a retry is answered from its record however many appends came after it (the
+// records after the snapshot compared one by one, the older ones found through the filter), with
+// snapshots written rarely or always; new ids are not mistaken for old ones.
+TEST(RedisCommandIdsTest, ARetryLongAfterIsAnsweredFromItsRecord) {
+  for (int every : {1, 16}) {
+    std::unique_ptr<GameStore> store = MakeStore({});
+    ASSERT_NE(store, nullptr);
+    auto request = [every](std::int64_t v, const std::string& id) {
+      AppendRequest r = Request("g1", v, id);
+      r.snapshot_every = every;
+      r.fingerprint = absl::StrCat("fp-", id);
+      return r;
+    };
+    const int appends = 150;
+    for (int v = 0; v < appends; ++v) {
+      ASSERT_TRUE(store->Append(request(v, absl::StrCat("c", v))).ok()) << v;
+    }
+    for (int v : {1, 2, 77, 140, 149}) {
+      absl::StatusOr<AppendResult> replayed = store->Append(request(v, absl::StrCat("c", v)));
+      ASSERT_TRUE(replayed.ok()) << replayed.status();
+      EXPECT_EQ(*replayed, (AppendResult{v + 1, v + 1, true})) << every << " " << v;
+      absl::StatusOr<std::optional<AppendResult>> looked =
+          store->LookupCommand("g1", absl::StrCat("c", v));
+      ASSERT_TRUE(looked.ok()) << looked.status();
+      EXPECT_EQ(*looked, (AppendResult{v + 1, v + 1, true}));
+      AppendRequest other = request(appends, absl::StrCat("c", v));
+      other.fingerprint = "another request";
+      EXPECT_THAT(store->Append(other), base::HasErrorCode(kErrCommandIdReused));
+    }
+    absl::StatusOr<std::optional<AppendResult>> unknown = store->LookupCommand("g1", "never");
+    ASSERT_TRUE(unknown.ok()) << unknown.status();
+    EXPECT_FALSE(unknown->has_value());
+    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
+    ASSERT_TRUE(events.ok()) << events.status();
+    EXPECT_EQ(static_cast<int>(events->size()), appends);
   }
-  const int head = appends + 1;
-  // Inside the window: the original result.
-  const int recent = head - redis_scripts::kCommandWindow + 1;
-  absl::StatusOr<AppendResult> replayed =
-      store->Append(Request("g1", recent - 1, absl::StrCat("c", recent - 1)));
-  ASSERT_TRUE(replayed.ok()) << replayed.status();
-  EXPECT_EQ(*replayed, (AppendResult{recent, recent, true}));
-  // Beyond it: refused, precisely.
-  absl::StatusOr<AppendResult> expired = store->Append(Request("g1", 1, "c1"));
-  EXPECT_THAT(expired, base::HasErrorCode(kErrCommandIdExpired));
-  EXPECT_THAT(expired, base::HasStatusCode(absl::StatusCode::kFailedPrecondition));
-  // A stale command within the window's versions is the usual conflict.
-  EXPECT_THAT(store->Append(Request("g1", head - 1, "new")),
-              base::HasErrorCode(kErrVersionConflict));
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
-  ASSERT_TRUE(events.ok()) << events.status();
-  EXPECT_EQ(static_cast<int>(events->size()), head);
 }
 
 // One move, as the services append it (one event, the snapshot not due, the deadline bound kept):

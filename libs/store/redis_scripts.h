@@ -8,7 +8,8 @@
 // first write.
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
-//   P{S}:game:G       hash   s = serialized GameSnapshot as last written, sv = its version
+//   P{S}:game:G       hash   s = serialized GameSnapshot as last written, sv = its version,
+//                            b = the Bloom filter of the command ids up to sv (below)
 //                            (arbiter_v2's games: v = version, t = tip, and s at v)
 //   P{S}:log:G        stream one entry per append, ID "<last version>-<number of events>",
 //                            field r = the record (below); arbiter_v2's: one entry per event,
@@ -26,8 +27,11 @@
 // identity (SHA-1 of the fingerprint, or of the request's content, truncated); then the events in
 // the compact encoding of internal/record.h (no type URL for the known envelopes, no version, no
 // command id, instants as differences). The game's version is the last entry's; its tip the SHA-1
-// of the last record (a v2 entry's: field t of the game's hash). The command window: an append
-// compares its command id with the last kCommandWindow records' (and v2's cmd hash).
+// of the last record (a v2 entry's: field t of the game's hash). The command ids: an append
+// compares its own with those of the records after the snapshot, one by one, and with a Bloom
+// filter of those up to it (field b of the game's hash, 128 bytes, written with the snapshot);
+// only the filter's "maybe" (about 1 in 60 at 100 ids) reads the older records. So an id is
+// recognised however old, and a common append reads at most snapshot_every - 1 records.
 #ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 #define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 
@@ -38,17 +42,12 @@ namespace store::redis_scripts {
 // then run side by side during a rolling upgrade.
 inline constexpr char kLibrary[] = "arbiter_v3";
 
-// The number of most recent appends whose command ids an append compares (WINDOW in the Lua).
-inline constexpr int kCommandWindow = 64;
-
 // KEYS: game, log, cmd, deadlines, deadline-info, archived.
 // ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
 //   version, deadline kind ("keep"|"set"|"clear"|"bound"), deadline ms, snapshot ("": not
 //   written by this append), number of events, the events (internal/record.h).
 // Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
 // {"EXISTS"|"CONFLICT", version},
-// {"EXPIRED", version, first version of the window} (decided on a version older than the
-// command window: whether the command applied then cannot be told; nothing written),
 // {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).

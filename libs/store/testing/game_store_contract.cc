@@ -1269,13 +1269,26 @@ TEST_P(GameStoreContractTest, ABoundMovesTheDeadlineOnlyEarlier) {
   ASSERT_TRUE(d->has_value());
   EXPECT_EQ((*d)->deadline_ms, 4000);
   EXPECT_EQ((*d)->set_at_version, 3);
-  AppendOk(*store_, Request("g1", 3, "c4", 1, DeadlineUpdate::Clear()));
-  AppendOk(*store_, Request("g1", 4, "c5", 1, DeadlineUpdate::Bound(9000)));  // none: set
+  // Claimed when due, and released by its check to the flag's instant (8000): a bound before
+  // that is set again (the entry would otherwise come due after the bound).
+  const int shard = DeadlineShard("g1", store_->NumDeadlineShards());
+  absl::StatusOr<std::vector<Deadline>> claimed =
+      store_->ClaimDueDeadlines(shard, 4000, 60'000, 10, "checker");
+  ASSERT_OK(claimed);
+  ASSERT_EQ(claimed->size(), 1u);
+  ASSERT_THAT(store_->ReleaseDeadline("g1", "checker", 8000), IsOkAndHolds(true));
+  AppendOk(*store_, Request("g1", 3, "c3b", 1, DeadlineUpdate::Bound(6000)));
+  absl::StatusOr<std::vector<DueEntry>> due = store_->PeekDeadlines(shard, 100'000, 10);
+  ASSERT_OK(due);
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ((*due)[0].due_ms, 6000);
+  AppendOk(*store_, Request("g1", 4, "c4", 1, DeadlineUpdate::Clear()));
+  AppendOk(*store_, Request("g1", 5, "c5", 1, DeadlineUpdate::Bound(9000)));  // none: set
   d = store_->GetDeadline("g1");
   ASSERT_OK(d);
   ASSERT_TRUE(d->has_value());
   EXPECT_EQ((*d)->deadline_ms, 9000);
-  EXPECT_THAT(store_->Append(Request("g1", 5, "c6", 1, DeadlineUpdate::Bound(-1))),
+  EXPECT_THAT(store_->Append(Request("g1", 6, "c6", 1, DeadlineUpdate::Bound(-1))),
               HasErrorCode(kErrBadArgument));
 }
 
