@@ -205,31 +205,6 @@ local function append(KEYS, ARGV)
   return {'OK', tostring(version + 1), tostring(now), redis.sha1hex(record)}
 end
 
--- The snapshot as last written, the game's version and tip, and the entries after the snapshot:
--- {snapshot or false, snapshot's version, version, tip, id, record, id, record, ...}.
-local function read(KEYS, ARGV)
-  local stored = redis.call('HMGET', KEYS[1], 's', 'sv', 'v', 't')
-  if not stored[1] then return {false} end
-  -- v2 wrote the snapshot with every append (sv absent: it is at v).
-  local at = tonumber(stored[2] or stored[3] or '0')
-  local tail = redis.call('XRANGE', KEYS[2], (at + 1) .. '-0', '+')
-  local last = tail[#tail]
-  local version, tip = at, (stored[4] or '')
-  if last then
-    local window = {last}
-    version, tip = head(KEYS, window)
-  elseif stored[2] then
-    version, tip = head(KEYS, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1))
-  end
-  local out = {stored[1], tostring(at), tostring(version), tip}
-  for _, entry in ipairs(tail) do
-    out[#out + 1] = entry[1]
-    out[#out + 1] = entry[2][2]
-    out[#out + 1] = entry[2][1]
-  end
-  return out
-end
-
 -- A command id's record: {first, last} or {} (LookupCommand).
 local function lookup(KEYS, ARGV)
   local first, last = find(KEYS, load(KEYS), ARGV[1])
@@ -290,7 +265,6 @@ local function version()
 end
 
 redis.register_function('arbiter_v3_append', append)
-redis.register_function{function_name = 'arbiter_v3_read', callback = read, flags = {'no-writes'}}
 redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
                         flags = {'no-writes'}}
 redis.register_function('arbiter_v3_archive', archive)

@@ -68,7 +68,8 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::optional<AppendResult>> LookupCommand(absl::string_view game_id,
                                                             absl::string_view command_id) override;
   absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override;
-  // One FCALL_RO (redis_scripts.h, kRead).
+  // HMGET and XRANGE (and, when no event follows the snapshot, XREVRANGE for the tip): no
+  // function, so reads go on while the library is missing.
   absl::StatusOr<LatestState> ReadLatest(absl::string_view game_id) override;
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
                                                                  std::int64_t from_version,

@@ -53,11 +53,6 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // an append to a live game pays nothing for it).
 inline constexpr char kAppend[] = "arbiter_v3_append";
 
-// FCALL_RO. KEYS: game, log. No ARGV.
-// Returns {false} (no such game) or {snapshot, its version, the game's version, tip, then per entry
-// after the snapshot: ID, value, field ("r" or v2's "e")}.
-inline constexpr char kRead[] = "arbiter_v3_read";
-
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
 inline constexpr char kLookup[] = "arbiter_v3_lookup";
 
