@@ -1,12 +1,12 @@
-#!lua name=arbiter_v2
+#!lua name=arbiter_v3
 -- The game store's Redis functions (libs/store/redis_scripts.h has the keys, the arguments and
 -- the replies of each). Loaded once by an administrator (FUNCTION LOAD REPLACE; the store's own
 -- ACL user may only FCALL them, so it cannot run any other code on Redis), persisted in the AOF
 -- and replicated, so a restarted Redis and a promoted replica have them.
 --
 -- Versioned: the library's name and every function's name carry the version (Redis function
--- names are global across libraries). A change to any function is a new version (arbiter_v2,
--- arbiter_v2_append, ...) loaded beside the old one, so servers of both versions run during a
+-- names are global across libraries). A change to any function is a new version (arbiter_v3,
+-- arbiter_v3_append, ...) loaded beside the old one, so servers of both versions run during a
 -- rolling upgrade; libs/store/redis_scripts.h names the version a server calls.
 --
 -- Each function touches only keys that share one hash tag, the game's deadline shard, so it runs
@@ -14,27 +14,158 @@
 -- its first write, so an error can never leave half of a write behind (Redis does not roll back
 -- a function's earlier writes).
 
+-- arbiter_v3 keeps one stream entry per append, a compact record (redis_scripts.h, "Records"), and
+-- derives the game's version and tip from the last one, so the common append is one XADD: the AOF
+-- gets that command alone, without MULTI/EXEC. Games written by arbiter_v2 (entries with field
+-- `e`, one per event; the command records in the cmd hash; the tip in field `t`) still read and
+-- append.
+
+-- n bytes of the SHA-1 of s.
+local function digest(s, n)
+  local hex = redis.sha1hex(s)
+  local out = {}
+  for i = 1, n do out[i] = string.char(tonumber(string.sub(hex, 2 * i - 1, 2 * i), 16)) end
+  return table.concat(out)
+end
+
+-- An entry's versions: ID "<last>-<n>" (a v3 record of n events; "<v>-0" is a v2 event).
+local function versions(id)
+  local last, n = string.match(id, '^(%d+)%-(%d+)$')
+  last = tonumber(last)
+  n = tonumber(n)
+  if n == 0 then n = 1 end
+  return last - n + 1, last
+end
+
+-- The game's version and tip from its last entry (and, for a v2 one, the game's hash).
+local function head(KEYS, window)
+  local last = window[1]
+  if not last then return 0, '' end
+  local _, version = versions(last[1])
+  if last[2][1] == 'r' then return version, redis.sha1hex(last[2][2]) end
+  return version, (redis.call('HGET', KEYS[1], 't') or '')
+end
+
+-- A record begins with its command id (one byte of length, the id) and the command's identity
+-- (8 bytes); the events follow, in the store's compact encoding (redis_scripts.h).
+local function header(command_id, identity)
+  return string.char(#command_id) .. command_id .. identity
+end
+
+-- The command ids: every record carries its own, so an id is recognised however old it is. The
+-- records after the snapshot (at most snapshot_every - 1, event_log.h) are compared one by one;
+-- the ids of those up to it are summarised in a Bloom filter (field b of the game's hash,
+-- BLOOM_BYTES, rewritten with the snapshot), and only its rare "maybe" reads the older records.
+local BLOOM_BYTES = 128
+local BLOOM_HASHES = 3
+
+-- The filter's bits of a command id: BLOOM_HASHES 16-bit slices of its SHA-1.
+local function bloom_bits(command_id)
+  local hex = redis.sha1hex(command_id)
+  local bits = {}
+  for i = 1, BLOOM_HASHES do
+    bits[i] = tonumber(string.sub(hex, 4 * i - 3, 4 * i), 16) % (BLOOM_BYTES * 8)
+  end
+  return bits
+end
+
+local function bloom_may_hold(bloom, command_id)
+  if not bloom then return false end
+  for _, b in ipairs(bloom_bits(command_id)) do
+    local byte = string.byte(bloom, math.floor(b / 8) + 1)
+    if bit.band(byte, bit.lshift(1, b % 8)) == 0 then return false end
+  end
+  return true
+end
+
+local function bloom_with(bloom, ids)
+  local bytes = {}
+  for i = 1, BLOOM_BYTES do bytes[i] = bloom and string.byte(bloom, i) or 0 end
+  for _, id in ipairs(ids) do
+    for _, b in ipairs(bloom_bits(id)) do
+      local i = math.floor(b / 8) + 1
+      bytes[i] = bit.bor(bytes[i], bit.lshift(1, b % 8))
+    end
+  end
+  local out = {}
+  for i = 1, BLOOM_BYTES do out[i] = string.char(bytes[i]) end
+  return table.concat(out)
+end
+
+-- A record's command id and the command's identity.
+local function record_id(rec)
+  local len = string.byte(rec, 1)
+  return string.sub(rec, 2, 1 + len), string.sub(rec, 2 + len, 9 + len)
+end
+
+-- The record of command_id among entries: first, last version and identity, or nil.
+local function find_in(entries, command_id)
+  for _, entry in ipairs(entries) do
+    if entry[2][1] == 'r' then
+      local id, identity = record_id(entry[2][2])
+      if id == command_id then
+        local first, last = versions(entry[1])
+        return first, last, identity
+      end
+    end
+  end
+  return nil
+end
+
+-- The game as an append or a lookup reads it: the snapshot's version (arbiter_v2's: v), the
+-- filter, whether arbiter_v2 wrote it, and the entries after the snapshot.
+local function load(KEYS)
+  local g = redis.call('HMGET', KEYS[1], 'sv', 'v', 'b')
+  local at = tonumber(g[1] or g[2] or '0')
+  return {at = at, bloom = g[3], v2 = g[2] ~= false,
+          tail = redis.call('XRANGE', KEYS[2], (at + 1) .. '-0', '+')}
+end
+
+-- A command id's record: first, last version and identity (v2's: its identity string), or nil.
+local function find(KEYS, game, command_id)
+  local first, last, identity = find_in(game.tail, command_id)
+  if first then return first, last, identity end
+  if bloom_may_hold(game.bloom, command_id) then
+    first, last, identity = find_in(redis.call('XRANGE', KEYS[2], '-', tostring(game.at)),
+                                    command_id)
+    if first then return first, last, identity end
+  end
+  if game.v2 then
+    -- A game written by arbiter_v2 keeps its command records in the cmd hash.
+    local prev = redis.call('HGET', KEYS[3], command_id)
+    if prev then
+      local pfirst, plast, pidentity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
+      return tonumber(pfirst), tonumber(plast), pidentity
+    end
+  end
+  return nil
+end
+
 local function append(KEYS, ARGV)
   local identity
   if ARGV[3] ~= '' then
-    identity = 'c:' .. redis.sha1hex(ARGV[3])
+    identity = digest('c:' .. ARGV[3], 8)
   else
     -- Everything the request writes, not the expected tip (a retry may pass another one).
     local parts = {}
     for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
-    identity = 'r:' .. redis.sha1hex(table.concat(parts))
+    identity = digest('r:' .. table.concat(parts), 8)
   end
-  local prev = redis.call('HGET', KEYS[3], ARGV[2])
-  if prev then
-    local first, last, prev_identity = string.match(prev, '^(%d+)|(%d+)|(.*)$')
-    if prev_identity ~= identity then return {'REUSED', first, last} end
-    -- Written again, unchanged: a replay is a write too, so the WAIT after it (replicas,
-    -- redis_client.h) waits for the original append to reach the replicas, not only for this
-    -- connection's earlier writes. The retry of an append whose WAIT fell short relies on it.
-    redis.call('HSET', KEYS[3], ARGV[2], prev)
-    return {'REPLAY', first, last}
+  local game = load(KEYS)
+  local first, last, recorded = find(KEYS, game, ARGV[2])
+  if first then
+    -- arbiter_v2's records hold the identity as 'c:' and the fingerprint's SHA-1.
+    if recorded ~= identity and (ARGV[3] == '' or recorded ~= 'c:' .. redis.sha1hex(ARGV[3])) then
+      return {'REUSED', tostring(first), tostring(last)}
+    end
+    -- Written again: a replay is a write too, so the WAIT after it (replicas, redis_client.h)
+    -- waits for the original append to reach the replicas, not only this connection's writes.
+    redis.call('HSET', KEYS[1], 'r', last)
+    return {'REPLAY', tostring(first), tostring(last)}
   end
-  local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+  local latest = game.tail
+  if #latest == 0 then latest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) end
+  local version, tip = head(KEYS, {latest[#latest]})
   local expected = tonumber(ARGV[5])
   if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
   if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
@@ -42,29 +173,43 @@ local function append(KEYS, ARGV)
   if version ~= expected then return {'CONFLICT', tostring(version)} end
   -- The tip: the same version reached by other appends (a promoted replica that lacked some)
   -- is a conflict too. A game written before tips has none and matches only ''.
-  if ARGV[4] ~= '' and (redis.call('HGET', KEYS[1], 't') or '') ~= ARGV[4] then
-    return {'TIP', tostring(version)}
+  if ARGV[4] ~= '' and tip ~= ARGV[4] then return {'TIP', tostring(version)} end
+  local n = tonumber(ARGV[9])
+  local record = header(ARGV[2], identity) .. ARGV[10]
+  local now = version + n
+  redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
+  -- The snapshot only when the caller sends one (every snapshot_every versions, event_log.h),
+  -- and with it the filter of the command ids up to it.
+  if ARGV[8] ~= '' then
+    local ids = {ARGV[2]}
+    for _, entry in ipairs(game.tail) do
+      if entry[2][1] == 'r' then ids[#ids + 1] = record_id(entry[2][2]) end
+    end
+    redis.call('HSET', KEYS[1], 's', ARGV[8], 'sv', now, 'b', bloom_with(game.bloom, ids))
   end
-  -- The new tip: a digest of what this append writes under which command id, so the same command
-  -- decided again on a promoted replica (a retry, other timestamps) leaves another tip.
-  local written = {#ARGV[2] .. ':' .. ARGV[2]}
-  for i = 8, #ARGV do written[#written + 1] = #ARGV[i] .. ':' .. ARGV[i] end
-  local tip = redis.sha1hex(table.concat(written))
-  local n = #ARGV - 8
-  for i = 1, n do
-    redis.call('XADD', KEYS[2], (version + i) .. '-0', 'e', ARGV[8 + i])
+  local kind = ARGV[6]
+  if kind == 'bound' then
+    -- A lower bound of the flag's instant: written only when the entry would come due after it
+    -- (its score: the deadline, the end of a lease, or where a check released it to).
+    local due = redis.call('ZSCORE', KEYS[4], ARGV[1])
+    if due and tonumber(due) <= tonumber(ARGV[7]) then kind = 'keep' else kind = 'set' end
   end
-  local last = version + n
-  redis.call('HSET', KEYS[1], 'v', last, 's', ARGV[8], 't', tip)
-  redis.call('HSET', KEYS[3], ARGV[2], (version + 1) .. '|' .. last .. '|' .. identity)
-  if ARGV[6] == 'set' then
+  if kind == 'set' then
     redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
-    redis.call('HSET', KEYS[5], ARGV[1], ARGV[7] .. '|' .. last .. '|0|0|')
-  elseif ARGV[6] == 'clear' then
+    redis.call('HSET', KEYS[5], ARGV[1], ARGV[7] .. '|' .. now .. '|0|0|')
+  elseif kind == 'clear' then
+    -- Nothing is propagated when there was no entry.
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
-  return {'OK', tostring(version + 1), tostring(last), tip}
+  return {'OK', tostring(version + 1), tostring(now), redis.sha1hex(record)}
+end
+
+-- A command id's record: {first, last} or {} (LookupCommand).
+local function lookup(KEYS, ARGV)
+  local first, last = find(KEYS, load(KEYS), ARGV[1])
+  if first then return {tostring(first), tostring(last)} end
+  return {}
 end
 
 local function archive(KEYS, ARGV)
@@ -74,7 +219,7 @@ local function archive(KEYS, ARGV)
     redis.call('HSET', KEYS[6], 't', stored)
     return {'REPLAY', stored}
   end
-  local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+  local version = head(KEYS, redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1))
   if version == 0 then return {'NOT_FOUND'} end
   if version ~= tonumber(ARGV[2]) then return {'CONFLICT', tostring(version)} end
   -- UNLINK: the log can be large; Redis frees it in the background.
@@ -116,12 +261,14 @@ end
 -- The library's version, read by the store at start (FCALL_RO): a Redis without this library
 -- is reported as such, not as a failure of the first append.
 local function version()
-  return 'arbiter_v2'
+  return 'arbiter_v3'
 end
 
-redis.register_function('arbiter_v2_append', append)
-redis.register_function('arbiter_v2_archive', archive)
-redis.register_function('arbiter_v2_claim', claim)
-redis.register_function('arbiter_v2_release', release)
-redis.register_function{function_name = 'arbiter_v2_version', callback = version,
+redis.register_function('arbiter_v3_append', append)
+redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
+                        flags = {'no-writes'}}
+redis.register_function('arbiter_v3_archive', archive)
+redis.register_function('arbiter_v3_claim', claim)
+redis.register_function('arbiter_v3_release', release)
+redis.register_function{function_name = 'arbiter_v3_version', callback = version,
                         flags = {'no-writes'}}

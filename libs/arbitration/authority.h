@@ -99,6 +99,10 @@ class GameDomain {
   // The deadline a check at `now_ms` that recorded nothing leaves: a question still waiting for
   // analysis (a review, a dead position) is due again at the backoff's next step, not at once.
   std::optional<std::int64_t> NextDeadlineAfter(const GameState& game, std::int64_t now_ms) const;
+  // The index's bound (ledger/authority.h): the clocks' FlagBound.
+  std::int64_t DeadlineBound(const GameState& game, std::int64_t now_ms) const {
+    return game.clock().FlagBound(now_ms);
+  }
   arbiter::v1::GameEvent ToStoreEvent(const Event& event, std::int64_t recorded_at_ms) const;
   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent& event) const;
   arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) const;

@@ -477,6 +477,12 @@ std::int64_t Clock::RemainingMs(Color side, std::int64_t now_ms) const {
   return tc_.hourglass() ? s.remaining_ms + dt : s.remaining_ms;
 }
 
+std::int64_t Clock::FlagBound(std::int64_t now_ms) const {
+  const std::int64_t least =
+      std::min(RemainingMs(Color::kWhite, now_ms), RemainingMs(Color::kBlack, now_ms));
+  return now_ms + std::max<std::int64_t>(0, least);
+}
+
 std::int64_t Clock::DelayLeftMs(std::int64_t now_ms) const {
   const std::int64_t dt =
       status_ == ClockStatus::kRunning ? std::max<std::int64_t>(0, now_ms - since_ms_) : 0;

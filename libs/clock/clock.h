@@ -235,6 +235,13 @@ class Clock {
   // The instant the running player's flag falls (or fell) if nothing else happens; nullopt when no
   // clock runs.
   std::optional<std::int64_t> Deadline() const;
+  // An instant no flag falls before, from `now_ms` on, whichever clock runs then: now plus the
+  // smaller of both players' main times (6.1: a flag falls only when a player's time is used up;
+  // a delay or an increment only adds to it). With play it moves only later (the mover spends
+  // their own time and gets the increment; the other's time stands), except in hourglass mode
+  // and on an arbiter's adjustment; the store's deadline index keeps it as a bound that a move
+  // rarely rewrites. At most Deadline() while a clock runs.
+  std::int64_t FlagBound(std::int64_t now_ms) const;
   // When `side`'s first flag fell, if it has by `now_ms`.
   std::optional<std::int64_t> FlagTime(chess::Color side, std::int64_t now_ms) const;
   bool FlagFallen(chess::Color side, std::int64_t now_ms) const {

@@ -871,5 +871,39 @@ TEST(Article8_4, AfterAFlagTheRecordMustBeCompleted) {
   EXPECT_FALSE(both.ScoresheetDutyLapsed(kBlack, kT0 + 60'000));
 }
 
+// --- The flag bound (the store's deadline index) ----------------------------------------------
+
+// 6.1: no flag falls before both players' smaller main time has run out from now, in every
+// mode: increment, simple delay, Bronstein delay, sudden death. The bound is at most the running
+// player's deadline, and with play it only moves later (the mover spends their own time), so
+// the index keeps the first one until it comes due.
+TEST(FlagBound, NeverAfterTheDeadlineAndOnlyLaterWithPlay) {
+  for (const char* tc :
+       {"300+2", "G/1 d5", "G/1 b5", "40/90 d5, 30 d5", "G/15", "40/90+30, 30+30"}) {
+    SCOPED_TRACE(tc);
+    Clock clock = MakeClock(tc);
+    std::int64_t now = kT0;
+    ASSERT_OK(clock.Start(now));
+    std::int64_t previous = clock.FlagBound(now);
+    EXPECT_LE(previous, *clock.Deadline());
+    for (std::int64_t move_ms :
+         {7 * kSecond, 1 * kSecond, 12 * kSecond, 3 * kSecond, 2 * kSecond}) {
+      // Within the move: never after the deadline.
+      EXPECT_LE(clock.FlagBound(now + move_ms / 2), *clock.Deadline());
+      now += move_ms;
+      ASSERT_OK(clock.Press(now));
+      const std::int64_t bound = clock.FlagBound(now);
+      EXPECT_LE(bound, *clock.Deadline());
+      EXPECT_GE(bound, previous);
+      previous = bound;
+    }
+  }
+  // Both times known: now plus the smaller one.
+  Clock clock = MakeClock("300+2");
+  ASSERT_OK(clock.Start(kT0));
+  ASSERT_OK(clock.Press(kT0 + 10 * kSecond));  // White: 292 s, Black's runs with 300 s
+  EXPECT_EQ(clock.FlagBound(kT0 + 10 * kSecond), kT0 + 10 * kSecond + 292 * kSecond);
+}
+
 }  // namespace
 }  // namespace chessclock

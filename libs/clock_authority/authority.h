@@ -108,6 +108,10 @@ class ClockDomain {
                                                      const ClockGame& game,
                                                      std::int64_t now_ms) const;
   std::optional<std::int64_t> NextDeadline(const ClockGame& game) const;
+  // The index's bound (ledger/authority.h): the clock's FlagBound.
+  std::int64_t DeadlineBound(const ClockGame& game, std::int64_t now_ms) const {
+    return game.clock().FlagBound(now_ms);
+  }
   v1::GameEvent ToStoreEvent(const v1::ClockEvent& event, std::int64_t recorded_at_ms) const;
   absl::StatusOr<v1::ClockEvent> FromStoreEvent(const v1::GameEvent& event) const;
   v1::GameSnapshot ToStoreSnapshot(const ClockGame& game) const;

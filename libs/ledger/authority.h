@@ -56,6 +56,11 @@
 //   // Optional: the deadline a check at now_ms that recorded nothing leaves (default:
 //   // NextDeadline), for a deadline due with nothing to record yet (asked again later).
 //   std::optional<std::int64_t> NextDeadlineAfter(const State&, std::int64_t now_ms) const;
+//   // Optional: an instant no later than NextDeadline's that later appends rarely move earlier
+//   // (e.g. now + the smaller of both players' times): the index's entry is then written only
+//   // when it would be due after it (store::DeadlineUpdate::Bound), and an entry that comes due
+//   // before the deadline is released by the check to NextDeadline's instant.
+//   std::int64_t DeadlineBound(const State&, std::int64_t now_ms) const;
 //   arbiter::v1::GameEvent ToStoreEvent(const Event&, std::int64_t recorded_at_ms) const;
 //   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent&) const;
 //   arbiter::v1::GameSnapshot ToStoreSnapshot(const State&) const;
@@ -72,6 +77,7 @@
 #ifndef ARBITER_LIBS_LEDGER_AUTHORITY_H_
 #define ARBITER_LIBS_LEDGER_AUTHORITY_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -98,6 +104,14 @@ struct AuthorityOptions {
   std::string owner = "ledger";  // this replica, unique (pod name and pid)
   int max_attempts = 8;          // decide-and-append rounds on version conflicts
   size_t cache_size = 20'000;    // games whose latest state this replica keeps
+  // The snapshot is written with every snapshot_every-th version (store::AppendRequest); a state
+  // is read as the last one written with the events after it applied (State::Apply). The
+  // state cache makes such reads rare; the appends between write only their events.
+  int snapshot_every = 1;
+  // With a Domain that has DeadlineBound: the index's entry is written as that bound
+  // (store::DeadlineUpdate::Bound), so most appends write no deadline; an entry that comes due
+  // before the deadline is released by the check (DeadlineScheduler) to the deadline itself.
+  bool deadline_bounds = false;
 };
 
 // A command's identity, as the domains' options carry it.
@@ -520,14 +534,24 @@ absl::StatusOr<typename Authority<Domain>::Known> Authority<Domain>::Load(absl::
   } else {
     cache_.ObserveMasterEpoch(store_->MasterEpoch());
   }
-  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store_->ReadSnapshot(game_id);
-  if (!snapshot.ok()) return domain_.StoreError(snapshot.status(), game_id);
-  absl::StatusOr<State> game = domain_.FromStore(*store_, game_id, *snapshot);
+  absl::StatusOr<store::LatestState> latest = store_->ReadLatest(game_id);
+  if (!latest.ok()) return domain_.StoreError(latest.status(), game_id);
+  absl::StatusOr<State> game = domain_.FromStore(*store_, game_id, latest->snapshot);
   if (!game.ok()) return domain_.StoreError(game.status(), game_id);
+  // The events after the snapshot last written (AuthorityOptions::snapshot_every).
+  for (const arbiter::v1::GameEvent& stored : latest->tail) {
+    absl::StatusOr<Event> event = domain_.FromStoreEvent(stored);
+    if (!event.ok()) return domain_.StoreError(event.status(), game_id);
+    if (absl::Status st = game->Apply(*event); !st.ok()) {
+      return internal::CorruptLog(absl::StrCat("event ", stored.version(), " of game \"", game_id,
+                                               "\" does not apply: ", st.message()));
+    }
+  }
   auto shared = std::make_shared<const State>(*std::move(game));
   for (Observer* o : observers_) o->OnLoaded(game_id, *shared);
-  cache_.Remember(game_id, shared, snapshot->tip());
-  return Known{std::move(shared), snapshot->tip()};
+  const std::string& tip = latest->snapshot.tip();
+  cache_.Remember(game_id, shared, tip);
+  return Known{std::move(shared), tip};
 }
 
 template <typename Domain>
@@ -597,9 +621,19 @@ store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, co
   request.events.reserve(events.size());
   for (const Event& e : events) request.events.push_back(domain_.ToStoreEvent(e, now_ms));
   request.snapshot = domain_.ToStoreSnapshot(after);
+  request.snapshot_every = options_.snapshot_every;
   const std::optional<std::int64_t> deadline = domain_.NextDeadline(after);
-  request.deadline =
-      deadline.has_value() ? store::DeadlineUpdate::Set(*deadline) : store::DeadlineUpdate::Clear();
+  if (!deadline.has_value()) {
+    request.deadline = store::DeadlineUpdate::Clear();
+  } else {
+    request.deadline = store::DeadlineUpdate::Set(*deadline);
+    if constexpr (requires { domain_.DeadlineBound(after, now_ms); }) {
+      if (options_.deadline_bounds) {
+        request.deadline =
+            store::DeadlineUpdate::Bound(std::min(*deadline, domain_.DeadlineBound(after, now_ms)));
+      }
+    }
+  }
   return request;
 }
 

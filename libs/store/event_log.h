@@ -36,13 +36,17 @@ inline constexpr std::int64_t kHead = std::numeric_limits<std::int64_t>::max();
 
 // What an append does to the game's flag deadline.
 struct DeadlineUpdate {
-  enum class Kind : std::uint8_t { kKeep, kSet, kClear };
+  enum class Kind : std::uint8_t { kKeep, kSet, kClear, kBound };
   static DeadlineUpdate Keep() { return {}; }
   static DeadlineUpdate Set(std::int64_t deadline_ms) { return {Kind::kSet, deadline_ms}; }
   static DeadlineUpdate Clear() { return {Kind::kClear, 0}; }
+  // The flag falls no earlier than `deadline_ms`: the entry is set to it when the game has none
+  // or one due later, and kept otherwise (an entry due early is released by its claimant to the
+  // next bound, game_store.h). Most appends then write no deadline at all.
+  static DeadlineUpdate Bound(std::int64_t deadline_ms) { return {Kind::kBound, deadline_ms}; }
 
   Kind kind = Kind::kKeep;
-  std::int64_t deadline_ms = 0;  // kSet: when the flag falls, ms on the NowMs() time base
+  std::int64_t deadline_ms = 0;  // kSet, kBound: ms on the NowMs() time base
 };
 
 struct AppendRequest {
@@ -57,6 +61,17 @@ struct AppendRequest {
   // AppendResult.tip of its own last append); "" = compare the version only. Not part of the
   // command's identity: a retry may pass another one.
   std::string expected_tip;
+  // Write the snapshot only when the game's version reaches a multiple of this (and at the
+  // creation): between two, ReadSnapshot returns the last one written and ReadLatest the events
+  // after it, which the reader applies. 1: every append writes it.
+  int snapshot_every = 1;
+};
+
+// The game as last written: a snapshot (at snapshot.version(), with the game's tip) and the
+// events after it, up to the game's version.
+struct LatestState {
+  arbiter::v1::GameSnapshot snapshot;
+  std::vector<arbiter::v1::GameEvent> tail;
 };
 
 struct AppendResult {
@@ -126,8 +141,14 @@ class EventLog {
   virtual absl::StatusOr<std::optional<AppendResult>> LookupCommand(
       absl::string_view game_id, absl::string_view command_id) = 0;
 
-  // The latest snapshot; ERR_GAME_NOT_FOUND if the game does not exist.
+  // The latest snapshot written (the game's latest unless appends passed snapshot_every > 1),
+  // with the game's tip; ERR_GAME_NOT_FOUND if the game does not exist.
   virtual absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) = 0;
+
+  // The snapshot last written and the events after it (the game's state is the snapshot's with
+  // them applied). The default reads both (a race with an append shows as a tip conflict at the
+  // next append); the Redis store reads them in one call.
+  virtual absl::StatusOr<LatestState> ReadLatest(absl::string_view game_id);
 
   // The events with from_version <= version <= to_version (from_version >= 1; kHead for "to the
   // end"), in order; empty when the range lies beyond the head. ERR_GAME_NOT_FOUND if the game

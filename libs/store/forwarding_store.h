@@ -41,6 +41,9 @@ class ForwardingStore : public GameStore {
   absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override {
     return inner_->ReadSnapshot(game_id);
   }
+  absl::StatusOr<LatestState> ReadLatest(absl::string_view game_id) override {
+    return inner_->ReadLatest(game_id);
+  }
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
                                                                  std::int64_t from_version,
                                                                  std::int64_t to_version) override {

@@ -1,5 +1,7 @@
 #include "libs/store/game_store.h"
 
+#include <utility>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -38,6 +40,18 @@ absl::Status ValidateGameId(absl::string_view game_id) {
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<LatestState> EventLog::ReadLatest(absl::string_view game_id) {
+  LatestState out;
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = ReadSnapshot(game_id);
+  if (!snapshot.ok()) return snapshot.status();
+  out.snapshot = *std::move(snapshot);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> tail =
+      ReadEvents(game_id, out.snapshot.version() + 1, kHead);
+  if (!tail.ok()) return tail.status();
+  out.tail = *std::move(tail);
+  return out;
 }
 
 absl::StatusOr<ArchiveResult> EventLog::Archive(const ArchiveRequest&) {

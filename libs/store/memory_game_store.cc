@@ -27,7 +27,8 @@ std::string Identity(const AppendRequest& request) {
   auto part = [&out](absl::string_view s) { absl::StrAppend(&out, s.size(), ":", s); };
   part(absl::StrCat(request.expected_version));
   // As the Redis store sends it: the deadline's value counts only when it is set.
-  const bool set = request.deadline.kind == DeadlineUpdate::Kind::kSet;
+  const bool set = request.deadline.kind == DeadlineUpdate::Kind::kSet ||
+                   request.deadline.kind == DeadlineUpdate::Kind::kBound;
   part(absl::StrCat(static_cast<int>(request.deadline.kind)));
   part(absl::StrCat(set ? request.deadline.deadline_ms : 0));
   part(request.snapshot.SerializeAsString());
@@ -66,7 +67,8 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
     return request.expected_version == 0 ? internal::ArchivedGameExists(request.game_id)
                                          : internal::GameArchived(request.game_id);
   }
-  const std::int64_t current = it == games_.end() ? 0 : it->second.snapshot.version();
+  const std::int64_t current =
+      it == games_.end() ? 0 : static_cast<std::int64_t>(it->second.log.size());
   if (request.expected_version == 0 && it != games_.end()) {
     return base::Error(absl::StatusCode::kAlreadyExists, kErrGameExists,
                        absl::StrCat("game ", request.game_id, " exists (version ", current, ")"));
@@ -81,11 +83,11 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
   if (it == games_.end()) it = games_.try_emplace(request.game_id).first;
   Game& game = it->second;
   for (GameEvent& e : internal::StampedEvents(request)) game.log.push_back(std::move(e));
-  game.snapshot = internal::StampedSnapshot(request);
+  if (internal::WritesSnapshot(request)) game.snapshot = internal::StampedSnapshot(request);
   // One copy, no failover: any token new to each append names it.
   game.snapshot.set_tip(absl::StrCat("m", ++appends_));
-  const AppendResult result{request.expected_version + 1, game.snapshot.version(), false,
-                            game.snapshot.tip()};
+  const AppendResult result{request.expected_version + 1,
+                            static_cast<std::int64_t>(game.log.size()), false, game.snapshot.tip()};
   game.commands[request.command_id] = {result.first_version, result.version, std::move(identity)};
   Shard& shard = shards_[DeadlineShard(request.game_id, num_shards_)];
   switch (request.deadline.kind) {
@@ -100,6 +102,15 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
     case DeadlineUpdate::Kind::kClear:
       EraseEntry(shard, request.game_id);
       break;
+    case DeadlineUpdate::Kind::kBound:
+      if (auto e = shard.entries.find(request.game_id);
+          e == shard.entries.end() || e->second.first > request.deadline.deadline_ms) {
+        SetEntry(shard, request.deadline.deadline_ms,
+                 Deadline{.game_id = request.game_id,
+                          .deadline_ms = request.deadline.deadline_ms,
+                          .set_at_version = result.version});
+      }
+      break;
   }
   appended_.SignalAll();
   return result;
@@ -113,7 +124,7 @@ absl::StatusOr<ArchiveResult> MemoryGameStore::Archive(const ArchiveRequest& req
   }
   auto it = games_.find(request.game_id);
   if (it == games_.end()) return GameNotFound(request.game_id);
-  const std::int64_t current = it->second.snapshot.version();
+  const auto current = static_cast<std::int64_t>(it->second.log.size());
   if (current != request.expected_version) {
     return internal::VersionConflict(request.game_id, current, request.expected_version);
   }

@@ -293,11 +293,12 @@ TEST_P(RedisReplicaAckTest, AppendIsNotAcknowledgedUntilAReplicaHasIt) {
   ASSERT_TRUE(retried.ok()) << retried.status();
   EXPECT_TRUE(retried->replayed);
   EXPECT_EQ(retried->version, 2);
-  // The replica has it.
+  // The replica has it: the append's record (version 2, one event) under its command id.
   absl::StatusOr<std::string> on_replica =
-      group_->node(1).Command({"HGET", store_->Key("cmd", "ack-game"), "move-1"});
+      group_->node(1).Command({"XRANGE", store_->Key("log", "ack-game"), "2-1", "2-1"});
   ASSERT_TRUE(on_replica.ok()) << on_replica.status();
-  EXPECT_THAT(*on_replica, HasSubstr("2|2|"));
+  EXPECT_THAT(*on_replica, HasSubstr("2-1"));
+  EXPECT_THAT(*on_replica, HasSubstr("move-1"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, RedisReplicaAckTest,

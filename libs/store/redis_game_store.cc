@@ -1,16 +1,20 @@
 #include "libs/store/redis_game_store.h"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/store/internal/record.h"
 #include "libs/store/internal/validation.h"
 #include "libs/store/key_layout.h"
 #include "libs/store/redis_scripts.h"
@@ -25,6 +29,15 @@ absl::string_view Str(const redisReply& r) { return absl::string_view(r.str, r.l
 
 bool IsString(const redisReply& r) {
   return r.type == REDIS_REPLY_STRING || r.type == REDIS_REPLY_STATUS;
+}
+
+// redis.sha1hex's digest, as the functions compute a record's tip.
+std::string Sha1Hex(absl::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha1(), nullptr);
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(digest), static_cast<size_t>(size)));
 }
 
 }  // namespace
@@ -128,6 +141,18 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Call(const char* function,
   return reply;
 }
 
+absl::StatusOr<RedisReplyPtr> RedisGameStore::CallReadOnly(const char* function,
+                                                           std::vector<std::string> keys,
+                                                           std::vector<std::string> args) {
+  std::vector<std::string> command = FcallCommand(function, std::move(keys), std::move(args));
+  command[0] = "FCALL_RO";
+  absl::StatusOr<RedisReplyPtr> reply = client_.Command(command);
+  RETURN_IF_ERROR(FunctionsMissing(reply));
+  if (!reply.ok()) return reply.status();
+  RETURN_IF_ERROR(client_.ReplyStatus(**reply));
+  return reply;
+}
+
 absl::Status RedisGameStore::CheckFunctions() {
   if (client_.uses_cluster()) {
     // Every master serves some games: each must have the library (FUNCTION LOAD runs per node).
@@ -168,7 +193,7 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   const std::string& id = request.game_id;
   ScriptArgs a;
   a.keys = GameKeys(id);
-  a.args.reserve(8 + request.events.size());
+  a.args.reserve(10);
   a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint, request.expected_tip,
                                absl::StrCat(request.expected_version)});
   switch (request.deadline.kind) {
@@ -181,10 +206,16 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
     case DeadlineUpdate::Kind::kClear:
       a.args.insert(a.args.end(), {"clear", "0"});
       break;
+    case DeadlineUpdate::Kind::kBound:
+      a.args.insert(a.args.end(), {"bound", absl::StrCat(request.deadline.deadline_ms)});
+      break;
   }
-  a.args.push_back(internal::StampedSnapshot(request).SerializeAsString());
-  for (const GameEvent& e : internal::StampedEvents(request))
-    a.args.push_back(e.SerializeAsString());
+  a.args.push_back(internal::WritesSnapshot(request)
+                       ? internal::StampedSnapshot(request).SerializeAsString()
+                       : std::string());
+  a.args.push_back(absl::StrCat(request.events.size()));
+  // The store fills version and command id on read (the entry's ID, the record's header).
+  a.args.push_back(internal::EncodeEvents(request.events));
   return a;
 }
 
@@ -289,33 +320,68 @@ absl::StatusOr<std::optional<AppendResult>> RedisGameStore::LookupCommand(
     absl::string_view game_id, absl::string_view command_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
   ASSIGN_OR_RETURN(RedisReplyPtr reply,
-                   Run(client_, {"HGET", Key("cmd", game_id), std::string(command_id)}));
-  if (reply->type == REDIS_REPLY_NIL) return std::nullopt;
-  if (!IsString(*reply)) return Corrupt("command record");
-  std::vector<absl::string_view> parts = absl::StrSplit(Str(*reply), absl::MaxSplits('|', 2));
+                   CallReadOnly(redis_scripts::kLookup,
+                                {Key("game", game_id), Key("log", game_id), Key("cmd", game_id)},
+                                {std::string(command_id)}));
+  if (reply->type != REDIS_REPLY_ARRAY) return Corrupt("command record");
+  if (reply->elements == 0) return std::nullopt;
   AppendResult result{0, 0, true};
-  if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &result.first_version) ||
-      !absl::SimpleAtoi(parts[1], &result.version)) {
+  if (reply->elements != 2 || !IsString(*reply->element[0]) || !IsString(*reply->element[1]) ||
+      !absl::SimpleAtoi(Str(*reply->element[0]), &result.first_version) ||
+      !absl::SimpleAtoi(Str(*reply->element[1]), &result.version)) {
     return Corrupt("command record");
   }
   return result;
 }
 
 absl::StatusOr<GameSnapshot> RedisGameStore::ReadSnapshot(absl::string_view game_id) {
+  ASSIGN_OR_RETURN(LatestState latest, ReadLatest(game_id));
+  return std::move(latest.snapshot);
+}
+
+absl::StatusOr<LatestState> RedisGameStore::ReadLatest(absl::string_view game_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HMGET", Key("game", game_id), "s", "t"}));
-  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) return Corrupt("HMGET reply");
-  const redisReply& stored = *reply->element[0];
-  const redisReply& tip = *reply->element[1];
-  if (stored.type == REDIS_REPLY_NIL) return Missing(game_id);
-  GameSnapshot snapshot;
-  if (!IsString(stored) || !snapshot.ParseFromArray(stored.str, static_cast<int>(stored.len)) ||
-      (tip.type != REDIS_REPLY_NIL && !IsString(tip))) {
+  // Plain reads, no function: a Redis whose library is missing still answers them.
+  ASSIGN_OR_RETURN(RedisReplyPtr stored,
+                   Run(client_, {"HMGET", Key("game", game_id), "s", "sv", "v", "t"}));
+  if (stored->type != REDIS_REPLY_ARRAY || stored->elements != 4) return Corrupt("HMGET reply");
+  const redisReply& s = *stored->element[0];
+  if (s.type == REDIS_REPLY_NIL) return Missing(game_id);
+  LatestState out;
+  if (!IsString(s) || !out.snapshot.ParseFromArray(s.str, static_cast<int>(s.len))) {
     return Corrupt(absl::StrCat("snapshot of game ", game_id));
   }
-  // A game written by arbiter_v1 has no tip: "".
-  if (tip.type != REDIS_REPLY_NIL) snapshot.set_tip(std::string(Str(tip)));
-  return snapshot;
+  // arbiter_v2 wrote the snapshot with every append (no sv: it is at v) and kept the tip in t.
+  const bool v3 = stored->element[1]->type != REDIS_REPLY_NIL;
+  const redisReply& at_reply = *stored->element[v3 ? 1 : 2];
+  std::int64_t at = 0;
+  if (!IsString(at_reply) || !absl::SimpleAtoi(Str(at_reply), &at)) {
+    return Corrupt(absl::StrCat("snapshot version of game ", game_id));
+  }
+  const redisReply& old_tip = *stored->element[3];
+  std::string tip = IsString(old_tip) ? std::string(Str(old_tip)) : "";
+  ASSIGN_OR_RETURN(RedisReplyPtr tail,
+                   Run(client_, {"XRANGE", Key("log", game_id), absl::StrCat(at + 1, "-0"), "+"}));
+  ASSIGN_OR_RETURN(out.tail, ParseEntries(*tail, at + 1, kHead));
+  // The tip: the last record's digest (the function's, redis_scripts.h).
+  RedisReplyPtr last;
+  const redisReply* entries = tail.get();
+  if (tail->type == REDIS_REPLY_ARRAY && tail->elements == 0 && v3) {
+    ASSIGN_OR_RETURN(last,
+                     Run(client_, {"XREVRANGE", Key("log", game_id), "+", "-", "COUNT", "1"}));
+    entries = last.get();
+  }
+  if (entries->type == REDIS_REPLY_ARRAY && entries->elements > 0) {
+    const redisReply& entry = *entries->element[entries->elements - 1];
+    if (entry.type != REDIS_REPLY_ARRAY || entry.elements != 2 ||
+        entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2) {
+      return Corrupt("log entry");
+    }
+    if (Str(*entry.element[1]->element[0]) == "r")
+      tip = Sha1Hex(Str(*entry.element[1]->element[1]));
+  }
+  out.snapshot.set_tip(std::move(tip));
+  return out;
 }
 
 absl::Status RedisGameStore::CheckExists(absl::string_view game_id) {
@@ -330,21 +396,51 @@ absl::Status RedisGameStore::Missing(absl::string_view game_id) {
   return reply->integer == 0 ? GameNotFound(game_id) : internal::GameArchived(game_id);
 }
 
-absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisReply& entries) {
-  if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
-  std::vector<GameEvent> events(entries.elements);
-  for (size_t i = 0; i < entries.elements; ++i) {
-    const redisReply& entry = *entries.element[i];
-    // [id, [field, value]]; the script writes exactly one field, "e".
-    if (entry.type != REDIS_REPLY_ARRAY || entry.elements != 2 ||
-        entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2 ||
-        !IsString(*entry.element[1]->element[1]) ||
-        !events[i].ParseFromArray(entry.element[1]->element[1]->str,
-                                  static_cast<int>(entry.element[1]->element[1]->len))) {
-      return Corrupt("event");
-    }
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisReply& id,
+                                                                  const redisReply& field,
+                                                                  const redisReply& value) {
+  std::int64_t last = 0, n = 0;
+  std::pair<absl::string_view, absl::string_view> parts =
+      absl::StrSplit(IsString(id) ? Str(id) : absl::string_view(), absl::MaxSplits('-', 1));
+  if (!IsString(field) || !IsString(value) || !absl::SimpleAtoi(parts.first, &last) ||
+      !absl::SimpleAtoi(parts.second, &n) || n < 0 || n > kMaxEventsPerAppend) {
+    return Corrupt("log entry");
+  }
+  if (Str(field) == "r") {
+    absl::StatusOr<std::vector<GameEvent>> events =
+        internal::DecodeRecord(Str(value), last, static_cast<int>(n));
+    if (!events.ok()) return Corrupt(absl::StrCat("record ", Str(id)));
+    return events;
+  }
+  // arbiter_v2: one event, serialized.
+  std::vector<GameEvent> events(1);
+  if (Str(field) != "e" || !events[0].ParseFromArray(value.str, static_cast<int>(value.len))) {
+    return Corrupt("event");
   }
   return events;
+}
+
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisReply& entries,
+                                                                    std::int64_t from_version,
+                                                                    std::int64_t to_version) {
+  if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
+  std::vector<GameEvent> out;
+  for (size_t i = 0; i < entries.elements; ++i) {
+    const redisReply& entry = *entries.element[i];
+    // [id, [field, value]]; the functions write exactly one field.
+    if (entry.type != REDIS_REPLY_ARRAY || entry.elements != 2 ||
+        entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2) {
+      return Corrupt("event");
+    }
+    ASSIGN_OR_RETURN(std::vector<GameEvent> events,
+                     ParseEntry(*entry.element[0], *entry.element[1]->element[0],
+                                *entry.element[1]->element[1]));
+    for (GameEvent& e : events) {
+      // An append's record holds all of its events: the range may begin or end inside one.
+      if (e.version() >= from_version && e.version() <= to_version) out.push_back(std::move(e));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_view game_id,
@@ -352,14 +448,18 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_v
                                                                   std::int64_t to_version) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
   if (from_version < 1) return base::InvalidArgument(kErrBadArgument, "from_version must be >= 1");
-  // Stream IDs are "<version>-0", so a range of versions is a range of IDs.
-  const std::string end = to_version == kHead ? "+" : absl::StrCat(to_version, "-0");
+  // Entry IDs are "<last version>-<events>" ("<version>-0" for arbiter_v2's): the entries from
+  // from_version's on end at or after it, and the one holding to_version ends at most
+  // kMaxEventsPerAppend - 1 versions later.
+  const std::string end = to_version >= kHead - kMaxEventsPerAppend
+                              ? "+"
+                              : absl::StrCat(to_version + kMaxEventsPerAppend - 1);
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"XRANGE", Key("log", game_id),
                                                       absl::StrCat(from_version, "-0"), end}));
   if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 0) {
     RETURN_IF_ERROR(CheckExists(game_id));
   }
-  return ParseEntries(*reply);
+  return ParseEntries(*reply, from_version, to_version);
 }
 
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
@@ -387,12 +487,18 @@ absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
   // One XREAD over every stream: they share the shard's hash tag, so one slot on Cluster, and the
   // client sends it (keyed by its first stream) to the master of that slot.
   args.push_back("STREAMS");
-  absl::flat_hash_map<std::string, const std::string*> game_of_key;
-  for (const WatchPosition& g : games) {
-    args.push_back(Key("log", g.game_id));
-    game_of_key[args.back()] = &g.game_id;
+  absl::flat_hash_map<std::string, std::pair<const std::string*, size_t>> game_of_key;
+  for (size_t i = 0; i < games.size(); ++i) {
+    args.push_back(Key("log", games[i].game_id));
+    game_of_key[args.back()] = {&games[i].game_id, i};
   }
-  for (const WatchPosition& g : games) args.push_back(absl::StrCat(g.after_version, "-0"));
+  // After every entry ending at or before the position (an entry's sequence is at most
+  // kMaxEventsPerAppend).
+  std::vector<std::int64_t> after;
+  for (const WatchPosition& g : games) {
+    args.push_back(absl::StrCat(g.after_version, "-", kMaxEventsPerAppend));
+    after.push_back(g.after_version);
+  }
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(watch_client_, args, block));
   std::vector<GameEvents> out;
   if (reply->type == REDIS_REPLY_NIL) return out;
@@ -405,8 +511,11 @@ absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
     }
     auto game = game_of_key.find(std::string(Str(*stream.element[0])));
     if (game == game_of_key.end()) return Corrupt("XREAD reply: a stream not asked for");
-    ASSIGN_OR_RETURN(std::vector<GameEvent> events, ParseEntries(*stream.element[1]));
-    out.push_back({*game->second, std::move(events)});
+    ASSIGN_OR_RETURN(std::vector<GameEvent> events,
+                     ParseEntries(*stream.element[1], after[game->second.second] + 1, kHead));
+    if (events.size() > static_cast<size_t>(max_events)) events.resize(max_events);
+    if (events.empty()) continue;
+    out.push_back({*game->second.first, std::move(events)});
   }
   return out;
 }

@@ -69,6 +69,9 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::optional<AppendResult>> LookupCommand(absl::string_view game_id,
                                                             absl::string_view command_id) override;
   absl::StatusOr<arbiter::v1::GameSnapshot> ReadSnapshot(absl::string_view game_id) override;
+  // HMGET and XRANGE (and, when no event follows the snapshot, XREVRANGE for the tip): no
+  // function, so reads go on while the library is missing.
+  absl::StatusOr<LatestState> ReadLatest(absl::string_view game_id) override;
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
                                                                  std::int64_t from_version,
                                                                  std::int64_t to_version) override;
@@ -137,7 +140,17 @@ class RedisGameStore final : public GameStore {
   absl::Status Missing(absl::string_view game_id);
   // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived.
   std::vector<std::string> GameKeys(absl::string_view game_id) const;
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries);
+  // The events of a log's entries, those with from_version <= version <= to_version.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries,
+                                                                   std::int64_t from_version,
+                                                                   std::int64_t to_version);
+  // One entry's events: a record (field "r") or arbiter_v2's serialized event ("e").
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntry(const redisReply& id,
+                                                                 const redisReply& field,
+                                                                 const redisReply& value);
+  // FCALL_RO of one of the library's read functions.
+  absl::StatusOr<RedisReplyPtr> CallReadOnly(const char* function, std::vector<std::string> keys,
+                                             std::vector<std::string> args);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 
   // Redis TIME of the master that answered, and that master's address ("" when it cannot be told:

@@ -4,12 +4,17 @@
 #include "libs/store/redis_game_store.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
@@ -91,7 +96,8 @@ TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   ASSERT_TRUE(store->Append(Request("g1", 3, "c2", 1)).ok());
   absl::StatusOr<std::string> keys = RedisEnvironment::server()->Command({"KEYS", "*"});
   ASSERT_TRUE(keys.ok()) << keys.status();
-  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')).size(), 5u) << *keys;
+  // game, log, deadlines, deadline-info: the command ids are in the log's records.
+  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')).size(), 4u) << *keys;
   absl::StatusOr<ArchiveResult> archived = store->Archive({"g1", 4, "done"});
   ASSERT_TRUE(archived.ok()) << archived.status();
   keys = RedisEnvironment::server()->Command({"KEYS", "*"});
@@ -100,29 +106,143 @@ TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   EXPECT_EQ(*RedisEnvironment::server()->Command({"TYPE", redis->Key("archived", "g1")}), "hash");
 }
 
-// A game written by the arbiter_v1 functions has no tip (no field `t`): it appends on the
-// version alone, and matches only an empty expected tip, so a writer that expected one reloads,
-// reads the empty tip and appends.
-TEST(RedisTipTest, AGameWrittenBeforeTipsAppendsOnTheVersionAlone) {
+// A game written by the arbiter_v2 functions (one proto entry per event, field `e`; the command
+// records in the cmd hash; version and tip in the game's hash; arbiter_v1's without a tip) reads
+// as it was written, a retry of one of its commands is answered from its record, and it appends
+// on: its log then holds both encodings.
+TEST(RedisOldLogTest, AGameWrittenByArbiterV2ReadsAndAppends) {
   std::unique_ptr<GameStore> store = MakeStore({});
   ASSERT_NE(store, nullptr);
   auto* redis = static_cast<RedisGameStore*>(store.get());
-  absl::StatusOr<AppendResult> created = store->Append(Request("g1", 0, "c1"));
-  ASSERT_TRUE(created.ok()) << created.status();
-  ASSERT_TRUE(RedisEnvironment::server()->Command({"HDEL", redis->Key("game", "g1"), "t"}).ok());
+  RedisServer& admin = *RedisEnvironment::server();
+  AppendRequest old = Request("g1", 0, "c1", 2);
+  old.fingerprint = "fp1";
+  for (int i = 0; i < 2; ++i) {
+    arbiter::v1::GameEvent e = old.events[i];
+    e.set_version(i + 1);
+    e.set_command_id("c1");
+    ASSERT_TRUE(admin
+                    .Command({"XADD", redis->Key("log", "g1"), absl::StrCat(i + 1, "-0"), "e",
+                              e.SerializeAsString()})
+                    .ok());
+  }
+  arbiter::v1::GameSnapshot snapshot = old.snapshot;
+  snapshot.set_version(2);
+  // arbiter_v1: no tip.
+  ASSERT_TRUE(
+      admin.Command({"HSET", redis->Key("game", "g1"), "v", "2", "s", snapshot.SerializeAsString()})
+          .ok());
+  absl::StatusOr<std::string> identity =
+      admin.Command({"EVAL", "return 'c:' .. redis.sha1hex(ARGV[1])", "0", "fp1"});
+  ASSERT_TRUE(identity.ok()) << identity.status();
+  ASSERT_TRUE(
+      admin.Command({"HSET", redis->Key("cmd", "g1"), "c1", absl::StrCat("1|2|", *identity)}).ok());
+
   absl::StatusOr<arbiter::v1::GameSnapshot> read = store->ReadSnapshot("g1");
   ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->version(), 2);
   EXPECT_EQ(read->tip(), "");
-  AppendRequest expecting = Request("g1", 1, "c2");
-  expecting.expected_tip = created->tip;
-  EXPECT_THAT(store->Append(expecting), base::HasErrorCode(kErrVersionConflict));
-  expecting.expected_tip = read->tip();
-  absl::StatusOr<AppendResult> appended = store->Append(expecting);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[1].version(), 2);
+  EXPECT_EQ((*events)[1].command_id(), "c1");
+  absl::StatusOr<std::optional<AppendResult>> looked = store->LookupCommand("g1", "c1");
+  ASSERT_TRUE(looked.ok()) << looked.status();
+  ASSERT_TRUE(looked->has_value());
+  EXPECT_EQ(**looked, (AppendResult{1, 2, true}));
+  // The retry of its command: replayed; with another fingerprint: reused.
+  absl::StatusOr<AppendResult> retry = store->Append(old);
+  ASSERT_TRUE(retry.ok()) << retry.status();
+  EXPECT_EQ(*retry, (AppendResult{1, 2, true}));
+  old.fingerprint = "fp2";
+  EXPECT_THAT(store->Append(old), base::HasErrorCode(kErrCommandIdReused));
+
+  AppendRequest next = Request("g1", 2, "c2");
+  next.expected_tip = "not the tip";
+  EXPECT_THAT(store->Append(next), base::HasErrorCode(kErrVersionConflict));
+  next.expected_tip = read->tip();
+  absl::StatusOr<AppendResult> appended = store->Append(next);
   ASSERT_TRUE(appended.ok()) << appended.status();
-  EXPECT_EQ(appended->version, 2);
+  EXPECT_EQ(appended->version, 3);
+  events = store->ReadEvents("g1", 2, kHead);
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ((*events)[0].command_id(), "c1");
+  EXPECT_EQ((*events)[1].command_id(), "c2");
+  EXPECT_EQ((*events)[1].version(), 3);
   read = store->ReadSnapshot("g1");
   ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->version(), 3);
   EXPECT_EQ(read->tip(), appended->tip);
+}
+
+// Command ids: a retry is answered from its record however many appends came after it (the
+// records after the snapshot compared one by one, the older ones found through the filter), with
+// snapshots written rarely or always; new ids are not mistaken for old ones.
+TEST(RedisCommandIdsTest, ARetryLongAfterIsAnsweredFromItsRecord) {
+  for (int every : {1, 16}) {
+    std::unique_ptr<GameStore> store = MakeStore({});
+    ASSERT_NE(store, nullptr);
+    auto request = [every](std::int64_t v, const std::string& id) {
+      AppendRequest r = Request("g1", v, id);
+      r.snapshot_every = every;
+      r.fingerprint = absl::StrCat("fp-", id);
+      return r;
+    };
+    const int appends = 150;
+    for (int v = 0; v < appends; ++v) {
+      ASSERT_TRUE(store->Append(request(v, absl::StrCat("c", v))).ok()) << v;
+    }
+    for (int v : {1, 2, 77, 140, 149}) {
+      absl::StatusOr<AppendResult> replayed = store->Append(request(v, absl::StrCat("c", v)));
+      ASSERT_TRUE(replayed.ok()) << replayed.status();
+      EXPECT_EQ(*replayed, (AppendResult{v + 1, v + 1, true})) << every << " " << v;
+      absl::StatusOr<std::optional<AppendResult>> looked =
+          store->LookupCommand("g1", absl::StrCat("c", v));
+      ASSERT_TRUE(looked.ok()) << looked.status();
+      EXPECT_EQ(*looked, (AppendResult{v + 1, v + 1, true}));
+      AppendRequest other = request(appends, absl::StrCat("c", v));
+      other.fingerprint = "another request";
+      EXPECT_THAT(store->Append(other), base::HasErrorCode(kErrCommandIdReused));
+    }
+    absl::StatusOr<std::optional<AppendResult>> unknown = store->LookupCommand("g1", "never");
+    ASSERT_TRUE(unknown.ok()) << unknown.status();
+    EXPECT_FALSE(unknown->has_value());
+    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
+    ASSERT_TRUE(events.ok()) << events.status();
+    EXPECT_EQ(static_cast<int>(events->size()), appends);
+  }
+}
+
+// One move, as the services append it (one event, the snapshot not due, the deadline bound kept):
+// one XADD in the AOF, no MULTI/EXEC around it, and no more bytes than the move's record needs.
+TEST(RedisBytesTest, AMoveIsOneCommandInTheAof) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  RedisServer& admin = *RedisEnvironment::server();
+  AppendRequest create = Request("g1", 0, "c0", 1, DeadlineUpdate::Bound(5000));
+  create.snapshot_every = 16;
+  ASSERT_TRUE(store->Append(create).ok());
+  // The AOF's open increment (appendfsync always: the write is in it when the reply comes).
+  std::string incr;
+  for (const auto& f : std::filesystem::directory_iterator(admin.dir() + "/appendonlydir")) {
+    if (absl::EndsWith(f.path().string(), ".incr.aof")) incr = f.path().string();
+  }
+  ASSERT_FALSE(incr.empty());
+  const auto before = std::filesystem::file_size(incr);
+  AppendRequest move = Request("g1", 1, "c1", 1, DeadlineUpdate::Bound(6000));
+  move.snapshot_every = 16;
+  ASSERT_TRUE(store->Append(move).ok());
+  std::ifstream in(incr, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(before));
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(absl::StartsWith(written, "*5\r\n$4\r\nXADD\r\n")) << written;
+  EXPECT_FALSE(absl::StrContains(written, "MULTI")) << written;
+  EXPECT_EQ(written.find("\r\n*"), std::string::npos) << "one command: " << written;
+  // Framing, key, ID "2-1", field, and the record: command id "c1", identity, the event (its
+  // type URL inline here: a test body, not a known envelope).
+  EXPECT_LE(written.size(), 150u) << written;
 }
 
 // The tip names what the append wrote, not only its command id: the same command decided again

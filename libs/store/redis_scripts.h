@@ -1,5 +1,5 @@
 // The Redis game store's functions: their names, keys, arguments and replies. Their code is the
-// Lua library redis_functions.lua (`#!lua name=arbiter_v2`), which an administrator loads into
+// Lua library redis_functions.lua (`#!lua name=arbiter_v3`), which an administrator loads into
 // Redis (FUNCTION LOAD REPLACE: at deployment, README.md "Functions"); the store only calls them
 // (FCALL, FCALL_RO), and its ACL user may send nothing else that runs code, so whoever holds its
 // password cannot run a script of their own (a busy loop would stall Redis: BUSY).
@@ -8,16 +8,30 @@
 // first write.
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
-//   P{S}:game:G       hash   v = version, s = serialized GameSnapshot, t = the tip: SHA-1 of
-//                            the last append's command id, snapshot and events (absent in games
-//                            written by arbiter_v1)
-//   P{S}:log:G        stream one entry per event, ID "<version>-0", field e = serialized GameEvent
-//   P{S}:cmd:G        hash   command id -> "<first version>|<version>|<identity>"
+//   P{S}:game:G       hash   s = serialized GameSnapshot as last written, sv = its version,
+//                            b = the Bloom filter of the command ids up to sv (below)
+//                            (arbiter_v2's games: v = version, t = tip, and s at v)
+//   P{S}:log:G        stream one entry per append, ID "<last version>-<number of events>",
+//                            field r = the record (below); arbiter_v2's: one entry per event,
+//                            ID "<version>-0", field e = serialized GameEvent
+//   P{S}:cmd:G        hash   arbiter_v2's command records: command id ->
+//   "<first>|<last>|<identity>"
+//                            (read only; arbiter_v3's are in the log's records)
 //   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
 //   P{S}:deadline-info hash  game id -> "<deadline>|<set at version>|<claims>|<lease
 //   until>|<owner>"
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
+//
+// Records (arbiter_v3): one byte, the command id's length; the command id; 8 bytes, the command's
+// identity (SHA-1 of the fingerprint, or of the request's content, truncated); then the events in
+// the compact encoding of internal/record.h (no type URL for the known envelopes, no version, no
+// command id, instants as differences). The game's version is the last entry's; its tip the SHA-1
+// of the last record (a v2 entry's: field t of the game's hash). The command ids: an append
+// compares its own with those of the records after the snapshot, one by one, and with a Bloom
+// filter of those up to it (field b of the game's hash, 128 bytes, written with the snapshot);
+// only the filter's "maybe" (about 1 in 60 at 100 ids) reads the older records. So an id is
+// recognised however old, and a common append reads at most snapshot_every - 1 records.
 #ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 #define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 
@@ -26,34 +40,38 @@ namespace store::redis_scripts {
 // The library and the version of its functions this server calls. A change to any function is a
 // new version (library and function names), loaded beside the old one: servers of both versions
 // then run side by side during a rolling upgrade.
-inline constexpr char kLibrary[] = "arbiter_v2";
+inline constexpr char kLibrary[] = "arbiter_v3";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived.
 // ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
-//   version, deadline kind ("keep"|"set"|"clear"), deadline ms, snapshot, event...
+//   version, deadline kind ("keep"|"set"|"clear"|"bound"), deadline ms, snapshot ("": not
+//   written by this append), number of events, the events (internal/record.h).
 // Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
 // {"EXISTS"|"CONFLICT", version},
 // {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).
-inline constexpr char kAppend[] = "arbiter_v2_append";
+inline constexpr char kAppend[] = "arbiter_v3_append";
+
+// FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
+inline constexpr char kLookup[] = "arbiter_v3_lookup";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
 // ARGV: game id, expected version, tombstone.
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
-inline constexpr char kArchive[] = "arbiter_v2_archive";
+inline constexpr char kArchive[] = "arbiter_v3_archive";
 
 // KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.
 // Returns {game id, info, game id, info, ...} of the entries now leased to owner.
-inline constexpr char kClaim[] = "arbiter_v2_claim";
+inline constexpr char kClaim[] = "arbiter_v3_claim";
 
 // KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
-inline constexpr char kRelease[] = "arbiter_v2_release";
+inline constexpr char kRelease[] = "arbiter_v3_release";
 
 // FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
 // (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.
-inline constexpr char kVersion[] = "arbiter_v2_version";
+inline constexpr char kVersion[] = "arbiter_v3_version";
 
 }  // namespace store::redis_scripts
 

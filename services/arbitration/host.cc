@@ -176,7 +176,10 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
   host->metrics_ = std::make_unique<ArbitrationMetrics>(*env->metrics().registry());
   host->authority_ = std::make_unique<arbitration::GameAuthority>(
       host->appends_.get(), &host->time_, *host->analyst_,
-      arbitration::AuthorityOptions{.owner = options.replica_id});
+      // A move appends its record alone: the snapshot every 16 versions (a game's state is its
+      // log's replay anyway), the flag deadline as a bound that moves rarely rewrite.
+      arbitration::AuthorityOptions{
+          .owner = options.replica_id, .snapshot_every = 16, .deadline_bounds = true});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_timers) {
     ArbitrationMetrics* metrics = host->metrics_.get();

@@ -116,6 +116,54 @@ void PrintRedisStalls(const store::testing::RedisServer& redis, absl::Time from,
   std::printf("\n");
 }
 
+// The live game with the most versions among the first few thousand logs (SCAN), and what its
+// keys hold (MEMORY USAGE): its log, its state's hash and, for games written before the store kept
+// command ids in the log, its command records.
+void PrintLongestGame(const store::testing::RedisServer& redis) {
+  std::string cursor = "0", longest;
+  std::int64_t most = 0;
+  int scanned = 0;
+  do {
+    absl::StatusOr<std::string> page =
+        redis.Command({"SCAN", cursor, "MATCH", "*:log:*", "COUNT", "1000"});
+    if (!page.ok()) return;
+    std::vector<std::string> words = absl::StrSplit(*page, '\n', absl::SkipEmpty());
+    if (words.empty()) return;
+    cursor = words[0];
+    for (size_t i = 1; i < words.size() && scanned < 5000; ++i, ++scanned) {
+      absl::StatusOr<std::string> info = redis.Command({"XINFO", "STREAM", words[i]});
+      if (!info.ok()) continue;
+      // The stream's last ID is "<version>-..."; it comes before the entries' (binary) values.
+      std::vector<std::string> fields = absl::StrSplit(*info, '\n');
+      for (size_t f = 0; f + 1 < fields.size(); ++f) {
+        std::int64_t version = 0;
+        if (fields[f] == "last-generated-id" &&
+            absl::SimpleAtoi(fields[f + 1].substr(0, fields[f + 1].find('-')), &version) &&
+            version > most) {
+          most = version;
+          longest = words[i];
+        }
+      }
+    }
+  } while (cursor != "0" && scanned < 5000);
+  if (longest.empty()) return;
+  auto usage = [&](const std::string& key) -> long long {
+    absl::StatusOr<std::string> bytes = redis.Command({"MEMORY", "USAGE", key, "SAMPLES", "0"});
+    long long n = 0;
+    return bytes.ok() && absl::SimpleAtoi(*bytes, &n) ? n : 0;
+  };
+  auto kind = [&](const char* to) {
+    std::string key = longest;
+    key.replace(key.rfind(":log:"), 5, to);
+    return key;
+  };
+  const long long log = usage(longest), game = usage(kind(":game:")), cmd = usage(kind(":cmd:"));
+  std::printf(
+      "  memory of the longest live game: %lld bytes at version %lld (MEMORY USAGE: log %lld, "
+      "state %lld, command records %lld)\n",
+      log + game + cmd, static_cast<long long>(most), log, game, cmd);
+}
+
 // Kasparov - Topalov, Wijk aan Zee 1999 (as libs/arbitration/rulings_benchmark.cc), in SAN: 87
 // plies, Black resigned; no position repeats, nothing ends it by rule.
 const std::vector<std::string> kGame = absl::StrSplit(
@@ -754,6 +802,7 @@ int main(int argc, char** argv) {
       "ply %.1f)\n",
       static_cast<double>(full->used_memory - empty->used_memory) / games,
       static_cast<long long>(full->used_memory - empty->used_memory), games, load.MeanPly());
+  PrintLongestGame(*redis->server);
   if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
     PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
   }

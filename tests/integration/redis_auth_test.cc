@@ -229,7 +229,7 @@ TEST_F(RedisAuthTest, ARedisWithoutTheFunctionsStopsTheServerAtStart) {
   ASSERT_FALSE(server.ok()) << "started without the store's functions";
   const std::string log(server.status().message());
   EXPECT_TRUE(absl::StrContains(log, "ERR_STORE_FUNCTIONS_MISSING")) << log;
-  EXPECT_TRUE(absl::StrContains(log, "arbiter_v2")) << log;
+  EXPECT_TRUE(absl::StrContains(log, "arbiter_v3")) << log;
   ASSERT_TRUE((*bare)->LoadFunctions().ok());
   server =
       testing_util::ServerProcess::Start(binary_, Flags(url, password_file_), absl::Seconds(20));

@@ -208,7 +208,7 @@ TEST_F(StartedBeforeRedisTest, ARedisWithoutTheStoresFunctionsIsNotServedUntilTh
   EXPECT_EQ(Health(health, kArbitration), "NOT_SERVING");
   grpc::Status refused = GetClock(api);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_NE(refused.error_message().find("arbiter_v2"), std::string::npos)
+  EXPECT_NE(refused.error_message().find("arbiter_v3"), std::string::npos)
       << refused.error_message();
 
   ASSERT_TRUE(redis_->LoadFunctions().ok());

@@ -61,10 +61,21 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   if (request.deadline.kind == DeadlineUpdate::Kind::kSet && request.deadline.deadline_ms < 0) {
     return Bad("a deadline must be >= 0 ms");
   }
+  if (request.deadline.kind == DeadlineUpdate::Kind::kBound && request.deadline.deadline_ms < 0) {
+    return Bad("a deadline must be >= 0 ms");
+  }
+  if (request.snapshot_every < 1) return Bad("snapshot_every must be >= 1");
   if (request.fingerprint.size() > kMaxFingerprintLength) {
     return Bad(absl::StrCat("a fingerprint has at most ", kMaxFingerprintLength, " bytes"));
   }
   return absl::OkStatus();
+}
+
+bool WritesSnapshot(const AppendRequest& request) {
+  const std::int64_t every = request.snapshot_every;
+  const std::int64_t before = request.expected_version;
+  const auto after = before + static_cast<std::int64_t>(request.events.size());
+  return before == 0 || every <= 1 || after / every > before / every;
 }
 
 absl::Status ValidateArchiveRequest(const ArchiveRequest& request) {

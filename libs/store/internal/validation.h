@@ -48,6 +48,10 @@ absl::Status TipConflict(absl::string_view game_id, std::int64_t version,
                          absl::string_view expected_tip);
 absl::Status ArchivedGameExists(absl::string_view game_id);
 
+// Whether an append writes its snapshot: at the creation, and when the game's version reaches or
+// passes a multiple of request.snapshot_every (AppendRequest).
+bool WritesSnapshot(const AppendRequest& request);
+
 // The events and snapshot as they are stored: versions and command id filled in.
 std::vector<arbiter::v1::GameEvent> StampedEvents(const AppendRequest& request);
 arbiter::v1::GameSnapshot StampedSnapshot(const AppendRequest& request);

@@ -1207,5 +1207,90 @@ TEST_P(GameStoreContractTest, MalformedArchivesAreBadArguments) {
   EXPECT_THAT(store_->ReadTombstone("g1"), IsOkAndHolds(tombstone));
 }
 
+// snapshot_every: the snapshot is written at the creation and whenever the version reaches a
+// multiple of it; ReadSnapshot returns the last one written with the game's tip, ReadLatest that
+// one and the events after it, and the events stay whole.
+TEST_P(GameStoreContractTest, ASnapshotEveryKVersionsAndTheEventsAfterIt) {
+  auto every4 = [](AppendRequest r) {
+    r.snapshot_every = 4;
+    return r;
+  };
+  AppendOk(*store_, every4(Request("g1", 0, "c1")));     // 1: created, written
+  AppendOk(*store_, every4(Request("g1", 1, "c2")));     // 2
+  AppendOk(*store_, every4(Request("g1", 2, "c3", 3)));  // 3..5: passes 4, written
+  AppendOk(*store_, every4(Request("g1", 5, "c4")));     // 6
+  const AppendResult last = AppendOk(*store_, every4(Request("g1", 6, "c5")));  // 7
+  absl::StatusOr<GameSnapshot> snapshot = store_->ReadSnapshot("g1");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 5);
+  EXPECT_EQ(Fen(*snapshot), "after c3");
+  EXPECT_EQ(snapshot->tip(), last.tip);
+  absl::StatusOr<LatestState> latest = store_->ReadLatest("g1");
+  ASSERT_OK(latest);
+  EXPECT_EQ(latest->snapshot.version(), 5);
+  EXPECT_EQ(latest->snapshot.tip(), last.tip);
+  ASSERT_EQ(latest->tail.size(), 2u);
+  EXPECT_EQ(latest->tail[0].version(), 6);
+  EXPECT_EQ(latest->tail[1].version(), 7);
+  EXPECT_EQ(Uci(latest->tail[1]), "c5/1");
+  EXPECT_EQ(latest->tail[1].command_id(), "c5");
+  EXPECT_EQ(LogLength(*store_, "g1"), 7);
+  // The tip compares as before: an append on it lands.
+  AppendRequest next = every4(Request("g1", 7, "c6"));
+  next.expected_tip = latest->snapshot.tip();
+  AppendOk(*store_, next);  // 8: a multiple, written
+  latest = store_->ReadLatest("g1");
+  ASSERT_OK(latest);
+  EXPECT_EQ(latest->snapshot.version(), 8);
+  EXPECT_THAT(latest->tail, IsEmpty());
+  EXPECT_THAT(store_->ReadLatest("nope"), HasErrorCode(kErrGameNotFound));
+  AppendRequest zero = Request("g2", 0, "c1");
+  zero.snapshot_every = 0;
+  EXPECT_THAT(store_->Append(zero), HasErrorCode(kErrBadArgument));
+}
+
+// DeadlineUpdate::Bound: the entry is set when the game has none or one due later than the
+// bound, and kept when it is due no later (an append then writes no deadline).
+TEST_P(GameStoreContractTest, ABoundMovesTheDeadlineOnlyEarlier) {
+  AppendOk(*store_, Request("g1", 0, "c1", 1, DeadlineUpdate::Bound(5000)));
+  absl::StatusOr<std::optional<Deadline>> d = store_->GetDeadline("g1");
+  ASSERT_OK(d);
+  ASSERT_TRUE(d->has_value());
+  EXPECT_EQ((*d)->deadline_ms, 5000);
+  AppendOk(*store_, Request("g1", 1, "c2", 1, DeadlineUpdate::Bound(7000)));  // later: kept
+  d = store_->GetDeadline("g1");
+  ASSERT_OK(d);
+  ASSERT_TRUE(d->has_value());
+  EXPECT_EQ((*d)->deadline_ms, 5000);
+  EXPECT_EQ((*d)->set_at_version, 1);
+  AppendOk(*store_, Request("g1", 2, "c3", 1, DeadlineUpdate::Bound(4000)));  // earlier: set
+  d = store_->GetDeadline("g1");
+  ASSERT_OK(d);
+  ASSERT_TRUE(d->has_value());
+  EXPECT_EQ((*d)->deadline_ms, 4000);
+  EXPECT_EQ((*d)->set_at_version, 3);
+  // Claimed when due, and released by its check to the flag's instant (8000): a bound before
+  // that is set again (the entry would otherwise come due after the bound).
+  const int shard = DeadlineShard("g1", store_->NumDeadlineShards());
+  absl::StatusOr<std::vector<Deadline>> claimed =
+      store_->ClaimDueDeadlines(shard, 4000, 60'000, 10, "checker");
+  ASSERT_OK(claimed);
+  ASSERT_EQ(claimed->size(), 1u);
+  ASSERT_THAT(store_->ReleaseDeadline("g1", "checker", 8000), IsOkAndHolds(true));
+  AppendOk(*store_, Request("g1", 3, "c3b", 1, DeadlineUpdate::Bound(6000)));
+  absl::StatusOr<std::vector<DueEntry>> due = store_->PeekDeadlines(shard, 100'000, 10);
+  ASSERT_OK(due);
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ((*due)[0].due_ms, 6000);
+  AppendOk(*store_, Request("g1", 4, "c4", 1, DeadlineUpdate::Clear()));
+  AppendOk(*store_, Request("g1", 5, "c5", 1, DeadlineUpdate::Bound(9000)));  // none: set
+  d = store_->GetDeadline("g1");
+  ASSERT_OK(d);
+  ASSERT_TRUE(d->has_value());
+  EXPECT_EQ((*d)->deadline_ms, 9000);
+  EXPECT_THAT(store_->Append(Request("g1", 6, "c6", 1, DeadlineUpdate::Bound(-1))),
+              HasErrorCode(kErrBadArgument));
+}
+
 }  // namespace
 }  // namespace store::testing

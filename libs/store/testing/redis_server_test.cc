@@ -112,7 +112,7 @@ TEST(RedisServerTest, TheStoresUserCallsTheLoadedFunctionsAndRunsNoCodeOfItsOwn)
            {"SCRIPT", "KILL"},
            {"FUNCTION", "LOAD", busy_library},
            {"FUNCTION", "LOAD", "REPLACE", busy_library},
-           {"FUNCTION", "DELETE", "arbiter_v2"},
+           {"FUNCTION", "DELETE", "arbiter_v3"},
            {"FUNCTION", "FLUSH"},
            {"FUNCTION", "RESTORE", "x"},
            {"FUNCTION", "KILL"},
@@ -125,9 +125,9 @@ TEST(RedisServerTest, TheStoresUserCallsTheLoadedFunctionsAndRunsNoCodeOfItsOwn)
   }
   // The loader may load (and nothing else: not call, not flush, not touch a key).
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"FCALL", "arbiter_v2_version", "0"},
+       std::vector<std::vector<std::string>>{{"FCALL", "arbiter_v3_version", "0"},
                                              {"FUNCTION", "FLUSH"},
-                                             {"FUNCTION", "DELETE", "arbiter_v2"},
+                                             {"FUNCTION", "DELETE", "arbiter_v3"},
                                              {"EVAL", "return 1", "0"},
                                              {"HGET", "arbiter:x", "f"},
                                              {"FLUSHALL"}}) {
@@ -137,15 +137,15 @@ TEST(RedisServerTest, TheStoresUserCallsTheLoadedFunctionsAndRunsNoCodeOfItsOwn)
         << absl::StrJoin(args, " ") << ": " << refused.status();
   }
   EXPECT_EQ(*redis.Command({"PING"}), "PONG");  // nothing is running
-  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL_RO", "arbiter_v2_version", "0"}),
-            "arbiter_v2");
-  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL", "arbiter_v2_version", "0"}),
-            "arbiter_v2");
-  EXPECT_NE(redis.Command({"FUNCTION", "LIST"})->find("arbiter_v2_append"), std::string::npos);
+  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL_RO", "arbiter_v3_version", "0"}),
+            "arbiter_v3");
+  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL", "arbiter_v3_version", "0"}),
+            "arbiter_v3");
+  EXPECT_NE(redis.Command({"FUNCTION", "LIST"})->find("arbiter_v3_append"), std::string::npos);
   ASSERT_TRUE(redis.Stop(SIGKILL).ok());
   ASSERT_TRUE(redis.Restart().ok()) << redis.LogTail();
-  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL_RO", "arbiter_v2_version", "0"}),
-            "arbiter_v2");
+  EXPECT_EQ(*redis.CommandAs(redis.store_user(), {"FCALL_RO", "arbiter_v3_version", "0"}),
+            "arbiter_v3");
 }
 
 // Without load_functions the server is as Redis starts: no library (what the store's check at
@@ -154,10 +154,10 @@ TEST(RedisServerTest, LoadFunctionsLoadsTheLibraryOnDemand) {
   absl::StatusOr<std::unique_ptr<RedisServer>> server =
       RedisServer::Start({.load_functions = false});
   ASSERT_TRUE(server.ok()) << server.status();
-  EXPECT_FALSE((*server)->Command({"FCALL_RO", "arbiter_v2_version", "0"}).ok());
+  EXPECT_FALSE((*server)->Command({"FCALL_RO", "arbiter_v3_version", "0"}).ok());
   ASSERT_TRUE((*server)->LoadFunctions().ok());
   ASSERT_TRUE((*server)->LoadFunctions().ok());
-  EXPECT_EQ(*(*server)->Command({"FCALL_RO", "arbiter_v2_version", "0"}), "arbiter_v2");
+  EXPECT_EQ(*(*server)->Command({"FCALL_RO", "arbiter_v3_version", "0"}), "arbiter_v3");
 }
 
 }  // namespace

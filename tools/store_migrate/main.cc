@@ -1,0 +1,57 @@
+// store_migrate: the one migration of a deployment's Redis data from arbiter_v2's layout to the
+// store's current one (libs/store/migrate.h), run by an administrator once the new functions are
+// loaded and before the new servers take writes:
+//
+//   store_migrate --from=redis://admin@old:6379?password_file=/secrets/admin \
+//                 --to=redis://admin@new:6379?password_file=/secrets/admin
+//
+// Both URLs as --store takes them (libs/store/redis_client.h, ParseRedisUrl), with a user allowed
+// SCAN, DUMP, ZSCORE, HGET (from) and RESTORE, HSETNX, ZADD (to): not the store's own user.
+// Prints one JSON line with the counts; exit 1 on an error (a run that stopped midway is run
+// again: what was copied is left as it is).
+#include <cstdio>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "libs/store/migrate.h"
+#include "libs/store/redis_client.h"
+#include "libs/store/redis_game_store.h"
+
+ABSL_FLAG(std::string, from, "", "the old layout's Redis (redis:// URL)");
+ABSL_FLAG(std::string, from_prefix, "arbiter:", "the old layout's key prefix");
+ABSL_FLAG(std::string, to, "", "the new store's Redis (redis:// URL)");
+ABSL_FLAG(std::string, to_prefix, "arbiter:", "the new store's key prefix (--redis_key_prefix)");
+ABSL_FLAG(int, to_shards, 64, "the new store's deadline shards (--deadline_shards)");
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  auto fail = [](const absl::Status& status) {
+    std::fprintf(stderr, "store_migrate: %s\n", status.ToString().c_str());
+    return 1;
+  };
+  absl::StatusOr<store::RedisConnectionOptions> from =
+      store::ParseRedisUrl(absl::GetFlag(FLAGS_from));
+  if (!from.ok()) return fail(from.status());
+  absl::StatusOr<store::RedisConnectionOptions> to = store::ParseRedisUrl(absl::GetFlag(FLAGS_to));
+  if (!to.ok()) return fail(to.status());
+  store::RedisGameStoreOptions options;
+  options.connection = *to;
+  options.key_prefix = absl::GetFlag(FLAGS_to_prefix);
+  options.num_deadline_shards = absl::GetFlag(FLAGS_to_shards);
+  absl::StatusOr<std::unique_ptr<store::RedisGameStore>> target =
+      store::RedisGameStore::Create(options);
+  if (!target.ok()) return fail(target.status());
+  store::RedisClient source(*from);
+  store::RedisClient sink(*to);
+  absl::StatusOr<store::MigrationReport> report =
+      store::MigrateFromV2(source, absl::GetFlag(FLAGS_from_prefix), sink, **target);
+  if (!report.ok()) return fail(report.status());
+  std::printf(
+      "{\"games\": %lld, \"archived\": %lld, \"keys\": %lld, \"present\": %lld, \"deadlines\": "
+      "%lld}\n",
+      static_cast<long long>(report->games), static_cast<long long>(report->archived),
+      static_cast<long long>(report->keys), static_cast<long long>(report->present),
+      static_cast<long long>(report->deadlines));
+  return 0;
+}
