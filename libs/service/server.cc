@@ -344,6 +344,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
                                     "[::1], localhost), not ",
                                     config.grpc_address));
   }
+  // The HTTP gateway forwards to this server: without authentication it too is loopback only.
+  if (config.insecure_dev && !config.http_address.empty() && !IsLoopback(config.http_address)) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--insecure_dev serves loopback addresses only, and so does "
+                                    "--http_address with it, not ",
+                                    config.http_address));
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (!config.tls_cert.empty() || !config.tls_key.empty()) {
     if (config.tls_cert.empty() || config.tls_key.empty()) {

@@ -139,6 +139,14 @@ for want in ['code="OK",method="ValidateMove"', 'code="INVALID_ARGUMENT",method=
     assert any(want in l for l in body.splitlines() if l.startswith("arbiter_grpc_requests_total")), want
 PY
 
+# Without authentication the gateway, like the gRPC port, serves loopback only.
+set +e
+"$server_bin" --services=rules_validation --insecure_dev --grpc_address=127.0.0.1:0 \
+  --http_address=0.0.0.0:0 --metrics_address=none > "$out" 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "ERR_BAD_FLAG" "$out" || fail "--insecure_dev with a public --http_address: rc $rc"
+
 kill -TERM $pid
 for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
 kill -0 $pid 2>/dev/null && fail "server still running after SIGTERM"
