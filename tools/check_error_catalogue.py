@@ -74,9 +74,14 @@ def literals_outside():
 
 def document(entries):
     out = ["# Error codes", "",
-           "Every error Arbiter answers carries a stable code in an `arbiter.v1.ErrorInfo` in the",
-           "status details (and in `{\"error\": {\"code\": ...}}` in arbiterctl's JSON). Clients",
-           "match on the code, never on the message. Each code has one canonical gRPC status. The",
+           "Every error Arbiter answers carries a stable code in its status details",
+           "(`grpc-status-details-bin`): a standard `google.rpc.Status` whose details hold one",
+           "`google.rpc.ErrorInfo` with `reason` = the code and `domain` = `arbiter.v1` (AIP-193;",
+           "a refused move adds `metadata.illegal_move_reason`). The bare `arbiter.v1.ErrorInfo` is",
+           "no longer the details: it stays only as the error field of replies that carry one per",
+           "item (`ValidateMove`, `SubmitMoves`, ...). arbiterctl's JSON has",
+           "`{\"error\": {\"code\": ...}}`. Clients match on the code, never on the message. Each",
+           "code has one canonical gRPC status. The",
            "list is generated from the catalogues (each layer's `errors.json`, whose constants C++ code",
            "includes from the generated `errors.h` named in each heading) by",
            "`tools/check_error_catalogue.py --write`; `tools/test.sh` checks that it is current.",

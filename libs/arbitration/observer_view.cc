@@ -126,6 +126,13 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
   view->mutable_ruleset()->set_game_type(laws::ToProto(g.ruleset().speed));
   view->set_white_id(g.created().white_id());
   view->set_black_id(g.created().black_id());
+  view->set_time_control(g.created().time_control());
+  view->set_event(g.created().event());
+  view->set_site(g.created().site());
+  view->set_round(g.created().round());
+  view->set_white_name(g.created().white_name());
+  view->set_black_name(g.created().black_name());
+  view->set_scheduled_start_ms(g.created().scheduled_start_ms());
   view->set_now_ms(seen.at_ms);
   view->set_review(g.review());
   view->set_review_awaits_analysis(g.review_awaits_analysis());

@@ -148,6 +148,33 @@ TEST(BroadcastDelay, NoDelayNothingHeldBack) {
   EXPECT_EQ(VisibleEvents(t.game().events(), at), t.game().events().size());
 }
 
+// The view carries what the game was created with: a platform rebuilds its record of a game
+// from one GetGame.
+TEST(GameView, CarriesWhatTheGameWasCreatedWith) {
+  v1::CreateGameRequest req = GameRequest({.time_control = "G/90", .scheduled_start_ms = 5000});
+  req.set_event("Open");
+  req.set_site("Bern");
+  req.set_round("3.1");
+  req.set_white_name("Alice");
+  req.set_black_name("Bob");
+  StartedTable t(req);
+  v1::GameView view;
+  absl::StatusOr<Seen> seen = SeenBy(kObserver, std::make_shared<const GameState>(t.game()), 6000);
+  ASSERT_OK(seen.status());
+  FillView("g", *seen, kObserver, &view);
+  EXPECT_EQ(view.white_id(), "w");
+  EXPECT_EQ(view.black_id(), "b");
+  EXPECT_EQ(view.white_name(), "Alice");
+  EXPECT_EQ(view.black_name(), "Bob");
+  EXPECT_EQ(view.event(), "Open");
+  EXPECT_EQ(view.site(), "Bern");
+  EXPECT_EQ(view.round(), "3.1");
+  EXPECT_EQ(view.time_control(), "5400");  // "G/90" recorded as its PGN tag
+  EXPECT_EQ(view.scheduled_start_ms(), 5000);
+  EXPECT_EQ(view.ruleset().edition(), v1::EDITION_FIDE_2001);
+  EXPECT_EQ(view.ruleset().game_type(), v1::GAME_TYPE_STANDARD);
+}
+
 // A player or an observer sees the actors' roles, his own subject and command ids, never
 // another caller's subject or the server's command ids; the arbiter sees everything.
 TEST(RedactActor, OnlyTheCallersOwnSubjectAndCommandIds) {

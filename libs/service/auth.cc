@@ -243,8 +243,16 @@ absl::StatusOr<Principal> VerifyToken(const KeySet& keys, absl::string_view toke
   if (p.role == Role::kPlayer) {
     const char* game = jwt_get_grant(jwt.get(), "game");
     const char* color = jwt_get_grant(jwt.get(), "color");
+    if ((game == nullptr || *game == '\0') && !p.event.empty()) {
+      // A person's token for an event: each game of the event says which colour he plays (the
+      // id that is his subject), so the token names none.
+      if (color != nullptr) {
+        return Unauthenticated("a player token for an event names no colour: its games do");
+      }
+      return p;
+    }
     if (game == nullptr || *game == '\0')
-      return Unauthenticated("a player token must name its game");
+      return Unauthenticated("a player token must name its game (or an event)");
     p.game_id = game;
     if (color == nullptr || (std::string(color) != "white" && std::string(color) != "black")) {
       return Unauthenticated("a player token must name its colour (white or black)");

@@ -10,8 +10,10 @@
 // HS512 64). The server's TokenRules add "aud" and "iss" (when configured), a maximum lifetime
 // (exp - iat) and a leeway for clock skew; ReloadingKeySet re-reads the keys file when it changes.
 // Claims: "role" (platform | player | arbiter | observer | service), "sub", and for a player
-// "game" and "color" (white | black): a player token is bound to one game and colour; optional
-// "event": an arbiter token with one acts only on the games of that event.
+// either "game" and "color" (white | black): a token bound to one game and colour, or "event" and
+// no game: a person's token, serving its subject in every game of that event whose white_id or
+// black_id is the subject, for that colour (policy.h, BindPlayer). Optional "event" on other
+// roles: an arbiter token with one acts only on the games of that event.
 #ifndef ARBITER_LIBS_SERVICE_AUTH_H_
 #define ARBITER_LIBS_SERVICE_AUTH_H_
 
@@ -46,6 +48,9 @@ struct Principal {
   // token with one acts only on that event's games. "" = not limited to one event.
   std::string event;
   std::string key_id;
+  // A player's token for an event rather than one game (no "game" claim): it serves its subject
+  // in the event's games that name him as a player (BindPlayer, policy.h).
+  bool person() const { return role == Role::kPlayer && game_id.empty(); }
   // The token's validity ("exp", "nbf"), checked again whenever a cached verification is reused.
   absl::Time expires = absl::InfiniteFuture();
   absl::Time not_before = absl::InfinitePast();

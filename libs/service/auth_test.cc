@@ -143,6 +143,24 @@ TEST(AuthTest, PlayerTokensNameGameAndColour) {
   ASSERT_OK(p);
   EXPECT_EQ(p->game_id, "g1");
   EXPECT_EQ(p->color, arbiter::v1::COLOR_BLACK);
+  EXPECT_FALSE(p->person());
+}
+
+// A person's token: an event and no game; the games name his colour, so the token names none.
+TEST(AuthTest, PlayerTokensForAnEventNameNoGameAndNoColour) {
+  KeySet keys = Keys();
+  const SigningKey& hs = *keys.Find("hs-2026-1");
+  TokenClaims person = Claims(Role::kPlayer);
+  person.event = "Open";
+  absl::StatusOr<Principal> p = VerifyToken(keys, *MintToken(hs, person), absl::Now());
+  ASSERT_OK(p);
+  EXPECT_TRUE(p->person());
+  EXPECT_EQ(p->event, "Open");
+  EXPECT_EQ(p->game_id, "");
+  EXPECT_FALSE(p->color.has_value());
+  person.color = arbiter::v1::COLOR_WHITE;
+  EXPECT_THAT(VerifyToken(keys, *MintToken(hs, person), absl::Now()),
+              HasErrorCode("ERR_UNAUTHENTICATED"));
 }
 
 TEST(AuthTest, BadKeyFiles) {
@@ -329,6 +347,41 @@ TEST(PolicyTest, RolesAndGameBinding) {
               HasErrorCode("ERR_PERMISSION_DENIED"));
   EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Unknown"), observer, nullptr),
               HasErrorCode("ERR_PERMISSION_DENIED"));
+}
+
+// A person's token (an event's, no game) passes the table only where the service binds it to
+// the game; BindPlayer gives it the colour the game names its subject for, and nothing else.
+TEST(PolicyTest, PersonTokensAreBoundByTheGamesPlayers) {
+  Policy policy;
+  policy.Add({"/arbiter.test.S/Read", kAllRoles, true});
+  policy.Add({"/arbiter.test.S/Move", {Role::kPlayer}, true, true});
+  Principal alice{Role::kPlayer, "alice"};
+  alice.event = "Open";
+  arbiter::test::GameBoundRequest request;
+  request.set_game_id("g1");
+  EXPECT_THAT(Authorize(policy.Find("/arbiter.test.S/Read"), alice, &request),
+              HasErrorCode("ERR_PERMISSION_DENIED"));
+  EXPECT_OK(Authorize(policy.Find("/arbiter.test.S/Move"), alice, &request));
+
+  absl::StatusOr<Principal> white = BindPlayer(alice, "g1", "Open", "alice", "bob");
+  ASSERT_OK(white);
+  EXPECT_EQ(white->game_id, "g1");
+  EXPECT_EQ(white->color, arbiter::v1::COLOR_WHITE);
+  absl::StatusOr<Principal> black = BindPlayer(alice, "g2", "Open", "bob", "alice");
+  ASSERT_OK(black);
+  EXPECT_EQ(black->color, arbiter::v1::COLOR_BLACK);
+  EXPECT_THAT(BindPlayer(alice, "g3", "Open", "bob", "carol"), HasErrorCode("ERR_NOT_YOUR_GAME"));
+  EXPECT_THAT(BindPlayer(alice, "g4", "Open", "", ""), HasErrorCode("ERR_NOT_YOUR_GAME"));
+  EXPECT_THAT(BindPlayer(alice, "g5", "Other", "alice", "bob"), HasErrorCode("ERR_OTHER_EVENT"));
+  // Named for both colours: bound to neither, the request names the side.
+  absl::StatusOr<Principal> both = BindPlayer(alice, "g6", "Open", "alice", "alice");
+  ASSERT_OK(both);
+  EXPECT_FALSE(both->color.has_value());
+  // A token for one game and colour comes back as it is, whatever the game's ids.
+  Principal per_game{Role::kPlayer, "p", "g1", arbiter::v1::COLOR_BLACK};
+  absl::StatusOr<Principal> same = BindPlayer(per_game, "g1", "Open", "alice", "bob");
+  ASSERT_OK(same);
+  EXPECT_EQ(same->color, arbiter::v1::COLOR_BLACK);
 }
 
 // A row for no real method, or a second row, is a start-up failure, never a silent

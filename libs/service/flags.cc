@@ -79,6 +79,10 @@ ABSL_FLAG(std::string, health_address, "",
           "host:port of a second, plaintext gRPC server that serves only grpc.health.v1.Health "
           "(the same statuses as --grpc_address), for probes that speak no TLS (the kubelet's); "
           "'' = none");
+ABSL_FLAG(std::string, http_address, "",
+          "host:port of the HTTP/JSON gateway: every RPC as POST /v1/{package.Service}/{Method} "
+          "with the protobuf JSON mapping, forwarded to this server's gRPC services (the same "
+          "auth, limits, metrics and error codes); plaintext, put TLS in front; '' = none");
 ABSL_FLAG(absl::Duration, grpc_max_connection_age, absl::ZeroDuration(),
           "close client connections (GOAWAY) after this age, so that long-lived clients rebalance "
           "over new replicas; 0 = never");
@@ -131,6 +135,7 @@ ServerConfig ConfigFromFlags() {
   c.max_streams = absl::GetFlag(FLAGS_max_streams);
   c.max_unauthenticated_streams = absl::GetFlag(FLAGS_max_unauthenticated_streams);
   c.health_address = absl::GetFlag(FLAGS_health_address);
+  c.http_address = absl::GetFlag(FLAGS_http_address);
   c.max_connection_age = absl::GetFlag(FLAGS_grpc_max_connection_age);
   c.max_connection_age_grace = absl::GetFlag(FLAGS_grpc_max_connection_age_grace);
   return c;

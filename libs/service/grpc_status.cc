@@ -6,6 +6,8 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "libs/base/error.h"
+#include "proto/google/rpc/error_details.pb.h"
+#include "proto/google/rpc/status.pb.h"
 
 namespace service {
 
@@ -51,18 +53,48 @@ arbiter::v1::ErrorInfo ToErrorInfo(const absl::Status& status) {
   return info;
 }
 
+google::rpc::Status ToRpcStatus(const absl::Status& status) {
+  google::rpc::Status out;
+  if (status.ok()) return out;
+  out.set_code(static_cast<int>(status.code()));
+  out.set_message(BoundedStatusMessage(status.message()));
+  google::rpc::ErrorInfo info;
+  info.set_reason(base::ErrorCode(status));
+  info.set_domain(std::string(kErrorDomain));
+  if (auto reason = status.GetPayload(base::kIllegalMoveReasonPayload); reason.has_value()) {
+    (*info.mutable_metadata())[std::string(kIllegalMoveReasonKey)] = std::string(*reason);
+  }
+  out.add_details()->PackFrom(info);
+  return out;
+}
+
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbering.
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
                       BoundedStatusMessage(status.message()),
-                      ToErrorInfo(status).SerializeAsString());
+                      ToRpcStatus(status).SerializeAsString());
 }
 
 arbiter::v1::ErrorInfo ErrorInfoOf(const grpc::Status& status) {
-  arbiter::v1::ErrorInfo info;
-  if (!status.error_details().empty()) info.ParseFromString(status.error_details());
-  return info;
+  arbiter::v1::ErrorInfo out;
+  google::rpc::Status rpc;
+  if (status.error_details().empty() || !rpc.ParseFromString(status.error_details())) return out;
+  for (const google::protobuf::Any& detail : rpc.details()) {
+    google::rpc::ErrorInfo info;
+    if (!detail.Is<google::rpc::ErrorInfo>() || !detail.UnpackTo(&info) ||
+        info.domain() != kErrorDomain) {
+      continue;
+    }
+    out.set_code(info.reason());
+    out.set_message(rpc.message());
+    if (auto it = info.metadata().find(std::string(kIllegalMoveReasonKey));
+        it != info.metadata().end()) {
+      out.set_illegal_move_reason(it->second);
+    }
+    break;
+  }
+  return out;
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

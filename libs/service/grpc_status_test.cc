@@ -4,6 +4,8 @@
 #include "gtest/gtest.h"
 #include "libs/base/error.h"
 #include "libs/base/status_matchers.h"
+#include "proto/google/rpc/error_details.pb.h"
+#include "proto/google/rpc/status.pb.h"
 
 namespace service {
 namespace {
@@ -39,6 +41,45 @@ TEST(GrpcStatusTest, IllegalMoveReasonTravels) {
   EXPECT_EQ(FromGrpcStatus(g).GetPayload(base::kIllegalMoveReasonPayload),
             absl::Cord("OWN_PIECE_ON_TARGET"));
   EXPECT_EQ(ToErrorInfo(base::InvalidArgument("ERR_BAD_FEN", "x")).illegal_move_reason(), "");
+}
+
+// What any gRPC library reads (Python's rpc_status, Go's status.Details()): the details are a
+// google.rpc.Status with the same code and message and one google.rpc.ErrorInfo whose reason is the
+// stable code, in the domain "arbiter.v1".
+TEST(GrpcStatusTest, DetailsAreTheStandardStatusWithErrorInfo) {
+  absl::Status st = base::InvalidArgument("ERR_ILLEGAL_MOVE", "e1e2: own piece");
+  st.SetPayload(base::kIllegalMoveReasonPayload, absl::Cord("OWN_PIECE_ON_TARGET"));
+  grpc::Status g = ToGrpcStatus(st);
+  google::rpc::Status rpc;
+  ASSERT_TRUE(rpc.ParseFromString(g.error_details()));
+  EXPECT_EQ(rpc.code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_EQ(rpc.message(), "e1e2: own piece");
+  ASSERT_EQ(rpc.details_size(), 1);
+  EXPECT_EQ(rpc.details(0).type_url(), "type.googleapis.com/google.rpc.ErrorInfo");
+  google::rpc::ErrorInfo info;
+  ASSERT_TRUE(rpc.details(0).UnpackTo(&info));
+  EXPECT_EQ(info.reason(), "ERR_ILLEGAL_MOVE");
+  EXPECT_EQ(info.domain(), "arbiter.v1");
+  EXPECT_EQ(info.metadata().at("illegal_move_reason"), "OWN_PIECE_ON_TARGET");
+  // A status without a stable code still names the generic one.
+  ASSERT_TRUE(rpc.ParseFromString(ToGrpcStatus(absl::NotFoundError("gone")).error_details()));
+  ASSERT_TRUE(rpc.details(0).UnpackTo(&info));
+  EXPECT_EQ(info.reason(), "ERR_NOT_FOUND");
+  EXPECT_TRUE(info.metadata().empty());
+}
+
+// An ErrorInfo of another domain (a proxy's, say) is not taken for Arbiter's code.
+TEST(GrpcStatusTest, ForeignErrorInfoIsIgnored) {
+  google::rpc::Status rpc;
+  rpc.set_code(static_cast<int>(grpc::StatusCode::UNAVAILABLE));
+  google::rpc::ErrorInfo foreign;
+  foreign.set_reason("ERR_GAME_OVER");
+  foreign.set_domain("proxy.example");
+  rpc.add_details()->PackFrom(foreign);
+  grpc::Status g(grpc::StatusCode::UNAVAILABLE, "down", rpc.SerializeAsString());
+  EXPECT_EQ(ErrorInfoOf(g).code(), "");
+  EXPECT_EQ(ErrorInfoOf(grpc::Status(grpc::StatusCode::UNAVAILABLE, "down", "\xff\xff")).code(),
+            "");
 }
 
 // Messages quote their input: a status carries at most kMaxStatusMessageBytes of it (cut on a

@@ -17,6 +17,12 @@ absl::Status Denied(absl::string_view why) {
   return base::Error(service::kErrPermissionDenied, why);
 }
 
+absl::Status OtherEvent(const Principal& principal) {
+  return base::Error(kErrOtherEvent, absl::StrCat("this token serves the event \"",
+                                                  absl::string_view(principal.event).substr(0, 64),
+                                                  "\", not this game's"));
+}
+
 }  // namespace
 
 void Policy::Add(MethodPolicy policy) {
@@ -57,6 +63,12 @@ absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
   if (!policy->game_bound || principal.role != Role::kPlayer || request == nullptr) {
     return absl::OkStatus();
   }
+  if (principal.person()) {
+    // Its game and colour are known once the game is read: the service binds it (BindPlayer).
+    if (policy->binds_player) return absl::OkStatus();
+    return Denied(absl::StrCat("a player token for an event may not call ", policy->method,
+                               ": it needs a token for the game and colour"));
+  }
   // A player acts only in his own game and for his own colour.
   const google::protobuf::Descriptor* d = request->GetDescriptor();
   const google::protobuf::Reflection* r = request->GetReflection();
@@ -78,9 +90,28 @@ absl::Status CheckEvent(const Principal& principal, absl::string_view event) {
   if (principal.event.empty() || principal.role == Role::kPlayer || principal.event == event) {
     return absl::OkStatus();
   }
-  return base::Error(kErrOtherEvent, absl::StrCat("this token serves the event \"",
-                                                  absl::string_view(principal.event).substr(0, 64),
-                                                  "\", not this game's"));
+  return OtherEvent(principal);
+}
+
+absl::StatusOr<Principal> BindPlayer(const Principal& principal, absl::string_view game_id,
+                                     absl::string_view event, absl::string_view white_id,
+                                     absl::string_view black_id) {
+  if (!principal.person()) {
+    if (absl::Status in_event = CheckEvent(principal, event); !in_event.ok()) return in_event;
+    return principal;
+  }
+  if (principal.event != event) return OtherEvent(principal);
+  // The ids the game was created with are who plays it: the token's subject must be one of them.
+  const bool white = !white_id.empty() && white_id == principal.subject;
+  const bool black = !black_id.empty() && black_id == principal.subject;
+  if (!white && !black) {
+    return base::Error(kErrNotYourGame,
+                       "this game names the token's subject as neither White nor Black");
+  }
+  Principal bound = principal;
+  bound.game_id = std::string(game_id);
+  if (white != black) bound.color = white ? arbiter::v1::COLOR_WHITE : arbiter::v1::COLOR_BLACK;
+  return bound;
 }
 
 }  // namespace service

@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "google/protobuf/message.h"
 #include "libs/service/auth.h"
 
@@ -24,6 +25,9 @@ struct MethodPolicy {
   // A player may call it only for the game and colour of the token: the request's "game_id" field
   // must equal the token's game, and its "color" field (if the message has one) the token's colour.
   bool game_bound = false;
+  // The service binds a person's token (an event's player token, Principal::person) to the game
+  // with BindPlayer before acting. A game-bound method without it refuses such tokens.
+  bool binds_player = false;
 };
 
 class Policy {
@@ -49,6 +53,15 @@ absl::Status Authorize(const MethodPolicy* policy, const Principal& principal,
 // for, CreateGameRequest.event / CreateClockRequest.event). A token without an event claim, and a
 // player's (bound to its game already), pass.
 absl::Status CheckEvent(const Principal& principal, absl::string_view event);
+
+// Who acts in the game `game_id` of `event` between `white_id` and `black_id`. A person's token
+// (Principal::person) acts there only if the game is of its event (PERMISSION_DENIED
+// ERR_OTHER_EVENT) and names its subject as a player (ERR_NOT_YOUR_GAME), and only for that colour:
+// the principal comes back bound to the game and the colour (to neither colour when the game names
+// the subject for both). Any other token comes back as it is, once CheckEvent passes.
+absl::StatusOr<Principal> BindPlayer(const Principal& principal, absl::string_view game_id,
+                                     absl::string_view event, absl::string_view white_id,
+                                     absl::string_view black_id);
 
 inline const std::vector<Role> kAllRoles = {Role::kPlatform, Role::kPlayer, Role::kArbiter,
                                             Role::kObserver, Role::kService};

@@ -344,6 +344,13 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
                                     "[::1], localhost), not ",
                                     config.grpc_address));
   }
+  // The HTTP gateway forwards to this server: without authentication it too is loopback only.
+  if (config.insecure_dev && !config.http_address.empty() && !IsLoopback(config.http_address)) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--insecure_dev serves loopback addresses only, and so does "
+                                    "--http_address with it, not ",
+                                    config.http_address));
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (!config.tls_cert.empty() || !config.tls_key.empty()) {
     if (config.tls_cert.empty() || config.tls_key.empty()) {
@@ -492,10 +499,31 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
     server->health_cq_thread_ = std::thread([cq = server->health_cq_.get()] { PollQueue(cq); });
   }
 
+  if (!config.http_address.empty()) {
+    // Forwarded in process to this server, so that every check and count is the gRPC call's.
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(config.max_message_bytes);
+    args.SetMaxSendMessageSize(config.max_message_bytes);
+    HttpGatewayOptions options;
+    options.address = config.http_address;
+    options.limits.max_body_bytes = static_cast<size_t>(std::max(0, config.max_message_bytes));
+    absl::StatusOr<std::unique_ptr<HttpGateway>> http =
+        HttpGateway::Start(std::move(options), server->server_->InProcessChannel(args));
+    if (!http.ok()) {
+      server->server_->Shutdown(std::chrono::system_clock::now());
+      if (server->health_server_ != nullptr) {
+        server->health_server_->Shutdown(std::chrono::system_clock::now());
+      }
+      return http.status();
+    }
+    server->http_ = *std::move(http);
+  }
+
   if (!config.metrics_address.empty() && config.metrics_address != "none") {
     try {
       server->exposer_ = std::make_unique<prometheus::Exposer>(config.metrics_address);
     } catch (const std::exception& e) {
+      if (server->http_ != nullptr) server->http_->Shutdown();
       server->server_->Shutdown();
       if (server->health_server_ != nullptr) server->health_server_->Shutdown();
       return base::Error(service::kErrBind, absl::StrCat("cannot serve metrics on ",
@@ -511,12 +539,14 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
       {{"grpc_port", absl::StrCat(server->port_)},
        {"metrics_port", absl::StrCat(server->metrics_port_)},
        {"health_port", absl::StrCat(server->health_port_)},
+       {"http_port", absl::StrCat(server->http_port())},
        {"services", config.services},
        {"tls", config.tls_cert.empty() ? "off" : (config.tls_ca.empty() ? "on" : "mutual")}});
   return server;
 }
 
 Server::~Server() {
+  if (http_ != nullptr) http_->Shutdown();  // its calls go to server_
   if (server_ != nullptr && !shutting_down_.exchange(true))
     server_->Shutdown(std::chrono::system_clock::now());
   StopQueues();
@@ -551,6 +581,9 @@ void Server::Shutdown() {
   health_->Shutdown();
   server_->Shutdown(std::chrono::system_clock::now() +
                     absl::ToChronoMilliseconds(config_.drain_timeout));
+  // HTTP requests arriving while draining were answered 503 by the stopping server; what is left
+  // of the gateway's connections closes now.
+  if (http_ != nullptr) http_->Shutdown();
   StopQueues();
   // The health port last: the probes see NOT_SERVING, not a refused connection, while draining.
   if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());

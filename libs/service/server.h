@@ -42,6 +42,7 @@
 #include "libs/service/auth.h"
 #include "libs/service/grpc_status.h"
 #include "libs/service/health.h"
+#include "libs/service/http_gateway.h"
 #include "libs/service/metrics.h"
 #include "libs/service/policy.h"
 #include "libs/service/stream_gate.h"
@@ -102,6 +103,9 @@ struct ServerConfig {
   // main port): for the kubelet's gRPC probes, which speak no TLS. "" = none. It carries no
   // tokens and no other service, so plaintext exposes nothing but the statuses.
   std::string health_address;
+  // The HTTP/JSON gateway (http_gateway.h): every RPC as POST /v1/{package.Service}/{Method},
+  // forwarded to this server in process. "" = none.
+  std::string http_address;
   // Connections of the main server are closed (GOAWAY) after this age, so that long-lived HTTP/2
   // clients re-resolve and spread over new replicas; in-flight calls get max_connection_age_grace
   // to finish. Zero: connections live for ever (gRPC's default).
@@ -343,6 +347,7 @@ class Server {
   int port() const { return port_; }                  // the bound gRPC port
   int metrics_port() const { return metrics_port_; }  // 0 without an exposer
   int health_port() const { return health_port_; }    // 0 without --health_address
+  int http_port() const { return http_ != nullptr ? http_->port() : 0; }  // 0 without a gateway
   // The statuses both ports report (a service's readiness follows its store: module.h).
   HealthService* health() const { return health_.get(); }
 
@@ -374,6 +379,7 @@ class Server {
   std::unique_ptr<grpc::ServerCompletionQueue> health_cq_;  // before health_server_, as cqs_
   std::thread health_cq_thread_;
   std::unique_ptr<grpc::Server> health_server_;  // --health_address: health only, plaintext
+  std::unique_ptr<HttpGateway> http_;            // --http_address: stopped before server_
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr
   int port_ = 0;

@@ -87,6 +87,14 @@ std::optional<chess::Color> TokenColor(const Principal& who) {
   return who.color.has_value() ? laws::ColorOf(*who.color) : std::nullopt;
 }
 
+// Who acts in the game created by `created`: a person's token (an event's player token) bound to
+// the colour the game names its subject for; any other token as it is, if it may act in the game's
+// event (service::BindPlayer).
+absl::StatusOr<Principal> ActingIn(const Principal& who, absl::string_view game_id,
+                                   const v1::GameCreated& created) {
+  return service::BindPlayer(who, game_id, created.event(), created.white_id(), created.black_id());
+}
+
 // The side a player command is for. A player's token acts only for its own colour (the side may
 // be left out: it is the token's); everyone else must name it.
 absl::StatusOr<chess::Color> SideFor(v1::Color side, const service::ServiceEnv& env,
@@ -184,10 +192,11 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   env_->policy().Add({Method("CreateGame"), create, false});
   env_->policy().Add({Method("StartGame"), start, false});
   // A player acts only in his own game (game-bound) and for his own colour (SideFor).
-  env_->policy().Add({Method("Arrive"), arrive, true});
+  // A person's token for an event is bound to the game it acts in (ActingIn).
+  env_->policy().Add({Method("Arrive"), arrive, true, true});
   for (const char* m :
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
-    env_->policy().Add({Method(m), play, true});
+    env_->policy().Add({Method(m), play, true, true});
   }
   for (const char* m :
        {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
@@ -196,12 +205,13 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   // Article 7: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
   // arbiter's.
   for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
-    env_->policy().Add({Method(m), play, true});
+    env_->policy().Add({Method(m), play, true, true});
   }
   // 7.4a: the arbiter finds an illegal move; a player's report (his own colour's token; the
   // platform's names the offender) is a claim the arbiter rules on (ReportIllegalMove decides).
   env_->policy().Add({Method("ReportIllegalMove"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
+                      true,
                       true});
   for (const char* m : {"RuleIrregularity", "RuleStop", "UsePower"}) {
     env_->policy().Add({Method(m), arbiter, false});
@@ -210,7 +220,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   env_->policy().Add({Method("SubmitBoardFeed"), arbiter, false});
   // Appendix A: the player on move seals; the arbiter adjourns, resumes, and rules on a lost
   // envelope.
-  env_->policy().Add({Method("SealMove"), play, true});
+  env_->policy().Add({Method("SealMove"), play, true, true});
   for (const char* m : {"AdjournGame", "ResumeAdjournedGame", "ReportEnvelopeLost"}) {
     env_->policy().Add({Method(m), arbiter, false});
   }
@@ -219,7 +229,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   AddRecordPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
-    env_->policy().Add({Method(m), service::kAllRoles, true});
+    env_->policy().Add({Method(m), service::kAllRoles, true, true});
   }
   async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
                                                  &ArbitrationService::SubmitMove));
@@ -266,25 +276,28 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
   };
   serve([&](const CallContext&, const Principal& who,
             std::function<void(const absl::Status&)> finish) {
-    absl::StatusOr<arbitration::Command> command = make(who);
-    if (!command.ok()) return finish(command.status());
-    command->actor = env_->ActorOf(who);
     if (!who.event.empty()) {
-      // A token that serves one event acts only on its games. The check reads the
-      // game, so it runs on the pool, then the command goes the synchronous way (such tokens
-      // are the platform's or a service's, not the players' move path).
-      auto checked = [this, req, resp, who, method, command = *command, finish] {
+      // A token that serves one event acts only on its games, and a person's token for an event
+      // acts for the colour the game names him for. Both read the game, so the command is made
+      // on the pool (`make` is copied there: it captures nothing of the caller's frame by
+      // reference), then goes the synchronous way.
+      auto checked = [this, req, resp, who, method, make, finish] {
         finish([&]() -> absl::Status {
           ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
-          RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
+          ASSIGN_OR_RETURN(Principal acting, ActingIn(who, req->game_id(), game.game->created()));
+          ASSIGN_OR_RETURN(arbitration::Command command, make(acting));
+          command.actor = env_->ActorOf(acting);
           ASSIGN_OR_RETURN(CommandResult r,
                            authority_->Execute(req->game_id(), command, OptionsOf(method, *req)));
-          return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
+          return FillReply(req->game_id(), r, ViewerOf(*env_, acting), resp);
         }());
       };
       if (!pool_->Submit(checked)) checked();  // the pool is stopping: here
       return;
     }
+    absl::StatusOr<arbitration::Command> command = make(who);
+    if (!command.ok()) return finish(command.status());
+    command->actor = env_->ActorOf(who);
     authority_->ExecuteAsync(
         req->game_id(), *command, OptionsOf(method, *req),
         [this](std::function<void()> work) {
@@ -303,15 +316,16 @@ template <typename Request, typename Make>
 grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* method,
                                          const Request& req, v1::GameReply* resp, Make make) {
   return env_->Serve(
-      ctx, Method(method), req, [&](const CallContext&, const Principal& who) -> absl::Status {
+      ctx, Method(method), req, [&](const CallContext&, const Principal& caller) -> absl::Status {
+        Principal who = caller;
+        if (!caller.event.empty()) {
+          // A token that serves one event acts only on its games, a person's for his colour (one
+          // more read, for such tokens only).
+          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req.game_id()));
+          ASSIGN_OR_RETURN(who, ActingIn(caller, req.game_id(), game.game->created()));
+        }
         ASSIGN_OR_RETURN(arbitration::Command command, make(who));
         command.actor = env_->ActorOf(who);
-        if (!who.event.empty()) {
-          // A token that serves one event acts only on its games (one more read, for
-          // such tokens only).
-          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req.game_id()));
-          RETURN_IF_ERROR(service::CheckEvent(who, game.game->created().event()));
-        }
         ASSIGN_OR_RETURN(CommandResult r,
                          authority_->Execute(req.game_id(), command, OptionsOf(method, req)));
         return FillReply(req.game_id(), r, ViewerOf(*env_, who), resp);
@@ -391,7 +405,7 @@ void ArbitrationService::Move(grpc::ServerContext* ctx, const v1::SubmitMoveRequ
                               v1::GameReply* resp, Reply reply, bool streamed) {
   CommandAsync(
       ctx, "SubmitMove", req, resp,
-      [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
         ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
         if (req->move().empty()) return BadArgument("move is required");
         RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
@@ -730,8 +744,8 @@ absl::Status ArbitrationService::OpenEnvelopeFor(absl::string_view game_id,
 grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::SealMoveRequest* req,
                                           v1::GameReply* resp) {
   return env_->Serve(
-      ctx, Method("SealMove"), *req, [&](const CallContext&, const Principal& who) -> absl::Status {
-        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+      ctx, Method("SealMove"), *req,
+      [&](const CallContext&, const Principal& caller) -> absl::Status {
         if (req->move().empty()) return BadArgument("move is required");
         RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
         // A retry's fingerprint leaves the move out: the hash of a move is no secret (a few
@@ -744,7 +758,9 @@ grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::Se
         // between the read and the append (a flag, an offer).
         for (int attempt = 0; attempt < 4; ++attempt) {
           ASSIGN_OR_RETURN(CommandResult current, authority_->Get(req->game_id()));
-          RETURN_IF_ERROR(service::CheckEvent(who, current.game->created().event()));
+          ASSIGN_OR_RETURN(Principal who,
+                           ActingIn(caller, req->game_id(), current.game->created()));
+          ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
           arbitration::Command c = PlayerCommand(CommandKind::kSealMove, side);
           c.actor = env_->ActorOf(who);
           c.stop_clock = req->stop_clock();
@@ -812,7 +828,7 @@ grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::Get
   return env_->Serve(ctx, Method("GetGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
-                       RETURN_IF_ERROR(service::CheckEvent(who, r.game->created().event()));
+                       RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
                        return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
                      });
 }
@@ -823,7 +839,7 @@ grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
   return env_->Serve(ctx, Method("ExportPgn"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
-                       RETURN_IF_ERROR(service::CheckEvent(who, r.game->created().event()));
+                       RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
                        const Viewer viewer = ViewerOf(*env_, who);
                        ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r.game, r.now_ms));
                        arbitration::PgnExportOptions options;
@@ -880,7 +896,7 @@ class GameWatch final : public service::WatchHub::Listener {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(TakeLocked(log));
     if (!events_.empty()) {  // a token that serves one event watches only its games
-      RETURN_IF_ERROR(service::CheckEvent(who, events_[0].created().event()));
+      RETURN_IF_ERROR(ActingIn(who, game_id_, events_[0].created()).status());
     }
     // The version a resumed watch may name: an observer's is the delayed view's, so that neither
     // the answer nor its message tells how far the game really is.

@@ -391,6 +391,64 @@ TEST_P(ArbitrationServerTest, PlayersActOnlyInTheirGameAndColour) {
   EXPECT_EQ(resp.game().moves_san_size(), 1);
 }
 
+// A player's token for an event (no game, no colour) acts in each game of the event that names
+// its subject, for that colour only; the per-game token keeps working beside it.
+TEST_P(ArbitrationServerTest, EventTokensActForTheColourTheGameNamesTheirHolder) {
+  const std::string game = GameId("g");
+  Ready(game, "5400");  // alice (White) v bob (Black) at "Integration"
+  auto person = [](const std::string& subject, const std::string& event = "Integration") {
+    service::TokenClaims c = Claims(Role::kPlayer);
+    c.subject = subject;
+    c.game_id.clear();
+    c.color.reset();
+    c.event = event;
+    return Sign(c);
+  };
+  auto submit = [&](const std::string& token, const std::string& move,
+                    v1::Color side = v1::COLOR_UNSPECIFIED) {
+    auto req = ForSide<v1::SubmitMoveRequest>(game, side);
+    req.set_move(move);
+    v1::GameReply resp;
+    return Unary(Stub().get(), &S::SubmitMove, req, token, &resp);
+  };
+  // Bob may not move for White; carol plays in neither colour; alice's token of another event.
+  grpc::Status st = submit(person("bob"), "e4", v1::COLOR_WHITE);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Code(st), "ERR_PERMISSION_DENIED");
+  st = submit(person("carol"), "e4");
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Code(st), "ERR_NOT_YOUR_GAME");
+  st = submit(person("alice", "Other"), "e4");
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Code(st), "ERR_OTHER_EVENT");
+  v1::GameReply after;
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game),
+                              person("alice"), &after)));
+  EXPECT_EQ(after.game().moves_san_size(), 0);  // nothing changed
+  st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(game), person("carol"));
+  EXPECT_EQ(Code(st), "ERR_NOT_YOUR_GAME");
+
+  // Alice moves as White with the side left to the game, Bob as Black.
+  ASSERT_TRUE(Succeeded(submit(person("alice"), "e4")));
+  ASSERT_TRUE(Succeeded(submit(person("bob"), "e5")));
+  // The old per-game token still moves.
+  ASSERT_TRUE(Succeeded(submit(PlayerToken(game, v1::COLOR_WHITE), "Nf3")));
+  EXPECT_EQ(Get(game).game().moves_san_size(), 3);
+  // A watch by the person's token is his game's.
+  Call call(person("bob"), absl::Milliseconds(5000));
+  auto reader = Stub()->WatchGame(&call, ForGame<v1::WatchGameRequest>(game));
+  v1::GameUpdate update;
+  ASSERT_TRUE(reader->Read(&update));
+  EXPECT_EQ(update.version(), 1);
+  call.TryCancel();
+  // 5.1b: Bob resigns with his event token; the game is White's.
+  auto resign = ForSide<v1::ResignRequest>(game, v1::COLOR_UNSPECIFIED);
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::Resign, resign, person("carol"))), "ERR_NOT_YOUR_GAME");
+  v1::GameReply resigned;
+  ASSERT_TRUE(Succeeded(Unary(Stub().get(), &S::Resign, resign, person("bob"), &resigned)));
+  EXPECT_EQ(resigned.game().outcome().winner(), v1::COLOR_WHITE);
+}
+
 TEST_P(ArbitrationServerTest, RetriedCommandAppliesOnce) {
   const std::string game = GameId("g");
   Ready(game, "5400");

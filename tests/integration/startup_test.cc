@@ -16,6 +16,8 @@
 #include "proto/arbiter/v1/clock.grpc.pb.h"
 #include "proto/arbiter/v1/common.pb.h"
 #include "proto/arbiter/v1/rules.grpc.pb.h"
+#include "proto/google/rpc/error_details.pb.h"
+#include "proto/google/rpc/status.pb.h"
 #include "proto/grpc/health/v1/health.grpc.pb.h"
 #include "tests/integration/clock_process.h"
 
@@ -128,9 +130,14 @@ TEST_F(StartedBeforeRedisTest, ServesWithoutRedisAndConnectsWhenItComes) {
   EXPECT_TRUE(LegalMoves(api).ok());
   grpc::Status refused = GetClock(api);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
-  v1::ErrorInfo info;  // the stable code travels in the status details (grpc_status.h)
-  ASSERT_TRUE(info.ParseFromString(refused.error_details()));
-  EXPECT_EQ(info.code(), "ERR_NOT_READY");
+  // The stable code travels in the standard status details (grpc_status.h).
+  google::rpc::Status details;
+  ASSERT_TRUE(details.ParseFromString(refused.error_details()));
+  google::rpc::ErrorInfo info;
+  ASSERT_EQ(details.details_size(), 1);
+  ASSERT_TRUE(details.details(0).UnpackTo(&info));
+  EXPECT_EQ(info.reason(), "ERR_NOT_READY");
+  EXPECT_EQ(info.domain(), "arbiter.v1");
   EXPECT_NE(refused.error_message().find("arbiter.v1.ClockAuthority is not serving yet"),
             std::string::npos)
       << refused.error_message();

@@ -1,0 +1,153 @@
+#!/bin/bash
+# arbiterd --http_address driven with curl: a unary call, its errors (HTTP status and the
+# google.rpc.Status body with its ErrorInfo), the same auth as gRPC, a bidirectional stream and a
+# server stream as NDJSON, and the gateway's own refusals (404, 405, 411, 413, bad JSON).
+set -euo pipefail
+root="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-arbiter}"
+server_bin="$root/services/arbiterd/arbiterd"
+keys="$root/libs/service/testdata/keys.json"
+log=$(mktemp)
+out=$(mktemp)
+fail() { echo "FAIL: $*" >&2; echo "--- last body:" >&2; cat "$out" >&2; echo "--- server log:" >&2; tail -20 "$log" >&2; exit 1; }
+
+"$server_bin" --services=all --store=memory --auth_keys="$keys" --grpc_address=127.0.0.1:0 \
+  --http_address=127.0.0.1:0 --metrics_address=127.0.0.1:0 --max_message_bytes=65536 \
+  --shutdown_grace=100ms 2> "$log" &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$out"' EXIT
+for _ in $(seq 200); do grep -q '"msg":"serving"' "$log" && break; sleep 0.05; done
+http=$(grep -o '"http_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
+mport=$(grep -o '"metrics_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
+[ -n "$http" ] && [ "$http" != 0 ] || fail "no http_port in the serving line"
+base="http://127.0.0.1:$http/v1"
+
+# HS256 tokens signed with the test key (libs/service/testdata/keys.json).
+token() {  # role subject [extra JSON claims]
+  local extra=${3:-}
+  [ -n "$extra" ] || extra='{}'
+  python3 - "$keys" "$1" "$2" "$extra" <<'PY'
+import base64, hashlib, hmac, json, sys, time
+keys = json.load(open(sys.argv[1]))["keys"]
+secret = next(k["secret"] for k in keys if k["kid"] == "hs-2026-1").encode()
+claims = {"role": sys.argv[2], "sub": sys.argv[3], "exp": int(time.time()) + 300}
+claims.update(json.loads(sys.argv[4]))
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "hs-2026-1"}).encode())
+body = b64(json.dumps(claims).encode())
+sig = b64(hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest())
+print(f"{head}.{body}.{sig}")
+PY
+}
+platform=$(token platform plat)
+arbiter=$(token arbiter arb)
+white=$(token player alice '{"game": "h1", "color": "white"}')
+
+post() {  # path token body [curl options...]: prints the HTTP status, the body in $out
+  local path=$1 tok=$2 body=$3
+  shift 3
+  curl -sS -o "$out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    ${tok:+-H "Authorization: Bearer $tok"} --data-binary "$body" "$@" "$base/$path"
+}
+
+# A unary call.
+code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" '{"position": {"fen": "startpos"}, "move": "e4"}')
+[ "$code" = 200 ] || fail "ValidateMove: HTTP $code"
+grep -q '"legal":true' "$out" || fail "ValidateMove: not legal"
+grep -q '"uci":"e2e4"' "$out" || fail "ValidateMove: no uci"
+
+# An error: the HTTP status of its gRPC code, the google.rpc.Status as the body.
+code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" '{"position": {"fen": "nonsense"}, "move": "e4"}')
+[ "$code" = 400 ] || fail "bad FEN: HTTP $code"
+python3 - "$out" <<'PY' || fail "bad FEN body"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["code"] == 3, s  # INVALID_ARGUMENT
+info = s["details"][0]
+assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo", info
+assert info["reason"] == "ERR_BAD_FEN" and info["domain"] == "arbiter.v1", info
+PY
+
+# The same auth as gRPC: no token 401, a wrong role 403.
+code=$(post arbiter.v1.RulesValidation/ValidateMove "" '{"position": {"fen": "startpos"}, "move": "e4"}')
+[ "$code" = 401 ] || fail "no token: HTTP $code"
+grep -q '"reason":"ERR_UNAUTHENTICATED"' "$out" || fail "no token: reason"
+code=$(post arbiter.v1.Arbitration/CreateGame "$white" '{"gameId": "h1"}')
+[ "$code" = 403 ] || fail "a player creating a game: HTTP $code"
+grep -q '"reason":"ERR_PERMISSION_DENIED"' "$out" || fail "player create: reason"
+
+# A game over HTTP: created by the platform, started by the arbiter, White moves.
+code=$(post arbiter.v1.Arbitration/CreateGame "$platform" \
+  '{"game_id": "h1", "white_id": "alice", "black_id": "bob", "ruleset": {"edition": "EDITION_FIDE_2023"}, "time_control": "5400+30", "event": "Open", "round": "1"}')
+[ "$code" = 200 ] || fail "CreateGame: HTTP $code"
+code=$(post arbiter.v1.Arbitration/StartGame "$arbiter" '{"gameId": "h1"}')
+[ "$code" = 200 ] || fail "StartGame: HTTP $code"
+code=$(post arbiter.v1.Arbitration/SubmitMove "$white" '{"gameId": "h1", "commandId": "m1", "move": "e4"}')
+[ "$code" = 200 ] || fail "SubmitMove: HTTP $code"
+grep -q '"movesSan":\["e4"\]' "$out" || fail "SubmitMove: no e4"
+# Retried: replayed, not applied twice.
+code=$(post arbiter.v1.Arbitration/SubmitMove "$white" '{"gameId": "h1", "commandId": "m1", "move": "e4"}')
+[ "$code" = 200 ] && grep -q '"replayed":true' "$out" || fail "retried SubmitMove: HTTP $code"
+# A version conflict is 409.
+code=$(post arbiter.v1.Arbitration/SubmitMove "$white" '{"gameId": "h1", "expectedVersion": "1", "move": "d4"}')
+[ "$code" = 409 ] || fail "version conflict: HTTP $code"
+grep -q '"reason":"ERR_VERSION_CONFLICT"' "$out" || fail "version conflict: reason"
+
+# A bidirectional stream: NDJSON in, NDJSON out, one line per message.
+code=$(post arbiter.v1.RulesValidation/ValidateMoveStream "$platform" \
+  $'{"position": {"fen": "startpos"}, "move": "e4", "id": "a"}\n{"position": {"fen": "startpos"}, "move": "Ke2", "id": "b"}\n')
+[ "$code" = 200 ] || fail "ValidateMoveStream: HTTP $code"
+[ "$(grep -c '^{"result":' "$out")" = 2 ] || fail "ValidateMoveStream: not two lines"
+grep -q '"id":"b"' "$out" || fail "ValidateMoveStream: no b"
+
+# A server stream: the game's updates as NDJSON while the client stays (curl leaves after 2 s,
+# which cancels the watch).
+set +e
+code=$(post arbiter.v1.Arbitration/WatchGame "$arbiter" '{"gameId": "h1"}' --max-time 2 2>/dev/null)
+set -e
+[ "$code" = 200 ] || fail "WatchGame: HTTP $code"
+[ "$(grep -c '^{"result":' "$out")" -ge 3 ] || fail "WatchGame: fewer than 3 updates"
+grep -q '"created"' "$out" || fail "WatchGame: no created event"
+# A stream refused before its first message is an ordinary error.
+code=$(post arbiter.v1.Arbitration/WatchGame "$arbiter" '{"gameId": "nosuchgame"}' --max-time 5)
+[ "$code" = 404 ] || fail "WatchGame of no game: HTTP $code"
+
+# The gateway's own refusals.
+code=$(post arbiter.v1.RulesValidation/NoSuchMethod "$platform" '{}')
+[ "$code" = 404 ] && grep -q '"reason":"ERR_NO_SUCH_METHOD"' "$out" || fail "unknown method: HTTP $code"
+code=$(curl -sS -o "$out" -w '%{http_code}' "$base/arbiter.v1.RulesValidation/ValidateMove")
+[ "$code" = 405 ] || fail "GET: HTTP $code"
+code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" '{"position": ')
+[ "$code" = 400 ] && grep -q '"reason":"ERR_BAD_REQUEST_JSON"' "$out" || fail "bad JSON: HTTP $code"
+code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" '{"nosuchfield": 1}')
+[ "$code" = 400 ] || fail "unknown field: HTTP $code"
+big=$(head -c 70000 /dev/zero | tr '\0' ' ')
+code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" "{$big}")
+[ "$code" = 413 ] && grep -q '"reason":"ERR_TOO_LARGE"' "$out" || fail "too large: HTTP $code"
+code=$(printf 'POST /v1/arbiter.v1.RulesValidation/ValidateMove HTTP/1.1\r\nHost: x\r\n\r\n' |
+  python3 -c "
+import socket, sys
+s = socket.create_connection(('127.0.0.1', $http)); s.sendall(sys.stdin.buffer.read())
+print(s.recv(100).split()[1].decode())")
+[ "$code" = 411 ] || fail "no Content-Length: HTTP $code"
+
+# The calls are the gRPC server's, counted by method and code.
+python3 - "$mport" <<'PY' || fail "metrics"
+import sys, urllib.request
+body = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=5).read().decode()
+for want in ['code="OK",method="ValidateMove"', 'code="INVALID_ARGUMENT",method="ValidateMove"',
+             'code="ABORTED",method="SubmitMove"']:
+    assert any(want in l for l in body.splitlines() if l.startswith("arbiter_grpc_requests_total")), want
+PY
+
+# Without authentication the gateway, like the gRPC port, serves loopback only.
+set +e
+"$server_bin" --services=rules_validation --insecure_dev --grpc_address=127.0.0.1:0 \
+  --http_address=0.0.0.0:0 --metrics_address=none > "$out" 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "ERR_BAD_FLAG" "$out" || fail "--insecure_dev with a public --http_address: rc $rc"
+
+kill -TERM $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+kill -0 $pid 2>/dev/null && fail "server still running after SIGTERM"
+echo "HTTP/JSON gateway with curl: ok"
