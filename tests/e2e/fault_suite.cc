@@ -34,7 +34,7 @@ bool OnReplica(FaultKind k) { return k == FaultKind::kReplicaKill || k == FaultK
 struct Recovery {
   int affected_games = 0;
   int errors = 0;
-  int not_recovered = 0;        // affected games with no acknowledgement afterwards
+  int not_recovered = 0;        // affected games with no answer but errors afterwards
   std::int64_t all_acked = 0;   // ms from the fault to the last affected game's first ack after
   std::int64_t errors_end = 0;  // ms from the fault to its last error
   // From the sending of a hit game's first failed command to its next ack, the longest.
@@ -62,7 +62,9 @@ Recovery RecoveryOf(const Fault& f, const std::vector<Attempt>& attempts) {
       first_error.emplace(a.game, a.sent_unix_ms);
       ++r.codes[static_cast<int>(a.code)];
       if (r.messages.size() < 4 || r.messages.count(a.message) > 0) ++r.messages[a.message];
-    } else if (a.code == grpc::StatusCode::OK) {
+    } else {
+      // Any answer that is not a transient error (an ack, or a definite refusal such as a game
+      // that ended by flag meanwhile) shows that the game is served again.
       auto e = first_error.find(a.game);
       if (e != first_error.end() && a.at_unix_ms >= e->second) {
         first_ok.emplace(a.game, a.at_unix_ms);
