@@ -74,8 +74,10 @@ class AsyncServerStream final : public AsyncUnaryMethod {
       : service_(service), request_(request), start_(std::move(start)), max_backlog_(max_backlog) {}
 
   void Arm(grpc::ServerCompletionQueue* cq) override {
-    auto call = std::make_shared<Call>(this, cq);
-    call->Ask(call);
+    StartIfOpen([&] {
+      auto call = std::make_shared<Call>(this, cq);
+      call->Ask(call);
+    });
   }
 
  private:
@@ -149,14 +151,23 @@ class AsyncServerStream final : public AsyncUnaryMethod {
       method_->start_(&ctx_, request_, self);
     }
 
+    // Once the server closed the method nothing more leaves (AsyncUnaryMethod::Close); the
+    // done notice still comes as the queue drains.
     void WriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      if (!method_->StartIfOpen([&] { writer_.Write(outbox_.front(), &written_); })) {
+        over_ = true;
+        outbox_.clear();
+        return;
+      }
       writing_ = true;
-      writer_.Write(outbox_.front(), &written_);
     }
 
     void FinishLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      if (!method_->StartIfOpen([&] { writer_.Finish(status_, &finished_); })) {
+        over_ = true;
+        return;
+      }
       finishing_ = true;
-      writer_.Finish(status_, &finished_);
     }
 
     void Written(bool ok) {
@@ -265,9 +276,13 @@ class AsyncMessageStream final : public AsyncUnaryMethod {
         admit_(std::move(admit)),
         answer_(std::move(answer)) {}
 
-  void Arm(grpc::ServerCompletionQueue* cq) override { (new Call(this, cq))->Ask(); }
+  void Arm(grpc::ServerCompletionQueue* cq) override {
+    StartIfOpen([&] { (new Call(this, cq))->Ask(); });
+  }
 
  private:
+  // Its steps run on the queue's thread, which goes on draining after the server closed the
+  // method: a step that may not start its next operation leaves the call to the stopping process.
   class Call {
    public:
     Call(AsyncMessageStream* method, grpc::ServerCompletionQueue* cq)
@@ -286,7 +301,7 @@ class AsyncMessageStream final : public AsyncUnaryMethod {
       method_->Arm(cq_);
       grpc::Status admitted = method_->admit_(&ctx_, &admitted_);
       if (!admitted.ok()) return Finish(admitted);
-      stream_.Read(&request_, &read_);
+      method_->StartIfOpen([&] { stream_.Read(&request_, &read_); });
     }
 
     void Read(bool ok) {
@@ -296,15 +311,17 @@ class AsyncMessageStream final : public AsyncUnaryMethod {
       if (!method_->answer_(&ctx_, admitted_, request_, &response_, &status)) {
         return Finish(status);
       }
-      stream_.Write(response_, &written_);
+      method_->StartIfOpen([&] { stream_.Write(response_, &written_); });
     }
 
     void Written(bool ok) {
       if (!ok) return Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the client went away"));
-      stream_.Read(&request_, &read_);
+      method_->StartIfOpen([&] { stream_.Read(&request_, &read_); });
     }
 
-    void Finish(const grpc::Status& status) { stream_.Finish(status, &finished_); }
+    void Finish(const grpc::Status& status) {
+      method_->StartIfOpen([&] { stream_.Finish(status, &finished_); });
+    }
     void Finished(bool) { delete this; }
 
     AsyncMessageStream* const method_;

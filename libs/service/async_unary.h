@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/completion_queue.h"
 #include "grpcpp/server_context.h"
@@ -65,6 +67,29 @@ class AsyncUnaryMethod {
   virtual ~AsyncUnaryMethod() = default;
   // Asks gRPC for the next call of this method, to be delivered on `cq`.
   virtual void Arm(grpc::ServerCompletionQueue* cq) = 0;
+  // After this returns no operation of this method's calls starts: the server closes every
+  // method before it shuts its queues down. gRPC aborts the process when an operation starts on a
+  // queue that was shut down, and operations start from other threads than the queue's: a
+  // stream's producers write, a store's callback answers a unary call.
+  void Close() {
+    absl::MutexLock lock(&gate_);
+    closed_ = true;
+  }
+
+ protected:
+  // Runs `start`, which starts one operation on a call of this method, unless the method is
+  // closed; false (nothing started) when it is. Never nested: the gate is not reentrant.
+  template <typename Fn>
+  bool StartIfOpen(Fn&& start) {
+    absl::ReaderMutexLock lock(&gate_);
+    if (closed_) return false;
+    start();
+    return true;
+  }
+
+ private:
+  absl::Mutex gate_;
+  bool closed_ ABSL_GUARDED_BY(gate_) = false;
 };
 
 // A generated service's RequestX: asks for the next call of method X.
@@ -91,7 +116,9 @@ class AsyncUnary final : public AsyncUnaryMethod {
   AsyncUnary(Service* service, RequestFn request, AsyncHandler handler)
       : service_(service), request_(request), async_handler_(std::move(handler)), pool_(nullptr) {}
 
-  void Arm(grpc::ServerCompletionQueue* cq) override { (new Call(this, cq))->Ask(); }
+  void Arm(grpc::ServerCompletionQueue* cq) override {
+    StartIfOpen([&] { (new Call(this, cq))->Ask(); });
+  }
 
  private:
   // One call: requested, then (when it arrives) handled and answered, then deleted.
@@ -129,12 +156,16 @@ class AsyncUnary final : public AsyncUnaryMethod {
    private:
     void Answer() { Send(method_->handler_(&ctx_, *request_, response_)); }
 
+    // A reply after the server closed the method is not sent, and the call is left to the
+    // stopping process: gRPC may still hold its context.
     void Send(const grpc::Status& status) {
-      if (status.ok()) {
-        writer_.Finish(*response_, status, this);
-      } else {
-        writer_.FinishWithError(status, this);
-      }
+      method_->StartIfOpen([&] {
+        if (status.ok()) {
+          writer_.Finish(*response_, status, this);
+        } else {
+          writer_.FinishWithError(status, this);
+        }
+      });
     }
 
     AsyncUnary* const method_;

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -107,10 +109,32 @@ bool IsServerStreaming(absl::string_view full_method) {
 }
 
 // A completion queue's thread: runs each call's steps until the queue is shut down and drained.
-void PollQueue(grpc::ServerCompletionQueue* cq) {
+// Runs the queue's events until `stopping` is set, then shuts the queue down itself once it has
+// been idle for a moment, and drains it. Not at once: a call that arrived just before the server's
+// shutdown is still queued, and gRPC starts an operation on the queue when it hands the call over
+// (its "done" notice), which aborts the process if the queue was shut down meanwhile. Once the
+// server's shutdown has returned no call arrives, so an idle queue has no such call left; the
+// operations the calls themselves start are held back by the methods' gates (AsyncUnaryMethod).
+void PollQueue(grpc::ServerCompletionQueue* cq, const std::atomic<bool>* stopping) {
+  constexpr auto kIdle = std::chrono::milliseconds(50);
   void* tag = nullptr;
   bool ok = false;
-  while (cq->Next(&tag, &ok)) static_cast<CompletionTag*>(tag)->Proceed(ok);
+  bool shut = false;
+  for (;;) {
+    switch (cq->AsyncNext(&tag, &ok, std::chrono::system_clock::now() + kIdle)) {
+      case grpc::CompletionQueue::GOT_EVENT:
+        static_cast<CompletionTag*>(tag)->Proceed(ok);
+        break;
+      case grpc::CompletionQueue::TIMEOUT:
+        if (!shut && stopping->load(std::memory_order_acquire)) {
+          cq->Shutdown();
+          shut = true;
+        }
+        break;
+      case grpc::CompletionQueue::SHUTDOWN:
+        return;
+    }
+  }
 }
 
 }  // namespace
@@ -464,7 +488,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
     for (AsyncUnaryMethod* m : server->health_endpoint_->async_methods()) {
       for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(cq.get());
     }
-    server->cq_threads_.emplace_back([cq = cq.get()] { PollQueue(cq); });
+    server->cq_threads_.emplace_back(
+        [cq = cq.get(), stopping = &server->queues_stopping_] { PollQueue(cq, stopping); });
   }
   // "" is the process (liveness): up and answering, whatever its store does. A service name is
   // that service's readiness: a store-backed one is NOT_SERVING until its store answers
@@ -496,7 +521,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
     for (AsyncUnaryMethod* m : server->health_port_endpoint_->async_methods()) {
       for (int i = 0; i < kArmedPerMethod; ++i) m->Arm(server->health_cq_.get());
     }
-    server->health_cq_thread_ = std::thread([cq = server->health_cq_.get()] { PollQueue(cq); });
+    server->health_cq_thread_ =
+        std::thread([cq = server->health_cq_.get(), stopping = &server->health_queue_stopping_] {
+          PollQueue(cq, stopping);
+        });
   }
 
   if (!config.http_address.empty()) {
@@ -559,7 +587,10 @@ Server::~Server() {
 
 void Server::StopHealthQueue() {
   if (health_cq_ == nullptr || !health_cq_thread_.joinable()) return;
-  health_cq_->Shutdown();
+  if (health_port_endpoint_ != nullptr) {
+    for (AsyncUnaryMethod* m : health_port_endpoint_->async_methods()) m->Close();
+  }
+  health_queue_stopping_.store(true, std::memory_order_release);
   health_cq_thread_.join();
 }
 
@@ -568,7 +599,15 @@ void Server::StopQueues() {
   // request comes back with ok = false and deletes itself as the queue drains.
   if (queues_stopped_) return;
   queues_stopped_ = true;
-  for (const std::unique_ptr<grpc::ServerCompletionQueue>& cq : cqs_) cq->Shutdown();
+  // Calls may still start operations from other threads (a stream's producers, a store's
+  // callback): closed methods start none, so none starts on a queue shut down.
+  for (const HostedService& s : services_) {
+    for (AsyncUnaryMethod* m : s.async_methods) m->Close();
+  }
+  if (health_endpoint_ != nullptr) {
+    for (AsyncUnaryMethod* m : health_endpoint_->async_methods()) m->Close();
+  }
+  queues_stopping_.store(true, std::memory_order_release);  // each queue's thread shuts it down
   for (std::thread& t : cq_threads_) t.join();
   cq_threads_.clear();
 }

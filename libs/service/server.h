@@ -378,6 +378,10 @@ class Server {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<grpc::ServerCompletionQueue> health_cq_;  // before health_server_, as cqs_
   std::thread health_cq_thread_;
+  // Set once the server's shutdown returned: each queue's thread then shuts its queue down when
+  // it is idle (PollQueue in server.cc).
+  std::atomic<bool> queues_stopping_{false};
+  std::atomic<bool> health_queue_stopping_{false};
   std::unique_ptr<grpc::Server> health_server_;  // --health_address: health only, plaintext
   std::unique_ptr<HttpGateway> http_;            // --http_address: stopped before server_
   std::unique_ptr<prometheus::Exposer> exposer_;

@@ -162,8 +162,10 @@ def main():
         "shutdown_grace": "0s",
         "seal_key_file": seal_key,
     }
-    # This test starts no search-analysis: arbitration answers the analysis in process.
-    dropped = {"store_password_file", "analysis_target", "analysis_token_key", "analysis_tls_ca"}
+    # This test starts no search-analysis: arbitration answers the analysis in process; and it
+    # signs no records (the Secret's signing key and the published keys are the pod's).
+    dropped = {"store_password_file", "analysis_target", "analysis_token_key", "analysis_tls_ca",
+               "record_signing_key", "record_public_keys"}
     server_args = [a for a in args
                    if not (a.startswith("--") and a[2:].split("=", 1)[0] in set(replaced) | dropped)]
     server_args += [f"--{k}={v}" for k, v in replaced.items()]
