@@ -43,15 +43,6 @@ v1::CreateGameRequest Standard(const std::string& game_id) {
   return req;
 }
 
-Command Move(chess::Color side, const std::string& move) {
-  Command c;
-  c.kind = CommandKind::kMove;
-  c.actor = Who(side == chess::Color::kWhite ? "w" : "b", "player");
-  c.side = side;
-  c.move = move;
-  return c;
-}
-
 Command Start() {
   Command c;
   c.kind = CommandKind::kStart;
@@ -140,7 +131,7 @@ TEST_F(AuthorityTest, FoolsMateEndsTheGameAndClearsTheDeadline) {
   absl::StatusOr<CommandResult> r;
   for (const auto& [side, move] : moves) {
     time_.AdvanceMs(1000);
-    r = authority_.Execute("g1", Move(side, move), {});
+    r = authority_.Execute("g1", PlayerMove(side, move), {});
     ASSERT_OK(r.status()) << move;
   }
   EXPECT_EQ(r->game->status(), GameStatus::kEnded);
@@ -152,7 +143,7 @@ TEST_F(AuthorityTest, FoolsMateEndsTheGameAndClearsTheDeadline) {
 
   // Moves after the end are refused, and change nothing.
   const std::int64_t version = r->version;
-  EXPECT_FALSE(authority_.Execute("g1", Move(chess::Color::kWhite, "a3"), {}).ok());
+  EXPECT_FALSE(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "a3"), {}).ok());
   absl::StatusOr<CommandResult> got = authority_.Get("g1");
   ASSERT_OK(got.status());
   EXPECT_EQ(got->version, version);
@@ -162,38 +153,39 @@ TEST_F(AuthorityTest, RetriedCommandAppliesOnce) {
   CreateAndStart("g1");
   CommandOptions once{.command_id = "m1", .fingerprint = "move e4"};
   absl::StatusOr<CommandResult> first =
-      authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
+      authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), once);
   ASSERT_OK(first.status());
   EXPECT_FALSE(first->replayed);
   time_.AdvanceMs(500);
   absl::StatusOr<CommandResult> again =
-      authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
+      authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), once);
   ASSERT_OK(again.status());
   EXPECT_TRUE(again->replayed);
   EXPECT_EQ(again->version, first->version);
   EXPECT_EQ(again->game->plies(), 1);
   // After the game moved on, the retry is still answered from the record.
-  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kBlack, "e5"), {}).status());
-  again = authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), once);
+  ASSERT_OK(authority_.Execute("g1", PlayerMove(chess::Color::kBlack, "e5"), {}).status());
+  again = authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), once);
   ASSERT_OK(again.status());
   EXPECT_TRUE(again->replayed);
   EXPECT_EQ(again->version, first->version);
   // The same id for another request is refused, also when the request would be refused anyway.
-  EXPECT_THAT(authority_.Execute("g1", Move(chess::Color::kWhite, "d4"),
+  EXPECT_THAT(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "d4"),
                                  {.command_id = "m1", .fingerprint = "move d4"}),
               HasErrorCode(store::kErrCommandIdReused));
-  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "Nf3"), {}).status());
-  EXPECT_THAT(authority_.Execute("g1", Move(chess::Color::kWhite, "d4"),
+  ASSERT_OK(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "Nf3"), {}).status());
+  EXPECT_THAT(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "d4"),
                                  {.command_id = "m1", .fingerprint = "move d4"}),
               HasErrorCode(store::kErrCommandIdReused));
 }
 
 TEST_F(AuthorityTest, ExpectedVersionIsCompareAndSet) {
   CreateAndStart("g1");
-  EXPECT_THAT(authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {.expected_version = 1}),
-              HasErrorCode(store::kErrVersionConflict));
+  EXPECT_THAT(
+      authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), {.expected_version = 1}),
+      HasErrorCode(store::kErrVersionConflict));
   absl::StatusOr<CommandResult> r =
-      authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {.expected_version = 2});
+      authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), {.expected_version = 2});
   ASSERT_OK(r.status());
   EXPECT_GT(r->version, 2);
 }
@@ -203,21 +195,21 @@ TEST_F(AuthorityTest, StaleCacheDecidesAgainOnTheStoresState) {
   GameAuthority other(&store_, &time_, other_analyst, {.owner = "b"});
   CreateAndStart("g1");
   ASSERT_OK(other.Get("g1").status());  // caches version 2
-  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {}).status());
+  ASSERT_OK(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), {}).status());
   // `other` decides on its stale state, loses the compare-and-set, reloads, and decides again.
-  absl::StatusOr<CommandResult> r = other.Execute("g1", Move(chess::Color::kBlack, "e5"), {});
+  absl::StatusOr<CommandResult> r = other.Execute("g1", PlayerMove(chess::Color::kBlack, "e5"), {});
   ASSERT_OK(r.status());
   EXPECT_EQ(r->game->plies(), 2);
   // A refusal on a stale state is confirmed on the store's state first: White has moved already.
-  EXPECT_FALSE(authority_.Execute("g1", Move(chess::Color::kBlack, "d5"), {}).ok());
+  EXPECT_FALSE(authority_.Execute("g1", PlayerMove(chess::Color::kBlack, "d5"), {}).ok());
 }
 
 TEST_F(AuthorityTest, IllegalMoveIsRefusedAndWritesNothing) {
   CreateAndStart("g1");
   absl::StatusOr<CommandResult> before = authority_.Get("g1");
   ASSERT_OK(before.status());
-  EXPECT_FALSE(authority_.Execute("g1", Move(chess::Color::kWhite, "e5"), {}).ok());
-  EXPECT_FALSE(authority_.Execute("g1", Move(chess::Color::kBlack, "e5"), {}).ok());
+  EXPECT_FALSE(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e5"), {}).ok());
+  EXPECT_FALSE(authority_.Execute("g1", PlayerMove(chess::Color::kBlack, "e5"), {}).ok());
   absl::StatusOr<CommandResult> after = authority_.Get("g1");
   ASSERT_OK(after.status());
   EXPECT_EQ(after->version, before->version);
@@ -267,7 +259,8 @@ TEST_F(AuthorityTest, FlagIsRecordedOnceAtItsDeadline) {
 TEST_F(AuthorityTest, MoveAfterTheFlagRecordsTheFlagThenIsRefused) {
   CreateAndStart("g1");
   time_.SetMs(kT0 + 5'400'001);
-  absl::Status refused = authority_.Execute("g1", Move(chess::Color::kWhite, "e4"), {}).status();
+  absl::Status refused =
+      authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), {}).status();
   EXPECT_FALSE(refused.ok());
   absl::StatusOr<CommandResult> r = authority_.Get("g1");
   ASSERT_OK(r.status());
@@ -339,7 +332,7 @@ class ExecuteAsyncTest : public AuthorityTest {
 TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
   CreateAndStartAsync("g1");
   time_.AdvanceMs(2'000);
-  auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"});
+  auto r = Send("g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "m1"});
   EXPECT_FALSE(r->has_value());  // nothing waits for the store
   EXPECT_EQ(deferred_.queued(), 1u);
   deferred_.Flush();
@@ -366,7 +359,7 @@ TEST_F(ExecuteAsyncTest, ACachedGameIsDecidedHereAndAnsweredWhenTheStoreIs) {
   EXPECT_EQ(stored->version(), 3);
   EXPECT_EQ(stored->events().back().move().san(), "e4");
   // The cache has the new state: the next move is decided on it, not refused as out of turn.
-  auto next = Send("g1", Move(chess::Color::kBlack, "e5"), {.command_id = "m2"});
+  auto next = Send("g1", PlayerMove(chess::Color::kBlack, "e5"), {.command_id = "m2"});
   deferred_.Flush();
   ASSERT_TRUE(next->has_value());
   ASSERT_OK((*next)->status());
@@ -378,12 +371,12 @@ TEST_F(ExecuteAsyncTest, AMoveThatEndsTheGameEndsItAsExecuteWould) {
   CreateAndStartAsync("g1");
   for (const char* m : {"f3", "e5", "g4"}) {
     const chess::Color side = std::string(m) == "e5" ? chess::Color::kBlack : chess::Color::kWhite;
-    auto r = Send("g1", Move(side, m), {});
+    auto r = Send("g1", PlayerMove(side, m), {});
     deferred_.Flush();
     ASSERT_TRUE(r->has_value());
     ASSERT_OK((*r)->status());
   }
-  auto mate = Send("g1", Move(chess::Color::kBlack, "Qh4#"), {});
+  auto mate = Send("g1", PlayerMove(chess::Color::kBlack, "Qh4#"), {});
   deferred_.Flush();
   ASSERT_TRUE(mate->has_value());
   ASSERT_OK((*mate)->status());
@@ -392,7 +385,7 @@ TEST_F(ExecuteAsyncTest, AMoveThatEndsTheGameEndsItAsExecuteWould) {
   ASSERT_OK(d.status());
   EXPECT_FALSE(d->has_value());  // the clocks stopped: no deadline left
   // A move after the end is refused, on the store's state (the pool's path).
-  auto late = Send("g1", Move(chess::Color::kWhite, "a3"), {});
+  auto late = Send("g1", PlayerMove(chess::Color::kWhite, "a3"), {});
   ASSERT_TRUE(late->has_value());
   EXPECT_FALSE((*late)->ok());
   EXPECT_EQ(offloaded_, 1);
@@ -401,10 +394,10 @@ TEST_F(ExecuteAsyncTest, AMoveThatEndsTheGameEndsItAsExecuteWould) {
 TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
   CreateAndStartAsync("g1");
   time_.AdvanceMs(1'000);
-  auto r = Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m-async"});
+  auto r = Send("g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "m-async"});
   // Another replica's move lands first: the deferred append finds version 3, not 2, and the
   // move is decided again on the store's state, where it is Black's turn: refused.
-  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "d4"), {}).status());
+  ASSERT_OK(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "d4"), {}).status());
   deferred_.Flush();
   ASSERT_TRUE(r->has_value());
   EXPECT_FALSE((*r)->ok());
@@ -413,14 +406,14 @@ TEST_F(ExecuteAsyncTest, ALostRaceIsDecidedAgainOnTheStoresState) {
   ASSERT_OK(now.status());
   EXPECT_EQ(now->version, 3);  // only the other's move
   // Black's reply, on a stale cache (version 2): lost race again, decided again, applied once.
-  auto black = Send("g1", Move(chess::Color::kBlack, "d5"), {.command_id = "b1"});
+  auto black = Send("g1", PlayerMove(chess::Color::kBlack, "d5"), {.command_id = "b1"});
   deferred_.Flush();
   ASSERT_TRUE(black->has_value());
   ASSERT_OK((*black)->status());
   EXPECT_EQ((**black)->version, 4);
   // With an expected version the caller asked for exactly that state: a lost race is a conflict.
-  auto pinned = Send("g1", Move(chess::Color::kWhite, "c4"), {.expected_version = 4});
-  ASSERT_OK(authority_.Execute("g1", Move(chess::Color::kWhite, "c3"), {}).status());
+  auto pinned = Send("g1", PlayerMove(chess::Color::kWhite, "c4"), {.expected_version = 4});
+  ASSERT_OK(authority_.Execute("g1", PlayerMove(chess::Color::kWhite, "c3"), {}).status());
   deferred_.Flush();
   ASSERT_TRUE(pinned->has_value());
   EXPECT_THAT(**pinned, HasErrorCode(store::kErrVersionConflict));
@@ -430,18 +423,18 @@ TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
   CreateAndStart("g1");  // by the other authority: `async_` has not cached it
   time_.AdvanceMs(1'000);
   auto first =
-      Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
+      Send("g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
   ASSERT_TRUE(first->has_value());
   ASSERT_OK((*first)->status());
   EXPECT_EQ(offloaded_, 1);
   // Black moves; then White's m1 is retried (its reply was lost): decided on the cached state it
   // is another legal move, but the store answers it from its record and nothing is applied.
-  auto black = Send("g1", Move(chess::Color::kBlack, "e5"), {.command_id = "b1"});
+  auto black = Send("g1", PlayerMove(chess::Color::kBlack, "e5"), {.command_id = "b1"});
   deferred_.Flush();
   ASSERT_TRUE(black->has_value());
   ASSERT_OK((*black)->status());
   auto retry =
-      Send("g1", Move(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
+      Send("g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "m1", .fingerprint = "fp"});
   ASSERT_TRUE(retry->has_value());  // e4 is not legal now: Execute's path answers from the record
   ASSERT_OK((*retry)->status());
   EXPECT_TRUE((**retry)->replayed);
@@ -450,10 +443,10 @@ TEST_F(ExecuteAsyncTest, RetriesAndUncachedGamesGoTheWayExecuteGoes) {
   ASSERT_OK(now.status());
   EXPECT_EQ(now->version, 4);  // applied once each
   // Unknown games and refusals are Execute's, with its codes.
-  auto unknown = Send("nope", Move(chess::Color::kWhite, "e4"), {});
+  auto unknown = Send("nope", PlayerMove(chess::Color::kWhite, "e4"), {});
   ASSERT_TRUE(unknown->has_value());
   EXPECT_THAT(**unknown, HasErrorCode(store::kErrGameNotFound));
-  auto illegal = Send("g1", Move(chess::Color::kWhite, "e5"), {.command_id = "m2"});
+  auto illegal = Send("g1", PlayerMove(chess::Color::kWhite, "e5"), {.command_id = "m2"});
   ASSERT_TRUE(illegal->has_value());
   EXPECT_FALSE((*illegal)->ok());
   EXPECT_EQ(commands_.failed, 2);
@@ -496,8 +489,10 @@ TEST(GameStateLog, CopiesThatAppendFromOneLengthStayApart) {
   absl::StatusOr<Decision> started = Decide(*game, Start(), kT0 + 1000, analyst);
   ASSERT_OK(started.status());
   const GameState base = *started->after;
-  absl::StatusOr<Decision> e4 = Decide(base, Move(chess::Color::kWhite, "e4"), kT0 + 2000, analyst);
-  absl::StatusOr<Decision> d4 = Decide(base, Move(chess::Color::kWhite, "d4"), kT0 + 2000, analyst);
+  absl::StatusOr<Decision> e4 =
+      Decide(base, PlayerMove(chess::Color::kWhite, "e4"), kT0 + 2000, analyst);
+  absl::StatusOr<Decision> d4 =
+      Decide(base, PlayerMove(chess::Color::kWhite, "d4"), kT0 + 2000, analyst);
   ASSERT_OK(e4.status());
   ASSERT_OK(d4.status());
   const GameState& a = *e4->after;
@@ -517,7 +512,7 @@ TEST(GameStateLog, CopiesThatAppendFromOneLengthStayApart) {
   std::int64_t at = kT0 + 3000;
   for (size_t i = 0; i < more.size(); ++i) {
     absl::StatusOr<Decision> d =
-        Decide(c, Move(i % 2 == 0 ? chess::Color::kBlack : chess::Color::kWhite, more[i]),
+        Decide(c, PlayerMove(i % 2 == 0 ? chess::Color::kBlack : chess::Color::kWhite, more[i]),
                at += 1000, analyst);
     ASSERT_OK(d.status());
     ASSERT_TRUE(d->refused.ok()) << more[i] << ": " << d->refused;
@@ -560,7 +555,8 @@ TEST(GameStateSnapshot, TheSummaryKeepsItsSizeAndTheLogRebuildsTheState) {
       "O-O-O", "Qe7", "Kb1",  "a6",   "Nc1", "O-O-O", "Nb3",  "exd4", "Rxd4", "c5",
       "Rd1",   "Nb6", "g3",   "Kb8",  "Na5", "Ba8",   "Bh3",  "d5",   "Qf4+", "Ka7"};
   for (size_t i = 0; i < plies.size(); ++i) {
-    commands.push_back(Move(i % 2 == 0 ? chess::Color::kWhite : chess::Color::kBlack, plies[i]));
+    commands.push_back(
+        PlayerMove(i % 2 == 0 ? chess::Color::kWhite : chess::Color::kBlack, plies[i]));
   }
   size_t early = 0;
   for (size_t i = 0; i < commands.size(); ++i) {
@@ -614,12 +610,13 @@ TEST(GameStateSnapshot, TheSummaryKeepsItsSizeAndTheLogRebuildsTheState) {
 TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {
   CreateAndStart("x2");
   for (const char* id : {"settle:x2:3", "settle:x2:2", "flag:x2:3", "a:a:0:1", "sys:1", "u:x/y"}) {
-    EXPECT_THAT(authority_.Execute("x2", Move(chess::Color::kWhite, "e4"), {.command_id = id}),
-                HasErrorCode(store::kErrReservedCommandId))
+    EXPECT_THAT(
+        authority_.Execute("x2", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = id}),
+        HasErrorCode(store::kErrReservedCommandId))
         << id;
     bool answered = false;
     authority_.ExecuteAsync(
-        "x2", Move(chess::Color::kWhite, "e4"), {.command_id = id},
+        "x2", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = id},
         [](std::function<void()> work) { work(); },
         [&](absl::StatusOr<CommandResult> r) {
           answered = true;
@@ -631,7 +628,7 @@ TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {
     EXPECT_EQ(now->version, 2) << id << ": nothing changed";
   }
   time_.SetMs(kT0 + 1'000);
-  ASSERT_OK(authority_.Execute("x2", Move(chess::Color::kWhite, "e4"), {.command_id = "m1"}));
+  ASSERT_OK(authority_.Execute("x2", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "m1"}));
   // Black's 90 minutes run out 5'400'000 ms after White's move.
   time_.SetMs(kT0 + 1'000 + 5'400'001);
   absl::StatusOr<SettleResult> settled = authority_.CheckDeadline("x2", 3);
@@ -660,15 +657,15 @@ TEST_F(AuthorityTest, AMoveWithTheServersIdIsRefusedAndTheFlagIsRecordedOnce) {
 TEST_F(AuthorityTest, OneCallersIdDoesNotBlockAnothers) {
   CreateAndStart("g1");
   absl::StatusOr<CommandResult> white = authority_.Execute(
-      "g1", Move(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
+      "g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
   ASSERT_OK(white.status());
   absl::StatusOr<CommandResult> black = authority_.Execute(
-      "g1", Move(chess::Color::kBlack, "e5"), {.command_id = "c1", .fingerprint = "b-e5"});
+      "g1", PlayerMove(chess::Color::kBlack, "e5"), {.command_id = "c1", .fingerprint = "b-e5"});
   ASSERT_OK(black.status());
   EXPECT_FALSE(black->replayed);
   EXPECT_EQ(black->version, white->version + 1);
   absl::StatusOr<CommandResult> retry = authority_.Execute(
-      "g1", Move(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
+      "g1", PlayerMove(chess::Color::kWhite, "e4"), {.command_id = "c1", .fingerprint = "w-e4"});
   ASSERT_OK(retry.status());
   EXPECT_TRUE(retry->replayed);
   EXPECT_EQ(retry->version, white->version);

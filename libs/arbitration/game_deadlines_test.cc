@@ -68,15 +68,6 @@ TEST(GameDeadlines, AFlagIsRecordedAtTheInstantItFellOnceAcrossReplicas) {
   EXPECT_EQ(a.deadlines.scheduler().tracked(), 0u);
 }
 
-Command MoveOf(chess::Color side, const std::string& move) {
-  Command c;
-  c.kind = CommandKind::kMove;
-  c.actor = Who(side == chess::Color::kWhite ? "w" : "b", "player");
-  c.side = side;
-  c.move = move;
-  return c;
-}
-
 // As the arbitration host runs: the snapshot every 4 versions and the index's entry as the
 // clocks' bound (now + the smaller of both times), which the moves below never move earlier, so
 // they write no deadline. The replica that did not play the moves finds the entry due early,
@@ -101,11 +92,11 @@ TEST(GameDeadlines, ABoundInTheIndexStillFlagsAtTheInstant) {
   start.actor = Platform();
   ASSERT_OK(a.authority.Execute("g1", start, {}).status());  // White's 3 min from kT0
   time.SetMs(kT0 + 10'000);
-  ASSERT_OK(a.authority.Execute("g1", MoveOf(chess::Color::kWhite, "e4"), {}).status());
+  ASSERT_OK(a.authority.Execute("g1", PlayerMove(chess::Color::kWhite, "e4"), {}).status());
   time.SetMs(kT0 + 20'000);
-  ASSERT_OK(a.authority.Execute("g1", MoveOf(chess::Color::kBlack, "e5"), {}).status());
+  ASSERT_OK(a.authority.Execute("g1", PlayerMove(chess::Color::kBlack, "e5"), {}).status());
   time.SetMs(kT0 + 25'000);
-  ASSERT_OK(a.authority.Execute("g1", MoveOf(chess::Color::kWhite, "Nf3"), {}).status());
+  ASSERT_OK(a.authority.Execute("g1", PlayerMove(chess::Color::kWhite, "Nf3"), {}).status());
   // Black: 180 - 10 + 2 = 172 s left when his clock started at +25 s: his flag falls at +197 s.
   absl::StatusOr<std::optional<store::Deadline>> entry = store.GetDeadline("g1");
   ASSERT_OK(entry.status());

@@ -34,15 +34,6 @@ v1::CreateGameRequest Game(const std::string& game_id) {
   return req;
 }
 
-Command MoveBy(chess::Color side, const std::string& move) {
-  Command c;
-  c.kind = CommandKind::kMove;
-  c.actor = Who(side == chess::Color::kWhite ? "w" : "b", "player");
-  c.side = side;
-  c.move = move;
-  return c;
-}
-
 class SignedRecordTest : public ::testing::Test {
  protected:
   SignedRecordTest()
@@ -60,12 +51,12 @@ class SignedRecordTest : public ::testing::Test {
     const char* moves[] = {"f3", "e5", "g4", "Qh4"};
     for (int i = 0; i < plies; ++i) {
       time_.AdvanceMs(2000);
-      ASSERT_OK(
-          authority_
-              .Execute(game,
-                       MoveBy(i % 2 == 0 ? chess::Color::kWhite : chess::Color::kBlack, moves[i]),
-                       {})
-              .status());
+      ASSERT_OK(authority_
+                    .Execute(game,
+                             PlayerMove(i % 2 == 0 ? chess::Color::kWhite : chess::Color::kBlack,
+                                        moves[i]),
+                             {})
+                    .status());
     }
   }
 

@@ -139,6 +139,13 @@ std::int64_t FeedEndMs(const std::vector<std::string>& reports, std::int64_t at_
   return at_ms + static_cast<std::int64_t>(reports.size());
 }
 
+Command PlayerMove(Color side, std::string move) {
+  return {.kind = CommandKind::kMove,
+          .actor = Who(side == Color::kWhite ? "w" : "b", "player"),
+          .side = side,
+          .move = std::move(move)};
+}
+
 Command IllegalMoveClaim(Color claimant, std::string from, std::string to,
                          std::optional<std::int64_t> ply) {
   Command c{.kind = CommandKind::kClaimIllegalMove, .side = claimant};

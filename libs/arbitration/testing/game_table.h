@@ -123,6 +123,9 @@ Command BoardFeedOf(const std::vector<std::string>& reports, std::int64_t at_ms,
 // The instant a feed from `at_ms` ends (its last report).
 std::int64_t FeedEndMs(const std::vector<std::string>& reports, std::int64_t at_ms);
 
+// `side`'s move as its player ("w" or "b") sends it through the authority.
+Command PlayerMove(Color side, std::string move);
+
 // 7.4a, B5: `claimant` (a player) claims that the opponent's move from-to at `ply` (nullopt: the
 // one standing now) was illegal.
 Command IllegalMoveClaim(Color claimant, std::string from, std::string to,
