@@ -30,24 +30,38 @@ namespace {
 
 absl::Status Internal(absl::string_view message) { return absl::InternalError(message); }
 
-// A port the kernel just handed out for 127.0.0.1 and that nobody listens on. Another process
-// could take it before redis-server binds it; Start then fails with the log saying so.
-absl::StatusOr<int> FreeLoopbackPort() {
+// Binds 127.0.0.1:port (0: any) and returns the port bound, released again at once.
+absl::StatusOr<int> BindLoopback(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return Internal(absl::StrCat("socket: ", std::strerror(errno)));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
   socklen_t len = sizeof(addr);
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    absl::Status s = Internal(absl::StrCat("bind 127.0.0.1:0: ", std::strerror(errno)));
+    absl::Status s = Internal(absl::StrCat("bind 127.0.0.1:", port, ": ", std::strerror(errno)));
     close(fd);
     return s;
   }
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+// A port the kernel just handed out for 127.0.0.1 and that nobody listens on. Another process
+// could take it before redis-server binds it; Start then fails with the log saying so. A cluster
+// node also listens on its bus port, 10000 above its own (so its own must be at most 55535): that
+// one must be free as well.
+absl::StatusOr<int> FreeLoopbackPort(bool cluster_node) {
+  constexpr int kBusOffset = 10000;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    absl::StatusOr<int> port = BindLoopback(0);
+    if (!port.ok() || !cluster_node) return port;
+    if (*port + kBusOffset > 65535) continue;
+    if (BindLoopback(*port + kBusOffset).ok()) return port;
+  }
+  return Internal("no free loopback port for a cluster node and its bus port");
 }
 
 bool Exists(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
@@ -189,8 +203,9 @@ absl::StatusOr<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptio
     own_dir = true;
   }
   absl::Status last = absl::OkStatus();
+  const bool cluster_node = absl::c_linear_search(options.extra_args, "--cluster-enabled");
   for (int attempt = 0; attempt < 3; ++attempt) {  // the free port may be taken meanwhile
-    absl::StatusOr<int> port = FreeLoopbackPort();
+    absl::StatusOr<int> port = FreeLoopbackPort(cluster_node);
     if (!port.ok()) return port.status();
     std::unique_ptr<RedisServer> server(new RedisServer(options, dir, own_dir, *port));
     last = server->Spawn();
