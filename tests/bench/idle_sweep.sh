@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # idle_sweep.sh [BIN] [LABEL] [PORT]: an idle arbiterd --services=clock_authority (no clocks) on
-# one Redis
-# for 10 s after 3 s of warm-up: Redis commands/s, arbiterd and Redis CPU (% of one core).
+# one Redis for 10 s after 3 s of warm-up: Redis commands/s, arbiterd and Redis CPU (% of one
+# core). BIN: an arbiterd binary (bazel-bin's by default), e.g. two trees' alternated ABBA.
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${1:-$SRC/bazel-bin/services/arbiterd/arbiterd}"; LABEL="${2:-arbiterd}"; PORT="${3:-46391}"
