@@ -29,6 +29,20 @@ if redis-cli -p "$PORT" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; 
   exit 0
 fi
 
+# A cluster node also listens on its bus port, 10000 above its own: redis-server refuses a port
+# above 55535, and both must be free (something else there would make the cluster never form).
+if ((PORT < 1 || PORT + NODES - 1 > 55535)); then
+  echo "local_cluster.sh: PORT=$PORT: the nodes' ports must lie in 1..55535 (bus port = port + 10000)" >&2
+  exit 1
+fi
+for p in "${ports[@]}"; do
+  for q in "$p" $((p + 10000)); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$q") 2>/dev/null; then
+      echo "local_cluster.sh: 127.0.0.1:$q is taken (a node needs its port and port + 10000); choose PORT=" >&2
+      exit 1
+    fi
+  done
+done
 for p in "${ports[@]}"; do
   mkdir -p "$DIR/$p"
   redis-server libs/store/redis.conf --port "$p" --bind 127.0.0.1 --dir "$DIR/$p" \

@@ -250,17 +250,6 @@ std::vector<DeadlineScheduler::Due> DeadlineScheduler::Claim(int shard, std::int
   return due;
 }
 
-std::optional<std::vector<store::DueEntry>> DeadlineScheduler::Peek(int shard,
-                                                                    std::int64_t now_ms) {
-  absl::StatusOr<std::vector<store::DueEntry>> entries = index_->PeekDeadlines(
-      shard, now_ms + absl::ToInt64Milliseconds(options_.peek_ahead), options_.max_claim);
-  if (!entries.ok()) {
-    Error(entries.status());
-    return std::nullopt;
-  }
-  return *std::move(entries);
-}
-
 void DeadlineScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& entries,
                                  std::int64_t after_ms) {
   const std::int64_t grace_ms = absl::ToInt64Milliseconds(options_.sweep_grace);
@@ -281,25 +270,35 @@ void DeadlineScheduler::SetWakes(int shard, const std::vector<store::DueEntry>& 
 }
 
 void DeadlineScheduler::SweepLoop(int index) {
-  const int shards = index_->NumDeadlineShards();
   const int step = std::max(1, options_.sweepers);
+  std::vector<int> shards;  // this sweeper's
+  for (int shard = index; shard < index_->NumDeadlineShards(); shard += step) {
+    shards.push_back(shard);
+  }
   while (true) {
     const absl::Time start = absl::Now();
     const std::int64_t now_ms = time_->NowMs();
     bool found = false;
     const std::int64_t claim_now = now_ms - absl::ToInt64Milliseconds(options_.sweep_grace);
-    for (int shard = index; shard < shards; shard += step) {
-      // One read per shard: what falls within peek_ahead. Only a shard with an entry already
-      // due (the entries come earliest first) is claimed, so an idle sweep writes nothing.
-      std::optional<std::vector<store::DueEntry>> entries = Peek(shard, now_ms);
-      if (!entries.has_value()) continue;
-      if (!entries->empty() && entries->front().due_ms <= claim_now) {
-        for (Due& d : Claim(shard, now_ms)) {
+    // What falls within peek_ahead in each shard, read together (a round trip per master, not
+    // per shard: an idle shard costs its read, not a wait). Only a shard with an entry already
+    // due (the entries come earliest first) is claimed, so an idle sweep writes nothing.
+    std::vector<absl::StatusOr<std::vector<store::DueEntry>>> peeked =
+        index_->PeekDeadlinesOfShards(
+            shards, now_ms + absl::ToInt64Milliseconds(options_.peek_ahead), options_.max_claim);
+    for (size_t i = 0; i < shards.size() && i < peeked.size(); ++i) {
+      if (!peeked[i].ok()) {
+        Error(peeked[i].status());
+        continue;
+      }
+      const std::vector<store::DueEntry>& entries = *peeked[i];
+      if (!entries.empty() && entries.front().due_ms <= claim_now) {
+        for (Due& d : Claim(shards[i], now_ms)) {
           found = true;
           Dispatch(std::move(d));
         }
       }
-      SetWakes(shard, *entries, claim_now);
+      SetWakes(shards[i], entries, claim_now);
     }
     const std::int64_t start_us = absl::ToUnixMicros(start);
     if (found) {

@@ -26,9 +26,10 @@
 //    b. The sweep itself, over all shards: the backstop for what no wake-up covered (a deadline
 //       set less than `peek_ahead` before it falls by a replica that then died, more entries than
 //       one peek returns). A shard is claimed only when an entry in it is already due, so an idle
-//       sweep is one read per shard and writes nothing. Still, a sweep costs a store round trip
-//       per shard, so it is adaptive: every `idle_sweep_interval` while sweeps find nothing,
-//       every `sweep_interval` for `fast_sweep_period` after one found something.
+//       sweep is one read per shard and writes nothing, and each sweeper reads its shards together
+//       (PeekDeadlinesOfShards: on Redis one round trip per master, not per shard). Still, a
+//       sweep costs those reads, so it is adaptive: every `idle_sweep_interval` while sweeps find
+//       nothing, every `sweep_interval` for `fast_sweep_period` after one found something.
 //
 // A failed check is not retried forever: a store down or slow, or a game contended
 // (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, RESOURCE_EXHAUSTED) is tried again from the local
@@ -187,8 +188,6 @@ class DeadlineScheduler {
   // Pops the shards whose wake-up is due by `now_us`.
   std::vector<int> PopWakes(std::int64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Due> Claim(int shard, std::int64_t now_ms);
-  // The shard's entries due within peek_ahead, earliest first (nullopt: the read failed).
-  std::optional<std::vector<store::DueEntry>> Peek(int shard, std::int64_t now_ms);
   // Sets wake-ups for the entries due after `after_ms` that have no timer here.
   void SetWakes(int shard, const std::vector<store::DueEntry>& entries, std::int64_t after_ms);
   // Hands one game to a worker, once at a time per game; refused while stopping.

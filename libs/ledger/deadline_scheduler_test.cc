@@ -347,6 +347,11 @@ class HeldClaims final : public store::ForwardingStore {
     ++peeks;
     return inner()->PeekDeadlines(shard, until_ms, max);
   }
+  std::vector<absl::StatusOr<std::vector<store::DueEntry>>> PeekDeadlinesOfShards(
+      const std::vector<int>& shards, std::int64_t until_ms, int max) override {
+    peeks += static_cast<int>(shards.size());
+    return inner()->PeekDeadlinesOfShards(shards, until_ms, max);
+  }
 };
 
 // Stop while a peer wake-up's claim runs in a worker: the claim's checks are refused (the entry

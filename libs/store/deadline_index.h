@@ -55,6 +55,17 @@ class DeadlineIndex {
   // when other replicas' deadlines fall and claims them just after, if they are still there.
   virtual absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                               int max) = 0;
+  // PeekDeadlines of each of `shards`, answered in their order, each as PeekDeadlines would
+  // answer it (an error for one shard leaves the others answered). A replica's sweep reads many
+  // shards that mostly hold nothing due: a store may read them together (Redis: one round trip
+  // per master instead of one per shard). By default, one by one.
+  virtual std::vector<absl::StatusOr<std::vector<DueEntry>>> PeekDeadlinesOfShards(
+      const std::vector<int>& shards, std::int64_t until_ms, int max) {
+    std::vector<absl::StatusOr<std::vector<DueEntry>>> out;
+    out.reserve(shards.size());
+    for (int shard : shards) out.push_back(PeekDeadlines(shard, until_ms, max));
+    return out;
+  }
   // The number of entries in `shard` (games with a pending flag or default, whoever set it): for
   // the operator's count of live clocks across every replica.
   virtual absl::StatusOr<std::int64_t> CountDeadlines(int shard) = 0;

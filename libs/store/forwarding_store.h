@@ -79,6 +79,10 @@ class ForwardingStore : public GameStore {
                                                       int max_entries) override {
     return inner_->PeekDeadlines(shard, until_ms, max_entries);
   }
+  std::vector<absl::StatusOr<std::vector<DueEntry>>> PeekDeadlinesOfShards(
+      const std::vector<int>& shards, std::int64_t until_ms, int max_entries) override {
+    return inner_->PeekDeadlinesOfShards(shards, until_ms, max_entries);
+  }
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override {
     return inner_->CountDeadlines(shard);
   }

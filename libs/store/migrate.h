@@ -32,8 +32,9 @@ struct MigrationReport {
 };
 
 // Copies every game under `from_prefix` on `from` to `to` (the target store's keys; its client
-// must be allowed RESTORE, ZADD and HSET: an administrator's). `from` needs SCAN, DUMP, ZSCORE and
-// HGET.
+// must be allowed RESTORE, ZADD and HSETNX: an administrator's). `to` may be a Redis Cluster's
+// client: each key goes to the master of its slot. `from` is one Redis (it is SCANned) and needs
+// SCAN, DUMP, ZSCORE and HGET.
 absl::StatusOr<MigrationReport> MigrateFromV2(RedisClient& from, const std::string& from_prefix,
                                               RedisClient& to, const RedisGameStore& target);
 

@@ -568,6 +568,24 @@ absl::StatusOr<RedisReplyPtr> RedisClient::CommandAlone(const std::vector<std::s
   return std::move(mine.result);
 }
 
+std::vector<absl::StatusOr<RedisReplyPtr>> RedisClient::CommandBatch(
+    const std::vector<std::vector<std::string>>& commands) {
+  if (uses_cluster()) return ClusterCommandBatch(commands);
+  std::vector<absl::StatusOr<RedisReplyPtr>> out;
+  out.reserve(commands.size());
+  if (commands.empty()) return out;
+  std::vector<Pending> pending(commands.size());
+  std::vector<Pending*> batch;
+  batch.reserve(commands.size());
+  for (size_t i = 0; i < commands.size(); ++i) {
+    pending[i].args = &commands[i];
+    batch.push_back(&pending[i]);
+  }
+  RunBatch(batch);
+  for (Pending& p : pending) out.push_back(std::move(p.result));
+  return out;
+}
+
 absl::StatusOr<RedisReplyPtr> RedisClient::CommandAsking(const std::vector<std::string>& args,
                                                          Durability durability) {
   Pending mine;

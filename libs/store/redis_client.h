@@ -198,6 +198,14 @@ class RedisClient {
   void CommandAsync(std::vector<std::string> args, ReplyCallback done,
                     Durability durability = Durability::kNone);
 
+  // Sends `commands` at once on one connection (one write, the replies read in order) and returns
+  // each one's reply as Command would, in their order: many cheap reads in one round trip. On a
+  // cluster, one such batch per master of the commands' slots; a reply that asks for more (MOVED,
+  // ASK, TRYAGAIN, CLUSTERDOWN, a node that did not answer) is followed for that command alone,
+  // as Command follows it. Not for durable commands: nothing waits for replicas.
+  std::vector<absl::StatusOr<RedisReplyPtr>> CommandBatch(
+      const std::vector<std::vector<std::string>>& commands);
+
   // Whether CommandAsync writes on the flow right now (its connection is open and usable; false
   // on a cluster, where each master's client has a flow of its own).
   bool flow_ready() ABSL_LOCKS_EXCLUDED(flow_mu_);
@@ -295,6 +303,8 @@ class RedisClient {
                                                absl::Duration extra_timeout, Durability durability);
   void ClusterCommandAsync(std::vector<std::string> args, ReplyCallback done,
                            Durability durability);
+  std::vector<absl::StatusOr<RedisReplyPtr>> ClusterCommandBatch(
+      const std::vector<std::vector<std::string>>& commands);
   // The master of `slot` (learning the map when it has none), or null with the reason.
   absl::StatusOr<RedisClient*> NodeForSlot(int slot);
   // The client of the node at host:port, made on first use.

@@ -76,6 +76,21 @@ TEST_P(RedisClientTest, AnErrorReplyStaysWithItsCommand) {
   EXPECT_EQ(oks.load(), 800);
 }
 
+// Commands sent together: each gets its own reply, in order, an error reply only its own.
+TEST_P(RedisClientTest, ABatchAnswersEachCommandInItsOrder) {
+  RedisClient client(Options());
+  std::vector<absl::StatusOr<RedisReplyPtr>> replies = client.CommandBatch(
+      {{"SET", "b", "x"}, {"INCR", "b"}, {"GET", "b"}, {"GET", "no-such-key"}, {"INCR", "n"}});
+  ASSERT_EQ(replies.size(), 5u);
+  for (const auto& r : replies) ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*replies[0])->type, REDIS_REPLY_STATUS);
+  EXPECT_EQ((*replies[1])->type, REDIS_REPLY_ERROR);  // not an integer: this command's alone
+  EXPECT_EQ(std::string((*replies[2])->str, (*replies[2])->len), "x");
+  EXPECT_EQ((*replies[3])->type, REDIS_REPLY_NIL);
+  EXPECT_EQ((*replies[4])->integer, 1);
+  EXPECT_TRUE(client.CommandBatch({}).empty());
+}
+
 // Redis gone: every queued caller gets UNAVAILABLE, none hangs; back: the same client recovers.
 TEST_P(RedisClientTest, DownIsUnavailableForEveryCallerAndRecovers) {
   RedisConnectionOptions o = Options();

@@ -412,6 +412,47 @@ void RedisClient::NoteMoved(int slot, const RedisAddress& to) {
   slot_master_[static_cast<size_t>(slot)] = index;
 }
 
+std::vector<absl::StatusOr<RedisReplyPtr>> RedisClient::ClusterCommandBatch(
+    const std::vector<std::vector<std::string>>& commands) {
+  std::vector<absl::StatusOr<RedisReplyPtr>> out;
+  out.reserve(commands.size());
+  for (size_t i = 0; i < commands.size(); ++i) out.push_back(Unavailable("not sent"));
+  // The commands by the master of their slot now; a slot nobody serves yet goes alone below.
+  std::vector<std::pair<RedisClient*, std::vector<size_t>>> by_master;
+  std::vector<size_t> alone;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    absl::StatusOr<RedisClient*> node = NodeForSlot(SlotOf(commands[i]));
+    if (!node.ok()) {
+      alone.push_back(i);
+      continue;
+    }
+    auto group = std::find_if(by_master.begin(), by_master.end(),
+                              [&](const auto& g) { return g.first == *node; });
+    if (group == by_master.end()) {
+      by_master.push_back({*node, {}});
+      group = by_master.end() - 1;
+    }
+    group->second.push_back(i);
+  }
+  for (auto& [node, indices] : by_master) {
+    std::vector<std::vector<std::string>> batch;
+    batch.reserve(indices.size());
+    for (size_t i : indices) batch.push_back(commands[i]);
+    std::vector<absl::StatusOr<RedisReplyPtr>> replies = node->CommandBatch(batch);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      if (Classify(replies[k]) == Next::kDone) {
+        out[indices[k]] = std::move(replies[k]);
+      } else {
+        alone.push_back(indices[k]);
+      }
+    }
+  }
+  // A slot moving, a master failing over: each such command as Command would send it.
+  for (size_t i : alone)
+    out[i] = ClusterCommand(commands[i], absl::ZeroDuration(), Durability::kNone);
+  return out;
+}
+
 absl::Status RedisClient::CommandOnEveryMaster(const std::vector<std::string>& args) {
   if (!uses_cluster()) {
     absl::StatusOr<RedisReplyPtr> reply = Command(args);

@@ -138,6 +138,50 @@ TEST(RedisClusterLayoutTest, GamesSpreadOverEveryMasterAndTheFunctionsAreOnEach)
   }
 }
 
+// A sweep's read of many shards: a batch per master; a slot moved after the store learned the map
+// answers MOVED, which is followed for the commands of that slot alone.
+TEST(RedisClusterLayoutTest, APeekOfManyShardsFollowsASlotMovedUnderIt) {
+  RedisCluster* cluster = ClusterEnvironment::cluster().get();
+  ASSERT_NE(cluster, nullptr);
+  FlushMasters(*cluster);
+  std::unique_ptr<RedisGameStore> store = MakeStore(*cluster, {});
+  ASSERT_NE(store, nullptr);
+  const int n = store->NumDeadlineShards();
+  std::vector<int> shards;
+  for (int s = 0; s < n; s += 17) shards.push_back(s);  // over every master
+  for (int s : shards) {
+    ASSERT_OK(store->Append(
+        Request(testing::GameIdInShard(s, n, 0), 0, "c", 1, DeadlineUpdate::Set(1000 + s))));
+  }
+  auto expect_each_shard_once = [&] {
+    std::vector<absl::StatusOr<std::vector<DueEntry>>> got =
+        store->PeekDeadlinesOfShards(shards, 1'000'000, 10);
+    ASSERT_EQ(got.size(), shards.size());
+    for (size_t i = 0; i < shards.size(); ++i) {
+      ASSERT_OK(got[i]);
+      EXPECT_EQ(
+          *got[i],
+          (std::vector<DueEntry>{{testing::GameIdInShard(shards[i], n, 0), 1000 + shards[i]}}))
+          << shards[i];
+    }
+  };
+  expect_each_shard_once();
+  // The slot of one shard moves to another master; the store still has the old map.
+  const int slot = KeySlot(store->ShardKey("deadlines", shards[1]));
+  absl::StatusOr<int> from = cluster->MasterOf(slot);
+  ASSERT_OK(from);
+  int to = -1;
+  for (int i = 0; i < cluster->num_nodes() && to < 0; ++i) {
+    absl::StatusOr<std::string> role = cluster->node(i).Command({"ROLE"});
+    if (i != *from && role.ok() && absl::StartsWith(*role, "master")) to = i;
+  }
+  ASSERT_GE(to, 0);
+  ASSERT_OK(cluster->MoveSlots(slot, slot, to));
+  expect_each_shard_once();
+  ASSERT_OK(cluster->MoveSlots(slot, slot, *from));
+  expect_each_shard_once();
+}
+
 // A writer appending to its own game, one command at a time, retrying a command that was not
 // acknowledged (UNAVAILABLE) with the same id until it is; it records what was acknowledged and
 // the longest time between two acknowledgements (the game's outage).

@@ -567,23 +567,64 @@ absl::StatusOr<std::vector<Deadline>> RedisGameStore::ClaimDueDeadlines(
   return out;
 }
 
+std::vector<std::string> RedisGameStore::PeekCommand(int shard, std::int64_t until_ms,
+                                                     int max) const {
+  return {"ZRANGEBYSCORE",
+          ShardKey("deadlines", shard),
+          "-inf",
+          absl::StrCat(until_ms),
+          "WITHSCORES",
+          "LIMIT",
+          "0",
+          absl::StrCat(max)};
+}
+
 absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekDeadlines(int shard,
                                                                     std::int64_t until_ms,
                                                                     int max) {
   RETURN_IF_ERROR(internal::ValidatePeek(shard, options_.num_deadline_shards, max));
-  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"ZRANGEBYSCORE", ShardKey("deadlines", shard),
-                                                      "-inf", absl::StrCat(until_ms), "WITHSCORES",
-                                                      "LIMIT", "0", absl::StrCat(max)}));
-  if (reply->type != REDIS_REPLY_ARRAY || reply->elements % 2 != 0) return Corrupt("peek reply");
+  ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, PeekCommand(shard, until_ms, max)));
+  return PeekOutcome(*reply);
+}
+
+std::vector<absl::StatusOr<std::vector<DueEntry>>> RedisGameStore::PeekDeadlinesOfShards(
+    const std::vector<int>& shards, std::int64_t until_ms, int max) {
+  std::vector<absl::StatusOr<std::vector<DueEntry>>> out(shards.size(), std::vector<DueEntry>{});
+  std::vector<std::vector<std::string>> commands;
+  std::vector<size_t> sent;  // the place in `shards` of each command
+  for (size_t i = 0; i < shards.size(); ++i) {
+    if (absl::Status valid = internal::ValidatePeek(shards[i], options_.num_deadline_shards, max);
+        !valid.ok()) {
+      out[i] = valid;
+      continue;
+    }
+    commands.push_back(PeekCommand(shards[i], until_ms, max));
+    sent.push_back(i);
+  }
+  std::vector<absl::StatusOr<RedisReplyPtr>> replies = client_.CommandBatch(commands);
+  for (size_t k = 0; k < sent.size(); ++k) {
+    if (!replies[k].ok()) {
+      out[sent[k]] = replies[k].status();
+    } else if (absl::Status refused = client_.ReplyStatus(**replies[k]); !refused.ok()) {
+      out[sent[k]] = refused;
+    } else {
+      out[sent[k]] = PeekOutcome(**replies[k]);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<DueEntry>> RedisGameStore::PeekOutcome(const redisReply& reply) const {
+  if (reply.type != REDIS_REPLY_ARRAY || reply.elements % 2 != 0) return Corrupt("peek reply");
   std::vector<DueEntry> out;
-  out.reserve(reply->elements / 2);
-  for (size_t i = 0; i < reply->elements; i += 2) {
+  out.reserve(reply.elements / 2);
+  for (size_t i = 0; i < reply.elements; i += 2) {
     DueEntry e;
-    if (!IsString(*reply->element[i]) || !IsString(*reply->element[i + 1]) ||
-        !absl::SimpleAtoi(Str(*reply->element[i + 1]), &e.due_ms)) {
+    if (!IsString(*reply.element[i]) || !IsString(*reply.element[i + 1]) ||
+        !absl::SimpleAtoi(Str(*reply.element[i + 1]), &e.due_ms)) {
       return Corrupt("peek reply");
     }
-    e.game_id = std::string(Str(*reply->element[i]));
+    e.game_id = std::string(Str(*reply.element[i]));
     out.push_back(std::move(e));
   }
   return out;

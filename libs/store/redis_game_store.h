@@ -91,6 +91,10 @@ class RedisGameStore final : public GameStore {
   absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(const std::vector<WatchPosition>& games,
                                                            absl::Duration timeout,
                                                            int max_events) override;
+  // One ZRANGEBYSCORE per shard, sent together (RedisClient::CommandBatch): a round trip per
+  // master.
+  std::vector<absl::StatusOr<std::vector<DueEntry>>> PeekDeadlinesOfShards(
+      const std::vector<int>& shards, std::int64_t until_ms, int max) override;
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;  // ZCARD
   absl::StatusOr<std::vector<DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                       int max) override;
@@ -112,6 +116,9 @@ class RedisGameStore final : public GameStore {
   // FCALL of one of the library's functions (redis_scripts.h). A Redis without the library
   // answers ERR_STORE_FUNCTIONS_MISSING (FunctionsMissing).
   // kReplicated (appends): the reply waits for the replicas (connection.min_replica_acks).
+  // The peek at a shard's index (ZRANGEBYSCORE) and what its reply says.
+  std::vector<std::string> PeekCommand(int shard, std::int64_t until_ms, int max) const;
+  absl::StatusOr<std::vector<DueEntry>> PeekOutcome(const redisReply& reply) const;
   absl::StatusOr<RedisReplyPtr> Call(const char* function, const std::vector<std::string>& keys,
                                      const std::vector<std::string>& args,
                                      Durability durability = Durability::kNone);

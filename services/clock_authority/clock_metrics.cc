@@ -247,6 +247,19 @@ absl::StatusOr<std::vector<store::DueEntry>> InstrumentedStore::PeekDeadlines(in
       kPeek, [&] { return inner_->PeekDeadlines(shard, until_ms, max); });
 }
 
+std::vector<absl::StatusOr<std::vector<store::DueEntry>>> InstrumentedStore::PeekDeadlinesOfShards(
+    const std::vector<int>& shards, std::int64_t until_ms, int max) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<absl::StatusOr<std::vector<store::DueEntry>>> result =
+      inner_->PeekDeadlinesOfShards(shards, until_ms, max);
+  series_[kPeek].latency->Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  for (const auto& r : result) {
+    if (!r.ok()) Failed(kPeek, r.status());
+  }
+  return result;
+}
+
 absl::StatusOr<std::vector<store::GameEvents>> InstrumentedStore::WaitForAnyEvents(
     const std::vector<store::WatchPosition>& games, absl::Duration timeout, int max_events) {
   // Not timed, as WaitForEvents: its latency is mostly waiting. Errors count.

@@ -118,6 +118,9 @@ class InstrumentedStore final : public store::GameStore {
                                                                  absl::string_view owner) override;
   absl::StatusOr<std::vector<store::DueEntry>> PeekDeadlines(int shard, std::int64_t until_ms,
                                                              int max) override;
+  // One latency observation for the whole read; each shard's failure counts.
+  std::vector<absl::StatusOr<std::vector<store::DueEntry>>> PeekDeadlinesOfShards(
+      const std::vector<int>& shards, std::int64_t until_ms, int max) override;
   absl::StatusOr<std::int64_t> CountDeadlines(int shard) override;
   absl::StatusOr<std::vector<store::GameEvents>> WaitForAnyEvents(
       const std::vector<store::WatchPosition>& games, absl::Duration timeout,

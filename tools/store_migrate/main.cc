@@ -5,26 +5,43 @@
 //   store_migrate --from=redis://admin@old:6379?password_file=/secrets/admin \
 //                 --to=redis://admin@new:6379?password_file=/secrets/admin
 //
+// or into a Redis Cluster (each key goes to the master of its slot under the store's hash tags):
+//
+//   store_migrate --from=redis://admin@old:6379?password_file=/secrets/admin \
+//                 --to=redis+cluster://cluster-admin@redis-0.redis:6379,...?password_file=...
+//
 // Both URLs as --store takes them (libs/store/redis_client.h, ParseRedisUrl), with a user allowed
-// SCAN, DUMP, ZSCORE, HGET (from) and RESTORE, HSETNX, ZADD (to): not the store's own user.
-// Prints one JSON line with the counts; exit 1 on an error (a run that stopped midway is run
-// again: what was copied is left as it is).
+// SCAN, DUMP, ZSCORE, HGET (from) and RESTORE, HSETNX, ZADD, FCALL_RO (to; on a cluster also
+// CLUSTER SLOTS and ASKING): not the store's own user. arbiter_v2 ran on one Redis only, so
+// --from is never a cluster. The store's function library must be loaded on the target first, on
+// every master of a cluster (FUNCTION LOAD runs per node: tools/local_cluster.sh and the
+// deployment's Redis pods do it at start); a target without it is refused before anything is
+// copied (ERR_STORE_FUNCTIONS_MISSING naming the master). Prints one JSON line with the counts;
+// exit 1 on an error (a run that stopped midway is run again: what was copied is left as it is).
 #include <cstdio>
 #include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
 #include "libs/store/migrate.h"
 #include "libs/store/redis_client.h"
 #include "libs/store/redis_game_store.h"
 
-ABSL_FLAG(std::string, from, "", "the old layout's Redis (redis:// URL)");
+ABSL_FLAG(std::string, from, "", "the old layout's Redis (redis:// or redis+sentinel:// URL)");
 ABSL_FLAG(std::string, from_prefix, "arbiter:", "the old layout's key prefix");
-ABSL_FLAG(std::string, to, "", "the new store's Redis (redis:// URL)");
+ABSL_FLAG(std::string, to, "",
+          "the new store's Redis (redis://, redis+sentinel:// or redis+cluster:// URL), with the "
+          "store's function library loaded (on every master of a cluster)");
 ABSL_FLAG(std::string, to_prefix, "arbiter:", "the new store's key prefix (--redis_key_prefix)");
-ABSL_FLAG(int, to_shards, 64, "the new store's deadline shards (--deadline_shards)");
+ABSL_FLAG(int, to_shards, store::kDefaultDeadlineShards,
+          "the new store's deadline shards (--deadline_shards): the hash tags of its keys");
 
 int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "copies a deployment's games from arbiter_v2's key layout (one Redis) to the store's current "
+      "one, on one Redis or a Redis Cluster; load the store's function library on the target "
+      "first (on every master of a cluster)");
   absl::ParseCommandLine(argc, argv);
   auto fail = [](const absl::Status& status) {
     std::fprintf(stderr, "store_migrate: %s\n", status.ToString().c_str());
@@ -33,6 +50,11 @@ int main(int argc, char** argv) {
   absl::StatusOr<store::RedisConnectionOptions> from =
       store::ParseRedisUrl(absl::GetFlag(FLAGS_from));
   if (!from.ok()) return fail(from.status());
+  if (!from->cluster_nodes.empty()) {
+    return fail(absl::InvalidArgumentError(
+        "--from: arbiter_v2's layout was on one Redis (redis:// or redis+sentinel://), not a "
+        "cluster"));
+  }
   absl::StatusOr<store::RedisConnectionOptions> to = store::ParseRedisUrl(absl::GetFlag(FLAGS_to));
   if (!to.ok()) return fail(to.status());
   store::RedisGameStoreOptions options;
@@ -42,6 +64,9 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<store::RedisGameStore>> target =
       store::RedisGameStore::Create(options);
   if (!target.ok()) return fail(target.status());
+  // Migrated games are served by the functions: a target without them (on any master) would
+  // hold games nobody can append to.
+  if (absl::Status loaded = (*target)->CheckFunctions(); !loaded.ok()) return fail(loaded);
   store::RedisClient source(*from);
   store::RedisClient sink(*to);
   absl::StatusOr<store::MigrationReport> report =

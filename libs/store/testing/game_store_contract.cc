@@ -876,6 +876,32 @@ TEST_P(GameStoreContractTest, PeekReadsDueEntriesWithoutClaiming) {
   EXPECT_EQ(peek(5000, 10), (std::vector<DueEntry>{{b, 1600}, {c, 3000}}));
 }
 
+// A sweep reads many shards at once: each is answered as its own peek, in the order asked, and a
+// shard out of range is refused alone.
+TEST_P(GameStoreContractTest, APeekOfManyShardsAnswersEachAsItsOwnPeek) {
+  const int n = store_->NumDeadlineShards();
+  const int shard = 5 % n;
+  ThreeDeadlinesInShard(*store_, shard);  // and one in the next shard
+  const int far = (shard + n / 2) % n;    // on another master of a cluster
+  AppendOk(*store_, Request(GameIdInShard(far, n, 7), 0, "c", 1, DeadlineUpdate::Set(1500)));
+  const std::vector<int> shards = {far, shard, (shard + 1) % n, -1, shard, n};
+  std::vector<absl::StatusOr<std::vector<DueEntry>>> got =
+      store_->PeekDeadlinesOfShards(shards, 2000, 2);
+  ASSERT_EQ(got.size(), shards.size());
+  for (size_t i = 0; i < shards.size(); ++i) {
+    if (shards[i] < 0 || shards[i] >= n) {
+      EXPECT_THAT(got[i], HasErrorCode(kErrBadArgument)) << i;
+      continue;
+    }
+    absl::StatusOr<std::vector<DueEntry>> alone = store_->PeekDeadlines(shards[i], 2000, 2);
+    ASSERT_OK(alone);
+    ASSERT_OK(got[i]);
+    EXPECT_FALSE(alone->empty()) << shards[i];
+    EXPECT_EQ(*got[i], *alone) << shards[i];
+  }
+  EXPECT_THAT(store_->PeekDeadlinesOfShards({}, 2000, 2), IsEmpty());
+}
+
 TEST_P(GameStoreContractTest, CountDeadlinesCountsAShardsEntries) {
   const int shard = 3 % store_->NumDeadlineShards();
   const auto [a, b, c] = ThreeDeadlinesInShard(*store_, shard);
