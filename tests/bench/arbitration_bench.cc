@@ -205,6 +205,9 @@ class MoveLoad {
     if (!first_error_.empty()) Die(absl::StrCat("creating the games: ", first_error_));
     // Then game i is played to ply i * 87 / games, so that from the first measured move the logs
     // are spread over a whole game's length, as in the steady state (not all at its beginning).
+    // At most --concurrency games at a time: with a move in flight for every one of 100,000
+    // games the server's queues and the client's completion queue held them all at once, and
+    // the moves at their end waited for minutes.
     prefill_ = true;
     std::deque<int> ready;
     ready.swap(free_);
@@ -213,9 +216,11 @@ class MoveLoad {
       if (slots_[slot].target == 0) {
         free_.push_back(slot);
       } else {
-        IssueSlotLocked(slot, Clock::now());
+        prefill_waiting_.push_back(slot);
       }
     }
+    prefill_cap_ = std::max(1, absl::GetFlag(FLAGS_concurrency));
+    IssuePrefillLocked(Clock::now());
     idle_.wait(lock, [&] { return free_.size() == slots_.size() || !first_error_.empty(); });
     if (!first_error_.empty())
       Die(absl::StrCat("playing the games to their start: ", first_error_));
@@ -519,6 +524,16 @@ class MoveLoad {
     IssueSlotLocked(slot, due);
   }
 
+  // Prepare: the next games waiting to be played to their start, up to prefill_cap_ moves in
+  // flight.
+  void IssuePrefillLocked(Clock::time_point now) {
+    while (!prefill_waiting_.empty() && moves_in_flight_ < prefill_cap_) {
+      const int slot = prefill_waiting_.front();
+      prefill_waiting_.pop_front();
+      IssueSlotLocked(slot, now);
+    }
+  }
+
   void IssueSlotLocked(int slot, Clock::time_point due) {
     ++in_flight_;
     ++moves_in_flight_;
@@ -647,6 +662,7 @@ class MoveLoad {
             } else {
               free_.push_back(slot);
             }
+            if (prefill_) IssuePrefillLocked(now);
             break;
         }
         if (resign || archive) ++in_flight_;
@@ -691,6 +707,8 @@ class MoveLoad {
   std::condition_variable idle_;
   std::vector<Slot> slots_;
   std::deque<int> free_;                   // games waiting for their next move, longest first
+  std::deque<int> prefill_waiting_;        // Prepare: games not yet being played to their start
+  int prefill_cap_ = 1;                    // Prepare: moves in flight at most
   std::deque<Clock::time_point> backlog_;  // rate: moves due that found no free game
   int in_flight_ = 0;                      // calls of any kind
   int moves_in_flight_ = 0;                // SubmitMove calls
