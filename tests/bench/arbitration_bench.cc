@@ -20,6 +20,8 @@
 //   bazel run //tests/bench:arbitration_bench -- --rate=0 --duration=10s
 //   bazel run //tests/bench:arbitration_bench -- --rate=8000 --duration=10s
 //   tests/bench/arbitration_bench.sh      (both, as reported in services/arbitration/README.md)
+//   --validate_calls=20000: then as many ValidateMove calls on the same server, and a move's CPU
+//                 over a validation's (`a move's CPU / a ValidateMove's: N`), in one window.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -45,6 +47,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "proto/arbiter/v1/rules.grpc.pb.h"
 #include "tests/bench/bench_util.h"
 #include "tests/integration/clock_process.h"
 
@@ -76,6 +79,10 @@ ABSL_FLAG(std::string, redis_config, "",
 ABSL_FLAG(std::string, server_log_dir, "/dev/shm",
           "where the server's log file goes (\"\": TEST_TMPDIR or /tmp); Redis's data stays in "
           "--dir");
+ABSL_FLAG(int, validate_calls, 0,
+          "after the moves, this many ValidateMove calls (the rules service, hosted by the same "
+          "arbiterd; up to 32 in flight), and their CPU per call beside a move's: a move "
+          "measured against a bare validation in the same window");
 ABSL_FLAG(int, redis_latency_ms, 2,
           "report Redis's fsyncs, AOF writes and forks slower than this in the measured time "
           "(its latency monitor; 0: off)");
@@ -179,6 +186,13 @@ const std::vector<std::string> kGame = absl::StrSplit(
 }
 
 using Clock = std::chrono::steady_clock;
+
+// CPU seconds the processes took together between two readings.
+double CpuTotal(const std::vector<double>& before, const std::vector<double>& after) {
+  double total = 0;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) total += after[i] - before[i];
+  return total;
+}
 
 // The load: games in slots, one call in flight per slot, all on one completion queue polled by
 // one thread (the cheapest gRPC client on a machine it shares with the server and Redis).
@@ -308,6 +322,7 @@ class MoveLoad {
     if (tail_report_) PrintTail(p.p99);
     // Game creations (1 per 87 moves) are included.
     bench::PrintCpuPer("move", "moves", moves, cpu0, cpu1, " + ");
+    cpu_per_move_us_ = moves > 0 ? CpuTotal(cpu0, cpu1) * 1e6 / moves : 0;
     std::printf(
         "  AOF per move: %.0f bytes (%lld bytes appended in the measured time, %lld rewrites)\n",
         moves > 0 ? static_cast<double>(aof.bytes()) / moves : 0.0,
@@ -315,6 +330,9 @@ class MoveLoad {
   }
 
   // The mean ply of the games in play (each slot holds one, live in the store).
+  // The CPU of a measured move, all processes: client, Redis and server (Run).
+  double cpu_per_move_us() const { return cpu_per_move_us_; }
+
   double MeanPly() {
     std::lock_guard<std::mutex> lock(mu_);
     double plies = 0;
@@ -706,7 +724,8 @@ class MoveLoad {
   std::mutex mu_;
   std::condition_variable idle_;
   std::vector<Slot> slots_;
-  std::deque<int> free_;                   // games waiting for their next move, longest first
+  std::deque<int> free_;  // games waiting for their next move, longest first
+  double cpu_per_move_us_ = 0;
   std::deque<int> prefill_waiting_;        // Prepare: games not yet being played to their start
   int prefill_cap_ = 1;                    // Prepare: moves in flight at most
   std::deque<Clock::time_point> backlog_;  // rate: moves due that found no free game
@@ -744,6 +763,42 @@ class MoveLoad {
   std::atomic<std::uint64_t> errors_{0};
 };
 
+// `calls` ValidateMove calls of a middlegame move, `concurrency` threads each calling in turn; the
+// CPU each took beside a move's (the same processes, the same window).
+void MeasureValidation(std::shared_ptr<grpc::Channel> channel, int calls, int concurrency,
+                       const std::vector<pid_t>& pids, double cpu_per_move_us) {
+  auto stub = v1::RulesValidation::NewStub(channel);
+  v1::ValidateMoveRequest req;
+  // After 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6: White's fourth move.
+  req.mutable_position()->set_fen(
+      "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4");
+  req.set_move("Ba4");
+  std::atomic<int> next{0};
+  std::atomic<int> failed{0};
+  const std::vector<double> cpu0 = bench::CpuSeconds(pids);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, concurrency); ++t) {
+    threads.emplace_back([&] {
+      while (next.fetch_add(1) < calls) {
+        grpc::ClientContext ctx;
+        v1::ValidateMoveResponse resp;
+        if (!stub->ValidateMove(&ctx, req, &resp).ok() || !resp.legal()) failed.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const std::vector<double> cpu1 = bench::CpuSeconds(pids);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("ValidateMove, %d in flight: %.0f calls/s, %d calls, %d failed\n",
+              std::max(1, concurrency), calls / seconds, calls, failed.load());
+  bench::PrintCpuPer("ValidateMove", "calls", calls, cpu0, cpu1, " + ");
+  const double per_call_us = CpuTotal(cpu0, cpu1) * 1e6 / calls;
+  std::printf("  a move's CPU / a ValidateMove's: %.1f (%.0f us / %.0f us)\n",
+              per_call_us > 0 ? cpu_per_move_us / per_call_us : 0.0, cpu_per_move_us, per_call_us);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -766,9 +821,10 @@ int main(int argc, char** argv) {
   std::string binary = absl::GetFlag(FLAGS_server);
   if (binary.empty()) binary = testing_util::FindRunfile("services/arbiterd/arbiterd");
   const std::vector<std::string> flags = bench::WithExtraFlags(
-      {"--services=arbitration", absl::StrCat("--store=redis://127.0.0.1:", redis->server->port()),
-       "--insecure_dev", "--metrics_address=127.0.0.1:0", "--arbitration_replica_id=bench",
-       "--log_level=info"},
+      {absl::GetFlag(FLAGS_validate_calls) > 0 ? "--services=arbitration,rules_validation"
+                                               : "--services=arbitration",
+       absl::StrCat("--store=redis://127.0.0.1:", redis->server->port()), "--insecure_dev",
+       "--metrics_address=127.0.0.1:0", "--arbitration_replica_id=bench", "--log_level=info"},
       absl::GetFlag(FLAGS_server_flags));
   // The server's log (its access log: a line per move) goes where --server_log_dir says, by
   // default not on the disk of Redis's AOF: about 2.5 MB/s of lines at 8,000 moves/s, whose
@@ -823,6 +879,11 @@ int main(int argc, char** argv) {
   PrintLongestGame(*redis->server);
   if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
     PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
+  }
+  if (absl::GetFlag(FLAGS_validate_calls) > 0) {
+    // Blocking calls from at most 32 threads: a validation needs no more to keep the server busy.
+    MeasureValidation(channel, absl::GetFlag(FLAGS_validate_calls), std::min(concurrency, 32),
+                      {0, redis->pid, (*server)->pid()}, load.cpu_per_move_us());
   }
   (*server)->Kill(SIGTERM);
   std::remove((*server)->log_path().c_str());  // in memory by default (--server_log_dir)
