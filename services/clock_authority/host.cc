@@ -58,10 +58,7 @@ absl::StatusOr<std::unique_ptr<ClockAuthorityHost>> ClockAuthorityHost::CreateUn
   host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   host->authority_ = std::make_unique<clock_authority::ClockAuthority>(
       host->appends_.get(), &host->time_,
-      // As the arbitration host: a press appends its record alone, the snapshot every 16
-      // versions and the flag's index entry as a bound that presses rarely rewrite.
-      clock_authority::AuthorityOptions{
-          .owner = options.replica_id, .snapshot_every = 16, .deadline_bounds = true});
+      clock_authority::AuthorityOptions{.owner = options.replica_id});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_scheduler) {
     host->flags_ = std::make_unique<clock_authority::FlagDeadlines>(
