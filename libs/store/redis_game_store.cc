@@ -343,8 +343,8 @@ absl::StatusOr<LatestState> RedisGameStore::ReadLatest(absl::string_view game_id
   RETURN_IF_ERROR(ValidateGameId(game_id));
   // Plain reads, no function: a Redis whose library is missing still answers them.
   ASSIGN_OR_RETURN(RedisReplyPtr stored,
-                   Run(client_, {"HMGET", Key("game", game_id), "s", "sv", "v", "t"}));
-  if (stored->type != REDIS_REPLY_ARRAY || stored->elements != 4) return Corrupt("HMGET reply");
+                   Run(client_, {"HMGET", Key("game", game_id), "s", "sv", "v", "t", "u"}));
+  if (stored->type != REDIS_REPLY_ARRAY || stored->elements != 5) return Corrupt("HMGET reply");
   const redisReply& s = *stored->element[0];
   if (s.type == REDIS_REPLY_NIL) return Missing(game_id);
   LatestState out;
@@ -362,7 +362,11 @@ absl::StatusOr<LatestState> RedisGameStore::ReadLatest(absl::string_view game_id
   std::string tip = IsString(old_tip) ? std::string(Str(old_tip)) : "";
   ASSIGN_OR_RETURN(RedisReplyPtr tail,
                    Run(client_, {"XRANGE", Key("log", game_id), absl::StrCat(at + 1, "-0"), "+"}));
-  ASSIGN_OR_RETURN(out.tail, ParseEntries(game_id, *tail, at + 1, kHead));
+  // The callers' scopes as read with the snapshot: they hold those of the entries unless an append
+  // between the two reads added one (ParseEntries then reads them again).
+  const redisReply& scopes = *stored->element[4];
+  ASSIGN_OR_RETURN(out.tail, ParseEntries(game_id, *tail, at + 1, kHead,
+                                          IsString(scopes) ? Str(scopes) : absl::string_view()));
   // The tip: the last record's digest (the function's, redis_scripts.h).
   RedisReplyPtr last;
   const redisReply* entries = tail.get();
@@ -424,9 +428,10 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(absl::string_view game_id,
                                                                     const redisReply& entries,
                                                                     std::int64_t from_version,
-                                                                    std::int64_t to_version) {
+                                                                    std::int64_t to_version,
+                                                                    absl::string_view scopes) {
   if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
-  bool scoped = false;
+  bool unknown_scope = false;
   for (size_t i = 0; i < entries.elements; ++i) {
     const redisReply& entry = *entries.element[i];
     // [id, [field, value]]; the functions write exactly one field.
@@ -435,11 +440,13 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(absl::string
       return Corrupt("event");
     }
     const redisReply& value = *entry.element[1]->element[1];
-    if (IsString(value) && internal::HasScopedId(Str(value))) scoped = true;
+    if (IsString(value) && internal::HasScopedId(Str(value)) &&
+        !internal::HoldsScopeOf(scopes, Str(value))) {
+      unknown_scope = true;
+    }
   }
   RedisReplyPtr scopes_reply;
-  absl::string_view scopes;
-  if (scoped) {
+  if (unknown_scope) {
     // The game's list only grows, and a scope joins it in the append that first names it: read
     // after the entries, it holds all they name. None: the game was archived meanwhile.
     ASSIGN_OR_RETURN(scopes_reply, Run(client_, {"HGET", Key("game", game_id), "u"}));

@@ -119,6 +119,11 @@ bool HasScopedId(absl::string_view record) {
   return !record.empty() && static_cast<unsigned char>(record[0]) == kScoped;
 }
 
+bool HoldsScopeOf(absl::string_view scopes, absl::string_view record) {
+  absl::string_view scope;
+  return record.size() >= 2 && ScopeAt(scopes, static_cast<unsigned char>(record[1]), scope);
+}
+
 absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_view record,
                                                                  std::int64_t last, int n,
                                                                  absl::string_view scopes) {

@@ -25,6 +25,9 @@ std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events);
 // needs.
 bool HasScopedId(absl::string_view record);
 
+// Whether `scopes` (a game's field u) holds the scope a scoped record names.
+bool HoldsScopeOf(absl::string_view scopes, absl::string_view record);
+
 // A whole record (header and events) of the entry "<last>-<n>": its events with versions
 // last-n+1..last and the header's command id, a scoped one completed from `scopes` (the game's
 // field u). Fails on a damaged record, and on a scope that `scopes` does not hold.
