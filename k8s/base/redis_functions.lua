@@ -46,10 +46,41 @@ local function head(KEYS, window)
   return version, (redis.call('HGET', KEYS[1], 't') or '')
 end
 
--- A record begins with its command id (one byte of length, the id) and the command's identity
--- (8 bytes); the events follow, in the store's compact encoding (redis_scripts.h).
-local function header(command_id, identity)
-  return string.char(#command_id) .. command_id .. identity
+-- A record begins with its command id and the command's identity (8 bytes); the events follow,
+-- in the store's compact encoding (redis_scripts.h). A client's id is stored scoped to its caller,
+-- "u:<32 hex>/<client id>" (command_ids.h): 35 bytes of scope that each of that caller's records
+-- would repeat. So a game keeps its callers' scopes once, in field u of its hash (each: one byte
+-- of length, the scope), and a record names its scope by its place there: SCOPED, the scope's
+-- index, the rest's length, the rest. Any other id (and a scope beyond MAX_SCOPES): one byte of
+-- length, the id. An id's form is fixed when its scope joins the list (in the append that first
+-- writes it), so one id has one form for the game's whole life.
+local SCOPED = 255
+local MAX_SCOPES = 250
+
+local function scopes_of(game)
+  if not game.scope_list then
+    local list, i, s = {}, 1, game.scopes or ''
+    while i <= #s do
+      local len = string.byte(s, i)
+      list[#list + 1] = string.sub(s, i + 1, i + len)
+      i = i + 1 + len
+    end
+    game.scope_list = list
+  end
+  return game.scope_list
+end
+
+-- The stored form of a command id (the record's first bytes, before the identity), and its scope
+-- when the append that writes it must add that scope to the game's list.
+local function id_form(game, command_id)
+  local scope, rest = string.match(command_id, '^(u:[^/]*/)(.*)$')
+  if not scope then return string.char(#command_id) .. command_id end
+  local list = scopes_of(game)
+  for i, s in ipairs(list) do
+    if s == scope then return string.char(SCOPED, i, #rest) .. rest end
+  end
+  if #list >= MAX_SCOPES then return string.char(#command_id) .. command_id end
+  return string.char(SCOPED, #list + 1, #rest) .. rest, scope
 end
 
 -- The command ids: every record carries its own, so an id is recognised however old it is. The
@@ -92,42 +123,44 @@ local function bloom_with(bloom, ids)
   return table.concat(out)
 end
 
--- A record's command id and the command's identity.
-local function record_id(rec)
+-- A record's command id (whole) and the command's identity.
+local function record_id(game, rec)
   local len = string.byte(rec, 1)
+  if len == SCOPED then
+    local i, n = string.byte(rec, 2, 3)
+    return (scopes_of(game)[i] or '') .. string.sub(rec, 4, 3 + n), string.sub(rec, 4 + n, 11 + n)
+  end
   return string.sub(rec, 2, 1 + len), string.sub(rec, 2 + len, 9 + len)
 end
 
--- The record of command_id among entries: first, last version and identity, or nil.
-local function find_in(entries, command_id)
+-- The record whose command id has the stored form `form` among entries: first, last version and
+-- identity, or nil.
+local function find_in(entries, form)
   for _, entry in ipairs(entries) do
-    if entry[2][1] == 'r' then
-      local id, identity = record_id(entry[2][2])
-      if id == command_id then
-        local first, last = versions(entry[1])
-        return first, last, identity
-      end
+    if entry[2][1] == 'r' and string.sub(entry[2][2], 1, #form) == form then
+      local first, last = versions(entry[1])
+      return first, last, string.sub(entry[2][2], #form + 1, #form + 8)
     end
   end
   return nil
 end
 
 -- The game as an append or a lookup reads it: the snapshot's version (arbiter_v2's: v), the
--- filter, whether arbiter_v2 wrote it, and the entries after the snapshot.
+-- filter, whether arbiter_v2 wrote it, its callers' scopes and the entries after the snapshot.
 local function load(KEYS)
-  local g = redis.call('HMGET', KEYS[1], 'sv', 'v', 'b')
+  local g = redis.call('HMGET', KEYS[1], 'sv', 'v', 'b', 'u')
   local at = tonumber(g[1] or g[2] or '0')
-  return {at = at, bloom = g[3], v2 = g[2] ~= false,
+  return {at = at, bloom = g[3], v2 = g[2] ~= false, scopes = g[4] or nil,
           tail = redis.call('XRANGE', KEYS[2], (at + 1) .. '-0', '+')}
 end
 
 -- A command id's record: first, last version and identity (v2's: its identity string), or nil.
-local function find(KEYS, game, command_id)
-  local first, last, identity = find_in(game.tail, command_id)
+-- `form`: the id's stored form (id_form).
+local function find(KEYS, game, command_id, form)
+  local first, last, identity = find_in(game.tail, form)
   if first then return first, last, identity end
   if bloom_may_hold(game.bloom, command_id) then
-    first, last, identity = find_in(redis.call('XRANGE', KEYS[2], '-', tostring(game.at)),
-                                    command_id)
+    first, last, identity = find_in(redis.call('XRANGE', KEYS[2], '-', tostring(game.at)), form)
     if first then return first, last, identity end
   end
   if game.v2 then
@@ -152,7 +185,8 @@ local function append(KEYS, ARGV)
     identity = digest('r:' .. table.concat(parts), 8)
   end
   local game = load(KEYS)
-  local first, last, recorded = find(KEYS, game, ARGV[2])
+  local form, new_scope = id_form(game, ARGV[2])
+  local first, last, recorded = find(KEYS, game, ARGV[2], form)
   if first then
     -- arbiter_v2's records hold the identity as 'c:' and the fingerprint's SHA-1.
     if recorded ~= identity and (ARGV[3] == '' or recorded ~= 'c:' .. redis.sha1hex(ARGV[3])) then
@@ -175,18 +209,27 @@ local function append(KEYS, ARGV)
   -- is a conflict too. A game written before tips has none and matches only ''.
   if ARGV[4] ~= '' and tip ~= ARGV[4] then return {'TIP', tostring(version)} end
   local n = tonumber(ARGV[9])
-  local record = header(ARGV[2], identity) .. ARGV[10]
+  local record = form .. identity .. ARGV[10]
   local now = version + n
   redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
-  -- The snapshot only when the caller sends one (every snapshot_every versions, event_log.h),
-  -- and with it the filter of the command ids up to it.
+  -- One HSET of the game's hash for what changed: a new caller's scope, and the snapshot when the
+  -- caller sends one (every snapshot_every versions, event_log.h) with the filter of the command
+  -- ids up to it.
+  local fields = {}
+  if new_scope then
+    fields = {'u', (game.scopes or '') .. string.char(#new_scope) .. new_scope}
+    game.scopes, game.scope_list = fields[2], nil
+  end
   if ARGV[8] ~= '' then
     local ids = {ARGV[2]}
     for _, entry in ipairs(game.tail) do
-      if entry[2][1] == 'r' then ids[#ids + 1] = record_id(entry[2][2]) end
+      if entry[2][1] == 'r' then ids[#ids + 1] = record_id(game, entry[2][2]) end
     end
-    redis.call('HSET', KEYS[1], 's', ARGV[8], 'sv', now, 'b', bloom_with(game.bloom, ids))
+    for _, f in ipairs({'s', ARGV[8], 'sv', now, 'b', bloom_with(game.bloom, ids)}) do
+      fields[#fields + 1] = f
+    end
   end
+  if #fields > 0 then redis.call('HSET', KEYS[1], unpack(fields)) end
   local kind = ARGV[6]
   if kind == 'bound' then
     -- A lower bound of the flag's instant: written only when the entry would come due after it
@@ -207,7 +250,8 @@ end
 
 -- A command id's record: {first, last} or {} (LookupCommand).
 local function lookup(KEYS, ARGV)
-  local first, last = find(KEYS, load(KEYS), ARGV[1])
+  local game = load(KEYS)
+  local first, last = find(KEYS, game, ARGV[1], id_form(game, ARGV[1]))
   if first then return {tostring(first), tostring(last)} end
   return {}
 end

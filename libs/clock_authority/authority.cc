@@ -94,7 +94,9 @@ ClockAuthority::ClockAuthority(store::GameStore* store, TimeSource* time, Author
     : engine_(store, time, ClockDomain{},
               {.owner = options.owner,
                .max_attempts = options.max_attempts,
-               .cache_size = options.cache_size}) {}
+               .cache_size = options.cache_size,
+               .snapshot_every = options.snapshot_every,
+               .deadline_bounds = options.deadline_bounds}) {}
 
 ClockAuthority::~ClockAuthority() = default;
 

@@ -41,6 +41,11 @@ struct AuthorityOptions {
   std::string owner = "clock-authority";  // this replica, unique (pod name and pid)
   int max_attempts = 8;                   // decide-and-append rounds on version conflicts
   size_t cache_size = 50'000;  // games whose latest state this replica keeps (a few KB each)
+  // ledger::AuthorityOptions': the snapshot every snapshot_every versions (a press then appends
+  // its events alone), and the index's entry as the clocks' FlagBound, which a press rarely moves
+  // earlier, so most presses write no deadline either.
+  int snapshot_every = 1;
+  bool deadline_bounds = false;
 };
 
 // Hooks for metrics and for the flag scheduler. Called on the calling thread, after the fact.

@@ -68,11 +68,15 @@ void ExpectOneFlag(store::GameStore& store, const std::string& game, std::int64_
 // One replica: an authority and its flag scheduler.
 struct Replica {
   Replica(store::GameStore* store, TimeSource* time, const std::string& owner,
-          ledger::DeadlineSchedulerOptions options)
-      : authority(store, time, {.owner = owner}) {
+          ledger::DeadlineSchedulerOptions options, AuthorityOptions authority_options = {})
+      : authority(store, time, WithOwner(std::move(authority_options), owner)) {
     options.owner = owner;
     flags = std::make_unique<FlagDeadlines>(&authority, options);
     scheduler = &flags->scheduler();
+  }
+  static AuthorityOptions WithOwner(AuthorityOptions options, const std::string& owner) {
+    options.owner = owner;
+    return options;
   }
   ClockAuthority authority;
   std::unique_ptr<FlagDeadlines> flags;
@@ -153,6 +157,48 @@ TEST(FlagDeadlines, APressMovesTheTimerAndTheIndexTogether) {
   time.SetMs(119'000);
   EXPECT_EQ(*a.scheduler->RunOnce(), 1);
   ExpectOneFlag(store, "g", 119'000, std::nullopt, v1::COLOR_BLACK);
+}
+
+// As the clock-authority host runs: the snapshot every 4 versions here (16 there) and the index's
+// entry as the clocks' bound (now + the smaller of both times), which the presses below never move
+// earlier, so they write no deadline. The replica that did not play finds the entry due early,
+// finds nothing fallen and releases it to Black's deadline; Black's flag (6.1, one minute each,
+// FIDE 2005) is recorded at the instant his time ran out, and a replica with no cached state reads
+// the clock as the snapshot plus the events after it.
+TEST(FlagDeadlines, ABoundInTheIndexStillFlagsAtTheInstant) {
+  FakeTime time(0);
+  store::MemoryGameStore store({.num_deadline_shards = 8, .now_ms = [&] { return time.NowMs(); }});
+  const AuthorityOptions as_hosted{.snapshot_every = 4, .deadline_bounds = true};
+  Replica a(&store, &time, "A", {.sweep_grace = absl::ZeroDuration()}, as_hosted);
+  Replica b(&store, &time, "B", {.sweep_grace = absl::ZeroDuration()}, as_hosted);
+  ASSERT_OK(a.authority.Create("g", Control("G/1"), {}));
+  ASSERT_OK(a.authority.Execute("g", Start(), {}));  // White's minute from 0
+  time.SetMs(10'000);
+  ASSERT_OK(a.authority.Execute("g", Press(), {}));  // White 50 s left; Black's minute from 10 s
+  time.SetMs(20'000);
+  ASSERT_OK(a.authority.Execute("g", Press(), {}));  // Black 50 s left; White's 50 s from 20 s
+  time.SetMs(25'000);
+  ASSERT_OK(a.authority.Execute("g", Press(), {}));  // White 45 s; Black's 50 s from 25 s: 75 s
+  absl::StatusOr<std::optional<store::Deadline>> entry = store.GetDeadline("g");
+  ASSERT_OK(entry);
+  ASSERT_TRUE(entry->has_value());
+  EXPECT_EQ((*entry)->deadline_ms, 60'000);  // the start's bound, kept by every press
+  time.SetMs(60'000);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 0);  // due early: nothing has fallen
+  time.SetMs(74'999);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 0);
+  time.SetMs(75'000);
+  EXPECT_EQ(*b.scheduler->RunOnce(), 1);
+  ExpectOneFlag(store, "g", 75'000, 75'000, v1::COLOR_BLACK);
+  Replica c(&store, &time, "C", {.sweep_grace = absl::ZeroDuration()}, as_hosted);
+  absl::StatusOr<CommandResult> read = c.authority.Get("g");
+  ASSERT_OK(read);
+  EXPECT_TRUE(read->game->decision().has_value());  // the flag, read back without a cache
+  absl::StatusOr<arbiter::v1::GameSnapshot> snapshot = store.ReadSnapshot("g");
+  ASSERT_OK(snapshot);
+  EXPECT_EQ(snapshot->version(), 4);
+  EXPECT_GT(read->version, 4);
+  EXPECT_FALSE(store.GetDeadline("g")->has_value());
 }
 
 // --- Command ids no client can use (store/command_ids.h)

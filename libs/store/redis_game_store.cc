@@ -343,8 +343,8 @@ absl::StatusOr<LatestState> RedisGameStore::ReadLatest(absl::string_view game_id
   RETURN_IF_ERROR(ValidateGameId(game_id));
   // Plain reads, no function: a Redis whose library is missing still answers them.
   ASSIGN_OR_RETURN(RedisReplyPtr stored,
-                   Run(client_, {"HMGET", Key("game", game_id), "s", "sv", "v", "t"}));
-  if (stored->type != REDIS_REPLY_ARRAY || stored->elements != 4) return Corrupt("HMGET reply");
+                   Run(client_, {"HMGET", Key("game", game_id), "s", "sv", "v", "t", "u"}));
+  if (stored->type != REDIS_REPLY_ARRAY || stored->elements != 5) return Corrupt("HMGET reply");
   const redisReply& s = *stored->element[0];
   if (s.type == REDIS_REPLY_NIL) return Missing(game_id);
   LatestState out;
@@ -362,7 +362,11 @@ absl::StatusOr<LatestState> RedisGameStore::ReadLatest(absl::string_view game_id
   std::string tip = IsString(old_tip) ? std::string(Str(old_tip)) : "";
   ASSIGN_OR_RETURN(RedisReplyPtr tail,
                    Run(client_, {"XRANGE", Key("log", game_id), absl::StrCat(at + 1, "-0"), "+"}));
-  ASSIGN_OR_RETURN(out.tail, ParseEntries(*tail, at + 1, kHead));
+  // The callers' scopes as read with the snapshot: they hold those of the entries unless an append
+  // between the two reads added one (ParseEntries then reads them again).
+  const redisReply& scopes = *stored->element[4];
+  ASSIGN_OR_RETURN(out.tail, ParseEntries(game_id, *tail, at + 1, kHead,
+                                          IsString(scopes) ? Str(scopes) : absl::string_view()));
   // The tip: the last record's digest (the function's, redis_scripts.h).
   RedisReplyPtr last;
   const redisReply* entries = tail.get();
@@ -398,7 +402,8 @@ absl::Status RedisGameStore::Missing(absl::string_view game_id) {
 
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisReply& id,
                                                                   const redisReply& field,
-                                                                  const redisReply& value) {
+                                                                  const redisReply& value,
+                                                                  absl::string_view scopes) {
   std::int64_t last = 0, n = 0;
   std::pair<absl::string_view, absl::string_view> parts =
       absl::StrSplit(IsString(id) ? Str(id) : absl::string_view(), absl::MaxSplits('-', 1));
@@ -408,7 +413,7 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
   }
   if (Str(field) == "r") {
     absl::StatusOr<std::vector<GameEvent>> events =
-        internal::DecodeRecord(Str(value), last, static_cast<int>(n));
+        internal::DecodeRecord(Str(value), last, static_cast<int>(n), scopes);
     if (!events.ok()) return Corrupt(absl::StrCat("record ", Str(id)));
     return events;
   }
@@ -420,11 +425,13 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
   return events;
 }
 
-absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisReply& entries,
+absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(absl::string_view game_id,
+                                                                    const redisReply& entries,
                                                                     std::int64_t from_version,
-                                                                    std::int64_t to_version) {
+                                                                    std::int64_t to_version,
+                                                                    absl::string_view scopes) {
   if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
-  std::vector<GameEvent> out;
+  bool unknown_scope = false;
   for (size_t i = 0; i < entries.elements; ++i) {
     const redisReply& entry = *entries.element[i];
     // [id, [field, value]]; the functions write exactly one field.
@@ -432,9 +439,26 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(const redisR
         entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2) {
       return Corrupt("event");
     }
+    const redisReply& value = *entry.element[1]->element[1];
+    if (IsString(value) && internal::HasScopedId(Str(value)) &&
+        !internal::HoldsScopeOf(scopes, Str(value))) {
+      unknown_scope = true;
+    }
+  }
+  RedisReplyPtr scopes_reply;
+  if (unknown_scope) {
+    // The game's list only grows, and a scope joins it in the append that first names it: read
+    // after the entries, it holds all they name. None: the game was archived meanwhile.
+    ASSIGN_OR_RETURN(scopes_reply, Run(client_, {"HGET", Key("game", game_id), "u"}));
+    if (!IsString(*scopes_reply)) return Missing(game_id);
+    scopes = Str(*scopes_reply);
+  }
+  std::vector<GameEvent> out;
+  for (size_t i = 0; i < entries.elements; ++i) {
+    const redisReply& entry = *entries.element[i];
     ASSIGN_OR_RETURN(std::vector<GameEvent> events,
                      ParseEntry(*entry.element[0], *entry.element[1]->element[0],
-                                *entry.element[1]->element[1]));
+                                *entry.element[1]->element[1], scopes));
     for (GameEvent& e : events) {
       // An append's record holds all of its events: the range may begin or end inside one.
       if (e.version() >= from_version && e.version() <= to_version) out.push_back(std::move(e));
@@ -459,7 +483,7 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ReadEvents(absl::string_v
   if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 0) {
     RETURN_IF_ERROR(CheckExists(game_id));
   }
-  return ParseEntries(*reply, from_version, to_version);
+  return ParseEntries(game_id, *reply, from_version, to_version);
 }
 
 absl::StatusOr<std::vector<GameEvent>> RedisGameStore::WaitForEvents(absl::string_view game_id,
@@ -512,7 +536,8 @@ absl::StatusOr<std::vector<GameEvents>> RedisGameStore::WaitForAnyEvents(
     auto game = game_of_key.find(std::string(Str(*stream.element[0])));
     if (game == game_of_key.end()) return Corrupt("XREAD reply: a stream not asked for");
     ASSIGN_OR_RETURN(std::vector<GameEvent> events,
-                     ParseEntries(*stream.element[1], after[game->second.second] + 1, kHead));
+                     ParseEntries(*game->second.first, *stream.element[1],
+                                  after[game->second.second] + 1, kHead));
     if (events.size() > static_cast<size_t>(max_events)) events.resize(max_events);
     if (events.empty()) continue;
     out.push_back({*game->second.first, std::move(events)});

@@ -147,14 +147,20 @@ class RedisGameStore final : public GameStore {
   absl::Status Missing(absl::string_view game_id);
   // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived.
   std::vector<std::string> GameKeys(absl::string_view game_id) const;
-  // The events of a log's entries, those with from_version <= version <= to_version.
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries,
+  // The events of game_id's log entries, those with from_version <= version <= to_version. A
+  // record with a scoped command id needs the game's scopes: `scopes` when the caller read them
+  // (ReadLatest, with the snapshot) and they hold every scope the entries name, else read once
+  // (HGET, after the entries, so it holds them all), only when a record needs them.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(absl::string_view game_id,
+                                                                   const redisReply& entries,
                                                                    std::int64_t from_version,
-                                                                   std::int64_t to_version);
+                                                                   std::int64_t to_version,
+                                                                   absl::string_view scopes = "");
   // One entry's events: a record (field "r") or arbiter_v2's serialized event ("e").
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntry(const redisReply& id,
                                                                  const redisReply& field,
-                                                                 const redisReply& value);
+                                                                 const redisReply& value,
+                                                                 absl::string_view scopes);
   // FCALL_RO of one of the library's read functions.
   absl::StatusOr<RedisReplyPtr> CallReadOnly(const char* function, std::vector<std::string> keys,
                                              std::vector<std::string> args);

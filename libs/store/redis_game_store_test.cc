@@ -215,6 +215,84 @@ TEST(RedisCommandIdsTest, ARetryLongAfterIsAnsweredFromItsRecord) {
   }
 }
 
+// Two callers' ids, stored scoped ("u:<32 hex>/<client id>", command_ids.h), share a client id.
+// The scope is written once per game: every later record of a caller names it by its place in the
+// game's list, so a move's AOF entry does not hold it. Still, each caller's retry is answered from
+// its own record (old ones too: through the filter and the older records), the other caller's
+// same client id is its own command, and every reader gets the whole id back.
+TEST(RedisCommandIdsTest, AScopedIdIsItsCallersWithTheScopeStoredOnce) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  RedisServer& admin = *RedisEnvironment::server();
+  const std::string alice = absl::StrCat("u:", std::string(32, 'a'), "/");
+  const std::string bob = absl::StrCat("u:", std::string(32, 'b'), "/");
+  auto request = [](std::int64_t v, const std::string& id) {
+    AppendRequest r = Request("g1", v, id);
+    r.snapshot_every = 16;
+    r.fingerprint = absl::StrCat("fp-", id);
+    return r;
+  };
+  // Alice's m0, Bob's m0, Alice's m1, Bob's m1, ...: 40 appends, two snapshots behind the last.
+  const int appends = 40;
+  auto id_at = [&](int v) {  // the id of the append that made version v + 1
+    return absl::StrCat(v % 2 == 0 ? alice : bob, "m", v / 2);
+  };
+  for (int v = 0; v < appends; ++v) {
+    absl::StatusOr<AppendResult> r = store->Append(request(v, id_at(v)));
+    ASSERT_TRUE(r.ok()) << v << " " << r.status();
+    EXPECT_FALSE(r->replayed) << v;
+  }
+  for (int v : {0, 1, 2, 17, 38, 39}) {
+    absl::StatusOr<AppendResult> replayed = store->Append(request(v, id_at(v)));
+    ASSERT_TRUE(replayed.ok()) << replayed.status();
+    EXPECT_EQ(*replayed, (AppendResult{v + 1, v + 1, true})) << v;
+    absl::StatusOr<std::optional<AppendResult>> looked = store->LookupCommand("g1", id_at(v));
+    ASSERT_TRUE(looked.ok()) << looked.status();
+    EXPECT_EQ(*looked, (AppendResult{v + 1, v + 1, true})) << v;
+    AppendRequest other = request(appends, id_at(v));
+    other.fingerprint = "another request";
+    EXPECT_THAT(store->Append(other), base::HasErrorCode(kErrCommandIdReused)) << v;
+  }
+  // A third caller's m0 is new, as is Alice's m99.
+  for (const std::string& id : {absl::StrCat("u:", std::string(32, 'c'), "/m0"), alice + "m99"}) {
+    absl::StatusOr<std::optional<AppendResult>> looked = store->LookupCommand("g1", id);
+    ASSERT_TRUE(looked.ok()) << looked.status();
+    EXPECT_FALSE(looked->has_value()) << id;
+  }
+  // Every reader gets the whole ids.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(static_cast<int>(events->size()), appends);
+  for (int v = 0; v < appends; ++v) EXPECT_EQ((*events)[v].command_id(), id_at(v)) << v;
+  absl::StatusOr<std::vector<GameEvents>> watched =
+      store->WaitForAnyEvents({{"g1", appends - 2}}, absl::ZeroDuration(), 10);
+  ASSERT_TRUE(watched.ok()) << watched.status();
+  ASSERT_EQ(watched->size(), 1u);
+  ASSERT_EQ((*watched)[0].events.size(), 2u);
+  EXPECT_EQ((*watched)[0].events[1].command_id(), id_at(appends - 1));
+  absl::StatusOr<LatestState> latest = store->ReadLatest("g1");
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  ASSERT_FALSE(latest->tail.empty());
+  EXPECT_EQ(latest->tail.back().command_id(), id_at(appends - 1));
+  // A later move of a known caller: the AOF has its client id, not its scope.
+  std::string incr;
+  for (const auto& f : std::filesystem::directory_iterator(admin.dir() + "/appendonlydir")) {
+    if (absl::EndsWith(f.path().string(), ".incr.aof")) incr = f.path().string();
+  }
+  ASSERT_FALSE(incr.empty());
+  const auto before = std::filesystem::file_size(incr);
+  ASSERT_TRUE(store->Append(request(appends, alice + "last")).ok());
+  std::ifstream in(incr, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(before));
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The record's header: the scope's place in the game's list (Alice's is the first), the rest.
+  EXPECT_TRUE(absl::StrContains(written, absl::string_view("\xff\x01\x04last", 7))) << written;
+  // The scope once only: in the test's event body, which names its command id.
+  const size_t scope = written.find(std::string(32, 'a'));
+  ASSERT_NE(scope, std::string::npos) << written;
+  EXPECT_EQ(written.find(std::string(32, 'a'), scope + 1), std::string::npos) << written;
+}
+
 // One move, as the services append it (one event, the snapshot not due, the deadline bound kept):
 // one XADD in the AOF, no MULTI/EXEC around it, and no more bytes than the move's record needs.
 TEST(RedisBytesTest, AMoveIsOneCommandInTheAof) {

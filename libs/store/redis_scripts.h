@@ -9,7 +9,8 @@
 //
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
 //   P{S}:game:G       hash   s = serialized GameSnapshot as last written, sv = its version,
-//                            b = the Bloom filter of the command ids up to sv (below)
+//                            b = the Bloom filter of the command ids up to sv (below),
+//                            u = the callers' scopes its records name (below)
 //                            (arbiter_v2's games: v = version, t = tip, and s at v)
 //   P{S}:log:G        stream one entry per append, ID "<last version>-<number of events>",
 //                            field r = the record (below); arbiter_v2's: one entry per event,
@@ -23,7 +24,11 @@
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
 //
-// Records (arbiter_v3): one byte, the command id's length; the command id; 8 bytes, the command's
+// Records (arbiter_v3): the command id, either one byte of its length and the id, or, for a
+// client's id scoped to its caller ("u:<32 hex>/<client id>", command_ids.h), the byte 255, the
+// scope's place in field u of the game's hash (from 1; each entry one byte of length and the
+// scope, added by the append that first names it, at most 250), one byte of the rest's length and
+// the rest; 8 bytes, the command's
 // identity (SHA-1 of the fingerprint, or of the request's content, truncated); then the events in
 // the compact encoding of internal/record.h (no type URL for the known envelopes, no version, no
 // command id, instants as differences). The game's version is the last entry's; its tip the SHA-1

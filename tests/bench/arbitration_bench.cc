@@ -20,6 +20,8 @@
 //   bazel run //tests/bench:arbitration_bench -- --rate=0 --duration=10s
 //   bazel run //tests/bench:arbitration_bench -- --rate=8000 --duration=10s
 //   tests/bench/arbitration_bench.sh      (both, as reported in services/arbitration/README.md)
+//   --validate_calls=20000: then as many ValidateMove calls on the same server, and a move's CPU
+//                 over a validation's (`a move's CPU / a ValidateMove's: N`), in one window.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -45,6 +47,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "proto/arbiter/v1/rules.grpc.pb.h"
 #include "tests/bench/bench_util.h"
 #include "tests/integration/clock_process.h"
 
@@ -76,6 +79,10 @@ ABSL_FLAG(std::string, redis_config, "",
 ABSL_FLAG(std::string, server_log_dir, "/dev/shm",
           "where the server's log file goes (\"\": TEST_TMPDIR or /tmp); Redis's data stays in "
           "--dir");
+ABSL_FLAG(int, validate_calls, 0,
+          "after the moves, this many ValidateMove calls (the rules service, hosted by the same "
+          "arbiterd; up to 32 in flight), and their CPU per call beside a move's: a move "
+          "measured against a bare validation in the same window");
 ABSL_FLAG(int, redis_latency_ms, 2,
           "report Redis's fsyncs, AOF writes and forks slower than this in the measured time "
           "(its latency monitor; 0: off)");
@@ -180,6 +187,13 @@ const std::vector<std::string> kGame = absl::StrSplit(
 
 using Clock = std::chrono::steady_clock;
 
+// CPU seconds the processes took together between two readings.
+double CpuTotal(const std::vector<double>& before, const std::vector<double>& after) {
+  double total = 0;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) total += after[i] - before[i];
+  return total;
+}
+
 // The load: games in slots, one call in flight per slot, all on one completion queue polled by
 // one thread (the cheapest gRPC client on a machine it shares with the server and Redis).
 class MoveLoad {
@@ -205,6 +219,9 @@ class MoveLoad {
     if (!first_error_.empty()) Die(absl::StrCat("creating the games: ", first_error_));
     // Then game i is played to ply i * 87 / games, so that from the first measured move the logs
     // are spread over a whole game's length, as in the steady state (not all at its beginning).
+    // At most --concurrency games at a time: with a move in flight for every one of 100,000
+    // games the server's queues and the client's completion queue held them all at once, and
+    // the moves at their end waited for minutes.
     prefill_ = true;
     std::deque<int> ready;
     ready.swap(free_);
@@ -213,9 +230,11 @@ class MoveLoad {
       if (slots_[slot].target == 0) {
         free_.push_back(slot);
       } else {
-        IssueSlotLocked(slot, Clock::now());
+        prefill_waiting_.push_back(slot);
       }
     }
+    prefill_cap_ = std::max(1, absl::GetFlag(FLAGS_concurrency));
+    IssuePrefillLocked(Clock::now());
     idle_.wait(lock, [&] { return free_.size() == slots_.size() || !first_error_.empty(); });
     if (!first_error_.empty())
       Die(absl::StrCat("playing the games to their start: ", first_error_));
@@ -303,6 +322,7 @@ class MoveLoad {
     if (tail_report_) PrintTail(p.p99);
     // Game creations (1 per 87 moves) are included.
     bench::PrintCpuPer("move", "moves", moves, cpu0, cpu1, " + ");
+    cpu_per_move_us_ = moves > 0 ? CpuTotal(cpu0, cpu1) * 1e6 / moves : 0;
     std::printf(
         "  AOF per move: %.0f bytes (%lld bytes appended in the measured time, %lld rewrites)\n",
         moves > 0 ? static_cast<double>(aof.bytes()) / moves : 0.0,
@@ -310,6 +330,9 @@ class MoveLoad {
   }
 
   // The mean ply of the games in play (each slot holds one, live in the store).
+  // The CPU of a measured move, all processes: client, Redis and server (Run).
+  double cpu_per_move_us() const { return cpu_per_move_us_; }
+
   double MeanPly() {
     std::lock_guard<std::mutex> lock(mu_);
     double plies = 0;
@@ -519,6 +542,16 @@ class MoveLoad {
     IssueSlotLocked(slot, due);
   }
 
+  // Prepare: the next games waiting to be played to their start, up to prefill_cap_ moves in
+  // flight.
+  void IssuePrefillLocked(Clock::time_point now) {
+    while (!prefill_waiting_.empty() && moves_in_flight_ < prefill_cap_) {
+      const int slot = prefill_waiting_.front();
+      prefill_waiting_.pop_front();
+      IssueSlotLocked(slot, now);
+    }
+  }
+
   void IssueSlotLocked(int slot, Clock::time_point due) {
     ++in_flight_;
     ++moves_in_flight_;
@@ -647,6 +680,7 @@ class MoveLoad {
             } else {
               free_.push_back(slot);
             }
+            if (prefill_) IssuePrefillLocked(now);
             break;
         }
         if (resign || archive) ++in_flight_;
@@ -690,7 +724,10 @@ class MoveLoad {
   std::mutex mu_;
   std::condition_variable idle_;
   std::vector<Slot> slots_;
-  std::deque<int> free_;                   // games waiting for their next move, longest first
+  std::deque<int> free_;  // games waiting for their next move, longest first
+  double cpu_per_move_us_ = 0;
+  std::deque<int> prefill_waiting_;        // Prepare: games not yet being played to their start
+  int prefill_cap_ = 1;                    // Prepare: moves in flight at most
   std::deque<Clock::time_point> backlog_;  // rate: moves due that found no free game
   int in_flight_ = 0;                      // calls of any kind
   int moves_in_flight_ = 0;                // SubmitMove calls
@@ -726,6 +763,42 @@ class MoveLoad {
   std::atomic<std::uint64_t> errors_{0};
 };
 
+// `calls` ValidateMove calls of a middlegame move, `concurrency` threads each calling in turn; the
+// CPU each took beside a move's (the same processes, the same window).
+void MeasureValidation(std::shared_ptr<grpc::Channel> channel, int calls, int concurrency,
+                       const std::vector<pid_t>& pids, double cpu_per_move_us) {
+  auto stub = v1::RulesValidation::NewStub(channel);
+  v1::ValidateMoveRequest req;
+  // After 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6: White's fourth move.
+  req.mutable_position()->set_fen(
+      "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4");
+  req.set_move("Ba4");
+  std::atomic<int> next{0};
+  std::atomic<int> failed{0};
+  const std::vector<double> cpu0 = bench::CpuSeconds(pids);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, concurrency); ++t) {
+    threads.emplace_back([&] {
+      while (next.fetch_add(1) < calls) {
+        grpc::ClientContext ctx;
+        v1::ValidateMoveResponse resp;
+        if (!stub->ValidateMove(&ctx, req, &resp).ok() || !resp.legal()) failed.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const std::vector<double> cpu1 = bench::CpuSeconds(pids);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("ValidateMove, %d in flight: %.0f calls/s, %d calls, %d failed\n",
+              std::max(1, concurrency), calls / seconds, calls, failed.load());
+  bench::PrintCpuPer("ValidateMove", "calls", calls, cpu0, cpu1, " + ");
+  const double per_call_us = CpuTotal(cpu0, cpu1) * 1e6 / calls;
+  std::printf("  a move's CPU / a ValidateMove's: %.1f (%.0f us / %.0f us)\n",
+              per_call_us > 0 ? cpu_per_move_us / per_call_us : 0.0, cpu_per_move_us, per_call_us);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -748,9 +821,10 @@ int main(int argc, char** argv) {
   std::string binary = absl::GetFlag(FLAGS_server);
   if (binary.empty()) binary = testing_util::FindRunfile("services/arbiterd/arbiterd");
   const std::vector<std::string> flags = bench::WithExtraFlags(
-      {"--services=arbitration", absl::StrCat("--store=redis://127.0.0.1:", redis->server->port()),
-       "--insecure_dev", "--metrics_address=127.0.0.1:0", "--arbitration_replica_id=bench",
-       "--log_level=info"},
+      {absl::GetFlag(FLAGS_validate_calls) > 0 ? "--services=arbitration,rules_validation"
+                                               : "--services=arbitration",
+       absl::StrCat("--store=redis://127.0.0.1:", redis->server->port()), "--insecure_dev",
+       "--metrics_address=127.0.0.1:0", "--arbitration_replica_id=bench", "--log_level=info"},
       absl::GetFlag(FLAGS_server_flags));
   // The server's log (its access log: a line per move) goes where --server_log_dir says, by
   // default not on the disk of Redis's AOF: about 2.5 MB/s of lines at 8,000 moves/s, whose
@@ -805,6 +879,11 @@ int main(int argc, char** argv) {
   PrintLongestGame(*redis->server);
   if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
     PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
+  }
+  if (absl::GetFlag(FLAGS_validate_calls) > 0) {
+    // Blocking calls from at most 32 threads: a validation needs no more to keep the server busy.
+    MeasureValidation(channel, absl::GetFlag(FLAGS_validate_calls), std::min(concurrency, 32),
+                      {0, redis->pid, (*server)->pid()}, load.cpu_per_move_us());
   }
   (*server)->Kill(SIGTERM);
   std::remove((*server)->log_path().c_str());  // in memory by default (--server_log_dir)

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 
 namespace store::internal {
 namespace {
@@ -77,6 +78,21 @@ class Reader {
 
 absl::Status Damaged() { return absl::DataLossError("a damaged record"); }
 
+// The header's first byte for a scoped command id (a whole id's length is at most kMaxIdLength).
+constexpr unsigned char kScoped = 0xff;
+
+// The index-th (from 1) of the scopes, each one byte of length and the scope.
+bool ScopeAt(absl::string_view scopes, int index, absl::string_view& scope) {
+  Reader in(scopes);
+  for (int i = 1; i <= index; ++i) {
+    absl::string_view length_byte;
+    if (!in.Take(1, length_byte) || !in.Take(static_cast<unsigned char>(length_byte[0]), scope)) {
+      return false;
+    }
+  }
+  return index >= 1;
+}
+
 }  // namespace
 
 std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events) {
@@ -99,14 +115,32 @@ std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events) {
   return out;
 }
 
+bool HasScopedId(absl::string_view record) {
+  return !record.empty() && static_cast<unsigned char>(record[0]) == kScoped;
+}
+
+bool HoldsScopeOf(absl::string_view scopes, absl::string_view record) {
+  absl::string_view scope;
+  return record.size() >= 2 && ScopeAt(scopes, static_cast<unsigned char>(record[1]), scope);
+}
+
 absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_view record,
-                                                                 std::int64_t last, int n) {
+                                                                 std::int64_t last, int n,
+                                                                 absl::string_view scopes) {
   Reader in(record);
-  absl::string_view length_byte, command_id;
-  if (!in.Take(1, length_byte) ||
-      !in.Take(static_cast<unsigned char>(length_byte[0]), command_id) || !in.Skip(8) || n < 1) {
+  absl::string_view length_byte, rest, scope;
+  if (HasScopedId(record)) {
+    absl::string_view index_byte;
+    if (!in.Skip(1) || !in.Take(1, index_byte) ||
+        !ScopeAt(scopes, static_cast<unsigned char>(index_byte[0]), scope)) {
+      return Damaged();
+    }
+  }
+  if (!in.Take(1, length_byte) || !in.Take(static_cast<unsigned char>(length_byte[0]), rest) ||
+      !in.Skip(8) || n < 1) {
     return Damaged();
   }
+  const std::string command_id = absl::StrCat(scope, rest);
   std::vector<arbiter::v1::GameEvent> events(n);
   std::int64_t previous = 0;
   for (int i = 0; i < n; ++i) {
@@ -122,7 +156,7 @@ absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_vi
     if (!in.Varint(schema) || !in.Varint(delta) || !in.Bytes(body)) return Damaged();
     previous += UnZigZag(delta);
     e.set_version(last - n + 1 + i);
-    e.set_command_id(std::string(command_id));
+    e.set_command_id(command_id);
     e.set_recorded_at_ms(previous);
     e.set_schema_version(static_cast<std::uint32_t>(schema));
     e.mutable_body()->set_type_url(std::string(url));

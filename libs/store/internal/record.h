@@ -20,10 +20,20 @@ namespace store::internal {
 // entry's ID gives the versions, the record's header the command id.
 std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events);
 
+// Whether the record's command id is stored scoped: its caller's scope by its index in the game's
+// list of scopes (field u of the game's hash, redis_scripts.h "Records"), which DecodeRecord then
+// needs.
+bool HasScopedId(absl::string_view record);
+
+// Whether `scopes` (a game's field u) holds the scope a scoped record names.
+bool HoldsScopeOf(absl::string_view scopes, absl::string_view record);
+
 // A whole record (header and events) of the entry "<last>-<n>": its events with versions
-// last-n+1..last and the header's command id. Fails on a damaged record.
+// last-n+1..last and the header's command id, a scoped one completed from `scopes` (the game's
+// field u). Fails on a damaged record, and on a scope that `scopes` does not hold.
 absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_view record,
-                                                                 std::int64_t last, int n);
+                                                                 std::int64_t last, int n,
+                                                                 absl::string_view scopes = "");
 
 }  // namespace store::internal
 
