@@ -125,12 +125,11 @@ class FirehoseTest : public ::testing::Test {
     ++version;
   }
 
-  std::shared_ptr<TestStream> Subscribe(const std::string& position = "",
-                                        size_t max_backlog = 0) {
+  std::shared_ptr<TestStream> Subscribe(const std::string& position = "", size_t max_backlog = 0) {
     auto stream = std::make_shared<TestStream>(max_backlog);
-    absl::Status st = firehose_.Subscribe(service::Principal{.role = service::Role::kPlatform},
-                                          arbitration::Viewer{}, /*insecure=*/false, position,
-                                          stream);
+    absl::Status st =
+        firehose_.Subscribe(service::Principal{.role = service::Role::kPlatform},
+                            arbitration::Viewer{}, /*insecure=*/false, position, stream);
     EXPECT_TRUE(st.ok()) << st;
     return stream;
   }
