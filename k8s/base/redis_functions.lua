@@ -174,14 +174,26 @@ local function find(KEYS, game, command_id, form)
   return nil
 end
 
+-- The shard's feed (KEYS[7], game_feed.h): one entry per append, the game and the versions it
+-- wrote ("<last>-<n>", as the log's ID), not the events again. IDs "1-<sequence>": Redis numbers
+-- the sequence itself (1-*), one more than the last, so a reader tells a gap (trimmed entries)
+-- from the sequences alone. Trimmed to about ARGV[11] entries (MAXLEN ~: whole nodes, cheap);
+-- '' or '0' writes none.
+local function feed(KEYS, ARGV, now, n)
+  local keep = tonumber(ARGV[11] or '0') or 0
+  if keep <= 0 then return end
+  redis.call('XADD', KEYS[7], 'MAXLEN', '~', keep, '1-*', 'g', ARGV[1], 'v', now .. '-' .. n)
+end
+
 local function append(KEYS, ARGV)
   local identity
   if ARGV[3] ~= '' then
     identity = digest('c:' .. ARGV[3], 8)
   else
-    -- Everything the request writes, not the expected tip (a retry may pass another one).
+    -- Everything the request writes, not the expected tip (a retry may pass another one) nor the
+    -- server's settings that follow the events (the feed's retention).
     local parts = {}
-    for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+    for i = 5, 10 do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
     identity = digest('r:' .. table.concat(parts), 8)
   end
   local game = load(KEYS)
@@ -212,6 +224,7 @@ local function append(KEYS, ARGV)
   local record = form .. identity .. ARGV[10]
   local now = version + n
   redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
+  feed(KEYS, ARGV, now, n)
   -- One HSET of the game's hash for what changed: a new caller's scope, and the snapshot when the
   -- caller sends one (every snapshot_every versions, event_log.h) with the filter of the command
   -- ids up to it.

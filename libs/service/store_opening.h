@@ -26,6 +26,8 @@ struct StoreOpeningOptions {
   int redis_pipeline_lanes = 4;  // RedisConnectionOptions::pipeline_lanes
   bool redis_async_flow = true;  // RedisConnectionOptions::async_flow
   std::string redis_key_prefix = "arbiter:";
+  // The entries each shard's feed keeps (store/game_feed.h); 0: the appends write no feed.
+  std::int64_t feed_retention = store::kFeedRetention;
   // The registry the Redis store's failover metrics go to (redis_store_metrics.h); null: none.
   prometheus::Registry* store_metrics = nullptr;
 };

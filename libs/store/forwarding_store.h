@@ -55,6 +55,11 @@ class ForwardingStore : public GameStore {
                                                                     int max_events) override {
     return inner_->WaitForEvents(game_id, after_version, timeout, max_events);
   }
+  absl::StatusOr<FeedPosition> FeedHead() override { return inner_->FeedHead(); }
+  absl::StatusOr<std::vector<FeedEntry>> ReadFeed(const FeedPosition& from, int max_per_shard,
+                                                  absl::Duration wait) override {
+    return inner_->ReadFeed(from, max_per_shard, wait);
+  }
   absl::StatusOr<std::vector<GameEvents>> WaitForAnyEvents(const std::vector<WatchPosition>& games,
                                                            absl::Duration timeout,
                                                            int max_events) override {

@@ -62,4 +62,60 @@ absl::StatusOr<std::string> EventLog::ReadTombstone(absl::string_view) {
   return absl::UnimplementedError("this store does not archive games");
 }
 
+absl::StatusOr<FeedPosition> GameFeed::FeedHead() {
+  return absl::UnimplementedError("this store keeps no feed");
+}
+
+absl::StatusOr<std::vector<FeedEntry>> GameFeed::ReadFeed(const FeedPosition&, int,
+                                                          absl::Duration) {
+  return absl::UnimplementedError("this store keeps no feed");
+}
+
+namespace {
+constexpr char kFeedTokenVersion = 1;
+}  // namespace
+
+std::string EncodeFeedPosition(const FeedPosition& position) {
+  std::string bytes(1, kFeedTokenVersion);
+  for (std::int64_t next : position.next) {
+    auto v = static_cast<std::uint64_t>(next);
+    do {
+      const auto low = static_cast<unsigned char>(v & 0x7f);
+      v >>= 7;
+      bytes.push_back(static_cast<char>(v != 0 ? low | 0x80 : low));
+    } while (v != 0);
+  }
+  return absl::WebSafeBase64Escape(bytes);
+}
+
+absl::StatusOr<FeedPosition> DecodeFeedPosition(absl::string_view token, int num_shards) {
+  auto bad = [](absl::string_view why) {
+    return base::InvalidArgument(kErrBadFeedPosition, absl::StrCat("feed position: ", why));
+  };
+  std::string bytes;
+  if (!absl::WebSafeBase64Unescape(token, &bytes) || bytes.empty() ||
+      bytes[0] != kFeedTokenVersion) {
+    return bad("not a position this server gave");
+  }
+  FeedPosition out;
+  out.next.reserve(static_cast<size_t>(num_shards));
+  size_t i = 1;
+  while (i < bytes.size()) {
+    std::uint64_t v = 0;
+    int shift = 0;
+    while (true) {
+      if (i >= bytes.size() || shift > 56) return bad("truncated");
+      const auto b = static_cast<unsigned char>(bytes[i++]);
+      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      shift += 7;
+      if ((b & 0x80) == 0) break;
+    }
+    out.next.push_back(static_cast<std::int64_t>(v));
+  }
+  if (out.next.size() != static_cast<size_t>(num_shards)) {
+    return bad(absl::StrCat("it names ", out.next.size(), " shards, the store has ", num_shards));
+  }
+  return out;
+}
+
 }  // namespace store

@@ -64,10 +64,11 @@
 // the same gets the original result back (replayed) or ERR_VERSION_CONFLICT, never a second flag.
 // All replicas must compare deadlines on one time base: NowMs() (Redis TIME for the Redis store).
 //
-// The contract is three interfaces, so that a user names only what it uses: the
-// event log (event_log.h), the deadline index (deadline_index.h) and the store's clock
-// (store_clock.h). One backend implements all three: the append writes the deadline update in
-// the same atomic write. The checks both backends make are libs/store/internal's.
+// The contract is four interfaces, so that a user names only what it uses: the
+// event log (event_log.h), the deadline index (deadline_index.h), the store's clock
+// (store_clock.h) and the feed of every append by shard (game_feed.h). One backend implements
+// all four: the append writes the deadline update and the feed entry in the same atomic write. The
+// checks both backends make are libs/store/internal's.
 #ifndef ARBITER_LIBS_STORE_GAME_STORE_H_
 #define ARBITER_LIBS_STORE_GAME_STORE_H_
 
@@ -75,13 +76,14 @@
 #include "libs/store/deadline_index.h"
 #include "libs/store/errors.h"
 #include "libs/store/event_log.h"
+#include "libs/store/game_feed.h"
 #include "libs/store/store_clock.h"
 
 namespace store {
 
 // The store's error codes are libs/store/errors.h's (ERR_VERSION_CONFLICT, ERR_GAME_EXISTS, ...).
 
-class GameStore : public EventLog, public DeadlineIndex, public StoreClock {
+class GameStore : public EventLog, public DeadlineIndex, public StoreClock, public GameFeed {
  public:
   ~GameStore() override = default;
 };

@@ -40,6 +40,7 @@ std::string Identity(const AppendRequest& request) {
 
 MemoryGameStore::MemoryGameStore(MemoryGameStoreOptions options)
     : num_shards_(std::max(1, options.num_deadline_shards)),
+      feed_retention_(std::max<std::int64_t>(1, options.feed_retention)),
       now_ms_(options.now_ms ? std::move(options.now_ms)
                              : [] { return absl::ToUnixMillis(absl::Now()); }),
       shards_(num_shards_) {}
@@ -112,6 +113,12 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
       }
       break;
   }
+  shard.feed.push_back({.shard = DeadlineShard(request.game_id, num_shards_),
+                        .sequence = shard.feed_next++,
+                        .game_id = request.game_id,
+                        .first_version = result.first_version,
+                        .version = result.version});
+  if (static_cast<std::int64_t>(shard.feed.size()) > feed_retention_) shard.feed.pop_front();
   appended_.SignalAll();
   return result;
 }
@@ -303,5 +310,35 @@ absl::StatusOr<bool> MemoryGameStore::ReleaseDeadline(absl::string_view game_id,
 }
 
 absl::StatusOr<std::int64_t> MemoryGameStore::NowMs() { return now_ms_(); }
+
+absl::StatusOr<FeedPosition> MemoryGameStore::FeedHead() {
+  absl::MutexLock lock(&mu_);
+  FeedPosition head;
+  for (const Shard& shard : shards_) head.next.push_back(shard.feed_next);
+  return head;
+}
+
+absl::StatusOr<std::vector<FeedEntry>> MemoryGameStore::ReadFeed(const FeedPosition& from,
+                                                                 int max_per_shard,
+                                                                 absl::Duration wait) {
+  RETURN_IF_ERROR(internal::ValidateFeedRead(from, num_shards_, max_per_shard));
+  const absl::Time deadline = absl::Now() + std::min(wait, kMaxWait);
+  absl::MutexLock lock(&mu_);
+  while (true) {
+    std::vector<FeedEntry> out;
+    for (int s = 0; s < num_shards_; ++s) {
+      const Shard& shard = shards_[s];
+      const std::int64_t next = from.next[s];
+      if (next >= shard.feed_next) continue;
+      const std::int64_t oldest = shard.feed_next - static_cast<std::int64_t>(shard.feed.size());
+      if (next < oldest) return internal::FeedPositionExpired(s, next, oldest);
+      const auto begin = shard.feed.begin() + (next - oldest);
+      const auto end = begin + std::min<std::int64_t>(max_per_shard, shard.feed_next - next);
+      out.insert(out.end(), begin, end);
+    }
+    if (!out.empty()) return out;
+    if (appended_.WaitWithDeadline(&mu_, deadline)) return out;
+  }
+}
 
 }  // namespace store

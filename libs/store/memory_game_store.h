@@ -8,6 +8,7 @@
 #define ARBITER_LIBS_STORE_MEMORY_GAME_STORE_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <set>
@@ -26,6 +27,8 @@ struct MemoryGameStoreOptions {
   int num_deadline_shards = kDefaultDeadlineShards;
   // NowMs(); the wall clock (ms since the Unix epoch) when empty.
   std::function<std::int64_t()> now_ms;
+  // The entries each shard's feed keeps (game_feed.h); a test makes it small to lose some.
+  std::int64_t feed_retention = kFeedRetention;
 };
 
 class MemoryGameStore final : public GameStore {
@@ -59,6 +62,9 @@ class MemoryGameStore final : public GameStore {
   absl::StatusOr<bool> ReleaseDeadline(absl::string_view game_id, absl::string_view owner,
                                        std::int64_t claimable_at_ms) override;
   absl::StatusOr<std::int64_t> NowMs() override;
+  absl::StatusOr<FeedPosition> FeedHead() override;
+  absl::StatusOr<std::vector<FeedEntry>> ReadFeed(const FeedPosition& from, int max_per_shard,
+                                                  absl::Duration wait) override;
 
  private:
   struct Command {
@@ -76,6 +82,8 @@ class MemoryGameStore final : public GameStore {
   struct Shard {
     std::set<std::pair<std::int64_t, std::string>> by_score;
     absl::flat_hash_map<std::string, std::pair<std::int64_t, Deadline>> entries;  // score, entry
+    std::deque<FeedEntry> feed;  // the last feed_retention entries
+    std::int64_t feed_next = 0;  // the next entry's sequence
   };
 
   void SetEntry(Shard& shard, std::int64_t score, Deadline entry)
@@ -85,6 +93,7 @@ class MemoryGameStore final : public GameStore {
   absl::Status Missing(absl::string_view game_id) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int num_shards_;
+  const std::int64_t feed_retention_;
   const std::function<std::int64_t()> now_ms_;
   absl::Mutex mu_;
   absl::CondVar appended_;  // signalled after every append, for WaitForEvents

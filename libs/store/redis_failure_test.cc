@@ -406,6 +406,7 @@ TEST_P(RedisFailureTest, EveryKeyOfAGameSharesItsShardsHashTag) {
     }
     expected.insert(absl::StrCat("arbiter:", tag, ":deadlines"));
     expected.insert(absl::StrCat("arbiter:", tag, ":deadline-info"));
+    expected.insert(absl::StrCat("arbiter:", tag, ":feed"));  // the shard's (game_feed.h)
   }
   EXPECT_EQ(all, expected);
   EXPECT_EQ(*server_->Command({"TYPE", store_->Key("log", "g1")}), "stream");

@@ -186,14 +186,15 @@ std::vector<std::string> RedisGameStore::GameKeys(absl::string_view game_id) con
           Key("cmd", game_id),
           ShardKey("deadlines", shard),
           ShardKey("deadline-info", shard),
-          Key("archived", game_id)};
+          Key("archived", game_id),
+          ShardKey("feed", shard)};
 }
 
 RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& request) const {
   const std::string& id = request.game_id;
   ScriptArgs a;
   a.keys = GameKeys(id);
-  a.args.reserve(10);
+  a.args.reserve(11);
   a.args.insert(a.args.end(), {id, request.command_id, request.fingerprint, request.expected_tip,
                                absl::StrCat(request.expected_version)});
   switch (request.deadline.kind) {
@@ -216,6 +217,7 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   a.args.push_back(absl::StrCat(request.events.size()));
   // The store fills version and command id on read (the entry's ID, the record's header).
   a.args.push_back(internal::EncodeEvents(request.events));
+  a.args.push_back(absl::StrCat(std::max<std::int64_t>(0, options_.feed_retention)));
   return a;
 }
 

@@ -46,6 +46,9 @@ struct RedisGameStoreOptions {
   // Prepended to every key, so several deployments (or tests) can share one Redis.
   std::string key_prefix = "arbiter:";
   int num_deadline_shards = kDefaultDeadlineShards;  // fixed for a deployment
+  // The entries each shard's feed keeps (game_feed.h; about: Redis trims whole nodes). 0: the
+  // appends write no feed (what a feed costs, measured: README.md), and ReadFeed sees nothing.
+  std::int64_t feed_retention = kFeedRetention;
   // connection.min_replica_acks > 0: an append is reported done only once that many replicas
   // have it (WAIT, see redis_client.h); otherwise UNAVAILABLE, and the caller retries it.
 };
@@ -103,6 +106,13 @@ class RedisGameStore final : public GameStore {
   // Redis TIME; through Sentinel, on the time base that survives a failover: the master's TIME
   // minus the skew recorded for that master (below).
   absl::StatusOr<std::int64_t> NowMs() override;
+  // The feeds' last IDs (XINFO STREAM is more; XREVRANGE COUNT 1 per shard, pipelined).
+  absl::StatusOr<FeedPosition> FeedHead() override;
+  // One XREAD (BLOCK) over every shard's feed on one Redis; on a cluster (keys in different
+  // slots), one XREAD per shard sent at once through the masters' pipelines, and, while none has
+  // news, again after a short pause that grows from 2 to 50 ms.
+  absl::StatusOr<std::vector<FeedEntry>> ReadFeed(const FeedPosition& from, int max_per_shard,
+                                                  absl::Duration wait) override;
   // The writers' client's master switches (RedisClient::master_switches).
   std::uint64_t MasterEpoch() override { return client_.master_switches(); }
 
@@ -145,7 +155,7 @@ class RedisGameStore final : public GameStore {
   // The error for a game that is not live: ERR_GAME_ARCHIVED if it was archived, otherwise
   // ERR_GAME_NOT_FOUND (one more round trip, only on a miss).
   absl::Status Missing(absl::string_view game_id);
-  // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived.
+  // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived, feed.
   std::vector<std::string> GameKeys(absl::string_view game_id) const;
   // The events of game_id's log entries, those with from_version <= version <= to_version. A
   // record with a scoped command id needs the game's scopes: `scopes` when the caller read them
@@ -164,6 +174,13 @@ class RedisGameStore final : public GameStore {
   // FCALL_RO of one of the library's read functions.
   absl::StatusOr<RedisReplyPtr> CallReadOnly(const char* function, std::vector<std::string> keys,
                                              std::vector<std::string> args);
+  // Every command at once through the client's pipelines (CommandAsync), each reply in order.
+  std::vector<absl::StatusOr<RedisReplyPtr>> RunAll(RedisClient& client,
+                                                    std::vector<std::vector<std::string>> commands);
+  // The entries of one shard's feed in an XREAD or XRANGE reply, checked against `next` (the
+  // first must be it: ERR_FEED_POSITION_EXPIRED otherwise).
+  absl::Status ParseFeed(int shard, std::int64_t next, const redisReply& entries,
+                         std::vector<FeedEntry>* out);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);
 
   // Redis TIME of the master that answered, and that master's address ("" when it cannot be told:

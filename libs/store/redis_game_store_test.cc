@@ -87,7 +87,8 @@ INSTANTIATE_TEST_SUITE_P(Redis, GameStoreContractTest, ::testing::ValuesIn(Setup
                          testing::StoreFactoryName);
 
 // After an archive the game's keys are gone, its deadline entry too (the shard's index keys with
-// it, being empty), and only the tombstone key is left, under the game's hash tag.
+// it, being empty), and only the tombstone key is left, under the game's hash tag (and the
+// shard's feed, which is every game's of the shard, not this one's).
 TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   std::unique_ptr<GameStore> store = MakeStore({});
   ASSERT_NE(store, nullptr);
@@ -96,13 +97,17 @@ TEST(RedisArchiveTest, OnlyTheTombstoneKeyRemains) {
   ASSERT_TRUE(store->Append(Request("g1", 3, "c2", 1)).ok());
   absl::StatusOr<std::string> keys = RedisEnvironment::server()->Command({"KEYS", "*"});
   ASSERT_TRUE(keys.ok()) << keys.status();
-  // game, log, deadlines, deadline-info: the command ids are in the log's records.
-  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')).size(), 4u) << *keys;
+  // game, log, deadlines, deadline-info, the shard's feed: the command ids are in the log's
+  // records.
+  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')).size(), 5u) << *keys;
   absl::StatusOr<ArchiveResult> archived = store->Archive({"g1", 4, "done"});
   ASSERT_TRUE(archived.ok()) << archived.status();
   keys = RedisEnvironment::server()->Command({"KEYS", "*"});
   ASSERT_TRUE(keys.ok()) << keys.status();
-  EXPECT_EQ(*keys, redis->Key("archived", "g1"));
+  EXPECT_EQ(std::set<std::string>(absl::StrSplit(*keys, '\n')),
+            (std::set<std::string>{
+                redis->Key("archived", "g1"),
+                redis->ShardKey("feed", DeadlineShard("g1", kDefaultDeadlineShards))}));
   EXPECT_EQ(*RedisEnvironment::server()->Command({"TYPE", redis->Key("archived", "g1")}), "hash");
 }
 
@@ -293,34 +298,55 @@ TEST(RedisCommandIdsTest, AScopedIdIsItsCallersWithTheScopeStoredOnce) {
   EXPECT_EQ(written.find(std::string(32, 'a'), scope + 1), std::string::npos) << written;
 }
 
-// One move, as the services append it (one event, the snapshot not due, the deadline bound kept):
-// one XADD in the AOF, no MULTI/EXEC around it, and no more bytes than the move's record needs.
-TEST(RedisBytesTest, AMoveIsOneCommandInTheAof) {
-  std::unique_ptr<GameStore> store = MakeStore({});
-  ASSERT_NE(store, nullptr);
+// What one move, as the services append it (one event, the snapshot not due, the deadline bound
+// kept), adds to the AOF after `before`.
+std::string MoveInTheAof(RedisGameStoreOptions options) {
+  std::unique_ptr<GameStore> store = MakeStore(std::move(options));
+  if (store == nullptr) return "";
   RedisServer& admin = *RedisEnvironment::server();
   AppendRequest create = Request("g1", 0, "c0", 1, DeadlineUpdate::Bound(5000));
   create.snapshot_every = 16;
-  ASSERT_TRUE(store->Append(create).ok());
+  EXPECT_TRUE(store->Append(create).ok());
   // The AOF's open increment (appendfsync always: the write is in it when the reply comes).
   std::string incr;
   for (const auto& f : std::filesystem::directory_iterator(admin.dir() + "/appendonlydir")) {
     if (absl::EndsWith(f.path().string(), ".incr.aof")) incr = f.path().string();
   }
-  ASSERT_FALSE(incr.empty());
+  EXPECT_FALSE(incr.empty());
+  if (incr.empty()) return "";
   const auto before = std::filesystem::file_size(incr);
   AppendRequest move = Request("g1", 1, "c1", 1, DeadlineUpdate::Bound(6000));
   move.snapshot_every = 16;
-  ASSERT_TRUE(store->Append(move).ok());
+  EXPECT_TRUE(store->Append(move).ok());
   std::ifstream in(incr, std::ios::binary);
   in.seekg(static_cast<std::streamoff>(before));
-  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Without the feed: one XADD in the AOF, no MULTI/EXEC around it, and no more bytes than the
+// move's record needs.
+TEST(RedisBytesTest, AMoveIsOneCommandInTheAof) {
+  const std::string written = MoveInTheAof({.feed_retention = 0});
   EXPECT_TRUE(absl::StartsWith(written, "*5\r\n$4\r\nXADD\r\n")) << written;
   EXPECT_FALSE(absl::StrContains(written, "MULTI")) << written;
   EXPECT_EQ(written.find("\r\n*"), std::string::npos) << "one command: " << written;
   // Framing, key, ID "2-1", field, and the record: command id "c1", identity, the event (its
   // type URL inline here: a test body, not a known envelope).
   EXPECT_LE(written.size(), 150u) << written;
+}
+
+// With the feed (the default): the log's XADD and the feed's, with its ID as Redis made it (the
+// replicas and a restart get the same sequence) and its trimming as done (MAXLEN = the length
+// left), in one MULTI/EXEC; the feed's entry is the game and its versions, not the events again.
+TEST(RedisBytesTest, AMoveAndItsFeedEntryAreOneTransactionInTheAof) {
+  const std::string written = MoveInTheAof({});
+  EXPECT_TRUE(absl::StartsWith(written, "*1\r\n$5\r\nMULTI\r\n")) << written;
+  EXPECT_TRUE(absl::StrContains(written,
+                                "\r\n$3\r\n1-1\r\n$1\r\ng\r\n$2\r\ng1\r\n$1\r\nv\r\n$3\r\n2-1\r\n"))
+      << written;
+  EXPECT_TRUE(absl::EndsWith(written, "*1\r\n$4\r\nEXEC\r\n")) << written;
+  // The move's 150 and at most 130 for the feed's entry and the transaction.
+  EXPECT_LE(written.size(), 280u) << written;
 }
 
 // The tip names what the append wrote, not only its command id: the same command decided again

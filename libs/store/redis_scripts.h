@@ -23,6 +23,10 @@
 //   until>|<owner>"
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
+//   P{S}:feed         stream the shard's feed (game_feed.h): one entry per append, ID
+//                            "1-<sequence>" (0, 1, 2, ... numbered by Redis: XADD 1-*), fields
+//                            g = game id, v = "<last version>-<number of events>"; trimmed to
+//                            about the retention (MAXLEN ~)
 //
 // Records (arbiter_v3): the command id, either one byte of its length and the id, or, for a
 // client's id scoped to its caller ("u:<32 hex>/<client id>", command_ids.h), the byte 255, the
@@ -47,10 +51,11 @@ namespace store::redis_scripts {
 // then run side by side during a rolling upgrade.
 inline constexpr char kLibrary[] = "arbiter_v3";
 
-// KEYS: game, log, cmd, deadlines, deadline-info, archived.
+// KEYS: game, log, cmd, deadlines, deadline-info, archived, feed (the shard's).
 // ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
 //   version, deadline kind ("keep"|"set"|"clear"|"bound"), deadline ms, snapshot ("": not
-//   written by this append), number of events, the events (internal/record.h).
+//   written by this append), number of events, the events (internal/record.h), the feed's
+//   retention in entries ("0": no feed entry; not part of the command's identity).
 // Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
 // {"EXISTS"|"CONFLICT", version},
 // {"TIP", version} (at the expected version by another append than the expected tip),
@@ -61,7 +66,7 @@ inline constexpr char kAppend[] = "arbiter_v3_append";
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
 inline constexpr char kLookup[] = "arbiter_v3_lookup";
 
-// KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
+// KEYS: game, log, cmd, deadlines, deadline-info, archived, feed (as kAppend's; no feed entry).
 // ARGV: game id, expected version, tombstone.
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.

@@ -25,6 +25,7 @@
 #include "libs/service/errors.h"
 #include "libs/service/fingerprint.h"
 #include "libs/store/command_ids.h"
+#include "libs/store/errors.h"
 #include "libs/store/game_store.h"
 #include "services/arbitration/move_stream.h"
 
@@ -37,7 +38,6 @@ using arbitration::CommandOptions;
 using arbitration::CommandResult;
 using arbitration::FillView;
 using arbitration::GameState;
-using arbitration::RedactActor;
 using arbitration::Seen;
 using arbitration::SeenBy;
 using arbitration::Viewer;
@@ -53,6 +53,8 @@ constexpr size_t kMaxTextLength = 1024;   // a reason
 constexpr size_t kMaxArticleLength = 64;  // "10.2a", "Appendix D1b"
 constexpr size_t kMaxNameLength = 256;    // ids, names, event, site, round
 constexpr int kMaxDelayPlies = 1000;
+// A WatchGames position: a varint per shard, base64 (at most 10 bytes each of 1,024 shards).
+constexpr size_t kMaxPositionLength = 16 * 1024;
 constexpr std::int64_t kMaxDelayMs = 24LL * 3600 * 1000;
 
 std::string Method(absl::string_view name) {
@@ -231,6 +233,8 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true, true});
   }
+  // The firehose: every role, each sees the games it may (firehose.h).
+  env_->policy().Add({Method("WatchGames"), service::kAllRoles, false, false});
   async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
                                                  &ArbitrationService::SubmitMove));
   // The stream: opened by whoever may move; each of its moves is admitted as a SubmitMove.
@@ -247,12 +251,27 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
             StartWatch(ctx, req, std::move(out));
           },
           static_cast<size_t>(std::max(1, options_.max_watch_backlog))));
+  // WatchGames: a slow reader is cut off as a WatchGame watcher is (firehose.h).
+  firehose_ = std::make_unique<Firehose>(
+      authority_->store(), watch_pool_.get(),
+      [authority = authority_] { return authority->NowMs(); },
+      FirehoseOptions{.max_backlog = std::max(1, options_.max_watch_backlog)});
+  async_.push_back(
+      std::make_unique<
+          service::AsyncServerStream<ArbitrationService, v1::WatchGamesRequest, v1::GamesUpdate>>(
+          this, &ArbitrationService::RequestWatchGames,
+          [this](grpc::ServerContext* ctx, const v1::WatchGamesRequest& req,
+                 std::shared_ptr<service::StreamWriter<v1::GamesUpdate>> out) {
+            StartWatchGames(ctx, req, std::move(out));
+          },
+          static_cast<size_t>(std::max(1, options_.max_watch_backlog))));
   delay_ticker_.Start(std::min(options_.watch_poll, absl::Milliseconds(50)),
                       [this] { ReleaseDelayed(); });
 }
 
 ArbitrationService::~ArbitrationService() {
   delay_ticker_.Stop();
+  firehose_.reset();
   watch_pool_.reset();
   pool_.reset();
 }
@@ -978,21 +997,7 @@ class GameWatch final : public service::WatchHub::Listener {
     const std::int64_t visible = static_cast<std::int64_t>(
         viewer_.delayed ? VisibleEvents(events_, now_ms) : events_.size());
     for (std::int64_t v = sent_ + 1; v <= visible; ++v) {
-      v1::GameUpdate update;
-      update.set_version(v);
-      *update.mutable_event() = events_[v - 1];
-      if (!viewer_.advice && update.event().has_claim()) {
-        update.mutable_event()->mutable_claim()->clear_advice();  // 12.2
-      }
-      if (update.event().has_move_sealed()) {
-        // Appendix A: the sealed box and the wrapped key are the arbiter's safe, for nobody.
-        update.mutable_event()->mutable_move_sealed()->clear_box();
-        update.mutable_event()->mutable_move_sealed()->clear_wrapped_key();
-      }
-      std::string command_id = command_ids_[v - 1];
-      RedactActor(viewer_, update.mutable_event(), &command_id);
-      update.set_command_id(std::move(command_id));
-      if (!out_->Write(std::move(update))) {
+      if (!out_->Write(ViewedUpdate(viewer_, v, events_[v - 1], command_ids_[v - 1]))) {
         return FailLocked(
             base::Error(service::kErrWatchTooSlow,
                         absl::StrCat("the watcher fell behind; resume from version ",
@@ -1068,6 +1073,27 @@ void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequ
   watch->CatchUp(authority_->NowMs());
 }
 
+void ArbitrationService::StartWatchGames(
+    grpc::ServerContext* ctx, const v1::WatchGamesRequest& req,
+    std::shared_ptr<service::StreamWriter<v1::GamesUpdate>> out) {
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGames"), &req);
+  if (!who.ok()) return out->Finish(service::ToGrpcStatus(who.status()));
+  if (req.position().size() > kMaxPositionLength) {
+    return out->Finish(service::ToGrpcStatus(
+        base::Error(store::kErrBadFeedPosition,
+                    absl::StrCat("position: at most ", kMaxPositionLength, " characters"))));
+  }
+  auto open = [this, who = *std::move(who), position = req.position(), out] {
+    absl::Status subscribed =
+        firehose_->Subscribe(who, ViewerOf(*env_, who), env_->insecure(), position, out);
+    if (!subscribed.ok()) out->Finish(service::ToGrpcStatus(subscribed));
+  };
+  if (!watch_pool_->Submit(std::move(open))) {
+    out->Finish(
+        service::ToGrpcStatus(base::Error(service::kErrShuttingDown, "the server is stopping")));
+  }
+}
+
 void ArbitrationService::ReleaseDelayed() {
   std::vector<std::shared_ptr<GameWatch>> watches;
   {
@@ -1077,6 +1103,7 @@ void ArbitrationService::ReleaseDelayed() {
   }
   const std::int64_t now = authority_->NowMs();
   for (const std::shared_ptr<GameWatch>& w : watches) w->Release(now);
+  if (firehose_ != nullptr) firehose_->Release(now);
 }
 
 }  // namespace arbitration_service

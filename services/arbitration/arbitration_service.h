@@ -21,6 +21,7 @@
 //   AdjournGame, ResumeAdjournedGame,              arbiter, service (Appendix A)
 //   ReportEnvelopeLost
 //   GetGame, WatchGame, ExportPgn                  every role
+//   WatchGames (the firehose, firehose.h)          every role, each seeing the games it may
 //   ArchiveGame                                    platform, service (a game that is over
 //                                                  leaves the live store)
 //   GetSignedRecord                                platform, arbiter, service, player (own game)
@@ -66,6 +67,7 @@
 #include "libs/service/ticker.h"
 #include "libs/service/watch_hub.h"
 #include "proto/arbiter/v1/arbitration.grpc.pb.h"
+#include "services/arbitration/firehose.h"
 
 namespace arbitration_service {
 
@@ -90,9 +92,11 @@ struct ServiceOptions {
 };
 
 // gRPC takes a method as async only when marked so on a base still synchronous.
-using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_WatchGame<
-    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
-        arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<arbiter::v1::Arbitration::Service>>>;
+using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_WatchGames<
+    arbiter::v1::Arbitration::WithAsyncMethod_WatchGame<
+        arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
+            arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<
+                arbiter::v1::Arbitration::Service>>>>;
 
 class GameWatch;
 
@@ -220,6 +224,10 @@ class ArbitrationService final : public ArbitrationBase {
                  std::shared_ptr<service::StreamWriter<arbiter::v1::GameUpdate>> out);
   // Observers' moves the broadcast delay releases by time (the delay ticker).
   void ReleaseDelayed();
+  // WatchGames, from its arrival on a completion queue: admitted there, subscribed on the watch
+  // workers (the feed's head is a store read).
+  void StartWatchGames(grpc::ServerContext* ctx, const arbiter::v1::WatchGamesRequest& req,
+                       std::shared_ptr<service::StreamWriter<arbiter::v1::GamesUpdate>> out);
 
   // Appendix A: `command` gets the sealed move in clear when the game's envelope is closed (the
   // rulings open it only when the replying player is present, A7).
@@ -238,6 +246,8 @@ class ArbitrationService final : public ArbitrationBase {
   absl::Mutex watches_mu_;
   absl::flat_hash_map<const GameWatch*, std::shared_ptr<GameWatch>> delayed_
       ABSL_GUARDED_BY(watches_mu_);
+  // WatchGames: one feed reader for every subscriber of this replica (firehose.h).
+  std::unique_ptr<Firehose> firehose_;
   service::Ticker delay_ticker_;
 };
 

@@ -12,6 +12,9 @@ ABSL_FLAG(std::string, arbitration_key_prefix, "arbiter:games:",
           "arbitration: the Redis key prefix of the games (never the clock authority's)");
 ABSL_FLAG(int, arbitration_deadline_shards, store::kDefaultDeadlineShards,
           "arbitration: deadline index shards of the games; fixed for a deployment");
+ABSL_FLAG(int64_t, arbitration_feed_retention, store::kFeedRetention,
+          "arbitration: the entries each shard's feed keeps for WatchGames (about: Redis trims "
+          "whole nodes); a position older is ERR_FEED_POSITION_EXPIRED; 0 = no feed");
 ABSL_FLAG(bool, arbitration_timers, true,
           "arbitration: fire flags and defaults (6.9, 6.7) from this process");
 ABSL_FLAG(absl::Duration, arbitration_sweep_interval, absl::Milliseconds(500),
@@ -73,6 +76,7 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .redis_pipeline_lanes = absl::GetFlag(FLAGS_arbitration_redis_pipeline_lanes),
           .redis_async_flow = absl::GetFlag(FLAGS_arbitration_redis_async_flow),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
+          .feed_retention = absl::GetFlag(FLAGS_arbitration_feed_retention),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),
           .analysis_target = absl::GetFlag(FLAGS_analysis_target),

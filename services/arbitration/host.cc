@@ -170,6 +170,7 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                                         .redis_pipeline_lanes = options.redis_pipeline_lanes,
                                         .redis_async_flow = options.redis_async_flow,
                                         .redis_key_prefix = options.redis_key_prefix,
+                                        .feed_retention = options.feed_retention,
                                         .store_metrics = env->metrics().registry().get()}));
   host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   ASSIGN_OR_RETURN(host->analyst_, MakeAnalyst(config, env, options));

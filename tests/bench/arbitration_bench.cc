@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,6 +72,9 @@ ABSL_FLAG(
     "platform does once it holds the record: Redis then keeps the games in play only");
 ABSL_FLAG(bool, command_ids, true, "send a command id with every move, as a platform that retries");
 ABSL_FLAG(absl::Duration, duration, absl::Seconds(10), "measured time");
+ABSL_FLAG(bool, firehose, false,
+          "follow every game on one WatchGames stream while the moves flow, and report the p99 "
+          "from a move's append (its recorded instant) to its delivery on the stream");
 ABSL_FLAG(absl::Duration, warmup, absl::Seconds(2), "unmeasured time first");
 ABSL_FLAG(std::string, server_flags, "", "extra flags for arbiterd, comma-separated");
 ABSL_FLAG(std::string, redis_config, "",
@@ -799,6 +803,75 @@ void MeasureValidation(std::shared_ptr<grpc::Channel> channel, int calls, int co
               per_call_us > 0 ? cpu_per_move_us / per_call_us : 0.0, cpu_per_move_us, per_call_us);
 }
 
+// --firehose: one WatchGames stream following every game, as a platform does; each move's delay
+// from its recorded instant (the server's clock, on this machine) to its arrival here.
+class FirehoseFollower {
+ public:
+  explicit FirehoseFollower(std::shared_ptr<grpc::Channel> channel)
+      : stub_(v1::Arbitration::NewStub(channel)) {
+    reader_ = stub_->WatchGames(&call_, v1::WatchGamesRequest());
+    v1::GamesUpdate first;  // the starting position: the stream is open
+    if (!reader_->Read(&first)) Die("WatchGames: " + reader_->Finish().error_message());
+    thread_ = std::thread([this] { Read(); });
+  }
+
+  // Moves recorded in [from, until) count.
+  void Measure(absl::Time from, absl::Time until) {
+    from_ms_ = absl::ToUnixMillis(from);
+    until_ms_ = absl::ToUnixMillis(until);
+  }
+
+  void Stop() {
+    call_.TryCancel();
+    thread_.join();
+  }
+
+  void Report() {
+    std::lock_guard<std::mutex> lock(mu_);
+    const bench::Percentiles p = bench::Of(delays_);
+    std::printf(
+        "  firehose p99 %.0f ms (p50 %.0f ms, max %.0f ms; %zu moves delivered on one WatchGames "
+        "stream in %llu updates, %llu events in all%s)\n",
+        p.p99, p.p50, p.max, delays_.size(), static_cast<unsigned long long>(updates_),
+        static_cast<unsigned long long>(events_), ended_.empty() ? "" : (", " + ended_).c_str());
+  }
+
+ private:
+  void Read() {
+    v1::GamesUpdate update;
+    while (reader_->Read(&update)) {
+      const std::int64_t now = absl::ToUnixMillis(absl::Now());
+      std::lock_guard<std::mutex> lock(mu_);
+      ++updates_;
+      for (const v1::GameUpdate& e : update.events()) {
+        ++events_;
+        if (!e.event().has_move()) continue;
+        const std::int64_t at = e.event().at_ms();
+        if (at >= from_ms_.load() && at < until_ms_.load()) {
+          delays_.push_back(static_cast<double>(now - at));
+        }
+      }
+    }
+    const grpc::Status st = reader_->Finish();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (st.error_code() != grpc::StatusCode::CANCELLED) {
+      ended_ = absl::StrCat("the stream ended: ", st.error_message());
+    }
+  }
+
+  std::unique_ptr<v1::Arbitration::Stub> stub_;
+  grpc::ClientContext call_;
+  std::unique_ptr<grpc::ClientReader<v1::GamesUpdate>> reader_;
+  std::thread thread_;
+  std::atomic<std::int64_t> from_ms_{std::numeric_limits<std::int64_t>::max()};
+  std::atomic<std::int64_t> until_ms_{0};
+  std::mutex mu_;
+  std::vector<double> delays_;
+  std::uint64_t updates_ = 0;
+  std::uint64_t events_ = 0;
+  std::string ended_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -865,8 +938,19 @@ int main(int argc, char** argv) {
     if (!set.ok()) Die(set.status().ToString());
   }
   bench::AofMeter aof(*redis->server);
+  std::unique_ptr<FirehoseFollower> firehose;
+  if (absl::GetFlag(FLAGS_firehose)) {
+    firehose = std::make_unique<FirehoseFollower>(channel);
+    const absl::Time from = absl::Now() + absl::GetFlag(FLAGS_warmup);
+    firehose->Measure(from, from + absl::GetFlag(FLAGS_duration));
+  }
   load.Run(rate, concurrency, absl::GetFlag(FLAGS_warmup), absl::GetFlag(FLAGS_duration),
            {0, redis->pid, (*server)->pid()}, aof);
+  if (firehose != nullptr) {
+    absl::SleepFor(absl::Seconds(1));  // what the measured time appended reaches the stream
+    firehose->Stop();
+    firehose->Report();
+  }
   // Every slot's game is live (played out ones were archived): Redis's growth over them. It
   // includes what ended games leave behind (their archive tombstones and command records' keys).
   absl::StatusOr<bench::RedisInfo> full = bench::ReadRedisInfo(*redis->server);

@@ -1300,6 +1300,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"ReportEnvelopeLost", NO,    NO,     FP,      NO,       FP},
       {"GetGame",         OK,       OK,     OK,      OK,       OK},
       {"WatchGame",       OK,       OK,     OK,      OK,       OK},
+      {"WatchGames",      OK,       OK,     OK,      OK,       OK},
       {"ExportPgn",       OK,       OK,     OK,      OK,       OK},
       {"ArchiveGame",     OK,       NO,     NO,      NO,       OK},
       // This server has no signing key: whoever may read the record is told so.
@@ -1530,6 +1531,11 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              const auto req = ForGame<v1::WatchGameRequest>(ready());
              Call call(t(req.game_id(), kWhite));
              return FirstMessage(&call, stub->WatchGame(&call, req).get());
+           }},
+          {"WatchGames",
+           [&](auto& t) {
+             Call call(t(ready(), kWhite));
+             return FirstMessage(&call, stub->WatchGames(&call, v1::WatchGamesRequest()).get());
            }},
           {"ExportPgn",
            [&](auto& t) {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # arbiterd --http_address driven with curl: a unary call, its errors (HTTP status and the
 # google.rpc.Status body with its ErrorInfo), the same auth as gRPC, a bidirectional stream and a
-# server stream as NDJSON, and the gateway's own refusals (404, 405, 411, 413, bad JSON).
+# server stream as NDJSON (WatchGame, and WatchGames resumed from a position), and the gateway's own
+# refusals (404, 405, 411, 413, bad JSON).
 set -euo pipefail
 root="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-arbiter}"
 server_bin="$root/services/arbiterd/arbiterd"
@@ -110,6 +111,25 @@ grep -q '"created"' "$out" || fail "WatchGame: no created event"
 # A stream refused before its first message is an ordinary error.
 code=$(post arbiter.v1.Arbitration/WatchGame "$arbiter" '{"gameId": "nosuchgame"}' --max-time 5)
 [ "$code" = 404 ] || fail "WatchGame of no game: HTTP $code"
+
+# The firehose: every game on one stream as NDJSON, each line a game's new events and the position
+# to resume from; resumed from the first line's position, the move made meanwhile comes.
+set +e
+code=$(post arbiter.v1.Arbitration/WatchGames "$platform" '{}' --max-time 1 2>/dev/null)
+set -e
+[ "$code" = 200 ] || fail "WatchGames: HTTP $code"
+position=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["result"]["position"])' "$out") \
+  || fail "WatchGames: no position on the first line"
+black=$(token player bob '{"game": "h1", "color": "black"}')
+code=$(post arbiter.v1.Arbitration/SubmitMove "$black" '{"gameId": "h1", "move": "e5"}')
+[ "$code" = 200 ] || fail "SubmitMove e5: HTTP $code"
+set +e
+code=$(post arbiter.v1.Arbitration/WatchGames "$platform" "{\"position\": \"$position\"}" --max-time 2 2>/dev/null)
+set -e
+[ "$code" = 200 ] || fail "WatchGames resumed: HTTP $code"
+grep -q '"gameId":"h1"' "$out" && grep -q '"san":"e5"' "$out" || fail "WatchGames resumed: no e5 of h1"
+code=$(post arbiter.v1.Arbitration/WatchGames "$platform" '{"position": "nonsense"}' --max-time 5)
+[ "$code" = 400 ] && grep -q '"reason":"ERR_BAD_FEED_POSITION"' "$out" || fail "bad position: HTTP $code"
 
 # The gateway's own refusals.
 code=$(post arbiter.v1.RulesValidation/NoSuchMethod "$platform" '{}')

@@ -168,6 +168,28 @@ absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shar
   return absl::OkStatus();
 }
 
+absl::Status ValidateFeedRead(const FeedPosition& from, int num_shards, int max_per_shard) {
+  if (from.next.size() != static_cast<size_t>(num_shards)) {
+    return base::InvalidArgument(kErrBadFeedPosition,
+                                 absl::StrCat("a feed position names ", from.next.size(),
+                                              " shards, the store has ", num_shards));
+  }
+  for (std::int64_t next : from.next) {
+    if (next < 0) return base::InvalidArgument(kErrBadFeedPosition, "negative feed position");
+  }
+  if (max_per_shard < 1 || max_per_shard > kMaxFeedRead) {
+    return Bad(absl::StrCat("max_per_shard must be in [1, ", kMaxFeedRead, "]"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FeedPositionExpired(int shard, std::int64_t next, std::int64_t oldest) {
+  return base::Error(kErrFeedPositionExpired,
+                     absl::StrCat("the feed of shard ", shard, " no longer keeps entry ", next,
+                                  " (the oldest kept is ", oldest,
+                                  "): rebuild from the games and take a new position"));
+}
+
 absl::Status ValidatePeek(int shard, int num_shards, int max) {
   if (absl::Status st = ValidateShard(shard, num_shards); !st.ok()) return st;
   if (max <= 0 || max > kMaxClaim) return Bad(absl::StrCat("max must be in [1, ", kMaxClaim, "]"));

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "libs/store/event_log.h"
+#include "libs/store/game_feed.h"
 #include "proto/arbiter/v1/store.pb.h"
 
 namespace store::internal {
@@ -27,6 +28,13 @@ absl::Status ValidateShard(int shard, int num_shards);
 absl::Status ValidateWait(absl::string_view game_id, std::int64_t after_version, int max_events);
 // WaitForAnyEvents's arguments: 1..kMaxWatchedAtOnce valid games, all in one shard, each once.
 absl::Status ValidateWatch(const std::vector<WatchPosition>& games, int num_shards, int max_events);
+
+// ReadFeed's arguments (game_feed.h): a position of num_shards shards, none negative, and
+// 1..kMaxFeedRead entries per shard.
+absl::Status ValidateFeedRead(const FeedPosition& from, int num_shards, int max_per_shard);
+// OUT_OF_RANGE ERR_FEED_POSITION_EXPIRED: shard's entry `next` is gone, the oldest kept is
+// `oldest`.
+absl::Status FeedPositionExpired(int shard, std::int64_t next, std::int64_t oldest);
 
 // WaitForEvents as both backends answer it once the game is known to exist: the watch of it alone
 // (WaitForAnyEvents), its events, or none at the timeout (one archived meanwhile has no more).

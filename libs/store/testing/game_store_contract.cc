@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -1316,6 +1317,134 @@ TEST_P(GameStoreContractTest, ABoundMovesTheDeadlineOnlyEarlier) {
   EXPECT_EQ((*d)->deadline_ms, 9000);
   EXPECT_THAT(store_->Append(Request("g1", 6, "c6", 1, DeadlineUpdate::Bound(-1))),
               HasErrorCode(kErrBadArgument));
+}
+
+// --- The feed (game_feed.h) ---------------------------------------------------------------------
+
+std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> Appends(
+    const std::vector<FeedEntry>& entries) {
+  std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> out;
+  for (const FeedEntry& e : entries) out.emplace_back(e.game_id, e.first_version, e.version);
+  return out;
+}
+
+// Where a reader stands after `entries`.
+FeedPosition After(FeedPosition at, const std::vector<FeedEntry>& entries) {
+  for (const FeedEntry& e : entries) {
+    EXPECT_EQ(e.sequence, at.next[e.shard]) << e.game_id << " out of order";
+    at.next[e.shard] = e.sequence + 1;
+  }
+  return at;
+}
+
+TEST_P(GameStoreContractTest, TheFeedRecordsEachAppendOnceInItsShard) {
+  const int n = store_->NumDeadlineShards();
+  const std::string a = GameIdInShard(1 % n, n, 0);
+  const std::string b = GameIdInShard(1 % n, n, 1);
+  const std::string c = n > 1 ? GameIdInShard(2 % n, n, 0) : GameIdInShard(0, n, 2);
+  absl::StatusOr<FeedPosition> head = store_->FeedHead();
+  ASSERT_OK(head);
+  ASSERT_EQ(head->next.size(), static_cast<size_t>(n));
+  AppendOk(*store_, Request(a, 0, "c1", 2));
+  AppendOk(*store_, Request(b, 0, "c1", 1));
+  AppendOk(*store_, Request(c, 0, "c1", 1));
+  AppendOk(*store_, Request(a, 2, "c2", 3));
+  // A retry writes nothing, no feed entry either; nor does a refused append.
+  ASSERT_OK(store_->Append(Request(a, 2, "c2", 3)));
+  EXPECT_THAT(store_->Append(Request(b, 5, "c9", 1)), HasErrorCode(kErrVersionConflict));
+  absl::StatusOr<std::vector<FeedEntry>> got = store_->ReadFeed(*head, 100, absl::Seconds(1));
+  ASSERT_OK(got);
+  std::vector<FeedEntry> in_a_shard, in_c_shard;
+  for (const FeedEntry& e : *got) (e.game_id == c ? in_c_shard : in_a_shard).push_back(e);
+  using Append = std::tuple<std::string, std::int64_t, std::int64_t>;
+  EXPECT_THAT(Appends(in_a_shard), ElementsAre(Append{a, 1, 2}, Append{b, 1, 1}, Append{a, 3, 5}));
+  EXPECT_THAT(Appends(in_c_shard), ElementsAre(Append{c, 1, 1}));
+  const FeedPosition after = After(*head, *got);
+  absl::StatusOr<FeedPosition> now = store_->FeedHead();
+  ASSERT_OK(now);
+  EXPECT_EQ(*now, after);
+  // Nothing after it: empty at the timeout.
+  got = store_->ReadFeed(after, 100, absl::Milliseconds(50));
+  ASSERT_OK(got);
+  EXPECT_THAT(*got, IsEmpty());
+  // The position as a client holds it.
+  absl::StatusOr<FeedPosition> decoded = DecodeFeedPosition(EncodeFeedPosition(after), n);
+  ASSERT_OK(decoded);
+  EXPECT_EQ(*decoded, after);
+}
+
+TEST_P(GameStoreContractTest, AFeedReaderWakesOnAnAppendAndResumesWithoutRepeats) {
+  const int n = store_->NumDeadlineShards();
+  const std::string a = GameIdInShard(5 % n, n, 0);
+  absl::StatusOr<FeedPosition> head = store_->FeedHead();
+  ASSERT_OK(head);
+  std::thread writer([&] {
+    absl::SleepFor(absl::Milliseconds(100));
+    AppendOk(*store_, Request(a, 0, "c1", 1));
+    for (int v = 1; v < 5; ++v) AppendOk(*store_, Request(a, v, absl::StrCat("c", v + 1), 1));
+  });
+  const absl::Time start = absl::Now();
+  std::vector<std::int64_t> versions;
+  FeedPosition at = *head;
+  while (versions.size() < 5 && absl::Now() - start < absl::Seconds(10)) {
+    // One entry at a time: each read resumes where the last one ended.
+    absl::StatusOr<std::vector<FeedEntry>> got = store_->ReadFeed(at, 1, absl::Seconds(5));
+    ASSERT_OK(got);
+    ASSERT_LE(got->size(), 1u);
+    for (const FeedEntry& e : *got) versions.push_back(e.version);
+    at = After(at, *got);
+  }
+  writer.join();
+  EXPECT_THAT(versions, ElementsAre(1, 2, 3, 4, 5));
+}
+
+TEST_P(GameStoreContractTest, APositionOlderThanTheRetentionIsExpired) {
+  const int n = store_->NumDeadlineShards();
+  absl::StatusOr<FeedPosition> head = store_->FeedHead();
+  ASSERT_OK(head);
+  // Past the retention by more than Redis's trimming granularity (a node: 100 entries), over
+  // several games of the shard (a game's appends are a few hundred).
+  constexpr std::int64_t kPerGame = 100;
+  const std::int64_t appends = kFeedRetention + 300;
+  std::string a;
+  for (std::int64_t i = 0; i < appends; ++i) {
+    a = GameIdInShard(7 % n, n, static_cast<int>(i / kPerGame));
+    const std::int64_t v = i % kPerGame;
+    ASSERT_OK(store_->Append(Request(a, v, absl::StrCat("c", v), 1)));
+  }
+  const std::int64_t last = (appends - 1) % kPerGame + 1;  // the last game's version
+  EXPECT_THAT(store_->ReadFeed(*head, 10, absl::ZeroDuration()),
+              HasErrorCode(kErrFeedPositionExpired));
+  EXPECT_THAT(store_->ReadFeed(*head, 10, absl::ZeroDuration()),
+              HasStatusCode(absl::StatusCode::kOutOfRange));
+  // The last entries are there, from a recent position.
+  FeedPosition recent = *head;
+  recent.next[7 % n] = head->next[7 % n] + appends - 2;
+  absl::StatusOr<std::vector<FeedEntry>> got = store_->ReadFeed(recent, 10, absl::ZeroDuration());
+  ASSERT_OK(got);
+  EXPECT_THAT(Appends(*got),
+              ElementsAre(std::make_tuple(a, last - 1, last - 1), std::make_tuple(a, last, last)));
+}
+
+TEST_P(GameStoreContractTest, MalformedFeedPositionsAreRefused) {
+  const int n = store_->NumDeadlineShards();
+  absl::StatusOr<FeedPosition> head = store_->FeedHead();
+  ASSERT_OK(head);
+  FeedPosition short_one = *head;
+  short_one.next.pop_back();
+  EXPECT_THAT(store_->ReadFeed(short_one, 10, absl::ZeroDuration()),
+              HasErrorCode(kErrBadFeedPosition));
+  FeedPosition negative = *head;
+  negative.next[0] = -1;
+  EXPECT_THAT(store_->ReadFeed(negative, 10, absl::ZeroDuration()),
+              HasErrorCode(kErrBadFeedPosition));
+  EXPECT_THAT(store_->ReadFeed(*head, 0, absl::ZeroDuration()), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->ReadFeed(*head, kMaxFeedRead + 1, absl::ZeroDuration()),
+              HasErrorCode(kErrBadArgument));
+  for (const std::string& token : {std::string(""), std::string("!!"), std::string("AQ"),
+                                   EncodeFeedPosition(short_one), std::string("Ag")}) {
+    EXPECT_THAT(DecodeFeedPosition(token, n), HasErrorCode(kErrBadFeedPosition)) << token;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,467 @@
+#include "services/arbitration/firehose.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "libs/arbitration/authority.h"
+#include "libs/base/error.h"
+#include "libs/base/status_macros.h"
+#include "libs/service/errors.h"
+#include "libs/service/grpc_status.h"
+#include "libs/service/policy.h"
+#include "libs/store/command_ids.h"
+#include "libs/store/errors.h"
+
+namespace arbitration_service {
+
+namespace v1 = arbiter::v1;
+
+v1::GameUpdate ViewedUpdate(const arbitration::Viewer& viewer, std::int64_t version,
+                            const v1::ArbitrationEvent& event, std::string command_id) {
+  v1::GameUpdate update;
+  update.set_version(version);
+  *update.mutable_event() = event;
+  if (!viewer.advice && update.event().has_claim()) {
+    update.mutable_event()->mutable_claim()->clear_advice();  // 12.2
+  }
+  if (update.event().has_move_sealed()) {
+    // Appendix A: the sealed box and the wrapped key are the arbiter's safe, for nobody.
+    update.mutable_event()->mutable_move_sealed()->clear_box();
+    update.mutable_event()->mutable_move_sealed()->clear_wrapped_key();
+  }
+  arbitration::RedactActor(viewer, update.mutable_event(), &command_id);
+  update.set_command_id(std::move(command_id));
+  return update;
+}
+
+// A game's log as the reader has read it: events[i] is version i + 1.
+struct Firehose::GameLog {
+  const std::string game_id;
+  absl::Mutex mu;
+  std::vector<v1::ArbitrationEvent> events ABSL_GUARDED_BY(mu);
+  std::vector<std::string> command_ids ABSL_GUARDED_BY(mu);  // as the client sent them
+
+  explicit GameLog(std::string id) : game_id(std::move(id)) {}
+
+  // Reads what the store has after what is here, if `version` is not here yet. An error (the game
+  // archived meanwhile) leaves what is here.
+  void ReadUpTo(store::GameStore& store, std::int64_t version) {
+    absl::MutexLock lock(&mu);
+    const auto have = static_cast<std::int64_t>(events.size());
+    if (have >= version) return;
+    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> more =
+        store.ReadEvents(game_id, have + 1, store::kHead);
+    if (!more.ok()) return;
+    for (const arbiter::v1::GameEvent& e : *more) {
+      if (e.version() != static_cast<std::int64_t>(events.size()) + 1) break;
+      absl::StatusOr<v1::ArbitrationEvent> event = arbitration::FromStoreEvent(e);
+      if (!event.ok()) break;
+      events.push_back(*std::move(event));
+      command_ids.emplace_back(store::ClientCommandId(e.command_id()));
+    }
+  }
+};
+
+// One WatchGames stream.
+class Firehose::Subscriber {
+ public:
+  Subscriber(service::Principal who, arbitration::Viewer viewer, bool insecure,
+             store::FeedPosition next, std::shared_ptr<Writer> out)
+      : who_(std::move(who)),
+        viewer_(std::move(viewer)),
+        insecure_(insecure),
+        out_(std::move(out)),
+        next_(std::move(next)) {}
+
+  Writer& out() { return *out_; }
+
+  // Takes `item` if it is the next entry of its shard: true when it comes after a gap (the
+  // subscriber must catch up first; nothing taken).
+  bool Offer(const Item& item, std::int64_t now_ms) {
+    absl::MutexLock lock(&mu_);
+    if (failed_) return false;
+    const store::FeedEntry& e = item.entry;
+    std::int64_t& next = next_.next[static_cast<size_t>(e.shard)];
+    if (e.sequence < next) return false;  // taken already
+    if (e.sequence > next) {
+      behind_ = true;
+      return true;
+    }
+    next = e.sequence + 1;
+    if (item.log == nullptr || !Sees(*item.log)) return false;
+    if (!viewer_.delayed) {
+      SendLocked(*item.log, e.first_version, e.version, store::EncodeFeedPosition(next_));
+      return false;
+    }
+    Held& held = held_[e.game_id];
+    if (held.entries.empty()) held.first = std::max(held.first, e.first_version);
+    held.log = item.log;
+    held.entries.emplace(e.version, std::make_pair(e.shard, e.sequence));
+    held_keys_.emplace(e.shard, e.sequence);
+    ReleaseLocked(e.game_id, held, now_ms);
+    if (held.entries.empty()) held_.erase(e.game_id);
+    return false;
+  }
+
+  // Observers: what the delay releases by now_ms.
+  void Release(std::int64_t now_ms) {
+    absl::MutexLock lock(&mu_);
+    if (failed_) return;
+    for (auto it = held_.begin(); it != held_.end();) {
+      ReleaseLocked(it->first, it->second, now_ms);
+      if (it->second.entries.empty()) {
+        held_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  // The catch-up's turn: the position to read from, and whether one is needed at all (clears
+  // the gap mark: an entry after a gap offered from now on marks it again).
+  store::FeedPosition StartRead() {
+    absl::MutexLock lock(&mu_);
+    behind_ = false;
+    return next_;
+  }
+  // The catch-up ends (false) unless an entry after a gap came meanwhile or it is over.
+  bool KeepCatchingUp() {
+    absl::MutexLock lock(&mu_);
+    if (failed_ || !behind_) {
+      catching_ = false;
+      return false;
+    }
+    return true;
+  }
+  // Marks a catch-up as running: false if one runs already.
+  bool BeginCatchUp() {
+    absl::MutexLock lock(&mu_);
+    if (catching_ || failed_) return false;
+    catching_ = true;
+    return true;
+  }
+  void EndCatchUp() {
+    absl::MutexLock lock(&mu_);
+    catching_ = false;
+  }
+  bool failed() {
+    absl::MutexLock lock(&mu_);
+    return failed_;
+  }
+
+  void Fail(const absl::Status& status) {
+    absl::MutexLock lock(&mu_);
+    FailLocked(status);
+  }
+
+ private:
+  struct Held {
+    std::map<std::int64_t, std::pair<int, std::int64_t>> entries;  // version -> (shard, sequence)
+    std::int64_t first = 0;                                        // the first version not sent
+    std::shared_ptr<GameLog> log;
+  };
+
+  // The caller may see the game: its event and players (BindPlayer: a token for an event sees
+  // that event's games, a person's token the games naming him); a player's token for one game
+  // sees that game.
+  bool Sees(GameLog& log) {
+    if (insecure_) return true;
+    if (who_.role == service::Role::kPlayer && !who_.game_id.empty()) {
+      return who_.game_id == log.game_id;
+    }
+    absl::MutexLock lock(&log.mu);
+    if (log.events.empty() || !log.events[0].has_created()) return false;
+    const v1::GameCreated& created = log.events[0].created();
+    return service::BindPlayer(who_, log.game_id, created.event(), created.white_id(),
+                               created.black_id())
+        .ok();
+  }
+
+  // Queues versions from..to of the game, with `position`.
+  void SendLocked(GameLog& log, std::int64_t from, std::int64_t to, std::string position)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    v1::GamesUpdate update;
+    update.set_game_id(log.game_id);
+    {
+      absl::MutexLock lock(&log.mu);
+      to = std::min<std::int64_t>(to, static_cast<std::int64_t>(log.events.size()));
+      for (std::int64_t v = std::max<std::int64_t>(1, from); v <= to; ++v) {
+        *update.add_events() = ViewedUpdate(viewer_, v, log.events[static_cast<size_t>(v - 1)],
+                                            log.command_ids[static_cast<size_t>(v - 1)]);
+      }
+    }
+    if (update.events().empty()) return;  // the game's log is gone (archived meanwhile)
+    update.set_position(position);
+    if (!out_->Write(std::move(update))) {
+      FailLocked(base::Error(service::kErrWatchTooSlow,
+                             absl::StrCat("the watcher fell behind; resume from the position of "
+                                          "the last update received")));
+    }
+  }
+
+  // An observer's game: sends what the delay released of the entries held.
+  void ReleaseLocked(const std::string& game_id, Held& held, std::int64_t now_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    std::int64_t visible;
+    {
+      absl::MutexLock lock(&held.log->mu);
+      visible = static_cast<std::int64_t>(arbitration::VisibleEvents(held.log->events, now_ms));
+    }
+    // Whole entries only: the position after an update names entries, not events.
+    std::int64_t upto = held.first - 1;
+    std::vector<std::pair<int, std::int64_t>> released;
+    for (const auto& [version, key] : held.entries) {
+      if (version > visible) break;
+      upto = version;
+      released.push_back(key);
+    }
+    if (released.empty()) return;
+    held.entries.erase(held.entries.begin(), held.entries.upper_bound(upto));
+    for (const auto& key : released) held_keys_.erase(key);
+    const std::int64_t from = held.first;
+    held.first = upto + 1;
+    SendLocked(*held.log, from, upto, ObserverPositionLocked());
+    (void)game_id;
+  }
+
+  // An observer resumes from the earliest entry still held back in each shard.
+  std::string ObserverPositionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    store::FeedPosition at = next_;
+    int last_shard = -1;
+    for (const auto& [shard, sequence] : held_keys_) {
+      if (shard == last_shard) continue;
+      last_shard = shard;
+      at.next[static_cast<size_t>(shard)] = sequence;
+    }
+    return store::EncodeFeedPosition(at);
+  }
+
+  void FailLocked(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (failed_) return;
+    failed_ = true;
+    held_.clear();
+    held_keys_.clear();
+    // What is queued is still sent: the client resumes from the last position it received.
+    out_->Finish(service::ToGrpcStatus(status));
+  }
+
+  const service::Principal who_;
+  const arbitration::Viewer viewer_;
+  const bool insecure_;
+  const std::shared_ptr<Writer> out_;
+
+  absl::Mutex mu_;
+  store::FeedPosition next_ ABSL_GUARDED_BY(mu_);  // per shard, the next entry to take
+  bool failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool behind_ ABSL_GUARDED_BY(mu_) = false;    // an entry after a gap came
+  bool catching_ ABSL_GUARDED_BY(mu_) = false;  // a catch-up runs
+  // Observers: the entries taken and not yet released by the delay, by game and as keys.
+  absl::flat_hash_map<std::string, Held> held_ ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<int, std::int64_t>> held_keys_ ABSL_GUARDED_BY(mu_);
+};
+
+Firehose::Firehose(store::GameStore* store, base::WorkerPool* workers,
+                   std::function<std::int64_t()> now_ms, FirehoseOptions options)
+    : store_(store),
+      workers_(workers),
+      now_ms_(std::move(now_ms)),
+      options_(options),
+      loaders_(std::make_unique<base::WorkerPool>(std::max(1, options.loaders))) {
+  reader_ = std::thread([this] { ReadLoop(); });
+}
+
+Firehose::~Firehose() {
+  stop_.Notify();
+  reader_.join();
+  {
+    // The catch-ups on the workers see stop_ and end.
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(
+        +[](int* n) { return *n == 0; }, &catch_ups_));
+  }
+  loaders_.reset();
+}
+
+int Firehose::subscribers() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(subscribers_.size());
+}
+
+std::shared_ptr<Firehose::GameLog> Firehose::LogOf(const std::string& game_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = logs_.find(game_id);
+  if (it != logs_.end()) return it->second;
+  if (static_cast<int>(logs_.size()) >= options_.max_cached_games) logs_.clear();
+  auto log = std::make_shared<GameLog>(game_id);
+  logs_.emplace(game_id, log);
+  return log;
+}
+
+std::vector<Firehose::Item> Firehose::Load(std::vector<store::FeedEntry> entries) {
+  // One read per game, up to its last entry here, several at once.
+  absl::flat_hash_map<std::string, std::pair<std::shared_ptr<GameLog>, std::int64_t>> games;
+  for (const store::FeedEntry& e : entries) {
+    auto [it, added] = games.try_emplace(e.game_id);
+    if (added) it->second.first = LogOf(e.game_id);
+    it->second.second = std::max(it->second.second, e.version);
+  }
+  absl::BlockingCounter left(static_cast<int>(games.size()));
+  for (auto& [id, game] : games) {
+    auto job = [this, log = game.first, version = game.second, &left] {
+      log->ReadUpTo(*store_, version);
+      left.DecrementCount();
+    };
+    if (!loaders_->Submit(job)) job();
+  }
+  left.Wait();
+  std::vector<Item> items;
+  items.reserve(entries.size());
+  for (store::FeedEntry& e : entries) {
+    std::shared_ptr<GameLog> log = games[e.game_id].first;
+    items.push_back({std::move(e), std::move(log)});
+  }
+  return items;
+}
+
+void Firehose::ReadLoop() {
+  store::FeedPosition at;
+  while (!stop_.HasBeenNotified()) {
+    absl::StatusOr<store::FeedPosition> head = store_->FeedHead();
+    if (head.ok()) {
+      at = *std::move(head);
+      break;
+    }
+    if (head.status().code() == absl::StatusCode::kUnimplemented) return;  // no feed
+    stop_.WaitForNotificationWithTimeout(absl::Milliseconds(200));
+  }
+  while (!stop_.HasBeenNotified()) {
+    absl::StatusOr<std::vector<store::FeedEntry>> entries = store_->ReadFeed(
+        at, std::clamp(options_.read_batch, 1, store::kMaxFeedRead), options_.read_wait);
+    if (!entries.ok()) {
+      if (base::ErrorCode(entries.status()) == store::kErrFeedPositionExpired) {
+        // The reader itself fell behind the retention: it goes on from the head, and each
+        // subscriber catches up from its own position (or learns it expired).
+        if (absl::StatusOr<store::FeedPosition> head = store_->FeedHead(); head.ok()) at = *head;
+      } else {
+        stop_.WaitForNotificationWithTimeout(absl::Milliseconds(100));
+      }
+      continue;
+    }
+    for (const store::FeedEntry& e : *entries) {
+      at.next[static_cast<size_t>(e.shard)] = e.sequence + 1;
+    }
+    std::vector<std::shared_ptr<Subscriber>> subs;
+    {
+      absl::MutexLock lock(&mu_);
+      subs.reserve(subscribers_.size());
+      for (const auto& [key, sub] : subscribers_) subs.push_back(sub);
+    }
+    if (subs.empty() || entries->empty()) continue;
+    const std::vector<Item> items = Load(*std::move(entries));
+    const std::int64_t now = now_ms_();
+    for (const std::shared_ptr<Subscriber>& sub : subs) {
+      bool gap = false;
+      for (const Item& item : items) gap = sub->Offer(item, now) || gap;
+      if (gap) CatchUp(sub);
+    }
+  }
+}
+
+void Firehose::CatchUp(std::shared_ptr<Subscriber> sub) {
+  if (!sub->BeginCatchUp()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    ++catch_ups_;
+  }
+  auto job = [this, sub] {
+    CatchUpLoop(sub);
+    absl::MutexLock lock(&mu_);
+    --catch_ups_;
+  };
+  if (!workers_->Submit(job)) {
+    sub->EndCatchUp();
+    sub->Fail(base::Error(service::kErrShuttingDown, "the server is stopping"));
+    absl::MutexLock lock(&mu_);
+    --catch_ups_;
+  }
+}
+
+void Firehose::CatchUpLoop(const std::shared_ptr<Subscriber>& sub) {
+  const int batch = std::clamp(options_.read_batch, 1, store::kMaxFeedRead);
+  while (!stop_.HasBeenNotified()) {
+    if (sub->failed()) return sub->EndCatchUp();
+    // Flow control: read on only once the client has taken half of what waits for it.
+    if (sub->out().backlog() > static_cast<size_t>(std::max(1, options_.max_backlog / 2))) {
+      stop_.WaitForNotificationWithTimeout(absl::Milliseconds(10));
+      continue;
+    }
+    const store::FeedPosition from = sub->StartRead();
+    absl::StatusOr<std::vector<store::FeedEntry>> entries =
+        store_->ReadFeed(from, batch, absl::ZeroDuration());
+    if (!entries.ok()) {
+      sub->EndCatchUp();
+      return sub->Fail(entries.status());
+    }
+    if (entries->empty()) {
+      if (!sub->KeepCatchingUp()) return;
+      continue;
+    }
+    const std::vector<Item> items = Load(*std::move(entries));
+    const std::int64_t now = now_ms_();
+    for (const Item& item : items) sub->Offer(item, now);
+  }
+  sub->EndCatchUp();
+}
+
+absl::Status Firehose::Subscribe(service::Principal who, arbitration::Viewer viewer, bool insecure,
+                                 const std::string& position, std::shared_ptr<Writer> out) {
+  if (stop_.HasBeenNotified()) {
+    return base::Error(service::kErrShuttingDown, "the server is stopping");
+  }
+  ASSIGN_OR_RETURN(store::FeedPosition head, store_->FeedHead());
+  store::FeedPosition start = head;
+  if (!position.empty()) {
+    ASSIGN_OR_RETURN(start, store::DecodeFeedPosition(position, store_->NumDeadlineShards()));
+    for (size_t s = 0; s < start.next.size(); ++s) {
+      if (start.next[s] > head.next[s]) {
+        return base::Error(store::kErrBadFeedPosition,
+                           "the position lies ahead of the feed: not one this store gave");
+      }
+    }
+  }
+  // The first update names no game: where the stream starts, to resume from even if no game
+  // changes before the client leaves.
+  v1::GamesUpdate first;
+  first.set_position(store::EncodeFeedPosition(start));
+  out->Write(std::move(first));
+  auto sub = std::make_shared<Subscriber>(std::move(who), std::move(viewer), insecure,
+                                          std::move(start), out);
+  {
+    absl::MutexLock lock(&mu_);
+    subscribers_.emplace(sub.get(), sub);
+  }
+  out->OnDone([this, key = sub.get()] { Remove(key); });
+  // Whatever came between the position and the reader's.
+  CatchUp(sub);
+  return absl::OkStatus();
+}
+
+void Firehose::Remove(const Subscriber* sub) {
+  absl::MutexLock lock(&mu_);
+  subscribers_.erase(sub);
+}
+
+void Firehose::Release(std::int64_t now_ms) {
+  std::vector<std::shared_ptr<Subscriber>> subs;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, sub] : subscribers_) subs.push_back(sub);
+  }
+  for (const std::shared_ptr<Subscriber>& sub : subs) sub->Release(now_ms);
+}
+
+}  // namespace arbitration_service

@@ -1,0 +1,130 @@
+// WatchGames, the firehose: every event of every game a caller may see on one stream, resumable
+// from a position (proto/arbiter/v1/arbitration.proto).
+//
+// One feed reader per process (this class's thread) follows the store's feed (libs/store/
+// game_feed.h: one small entry per append, per shard) from where the feeds stood when it started,
+// reads the new events of the games that changed (once, for every subscriber: a store round trip
+// per changed game, several at once), and offers each entry to every subscriber, which filters it
+// by what its caller may see and queues it on its stream. Nothing reads the store per subscriber
+// while it keeps up.
+//
+// Exactly once, in order. A subscriber holds its own position (per shard, the next entry it
+// takes) and takes an entry only when it is exactly that one: a repeat is dropped, and an entry
+// after a gap (a subscriber that resumed from an older position, or joined while the reader was
+// ahead) sends it to catch up first: it reads the feed from its own position (on the watch
+// workers) until it has reached the reader. Each update carries the position after it.
+//
+// Flow control: a subscriber's stream queues at most `max_backlog` updates the client has not
+// taken; beyond, the stream ends RESOURCE_EXHAUSTED ERR_WATCH_TOO_SLOW with the position to
+// resume from in the message (the last update it was sent carries it too). Nothing grows without
+// bound: the catch-up reads the store in bounded batches and waits for the stream to drain.
+//
+// Observers (Viewer::delayed) see each game through its broadcast delay (observer_view.h): an
+// entry's events are sent when the delay releases them (the delay ticker calls Release); their
+// position is the earliest entry still held back, so a resumed observer may be sent again events
+// sent before (each carries its version) and never misses one.
+//
+// The reader keeps each changed game's log (the delay and the visibility need its first event;
+// WatchGame's watchers keep theirs the same way), at most `max_cached_games` of them: beyond, the
+// cache is emptied and logs are read again as their games change.
+#ifndef ARBITER_SERVICES_ARBITRATION_FIREHOSE_H_
+#define ARBITER_SERVICES_ARBITRATION_FIREHOSE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "libs/arbitration/observer_view.h"
+#include "libs/base/worker_pool.h"
+#include "libs/service/async_stream.h"
+#include "libs/service/auth.h"
+#include "libs/store/game_store.h"
+#include "proto/arbiter/v1/arbitration.pb.h"
+
+namespace arbitration_service {
+
+// One event as a viewer may see it (WatchGame's and WatchGames' updates): the sealed box never,
+// the engine's advice for arbiters only (12.2), the actor as the viewer may know it.
+arbiter::v1::GameUpdate ViewedUpdate(const arbitration::Viewer& viewer, std::int64_t version,
+                                     const arbiter::v1::ArbitrationEvent& event,
+                                     std::string command_id);
+
+struct FirehoseOptions {
+  // Updates queued for one subscriber before it is cut off (the stream's max_backlog).
+  int max_backlog = 10'000;
+  // The longest the reader's feed read blocks (the shutdown waits at most this).
+  absl::Duration read_wait = absl::Milliseconds(100);
+  // Entries read per shard at once.
+  int read_batch = 256;
+  // Store reads of changed games' logs at once.
+  int loaders = 8;
+  int max_cached_games = 100'000;
+};
+
+class Firehose {
+ public:
+  using Writer = service::StreamWriter<arbiter::v1::GamesUpdate>;
+
+  // `store` and `workers` (the catch-ups run there) must outlive this. The reader starts at once
+  // (a store without a feed: it stops, and subscriptions are refused UNIMPLEMENTED).
+  Firehose(store::GameStore* store, base::WorkerPool* workers, std::function<std::int64_t()> now_ms,
+           FirehoseOptions options = {});
+  ~Firehose();
+
+  // A subscription for `who`, seeing games as `viewer`, from `position` (a GamesUpdate.position;
+  // "" = now), on `out` until the stream ends. Reads the store (the feed's head): call it from a
+  // worker. An error (a bad or expired position) is returned, not sent.
+  absl::Status Subscribe(service::Principal who, arbitration::Viewer viewer, bool insecure,
+                         const std::string& position, std::shared_ptr<Writer> out);
+
+  // Observers' entries the broadcast delay releases by `now_ms` (the service's delay ticker).
+  void Release(std::int64_t now_ms);
+
+  // Subscribers now (tests, metrics).
+  int subscribers();
+
+ private:
+  struct GameLog;
+  class Subscriber;
+  // An entry with its game's log (null: the game is gone: archived, or never readable).
+  struct Item {
+    store::FeedEntry entry;
+    std::shared_ptr<GameLog> log;
+  };
+
+  void ReadLoop();
+  // The logs of the entries' games, read up to each one's version (several reads at once).
+  std::vector<Item> Load(std::vector<store::FeedEntry> entries);
+  std::shared_ptr<GameLog> LogOf(const std::string& game_id);
+  // Runs `sub`'s catch-up on the workers unless it is running.
+  void CatchUp(std::shared_ptr<Subscriber> sub);
+  void CatchUpLoop(const std::shared_ptr<Subscriber>& sub);
+  void Remove(const Subscriber* sub);
+
+  store::GameStore* const store_;
+  base::WorkerPool* const workers_;
+  const std::function<std::int64_t()> now_ms_;
+  const FirehoseOptions options_;
+  std::unique_ptr<base::WorkerPool> loaders_;
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<const Subscriber*, std::shared_ptr<Subscriber>> subscribers_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<GameLog>> logs_ ABSL_GUARDED_BY(mu_);
+  int catch_ups_ ABSL_GUARDED_BY(mu_) = 0;  // running on the workers
+
+  absl::Notification stop_;
+  std::thread reader_;
+};
+
+}  // namespace arbitration_service
+
+#endif  // ARBITER_SERVICES_ARBITRATION_FIREHOSE_H_
