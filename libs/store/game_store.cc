@@ -118,4 +118,16 @@ absl::StatusOr<FeedPosition> DecodeFeedPosition(absl::string_view token, int num
   return out;
 }
 
+bool IndexMatches(const IndexLabels& labels, const IndexQuery& query) {
+  return (query.status.empty() || labels.status == query.status) &&
+         (query.event.empty() || labels.event == query.event) &&
+         (query.round.empty() || labels.round == query.round) &&
+         (query.player.empty() || labels.white_id == query.player ||
+          labels.black_id == query.player);
+}
+
+absl::StatusOr<IndexPage> EventLog::ListIndex(const IndexQuery&) {
+  return absl::UnimplementedError("this store keeps no games index");
+}
+
 }  // namespace store

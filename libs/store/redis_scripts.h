@@ -27,6 +27,15 @@
 //                            "1-<sequence>" (0, 1, 2, ... numbered by Redis: XADD 1-*), fields
 //                            g = game id, v = "<last version>-<number of events>"; trimmed to
 //                            about the retention (MAXLEN ~)
+//   P{S}:index        hash   the games index (game_store.h): game id -> its labels, packed as
+//                            "<status>|" then "<length>:<label>" for event, round, white id,
+//                            black id and result (written only when they change; old games from
+//                            their next change, or by the migration tool)
+//   P{S}:index:all    zset   every listed game of the shard, score 0 (in the order of the ids)
+//   P{S}:index:status:<status>, P{S}:index:event:<event>, P{S}:index:player:<id>
+//                     zset   the listed games with that status, event, player (either colour);
+//                            a game leaves only its previous status's set (event and players do
+//                            not change); an archived game stays listed under status "archived"
 //
 // Records (arbiter_v3): the command id, either one byte of its length and the id, or, for a
 // client's id scoped to its caller ("u:<32 hex>/<client id>", command_ids.h), the byte 255, the
@@ -61,13 +70,19 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).
+// With the games index (only when the game's labels change, AppendRequest::index; an ordinary
+// move sends none of it): KEYS[7] the shard's feed (as without the index), KEYS[8] the
+// index hash, KEYS[9] index:all, KEYS[10] the previous status's set (the new one's for a game not
+// listed yet), KEYS[11] the new status's set, KEYS[12..] the event's and the players' sets;
+// ARGV[11] the feed's retention (as without the index), ARGV[12] "", ARGV[13] the packed labels.
 inline constexpr char kAppend[] = "arbiter_v3_append";
 
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
 inline constexpr char kLookup[] = "arbiter_v3_lookup";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived, feed (as kAppend's; no feed entry).
-// ARGV: game id, expected version, tombstone.
+// ARGV: game id, expected version, tombstone; with the index (ArchiveRequest::index), KEYS[8..]
+// as kAppend's and ARGV[4] the packed labels (status: archived).
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
 inline constexpr char kArchive[] = "arbiter_v3_archive";
@@ -78,6 +93,11 @@ inline constexpr char kClaim[] = "arbiter_v3_claim";
 
 // KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
 inline constexpr char kRelease[] = "arbiter_v3_release";
+
+// FCALL_RO. KEYS: one of the index's sets, the index hash. ARGV: after ("" = from the first),
+// limit. Returns {game id, packed labels ("" if none), ...}: the set's first `limit` ids after
+// `after`, in order.
+inline constexpr char kList[] = "arbiter_v3_list";
 
 // FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
 // (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.

@@ -229,6 +229,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   // The platform (or a service) archives a game that is over once it holds the record.
   env_->policy().Add({Method("ArchiveGame"), create, false});
   AddRecordPolicy();
+  AddListingPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true, true});

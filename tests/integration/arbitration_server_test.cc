@@ -1306,6 +1306,10 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       // This server has no signing key: whoever may read the record is told so.
       {"GetSignedRecord", FP,       FP,     FP,      NO,       FP},
       {"GetRecordKeys",   OK,       OK,     OK,      OK,       OK},
+      // A player lists his own games; observers may not list (the broadcast delay).
+      {"ListGames",       OK,       OK,     OK,      NO,       OK},
+      {"PauseEvent",      NO,       NO,     OK,      NO,       OK},  // 6.13a
+      {"ResumeEvent",     NO,       NO,     OK,      NO,       OK},
   };
   // clang-format on
   auto stub = Stub();
@@ -1555,6 +1559,25 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
            [&](auto& t) {
              return Unary(stub.get(), &S::GetRecordKeys, v1::GetRecordKeysRequest(),
                           t(fresh(), kWhite));
+           }},
+          {"ListGames",
+           [&](auto& t) {
+             return Unary(stub.get(), &S::ListGames, v1::ListGamesRequest(), t(ready(), kWhite));
+           }},
+          {"PauseEvent",
+           [&](auto& t) {
+             v1::PauseEventRequest req;
+             req.set_event(GameId(absl::StrCat("event-", ++n)));
+             req.set_command_id("pause");
+             req.set_reason("outage");
+             return Unary(stub.get(), &S::PauseEvent, req, t(fresh(), kWhite));
+           }},
+          {"ResumeEvent",
+           [&](auto& t) {
+             v1::ResumeEventRequest req;
+             req.set_event(GameId(absl::StrCat("event-", ++n)));
+             req.set_command_id("resume");
+             return Unary(stub.get(), &S::ResumeEvent, req, t(fresh(), kWhite));
            }},
       });
 }
