@@ -25,6 +25,8 @@
 //                                                  leaves the live store)
 //   GetSignedRecord                                platform, arbiter, service, player (own game)
 //   GetRecordKeys                                  every role
+//   ListArbiterCalls                               arbiter, service (an event-scoped token: its
+//                                                  event's)
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -52,6 +54,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -187,6 +191,9 @@ class ArbitrationService final : public ArbitrationBase {
 
   // Adds the signed records' rows to the policy table (record_methods.cc).
   void AddRecordPolicy();
+  grpc::Status ListArbiterCalls(grpc::ServerContext* ctx,
+                                const arbiter::v1::ListArbiterCallsRequest* req,
+                                arbiter::v1::ListArbiterCallsReply* resp) override;
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const;
@@ -239,6 +246,10 @@ class ArbitrationService final : public ArbitrationBase {
   absl::flat_hash_map<const GameWatch*, std::shared_ptr<GameWatch>> delayed_
       ABSL_GUARDED_BY(watches_mu_);
   service::Ticker delay_ticker_;
+  // The games created through this replica, by event (ListArbiterCalls reads them). Each event
+  // keeps at most kMaxConsoleGames.
+  absl::Mutex events_mu_;
+  absl::flat_hash_map<std::string, std::set<std::string>> event_games_ ABSL_GUARDED_BY(events_mu_);
 };
 
 }  // namespace arbitration_service

@@ -87,7 +87,7 @@ function actionsFor(item) {
     case "ARBITER_CALL_KIND_CLAIM":
       out.push(button("Draw (10.2a)", () => act("Rule", { gameId: g, decision: "RULING_DECISION_DRAW" }, `${g}: ruled a draw`)));
       out.push(button("Postpone (10.2b)", () => act("Rule", { gameId: g, decision: "RULING_DECISION_POSTPONE" }, `${g}: ruling postponed`)));
-      out.push(button("Reject (10.2c)", () => act("Rule", { gameId: g, decision: "RULING_DECISION_REJECT", addTime: true }, `${g}: claim rejected`), "reject"));
+      out.push(button("Reject (10.2c)", () => act("Rule", { gameId: g, decision: "RULING_DECISION_REJECT" }, `${g}: claim rejected`), "reject"));
       break;
     case "ARBITER_CALL_KIND_ILLEGAL_MOVE":
       out.push(button("Uphold (7.4a)", () => act("Rule", { gameId: g, decision: "RULING_DECISION_UPHOLD" }, `${g}: illegal move upheld`)));
@@ -274,6 +274,31 @@ async function start() {
   }
 }
 
+// 6.13a for the whole event: one audited call (PauseEvent / ResumeEvent); a server without it
+// (ERR_NO_SUCH_METHOD) gets the same as one call per game of the event that it concerns.
+async function eventWide(method, perGame, concerns, reason, done) {
+  const event = session().event;
+  try {
+    await call(method, { event, commandId: commandId(), reason });
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.code !== "ERR_NO_SUCH_METHOD") {
+      showError(e);
+      return;
+    }
+    try {
+      for (const g of state.games.values()) {
+        if (concerns(g)) await call(perGame, { gameId: g.gameId, commandId: commandId(), reason });
+      }
+    } catch (e2) {
+      showError(e2);
+      return;
+    }
+  }
+  showError(null);
+  notice(done);
+  await poll();
+}
+
 function gameAction(method, body, done) {
   if (!state.selected) return null;
   return act(method, { gameId: state.selected, ...body }, `${state.selected}: ${done}`);
@@ -302,9 +327,11 @@ function wire() {
     start();
   });
   $("pause-event").addEventListener("click", () =>
-    act("PauseEvent", { event: session().event, reason: reasonOr("event-reason", "the arbiter interrupts the event") }, "the event is paused"));
+    eventWide("PauseEvent", "PauseGame", (g) => !g.paused && g.status === "GAME_STATUS_ONGOING",
+              reasonOr("event-reason", "the arbiter interrupts the event"), "the event is paused"));
   $("resume-event").addEventListener("click", () =>
-    act("ResumeEvent", { event: session().event, reason: reasonOr("event-reason", "the arbiter resumes the event") }, "the event is resumed"));
+    eventWide("ResumeEvent", "ResumeGame", (g) => g.paused && g.status === "GAME_STATUS_ONGOING",
+              reasonOr("event-reason", "the arbiter resumes the event"), "the event is resumed"));
   $("do-pause").addEventListener("click", () =>
     gameAction("PauseGame", { reason: reasonOr("pause-reason", "the arbiter stops the clocks") }, "paused"));
   $("do-resume").addEventListener("click", () =>
