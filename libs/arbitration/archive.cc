@@ -90,6 +90,11 @@ absl::StatusOr<ArchiveOutcome> Archive(
     request.game_id = std::string(game_id);
     request.expected_version = now->version;
     request.tombstone = tombstone.SerializeAsString();
+    // The index lists it as archived from the same write (the archive's own, atomic).
+    store::IndexUpdate listed{.labels = IndexLabelsOf(*now->game)};
+    listed.previous_status = std::move(listed.labels.status);
+    listed.labels.status = std::string(kListedArchived);
+    request.index = std::move(listed);
     absl::StatusOr<store::ArchiveResult> stored = store.Archive(request);
     if (!stored.ok()) {
       if (cached && base::ErrorCode(stored.status()) == store::kErrVersionConflict) continue;

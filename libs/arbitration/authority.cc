@@ -9,6 +9,7 @@
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
 #include "libs/chess/fen.h"
+#include "libs/laws/outcome.h"
 #include "libs/laws/proto_convert.h"
 
 namespace arbitration {
@@ -184,6 +185,30 @@ arbiter::v1::GameEvent GameDomain::ToStoreEvent(const Event& event,
 absl::StatusOr<v1::ArbitrationEvent> GameDomain::FromStoreEvent(
     const arbiter::v1::GameEvent& event) const {
   return arbitration::FromStoreEvent(event);
+}
+
+store::IndexLabels IndexLabelsOf(const GameState& game) {
+  store::IndexLabels l;
+  l.status = game.status() == GameStatus::kEnded && game.review()
+                 ? std::string(kListedFlagUnderReview)
+                 : std::string(GameStatusName(game.status()));
+  const v1::GameCreated& created = game.created();
+  l.event = created.event();
+  l.round = created.round();
+  l.white_id = created.white_id();
+  l.black_id = created.black_id();
+  if (game.outcome().over()) l.result = std::string(laws::ResultText(game.outcome().result));
+  return l;
+}
+
+std::optional<store::IndexUpdate> IndexUpdateFor(const GameState* before, const GameState& after) {
+  store::IndexUpdate update{.labels = IndexLabelsOf(after)};
+  if (before != nullptr) {
+    store::IndexLabels was = IndexLabelsOf(*before);
+    if (was == update.labels) return std::nullopt;
+    update.previous_status = std::move(was.status);
+  }
+  return update;
 }
 
 arbiter::v1::GameSnapshot GameDomain::ToStoreSnapshot(const GameState& game) const {

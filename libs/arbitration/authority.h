@@ -76,6 +76,16 @@ using EnvelopeOpener = std::function<absl::StatusOr<std::optional<std::string>>(
     absl::string_view game_id, const GameState& game)>;
 
 // The game's part of the engine (the Domain of libs/ledger/authority.h).
+// The games index (store::IndexLabels): a game is listed under its status (GameStatusName's, but
+// an ended game whose result waits for the arbiter's review of a flag, 6.10, is
+// "flag_under_review"; an archived one kListedArchived), its event, round, players and result.
+inline constexpr absl::string_view kListedArchived = "archived";
+inline constexpr absl::string_view kListedFlagUnderReview = "flag_under_review";
+store::IndexLabels IndexLabelsOf(const GameState& game);
+// The index update an append from `before` (nullptr: the creation) to `after` carries: nullopt
+// when no label changes, so an ordinary move writes nothing to the index.
+std::optional<store::IndexUpdate> IndexUpdateFor(const GameState* before, const GameState& after);
+
 class GameDomain {
  public:
   using State = GameState;
@@ -106,6 +116,10 @@ class GameDomain {
   arbiter::v1::GameEvent ToStoreEvent(const Event& event, std::int64_t recorded_at_ms) const;
   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent& event) const;
   arbiter::v1::GameSnapshot ToStoreSnapshot(const GameState& game) const;
+  std::optional<store::IndexUpdate> IndexUpdate(const GameState* before,
+                                                const GameState& after) const {
+    return IndexUpdateFor(before, after);
+  }
   absl::StatusOr<GameState> FromStore(store::EventLog& log, absl::string_view game_id,
                                       const arbiter::v1::GameSnapshot& snapshot) const;
   absl::StatusOr<GameState> Replay(std::vector<Event> events) const;

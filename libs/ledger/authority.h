@@ -61,6 +61,9 @@
 //   // when it would be due after it (store::DeadlineUpdate::Bound), and an entry that comes due
 //   // before the deadline is released by the check to NextDeadline's instant.
 //   std::int64_t DeadlineBound(const State&, std::int64_t now_ms) const;
+//   // Optional: the games index's labels an append from `before` (nullptr: the creation) to
+//   // `after` writes (store::IndexUpdate), nullopt when they do not change.
+//   std::optional<store::IndexUpdate> IndexUpdate(const State* before, const State& after) const;
 //   arbiter::v1::GameEvent ToStoreEvent(const Event&, std::int64_t recorded_at_ms) const;
 //   absl::StatusOr<Event> FromStoreEvent(const arbiter::v1::GameEvent&) const;
 //   arbiter::v1::GameSnapshot ToStoreSnapshot(const State&) const;
@@ -622,6 +625,10 @@ store::AppendRequest Authority<Domain>::RequestFor(absl::string_view game_id, co
   for (const Event& e : events) request.events.push_back(domain_.ToStoreEvent(e, now_ms));
   request.snapshot = domain_.ToStoreSnapshot(after);
   request.snapshot_every = options_.snapshot_every;
+  // The games index: the domain's labels, when this append changes them (store/game_store.h).
+  if constexpr (requires { domain_.IndexUpdate(before, after); }) {
+    request.index = domain_.IndexUpdate(before, after);
+  }
   const std::optional<std::int64_t> deadline = domain_.NextDeadline(after);
   if (!deadline.has_value()) {
     request.deadline = store::DeadlineUpdate::Clear();

@@ -49,6 +49,55 @@ struct DeadlineUpdate {
   std::int64_t deadline_ms = 0;  // kSet, kBound: ms on the NowMs() time base
 };
 
+// The games index (game_store.h, "The games index"): labels the layer above gives a game, which
+// the store keeps beside it and lists by, written by the append that changes them. The store reads
+// no meaning into them; each is at most kMaxLabelLength bytes, and `status` is printable, without
+// '|', and not empty.
+inline constexpr int kMaxLabelLength = 256;
+inline constexpr int kMaxIndexPage = 1000;
+
+struct IndexLabels {
+  std::string status;
+  std::string event;
+  std::string round;
+  std::string white_id;
+  std::string black_id;
+  std::string result;
+  friend bool operator==(const IndexLabels&, const IndexLabels&) = default;
+};
+
+// New labels for the game, and the status it was listed under ("" for a game not yet listed: a
+// creation, or a game written before the index), which it leaves.
+struct IndexUpdate {
+  IndexLabels labels;
+  std::string previous_status;
+};
+
+// A page of the index: the games with every given label (empty = any; `player` matches white_id or
+// black_id), in the order of their ids, after `after` (exclusive; "" = from the first). The store
+// looks at up to `limit` (1..kMaxIndexPage) ids and returns those that match, so a page may hold
+// fewer than `limit` games while more follow: `next_after` is the last id looked at ("" = the end).
+struct IndexQuery {
+  std::string status;
+  std::string event;
+  std::string round;
+  std::string player;
+  std::string after;
+  int limit = 50;
+};
+// Whether a game with `labels` answers `query`'s filters (not its page).
+bool IndexMatches(const IndexLabels& labels, const IndexQuery& query);
+
+struct IndexedGame {
+  std::string game_id;
+  IndexLabels labels;
+  friend bool operator==(const IndexedGame&, const IndexedGame&) = default;
+};
+struct IndexPage {
+  std::vector<IndexedGame> games;
+  std::string next_after;
+};
+
 struct AppendRequest {
   std::string game_id;
   std::int64_t expected_version = 0;           // 0: create the game
@@ -65,6 +114,9 @@ struct AppendRequest {
   // creation): between two, ReadSnapshot returns the last one written and ReadLatest the events
   // after it, which the reader applies. 1: every append writes it.
   int snapshot_every = 1;
+  // The game's index labels when they change (a creation, a new status); nullopt: unchanged, and
+  // the append writes nothing to the index.
+  std::optional<IndexUpdate> index;
 };
 
 // The game as last written: a snapshot (at snapshot.version(), with the game's tip) and the
@@ -99,6 +151,8 @@ struct ArchiveRequest {
   std::int64_t expected_version = 0;  // the game's version now (> 0): nothing came after the
                                       // caller read it
   std::string tombstone;              // 1..kMaxTombstoneBytes bytes
+  // The archived game's labels (status: the archived one); nullopt: the index is left as it is.
+  std::optional<IndexUpdate> index;
 };
 
 struct ArchiveResult {
@@ -184,6 +238,10 @@ class EventLog {
   // The tombstone of an archived game; ERR_GAME_NOT_FOUND for a game that is not archived
   // (whether or not it exists).
   virtual absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id);
+
+  // A page of the games index (IndexQuery); ERR_BAD_ARGUMENT for a limit out of range or a label
+  // too long. The default (test doubles) is UNIMPLEMENTED.
+  virtual absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query);
 };
 
 // Game ids are restricted to [A-Za-z0-9._~:-] and 1..kMaxIdLength characters (ERR_BAD_ARGUMENT):

@@ -66,6 +66,9 @@ class ForwardingStore : public GameStore {
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override {
     return inner_->ReadTombstone(game_id);
   }
+  absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override {
+    return inner_->ListIndex(query);
+  }
   int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override {
     return inner_->GetDeadline(game_id);

@@ -62,4 +62,16 @@ absl::StatusOr<std::string> EventLog::ReadTombstone(absl::string_view) {
   return absl::UnimplementedError("this store does not archive games");
 }
 
+bool IndexMatches(const IndexLabels& labels, const IndexQuery& query) {
+  return (query.status.empty() || labels.status == query.status) &&
+         (query.event.empty() || labels.event == query.event) &&
+         (query.round.empty() || labels.round == query.round) &&
+         (query.player.empty() || labels.white_id == query.player ||
+          labels.black_id == query.player);
+}
+
+absl::StatusOr<IndexPage> EventLog::ListIndex(const IndexQuery&) {
+  return absl::UnimplementedError("this store keeps no games index");
+}
+
 }  // namespace store

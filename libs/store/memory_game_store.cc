@@ -112,6 +112,7 @@ absl::StatusOr<AppendResult> MemoryGameStore::Append(const AppendRequest& reques
       }
       break;
   }
+  if (request.index.has_value()) index_[request.game_id] = request.index->labels;
   appended_.SignalAll();
   return result;
 }
@@ -131,7 +132,22 @@ absl::StatusOr<ArchiveResult> MemoryGameStore::Archive(const ArchiveRequest& req
   games_.erase(it);
   EraseEntry(shards_[DeadlineShard(request.game_id, num_shards_)], request.game_id);
   tombstones_[request.game_id] = request.tombstone;
+  if (request.index.has_value()) index_[request.game_id] = request.index->labels;
   return ArchiveResult{request.tombstone, /*replayed=*/false};
+}
+
+absl::StatusOr<IndexPage> MemoryGameStore::ListIndex(const IndexQuery& query) {
+  RETURN_IF_ERROR(internal::ValidateIndexQuery(query));
+  absl::MutexLock lock(&mu_);
+  IndexPage page;
+  int looked_at = 0;
+  for (auto it = index_.upper_bound(query.after); it != index_.end(); ++it) {
+    if (looked_at++ == query.limit) return page;
+    page.next_after = it->first;
+    if (IndexMatches(it->second, query)) page.games.push_back({it->first, it->second});
+  }
+  page.next_after.clear();  // the end
+  return page;
 }
 
 absl::StatusOr<std::string> MemoryGameStore::ReadTombstone(absl::string_view game_id) {

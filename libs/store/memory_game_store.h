@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,7 @@ class MemoryGameStore final : public GameStore {
                                                                     int max_events) override;
   absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
+  absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override;
   int NumDeadlineShards() const override { return num_shards_; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
@@ -92,6 +94,8 @@ class MemoryGameStore final : public GameStore {
   std::uint64_t appends_ ABSL_GUARDED_BY(mu_) = 0;  // every append's tip is new
   absl::flat_hash_map<std::string, std::string> tombstones_ ABSL_GUARDED_BY(mu_);  // archived
   std::vector<Shard> shards_ ABSL_GUARDED_BY(mu_);
+  // The games index: every listed game's labels, in the order of the ids (live and archived).
+  std::map<std::string, IndexLabels, std::less<>> index_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace store

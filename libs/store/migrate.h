@@ -8,6 +8,8 @@
 // current key layout, whatever its hash tags; the store reads arbiter_v2's encoding as it was
 // written (redis_scripts.h), and new appends to a migrated game are arbiter_v3 records. A key
 // the target has already is left as it is, so a run that stopped midway is run again.
+// The games index (game_store.h) is not filled: a migrated game is listed from its next change
+// of labels (its start, its end, an archive), as any game written before the index.
 #ifndef ARBITER_LIBS_STORE_MIGRATE_H_
 #define ARBITER_LIBS_STORE_MIGRATE_H_
 

@@ -141,6 +141,18 @@ local function find(KEYS, game, command_id)
   return nil
 end
 
+-- The games index (redis_scripts.h, "The games index"): the caller's labels for the game (packed
+-- "<status>|..."), written only when they change, with the game in the shard's set of all games,
+-- of its status (out of its previous status's) and of its event and players. KEYS[from] is the
+-- index hash, KEYS[from + 1] the set of all games, KEYS[from + 2] the previous status's set,
+-- KEYS[from + 3..] the sets the game belongs to.
+local function index(KEYS, from, id, labels)
+  redis.call('HSET', KEYS[from], id, labels)
+  redis.call('ZADD', KEYS[from + 1], 0, id)
+  if KEYS[from + 2] ~= KEYS[from + 3] then redis.call('ZREM', KEYS[from + 2], id) end
+  for i = from + 3, #KEYS do redis.call('ZADD', KEYS[i], 0, id) end
+end
+
 local function append(KEYS, ARGV)
   local identity
   if ARGV[3] ~= '' then
@@ -148,7 +160,8 @@ local function append(KEYS, ARGV)
   else
     -- Everything the request writes, not the expected tip (a retry may pass another one).
     local parts = {}
-    for i = 5, #ARGV do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
+    -- ARGV[5..10]: what the request writes to the game (the index's labels follow from it).
+    for i = 5, 10 do parts[#parts + 1] = #ARGV[i] .. ':' .. ARGV[i] end
     identity = digest('r:' .. table.concat(parts), 8)
   end
   local game = load(KEYS)
@@ -202,6 +215,7 @@ local function append(KEYS, ARGV)
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
+  if ARGV[13] then index(KEYS, 8, ARGV[1], ARGV[13]) end
   return {'OK', tostring(version + 1), tostring(now), redis.sha1hex(record)}
 end
 
@@ -227,6 +241,8 @@ local function archive(KEYS, ARGV)
   redis.call('ZREM', KEYS[4], ARGV[1])
   redis.call('HDEL', KEYS[5], ARGV[1])
   redis.call('HSET', KEYS[6], 't', ARGV[3])
+  -- The index lists it as archived (KEYS[8..] and ARGV[4] as an append's KEYS[8..], ARGV[13]).
+  if ARGV[4] then index(KEYS, 8, ARGV[1], ARGV[4]) end
   return {'OK'}
 end
 
@@ -258,6 +274,23 @@ local function release(KEYS, ARGV)
   return 1
 end
 
+-- A page of one shard's index: the ids after ARGV[1] ('' = from the first) in KEYS[1] (a set of
+-- the index, in the order of the ids), at most ARGV[2], each with its labels from KEYS[2] (the
+-- index hash; '' when missing).
+local function list(KEYS, ARGV)
+  local from = '-'
+  if ARGV[1] ~= '' then from = '(' .. ARGV[1] end
+  local ids = redis.call('ZRANGEBYLEX', KEYS[1], from, '+', 'LIMIT', 0, tonumber(ARGV[2]))
+  if #ids == 0 then return {} end
+  local labels = redis.call('HMGET', KEYS[2], unpack(ids))
+  local out = {}
+  for i, id in ipairs(ids) do
+    out[#out + 1] = id
+    out[#out + 1] = labels[i] or ''
+  end
+  return out
+end
+
 -- The library's version, read by the store at start (FCALL_RO): a Redis without this library
 -- is reported as such, not as a failure of the first append.
 local function version()
@@ -270,5 +303,7 @@ redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
 redis.register_function('arbiter_v3_archive', archive)
 redis.register_function('arbiter_v3_claim', claim)
 redis.register_function('arbiter_v3_release', release)
+redis.register_function{function_name = 'arbiter_v3_list', callback = list,
+                        flags = {'no-writes'}}
 redis.register_function{function_name = 'arbiter_v3_version', callback = version,
                         flags = {'no-writes'}}

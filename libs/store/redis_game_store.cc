@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -38,6 +39,36 @@ std::string Sha1Hex(absl::string_view data) {
   EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha1(), nullptr);
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(digest), static_cast<size_t>(size)));
+}
+
+// The games index's labels as the index hash keeps them (redis_scripts.h): "<status>|" and then
+// each other label as "<length>:<bytes>". The status leads so that kArchive can replace it.
+std::string PackLabels(const IndexLabels& l) {
+  std::string out = absl::StrCat(l.status, "|");
+  for (const std::string* v : {&l.event, &l.round, &l.white_id, &l.black_id, &l.result}) {
+    absl::StrAppend(&out, v->size(), ":", *v);
+  }
+  return out;
+}
+
+std::optional<IndexLabels> UnpackLabels(absl::string_view packed) {
+  IndexLabels l;
+  const size_t bar = packed.find('|');
+  if (bar == absl::string_view::npos) return std::nullopt;
+  l.status = std::string(packed.substr(0, bar));
+  packed.remove_prefix(bar + 1);
+  for (std::string* v : {&l.event, &l.round, &l.white_id, &l.black_id, &l.result}) {
+    const size_t colon = packed.find(':');
+    size_t n = 0;
+    if (colon == absl::string_view::npos || !absl::SimpleAtoi(packed.substr(0, colon), &n) ||
+        n > packed.size() - colon - 1) {
+      return std::nullopt;
+    }
+    *v = std::string(packed.substr(colon + 1, n));
+    packed.remove_prefix(colon + 1 + n);
+  }
+  if (!packed.empty()) return std::nullopt;
+  return l;
 }
 
 }  // namespace
@@ -216,7 +247,99 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   a.args.push_back(absl::StrCat(request.events.size()));
   // The store fills version and command id on read (the entry's ID, the record's header).
   a.args.push_back(internal::EncodeEvents(request.events));
+  // The index only when its labels change: an ordinary move sends (and logs) nothing more.
+  if (request.index.has_value()) {
+    AddIndexKeys(id, *request.index, a.keys);
+    a.args.insert(a.args.end(), {"", "", PackLabels(request.index->labels)});
+  }
   return a;
+}
+
+void RedisGameStore::AddIndexKeys(absl::string_view game_id, const IndexUpdate& update,
+                                  std::vector<std::string>& keys) const {
+  const int shard = DeadlineShard(game_id, options_.num_deadline_shards);
+  const IndexLabels& l = update.labels;
+  keys.push_back(ShardKey("feed", shard));  // the shard's feed's place, unused by the index
+  keys.push_back(ShardKey("index", shard));
+  keys.push_back(ShardKey("index:all", shard));
+  keys.push_back(
+      ShardKey(absl::StrCat("index:status:",
+                            update.previous_status.empty() ? l.status : update.previous_status),
+               shard));
+  keys.push_back(ShardKey(absl::StrCat("index:status:", l.status), shard));
+  if (!l.event.empty()) keys.push_back(ShardKey(absl::StrCat("index:event:", l.event), shard));
+  if (!l.white_id.empty()) {
+    keys.push_back(ShardKey(absl::StrCat("index:player:", l.white_id), shard));
+  }
+  if (!l.black_id.empty() && l.black_id != l.white_id) {
+    keys.push_back(ShardKey(absl::StrCat("index:player:", l.black_id), shard));
+  }
+}
+
+absl::StatusOr<IndexPage> RedisGameStore::ListIndex(const IndexQuery& query) {
+  RETURN_IF_ERROR(internal::ValidateIndexQuery(query));
+  // The most selective set the query names drives the scan; the other labels filter its games.
+  const std::string set = !query.event.empty()    ? absl::StrCat("index:event:", query.event)
+                          : !query.player.empty() ? absl::StrCat("index:player:", query.player)
+                          : !query.status.empty() ? absl::StrCat("index:status:", query.status)
+                                                  : std::string("index:all");
+  const int shards = options_.num_deadline_shards;
+  absl::Mutex mu;
+  int pending = shards;
+  std::vector<absl::StatusOr<RedisReplyPtr>> replies;
+  replies.reserve(static_cast<size_t>(shards));
+  for (int shard = 0; shard < shards; ++shard) replies.emplace_back(absl::UnknownError("unsent"));
+  for (int shard = 0; shard < shards; ++shard) {
+    std::vector<std::string> command =
+        FcallCommand(redis_scripts::kList, {ShardKey(set, shard), ShardKey("index", shard)},
+                     {query.after, absl::StrCat(query.limit)});
+    command[0] = "FCALL_RO";
+    client_.CommandAsync(std::move(command), [&, shard](absl::StatusOr<RedisReplyPtr> reply) {
+      absl::MutexLock lock(&mu);
+      replies[static_cast<size_t>(shard)] = std::move(reply);
+      --pending;
+    });
+  }
+  {
+    absl::MutexLock lock(&mu);
+    mu.Await(absl::Condition(
+        +[](int* n) { return *n == 0; }, &pending));
+  }
+  std::vector<IndexedGame> looked_at;
+  bool more = false;  // a shard has games after its page
+  for (absl::StatusOr<RedisReplyPtr>& reply : replies) {
+    RETURN_IF_ERROR(FunctionsMissing(reply));
+    if (!reply.ok()) return reply.status();
+    RETURN_IF_ERROR(client_.ReplyStatus(**reply));
+    const redisReply& r = **reply;
+    if (r.type != REDIS_REPLY_ARRAY || r.elements % 2 != 0) return Corrupt("index page");
+    if (static_cast<int>(r.elements / 2) == query.limit) more = true;
+    for (size_t i = 0; i + 1 < r.elements; i += 2) {
+      if (!IsString(*r.element[i])) return Corrupt("index page");
+      IndexedGame g{std::string(Str(*r.element[i])), {}};
+      if (IsString(*r.element[i + 1])) {
+        std::optional<IndexLabels> labels = UnpackLabels(Str(*r.element[i + 1]));
+        if (!labels.has_value()) return Corrupt(absl::StrCat("index labels of game ", g.game_id));
+        g.labels = *std::move(labels);
+      } else {
+        g.labels.status.clear();  // in a set but not in the hash: matches no filter below
+      }
+      looked_at.push_back(std::move(g));
+    }
+  }
+  std::sort(looked_at.begin(), looked_at.end(),
+            [](const IndexedGame& a, const IndexedGame& b) { return a.game_id < b.game_id; });
+  // Every shard's games up to the cut are in hand: a shard with more has all of its page, and
+  // its page's last id is at or past the cut. Past the cut, or past a full page, more follow.
+  IndexPage page;
+  const size_t take = std::min(looked_at.size(), static_cast<size_t>(query.limit));
+  for (size_t i = 0; i < take; ++i) {
+    if (!looked_at[i].labels.status.empty() && IndexMatches(looked_at[i].labels, query)) {
+      page.games.push_back(looked_at[i]);
+    }
+  }
+  if ((more || looked_at.size() > take) && take > 0) page.next_after = looked_at[take - 1].game_id;
+  return page;
 }
 
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
@@ -286,10 +409,14 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
 absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& request) {
   RETURN_IF_ERROR(internal::ValidateArchiveRequest(request));
   const std::string& id = request.game_id;
+  std::vector<std::string> keys = GameKeys(id);
+  std::vector<std::string> args = {id, absl::StrCat(request.expected_version), request.tombstone};
+  if (request.index.has_value()) {
+    AddIndexKeys(id, *request.index, keys);
+    args.push_back(PackLabels(request.index->labels));
+  }
   ASSIGN_OR_RETURN(RedisReplyPtr reply,
-                   Call(redis_scripts::kArchive, GameKeys(id),
-                        {id, absl::StrCat(request.expected_version), request.tombstone},
-                        Durability::kReplicated));
+                   Call(redis_scripts::kArchive, keys, args, Durability::kReplicated));
   if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 1 || !IsString(*reply->element[0])) {
     return Corrupt("archive reply");
   }

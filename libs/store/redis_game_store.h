@@ -82,6 +82,9 @@ class RedisGameStore final : public GameStore {
   // One FCALL of the archive function (redis_scripts.h), waiting for the replicas as an append.
   absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
+  // Every shard's page of the index (one FCALL_RO each, sent together through the client's lanes:
+  // on a cluster each master gets its shards' calls in one batch), merged in the order of the ids.
+  absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override;
   int NumDeadlineShards() const override { return options_.num_deadline_shards; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,
@@ -140,6 +143,10 @@ class RedisGameStore final : public GameStore {
   absl::Status Missing(absl::string_view game_id);
   // The keys of kAppend and kArchive: game, log, cmd, deadlines, deadline-info, archived.
   std::vector<std::string> GameKeys(absl::string_view game_id) const;
+  // The games index's keys and argument (redis_scripts.h) an append or archive carrying `update`
+  // adds: keys from KEYS[7] (KEYS[7] is the shard's feed), the packed labels.
+  void AddIndexKeys(absl::string_view game_id, const IndexUpdate& update,
+                    std::vector<std::string>& keys) const;
   // The events of a log's entries, those with from_version <= version <= to_version.
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(const redisReply& entries,
                                                                    std::int64_t from_version,

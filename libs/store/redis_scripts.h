@@ -22,6 +22,15 @@
 //   until>|<owner>"
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
+//   P{S}:index        hash   the games index (game_store.h): game id -> its labels, packed as
+//                            "<status>|" then "<length>:<label>" for event, round, white id,
+//                            black id and result (written only when they change; old games from
+//                            their next change, or by the migration tool)
+//   P{S}:index:all    zset   every listed game of the shard, score 0 (in the order of the ids)
+//   P{S}:index:status:<status>, P{S}:index:event:<event>, P{S}:index:player:<id>
+//                     zset   the listed games with that status, event, player (either colour);
+//                            a game leaves only its previous status's set (event and players do
+//                            not change); an archived game stays listed under status "archived"
 //
 // Records (arbiter_v3): one byte, the command id's length; the command id; 8 bytes, the command's
 // identity (SHA-1 of the fingerprint, or of the request's content, truncated); then the events in
@@ -51,13 +60,19 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // {"TIP", version} (at the expected version by another append than the expected tip),
 // {"NOT_FOUND"} or {"ARCHIVED"} (the game was archived; checked only when it has no version, so
 // an append to a live game pays nothing for it).
+// With the games index (only when the game's labels change, AppendRequest::index; an ordinary
+// move sends none of it): KEYS[7] the shard's feed (its place; unused by the index), KEYS[8] the
+// index hash, KEYS[9] index:all, KEYS[10] the previous status's set (the new one's for a game not
+// listed yet), KEYS[11] the new status's set, KEYS[12..] the event's and the players' sets;
+// ARGV[11..12] "" (the feed's place), ARGV[13] the packed labels.
 inline constexpr char kAppend[] = "arbiter_v3_append";
 
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
 inline constexpr char kLookup[] = "arbiter_v3_lookup";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived (as kAppend's).
-// ARGV: game id, expected version, tombstone.
+// ARGV: game id, expected version, tombstone; with the index (ArchiveRequest::index), KEYS[7..]
+// as kAppend's and ARGV[4] the packed labels (status: archived).
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
 inline constexpr char kArchive[] = "arbiter_v3_archive";
@@ -68,6 +83,11 @@ inline constexpr char kClaim[] = "arbiter_v3_claim";
 
 // KEYS: deadlines, deadline-info. ARGV: game id, owner, claimable at ms. Returns 1 or 0.
 inline constexpr char kRelease[] = "arbiter_v3_release";
+
+// FCALL_RO. KEYS: one of the index's sets, the index hash. ARGV: after ("" = from the first),
+// limit. Returns {game id, packed labels ("" if none), ...}: the set's first `limit` ids after
+// `after`, in order.
+inline constexpr char kList[] = "arbiter_v3_list";
 
 // FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
 // (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.

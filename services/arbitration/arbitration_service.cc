@@ -232,6 +232,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   AddRecordPolicy();
   // The arbiter's queue (the console): the arbiters of the event.
   env_->policy().Add({Method("ListArbiterCalls"), arbiter, false});
+  AddListingPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true, true});

@@ -27,6 +27,10 @@
 //   GetRecordKeys                                  every role
 //   ListArbiterCalls                               arbiter, service (an event-scoped token: its
 //                                                  event's)
+//   ListGames                                      platform, arbiter, service, player (its own
+//                                                  games); a token scoped to an event: its event's
+//   PauseEvent, ResumeEvent                        arbiter, service (6.13a; an event-scoped token:
+//                                                  its event only)
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -188,12 +192,19 @@ class ArbitrationService final : public ArbitrationBase {
                                arbiter::v1::GetSignedRecordReply* resp) override;
   grpc::Status GetRecordKeys(grpc::ServerContext* ctx, const arbiter::v1::GetRecordKeysRequest* req,
                              arbiter::v1::GetRecordKeysReply* resp) override;
+  grpc::Status ListGames(grpc::ServerContext* ctx, const arbiter::v1::ListGamesRequest* req,
+                         arbiter::v1::ListGamesReply* resp) override;
+  grpc::Status PauseEvent(grpc::ServerContext* ctx, const arbiter::v1::PauseEventRequest* req,
+                          arbiter::v1::EventGamesReply* resp) override;
+  grpc::Status ResumeEvent(grpc::ServerContext* ctx, const arbiter::v1::ResumeEventRequest* req,
+                           arbiter::v1::EventGamesReply* resp) override;
 
   // Adds the signed records' rows to the policy table (record_methods.cc).
   void AddRecordPolicy();
   grpc::Status ListArbiterCalls(grpc::ServerContext* ctx,
                                 const arbiter::v1::ListArbiterCallsRequest* req,
                                 arbiter::v1::ListArbiterCallsReply* resp) override;
+  void AddListingPolicy();
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const;

@@ -34,6 +34,7 @@
 #include "tools/arbiterctl/game_client.h"
 #include "tools/arbiterctl/game_simulate.h"
 #include "tools/arbiterctl/json_lines.h"
+#include "tools/arbiterctl/listing_cmds.h"
 #include "tools/arbiterctl/pgn_check.h"
 #include "tools/arbiterctl/record_cmds.h"
 
@@ -74,6 +75,10 @@ constexpr char kUsage[] =
     "  arbiterctl game feed --game ID [--file PATH]  (a board's placements, one a line; stdin)\n"
     "  arbiterctl game claim --game ID --side S --kind touch_move  (4.3-4.5, B5a)\n"
     "  (every mutating game command: [--command-id ID] [--expected-version N])\n"
+    "  arbiterctl games [--status S] [--event ID] [--round R] [--player ID] --json\n"
+    "  arbiterctl event games --event ID [--status S] --json\n"
+    "  arbiterctl event pause|resume --event ID --command-id ID [--reason T] "
+    "[--outage-started-ms N]\n"
     "  arbiterctl record get --game ID [--block]  (the signed record; --block: its block only)\n"
     "  arbiterctl record keys  (the public keys records are signed with, as PEM)\n";
 
@@ -139,6 +144,10 @@ std::vector<std::string> KnownFlags(const std::string& command, bool simulate) {
   if (command == "health" || command == "rules") add(kRulesFlags);
   if (command == "clock") add(kClockFlags);
   if (command == "game") add(kGameFlags);
+  if (command == "games" || command == "event") {
+    add(kConnectionFlags);
+    add(kListingFlags);
+  }
   return known;
 }
 
@@ -176,6 +185,8 @@ int Main(int argc, char** argv) {
   }
   if (command == "demo") return RunDemo(std::cout);
   if (command == "record") return RunRecord(args, std::cout, std::cerr);
+  if (command == "games") return RunGames(args, std::cout, std::cerr);
+  if (command == "event") return RunEvent(args, std::cout, std::cerr);
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);
   if (command == "dead") return RunDead(args.flags, std::cout, std::cerr);
   if (command == "advise") return RunAdvise(args.flags, std::cout, std::cerr);

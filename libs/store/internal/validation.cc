@@ -68,7 +68,55 @@ absl::Status ValidateAppendRequest(const AppendRequest& request) {
   if (request.fingerprint.size() > kMaxFingerprintLength) {
     return Bad(absl::StrCat("a fingerprint has at most ", kMaxFingerprintLength, " bytes"));
   }
+  if (request.index.has_value()) return ValidateIndexUpdate(*request.index);
   return absl::OkStatus();
+}
+
+namespace {
+
+// A status names a key of the Redis index and heads its packed labels ("<status>|...").
+absl::Status ValidateStatusLabel(absl::string_view what, absl::string_view status) {
+  if (status.size() > kMaxLabelLength) return Bad(absl::StrCat(what, " is too long"));
+  for (char c : status) {
+    if (c <= 0x20 || c > 0x7e || c == '|') {
+      return Bad(absl::StrCat(what, " must be printable ASCII without spaces or '|'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateLabels(const IndexLabels& l) {
+  for (const std::string* v : {&l.event, &l.round, &l.white_id, &l.black_id, &l.result}) {
+    if (v->size() > kMaxLabelLength) {
+      return Bad(absl::StrCat("an index label has at most ", kMaxLabelLength, " bytes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateIndexUpdate(const IndexUpdate& update) {
+  if (update.labels.status.empty()) return Bad("an index update needs a status");
+  if (absl::Status s = ValidateStatusLabel("status", update.labels.status); !s.ok()) return s;
+  if (absl::Status s = ValidateStatusLabel("previous status", update.previous_status); !s.ok()) {
+    return s;
+  }
+  return ValidateLabels(update.labels);
+}
+
+absl::Status ValidateIndexQuery(const IndexQuery& query) {
+  if (query.limit < 1 || query.limit > kMaxIndexPage) {
+    return Bad(absl::StrCat("an index page looks at 1 to ", kMaxIndexPage, " games"));
+  }
+  if (!query.after.empty()) {
+    if (absl::Status s = ValidateGameId(query.after); !s.ok()) return s;
+  }
+  if (absl::Status s = ValidateStatusLabel("status", query.status); !s.ok()) return s;
+  return ValidateLabels({.event = query.event,
+                         .round = query.round,
+                         .white_id = query.player,
+                         .black_id = query.player});
 }
 
 bool WritesSnapshot(const AppendRequest& request) {
@@ -84,6 +132,7 @@ absl::Status ValidateArchiveRequest(const ArchiveRequest& request) {
   if (request.tombstone.empty() || request.tombstone.size() > kMaxTombstoneBytes) {
     return Bad(absl::StrCat("a tombstone must have 1 to ", kMaxTombstoneBytes, " bytes"));
   }
+  if (request.index.has_value()) return ValidateIndexUpdate(*request.index);
   return absl::OkStatus();
 }
 

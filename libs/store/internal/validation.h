@@ -18,6 +18,10 @@ namespace store::internal {
 absl::Status ValidateAppendRequest(const AppendRequest& request);
 // Archive's arguments: a valid game id, expected_version > 0, a tombstone of 1..kMaxTombstoneBytes.
 absl::Status ValidateArchiveRequest(const ArchiveRequest& request);
+// An index update's labels (event_log.h, IndexLabels) and a query of the index.
+absl::Status ValidateIndexUpdate(const IndexUpdate& update);
+absl::Status ValidateIndexQuery(const IndexQuery& query);
+
 absl::Status ValidateClaim(int shard, int num_shards, std::int64_t lease_ms, int max,
                            absl::string_view owner);
 absl::Status ValidateOwner(absl::string_view owner);

@@ -1,5 +1,6 @@
 #include "libs/store/testing/game_store_contract.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <barrier>
@@ -1290,6 +1291,144 @@ TEST_P(GameStoreContractTest, ABoundMovesTheDeadlineOnlyEarlier) {
   EXPECT_EQ((*d)->deadline_ms, 9000);
   EXPECT_THAT(store_->Append(Request("g1", 6, "c6", 1, DeadlineUpdate::Bound(-1))),
               HasErrorCode(kErrBadArgument));
+}
+
+// --- The games index --------------------------------------------------------------------------
+
+AppendRequest Listed(AppendRequest request, IndexLabels labels, std::string previous = "") {
+  request.index = IndexUpdate{std::move(labels), std::move(previous)};
+  return request;
+}
+
+// Every page of `query` from the first, with the number of pages.
+std::vector<IndexedGame> AllPages(GameStore& store, IndexQuery query, int* pages = nullptr) {
+  std::vector<IndexedGame> out;
+  for (int n = 1;; ++n) {
+    absl::StatusOr<IndexPage> page = store.ListIndex(query);
+    EXPECT_OK(page);
+    if (!page.ok()) return out;
+    out.insert(out.end(), page->games.begin(), page->games.end());
+    if (pages != nullptr) *pages = n;
+    if (page->next_after.empty() || n > 1000) return out;
+    query.after = page->next_after;
+  }
+}
+
+std::vector<std::string> Ids(const std::vector<IndexedGame>& games) {
+  std::vector<std::string> out;
+  for (const IndexedGame& g : games) out.push_back(g.game_id);
+  return out;
+}
+
+// The labels are written with the append that carries them, listed by each of them in the order
+// of the ids, and left alone by an append that carries none.
+TEST_P(GameStoreContractTest, TheIndexListsGamesByTheirLabels) {
+  AppendOk(*store_, Listed(Request("g1", 0, "c1"), {.status = "ongoing",
+                                                    .event = "e1",
+                                                    .round = "1",
+                                                    .white_id = "ann",
+                                                    .black_id = "bob"}));
+  AppendOk(*store_, Listed(Request("g2", 0, "c1"), {.status = "ongoing",
+                                                    .event = "e1",
+                                                    .round = "2",
+                                                    .white_id = "bob",
+                                                    .black_id = "cyd"}));
+  AppendOk(*store_, Listed(Request("g3", 0, "c1"), {.status = "created",
+                                                    .event = "e2",
+                                                    .round = "1",
+                                                    .white_id = "ann",
+                                                    .black_id = "dan"}));
+  AppendOk(*store_, Request("g4", 0, "c1"));  // no labels: not listed
+  AppendOk(*store_, Request("g1", 1, "c2"));  // a move: the labels stay
+
+  EXPECT_THAT(Ids(AllPages(*store_, {})), ElementsAre("g1", "g2", "g3"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "ongoing"})), ElementsAre("g1", "g2"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.event = "e1"})), ElementsAre("g1", "g2"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.event = "e1", .round = "2"})), ElementsAre("g2"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.player = "ann"})), ElementsAre("g1", "g3"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.player = "bob"})), ElementsAre("g1", "g2"));  // either side
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "created", .player = "ann"})), ElementsAre("g3"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.event = "nope"})), IsEmpty());
+  std::vector<IndexedGame> g1 = AllPages(*store_, {.round = "1", .player = "bob"});
+  ASSERT_EQ(g1.size(), 1u);
+  EXPECT_EQ(g1[0], (IndexedGame{"g1",
+                                {.status = "ongoing",
+                                 .event = "e1",
+                                 .round = "1",
+                                 .white_id = "ann",
+                                 .black_id = "bob"}}));
+}
+
+// A new status moves the game from its previous status's list to the new one's; an archive with
+// labels lists it as archived.
+TEST_P(GameStoreContractTest, TheIndexFollowsAStatusAndAnArchive) {
+  const IndexLabels created{.status = "created", .event = "e1", .white_id = "ann"};
+  AppendOk(*store_, Listed(Request("g1", 0, "c1"), created));
+  IndexLabels ended = created;
+  ended.status = "ended";
+  ended.result = "1-0";
+  AppendOk(*store_, Listed(Request("g1", 1, "c2"), ended, "created"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "created"})), IsEmpty());
+  std::vector<IndexedGame> listed = AllPages(*store_, {.status = "ended"});
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].labels, ended);
+
+  IndexLabels archived = ended;
+  archived.status = "archived";
+  ArchiveRequest archive{"g1", 2, "final: 1-0"};
+  archive.index = IndexUpdate{archived, "ended"};
+  ASSERT_OK(store_->Archive(archive));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "ended"})), IsEmpty());
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "archived", .event = "e1"})), ElementsAre("g1"));
+}
+
+// Pages follow the ids: a game created while a caller pages, before its cursor, is not seen,
+// after it is seen once; none is seen twice, none skipped.
+TEST_P(GameStoreContractTest, TheIndexPagesWithAStableCursor) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 30; ++i) {
+    const std::string id = absl::StrCat("g", 100 + 2 * i);
+    ids.push_back(id);
+    AppendOk(*store_, Listed(Request(id, 0, "c1"), {.status = "ongoing", .event = "e"}));
+  }
+  int pages = 0;
+  EXPECT_THAT(Ids(AllPages(*store_, {.event = "e", .limit = 7}, &pages)),
+              ::testing::ElementsAreArray(ids));
+  EXPECT_GE(pages, 5);
+
+  IndexQuery q{.event = "e", .limit = 10};
+  std::vector<std::string> seen;
+  absl::StatusOr<IndexPage> first = store_->ListIndex(q);
+  ASSERT_OK(first);
+  for (const IndexedGame& g : first->games) seen.push_back(g.game_id);
+  ASSERT_FALSE(first->next_after.empty());
+  // One before the cursor, one after it; and a listed game changes status.
+  AppendOk(*store_, Listed(Request("g101", 0, "c1"), {.status = "ongoing", .event = "e"}));
+  AppendOk(*store_, Listed(Request("g155", 0, "c1"), {.status = "ongoing", .event = "e"}));
+  AppendOk(*store_, Listed(Request("g140", 1, "c2"), {.status = "ended", .event = "e"}, "ongoing"));
+  q.after = first->next_after;
+  for (const IndexedGame& g : AllPages(*store_, q)) seen.push_back(g.game_id);
+  std::vector<std::string> expected = ids;
+  expected.push_back("g155");
+  std::sort(expected.begin(), expected.end());
+  EXPECT_THAT(seen, ::testing::ElementsAreArray(expected));
+}
+
+TEST_P(GameStoreContractTest, MalformedIndexRequestsAreBadArguments) {
+  ExpectBadArguments<IndexQuery>({{"limit 0", {.limit = 0}},
+                                  {"limit too large", {.limit = kMaxIndexPage + 1}},
+                                  {"bad cursor", {.after = "a b"}},
+                                  {"status with a bar", {.status = "a|b"}},
+                                  {"long event", {.event = std::string(kMaxLabelLength + 1, 'e')}}},
+                                 [&](const IndexQuery& q) { return store_->ListIndex(q); });
+  ExpectBadArguments<AppendRequest>(
+      {{"no status", Listed(Request("g1", 0, "c1"), {.event = "e"})},
+       {"status with a space", Listed(Request("g1", 0, "c1"), {.status = "a b"})},
+       {"long round",
+        Listed(Request("g1", 0, "c1"),
+               {.status = "ongoing", .round = std::string(kMaxLabelLength + 1, 'r')})}},
+      [&](const AppendRequest& r) { return store_->Append(r); });
+  EXPECT_THAT(store_->ReadSnapshot("g1"), HasErrorCode(kErrGameNotFound));
 }
 
 }  // namespace
