@@ -9,9 +9,10 @@ tools/setup.sh
 bazel build //services/arbiterd //tools/arbiterctl
 GRPC="${ARBITER_GRPC:-127.0.0.1:7070}"
 METRICS="${ARBITER_METRICS:-127.0.0.1:9090}"
+CONSOLE="${ARBITER_CONSOLE:-127.0.0.1:8090}"
 log=$(mktemp)
 bazel-bin/services/arbiterd/arbiterd --services=all --insecure_dev --grpc_address="$GRPC" \
-  --metrics_address="$METRICS" --shutdown_grace=500ms 2> "$log" &
+  --metrics_address="$METRICS" --console_address="$CONSOLE" --shutdown_grace=500ms 2> "$log" &
 pid=$!
 stop() { kill -TERM $pid 2>/dev/null && wait $pid 2>/dev/null; rm -f "$log"; }
 trap stop EXIT
@@ -20,7 +21,7 @@ grep -q '"msg":"serving"' "$log" || { cat "$log"; echo "arbiterd did not start" 
 
 A=(bazel-bin/tools/arbiterctl/arbiterctl --server="$GRPC")
 step() { echo; echo "\$ arbiterctl $*"; }
-echo "arbiterd is serving on $GRPC (gRPC) with metrics on http://$METRICS/metrics"
+echo "arbiterd is serving on $GRPC (gRPC) with metrics on http://$METRICS/metrics and the arbiter's console on http://$CONSOLE/"
 echo "(it runs with --insecure_dev: no authentication, as its log says loudly)"
 
 step health
@@ -72,6 +73,23 @@ step game pgn --game demo-game "   (after both players confirmed the result, 8.7
 step game archive --game demo-game "   (the platform has the record: the game leaves Redis, its tombstone stays)"
 "${A[@]}" "${G[@]}" archive
 
+echo
+echo "The arbiter's console (event \"Arbiter demo\"): a game whose player claims a draw under 10.2"
+C=(game --game demo-claim)
+"${A[@]}" "${C[@]}" create --white carol --black dave --edition fide2023 --time-control 5400 \
+  --event "Arbiter demo" --site "127.0.0.1" --round 2 > /dev/null
+"${A[@]}" "${C[@]}" start > /dev/null
+for m in "white e4" "black e5" "white Nf3" "black Nc6"; do
+  set -- $m
+  "${A[@]}" "${C[@]}" move --side "$1" --move "$2" > /dev/null
+done
+"${A[@]}" "${C[@]}" set-clocks --white-ms 100000 --black-ms 100000 --reason "a quickplay finish" > /dev/null
+step game claim --game demo-claim --side white --kind quickplay "   (10.2: the arbiter decides)"
+"${A[@]}" "${C[@]}" claim --side white --kind quickplay || true
+echo
+echo "The arbiter's console: http://$CONSOLE/  (event: Arbiter demo; under --insecure_dev any"
+echo "token opens it). The claim of demo-claim waits in its queue. KEEP=1 keeps it open."
+
 step rules validate --fen nonsense --move e4 --json
 "${A[@]}" rules validate --fen nonsense --move e4 --json || true
 
@@ -90,6 +108,6 @@ echo "Offline tools on the same core: arbiterctl demo, analyze, pgn check, clock
 echo '{"time_control_human": "90+30", "edition": "fide2001", "events": [{"at_ms": 0, "type": "start"}, {"at_ms": 61234, "type": "press"}], "query_ms": 120000}' |
   bazel-bin/tools/arbiterctl/arbiterctl clock simulate | cut -c1-200
 if [ "${KEEP:-0}" = 1 ]; then
-  echo "KEEP=1: arbiterd keeps running on $GRPC; Ctrl-C stops it."
+  echo "KEEP=1: arbiterd keeps running on $GRPC, the console on http://$CONSOLE/; Ctrl-C stops it."
   wait $pid
 fi

@@ -7,7 +7,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libhiredis-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libjwt-dev libssl-dev redis-server redis-sentinel stockfish iproute2 util-linux python3
-  python3-yaml openssl libgoogle-perftools-dev prometheus faketime
+  python3-yaml openssl libgoogle-perftools-dev prometheus faketime chromium
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -31,18 +31,22 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
   fi
 fi
-# The Kubernetes API schemas //k8s:k8s_test validates the manifests against (npm packages pinned by
-# tools/k8s-schemas/package-lock.json; the test runs offline, so they are installed here).
-schemas="$(dirname "$0")/k8s-schemas"
-if [ ! -d "$schemas/node_modules" ] || [ "$schemas/package-lock.json" -nt "$schemas/node_modules/.package-lock.json" ]; then
-  if ! command -v npm >/dev/null; then
-    echo "setup: installing nodejs npm" >&2
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+# The npm packages the tests run offline, pinned by each folder's package-lock.json and installed
+# here: the Kubernetes API schemas //k8s:k8s_test validates the manifests against
+# (tools/k8s-schemas), and puppeteer-core, which drives Debian's chromium in
+# //services/console:console_browser_test (tools/console-test).
+for folder in k8s-schemas console-test; do
+  dir="$(dirname "$0")/$folder"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    if ! command -v npm >/dev/null; then
+      echo "setup: installing nodejs npm" >&2
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+    fi
+    echo "setup: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   fi
-  echo "setup: npm ci in $schemas" >&2
-  (cd "$schemas" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-fi
+done
 # //k8s:k8s_test and //tests/integration:probe_test render the overlays with `kubectl kustomize`
 # (Kustomize v5: components). Debian 12's archive has only kubectl 1.20 (kubernetes-client), too
 # old for components, so it cannot be installed from here: say so before the tests fail on it.

@@ -145,6 +145,9 @@ void FillView(absl::string_view game_id, const Seen& seen, const Viewer& viewer,
     for (const v1::IllegalMoveEntry& entry : g.illegal_ledger()) *ledger->add_entries() = entry;
   }
   view->set_paused(g.paused());
+  // 6.13b: who stopped the clocks, until the arbiter rules (6.13d).
+  if (g.stopped_by().has_value()) view->set_stopped_by(laws::ToProto(*g.stopped_by()));
+  view->set_last_event_ms(g.last_event_ms());
   // Appendix A2: the envelope's record (never the sealed move: it is not in the state in clear).
   if (g.adjournment().envelope && !g.adjournment().envelope->reply()) {
     *view->mutable_envelope() = *g.adjournment().envelope;

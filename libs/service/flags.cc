@@ -83,6 +83,10 @@ ABSL_FLAG(std::string, http_address, "",
           "host:port of the HTTP/JSON gateway: every RPC as POST /v1/{package.Service}/{Method} "
           "with the protobuf JSON mapping, forwarded to this server's gRPC services (the same "
           "auth, limits, metrics and error codes); plaintext, put TLS in front; '' = none");
+ABSL_FLAG(std::string, console_address, "",
+          "host:port of the arbiter's web console (arbiterd): its page at / and the HTTP/JSON API "
+          "it calls (POST /v1/{package.Service}/{Method}) on one origin, with a strict "
+          "Content-Security-Policy; plaintext, put TLS in front; '' = none");
 ABSL_FLAG(absl::Duration, grpc_max_connection_age, absl::ZeroDuration(),
           "close client connections (GOAWAY) after this age, so that long-lived clients rebalance "
           "over new replicas; 0 = never");
@@ -136,6 +140,7 @@ ServerConfig ConfigFromFlags() {
   c.max_unauthenticated_streams = absl::GetFlag(FLAGS_max_unauthenticated_streams);
   c.health_address = absl::GetFlag(FLAGS_health_address);
   c.http_address = absl::GetFlag(FLAGS_http_address);
+  c.console_address = absl::GetFlag(FLAGS_console_address);
   c.max_connection_age = absl::GetFlag(FLAGS_grpc_max_connection_age);
   c.max_connection_age_grace = absl::GetFlag(FLAGS_grpc_max_connection_age_grace);
   return c;

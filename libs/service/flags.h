@@ -12,6 +12,7 @@
 //           --max_streams (20000) --max_unauthenticated_streams (1000)
 //   Operations: --health_address ('' = off; plaintext, grpc.health.v1 only, for the kubelet)
 //           --http_address ('' = off; the HTTP/JSON gateway, http_gateway.h)
+//           --console_address ('' = off; the arbiter's console, served by arbiterd)
 //           --grpc_max_connection_age (0 = off) --grpc_max_connection_age_grace (30s)
 #ifndef ARBITER_LIBS_SERVICE_FLAGS_H_
 #define ARBITER_LIBS_SERVICE_FLAGS_H_

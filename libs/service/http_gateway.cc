@@ -121,6 +121,14 @@ const MethodDescriptor* FindMethod(absl::string_view path) {
   return service == nullptr ? nullptr : service->FindMethodByName(std::string(parts[1]));
 }
 
+// "/index.html?x=1" -> "/index.html"; "/" -> "/index.html".
+std::string StaticPathOf(absl::string_view target) {
+  const size_t query = target.find_first_of("?#");
+  if (query != absl::string_view::npos) target = target.substr(0, query);
+  if (target == "/") return "/index.html";
+  return std::string(target);
+}
+
 bool IsPrintableAscii(absl::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
 }
@@ -215,9 +223,8 @@ void HttpGateway::AcceptLoop() {
     {
       absl::MutexLock lock(&mu_);
       if (threads_ >= options_.max_connections) {
-        SendError(fd, 503,
-                  base::Error(kErrTooManyStreams, "too many HTTP connections: try again later"),
-                  false);
+        Error(fd, 503,
+              base::Error(kErrTooManyStreams, "too many HTTP connections: try again later"), false);
         close(fd);
         continue;
       }
@@ -246,14 +253,13 @@ void HttpGateway::Serve(std::shared_ptr<Connection> connection) {
       }
       const ReadResult r = ReadSome(fd, buffer, std::min(idle_until, head_until), stopping_);
       if (r == ReadResult::kTimeout && !buffer.empty()) {
-        SendError(fd, 408,
-                  base::Error(kErrBadHttpRequest, "the request's head took too long to arrive"),
-                  false);
+        Error(fd, 408,
+              base::Error(kErrBadHttpRequest, "the request's head took too long to arrive"), false);
       }
       if (r != ReadResult::kData) break;
     }
     if (head.state == http::Head::State::kRejected) {
-      SendError(fd, head.http_status, base::Error(kErrBadHttpRequest, head.reason), false);
+      Error(fd, head.http_status, base::Error(kErrBadHttpRequest, head.reason), false);
     }
     if (head.state != http::Head::State::kComplete) break;
     buffer.erase(0, head.head_bytes);
@@ -267,30 +273,32 @@ void HttpGateway::Serve(std::shared_ptr<Connection> connection) {
 
 bool HttpGateway::Handle(Connection& connection, http::Request& request, std::string& buffer) {
   const int fd = connection.fd;
+  if (!options_.files.empty() && !absl::StartsWith(request.target, "/v1/")) {
+    return ServeFile(fd, request);
+  }
   // Answered without reading the body: the connection closes after the answer.
   std::optional<std::string> path = http::GrpcPathOf(request.target);
   const MethodDescriptor* method = path.has_value() ? FindMethod(*path) : nullptr;
   if (method == nullptr) {
-    SendError(fd, 404,
-              base::Error(kErrNoSuchMethod, "no such method: POST /v1/{package.Service}/{Method}"),
-              false);
+    Error(fd, 404,
+          base::Error(kErrNoSuchMethod, "no such method: POST /v1/{package.Service}/{Method}"),
+          false);
     return false;
   }
   if (request.method != "POST") {
-    SendError(fd, 405, base::Error(kErrBadHttpRequest, "only POST is served"), false,
-              "Allow: POST\r\n");
+    Error(fd, 405, base::Error(kErrBadHttpRequest, "only POST is served"), false,
+          "Allow: POST\r\n");
     return false;
   }
   if (!request.content_length.has_value()) {
-    SendError(fd, 411, base::Error(kErrBadHttpRequest, "Content-Length is required"), false);
+    Error(fd, 411, base::Error(kErrBadHttpRequest, "Content-Length is required"), false);
     return false;
   }
   if (*request.content_length > options_.limits.max_body_bytes) {
-    SendError(
-        fd, 413,
-        base::Error(base::kErrTooLarge, absl::StrCat("the body is larger than ",
-                                                     options_.limits.max_body_bytes, " bytes")),
-        false);
+    Error(fd, 413,
+          base::Error(base::kErrTooLarge, absl::StrCat("the body is larger than ",
+                                                       options_.limits.max_body_bytes, " bytes")),
+          false);
     return false;
   }
   const size_t length = static_cast<size_t>(*request.content_length);
@@ -318,7 +326,7 @@ bool HttpGateway::Forward(Connection& connection, const http::Request& request,
   const Message* request_type = factory->GetPrototype(method->input_type());
   const Message* reply_type = factory->GetPrototype(method->output_type());
   if (request_type == nullptr || reply_type == nullptr) {
-    SendError(fd, 404, base::Error(kErrNoSuchMethod, "no such method"), keep_alive);
+    Error(fd, 404, base::Error(kErrNoSuchMethod, "no such method"), keep_alive);
     return keep_alive;
   }
 
@@ -342,13 +350,12 @@ bool HttpGateway::Forward(Connection& connection, const http::Request& request,
         google::protobuf::StringPiece(documents[i].data(), documents[i].size()), message.get(),
         parse);
     if (!parsed.ok()) {
-      SendError(
-          fd, 400,
-          base::Error(
-              kErrBadRequestJson,
-              absl::StrCat(method->client_streaming() ? absl::StrCat("request ", i + 1, ": ") : "",
-                           "not a ", method->input_type()->full_name(), ": ", parsed.ToString())),
-          keep_alive);
+      Error(fd, 400,
+            base::Error(kErrBadRequestJson,
+                        absl::StrCat(
+                            method->client_streaming() ? absl::StrCat("request ", i + 1, ": ") : "",
+                            "not a ", method->input_type()->full_name(), ": ", parsed.ToString())),
+            keep_alive);
       return keep_alive;
     }
     wire.push_back(message->SerializeAsString());
@@ -356,8 +363,8 @@ bool HttpGateway::Forward(Connection& connection, const http::Request& request,
   grpc::ClientContext context;
   if (const std::string* authorization = request.Header("authorization")) {
     if (!IsPrintableAscii(*authorization)) {
-      SendError(fd, 401, base::Error(kErrUnauthenticated, "a malformed Authorization header"),
-                keep_alive);
+      Error(fd, 401, base::Error(kErrUnauthenticated, "a malformed Authorization header"),
+            keep_alive);
       return keep_alive;
     }
     context.AddMetadata("authorization", *authorization);
@@ -445,7 +452,9 @@ bool HttpGateway::Forward(Connection& connection, const http::Request& request,
       std::string out;
       if (!started) {
         // Close-delimited: the stream's length is not known, and it may never end (WatchGame).
-        out = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n\r\n";
+        out = absl::StrCat(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n",
+            options_.headers, "\r\n");
         started = true;
       }
       absl::StrAppend(&out, "{\"result\":", Json(*reply), "}\n");
@@ -475,12 +484,42 @@ bool HttpGateway::Forward(Connection& connection, const http::Request& request,
   }
   if (!status.ok()) {
     return SendAll(fd, Response(http::HttpStatusOf(status.error_code()), "application/json",
-                                Json(RpcStatusOf(status)), keep_alive)) &&
+                                Json(RpcStatusOf(status)), keep_alive, options_.headers)) &&
            keep_alive;
   }
   return SendAll(fd, Response(200, streamed ? "application/x-ndjson" : "application/json",
-                              unary_reply, keep_alive)) &&
+                              unary_reply, keep_alive, options_.headers)) &&
          keep_alive;
+}
+
+bool HttpGateway::Error(int fd, int http_status, const absl::Status& error, bool keep_alive,
+                        absl::string_view extra_headers) {
+  return SendError(fd, http_status, error, keep_alive,
+                   absl::StrCat(extra_headers, options_.headers));
+}
+
+bool HttpGateway::ServeFile(int fd, const http::Request& request) {
+  // A request with a body is not one for a file: the connection closes after the answer.
+  const bool keep_alive = request.keep_alive && request.content_length.value_or(0) == 0;
+  if (request.method != "GET" && request.method != "HEAD") {
+    Error(fd, 405, base::Error(kErrBadHttpRequest, "only GET and HEAD are served here"), false,
+          "Allow: GET, HEAD\r\n");
+    return false;
+  }
+  const std::string path = StaticPathOf(request.target);
+  const auto file = std::find_if(options_.files.begin(), options_.files.end(),
+                                 [&](const StaticFile& f) { return f.path == path; });
+  if (file == options_.files.end()) {
+    return Error(fd, 404, base::Error(kErrNoSuchMethod, absl::StrCat("no such file: ", path)),
+                 keep_alive) &&
+           keep_alive;
+  }
+  std::string head =
+      absl::StrCat("HTTP/1.1 200 OK\r\nContent-Type: ", file->content_type,
+                   "\r\nContent-Length: ", file->body.size(), "\r\n",
+                   keep_alive ? "" : "Connection: close\r\n", options_.headers, "\r\n");
+  if (request.method == "GET") head.append(file->body);
+  return SendAll(fd, head) && keep_alive;
 }
 
 }  // namespace service

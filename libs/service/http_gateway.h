@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
@@ -39,8 +40,20 @@
 
 namespace service {
 
+// A file served as it is (the arbiter's console: its page, scripts and styles, embedded in the
+// binary).
+struct StaticFile {
+  std::string path;  // "/index.html" ("/" serves it)
+  std::string content_type;
+  std::string body;
+};
+
 struct HttpGatewayOptions {
   std::string address;  // host:port (port 0: any free one)
+  // Served with GET and HEAD at their paths beside the API (POST /v1/...); none: the API alone.
+  std::vector<StaticFile> files;
+  // Header lines ("Name: value\r\n" each) added to every answer: a site's security policy.
+  std::string headers;
   http::Limits limits;
   int max_connections = 256;
   absl::Duration idle_timeout = absl::Seconds(60);
@@ -68,6 +81,10 @@ class HttpGateway {
   // Answers one request; false when the connection must be closed after it.
   bool Handle(Connection& connection, http::Request& request, std::string& buffer);
   bool Forward(Connection& connection, const http::Request& request, const std::string& path);
+  bool ServeFile(int fd, const http::Request& request);
+  // SendError with options_.headers.
+  bool Error(int fd, int http_status, const absl::Status& error, bool keep_alive,
+             absl::string_view extra_headers = "");
 
   const HttpGatewayOptions options_;
   const std::shared_ptr<grpc::Channel> channel_;

@@ -43,6 +43,18 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view f
 
 namespace {
 
+// The console's headers on every answer (page, scripts, API): nothing but its own scripts and
+// styles run (no inline script or style, no framing), the token travels in a header the page
+// sets (never a cookie) and no response is kept by a cache or sniffed into another type.
+constexpr char kConsoleHeaders[] =
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'none'\r\n"
+    "X-Content-Type-Options: nosniff\r\n"
+    "Referrer-Policy: no-referrer\r\n"
+    "X-Frame-Options: DENY\r\n"
+    "Cache-Control: no-store\r\n";
+
 bool IsLoopback(absl::string_view address) {
   return absl::StartsWith(address, "127.") || absl::StartsWith(address, "localhost:") ||
          absl::StartsWith(address, "[::1]");
@@ -375,6 +387,17 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
                                     "--http_address with it, not ",
                                     config.http_address));
   }
+  if (config.insecure_dev && !config.console_address.empty() &&
+      !IsLoopback(config.console_address)) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--insecure_dev serves loopback addresses only, and so does "
+                                    "--console_address with it, not ",
+                                    config.console_address));
+  }
+  if (!config.console_address.empty() && config.console_files.empty()) {
+    return base::Error(service::kErrBadFlag,
+                       "--console_address: this server carries no console (arbiterd does)");
+  }
   std::shared_ptr<grpc::ServerCredentials> credentials;
   if (!config.tls_cert.empty() || !config.tls_key.empty()) {
     if (config.tls_cert.empty() || config.tls_key.empty()) {
@@ -527,31 +550,42 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
         });
   }
 
-  if (!config.http_address.empty()) {
-    // Forwarded in process to this server, so that every check and count is the gRPC call's.
+  // The HTTP/JSON gateway and the console: one handler (http_gateway.h), forwarded in process to
+  // this server, so that every check and count is the gRPC call's.
+  auto start_gateway = [&](const std::string& address, std::vector<StaticFile> files,
+                           std::string headers, std::unique_ptr<HttpGateway>* out) -> absl::Status {
+    if (address.empty()) return absl::OkStatus();
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(config.max_message_bytes);
     args.SetMaxSendMessageSize(config.max_message_bytes);
     HttpGatewayOptions options;
-    options.address = config.http_address;
+    options.address = address;
     options.limits.max_body_bytes = static_cast<size_t>(std::max(0, config.max_message_bytes));
+    options.files = std::move(files);
+    options.headers = std::move(headers);
     absl::StatusOr<std::unique_ptr<HttpGateway>> http =
         HttpGateway::Start(std::move(options), server->server_->InProcessChannel(args));
     if (!http.ok()) {
+      if (server->http_ != nullptr) server->http_->Shutdown();
       server->server_->Shutdown(std::chrono::system_clock::now());
       if (server->health_server_ != nullptr) {
         server->health_server_->Shutdown(std::chrono::system_clock::now());
       }
       return http.status();
     }
-    server->http_ = *std::move(http);
-  }
+    *out = *std::move(http);
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(start_gateway(config.http_address, {}, "", &server->http_));
+  RETURN_IF_ERROR(start_gateway(config.console_address, config.console_files, kConsoleHeaders,
+                                &server->console_));
 
   if (!config.metrics_address.empty() && config.metrics_address != "none") {
     try {
       server->exposer_ = std::make_unique<prometheus::Exposer>(config.metrics_address);
     } catch (const std::exception& e) {
       if (server->http_ != nullptr) server->http_->Shutdown();
+      if (server->console_ != nullptr) server->console_->Shutdown();
       server->server_->Shutdown();
       if (server->health_server_ != nullptr) server->health_server_->Shutdown();
       return base::Error(service::kErrBind, absl::StrCat("cannot serve metrics on ",
@@ -568,6 +602,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
        {"metrics_port", absl::StrCat(server->metrics_port_)},
        {"health_port", absl::StrCat(server->health_port_)},
        {"http_port", absl::StrCat(server->http_port())},
+       {"console_port", absl::StrCat(server->console_port())},
        {"services", config.services},
        {"tls", config.tls_cert.empty() ? "off" : (config.tls_ca.empty() ? "on" : "mutual")}});
   return server;
@@ -575,6 +610,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServerConfig& config
 
 Server::~Server() {
   if (http_ != nullptr) http_->Shutdown();  // its calls go to server_
+  if (console_ != nullptr) console_->Shutdown();
   if (server_ != nullptr && !shutting_down_.exchange(true))
     server_->Shutdown(std::chrono::system_clock::now());
   StopQueues();
@@ -623,6 +659,7 @@ void Server::Shutdown() {
   // HTTP requests arriving while draining were answered 503 by the stopping server; what is left
   // of the gateway's connections closes now.
   if (http_ != nullptr) http_->Shutdown();
+  if (console_ != nullptr) console_->Shutdown();
   StopQueues();
   // The health port last: the probes see NOT_SERVING, not a refused connection, while draining.
   if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());

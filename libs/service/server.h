@@ -106,6 +106,11 @@ struct ServerConfig {
   // The HTTP/JSON gateway (http_gateway.h): every RPC as POST /v1/{package.Service}/{Method},
   // forwarded to this server in process. "" = none.
   std::string http_address;
+  // The arbiter's console: `console_files` (its page, scripts and styles, embedded in the binary
+  // that hosts it) at `/` and the same API as the HTTP/JSON gateway (POST /v1/...) on one origin,
+  // with a strict Content-Security-Policy. "" = none. Off without files.
+  std::string console_address;
+  std::vector<StaticFile> console_files;
   // Connections of the main server are closed (GOAWAY) after this age, so that long-lived HTTP/2
   // clients re-resolve and spread over new replicas; in-flight calls get max_connection_age_grace
   // to finish. Zero: connections live for ever (gRPC's default).
@@ -348,6 +353,7 @@ class Server {
   int metrics_port() const { return metrics_port_; }  // 0 without an exposer
   int health_port() const { return health_port_; }    // 0 without --health_address
   int http_port() const { return http_ != nullptr ? http_->port() : 0; }  // 0 without a gateway
+  int console_port() const { return console_ != nullptr ? console_->port() : 0; }  // 0: none
   // The statuses both ports report (a service's readiness follows its store: module.h).
   HealthService* health() const { return health_.get(); }
 
@@ -384,6 +390,7 @@ class Server {
   std::atomic<bool> health_queue_stopping_{false};
   std::unique_ptr<grpc::Server> health_server_;  // --health_address: health only, plaintext
   std::unique_ptr<HttpGateway> http_;            // --http_address: stopped before server_
+  std::unique_ptr<HttpGateway> console_;         // --console_address: likewise
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Collectable> process_metrics_;  // the exposer holds only a weak_ptr
   int port_ = 0;

@@ -12,11 +12,14 @@
 // the process: the stateless services serve, the store-backed ones answer UNAVAILABLE
 // ERR_NOT_READY until it answers. --grpc_max_connection_age recycles client connections.
 // Every mutating call leaves one JSON line at info level (libs/service/access_log.h).
+// --console_address=127.0.0.1:8090 serves the arbiter's web console (services/console) at / with
+// the HTTP/JSON API it calls on the same origin.
 #include <vector>
 
 #include "libs/base/status_macros.h"
 #include "libs/service/server_main.h"
 #include "services/arbiterd/registry.h"
+#include "services/console/assets.h"
 
 int main(int argc, char** argv) {
   return service::RunServer(
@@ -28,6 +31,8 @@ int main(int argc, char** argv) {
                          arbiterd::Select(config.services));
         std::vector<service::ModuleFactory> factories;
         for (const arbiterd::Registration& r : selected) factories.push_back(r.create);
+        // --console_address: the arbiter's console, from this binary (services/console).
+        config.console_files = console::Files();
         return factories;
       });
 }

@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "libs/arbitration/arbiter_calls.h"
 #include "libs/arbitration/archive.h"
 #include "libs/arbitration/observer_view.h"
 #include "libs/arbitration/pgn_export.h"
@@ -24,6 +25,7 @@
 #include "libs/laws/proto_convert.h"
 #include "libs/service/errors.h"
 #include "libs/service/fingerprint.h"
+#include "libs/service/log.h"
 #include "libs/store/command_ids.h"
 #include "libs/store/errors.h"
 #include "libs/store/game_store.h"
@@ -51,6 +53,7 @@ using service::Role;
 constexpr size_t kMaxMoveLength = 32;     // "exd8=Q+", "e7e8q", German letters
 constexpr size_t kMaxTextLength = 1024;   // a reason
 constexpr size_t kMaxArticleLength = 64;  // "10.2a", "Appendix D1b"
+constexpr size_t kMaxConsoleGames = 500;  // ListArbiterCalls: the games of one event it reads
 constexpr size_t kMaxNameLength = 256;    // ids, names, event, site, round
 constexpr int kMaxDelayPlies = 1000;
 // A WatchGames position: a varint per shard, base64 (at most 10 bytes each of 1,024 shards).
@@ -229,6 +232,8 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   // The platform (or a service) archives a game that is over once it holds the record.
   env_->policy().Add({Method("ArchiveGame"), create, false});
   AddRecordPolicy();
+  // The arbiter's queue (the console): the arbiters of the event.
+  env_->policy().Add({Method("ListArbiterCalls"), arbiter, false});
   AddListingPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
@@ -375,6 +380,11 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
         if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint("CreateGame", *req);
         ASSIGN_OR_RETURN(CommandResult r,
                          authority_->Create(req->game_id(), *req, env_->ActorOf(who), o));
+        if (!r.game->created().event().empty()) {
+          absl::MutexLock lock(&events_mu_);
+          std::set<std::string>& games = event_games_[r.game->created().event()];
+          if (games.size() < kMaxConsoleGames) games.insert(req->game_id());
+        }
         return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
       });
 }
@@ -499,7 +509,25 @@ grpc::Status ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRe
 grpc::Status ArbitrationService::ConfirmResult(grpc::ServerContext* ctx,
                                                const v1::ConfirmResultRequest* req,
                                                v1::GameReply* resp) {
-  return SideCommand(ctx, "ConfirmResult", *req, resp, CommandKind::kConfirm);  // 8.7
+  grpc::Status status =
+      SideCommand(ctx, "ConfirmResult", *req, resp, CommandKind::kConfirm);  // 8.7
+  if (!status.ok() || options_.record_signer == nullptr || !resp->game().white_confirmed() ||
+      !resp->game().black_confirmed()) {
+    return status;
+  }
+  // 8.7: both players signed the scoresheet: Arbiter signs the record at that moment, and the
+  // confirmation that completes it carries the signed record. The caller's right to the game was
+  // checked by the command; a record that cannot be made does not undo the confirmation.
+  absl::StatusOr<arbitration::RecordAnswer> answer =
+      arbitration::SignedRecordOf(*authority_, req->game_id(), options_.record_signer.get(),
+                                  [](absl::string_view) { return absl::OkStatus(); });
+  if (answer.ok()) {
+    resp->set_signed_record(std::move(answer->record));
+  } else {
+    service::Log(service::LogLevel::kWarning, "the confirmed result's record was not signed",
+                 {{"game_id", req->game_id()}, {"error", answer.status().ToString()}});
+  }
+  return status;
 }
 
 grpc::Status ArbitrationService::SetResult(grpc::ServerContext* ctx,
@@ -887,6 +915,43 @@ grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
                        resp->set_signed_record(std::move(out.signed_record));
                        return absl::OkStatus();
                      });
+}
+
+// --- The arbiter's queue (the console)
+// ------------------------------------------------------------
+
+grpc::Status ArbitrationService::ListArbiterCalls(grpc::ServerContext* ctx,
+                                                  const v1::ListArbiterCallsRequest* req,
+                                                  v1::ListArbiterCallsReply* resp) {
+  return env_->Serve(
+      ctx, Method("ListArbiterCalls"), *req,
+      [&](const CallContext&, const Principal& who) -> absl::Status {
+        if (req->event().empty()) return BadArgument("event is required");
+        RETURN_IF_ERROR(CheckLength("event", req->event(), kMaxNameLength));
+        RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
+        std::vector<std::string> ids;
+        {
+          absl::MutexLock lock(&events_mu_);
+          auto it = event_games_.find(req->event());
+          if (it != event_games_.end()) ids.assign(it->second.begin(), it->second.end());
+        }
+        const Viewer viewer = ViewerOf(*env_, who);
+        std::vector<v1::GameView> games;
+        std::int64_t now_ms = 0;
+        for (const std::string& id : ids) {
+          absl::StatusOr<CommandResult> r = authority_->Get(id);
+          if (!r.ok()) continue;  // archived: no longer the arbiter's
+          ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r->game, r->now_ms));
+          FillView(id, seen, viewer, &games.emplace_back());
+          now_ms = std::max(now_ms, r->now_ms);
+        }
+        for (v1::ArbiterCall& c : arbitration::ArbiterCalls(games, now_ms)) {
+          *resp->add_calls() = std::move(c);
+        }
+        for (v1::GameView& g : games) *resp->add_games() = std::move(g);
+        resp->set_now_ms(now_ms);
+        return absl::OkStatus();
+      });
 }
 
 // --- WatchGame -----------------------------------------------------------------------------------

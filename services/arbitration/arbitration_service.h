@@ -26,6 +26,8 @@
 //                                                  leaves the live store)
 //   GetSignedRecord                                platform, arbiter, service, player (own game)
 //   GetRecordKeys                                  every role
+//   ListArbiterCalls                               arbiter, service (an event-scoped token: its
+//                                                  event's)
 //   ListGames                                      platform, arbiter, service, player (its own
 //                                                  games); a token scoped to an event: its event's
 //   PauseEvent, ResumeEvent                        arbiter, service (6.13a; an event-scoped token:
@@ -57,6 +59,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -201,6 +205,9 @@ class ArbitrationService final : public ArbitrationBase {
 
   // Adds the signed records' rows to the policy table (record_methods.cc).
   void AddRecordPolicy();
+  grpc::Status ListArbiterCalls(grpc::ServerContext* ctx,
+                                const arbiter::v1::ListArbiterCallsRequest* req,
+                                arbiter::v1::ListArbiterCallsReply* resp) override;
   void AddListingPolicy();
 
   // For Server::Start (HostedService::async_methods).
@@ -260,6 +267,10 @@ class ArbitrationService final : public ArbitrationBase {
   // WatchGames: one feed reader for every subscriber of this replica (firehose.h).
   std::unique_ptr<Firehose> firehose_;
   service::Ticker delay_ticker_;
+  // The games created through this replica, by event (ListArbiterCalls reads them). Each event
+  // keeps at most kMaxConsoleGames.
+  absl::Mutex events_mu_;
+  absl::flat_hash_map<std::string, std::set<std::string>> event_games_ ABSL_GUARDED_BY(events_mu_);
 };
 
 }  // namespace arbitration_service

@@ -164,6 +164,35 @@ TEST_F(SignedRecordServerTest, AFinishedGamesRecordIsSignedAndVerifies) {
   EXPECT_TRUE(record::Verify(player.record(), published).ok());
 }
 
+// 8.7: the confirmation that completes the result (both players signed the scoresheet) is when
+// Arbiter signs the record: its reply carries it, at the game's version then; the first
+// confirmation carries none.
+TEST_F(SignedRecordServerTest, TheConfirmationThatCompletesTheResultCarriesTheSignedRecord) {
+  Play("confirmed", 4);  // 5.1a: 2. ... Qh4#, 0-1
+  v1::ConfirmResultRequest confirm = ForGame<v1::ConfirmResultRequest>("confirmed");
+  confirm.set_side(v1::COLOR_BLACK);
+  v1::GameReply first;
+  ASSERT_TRUE(Succeeded(Unary(stub_.get(), &Stub::ConfirmResult, confirm,
+                              Player("confirmed", v1::COLOR_BLACK), &first)));
+  EXPECT_TRUE(first.signed_record().empty());
+  confirm.set_side(v1::COLOR_WHITE);
+  v1::GameReply second;
+  ASSERT_TRUE(Succeeded(Unary(stub_.get(), &Stub::ConfirmResult, confirm,
+                              Player("confirmed", v1::COLOR_WHITE), &second)));
+  ASSERT_FALSE(second.signed_record().empty());
+  absl::StatusOr<record::ParsedRecord> r = record::Verify(second.signed_record(), Published());
+  ASSERT_TRUE(r.ok()) << r.status() << "\n" << second.signed_record();
+  EXPECT_EQ(r->block.game_id, "confirmed");
+  EXPECT_EQ(r->block.result, "0-1");
+  EXPECT_EQ(r->block.version, second.game().version());
+  EXPECT_EQ(r->block.key_id, signing_.key_id());
+  EXPECT_THAT(r->pgn, HasSubstr("Qh4#"));
+  // Any changed byte fails the verification.
+  std::string changed = second.signed_record();
+  changed[changed.find("Qh4#")] = 'K';
+  EXPECT_FALSE(record::Verify(changed, Published()).ok());
+}
+
 TEST_F(SignedRecordServerTest, OnlyAFinishedGameIsSignedAndOnlyForThoseWhoMayReadIt) {
   Play("live", 2);
   v1::GetSignedRecordReply reply;
