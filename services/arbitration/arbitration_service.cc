@@ -12,6 +12,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "libs/arbitration/arbiter_calls.h"
 #include "libs/arbitration/archive.h"
+#include "libs/arbitration/event_games.h"
 #include "libs/arbitration/observer_view.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
@@ -380,11 +381,6 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
         if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint("CreateGame", *req);
         ASSIGN_OR_RETURN(CommandResult r,
                          authority_->Create(req->game_id(), *req, env_->ActorOf(who), o));
-        if (!r.game->created().event().empty()) {
-          absl::MutexLock lock(&events_mu_);
-          std::set<std::string>& games = event_games_[r.game->created().event()];
-          if (games.size() < kMaxConsoleGames) games.insert(req->game_id());
-        }
         return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
       });
 }
@@ -929,16 +925,18 @@ grpc::Status ArbitrationService::ListArbiterCalls(grpc::ServerContext* ctx,
         if (req->event().empty()) return BadArgument("event is required");
         RETURN_IF_ERROR(CheckLength("event", req->event(), kMaxNameLength));
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
-        std::vector<std::string> ids;
-        {
-          absl::MutexLock lock(&events_mu_);
-          auto it = event_games_.find(req->event());
-          if (it != event_games_.end()) ids.assign(it->second.begin(), it->second.end());
-        }
+        // The event's games from the games index the store writes with each append (no scan).
+        store::IndexQuery query;
+        query.event = req->event();
+        ASSIGN_OR_RETURN(std::vector<store::IndexedGame> listed,
+                         arbitration::ListAllIndexed(*authority_->store(), query));
         const Viewer viewer = ViewerOf(*env_, who);
         std::vector<v1::GameView> games;
         std::int64_t now_ms = 0;
-        for (const std::string& id : ids) {
+        for (const store::IndexedGame& game : listed) {
+          if (game.labels.status == arbitration::kListedArchived) continue;
+          if (games.size() >= kMaxConsoleGames) break;
+          const std::string& id = game.game_id;
           absl::StatusOr<CommandResult> r = authority_->Get(id);
           if (!r.ok()) continue;  // archived: no longer the arbiter's
           ASSIGN_OR_RETURN(Seen seen, SeenBy(viewer, r->game, r->now_ms));

@@ -59,7 +59,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -267,10 +266,6 @@ class ArbitrationService final : public ArbitrationBase {
   // WatchGames: one feed reader for every subscriber of this replica (firehose.h).
   std::unique_ptr<Firehose> firehose_;
   service::Ticker delay_ticker_;
-  // The games created through this replica, by event (ListArbiterCalls reads them). Each event
-  // keeps at most kMaxConsoleGames.
-  absl::Mutex events_mu_;
-  absl::flat_hash_map<std::string, std::set<std::string>> event_games_ ABSL_GUARDED_BY(events_mu_);
 };
 
 }  // namespace arbitration_service
