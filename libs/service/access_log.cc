@@ -52,6 +52,8 @@ const absl::flat_hash_set<absl::string_view>& MutatingMethods() {
       "/arbiter.v1.Arbitration/AdjournGame",
       "/arbiter.v1.Arbitration/ResumeAdjournedGame",
       "/arbiter.v1.Arbitration/ReportEnvelopeLost",
+      "/arbiter.v1.Arbitration/PauseEvent",
+      "/arbiter.v1.Arbitration/ResumeEvent",
       "/arbiter.v1.ClockAuthority/CreateClock",
       "/arbiter.v1.ClockAuthority/StartClock",
       "/arbiter.v1.ClockAuthority/PressClock",

@@ -1310,6 +1310,7 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"ListGames",       OK,       OK,     OK,      NO,       OK},
       {"PauseEvent",      NO,       NO,     OK,      NO,       OK},  // 6.13a
       {"ResumeEvent",     NO,       NO,     OK,      NO,       OK},
+      {"ListArbiterCalls", NO,      NO,     OK,      NO,       OK},  // the console's queue
   };
   // clang-format on
   auto stub = Stub();
@@ -1571,6 +1572,12 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.set_command_id("pause");
              req.set_reason("outage");
              return Unary(stub.get(), &S::PauseEvent, req, t(fresh(), kWhite));
+           }},
+          {"ListArbiterCalls",
+           [&](auto& t) {
+             v1::ListArbiterCallsRequest req;
+             req.set_event(GameId(absl::StrCat("event-", ++n)));
+             return Unary(stub.get(), &S::ListArbiterCalls, req, t(fresh(), kWhite));
            }},
           {"ResumeEvent",
            [&](auto& t) {
