@@ -50,20 +50,9 @@ grpc=$(grep -o '"grpc_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
 console=$(grep -o '"console_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
 [ -n "$grpc" ] && [ -n "$console" ] && [ "$console" != 0 ] || fail "no ports in the serving line"
 
-# HS256 tokens signed with the test key (libs/service/testdata/keys.json).
+# HS256 tokens signed with the test key (libs/service/testdata/mint_token.py).
 token() {  # role subject [extra JSON claims]
-  python3 - "$keys" "$1" "$2" "${3:-{\}}" <<'PY'
-import base64, hashlib, hmac, json, sys, time
-keys = json.load(open(sys.argv[1]))["keys"]
-secret = next(k["secret"] for k in keys if k["kid"] == "hs-2026-1").encode()
-claims = {"role": sys.argv[2], "sub": sys.argv[3], "exp": int(time.time()) + 600}
-claims.update(json.loads(sys.argv[4]))
-b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "hs-2026-1"}).encode())
-body = b64(json.dumps(claims).encode())
-sig = b64(hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest())
-print(f"{head}.{body}.{sig}")
-PY
+  python3 "$root/libs/service/testdata/mint_token.py" "$keys" "$1" "$2" "${3:-}" 600
 }
 event=open-2026
 platform=$(token platform plat)
