@@ -72,6 +72,16 @@ absl::StatusOr<CommandResult> Run(GameAuthority& authority, const std::string& g
   return authority.Execute(game_id, command, o);
 }
 
+// The record of this call's `step` on game_id when an earlier try of the call applied it.
+absl::StatusOr<std::optional<store::AppendResult>> EarlierTry(GameAuthority& authority,
+                                                              const std::string& game_id,
+                                                              const EventCall& call,
+                                                              absl::string_view step) {
+  return authority.store()->LookupCommand(
+      game_id,
+      store::ScopedCommandId(call.actor.subject(), EventCommandId(call.command_id, step, game_id)));
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<store::IndexedGame>> ListAllIndexed(store::EventLog& store,
@@ -105,10 +115,7 @@ absl::StatusOr<std::vector<EventGameOutcome>> PauseEvent(GameAuthority& authorit
   for (const store::IndexedGame& g : games) {
     // A retry: the games an earlier try paused answer from their record.
     ASSIGN_OR_RETURN(std::optional<store::AppendResult> done,
-                     authority.store()->LookupCommand(
-                         g.game_id, store::ScopedCommandId(
-                                        call.actor.subject(),
-                                        EventCommandId(call.command_id, "pause", g.game_id))));
+                     EarlierTry(authority, g.game_id, call, "pause"));
     absl::StatusOr<CommandResult> now = authority.Get(g.game_id);
     if (!done.has_value() && now.ok() && now->game->paused()) continue;  // paused before: not ours
     Command c;
@@ -127,10 +134,7 @@ absl::StatusOr<std::vector<EventGameOutcome>> ResumeEvent(GameAuthority& authori
   std::vector<EventGameOutcome> out;
   for (const store::IndexedGame& g : games) {
     ASSIGN_OR_RETURN(std::optional<store::AppendResult> resumed,
-                     authority.store()->LookupCommand(
-                         g.game_id, store::ScopedCommandId(
-                                        call.actor.subject(),
-                                        EventCommandId(call.command_id, "resume", g.game_id))));
+                     EarlierTry(authority, g.game_id, call, "resume"));
     absl::StatusOr<CommandResult> now = authority.Get(g.game_id);
     if (!now.ok()) {
       out.push_back(OutcomeOf(g.game_id, now));
