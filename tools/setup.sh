@@ -7,7 +7,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libhiredis-dev prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libjwt-dev libssl-dev redis-server redis-sentinel stockfish iproute2 util-linux python3
-  python3-yaml openssl libgoogle-perftools-dev prometheus faketime chromium
+  python3-yaml python3-grpcio python3-protobuf openssl libgoogle-perftools-dev prometheus faketime
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do
