@@ -5,37 +5,13 @@
 # refusals (404, 405, 411, 413, bad JSON).
 set -euo pipefail
 root="${TEST_SRCDIR:-.}/${TEST_WORKSPACE:-arbiter}"
-server_bin="$root/services/arbiterd/arbiterd"
-keys="$root/libs/service/testdata/keys.json"
-log=$(mktemp)
-out=$(mktemp)
-fail() { echo "FAIL: $*" >&2; echo "--- last body:" >&2; cat "$out" >&2; echo "--- server log:" >&2; tail -20 "$log" >&2; exit 1; }
+source "$root/tests/integration/testing/http_json.sh"
 
-"$server_bin" --services=all --store=memory --auth_keys="$keys" --grpc_address=127.0.0.1:0 \
-  --http_address=127.0.0.1:0 --metrics_address=127.0.0.1:0 --max_message_bytes=65536 \
-  --shutdown_grace=100ms 2> "$log" &
-pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -f "$log" "$out"' EXIT
-for _ in $(seq 200); do grep -q '"msg":"serving"' "$log" && break; sleep 0.05; done
-http=$(grep -o '"http_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
-mport=$(grep -o '"metrics_port":"[0-9]*"' "$log" | grep -o '[0-9]*' || true)
-[ -n "$http" ] && [ "$http" != 0 ] || fail "no http_port in the serving line"
-base="http://127.0.0.1:$http/v1"
-
-# HS256 tokens signed with the test key (libs/service/testdata/mint_token.py).
-token() {  # role subject [extra JSON claims]
-  python3 "$root/libs/service/testdata/mint_token.py" "$keys" "$1" "$2" "${3:-}" 300
-}
+start_arbiterd --max_message_bytes=65536
+trap stop_arbiterd EXIT
 platform=$(token platform plat)
 arbiter=$(token arbiter arb)
 white=$(token player alice '{"game": "h1", "color": "white"}')
-
-post() {  # path token body [curl options...]: prints the HTTP status, the body in $out
-  local path=$1 tok=$2 body=$3
-  shift 3
-  curl -sS -o "$out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-    ${tok:+-H "Authorization: Bearer $tok"} --data-binary "$body" "$@" "$base/$path"
-}
 
 # A unary call.
 code=$(post arbiter.v1.RulesValidation/ValidateMove "$platform" '{"position": {"fen": "startpos"}, "move": "e4"}')
