@@ -302,6 +302,16 @@ local function archive(KEYS, ARGV)
   return {'OK'}
 end
 
+-- The games index's backfill (redis_scripts.h, kBackfill): a game written before the index, live
+-- (KEYS[1], its hash) or archived (KEYS[2]), listed as index() lists it (KEYS[3..]), unless an
+-- append listed it already: that entry stands.
+local function backfill(KEYS, ARGV)
+  if redis.call('HGET', KEYS[3], ARGV[1]) then return 0 end
+  if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then return -1 end
+  index(KEYS, 3, ARGV[1], ARGV[2])
+  return 1
+end
+
 local function claim(KEYS, ARGV)
   local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
   local out = {}
@@ -357,6 +367,7 @@ redis.register_function('arbiter_v3_append', append)
 redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
                         flags = {'no-writes'}}
 redis.register_function('arbiter_v3_archive', archive)
+redis.register_function('arbiter_v3_backfill', backfill)
 redis.register_function('arbiter_v3_claim', claim)
 redis.register_function('arbiter_v3_release', release)
 redis.register_function{function_name = 'arbiter_v3_list', callback = list,

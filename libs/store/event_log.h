@@ -242,6 +242,16 @@ class EventLog {
   // A page of the games index (IndexQuery); ERR_BAD_ARGUMENT for a limit out of range or a label
   // too long. The default (test doubles) is UNIMPLEMENTED.
   virtual absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query);
+
+  // The games index for a game written before it (or copied by tools/store_migrate), which no
+  // append has listed: lists the game, live or archived, under `labels` (its status as its last
+  // state has it; previous status none) unless it is listed already. A listed game's entry stands:
+  // an append wrote it from a state at least as new as the caller's, and one that races with this
+  // call either finds the entry (and moves it) or overwrites it. True when it wrote the entry,
+  // false when the game was listed: running it again changes nothing. ERR_GAME_NOT_FOUND for a game
+  // that neither exists nor is archived; ERR_BAD_ARGUMENT for labels an append's index update would
+  // refuse. The default (test doubles) is UNIMPLEMENTED.
+  virtual absl::StatusOr<bool> BackfillIndex(absl::string_view game_id, const IndexLabels& labels);
 };
 
 // Game ids are restricted to [A-Za-z0-9._~:-] and 1..kMaxIdLength characters (ERR_BAD_ARGUMENT):

@@ -74,6 +74,10 @@ class ForwardingStore : public GameStore {
   absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override {
     return inner_->ListIndex(query);
   }
+  absl::StatusOr<bool> BackfillIndex(absl::string_view game_id,
+                                     const IndexLabels& labels) override {
+    return inner_->BackfillIndex(game_id, labels);
+  }
   int NumDeadlineShards() const override { return inner_->NumDeadlineShards(); }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override {
     return inner_->GetDeadline(game_id);

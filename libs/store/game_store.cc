@@ -130,4 +130,8 @@ absl::StatusOr<IndexPage> EventLog::ListIndex(const IndexQuery&) {
   return absl::UnimplementedError("this store keeps no games index");
 }
 
+absl::StatusOr<bool> EventLog::BackfillIndex(absl::string_view, const IndexLabels&) {
+  return absl::UnimplementedError("this store keeps no games index");
+}
+
 }  // namespace store

@@ -157,6 +157,17 @@ absl::StatusOr<IndexPage> MemoryGameStore::ListIndex(const IndexQuery& query) {
   return page;
 }
 
+absl::StatusOr<bool> MemoryGameStore::BackfillIndex(absl::string_view game_id,
+                                                    const IndexLabels& labels) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  RETURN_IF_ERROR(internal::ValidateIndexUpdate(IndexUpdate{.labels = labels}));
+  absl::MutexLock lock(&mu_);
+  if (games_.find(game_id) == games_.end() && tombstones_.find(game_id) == tombstones_.end()) {
+    return GameNotFound(game_id);
+  }
+  return index_.try_emplace(std::string(game_id), labels).second;
+}
+
 absl::StatusOr<std::string> MemoryGameStore::ReadTombstone(absl::string_view game_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
   absl::MutexLock lock(&mu_);

@@ -50,6 +50,7 @@ class MemoryGameStore final : public GameStore {
   absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
   absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override;
+  absl::StatusOr<bool> BackfillIndex(absl::string_view game_id, const IndexLabels& labels) override;
   int NumDeadlineShards() const override { return num_shards_; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,

@@ -434,6 +434,21 @@ absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& requ
   return Corrupt("archive reply");
 }
 
+absl::StatusOr<bool> RedisGameStore::BackfillIndex(absl::string_view game_id,
+                                                   const IndexLabels& labels) {
+  RETURN_IF_ERROR(ValidateGameId(game_id));
+  const IndexUpdate update{.labels = labels};
+  RETURN_IF_ERROR(internal::ValidateIndexUpdate(update));
+  std::vector<std::string> keys = {Key("game", game_id), Key("archived", game_id)};
+  AddIndexKeys(game_id, update, keys);
+  ASSIGN_OR_RETURN(RedisReplyPtr reply,
+                   Call(redis_scripts::kBackfill, keys, {std::string(game_id), PackLabels(labels)},
+                        Durability::kReplicated));
+  if (reply->type != REDIS_REPLY_INTEGER) return Corrupt("index backfill reply");
+  if (reply->integer < 0) return GameNotFound(game_id);
+  return reply->integer == 1;
+}
+
 absl::StatusOr<std::string> RedisGameStore::ReadTombstone(absl::string_view game_id) {
   RETURN_IF_ERROR(ValidateGameId(game_id));
   ASSIGN_OR_RETURN(RedisReplyPtr reply, Run(client_, {"HGET", Key("archived", game_id), "t"}));

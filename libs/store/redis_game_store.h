@@ -88,6 +88,9 @@ class RedisGameStore final : public GameStore {
   // Every shard's page of the index (one FCALL_RO each, sent together through the client's lanes:
   // on a cluster each master gets its shards' calls in one batch), merged in the order of the ids.
   absl::StatusOr<IndexPage> ListIndex(const IndexQuery& query) override;
+  // One FCALL (redis_scripts.h, kBackfill): the check and the write are one atomic step, so an
+  // append to the game runs wholly before or after it.
+  absl::StatusOr<bool> BackfillIndex(absl::string_view game_id, const IndexLabels& labels) override;
   int NumDeadlineShards() const override { return options_.num_deadline_shards; }
   absl::StatusOr<std::optional<Deadline>> GetDeadline(absl::string_view game_id) override;
   absl::StatusOr<std::vector<Deadline>> ClaimDueDeadlines(int shard, std::int64_t now_ms,

@@ -30,7 +30,7 @@
 //   P{S}:index        hash   the games index (game_store.h): game id -> its labels, packed as
 //                            "<status>|" then "<length>:<label>" for event, round, white id,
 //                            black id and result (written only when they change; old games from
-//                            their next change, or by the migration tool)
+//                            their next change, or by the backfill: kBackfill, store_migrate)
 //   P{S}:index:all    zset   every listed game of the shard, score 0 (in the order of the ids)
 //   P{S}:index:status:<status>, P{S}:index:event:<event>, P{S}:index:player:<id>
 //                     zset   the listed games with that status, event, player (either colour);
@@ -86,6 +86,12 @@ inline constexpr char kLookup[] = "arbiter_v3_lookup";
 // Returns {"OK"}, {"REPLAY", stored tombstone} (archived before), {"CONFLICT", version} or
 // {"NOT_FOUND"}.
 inline constexpr char kArchive[] = "arbiter_v3_archive";
+
+// KEYS: game, archived, then the index's keys as kAppend's KEYS[8..] (the previous status's set
+// the new one's). ARGV: game id, packed labels. Lists a game no append has listed (written before
+// the index, or copied by the migration), live or archived: returns 1 when written, 0 when the game
+// was listed already (its entry stands), -1 when it neither exists nor is archived.
+inline constexpr char kBackfill[] = "arbiter_v3_backfill";
 
 // KEYS: deadlines, deadline-info. ARGV: now ms, lease until ms, max, owner.
 // Returns {game id, info, game id, info, ...} of the entries now leased to owner.

@@ -1569,6 +1569,47 @@ TEST_P(GameStoreContractTest, TheIndexPagesWithAStableCursor) {
   EXPECT_THAT(seen, ::testing::ElementsAreArray(expected));
 }
 
+// A game no append listed (written before the index, or copied by the migration) is listed by the
+// backfill, live or archived, and then moves with its appends as any other; a game already listed
+// keeps its entry (an append's is never older), so running the backfill again changes nothing.
+TEST_P(GameStoreContractTest, TheBackfillListsAGameNoAppendListed) {
+  AppendOk(*store_, Request("old", 0, "c1"));  // written before the index: no labels
+  AppendOk(*store_, Request("gone", 0, "c1"));
+  ASSERT_OK(store_->Archive(ArchiveRequest{"gone", 1, "final: 0-1"}));
+  AppendOk(*store_, Listed(Request("new", 0, "c1"), {.status = "ongoing", .event = "e"}));
+  EXPECT_THAT(Ids(AllPages(*store_, {})), ElementsAre("new"));
+
+  const IndexLabels ongoing{.status = "ongoing", .event = "e", .white_id = "ann"};
+  EXPECT_THAT(store_->BackfillIndex("old", ongoing), IsOkAndHolds(true));
+  const IndexLabels archived{.status = "archived", .event = "e", .result = "0-1"};
+  EXPECT_THAT(store_->BackfillIndex("gone", archived), IsOkAndHolds(true));
+  // Listed already: by the backfill, or by an append (whose labels the backfill's would undo).
+  EXPECT_THAT(store_->BackfillIndex("old", {.status = "created", .event = "e"}),
+              IsOkAndHolds(false));
+  EXPECT_THAT(store_->BackfillIndex("new", {.status = "created", .event = "e"}),
+              IsOkAndHolds(false));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "ongoing", .event = "e"})),
+              ElementsAre("new", "old"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "created"})), IsEmpty());
+  EXPECT_THAT(Ids(AllPages(*store_, {.player = "ann"})), ElementsAre("old"));
+  std::vector<IndexedGame> gone = AllPages(*store_, {.status = "archived"});
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone[0], (IndexedGame{"gone", archived}));
+
+  // From then on its appends move it as they move every listed game.
+  IndexLabels ended = ongoing;
+  ended.status = "ended";
+  ended.result = "1-0";
+  AppendOk(*store_, Listed(Request("old", 1, "c2"), ended, "ongoing"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "ongoing"})), ElementsAre("new"));
+  EXPECT_THAT(Ids(AllPages(*store_, {.status = "ended"})), ElementsAre("old"));
+
+  EXPECT_THAT(store_->BackfillIndex("nosuch", ongoing), HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(store_->BackfillIndex("old", {.event = "e"}), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(store_->BackfillIndex("a b", ongoing), HasErrorCode(kErrBadArgument));
+  EXPECT_THAT(Ids(AllPages(*store_, {})), ElementsAre("gone", "new", "old"));
+}
+
 TEST_P(GameStoreContractTest, MalformedIndexRequestsAreBadArguments) {
   ExpectBadArguments<IndexQuery>({{"limit 0", {.limit = 0}},
                                   {"limit too large", {.limit = kMaxIndexPage + 1}},
