@@ -1,5 +1,6 @@
 #include "libs/store/migrate.h"
 
+#include <functional>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -36,9 +37,13 @@ absl::StatusOr<RedisReplyPtr> Run(RedisClient& client, const std::vector<std::st
   return reply;
 }
 
-// The game ids with a key of `kind` in the old layout (SCAN over `<prefix>{*}:<kind>:*`).
+// A layout's name of the key of `kind` of a game.
+using KeyName = std::function<std::string(absl::string_view kind, absl::string_view game_id)>;
+
+// The game ids with a key of `kind` under `prefix` (SCAN over `<prefix>{*}:<kind>:*`) that
+// `name` gives that key: only the keys of that layout's rule (a key under another tag is not its).
 absl::Status ScanGames(RedisClient& from, const std::string& prefix, absl::string_view kind,
-                       absl::flat_hash_set<std::string>& out) {
+                       const KeyName& name, absl::flat_hash_set<std::string>& out) {
   const std::string pattern = absl::StrCat(prefix, "{*}:", kind, ":*");
   std::string cursor = "0";
   do {
@@ -57,8 +62,7 @@ absl::Status ScanGames(RedisClient& from, const std::string& prefix, absl::strin
       const size_t at = key.find(infix);
       if (at == absl::string_view::npos) continue;
       const std::string game(key.substr(at + infix.size()));
-      // Only the keys the old rule names (a key under another tag is not this layout's).
-      if (ValidateGameId(game).ok() && OldKey(prefix, kind, game) == key) out.insert(game);
+      if (ValidateGameId(game).ok() && name(kind, game) == key) out.insert(game);
     }
   } while (cursor != "0");
   return absl::OkStatus();
@@ -87,8 +91,13 @@ absl::StatusOr<MigrationReport> MigrateFromV2(RedisClient& from, const std::stri
                                               RedisClient& to, const RedisGameStore& target) {
   MigrationReport report;
   absl::flat_hash_set<std::string> live, archived;
-  RETURN_IF_ERROR(ScanGames(from, from_prefix, "game", live));
-  RETURN_IF_ERROR(ScanGames(from, from_prefix, "archived", archived));
+  const KeyName old_key = [&](absl::string_view kind, absl::string_view game) {
+    return OldKey(from_prefix, kind, game);
+  };
+  RETURN_IF_ERROR(ScanGames(from, from_prefix, "game", old_key, live));
+  RETURN_IF_ERROR(ScanGames(from, from_prefix, "archived", old_key, archived));
+  report.game_ids.assign(archived.begin(), archived.end());
+  report.game_ids.insert(report.game_ids.end(), live.begin(), live.end());
   for (const std::string& game : archived) {
     RETURN_IF_ERROR(CopyKey(from, OldKey(from_prefix, "archived", game), to,
                             target.Key("archived", game), report));
@@ -121,6 +130,24 @@ absl::StatusOr<MigrationReport> MigrateFromV2(RedisClient& from, const std::stri
     }
   }
   return report;
+}
+
+absl::StatusOr<std::vector<std::string>> ScanStoredGames(RedisClient& redis,
+                                                         const RedisGameStore& store) {
+  if (redis.uses_cluster()) {
+    return base::Error(absl::StatusCode::kInvalidArgument, kErrBadArgument,
+                       "a cluster's games are scanned master by master: name one master");
+  }
+  // The store's prefix: what comes before the hash tag of any of its keys.
+  const std::string sample = store.Key("game", "x");
+  const std::string prefix = sample.substr(0, sample.find('{'));
+  const KeyName key = [&](absl::string_view kind, absl::string_view game) {
+    return store.Key(kind, game);
+  };
+  absl::flat_hash_set<std::string> games;
+  RETURN_IF_ERROR(ScanGames(redis, prefix, "game", key, games));
+  RETURN_IF_ERROR(ScanGames(redis, prefix, "archived", key, games));
+  return std::vector<std::string>(games.begin(), games.end());
 }
 
 }  // namespace store

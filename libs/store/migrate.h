@@ -8,13 +8,15 @@
 // current key layout, whatever its hash tags; the store reads arbiter_v2's encoding as it was
 // written (redis_scripts.h), and new appends to a migrated game are arbiter_v3 records. A key
 // the target has already is left as it is, so a run that stopped midway is run again.
-// The games index (game_store.h) is not filled: a migrated game is listed from its next change
-// of labels (its start, its end, an archive), as any game written before the index.
+// The games index (game_store.h) is not filled here (its labels are the domain's): the report
+// names every game copied, and tools/store_migrate lists each (GameStore::BackfillIndex) with the
+// labels the arbitration derives from its log or tombstone.
 #ifndef ARBITER_LIBS_STORE_MIGRATE_H_
 #define ARBITER_LIBS_STORE_MIGRATE_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "libs/store/redis_client.h"
@@ -31,6 +33,8 @@ struct MigrationReport {
   std::int64_t keys = 0;       // keys written to the target
   std::int64_t present = 0;    // keys the target had already (an earlier run)
   std::int64_t deadlines = 0;  // deadline entries copied
+  // Every game copied or found copied, live or archived, in no order: the games to list.
+  std::vector<std::string> game_ids;
 };
 
 // Copies every game under `from_prefix` on `from` to `to` (the target store's keys; its client
@@ -39,6 +43,12 @@ struct MigrationReport {
 // SCAN, DUMP, ZSCORE and HGET.
 absl::StatusOr<MigrationReport> MigrateFromV2(RedisClient& from, const std::string& from_prefix,
                                               RedisClient& to, const RedisGameStore& target);
+
+// The ids of every game `store` holds on `redis` (one Redis, SCANned: not a cluster's client),
+// live or archived, in no order: what the index's backfill walks for games the store wrote before
+// it kept an index. Needs SCAN: an administrator's client.
+absl::StatusOr<std::vector<std::string>> ScanStoredGames(RedisClient& redis,
+                                                         const RedisGameStore& store);
 
 }  // namespace store
 
