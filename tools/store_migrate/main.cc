@@ -11,8 +11,9 @@
 //                 --to=redis+cluster://cluster-admin@redis-0.redis:6379,...?password_file=...
 //
 // Both URLs as --store takes them (libs/store/redis_client.h, ParseRedisUrl), with a user allowed
-// SCAN, DUMP, ZSCORE, HGET (from) and RESTORE, HSETNX, ZADD, FCALL_RO (to; on a cluster also
-// CLUSTER SLOTS and ASKING): not the store's own user. arbiter_v2 ran on one Redis only, so
+// SCAN, DUMP, ZSCORE, HGET (from) and RESTORE, HSETNX, ZADD, FCALL_RO, and for the index XRANGE,
+// HGET, EXISTS, FCALL, HSET, ZREM (to; on a cluster also CLUSTER SLOTS and ASKING; with --reindex
+// SCAN): not the store's own user. arbiter_v2 ran on one Redis only, so
 // --from is never a cluster. The store's function library must be loaded on the target first, on
 // every master of a cluster (FUNCTION LOAD runs per node: tools/local_cluster.sh and the
 // deployment's Redis pods do it at start); a target without it is refused before anything is
