@@ -35,12 +35,14 @@ for g in c1:ann:bob c2:cat:dan; do
   [ "$code" = 200 ] || fail "StartGame $id: HTTP $code"
 done
 
-# The firehose as NDJSON, read in the background while the moves are made.
+# The firehose as NDJSON, read in the background while the moves are made; its first line (the
+# position to resume from) says the stream stands.
 watch=$tmp/watch.ndjson
 curl -sS -N -X POST -H 'Content-Type: application/json' -H "Authorization: Bearer $platform" \
-  --data-binary '{}' --max-time 4 "$base/arbiter.v1.Arbitration/WatchGames" > "$watch" 2>/dev/null &
+  --data-binary '{}' --max-time 30 "$base/arbiter.v1.Arbitration/WatchGames" > "$watch" 2>/dev/null &
 watch_pid=$!
-sleep 0.5
+for _ in $(seq 200); do [ -s "$watch" ] && break; sleep 0.05; done
+[ -s "$watch" ] || fail "WatchGames: no first line"
 
 # Moves, the platform relaying them with command ids; one retried (the reply was lost).
 move() {  # game command-id side move: prints the HTTP status
@@ -69,6 +71,9 @@ assert info[0]["domain"] == "arbiter.v1", s
 PY
 
 # The firehose's lines: each a game's new events and a position; every move is there, once.
+for _ in $(seq 100); do [ "$(grep -o '"san"' "$watch" | wc -l)" -ge 3 ] && break; sleep 0.1; done
+sleep 0.2  # a move sent twice would show by now
+kill $watch_pid 2>/dev/null || true
 wait $watch_pid 2>/dev/null || true
 python3 - "$watch" <<'PY' || fail "WatchGames NDJSON"
 import json, sys

@@ -299,8 +299,8 @@ def main():
     try:
         stub = server.stub
         firehose = Firehose(stub, platform)
-        # The firehose starts from now: wait for its stream to stand before the games begin.
-        time.sleep(0.3)
+        # From now on: its first update (the position to resume from) says the stream stands.
+        check(firehose.wait(lambda: firehose.updates), "the firehose sent no first position")
 
         # A round of three long games, and a 2-second game in another round whose flag falls.
         games = create_round_games(stub, platform, arbiter, EVENT, "1",
