@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/errors.h"
@@ -248,10 +249,20 @@ absl::Status GameDomain::Replayed(store::EventLog& log, absl::string_view game_i
   return absl::OkStatus();
 }
 
+absl::Status CheckNotReserved(absl::string_view game_id) {
+  if (absl::StartsWith(game_id, kEventLogPrefix)) {
+    return base::Error(kErrReservedGameId,
+                       absl::StrCat("game id \"", game_id, "\": ids that start with \"",
+                                    kEventLogPrefix, "\" hold the events' records"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
                                                     const v1::CreateGameRequest& request,
                                                     const v1::Actor& actor,
                                                     const CommandOptions& options) {
+  RETURN_IF_ERROR(CheckNotReserved(game_id));
   return Engine::Create(
       game_id, Identity(options, actor),
       [&](std::int64_t now) -> absl::StatusOr<std::pair<v1::ArbitrationEvent, GameState>> {
