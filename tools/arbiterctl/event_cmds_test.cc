@@ -124,7 +124,7 @@ class EventCmdsTest : public ::testing::Test {
 };
 
 TEST_F(EventCmdsTest, CreateSendsTheEventsRulesAndRegulations) {
-  GameRun run = Run({"create", "--event", "open", "--edition", "2023", "--time-control", "90+30",
+  GameRun run = Run({"create", "--event", "open", "--edition", "2023", "--time-control", "5400+30",
                      "--name", "City Open", "--default-time", "1800", "--first-draw-offer", "30",
                      "--unsupervised", "--command-id", "c1", "--json"});
   ASSERT_EQ(run.rc, 0) << run.err;
@@ -133,7 +133,7 @@ TEST_F(EventCmdsTest, CreateSendsTheEventsRulesAndRegulations) {
   EXPECT_EQ(req.command_id(), "c1");
   EXPECT_EQ(req.name(), "City Open");
   EXPECT_EQ(req.ruleset().edition(), v1::EDITION_FIDE_2023);
-  EXPECT_EQ(req.time_control(), "90+30");
+  EXPECT_EQ(req.time_control(), "5400+30");
   EXPECT_EQ(req.ruleset().regulations().default_time_ms(), 1'800'000);      // 6.7a, in seconds
   EXPECT_EQ(req.ruleset().regulations().no_draw_offers_before_move(), 30);  // 9.1a
   EXPECT_TRUE(req.ruleset().regulations().arbiter_present());
