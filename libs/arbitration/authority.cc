@@ -218,6 +218,8 @@ arbiter::v1::GameSnapshot GameDomain::ToStoreSnapshot(const GameState& game) con
 
 absl::StatusOr<GameState> GameDomain::FromStore(store::EventLog& log, absl::string_view game_id,
                                                 const arbiter::v1::GameSnapshot& snapshot) const {
+  // An event's record is no game: a command or a read naming it is refused, not misread.
+  RETURN_IF_ERROR(CheckNotReserved(game_id));
   // Schema 2 summarises; the state is the log's (schema 1 snapshots hold the log themselves).
   std::vector<arbiter::v1::GameEvent> events;
   if (snapshot.schema_version() != kLogSnapshotSchemaVersion) {

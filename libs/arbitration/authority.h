@@ -212,8 +212,9 @@ class GameAuthority : private ledger::Authority<GameDomain> {
 };
 
 // Events' records (event_rounds.h) live in the game store under "event:<id>": a game id in that
-// namespace is refused INVALID_ARGUMENT ERR_RESERVED_GAME_ID (Create), so no game's log is ever
-// read as an event's, nor an event's as a game's.
+// namespace is refused INVALID_ARGUMENT ERR_RESERVED_GAME_ID (Create, and every command and read
+// of the engine: GameDomain::FromStore), so no game's log is ever read as an event's, nor an
+// event's as a game's.
 inline constexpr absl::string_view kEventLogPrefix = "event:";
 absl::Status CheckNotReserved(absl::string_view game_id);
 

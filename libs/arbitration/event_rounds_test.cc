@@ -223,7 +223,14 @@ TEST_F(EventRoundsTest, AGameIdInTheEventsNamespaceIsRefused) {
               HasErrorCode(kErrReservedGameId));
   EXPECT_THAT(authority_.Create("event:new", game, Who("platform", "platform"), {}),
               HasErrorCode(kErrReservedGameId));
+  // Nor is the event's record read or changed as a game's.
+  EXPECT_THAT(authority_.Get("event:open"), HasErrorCode(kErrReservedGameId));
+  Command start;
+  start.kind = CommandKind::kStart;
+  start.actor = Who("arbiter", "arbiter");
+  EXPECT_THAT(authority_.Execute("event:open", start, {}), HasErrorCode(kErrReservedGameId));
   EXPECT_OK(GetEvent(store_, "open").status());
+  EXPECT_EQ(GetEvent(store_, "open")->version(), 1);
 }
 
 TEST_F(EventRoundsTest, ARoundCreatesItsGamesOnceAndStartsThem) {

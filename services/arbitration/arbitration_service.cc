@@ -1126,6 +1126,10 @@ void ArbitrationService::StartWatch(grpc::ServerContext* ctx, const v1::WatchGam
 void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequest& req,
                                    std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
   const std::string& game_id = req.game_id();
+  // An event's record (libs/arbitration/event_rounds.h) is no game to watch.
+  if (absl::Status reserved = arbitration::CheckNotReserved(game_id); !reserved.ok()) {
+    return out->Finish(service::ToGrpcStatus(reserved));
+  }
   auto watch = std::make_shared<GameWatch>(game_id, ViewerOf(*env_, who), authority_->store(), out,
                                            req.after_version());
   watch->SetClock([authority = authority_] { return authority->NowMs(); });

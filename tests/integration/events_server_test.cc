@@ -111,8 +111,17 @@ TEST_P(EventsTest, AnEventIsCreatedOnceAndItsGamesJoinIt) {
   EXPECT_EQ(reply.event().ruleset().regulations().no_draw_offers_before_move(), 20);
   // The event's record is no game: not listed, and its id is not a game's.
   EXPECT_TRUE(EventGames(event).empty());
-  v1::CreateGameRequest reserved = EventGame(absl::StrCat("event:", event));
-  EXPECT_EQ(Code(Create(reserved)), "ERR_RESERVED_GAME_ID");
+  const std::string record = absl::StrCat("event:", event);
+  EXPECT_EQ(Code(Create(EventGame(record))), "ERR_RESERVED_GAME_ID");
+  v1::GameReply none;
+  st = Unary(Stub().get(), &S::GetGame, ForGame<v1::GetGameRequest>(record), Token(Role::kArbiter),
+             &none);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Code(st), "ERR_RESERVED_GAME_ID");
+  EXPECT_EQ(Code(Unary(Stub().get(), &S::StartGame, ForGame<v1::StartGameRequest>(record),
+                       Token(Role::kArbiter))),
+            "ERR_RESERVED_GAME_ID");
+  EXPECT_TRUE(Watch(record, Token(Role::kArbiter), 1).empty());
 
   // A game names the event and leaves the rules out: it is played under the event's.
   v1::CreateGameRequest game;
