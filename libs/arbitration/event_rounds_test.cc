@@ -314,9 +314,11 @@ TEST_F(EventRoundsTest, ABadPairingCreatesNothing) {
   EXPECT_EQ(event->rounds_size(), 0);
 }
 
-// 6.7a: "Jeder Spieler, der nach Ablauf der Karenzzeit am Schachbrett erscheint, verliert die
-// Partie" - the default time (the event's: 30 minutes) counts from the round's scheduled start,
-// not from the instant the game was started; 6.7 with both absent: both lose (0-0).
+// 6.7: "Jeder Spieler, der mehr als eine Stunde nach dem angesetzten Spielbeginn am Schachbrett
+// eintrifft, verliert die Partie, es sei denn, das Turnierreglement sieht etwas anderes vor": the
+// event's regulations set the default time (here 30 minutes; 2023 6.7a), counted from the round's
+// scheduled start ("angesetzten Spielbeginn"), not from the instant the game was started; both
+// absent, both lose (0-0).
 TEST_F(EventRoundsTest, AnAbsentPlayerLosesByDefaultTheEventsDefaultTimeAfterTheRoundsStart) {
   ASSERT_OK(Create(Open()).status());
   const std::int64_t scheduled = kT0 + 20 * kMinute;
