@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "libs/arbitration/adjournment.h"
 #include "libs/arbitration/errors.h"
@@ -217,6 +218,8 @@ arbiter::v1::GameSnapshot GameDomain::ToStoreSnapshot(const GameState& game) con
 
 absl::StatusOr<GameState> GameDomain::FromStore(store::EventLog& log, absl::string_view game_id,
                                                 const arbiter::v1::GameSnapshot& snapshot) const {
+  // An event's record is no game: a command or a read naming it is refused, not misread.
+  RETURN_IF_ERROR(CheckNotReserved(game_id));
   // Schema 2 summarises; the state is the log's (schema 1 snapshots hold the log themselves).
   std::vector<arbiter::v1::GameEvent> events;
   if (snapshot.schema_version() != kLogSnapshotSchemaVersion) {
@@ -248,10 +251,20 @@ absl::Status GameDomain::Replayed(store::EventLog& log, absl::string_view game_i
   return absl::OkStatus();
 }
 
+absl::Status CheckNotReserved(absl::string_view game_id) {
+  if (absl::StartsWith(game_id, kEventLogPrefix)) {
+    return base::Error(kErrReservedGameId,
+                       absl::StrCat("game id \"", game_id, "\": ids that start with \"",
+                                    kEventLogPrefix, "\" hold the events' records"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<CommandResult> GameAuthority::Create(absl::string_view game_id,
                                                     const v1::CreateGameRequest& request,
                                                     const v1::Actor& actor,
                                                     const CommandOptions& options) {
+  RETURN_IF_ERROR(CheckNotReserved(game_id));
   return Engine::Create(
       game_id, Identity(options, actor),
       [&](std::int64_t now) -> absl::StatusOr<std::pair<v1::ArbitrationEvent, GameState>> {

@@ -169,7 +169,7 @@ class GameAuthority : private ledger::Authority<GameDomain> {
   void SetEnvelopeOpener(EnvelopeOpener opener) { domain().SetEnvelopeOpener(std::move(opener)); }
 
   // Creates the game (expected version 0): ALREADY_EXISTS ERR_GAME_EXISTS if it exists, unless
-  // this is a retry of the same creation (replayed).
+  // this is a retry of the same creation (replayed); a reserved id (CheckNotReserved) is refused.
   absl::StatusOr<CommandResult> Create(absl::string_view game_id,
                                        const v1::CreateGameRequest& request, const v1::Actor& actor,
                                        const CommandOptions& options);
@@ -210,6 +210,13 @@ class GameAuthority : private ledger::Authority<GameDomain> {
     return options;
   }
 };
+
+// Events' records (event_rounds.h) live in the game store under "event:<id>": a game id in that
+// namespace is refused INVALID_ARGUMENT ERR_RESERVED_GAME_ID (Create, and every command and read
+// of the engine: GameDomain::FromStore), so no game's log is ever read as an event's, nor an
+// event's as a game's.
+inline constexpr absl::string_view kEventLogPrefix = "event:";
+absl::Status CheckNotReserved(absl::string_view game_id);
 
 // The command id every replica uses for what fell on the state at `version` (flags, defaults).
 std::string SettleCommandId(absl::string_view game_id, std::int64_t version);

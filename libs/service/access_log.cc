@@ -54,6 +54,8 @@ const absl::flat_hash_set<absl::string_view>& MutatingMethods() {
       "/arbiter.v1.Arbitration/ReportEnvelopeLost",
       "/arbiter.v1.Arbitration/PauseEvent",
       "/arbiter.v1.Arbitration/ResumeEvent",
+      "/arbiter.v1.Arbitration/CreateEvent",
+      "/arbiter.v1.Arbitration/CreateRound",
       "/arbiter.v1.ClockAuthority/CreateClock",
       "/arbiter.v1.ClockAuthority/StartClock",
       "/arbiter.v1.ClockAuthority/PressClock",

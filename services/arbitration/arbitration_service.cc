@@ -13,6 +13,7 @@
 #include "libs/arbitration/arbiter_calls.h"
 #include "libs/arbitration/archive.h"
 #include "libs/arbitration/event_games.h"
+#include "libs/arbitration/event_rounds.h"
 #include "libs/arbitration/observer_view.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/arbitration/rulings.h"
@@ -236,6 +237,7 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   // The arbiter's queue (the console): the arbiters of the event.
   env_->policy().Add({Method("ListArbiterCalls"), arbiter, false});
   AddListingPolicy();
+  AddEventPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
     env_->policy().Add({Method(m), service::kAllRoles, true, true});
@@ -369,6 +371,11 @@ grpc::Status ArbitrationService::SideCommand(grpc::ServerContext* ctx, const cha
                  });
 }
 
+absl::Status ArbitrationService::ReplyOf(const Principal& who, absl::string_view game_id,
+                                         const CommandResult& r, v1::GameReply* resp) const {
+  return FillReply(game_id, r, ViewerOf(*env_, who), resp);
+}
+
 grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                                             const v1::CreateGameRequest* req, v1::GameReply* resp) {
   return env_->Serve(
@@ -376,11 +383,14 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(CheckCreate(*req));
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
+        // A game of an event created with CreateEvent is played under its rules.
+        v1::CreateGameRequest joined = *req;
+        RETURN_IF_ERROR(arbitration::JoinEvent(*authority_->store(), joined));
         CommandOptions o;
         o.command_id = req->command_id();
         if (!o.command_id.empty()) o.fingerprint = service::RequestFingerprint("CreateGame", *req);
         ASSIGN_OR_RETURN(CommandResult r,
-                         authority_->Create(req->game_id(), *req, env_->ActorOf(who), o));
+                         authority_->Create(req->game_id(), joined, env_->ActorOf(who), o));
         return FillReply(req->game_id(), r, ViewerOf(*env_, who), resp);
       });
 }
@@ -1116,6 +1126,10 @@ void ArbitrationService::StartWatch(grpc::ServerContext* ctx, const v1::WatchGam
 void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequest& req,
                                    std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
   const std::string& game_id = req.game_id();
+  // An event's record (libs/arbitration/event_rounds.h) is no game to watch.
+  if (absl::Status reserved = arbitration::CheckNotReserved(game_id); !reserved.ok()) {
+    return out->Finish(service::ToGrpcStatus(reserved));
+  }
   auto watch = std::make_shared<GameWatch>(game_id, ViewerOf(*env_, who), authority_->store(), out,
                                            req.after_version());
   watch->SetClock([authority = authority_] { return authority->NowMs(); });

@@ -32,6 +32,9 @@
 //                                                  games); a token scoped to an event: its event's
 //   PauseEvent, ResumeEvent                        arbiter, service (6.13a; an event-scoped token:
 //                                                  its event only)
+//   CreateEvent, CreateRound, GetEventResults,     platform, arbiter, service (an event-scoped
+//   ExportEventPgn                                 token: its event only)
+//   GetEvent                                       every role (an event-scoped token: its event)
 // A player's token acts only in its own game (the policy's game binding) and for its own colour
 // (the request's `side`, checked here: the policy table only knows a field named `color`).
 // Every event records who did it: the token's subject and role ("insecure"/"dev" under
@@ -208,6 +211,20 @@ class ArbitrationService final : public ArbitrationBase {
                                 const arbiter::v1::ListArbiterCallsRequest* req,
                                 arbiter::v1::ListArbiterCallsReply* resp) override;
   void AddListingPolicy();
+  // Events and rounds (libs/arbitration/event_rounds.h; event_methods.cc).
+  grpc::Status CreateEvent(grpc::ServerContext* ctx, const arbiter::v1::CreateEventRequest* req,
+                           arbiter::v1::EventReply* resp) override;
+  grpc::Status GetEvent(grpc::ServerContext* ctx, const arbiter::v1::GetEventRequest* req,
+                        arbiter::v1::EventReply* resp) override;
+  grpc::Status CreateRound(grpc::ServerContext* ctx, const arbiter::v1::CreateRoundRequest* req,
+                           arbiter::v1::RoundReply* resp) override;
+  grpc::Status GetEventResults(grpc::ServerContext* ctx,
+                               const arbiter::v1::GetEventResultsRequest* req,
+                               arbiter::v1::EventResultsReply* resp) override;
+  grpc::Status ExportEventPgn(grpc::ServerContext* ctx,
+                              const arbiter::v1::ExportEventPgnRequest* req,
+                              arbiter::v1::ExportPgnReply* resp) override;
+  void AddEventPolicy();
 
   // For Server::Start (HostedService::async_methods).
   std::vector<service::AsyncUnaryMethod*> async_methods() const;
@@ -218,6 +235,10 @@ class ArbitrationService final : public ArbitrationBase {
   template <typename Request, typename Make>
   grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request& req,
                        arbiter::v1::GameReply* resp, Make make);
+
+  // The reply for the game `r` (a round's game) as `who` sees it.
+  absl::Status ReplyOf(const service::Principal& who, absl::string_view game_id,
+                       const arbitration::CommandResult& r, arbiter::v1::GameReply* resp) const;
 
   // A player command that is only its kind and the side it is for (SideFor): Arrive, Resign, ...
   template <typename Request>

@@ -1311,6 +1311,12 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
       {"PauseEvent",      NO,       NO,     OK,      NO,       OK},  // 6.13a
       {"ResumeEvent",     NO,       NO,     OK,      NO,       OK},
       {"ListArbiterCalls", NO,      NO,     OK,      NO,       OK},  // the console's queue
+      // Events and rounds: the platform and the event's arbiter set them up; the rules are public.
+      {"CreateEvent",     OK,       NO,     OK,      NO,       OK},
+      {"GetEvent",        OK,       OK,     OK,      OK,       OK},
+      {"CreateRound",     OK,       NO,     OK,      NO,       OK},
+      {"GetEventResults", OK,       NO,     OK,      NO,       OK},
+      {"ExportEventPgn",  OK,       NO,     OK,      NO,       OK},
   };
   // clang-format on
   auto stub = Stub();
@@ -1329,6 +1335,32 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
   };
   auto as_white = [&](auto method, const auto& req, const TokenFor& t) {
     return Unary(stub.get(), method, req, t(req.game_id(), kWhite));
+  };
+  // A fresh event (90 minutes, 2023), created by the platform; with a round of one game.
+  auto event_request = [&] {
+    v1::CreateEventRequest req;
+    req.set_event(GameId(absl::StrCat("event-", ++n)));
+    req.mutable_ruleset()->set_edition(v1::EDITION_FIDE_2023);
+    req.set_time_control("5400");
+    return req;
+  };
+  auto round_request = [&](const std::string& event) {
+    v1::CreateRoundRequest req;
+    req.set_event(event);
+    req.set_command_id("round-1");
+    req.set_round(1);
+    v1::RoundPairing* p = req.add_pairings();
+    p->set_white_id("alice");
+    p->set_black_id("bob");
+    return req;
+  };
+  auto event_with_round = [&] {
+    v1::CreateEventRequest event = event_request();
+    EXPECT_TRUE(
+        Succeeded(Unary(stub.get(), &S::CreateEvent, event, Token(service::Role::kPlatform))));
+    EXPECT_TRUE(Succeeded(Unary(stub.get(), &S::CreateRound, round_request(event.event()),
+                                Token(service::Role::kPlatform))));
+    return event.event();
   };
   ExpectAuthMatrix(
       arbitration_service::ArbitrationService::kName, matrix,
@@ -1585,6 +1617,36 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
              req.set_event(GameId(absl::StrCat("event-", ++n)));
              req.set_command_id("resume");
              return Unary(stub.get(), &S::ResumeEvent, req, t(fresh(), kWhite));
+           }},
+          {"CreateEvent",
+           [&](auto& t) {
+             return Unary(stub.get(), &S::CreateEvent, event_request(), t(fresh(), kWhite));
+           }},
+          {"GetEvent",
+           [&](auto& t) {
+             v1::GetEventRequest req;
+             req.set_event(event_with_round());
+             return Unary(stub.get(), &S::GetEvent, req, t(fresh(), kWhite));
+           }},
+          {"CreateRound",
+           [&](auto& t) {
+             v1::CreateEventRequest event = event_request();
+             EXPECT_TRUE(Succeeded(
+                 Unary(stub.get(), &S::CreateEvent, event, Token(service::Role::kPlatform))));
+             return Unary(stub.get(), &S::CreateRound, round_request(event.event()),
+                          t(fresh(), kWhite));
+           }},
+          {"GetEventResults",
+           [&](auto& t) {
+             v1::GetEventResultsRequest req;
+             req.set_event(event_with_round());
+             return Unary(stub.get(), &S::GetEventResults, req, t(fresh(), kWhite));
+           }},
+          {"ExportEventPgn",
+           [&](auto& t) {
+             v1::ExportEventPgnRequest req;
+             req.set_event(event_with_round());
+             return Unary(stub.get(), &S::ExportEventPgn, req, t(fresh(), kWhite));
            }},
       });
 }

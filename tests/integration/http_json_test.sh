@@ -56,6 +56,26 @@ code=$(post arbiter.v1.Arbitration/SubmitMove "$white" '{"gameId": "h1", "expect
 [ "$code" = 409 ] || fail "version conflict: HTTP $code"
 grep -q '"reason":"ERR_VERSION_CONFLICT"' "$out" || fail "version conflict: reason"
 
+# An event over HTTP: created once (a retry replayed, another content 409 ERR_EVENT_EXISTS), a round
+# of its games created in one call, its results by round.
+event='{"event": "h-open", "command_id": "e1", "ruleset": {"edition": "EDITION_FIDE_2023", "regulations": {"default_time_ms": "1800000"}}, "time_control_human": "90+30"}'
+code=$(post arbiter.v1.Arbitration/CreateEvent "$platform" "$event")
+[ "$code" = 200 ] || fail "CreateEvent: HTTP $code"
+grep -q '"timeControl":"5400+30"' "$out" || fail "CreateEvent: no recorded time control"
+code=$(post arbiter.v1.Arbitration/CreateEvent "$platform" "$event")
+[ "$code" = 200 ] && grep -q '"replayed":true' "$out" || fail "retried CreateEvent: HTTP $code"
+code=$(post arbiter.v1.Arbitration/CreateEvent "$platform" '{"event": "h-open", "ruleset": {"edition": "EDITION_FIDE_2005"}, "time_control": "90+30"}')
+[ "$code" = 409 ] || fail "another event under the id: HTTP $code"
+grep -q '"reason":"ERR_EVENT_EXISTS"' "$out" || fail "another event: reason"
+code=$(post arbiter.v1.Arbitration/CreateEvent "$white" '{"event": "h-mine", "ruleset": {"edition": "EDITION_FIDE_2023"}, "time_control": "5400"}')
+[ "$code" = 403 ] || fail "a player creating an event: HTTP $code"
+code=$(post arbiter.v1.Arbitration/CreateRound "$arbiter" \
+  '{"event": "h-open", "command_id": "r1", "round": 1, "start": true, "pairings": [{"white_id": "ann", "black_id": "bob"}, {"white_id": "cid", "black_id": "dan"}]}')
+[ "$code" = 200 ] || fail "CreateRound: HTTP $code"
+grep -q '"gameId":"h-open.r1.b2"' "$out" || fail "CreateRound: no board 2"
+code=$(post arbiter.v1.Arbitration/GetEventResults "$platform" '{"event": "h-open"}')
+[ "$code" = 200 ] && grep -q '"pending":true' "$out" || fail "GetEventResults: HTTP $code"
+
 # A bidirectional stream: NDJSON in, NDJSON out, one line per message.
 code=$(post arbiter.v1.RulesValidation/ValidateMoveStream "$platform" \
   $'{"position": {"fen": "startpos"}, "move": "e4", "id": "a"}\n{"position": {"fen": "startpos"}, "move": "Ke2", "id": "b"}\n')

@@ -347,11 +347,18 @@ void Create(Call& c) {
   if (args.Has("command-id")) req.set_command_id(args.Get("command-id"));
   req.set_white_id(flags.Required("white"));
   req.set_black_id(flags.Required("black"));
-  req.mutable_ruleset()->set_edition(flags.Edition(flags.Required("edition")));
-  req.set_time_control(flags.Required("time-control"));
+  // A game of an event (--event naming one CreateEvent created) joins it: what is left out, the
+  // edition, the time control and the regulations, is the event's.
+  const bool joins = args.Has("event") && !args.Has("edition");
+  if (!joins) req.mutable_ruleset()->set_edition(flags.Edition(flags.Required("edition")));
+  req.set_time_control(joins ? args.Get("time-control") : flags.Required("time-control"));
+  const bool regulated = !joins || args.Has("no-arbiter") || args.Has("default-time-ms") ||
+                         args.Has("no-draw-offers-before-move") || args.Has("max-draw-offers") ||
+                         args.Has("lag-compensation") || args.Has("unsupervised") ||
+                         args.Has("illegal-move-extra-ms");
   v1::Regulations* regs = req.mutable_ruleset()->mutable_regulations();
   // 10.2 with an arbiter present unless the event has none (Appendix D).
-  regs->set_arbiter_present(!flags.Bool("no-arbiter"));
+  if (regulated) regs->set_arbiter_present(!flags.Bool("no-arbiter"));
   if (args.Has("default-time-ms")) regs->set_default_time_ms(flags.Int("default-time-ms"));
   if (args.Has("no-draw-offers-before-move")) {
     regs->set_no_draw_offers_before_move(static_cast<int>(flags.Int("no-draw-offers-before-move")));
@@ -359,13 +366,14 @@ void Create(Call& c) {
   if (args.Has("max-draw-offers")) {
     regs->set_max_draw_offers(static_cast<int>(flags.Int("max-draw-offers")));
   }
-  regs->set_lag_compensation(flags.Bool("lag-compensation"));
+  if (regulated) regs->set_lag_compensation(flags.Bool("lag-compensation"));
   // 2023 rapid and blitz: A.4 (no adequate supervision, A.4.5) when the event says so; else A.3.
   if (flags.Bool("unsupervised")) regs->set_supervised(false);
   // 2023 7.5.5: the regulations' time for a first illegal move.
   if (args.Has("illegal-move-extra-ms")) {
     regs->set_illegal_move_extra_ms(flags.Int("illegal-move-extra-ms"));
   }
+  if (!regulated) req.clear_ruleset();
   if (args.Has("start-fen")) req.set_start_fen(args.Get("start-fen"));
   if (args.Has("scheduled-start-ms")) req.set_scheduled_start_ms(flags.Int("scheduled-start-ms"));
   if (args.Has("broadcast-delay-plies")) {

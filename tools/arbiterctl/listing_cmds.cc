@@ -132,7 +132,8 @@ int RunEvent(const Args& args, std::ostream& out, std::ostream& err) {
   const std::string sub = args.positional.size() == 2 ? args.positional[1] : "";
   const std::string event = args.Get("event");
   if (sub != "games" && sub != "pause" && sub != "resume") {
-    return Usage(err, "event", kEventUsage, "event games|pause|resume");
+    return Usage(err, "event", kEventUsage,
+                 "event games|pause|resume (or create|get|round|results|pgn)");
   }
   if (event.empty()) return Usage(err, "event", kEventUsage, "--event ID is required");
   if (sub == "games") {

@@ -31,6 +31,7 @@
 #include "tools/arbiterctl/clock_simulate.h"
 #include "tools/arbiterctl/demo.h"
 #include "tools/arbiterctl/errors.h"
+#include "tools/arbiterctl/event_cmds.h"
 #include "tools/arbiterctl/game_client.h"
 #include "tools/arbiterctl/game_simulate.h"
 #include "tools/arbiterctl/json_lines.h"
@@ -64,7 +65,7 @@ constexpr char kUsage[] =
     "  arbiterctl clock adjust --game ID --side S --delta-ms N\n"
     "  arbiterctl game create --game ID --white ID --black ID --edition E --time-control TC\n"
     "             [--no-arbiter] [--unsupervised] [--start-fen FEN] [--default-time-ms N]\n"
-    "             [--event T] ...\n"
+    "             [--event T] ...  (--event naming an event: edition, time control may go)\n"
     "  arbiterctl game start|arrive|offer|resign|confirm --game ID [--side S] [--absent S,S]\n"
     "  arbiterctl game move --game ID --side S --move M [--offer-draw]\n"
     "  arbiterctl game respond --game ID --side S --accept|--decline\n"
@@ -76,6 +77,13 @@ constexpr char kUsage[] =
     "  arbiterctl game claim --game ID --side S --kind touch_move  (4.3-4.5, B5a)\n"
     "  (every mutating game command: [--command-id ID] [--expected-version N])\n"
     "  arbiterctl games [--status S] [--event ID] [--round R] [--player ID] --json\n"
+    "  arbiterctl event create --event ID --edition E --time-control TC [--name N]\n"
+    "             [--default-time S] [--first-draw-offer N] [--no-arbiter] [--unsupervised]\n"
+    "  arbiterctl event get --event ID\n"
+    "  arbiterctl event round --event ID --round N --pairings FILE|JSON --command-id ID "
+    "[--start]\n"
+    "  arbiterctl event results --event ID [--round N] --json\n"
+    "  arbiterctl event pgn --event ID [--round N]\n"
     "  arbiterctl event games --event ID [--status S] --json\n"
     "  arbiterctl event pause|resume --event ID --command-id ID [--reason T] "
     "[--outage-started-ms N]\n"
@@ -148,6 +156,7 @@ std::vector<std::string> KnownFlags(const std::string& command, bool simulate) {
     add(kConnectionFlags);
     add(kListingFlags);
   }
+  if (command == "event") add(kEventFlags);
   return known;
 }
 
@@ -155,6 +164,8 @@ int Main(int argc, char** argv) {
   std::vector<std::string> boolean_flags = {"divide", "json", "lag-compensation", "block"};
   boolean_flags.insert(boolean_flags.end(), std::begin(kGameBooleanFlags),
                        std::end(kGameBooleanFlags));
+  boolean_flags.insert(boolean_flags.end(), std::begin(kEventBooleanFlags),
+                       std::end(kEventBooleanFlags));
   Args args = Args::Parse(argc, argv, boolean_flags);
   if (args.positional.empty()) {
     std::cerr << kUsage;
@@ -186,7 +197,10 @@ int Main(int argc, char** argv) {
   if (command == "demo") return RunDemo(std::cout);
   if (command == "record") return RunRecord(args, std::cout, std::cerr);
   if (command == "games") return RunGames(args, std::cout, std::cerr);
-  if (command == "event") return RunEvent(args, std::cout, std::cerr);
+  if (command == "event") {  // create|get|round|results|pgn, or games|pause|resume
+    return IsEventRecordCommand(args) ? RunEventRecord(args, std::cout, std::cerr)
+                                      : RunEvent(args, std::cout, std::cerr);
+  }
   if (command == "unwinnable") return RunUnwinnable(std::cin, std::cout);
   if (command == "dead") return RunDead(args.flags, std::cout, std::cerr);
   if (command == "advise") return RunAdvise(args.flags, std::cout, std::cerr);
