@@ -6,7 +6,7 @@ Debian's protoc and grpc_python_plugin (protobuf-compiler, protobuf-compiler-grp
 grpc_tools bundles protoc 3.5, which cannot read proto3 `optional` fields, so the system protoc
 generates them. Against a real redis-server and a real arbiterd with JWT auth:
 
-- a round's games created and started (create_round_games);
+- an event and a round's games created and started in one call (CreateEvent, CreateRound);
 - moves relayed over SubmitMoves; the relay's retry (the same command ids on a new stream) is
   `replayed` and applies nothing twice; an illegal move is a reply with its code, not the end of
   the stream;
@@ -36,7 +36,8 @@ import time
 
 SRC = os.path.join(os.environ.get("TEST_SRCDIR", "."), os.environ.get("TEST_WORKSPACE", "arbiter"))
 TMP = os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
-EVENT = "Python Open"
+EVENT = "python-open"
+BLITZ = "python-blitz"
 DOMAIN = "arbiter.v1"
 
 
@@ -205,19 +206,20 @@ def check(cond, what):
         print("FAIL:", what, flush=True)
 
 
-def create_round_games(stub, platform, arbiter, event, round_name, pairings, time_control):
-    """Creates a round's games (pairings: [(game id, white id, black id)]) and starts them.
-    One CreateGame and one StartGame per game, each with a command id so that a rerun after a
-    failure is replayed; a round RPC can take their place without the caller changing."""
-    for game_id, white, black in pairings:
-        stub.CreateGame(pb.CreateGameRequest(
-            game_id=game_id, command_id=f"create:{game_id}", white_id=white, black_id=black,
-            white_name=white.title(), black_name=black.title(),
-            ruleset=pb.GameRuleset(edition=common_pb2.EDITION_FIDE_2023),
-            time_control=time_control, event=event, round=round_name), metadata=platform)
-        stub.StartGame(pb.StartGameRequest(game_id=game_id, command_id=f"start:{game_id}"),
-                       metadata=arbiter)
-    return [game_id for game_id, _, _ in pairings]
+def create_round_games(stub, platform, event, round_number, pairings, time_control):
+    """Creates the event (its edition and time control; the same again is replayed) and one of
+    its rounds (pairings: [(game id, white id, black id)]) in one CreateRound: every pairing is
+    checked before any game is written, and the games are created and started under command ids
+    derived from the call's, so a rerun of the call creates nothing twice. Returns the round."""
+    stub.CreateEvent(pb.CreateEventRequest(
+        event=event, command_id=f"event:{event}", name=event.title(),
+        ruleset=pb.GameRuleset(edition=common_pb2.EDITION_FIDE_2023), time_control=time_control),
+        metadata=platform)
+    return stub.CreateRound(pb.CreateRoundRequest(
+        event=event, command_id=f"round:{event}:{round_number}", round=round_number, start=True,
+        pairings=[pb.RoundPairing(game_id=game_id, white_id=white, white_name=white.title(),
+                                  black_id=black, black_name=black.title())
+                  for game_id, white, black in pairings]), metadata=platform)
 
 
 class Firehose:
@@ -295,7 +297,6 @@ def main():
     redis = Redis()
     server = Arbiterd(redis, "arbiterd-1")
     platform = token("platform", "plat")
-    arbiter = token("arbiter", "arb")
     try:
         stub = server.stub
         firehose = Firehose(stub, platform)
@@ -303,18 +304,18 @@ def main():
         check(firehose.wait(lambda: firehose.updates), "the firehose sent no first position")
 
         # A round of three long games, and a 2-second game in another round whose flag falls.
-        games = create_round_games(stub, platform, arbiter, EVENT, "1",
+        round1 = create_round_games(stub, platform, EVENT, 1,
+                                    [("py-1", "ann", "bob"), ("py-2", "cat", "dan"),
+                                     ("py-3", "eve", "fay")], "5400+30")
+        games = [g.game.game_id for g in round1.games]
+        check(games == ["py-1", "py-2", "py-3"], f"created {games}")
+        create_round_games(stub, platform, BLITZ, 2, [("py-flag", "gil", "hal")], "2+0")
+        # The round again (a rerun of the script): replayed, nothing new.
+        again = create_round_games(stub, platform, EVENT, 1,
                                    [("py-1", "ann", "bob"), ("py-2", "cat", "dan"),
                                     ("py-3", "eve", "fay")], "5400+30")
-        check(games == ["py-1", "py-2", "py-3"], f"created {games}")
-        create_round_games(stub, platform, arbiter, EVENT, "2", [("py-flag", "gil", "hal")], "2+0")
-        # Created again (a rerun of the script): replayed, nothing new.
-        again = stub.CreateGame(pb.CreateGameRequest(
-            game_id="py-1", command_id="create:py-1", white_id="ann", black_id="bob",
-            white_name="Ann", black_name="Bob",
-            ruleset=pb.GameRuleset(edition=common_pb2.EDITION_FIDE_2023), time_control="5400+30",
-            event=EVENT, round="1"), metadata=platform)
-        check(again.replayed, "CreateGame retried with its command id is not replayed")
+        check(again.replayed and [g.game.version for g in again.games] ==
+              [g.game.version for g in round1.games], "CreateRound retried is not replayed")
 
         # The relay: White's first moves in the three games, then Black's, on one stream.
         first = relay(stub, platform, [("py-1", "py-1:1", W, "e4"), ("py-2", "py-2:1", W, "d4"),
@@ -383,13 +384,13 @@ def main():
 
         # ListGames by event, by event and status, by round, by player, two games a page.
         every = listed(stub, platform, event=EVENT)
-        check(sorted(every) == ["py-1", "py-2", "py-3", "py-flag"], f"event's games: {every}")
+        check(sorted(every) == ["py-1", "py-2", "py-3"], f"event's games: {every}")
         ongoing = listed(stub, platform, event=EVENT, status=ONGOING)
         check(sorted(ongoing) == ["py-1", "py-2", "py-3"], f"ongoing: {sorted(ongoing)}")
-        done = listed(stub, platform, event=EVENT, status=ENDED)
+        done = listed(stub, platform, event=BLITZ, status=ENDED)
         check(sorted(done) == ["py-flag"] and done["py-flag"].result == "0-1",
               f"ended: {done}")
-        check(sorted(listed(stub, platform, event=EVENT, round="2")) == ["py-flag"], "round 2")
+        check(sorted(listed(stub, platform, event=BLITZ, round="2")) == ["py-flag"], "round 2")
         check(sorted(listed(stub, platform, player_id="dan")) == ["py-2"], "dan's games")
 
         # A crash: arbiterd killed, started again on the same Redis. The list comes from the
@@ -397,7 +398,7 @@ def main():
         server.kill()
         server = Arbiterd(redis, "arbiterd-2")
         stub = server.stub
-        after = listed(stub, platform, event=EVENT, page_size=50)
+        after = listed(stub, platform, page_size=50)
         check({g: s.status for g, s in after.items()} ==
               {"py-1": ONGOING, "py-2": ONGOING, "py-3": ONGOING, "py-flag": ENDED},
               f"after the restart: {after}")
