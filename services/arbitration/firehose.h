@@ -66,6 +66,10 @@ struct FirehoseOptions {
   absl::Duration read_wait = absl::Milliseconds(100);
   // Entries read per shard at once.
   int read_batch = 256;
+  // Ranges of games' events (an entry's versions) read in one batch, and batches read at once
+  // (each on a connection of its own).
+  int ranges_per_read = 64;
+  int loaders = 8;
   int max_cached_games = 100'000;
 };
 
@@ -114,6 +118,9 @@ class Firehose {
   // broadcast delay: their logs from the start).
   std::vector<Item> Load(std::vector<store::FeedEntry> entries);
   std::shared_ptr<Game> GameOf(const std::string& game_id);
+  // The store's ReadEventsOfGames of `ranges`, in parts of ranges_per_read read at once.
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadRanges(
+      const std::vector<store::EventRange>& ranges);
   // Runs `sub`'s catch-up on the workers unless it is running.
   void CatchUp(std::shared_ptr<Subscriber> sub);
   void CatchUpLoop(const std::shared_ptr<Subscriber>& sub);
@@ -123,6 +130,8 @@ class Firehose {
   base::WorkerPool* const workers_;
   const std::function<std::int64_t()> now_ms_;
   const FirehoseOptions options_;
+
+  std::unique_ptr<base::WorkerPool> loaders_;
 
   absl::Mutex mu_;
   absl::flat_hash_map<const Subscriber*, std::shared_ptr<Subscriber>> subscribers_
