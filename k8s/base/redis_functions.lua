@@ -174,15 +174,26 @@ local function find(KEYS, game, command_id, form)
   return nil
 end
 
--- The shard's feed (KEYS[7], game_feed.h): one entry per append, the game and the versions it
--- wrote ("<last>-<n>", as the log's ID), not the events again. IDs "1-<sequence>": Redis numbers
--- the sequence itself (1-*), one more than the last, so a reader tells a gap (trimmed entries)
--- from the sequences alone. Trimmed to about ARGV[11] entries (MAXLEN ~: whole nodes, cheap);
--- '' or '0' writes none.
+-- The shard's feed (KEYS[7], game_feed.h): one entry per append, one field: the game id, and the
+-- last version the append wrote, "-<n>" after it only when it wrote n > 1 events (the log's entry
+-- ID is "<last>-<n>"), not the events again. IDs "1-<sequence>": Redis numbers the sequence itself
+-- (1-*), one more than the last, so a reader tells a gap (trimmed entries) from the sequences
+-- alone. Trimmed to about ARGV[11] entries ('' or '0' writes none) not by the XADD, whose MAXLEN
+-- Redis would write into the AOF with every append, but by an XTRIM MAXLEN ~ (whole nodes, cheap)
+-- on every FEED_TRIM_EVERY-th entry of the shard (fewer for a short retention): the feed keeps at
+-- least ARGV[11] entries and at most that many more.
+local FEED_TRIM_EVERY = 128
+
 local function feed(KEYS, ARGV, now, n)
   local keep = tonumber(ARGV[11] or '0') or 0
   if keep <= 0 then return end
-  redis.call('XADD', KEYS[7], 'MAXLEN', '~', keep, '1-*', 'g', ARGV[1], 'v', now .. '-' .. n)
+  local versions = tostring(now)
+  if n ~= 1 then versions = now .. '-' .. n end
+  local id = redis.call('XADD', KEYS[7], '1-*', ARGV[1], versions)
+  local every = math.min(FEED_TRIM_EVERY, math.max(1, math.floor(keep / 32)))
+  if tonumber(string.sub(id, 3)) % every == 0 then
+    redis.call('XTRIM', KEYS[7], 'MAXLEN', '~', keep)
+  end
 end
 
 -- The games index (redis_scripts.h, "The games index"): the caller's labels for the game (packed

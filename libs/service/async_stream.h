@@ -153,8 +153,14 @@ class AsyncServerStream final : public AsyncUnaryMethod {
 
     // Once the server closed the method nothing more leaves (AsyncUnaryMethod::Close); the
     // done notice still comes as the queue drains.
+    // With more queued behind it, a message is written with the buffer hint: gRPC may hold it to
+    // send with those that follow (one flush and one wake-up of the client for many, where a
+    // stream of thousands of small updates a second otherwise costs a system call and a wake-up
+    // on both sides for each); the last one queued goes without the hint and flushes them all.
     void WriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      if (!method_->StartIfOpen([&] { writer_.Write(outbox_.front(), &written_); })) {
+      grpc::WriteOptions options;
+      if (outbox_.size() > 1) options.set_buffer_hint();
+      if (!method_->StartIfOpen([&] { writer_.Write(outbox_.front(), options, &written_); })) {
         over_ = true;
         outbox_.clear();
         return;

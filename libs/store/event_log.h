@@ -171,6 +171,13 @@ struct GameEvents {
   std::vector<arbiter::v1::GameEvent> events;
 };
 
+// One game's versions from_version..to_version (ReadEventsOfGames).
+struct EventRange {
+  std::string game_id;
+  std::int64_t from_version = 1;
+  std::int64_t to_version = kHead;
+};
+
 class EventLog {
  public:
   virtual ~EventLog() = default;
@@ -209,6 +216,12 @@ class EventLog {
   // does not exist.
   virtual absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(
       absl::string_view game_id, std::int64_t from_version, std::int64_t to_version) = 0;
+  // ReadEvents of each range, answered in their order, each as ReadEvents would answer it (an
+  // error for one range leaves the others answered). A reader of many games' new events at once
+  // (the firehose: the games one batch of the feed names) reads them together: the Redis store in
+  // one round trip per master instead of one per game. By default, one by one.
+  virtual std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadEventsOfGames(
+      const std::vector<EventRange>& ranges);
 
   // The watch: the events after `after_version` (up to max_events >= 1, in order), waiting up to
   // `timeout` (at most kMaxWait; zero: a poll) for the first one; empty if none came. A watcher

@@ -49,6 +49,10 @@ class ForwardingStore : public GameStore {
                                                                  std::int64_t to_version) override {
     return inner_->ReadEvents(game_id, from_version, to_version);
   }
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadEventsOfGames(
+      const std::vector<EventRange>& ranges) override {
+    return inner_->ReadEventsOfGames(ranges);
+  }
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> WaitForEvents(absl::string_view game_id,
                                                                     std::int64_t after_version,
                                                                     absl::Duration timeout,

@@ -8,10 +8,10 @@
 //   sequence); a position holds, per shard, the sequence of the next entry to read. A reader
 //   resumes from the position it last got and misses and repeats nothing.
 // - Retention: a shard keeps its last kFeedRetention entries (at least; Redis trims whole nodes,
-//   MAXLEN ~), so memory is bounded whatever the rate of moves; how long that is in time depends
-//   on the rate: at 8,000 moves/s over 256 shards, about two minutes; on a quiet server, days.
-//   Reading from a position whose next entry is no longer kept fails OUT_OF_RANGE
-//   ERR_FEED_POSITION_EXPIRED: the reader lost entries and must rebuild from the games
+//   XTRIM MAXLEN ~ every 128th entry), so memory is bounded whatever the rate of moves; how long
+//   that is in time depends on the rate: at 8,000 moves/s over 256 shards, about two minutes; on a
+//   quiet server, days. Reading from a position whose next entry is no longer kept fails
+//   OUT_OF_RANGE ERR_FEED_POSITION_EXPIRED: the reader lost entries and must rebuild from the games
 //   themselves (GetGame, WatchGame from its last version), then take a new position.
 // - A replayed append (a retried command id) writes nothing, no feed entry either; an archive
 //   writes none (the game's last entry says where it stood).

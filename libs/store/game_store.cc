@@ -54,6 +54,16 @@ absl::StatusOr<LatestState> EventLog::ReadLatest(absl::string_view game_id) {
   return out;
 }
 
+std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> EventLog::ReadEventsOfGames(
+    const std::vector<EventRange>& ranges) {
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> out;
+  out.reserve(ranges.size());
+  for (const EventRange& r : ranges) {
+    out.push_back(ReadEvents(r.game_id, r.from_version, r.to_version));
+  }
+  return out;
+}
+
 absl::StatusOr<ArchiveResult> EventLog::Archive(const ArchiveRequest&) {
   return absl::UnimplementedError("this store does not archive games");
 }

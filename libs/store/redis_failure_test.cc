@@ -441,8 +441,15 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   options.connection.port = (*server)->port();
   options.connection.user = (*server)->store_user().user;
   options.connection.password = (*server)->store_user().password;
+  // A feed this short is trimmed (XTRIM) on every append of its shard (redis_functions.lua).
+  options.feed_retention = 16;
   absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
   ASSERT_TRUE(store.ok()) << store.status();
+  // The feed's trimming: past a node of entries (100) beyond the retention, so that Redis trims
+  // and writes the XTRIM into the AOF.
+  for (int v = 0; v < 150; ++v) {
+    ASSERT_TRUE((*store)->Append(Request("acl-feed", v, absl::StrCat("c", v), 1)).ok()) << v;
+  }
   // Every kind of write the scripts make: XADD and HSET (append), ZADD and HSET (set a deadline),
   // ZREM and HDEL (clear it), the claim's and the release's HSET and ZADD, the archive's UNLINK.
   ASSERT_TRUE((*store)->Append(Request("acl-game", 0, "c0", 2, DeadlineUpdate::Set(1000))).ok());
@@ -454,6 +461,8 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   // And the archive's: UNLINK, ZREM, HDEL and HSET.
   ASSERT_TRUE((*store)->Append(Request("acl-archived", 0, "c0", 1, DeadlineUpdate::Set(1))).ok());
   ASSERT_TRUE((*store)->Archive({"acl-archived", 1, "tombstone"}).ok());
+  absl::StatusOr<FeedPosition> feed = (*store)->FeedHead();
+  ASSERT_TRUE(feed.ok()) << feed.status();
   ASSERT_TRUE((*server)->Stop(SIGKILL).ok());
   ASSERT_TRUE((*server)->Restart().ok());
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events =
@@ -473,6 +482,9 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   // The functions came back from the AOF too (the loader's FUNCTION LOAD replayed as the default
   // user): the store writes again after the restart.
   EXPECT_TRUE((*store)->CheckFunctions().ok());
+  absl::StatusOr<FeedPosition> feed_after = (*store)->FeedHead();
+  ASSERT_TRUE(feed_after.ok()) << feed_after.status();
+  EXPECT_EQ(*feed_after, *feed);
   EXPECT_TRUE((*store)->Append(Request("acl-game", 4, "c3", 1)).ok());
   EXPECT_THAT((*server)->LogTail(), Not(HasSubstr("NOPERM")));
 }

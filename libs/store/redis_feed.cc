@@ -71,19 +71,26 @@ absl::Status RedisGameStore::ParseFeed(int shard, std::int64_t next, const redis
       return internal::FeedPositionExpired(shard, next, e.sequence);
     }
     const redisReply& fields = *entry.element[1];
+    for (size_t f = 0; f < fields.elements; ++f) {
+      if (!IsText(*fields.element[f])) return Corrupt("feed entry");
+    }
+    // One field, the game id, valued "<last version>[-<events>]" (the events default to 1); or,
+    // as entries written before it, two: g (the game id) and v ("<last version>-<events>").
     absl::string_view versions;
-    for (size_t f = 0; f + 1 < fields.elements; f += 2) {
-      if (!IsText(*fields.element[f]) || !IsText(*fields.element[f + 1])) {
-        return Corrupt("feed entry");
+    if (fields.elements == 2) {
+      e.game_id = std::string(Text(*fields.element[0]));
+      versions = Text(*fields.element[1]);
+    } else {
+      for (size_t f = 0; f + 1 < fields.elements; f += 2) {
+        if (Text(*fields.element[f]) == "g") e.game_id = std::string(Text(*fields.element[f + 1]));
+        if (Text(*fields.element[f]) == "v") versions = Text(*fields.element[f + 1]);
       }
-      if (Text(*fields.element[f]) == "g") e.game_id = std::string(Text(*fields.element[f + 1]));
-      if (Text(*fields.element[f]) == "v") versions = Text(*fields.element[f + 1]);
     }
     const size_t dash = versions.find('-');
-    std::int64_t n = 0;
-    if (e.game_id.empty() || dash == absl::string_view::npos ||
-        !absl::SimpleAtoi(versions.substr(0, dash), &e.version) ||
-        !absl::SimpleAtoi(versions.substr(dash + 1), &n) || n < 1 || n > e.version) {
+    std::int64_t n = 1;
+    if (e.game_id.empty() || !absl::SimpleAtoi(versions.substr(0, dash), &e.version) ||
+        (dash != absl::string_view::npos && !absl::SimpleAtoi(versions.substr(dash + 1), &n)) ||
+        n < 1 || n > e.version) {
       return Corrupt("feed entry");
     }
     e.first_version = e.version - n + 1;

@@ -82,6 +82,10 @@ class RedisGameStore final : public GameStore {
                                                                     std::int64_t after_version,
                                                                     absl::Duration timeout,
                                                                     int max_events) override;
+  // Each range's XRANGE and the game's scopes (HGET), all in one batch
+  // (RedisClient::CommandBatch): a round trip per master, whatever the number of games.
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadEventsOfGames(
+      const std::vector<EventRange>& ranges) override;
   // One FCALL of the archive function (redis_scripts.h), waiting for the replicas as an append.
   absl::StatusOr<ArchiveResult> Archive(const ArchiveRequest& request) override;
   absl::StatusOr<std::string> ReadTombstone(absl::string_view game_id) override;
@@ -154,6 +158,10 @@ class RedisGameStore final : public GameStore {
   // A command whose error reply is an error status.
   absl::StatusOr<RedisReplyPtr> Run(RedisClient& client, const std::vector<std::string>& args,
                                     absl::Duration extra_timeout = absl::ZeroDuration());
+  // The XRANGE of a game's log that holds versions from_version..to_version (ReadEvents).
+  std::vector<std::string> RangeCommand(absl::string_view game_id, std::int64_t from_version,
+                                        std::int64_t to_version) const;
+  static absl::Status ValidateRange(absl::string_view game_id, std::int64_t from_version);
   absl::Status GameNotFound(absl::string_view game_id) const;
   absl::Status Corrupt(absl::string_view what) const;
   // OK if the game exists, otherwise Missing's error.

@@ -336,17 +336,40 @@ TEST(RedisBytesTest, AMoveIsOneCommandInTheAof) {
 }
 
 // With the feed (the default): the log's XADD and the feed's, with its ID as Redis made it (the
-// replicas and a restart get the same sequence) and its trimming as done (MAXLEN = the length
-// left), in one MULTI/EXEC; the feed's entry is the game and its versions, not the events again.
+// replicas and a restart get the same sequence), in one MULTI/EXEC; the feed's entry is one field,
+// the game and its last version, not the events again, and no trimming rides on it (XTRIM comes
+// with one append in FEED_TRIM_EVERY of the shard's, not a MAXLEN with each).
 TEST(RedisBytesTest, AMoveAndItsFeedEntryAreOneTransactionInTheAof) {
   const std::string written = MoveInTheAof({});
   EXPECT_TRUE(absl::StartsWith(written, "*1\r\n$5\r\nMULTI\r\n")) << written;
-  EXPECT_TRUE(absl::StrContains(written,
-                                "\r\n$3\r\n1-1\r\n$1\r\ng\r\n$2\r\ng1\r\n$1\r\nv\r\n$3\r\n2-1\r\n"))
-      << written;
+  EXPECT_TRUE(absl::StrContains(written, "\r\n$3\r\n1-1\r\n$2\r\ng1\r\n$1\r\n2\r\n")) << written;
+  EXPECT_FALSE(absl::StrContains(written, "MAXLEN")) << written;
+  EXPECT_FALSE(absl::StrContains(written, "XTRIM")) << written;
   EXPECT_TRUE(absl::EndsWith(written, "*1\r\n$4\r\nEXEC\r\n")) << written;
-  // The move's 150 and at most 130 for the feed's entry and the transaction.
-  EXPECT_LE(written.size(), 280u) << written;
+  // The move's 150 and at most 90 for the feed's entry and the transaction.
+  EXPECT_LE(written.size(), 240u) << written;
+}
+
+// Feed entries of the earlier form (fields g and v, "<last>-<events>") read as they did, beside
+// the one-field form: a server reads the feed that an older one wrote.
+TEST(RedisFeedTest, EntriesOfTheEarlierFormStillRead) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  auto& redis = static_cast<RedisGameStore&>(*store);
+  absl::StatusOr<FeedPosition> head = store->FeedHead();
+  ASSERT_TRUE(head.ok()) << head.status();
+  const int shard = DeadlineShard("g1", store->NumDeadlineShards());
+  ASSERT_TRUE(RedisEnvironment::server()
+                  ->Command({"XADD", redis.ShardKey("feed", shard), "1-*", "g", "g0", "v", "7-2"})
+                  .ok());
+  ASSERT_TRUE(store->Append(Request("g1", 0, "c1", 2)).ok());
+  ASSERT_TRUE(store->Append(Request("g1", 2, "c2", 1)).ok());
+  absl::StatusOr<std::vector<FeedEntry>> read = store->ReadFeed(*head, 10, absl::ZeroDuration());
+  ASSERT_TRUE(read.ok()) << read.status();
+  const std::int64_t at = head->next[shard];
+  EXPECT_EQ(*read, (std::vector<FeedEntry>{{shard, at, "g0", 6, 7},
+                                           {shard, at + 1, "g1", 1, 2},
+                                           {shard, at + 2, "g1", 3, 3}}));
 }
 
 // The tip names what the append wrote, not only its command id: the same command decided again

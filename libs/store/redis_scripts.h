@@ -24,9 +24,11 @@
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
 //   P{S}:feed         stream the shard's feed (game_feed.h): one entry per append, ID
-//                            "1-<sequence>" (0, 1, 2, ... numbered by Redis: XADD 1-*), fields
-//                            g = game id, v = "<last version>-<number of events>"; trimmed to
-//                            about the retention (MAXLEN ~)
+//                            "1-<sequence>" (0, 1, 2, ... numbered by Redis: XADD 1-*), one
+//                            field: game id = "<last version>" ("-<number of events>" after it
+//                            when more than one; entries written before: fields g = game id,
+//                            v = "<last version>-<number of events>"); trimmed to about the
+//                            retention by an XTRIM MAXLEN ~ on every 128th entry
 //   P{S}:index        hash   the games index (game_store.h): game id -> its labels, packed as
 //                            "<status>|" then "<length>:<label>" for event, round, white id,
 //                            black id and result (written only when they change; old games from

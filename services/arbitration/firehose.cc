@@ -1,7 +1,9 @@
 #include "services/arbitration/firehose.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -38,33 +40,67 @@ v1::GameUpdate ViewedUpdate(const arbitration::Viewer& viewer, std::int64_t vers
   return update;
 }
 
-// A game's log as the reader has read it: events[i] is version i + 1.
-struct Firehose::GameLog {
+// A game as the reader knows it: its first event (who may see the game, its broadcast delay),
+// read when an entry first names it, and, for a game with a broadcast delay only, its whole log as
+// read so far (the delay's release counts the game's moves: observer_view.h).
+struct Firehose::Game {
   const std::string game_id;
   absl::Mutex mu;
-  std::vector<v1::ArbitrationEvent> events ABSL_GUARDED_BY(mu);
-  std::vector<std::string> command_ids ABSL_GUARDED_BY(mu);  // as the client sent them
+  bool known ABSL_GUARDED_BY(mu) = false;  // the first event was asked for
+  std::optional<v1::GameCreated> created ABSL_GUARDED_BY(mu);
+  Events log ABSL_GUARDED_BY(mu);  // a delayed game's events from version 1
 
-  explicit GameLog(std::string id) : game_id(std::move(id)) {}
+  explicit Game(std::string id) : game_id(std::move(id)) { log.first = 1; }
 
-  // Reads what the store has after what is here, if `version` is not here yet. An error (the game
-  // archived meanwhile) leaves what is here.
-  void ReadUpTo(store::GameStore& store, std::int64_t version) {
-    absl::MutexLock lock(&mu);
-    const auto have = static_cast<std::int64_t>(events.size());
-    if (have >= version) return;
-    absl::StatusOr<std::vector<arbiter::v1::GameEvent>> more =
-        store.ReadEvents(game_id, have + 1, store::kHead);
-    if (!more.ok()) return;
-    for (const arbiter::v1::GameEvent& e : *more) {
-      if (e.version() != static_cast<std::int64_t>(events.size()) + 1) break;
-      absl::StatusOr<v1::ArbitrationEvent> event = arbitration::FromStoreEvent(e);
-      if (!event.ok()) break;
-      events.push_back(*std::move(event));
-      command_ids.emplace_back(store::ClientCommandId(e.command_id()));
-    }
+  bool delayed() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return created.has_value() &&
+           (created->broadcast_delay_plies() > 0 || created->broadcast_delay_ms() > 0);
   }
 };
+
+namespace {
+
+// The store's events as the stream sends them, added to `out` from its next version on while
+// their versions follow each other (a gap or an event that does not convert ends them: the rest is
+// not sent).
+void AddEvents(const std::vector<arbiter::v1::GameEvent>& read, Firehose::Events& out) {
+  for (const arbiter::v1::GameEvent& e : read) {
+    if (e.version() < out.next()) continue;
+    if (e.version() != out.next()) break;
+    absl::StatusOr<v1::ArbitrationEvent> event = arbitration::FromStoreEvent(e);
+    if (!event.ok()) break;
+    out.events.push_back(*std::move(event));
+    out.command_ids.emplace_back(store::ClientCommandId(e.command_id()));
+  }
+}
+
+// Adds to `log` what `events` has from the log's next version on.
+void Extend(const Firehose::Events& events, Firehose::Events& log) {
+  if (events.first > log.next()) return;  // not the versions that follow
+  for (std::int64_t v = std::max(log.next(), events.first); v < events.next(); ++v) {
+    const auto i = static_cast<size_t>(v - events.first);
+    log.events.push_back(events.events[i]);
+    log.command_ids.push_back(events.command_ids[i]);
+  }
+}
+
+// Versions from..to of `all` (null if it holds none of them); `all` itself when it is just those.
+std::shared_ptr<const Firehose::Events> Slice(const std::shared_ptr<const Firehose::Events>& all,
+                                              std::int64_t from, std::int64_t to) {
+  from = std::max(from, all->first);
+  to = std::min(to, all->next() - 1);
+  if (from > to) return nullptr;
+  if (from == all->first && to == all->next() - 1) return all;
+  auto part = std::make_shared<Firehose::Events>();
+  part->first = from;
+  const auto begin = static_cast<size_t>(from - all->first);
+  const auto end = static_cast<size_t>(to - all->first + 1);
+  part->events.assign(all->events.begin() + begin, all->events.begin() + end);
+  part->command_ids.assign(all->command_ids.begin() + begin, all->command_ids.begin() + end);
+  return part;
+}
+
+}  // namespace
 
 // One WatchGames stream.
 class Firehose::Subscriber {
@@ -92,17 +128,28 @@ class Firehose::Subscriber {
       return true;
     }
     next = e.sequence + 1;
-    if (item.log == nullptr || !Sees(*item.log)) return false;
+    if (item.events == nullptr || !Sees(*item.game)) return false;
     if (!viewer_.delayed) {
-      SendLocked(*item.log, e.first_version, e.version, store::EncodeFeedPosition(next_));
+      SendLocked(e.game_id, *item.events, e.first_version, e.version,
+                 store::EncodeFeedPosition(next_));
+      return false;
+    }
+    bool delayed;
+    {
+      absl::MutexLock lock(&item.game->mu);
+      delayed = item.game->delayed();
+    }
+    if (!delayed) {
+      // No delay: sent at once, with the position of what other games still hold back.
+      SendLocked(e.game_id, *item.events, e.first_version, e.version, ObserverPositionLocked());
       return false;
     }
     Held& held = held_[e.game_id];
     if (held.entries.empty()) held.first = std::max(held.first, e.first_version);
-    held.log = item.log;
+    held.game = item.game;
     held.entries.emplace(e.version, std::make_pair(e.shard, e.sequence));
     held_keys_.emplace(e.shard, e.sequence);
-    ReleaseLocked(e.game_id, held, now_ms);
+    ReleaseLocked(held, now_ms);
     if (held.entries.empty()) held_.erase(e.game_id);
     return false;
   }
@@ -112,7 +159,7 @@ class Firehose::Subscriber {
     absl::MutexLock lock(&mu_);
     if (failed_) return;
     for (auto it = held_.begin(); it != held_.end();) {
-      ReleaseLocked(it->first, it->second, now_ms);
+      ReleaseLocked(it->second, now_ms);
       if (it->second.entries.empty()) {
         held_.erase(it++);
       } else {
@@ -162,37 +209,33 @@ class Firehose::Subscriber {
   struct Held {
     std::map<std::int64_t, std::pair<int, std::int64_t>> entries;  // version -> (shard, sequence)
     std::int64_t first = 0;                                        // the first version not sent
-    std::shared_ptr<GameLog> log;
+    std::shared_ptr<Game> game;
   };
 
   // The caller may see the game: its event and players (BindPlayer: a token for an event sees
   // that event's games, a person's token the games naming him); a player's token for one game
   // sees that game.
-  bool Sees(GameLog& log) {
+  bool Sees(Game& game) {
     if (insecure_) return true;
     if (who_.role == service::Role::kPlayer && !who_.game_id.empty()) {
-      return who_.game_id == log.game_id;
+      return who_.game_id == game.game_id;
     }
-    absl::MutexLock lock(&log.mu);
-    if (log.events.empty() || !log.events[0].has_created()) return false;
-    const v1::GameCreated& created = log.events[0].created();
-    return service::BindPlayer(who_, log.game_id, created.event(), created.white_id(),
-                               created.black_id())
+    absl::MutexLock lock(&game.mu);
+    if (!game.created.has_value()) return false;
+    return service::BindPlayer(who_, game.game_id, game.created->event(), game.created->white_id(),
+                               game.created->black_id())
         .ok();
   }
 
-  // Queues versions from..to of the game, with `position`.
-  void SendLocked(GameLog& log, std::int64_t from, std::int64_t to, std::string position)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  // Queues versions from..to of the game (those `events` holds), with `position`.
+  void SendLocked(const std::string& game_id, const Events& events, std::int64_t from,
+                  std::int64_t to, std::string position) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     v1::GamesUpdate update;
-    update.set_game_id(log.game_id);
-    {
-      absl::MutexLock lock(&log.mu);
-      to = std::min<std::int64_t>(to, static_cast<std::int64_t>(log.events.size()));
-      for (std::int64_t v = std::max<std::int64_t>(1, from); v <= to; ++v) {
-        *update.add_events() = ViewedUpdate(viewer_, v, log.events[static_cast<size_t>(v - 1)],
-                                            log.command_ids[static_cast<size_t>(v - 1)]);
-      }
+    update.set_game_id(game_id);
+    to = std::min(to, events.next() - 1);
+    for (std::int64_t v = std::max(from, events.first); v <= to; ++v) {
+      const auto i = static_cast<size_t>(v - events.first);
+      *update.add_events() = ViewedUpdate(viewer_, v, events.events[i], events.command_ids[i]);
     }
     if (update.events().empty()) return;  // the game's log is gone (archived meanwhile)
     update.set_position(position);
@@ -203,14 +246,13 @@ class Firehose::Subscriber {
     }
   }
 
-  // An observer's game: sends what the delay released of the entries held.
-  void ReleaseLocked(const std::string& game_id, Held& held, std::int64_t now_ms)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    std::int64_t visible;
-    {
-      absl::MutexLock lock(&held.log->mu);
-      visible = static_cast<std::int64_t>(arbitration::VisibleEvents(held.log->events, now_ms));
-    }
+  // An observer's game with a broadcast delay: sends what the delay released of the entries held
+  // (from the game's whole log, which the reader keeps for such games).
+  void ReleaseLocked(Held& held, std::int64_t now_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    Game& game = *held.game;
+    absl::MutexLock game_lock(&game.mu);
+    const auto visible =
+        static_cast<std::int64_t>(arbitration::VisibleEvents(game.log.events, now_ms));
     // Whole entries only: the position after an update names entries, not events.
     std::int64_t upto = held.first - 1;
     std::vector<std::pair<int, std::int64_t>> released;
@@ -224,8 +266,7 @@ class Firehose::Subscriber {
     for (const auto& key : released) held_keys_.erase(key);
     const std::int64_t from = held.first;
     held.first = upto + 1;
-    SendLocked(*held.log, from, upto, ObserverPositionLocked());
-    (void)game_id;
+    SendLocked(game.game_id, game.log, from, upto, ObserverPositionLocked());
   }
 
   // An observer resumes from the earliest entry still held back in each shard.
@@ -291,38 +332,118 @@ int Firehose::subscribers() {
   return static_cast<int>(subscribers_.size());
 }
 
-std::shared_ptr<Firehose::GameLog> Firehose::LogOf(const std::string& game_id) {
+std::shared_ptr<Firehose::Game> Firehose::GameOf(const std::string& game_id) {
   absl::MutexLock lock(&mu_);
-  auto it = logs_.find(game_id);
-  if (it != logs_.end()) return it->second;
-  if (static_cast<int>(logs_.size()) >= options_.max_cached_games) logs_.clear();
-  auto log = std::make_shared<GameLog>(game_id);
-  logs_.emplace(game_id, log);
-  return log;
+  auto it = games_.find(game_id);
+  if (it != games_.end()) return it->second;
+  if (static_cast<int>(games_.size()) >= options_.max_cached_games) games_.clear();
+  auto game = std::make_shared<Game>(game_id);
+  games_.emplace(game_id, game);
+  return game;
+}
+
+std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> Firehose::ReadRanges(
+    const std::vector<store::EventRange>& ranges) {
+  // In parts read at once, each on a connection of its own: Redis reads a connection's commands
+  // a slice (16 KB) per turn of its event loop, and with appendfsync always a turn that follows
+  // appends waits for their fsync, so one large batch on one connection takes a turn, and an
+  // fsync, per slice (measured: seconds for a batch of thousands of games).
+  const size_t part = static_cast<size_t>(std::max(1, options_.ranges_per_read));
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> out(ranges.size());
+  const size_t parts = (ranges.size() + part - 1) / part;
+  absl::BlockingCounter left(static_cast<int>(parts));
+  for (size_t p = 0; p < parts; ++p) {
+    auto job = [this, &ranges, &out, &left, from = p * part,
+                to = std::min(ranges.size(), (p + 1) * part)] {
+      std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> read =
+          store_->ReadEventsOfGames(
+              std::vector<store::EventRange>(ranges.begin() + from, ranges.begin() + to));
+      for (size_t i = from; i < to; ++i) out[i] = std::move(read[i - from]);
+      left.DecrementCount();
+    };
+    if (parts == 1 || !loaders_->Submit(job)) job();
+  }
+  left.Wait();
+  return out;
 }
 
 std::vector<Firehose::Item> Firehose::Load(std::vector<store::FeedEntry> entries) {
-  // One read per game, up to its last entry here, several at once.
-  absl::flat_hash_map<std::string, std::pair<std::shared_ptr<GameLog>, std::int64_t>> games;
+  // Per game: the versions its entries name, read in one batch for all the games (one round trip
+  // per master), with the first event of a game not seen before (who may see it, its delay).
+  struct Wanted {
+    std::shared_ptr<Game> game;
+    std::int64_t from = std::numeric_limits<std::int64_t>::max();
+    std::int64_t to = 0;
+    std::shared_ptr<const Events> read;  // versions from..to as read (null: none)
+  };
+  absl::flat_hash_map<std::string, Wanted> games;
   for (const store::FeedEntry& e : entries) {
     auto [it, added] = games.try_emplace(e.game_id);
-    if (added) it->second.first = LogOf(e.game_id);
-    it->second.second = std::max(it->second.second, e.version);
+    if (added) it->second.game = GameOf(e.game_id);
+    it->second.from = std::min(it->second.from, e.first_version);
+    it->second.to = std::max(it->second.to, e.version);
   }
-  absl::BlockingCounter left(static_cast<int>(games.size()));
-  for (auto& [id, game] : games) {
-    auto job = [this, log = game.first, version = game.second, &left] {
-      log->ReadUpTo(*store_, version);
-      left.DecrementCount();
-    };
-    if (!loaders_->Submit(job)) job();
+  std::vector<store::EventRange> ranges;
+  std::vector<std::pair<Wanted*, bool>> asked;  // per range: its game, and whether it is the first
+  for (auto& [id, wanted] : games) {
+    bool first_needed;
+    std::int64_t from = wanted.from;
+    {
+      absl::MutexLock lock(&wanted.game->mu);
+      first_needed = !wanted.game->known;
+      // A delayed game's whole log: from where the reader's copy ends.
+      if (wanted.game->delayed()) from = std::min(from, wanted.game->log.next());
+    }
+    if (first_needed && from > 1) {
+      ranges.push_back({id, 1, 1});
+      asked.emplace_back(&wanted, true);
+    }
+    ranges.push_back({id, from, wanted.to});
+    asked.emplace_back(&wanted, false);
   }
-  left.Wait();
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> read = ReadRanges(ranges);
+  std::vector<store::EventRange> whole;  // games found delayed now: their logs from the start
+  std::vector<Wanted*> whole_of;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    Wanted& wanted = *asked[i].first;
+    auto events = std::make_shared<Events>();
+    events->first = ranges[i].from_version;
+    // An error (the game archived meanwhile): none; the entry is passed over.
+    if (read[i].ok()) AddEvents(*read[i], *events);
+    Game& game = *wanted.game;
+    absl::MutexLock lock(&game.mu);
+    if (!game.known && events->first == 1 && read[i].ok()) {
+      game.known = true;
+      if (!events->events.empty() && events->events[0].has_created()) {
+        game.created = events->events[0].created();
+      }
+      // A delayed game's log from the start: this read, or one more (below).
+      if (game.delayed() && asked[i].second) {
+        whole.push_back({game.game_id, 1, wanted.to});
+        whole_of.push_back(&wanted);
+      }
+    }
+    if (game.delayed()) Extend(*events, game.log);
+    if (!asked[i].second) wanted.read = std::move(events);
+  }
+  if (!whole.empty()) {
+    read = ReadRanges(whole);
+    for (size_t i = 0; i < whole.size(); ++i) {
+      Events events;
+      events.first = 1;
+      if (read[i].ok()) AddEvents(*read[i], events);
+      Game& game = *whole_of[i]->game;
+      absl::MutexLock lock(&game.mu);
+      Extend(events, game.log);
+    }
+  }
   std::vector<Item> items;
   items.reserve(entries.size());
   for (store::FeedEntry& e : entries) {
-    std::shared_ptr<GameLog> log = games[e.game_id].first;
-    items.push_back({std::move(e), std::move(log)});
+    Wanted& wanted = games[e.game_id];
+    std::shared_ptr<const Events> events;
+    if (wanted.read != nullptr) events = Slice(wanted.read, e.first_version, e.version);
+    items.push_back({std::move(e), wanted.game, std::move(events)});
   }
   return items;
 }

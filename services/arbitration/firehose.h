@@ -3,11 +3,12 @@
 //
 // One feed reader per process (this class's thread) follows the store's feed (libs/store/
 // game_feed.h: one small entry per append, per shard) from where the feeds stood when it started,
-// reads the new events of the games that changed (once, for every subscriber: a store round trip
-// per changed game, several at once), and offers each entry to every subscriber, which filters it
-// by what its caller may see and queues it on its stream. Nothing reads the store per subscriber
-// while it keeps up.
-//
+// reads the events each batch of entries names (once, for every subscriber: the versions of each
+// entry, of every game of the batch in one store call, EventLog::ReadEventsOfGames, a round trip
+// per master), and offers each entry to every subscriber, which filters it by what its caller may
+// see and queues it on its stream. Nothing reads the store per subscriber while it keeps up, nor
+// a game's whole log when the reader first meets it: only its first event (who may see it).
+
 // Exactly once, in order. A subscriber holds its own position (per shard, the next entry it
 // takes) and takes an entry only when it is exactly that one: a repeat is dropped, and an entry
 // after a gap (a subscriber that resumed from an older position, or joined while the reader was
@@ -24,9 +25,10 @@
 // position is the earliest entry still held back, so a resumed observer may be sent again events
 // sent before (each carries its version) and never misses one.
 //
-// The reader keeps each changed game's log (the delay and the visibility need its first event;
-// WatchGame's watchers keep theirs the same way), at most `max_cached_games` of them: beyond, the
-// cache is emptied and logs are read again as their games change.
+// The reader keeps, per game it met, the game's first event (the visibility and the delay need
+// it), and for a game with a broadcast delay its whole log (the delay's release counts the game's
+// moves), at most `max_cached_games` games: beyond, it forgets them all and reads a game's first
+// event again when the game changes.
 #ifndef ARBITER_SERVICES_ARBITRATION_FIREHOSE_H_
 #define ARBITER_SERVICES_ARBITRATION_FIREHOSE_H_
 
@@ -64,7 +66,9 @@ struct FirehoseOptions {
   absl::Duration read_wait = absl::Milliseconds(100);
   // Entries read per shard at once.
   int read_batch = 256;
-  // Store reads of changed games' logs at once.
+  // Ranges of games' events (an entry's versions) read in one batch, and batches read at once
+  // (each on a connection of its own).
+  int ranges_per_read = 64;
   int loaders = 8;
   int max_cached_games = 100'000;
 };
@@ -91,19 +95,32 @@ class Firehose {
   // Subscribers now (tests, metrics).
   int subscribers();
 
+  // Consecutive events of one game as the stream sends them: events[i] is version first + i.
+  struct Events {
+    std::int64_t first = 0;
+    std::vector<arbiter::v1::ArbitrationEvent> events;
+    std::vector<std::string> command_ids;  // as the client sent them
+    std::int64_t next() const { return first + static_cast<std::int64_t>(events.size()); }
+  };
+
  private:
-  struct GameLog;
+  struct Game;
   class Subscriber;
-  // An entry with its game's log (null: the game is gone: archived, or never readable).
+  // An entry with its game and its events (null: the game is gone: archived, or not readable).
   struct Item {
     store::FeedEntry entry;
-    std::shared_ptr<GameLog> log;
+    std::shared_ptr<Game> game;
+    std::shared_ptr<const Events> events;
   };
 
   void ReadLoop();
-  // The logs of the entries' games, read up to each one's version (several reads at once).
+  // The entries' events, read in one store call (and a second for games first met that have a
+  // broadcast delay: their logs from the start).
   std::vector<Item> Load(std::vector<store::FeedEntry> entries);
-  std::shared_ptr<GameLog> LogOf(const std::string& game_id);
+  std::shared_ptr<Game> GameOf(const std::string& game_id);
+  // The store's ReadEventsOfGames of `ranges`, in parts of ranges_per_read read at once.
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadRanges(
+      const std::vector<store::EventRange>& ranges);
   // Runs `sub`'s catch-up on the workers unless it is running.
   void CatchUp(std::shared_ptr<Subscriber> sub);
   void CatchUpLoop(const std::shared_ptr<Subscriber>& sub);
@@ -113,12 +130,13 @@ class Firehose {
   base::WorkerPool* const workers_;
   const std::function<std::int64_t()> now_ms_;
   const FirehoseOptions options_;
+
   std::unique_ptr<base::WorkerPool> loaders_;
 
   absl::Mutex mu_;
   absl::flat_hash_map<const Subscriber*, std::shared_ptr<Subscriber>> subscribers_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::shared_ptr<GameLog>> logs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<Game>> games_ ABSL_GUARDED_BY(mu_);
   int catch_ups_ ABSL_GUARDED_BY(mu_) = 0;  // running on the workers
 
   absl::Notification stop_;

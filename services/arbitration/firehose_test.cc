@@ -14,9 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libs/arbitration/authority.h"
 #include "libs/service/grpc_status.h"
+#include "libs/store/forwarding_store.h"
 #include "libs/store/memory_game_store.h"
 #include "libs/store/testing/requests.h"
 
@@ -98,12 +100,49 @@ class TestStream final : public service::StreamWriter<v1::GamesUpdate> {
   std::function<void()> on_done_ ABSL_GUARDED_BY(mu_);
 };
 
+// The memory store, noting what the firehose reads of the games' logs.
+class ReadsNotingStore final : public store::ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ReadEvents(absl::string_view game_id,
+                                                                 std::int64_t from_version,
+                                                                 std::int64_t to_version) override {
+    absl::MutexLock lock(&mu_);
+    ranges_.push_back({std::string(game_id), from_version, to_version});
+    ++one_game_reads_;
+    return ForwardingStore::ReadEvents(game_id, from_version, to_version);
+  }
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ReadEventsOfGames(
+      const std::vector<store::EventRange>& ranges) override {
+    absl::MutexLock lock(&mu_);
+    ranges_.insert(ranges_.end(), ranges.begin(), ranges.end());
+    return ForwardingStore::ReadEventsOfGames(ranges);
+  }
+
+  // Every range read (by either call), and how many were read one game a call.
+  std::vector<store::EventRange> ranges() {
+    absl::MutexLock lock(&mu_);
+    return ranges_;
+  }
+  int one_game_reads() {
+    absl::MutexLock lock(&mu_);
+    return one_game_reads_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<store::EventRange> ranges_ ABSL_GUARDED_BY(mu_);
+  int one_game_reads_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 class FirehoseTest : public ::testing::Test {
  protected:
   explicit FirehoseTest(std::int64_t feed_retention = store::kFeedRetention)
       : store_({.num_deadline_shards = 4, .feed_retention = feed_retention}),
+        reads_(&store_),
         workers_(4),
-        firehose_(&store_, &workers_, [] { return absl::ToUnixMillis(absl::Now()); }) {}
+        firehose_(&reads_, &workers_, [] { return absl::ToUnixMillis(absl::Now()); }) {}
 
   // Appends to `game` (created at its first append) one event: its creation, then offers.
   void Append(const std::string& game) {
@@ -135,6 +174,7 @@ class FirehoseTest : public ::testing::Test {
   }
 
   store::MemoryGameStore store_;
+  ReadsNotingStore reads_;
   base::WorkerPool workers_;
   Firehose firehose_;
   std::map<std::string, std::int64_t> versions_;
@@ -180,6 +220,28 @@ TEST_F(FirehoseTest, ResumedSubscriptionsGetEveryEventOnceWhileGamesAreAppendedT
   for (int v = 1; v <= kEvents; ++v) all.push_back(v);
   for (const auto& [game, versions] : seen) EXPECT_EQ(versions, all) << game;
   EXPECT_EQ(firehose_.subscribers(), 1);  // the first left
+}
+
+// A game the reader meets for the first time with a long log: it reads the game's first event
+// (who may see it) and the versions the entry names, not the whole log, and the entries' games
+// together (ReadEventsOfGames), not one read per game.
+TEST_F(FirehoseTest, AGameFirstMetIsReadOnlyAsFarAsItsEntryAndItsFirstEvent) {
+  for (int i = 0; i < 40; ++i) Append("long");
+  Append("other");
+  std::shared_ptr<TestStream> stream = Subscribe();
+  Append("long");   // version 41
+  Append("other");  // version 2
+  std::vector<v1::GamesUpdate> got = stream->TakeUntil(
+      [](const std::vector<v1::GamesUpdate>& us) { return Events(us).size() >= 2; });
+  using Event = std::pair<std::string, std::int64_t>;
+  EXPECT_THAT(Events(got), ::testing::UnorderedElementsAre(Event{"long", 41}, Event{"other", 2}));
+  EXPECT_EQ(reads_.one_game_reads(), 0);
+  for (const store::EventRange& r : reads_.ranges()) {
+    // The first event alone, or versions the feed's entries named (the reader's batch may begin
+    // with entries from before the subscription): never the log from its start.
+    EXPECT_TRUE(r.from_version > 1 || r.to_version == 1) << r.game_id << " " << r.to_version;
+    EXPECT_LE(r.to_version, versions_[r.game_id]) << r.game_id;
+  }
 }
 
 TEST_F(FirehoseTest, ASubscriberThatDoesNotReadIsCutOffWithAPreciseCode) {

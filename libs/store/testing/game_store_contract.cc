@@ -149,6 +149,52 @@ TEST_P(GameStoreContractTest, AppendsAdvanceTheVersionAndRangesRead) {
               HasErrorCode(kErrBadArgument));
 }
 
+// Many games' ranges read at once answer each range as ReadEvents alone would: its events (a
+// scoped command id whole), or its own error, whatever the others'.
+TEST_P(GameStoreContractTest, RangesOfManyGamesReadTogetherAsEachAlone) {
+  const std::string scoped = absl::StrCat("u:", std::string(32, 'a'), "/m1");
+  AppendOk(*store_, Request("g1", 0, "c1", 1));
+  AppendOk(*store_, Request("g1", 1, "c2", 2));
+  AppendOk(*store_, Request("g1", 3, scoped, 1));
+  AppendOk(*store_, Request("g2", 0, "c1", 1));
+  AppendOk(*store_, Request("g3", 0, "c1", 1));
+  ASSERT_OK(store_->Archive({"g3", 1, "t"}));
+  const std::vector<EventRange> ranges = {
+      {"g1", 2, 3},     {"g2", 1, kHead}, {"nope", 1, kHead}, {"g1", 4, 4}, {"g3", 1, kHead},
+      {"g1", 0, kHead}, {"g1", 5, kHead}, {"g1", 1, 1},       {"g1", 3, 3}, {"bad id!", 1, 1}};
+  std::vector<absl::StatusOr<std::vector<GameEvent>>> read = store_->ReadEventsOfGames(ranges);
+  ASSERT_EQ(read.size(), ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const EventRange& r = ranges[i];
+    absl::StatusOr<std::vector<GameEvent>> alone =
+        store_->ReadEvents(r.game_id, r.from_version, r.to_version);
+    ASSERT_EQ(read[i].ok(), alone.ok()) << i << " " << read[i].status() << " " << alone.status();
+    if (!alone.ok()) {
+      EXPECT_EQ(base::ErrorCode(read[i].status()), base::ErrorCode(alone.status())) << i;
+      continue;
+    }
+    ASSERT_EQ(read[i]->size(), alone->size()) << i;
+    for (size_t e = 0; e < alone->size(); ++e) {
+      EXPECT_EQ((*read[i])[e].SerializeAsString(), (*alone)[e].SerializeAsString()) << i;
+    }
+  }
+  ASSERT_OK(read[0]);
+  EXPECT_THAT(Versions(*read[0]), ElementsAre(2, 3));
+  ASSERT_OK(read[3]);
+  ASSERT_EQ(read[3]->size(), 1u);
+  EXPECT_EQ((*read[3])[0].command_id(), scoped);
+  EXPECT_THAT(read[2], HasErrorCode(kErrGameNotFound));
+  EXPECT_THAT(read[4], HasErrorCode(kErrGameArchived));
+  EXPECT_THAT(read[5], HasErrorCode(kErrBadArgument));
+  ASSERT_OK(read[6]);
+  EXPECT_THAT(*read[6], IsEmpty());
+  ASSERT_OK(read[7]);
+  EXPECT_THAT(Versions(*read[7]), ElementsAre(1));
+  ASSERT_OK(read[8]);
+  EXPECT_THAT(Versions(*read[8]), ElementsAre(3));
+  EXPECT_THAT(read[9], HasErrorCode(kErrBadArgument));
+}
+
 TEST_P(GameStoreContractTest, UnknownGameIsNotFound) {
   EXPECT_THAT(store_->ReadSnapshot("nope"), HasErrorCode(kErrGameNotFound));
   EXPECT_THAT(store_->ReadSnapshot("nope"), HasStatusCode(absl::StatusCode::kNotFound));
