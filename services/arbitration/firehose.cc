@@ -454,9 +454,13 @@ void Firehose::ReadLoop() {
     absl::StatusOr<store::FeedPosition> head = store_->FeedHead();
     if (head.ok()) {
       at = *std::move(head);
+      reading_.Notify();
       break;
     }
-    if (head.status().code() == absl::StatusCode::kUnimplemented) return;  // no feed
+    if (head.status().code() == absl::StatusCode::kUnimplemented) {
+      reading_.Notify();
+      return;  // no feed
+    }
     stop_.WaitForNotificationWithTimeout(absl::Milliseconds(200));
   }
   while (!stop_.HasBeenNotified()) {
@@ -543,6 +547,10 @@ absl::Status Firehose::Subscribe(service::Principal who, arbitration::Viewer vie
   if (stop_.HasBeenNotified()) {
     return base::Error(service::kErrShuttingDown, "the server is stopping");
   }
+  // A subscriber whose start came before the reader's would wait for the entries between the
+  // two until some later entry showed the gap: the reader starts first (a store that does not
+  // answer yet: the subscriber goes on, and a later entry shows the gap).
+  reading_.WaitForNotificationWithTimeout(absl::Seconds(5));
   ASSIGN_OR_RETURN(store::FeedPosition head, store_->FeedHead());
   store::FeedPosition start = head;
   if (!position.empty()) {

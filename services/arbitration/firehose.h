@@ -140,6 +140,9 @@ class Firehose {
   int catch_ups_ ABSL_GUARDED_BY(mu_) = 0;  // running on the workers
 
   absl::Notification stop_;
+  // The reader has its starting position (or the store has no feed): a subscriber's own start,
+  // taken after it, is never before the reader's, so no entry falls between the two.
+  absl::Notification reading_;
   std::thread reader_;
 };
 
