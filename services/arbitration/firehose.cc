@@ -115,6 +115,12 @@ class Firehose::Subscriber {
 
   Writer& out() { return *out_; }
 
+  // Whether the subscriber has taken `e` already (it lies before where it stands in its shard).
+  bool Took(const store::FeedEntry& e) {
+    absl::MutexLock lock(&mu_);
+    return e.sequence < next_.next[static_cast<size_t>(e.shard)];
+  }
+
   // Takes `item` if it is the next entry of its shard: true when it comes after a gap (the
   // subscriber must catch up first; nothing taken).
   bool Offer(const Item& item, std::int64_t now_ms) {
@@ -485,6 +491,11 @@ void Firehose::ReadLoop() {
       subs.reserve(subscribers_.size());
       for (const auto& [key, sub] : subscribers_) subs.push_back(sub);
     }
+    // Entries every subscriber has taken already (those before their starts) need no read.
+    std::erase_if(*entries, [&](const store::FeedEntry& e) {
+      return std::all_of(subs.begin(), subs.end(),
+                         [&](const std::shared_ptr<Subscriber>& sub) { return sub->Took(e); });
+    });
     if (subs.empty() || entries->empty()) continue;
     const std::vector<Item> items = Load(*std::move(entries));
     const std::int64_t now = now_ms_();
