@@ -247,7 +247,8 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
                        : std::string());
   a.args.push_back(absl::StrCat(request.events.size()));
   // The store fills version and command id on read (the entry's ID, the record's header).
-  a.args.push_back(internal::EncodeEvents(request.events));
+  a.args.push_back(internal::EncodeEvents(
+      request.events, options_.compact_events ? options_.event_codec.get() : nullptr));
   a.args.push_back(absl::StrCat(std::max<std::int64_t>(0, options_.feed_retention)));
   // The index only when its labels change: an ordinary move sends (and logs) nothing more.
   if (request.index.has_value()) {
@@ -556,8 +557,11 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
   }
   if (Str(field) == "r") {
     absl::StatusOr<std::vector<GameEvent>> events =
-        internal::DecodeRecord(Str(value), last, static_cast<int>(n), scopes);
-    if (!events.ok()) return Corrupt(absl::StrCat("record ", Str(id)));
+        internal::DecodeRecord(Str(value), last, static_cast<int>(n), scopes,
+                               options_.event_codec.get());
+    if (!events.ok()) {
+      return Corrupt(absl::StrCat("record ", Str(id), ": ", events.status().message()));
+    }
     return events;
   }
   // arbiter_v2: one event, serialized.

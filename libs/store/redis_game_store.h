@@ -35,6 +35,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "libs/store/event_codec.h"
 #include "libs/store/game_store.h"
 #include "libs/store/redis_client.h"
 
@@ -49,6 +50,14 @@ struct RedisGameStoreOptions {
   // The entries each shard's feed keeps (game_feed.h; about: Redis trims whole nodes). 0: the
   // appends write no feed (what a feed costs, measured: README.md), and ReadFeed sees nothing.
   std::int64_t feed_retention = kFeedRetention;
+  // The events' layer's compact form of its bodies (event_codec.h; README.md, "The record of an
+  // append"): appends keep the bodies it encodes in its form, and reads expand them. Null: every
+  // body as its bytes, and a record with a compact body cannot be read (ERR_STORE_INTERNAL).
+  std::shared_ptr<const EventCodec> event_codec;
+  // false: appends keep every body as its bytes while reads still expand compact ones, for a
+  // rolling upgrade from a release whose readers have no codec (they would fail on a compact
+  // record, ERR_STORE_INTERNAL): off until every replica reads them, then on.
+  bool compact_events = true;
   // connection.min_replica_acks > 0: an append is reported done only once that many replicas
   // have it (WAIT, see redis_client.h); otherwise UNAVAILABLE, and the caller retries it.
 };

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
+#include "proto/arbiter/v1/common.pb.h"
 
 namespace store {
 namespace {
@@ -296,6 +298,121 @@ TEST(RedisCommandIdsTest, AScopedIdIsItsCallersWithTheScopeStoredOnce) {
   const size_t scope = written.find(std::string(32, 'a'));
   ASSERT_NE(scope, std::string::npos) << written;
   EXPECT_EQ(written.find(std::string(32, 'a'), scope + 1), std::string::npos) << written;
+}
+
+// A codec for the contract's test bodies (arbiter.v1.Move): the UCI string reversed, so that a
+// record shows which form it holds. `faithful` false: a codec whose forms do not read back.
+class ReversingCodec final : public EventCodec {
+ public:
+  explicit ReversingCodec(bool faithful = true) : faithful_(faithful) {}
+  absl::string_view type_url() const override { return "type.googleapis.com/arbiter.v1.Move"; }
+  std::optional<std::string> Encode(const arbiter::v1::GameEvent& event) const override {
+    arbiter::v1::Move move;
+    if (!event.body().UnpackTo(&move)) return std::nullopt;
+    return std::string(move.uci().rbegin(), move.uci().rend());
+  }
+  absl::StatusOr<std::string> Decode(absl::string_view compact,
+                                     std::int64_t recorded_at_ms) const override {
+    arbiter::v1::Move move;
+    move.set_uci(faithful_ ? std::string(compact.rbegin(), compact.rend()) : "e2e4");
+    return move.SerializeAsString();
+  }
+
+ private:
+  const bool faithful_;
+};
+
+// The log's records of g1 as Redis holds them, one string.
+std::string RecordsOf(GameStore& store) {
+  auto& redis = static_cast<RedisGameStore&>(store);
+  absl::StatusOr<std::string> entries =
+      RedisEnvironment::server()->Command({"XRANGE", redis.Key("log", "g1"), "-", "+"});
+  EXPECT_TRUE(entries.ok()) << entries.status();
+  return entries.value_or("");
+}
+
+std::vector<arbiter::v1::GameEvent> EventsOf(GameStore& store) {
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store.ReadEvents("g1", 1, 100);
+  EXPECT_TRUE(events.ok()) << events.status();
+  return events.value_or(std::vector<arbiter::v1::GameEvent>{});
+}
+
+RedisGameStoreOptions WithCodec(std::shared_ptr<const EventCodec> codec, bool compact = true) {
+  RedisGameStoreOptions options;
+  options.event_codec = std::move(codec);
+  options.compact_events = compact;
+  return options;
+}
+
+// The codec's form is what the record keeps, and every read gives back the events as appended.
+TEST(RedisEventCodecTest, ABodyIsKeptInTheCodecsFormAndReadAsAppended) {
+  std::unique_ptr<GameStore> store = MakeStore(WithCodec(std::make_shared<ReversingCodec>()));
+  ASSERT_NE(store, nullptr);
+  AppendRequest create = Request("g1", 0, "c1", 2);
+  AppendRequest move = Request("g1", 2, "c2", 1);
+  ASSERT_TRUE(store->Append(create).ok());
+  ASSERT_TRUE(store->Append(move).ok());
+  const std::string records = RecordsOf(*store);
+  EXPECT_TRUE(absl::StrContains(records, "1/2c")) << records;
+  EXPECT_FALSE(absl::StrContains(records, "c1/2")) << records;
+  const std::vector<arbiter::v1::GameEvent> events = EventsOf(*store);
+  ASSERT_EQ(events.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const arbiter::v1::GameEvent& appended = i < 2 ? create.events[i] : move.events[0];
+    EXPECT_EQ(events[i].body().type_url(), appended.body().type_url());
+    EXPECT_EQ(events[i].body().value(), appended.body().value());
+    EXPECT_EQ(events[i].recorded_at_ms(), appended.recorded_at_ms());
+    EXPECT_EQ(events[i].version(), i + 1);
+  }
+  // The watch and the batched reads go through the same records.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> watched =
+      store->WaitForEvents("g1", 2, absl::ZeroDuration(), 10);
+  ASSERT_TRUE(watched.ok()) << watched.status();
+  ASSERT_EQ(watched->size(), 1u);
+  EXPECT_EQ((*watched)[0].body().value(), move.events[0].body().value());
+}
+
+// Old records (every body as its bytes) read as before with a codec; a record with a compact body
+// is refused by a store without the codec, precisely, not misread; with compact_events off, a
+// store writes bytes and still reads forms.
+TEST(RedisEventCodecTest, OldRecordsReadAndACompactOneNeedsTheCodec) {
+  std::unique_ptr<GameStore> plain = MakeStore({});
+  ASSERT_NE(plain, nullptr);
+  ASSERT_TRUE(plain->Append(Request("g1", 0, "c1", 1)).ok());
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> with_codec = [] {
+    RedisGameStoreOptions options = WithCodec(std::make_shared<ReversingCodec>());
+    options.connection.port = RedisEnvironment::server()->port();
+    return RedisGameStore::Create(options);
+  }();
+  ASSERT_TRUE(with_codec.ok()) << with_codec.status();
+  ASSERT_TRUE((*with_codec)->Append(Request("g1", 1, "c2", 1)).ok());
+  const std::vector<arbiter::v1::GameEvent> events = EventsOf(**with_codec);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].body().value(), Request("g1", 0, "c1", 1).events[0].body().value());
+  EXPECT_EQ(events[1].body().value(), Request("g1", 1, "c2", 1).events[0].body().value());
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> refused = plain->ReadEvents("g1", 1, 2);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInternal);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "no codec")) << refused.status();
+
+  std::unique_ptr<GameStore> upgrading =
+      MakeStore(WithCodec(std::make_shared<ReversingCodec>(), /*compact=*/false));
+  ASSERT_NE(upgrading, nullptr);
+  ASSERT_TRUE(upgrading->Append(Request("g1", 0, "c1", 1)).ok());
+  EXPECT_TRUE(absl::StrContains(RecordsOf(*upgrading), "c1/1"));
+  EXPECT_EQ(EventsOf(*upgrading).size(), 1u);
+}
+
+// A form that does not read back as the body's bytes is not kept: the body is.
+TEST(RedisEventCodecTest, AFormThatDoesNotReadBackIsNotKept) {
+  std::unique_ptr<GameStore> store =
+      MakeStore(WithCodec(std::make_shared<ReversingCodec>(/*faithful=*/false)));
+  ASSERT_NE(store, nullptr);
+  AppendRequest create = Request("g1", 0, "c1", 1);
+  ASSERT_TRUE(store->Append(create).ok());
+  EXPECT_TRUE(absl::StrContains(RecordsOf(*store), "c1/1"));
+  const std::vector<arbiter::v1::GameEvent> events = EventsOf(*store);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].body().value(), create.events[0].body().value());
 }
 
 // What one move, as the services append it (one event, the snapshot not due, the deadline bound

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "libs/base/varint.h"
 
 namespace store::internal {
 namespace {
@@ -17,64 +20,15 @@ constexpr absl::string_view kKnownTypes[] = {
     "type.googleapis.com/arbiter.v1.ClockEvent",
 };
 
-void PutVarint(std::string& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
+// The type of a body kept in the store's codec's compact form (EventCodec): its type URL is the
+// codec's, its bytes the codec's Decode of the stored ones.
+constexpr std::uint64_t kCompact = std::size(kKnownTypes);
 
-void PutBytes(std::string& out, absl::string_view bytes) {
-  PutVarint(out, bytes.size());
-  out.append(bytes.data(), bytes.size());
-}
-
-std::uint64_t ZigZag(std::int64_t v) {
-  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
-}
-
-std::int64_t UnZigZag(std::uint64_t v) {
-  return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
-}
-
-class Reader {
- public:
-  explicit Reader(absl::string_view in) : in_(in) {}
-  bool Varint(std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (in_.empty()) return false;
-      const auto byte = static_cast<unsigned char>(in_.front());
-      in_.remove_prefix(1);
-      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  }
-  bool Bytes(absl::string_view& out) {
-    std::uint64_t n = 0;
-    if (!Varint(n) || n > in_.size()) return false;
-    out = in_.substr(0, n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool Skip(size_t n) {
-    if (n > in_.size()) return false;
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool Take(size_t n, absl::string_view& out) {
-    if (n > in_.size()) return false;
-    out = in_.substr(0, n);
-    in_.remove_prefix(n);
-    return true;
-  }
-  bool empty() const { return in_.empty(); }
-
- private:
-  absl::string_view in_;
-};
+using base::PutBytes;
+using base::PutVarint;
+using base::UnZigZag;
+using base::ZigZag;
+using Reader = base::ByteReader;
 
 absl::Status Damaged() { return absl::DataLossError("a damaged record"); }
 
@@ -93,15 +47,29 @@ bool ScopeAt(absl::string_view scopes, int index, absl::string_view& scope) {
   return index >= 1;
 }
 
+// The codec's form of e's body when it has one that reads back as the body's bytes.
+std::optional<std::string> CompactBody(const arbiter::v1::GameEvent& e, const EventCodec* codec) {
+  if (codec == nullptr || e.body().type_url() != codec->type_url()) return std::nullopt;
+  std::optional<std::string> compact = codec->Encode(e);
+  if (!compact.has_value()) return std::nullopt;
+  absl::StatusOr<std::string> back = codec->Decode(*compact, e.recorded_at_ms());
+  if (!back.ok() || *back != e.body().value()) return std::nullopt;
+  return compact;
+}
+
 }  // namespace
 
-std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events) {
+std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events,
+                         const EventCodec* codec) {
   std::string out;
   std::int64_t previous = 0;
   for (const arbiter::v1::GameEvent& e : events) {
     const std::string& url = e.body().type_url();
+    const std::optional<std::string> compact = CompactBody(e, codec);
     auto known = std::find(std::begin(kKnownTypes) + 1, std::end(kKnownTypes), url);
-    if (known != std::end(kKnownTypes)) {
+    if (compact.has_value()) {
+      PutVarint(out, kCompact);
+    } else if (known != std::end(kKnownTypes)) {
       PutVarint(out, static_cast<std::uint64_t>(known - std::begin(kKnownTypes)));
     } else {
       PutVarint(out, 0);
@@ -110,7 +78,7 @@ std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events) {
     PutVarint(out, e.schema_version());
     PutVarint(out, ZigZag(e.recorded_at_ms() - previous));
     previous = e.recorded_at_ms();
-    PutBytes(out, e.body().value());
+    PutBytes(out, compact.has_value() ? *compact : e.body().value());
   }
   return out;
 }
@@ -126,7 +94,8 @@ bool HoldsScopeOf(absl::string_view scopes, absl::string_view record) {
 
 absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_view record,
                                                                  std::int64_t last, int n,
-                                                                 absl::string_view scopes) {
+                                                                 absl::string_view scopes,
+                                                                 const EventCodec* codec) {
   Reader in(record);
   absl::string_view length_byte, rest, scope;
   if (HasScopedId(record)) {
@@ -147,20 +116,33 @@ absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_vi
     arbiter::v1::GameEvent& e = events[i];
     std::uint64_t type = 0, schema = 0, delta = 0;
     absl::string_view url, body;
-    if (!in.Varint(type) || type >= std::size(kKnownTypes)) return Damaged();
+    if (!in.Varint(type) || type > kCompact) return Damaged();
     if (type == 0) {
       if (!in.Bytes(url)) return Damaged();
+    } else if (type == kCompact) {
+      if (codec == nullptr) {
+        return absl::FailedPreconditionError("a compact body and no codec to read it");
+      }
+      url = codec->type_url();
     } else {
       url = kKnownTypes[type];
     }
     if (!in.Varint(schema) || !in.Varint(delta) || !in.Bytes(body)) return Damaged();
     previous += UnZigZag(delta);
+    std::string expanded;
+    if (type == kCompact) {
+      absl::StatusOr<std::string> decoded = codec->Decode(body, previous);
+      if (!decoded.ok()) return Damaged();
+      expanded = *std::move(decoded);
+    } else {
+      expanded = std::string(body);
+    }
     e.set_version(last - n + 1 + i);
     e.set_command_id(command_id);
     e.set_recorded_at_ms(previous);
     e.set_schema_version(static_cast<std::uint32_t>(schema));
     e.mutable_body()->set_type_url(std::string(url));
-    e.mutable_body()->set_value(std::string(body));
+    e.mutable_body()->set_value(std::move(expanded));
   }
   if (!in.empty()) return Damaged();
   return events;
