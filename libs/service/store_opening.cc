@@ -69,6 +69,8 @@ absl::StatusOr<std::unique_ptr<store::GameStore>> OpenStore(absl::string_view sp
   redis.key_prefix = options.redis_key_prefix;
   redis.num_deadline_shards = options.deadline_shards;
   redis.feed_retention = options.feed_retention;
+  redis.event_codec = options.event_codec;
+  redis.compact_events = options.compact_events;
   ASSIGN_OR_RETURN(std::unique_ptr<store::RedisGameStore> store,
                    store::RedisGameStore::Create(redis));
   return std::unique_ptr<store::GameStore>(std::move(store));

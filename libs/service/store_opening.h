@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "libs/store/deadline_index.h"
+#include "libs/store/event_codec.h"
 #include "libs/store/game_store.h"
 #include "prometheus/registry.h"
 
@@ -28,6 +29,10 @@ struct StoreOpeningOptions {
   std::string redis_key_prefix = "arbiter:";
   // The entries each shard's feed keeps (store/game_feed.h); 0: the appends write no feed.
   std::int64_t feed_retention = store::kFeedRetention;
+  // The events' compact form in a Redis store (RedisGameStoreOptions::event_codec,
+  // compact_events); null: bodies as their bytes.
+  std::shared_ptr<const store::EventCodec> event_codec;
+  bool compact_events = true;
   // The registry the Redis store's failover metrics go to (redis_store_metrics.h); null: none.
   prometheus::Registry* store_metrics = nullptr;
 };

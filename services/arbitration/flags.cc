@@ -15,6 +15,10 @@ ABSL_FLAG(int, arbitration_deadline_shards, store::kDefaultDeadlineShards,
 ABSL_FLAG(int64_t, arbitration_feed_retention, store::kFeedRetention,
           "arbitration: the entries each shard's feed keeps for WatchGames (about: Redis trims "
           "whole nodes); a position older is ERR_FEED_POSITION_EXPIRED; 0 = no feed");
+ABSL_FLAG(bool, arbitration_compact_moves, true,
+          "arbitration: a Redis store keeps each move in its compact form (about 12 bytes and "
+          "the actor's name; libs/arbitration/move_codec.h); false while replicas of a release "
+          "that cannot read it still run (reads expand it either way)");
 ABSL_FLAG(bool, arbitration_timers, true,
           "arbitration: fire flags and defaults (6.9, 6.7) from this process");
 ABSL_FLAG(absl::Duration, arbitration_sweep_interval, absl::Milliseconds(500),
@@ -77,6 +81,7 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .redis_async_flow = absl::GetFlag(FLAGS_arbitration_redis_async_flow),
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .feed_retention = absl::GetFlag(FLAGS_arbitration_feed_retention),
+          .compact_moves = absl::GetFlag(FLAGS_arbitration_compact_moves),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),
           .analysis_target = absl::GetFlag(FLAGS_analysis_target),

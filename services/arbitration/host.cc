@@ -8,6 +8,7 @@
 #include "grpcpp/security/credentials.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
+#include "libs/arbitration/move_codec.h"
 #include "libs/record/record.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"
@@ -171,6 +172,8 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                                         .redis_async_flow = options.redis_async_flow,
                                         .redis_key_prefix = options.redis_key_prefix,
                                         .feed_retention = options.feed_retention,
+                                        .event_codec = arbitration::CompactMoveCodec(),
+                                        .compact_events = options.compact_moves,
                                         .store_metrics = env->metrics().registry().get()}));
   host->appends_ = std::make_unique<ledger::DrainingStore>(host->store_.get());
   ASSIGN_OR_RETURN(host->analyst_, MakeAnalyst(config, env, options));

@@ -60,6 +60,10 @@ struct ArbitrationHostOptions {
   // The entries each shard's feed keeps (libs/store/game_feed.h: WatchGames reads it); 0: the
   // appends write no feed (what it costs: libs/store/README.md) and WatchGames follows nothing.
   std::int64_t feed_retention = store::kFeedRetention;
+  // A Redis store keeps moves in their compact form (libs/arbitration/move_codec.h); false: as
+  // protobuf bytes, for a rolling upgrade from a release that cannot read the form (reads expand
+  // it either way).
+  bool compact_moves = true;
   std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
   // The engine for 10.2 advice (started at the first claim); "" = none. Unused with an
   // analysis_target: the engine is search-analysis's.
@@ -87,7 +91,7 @@ struct ArbitrationHostOptions {
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
-// --arbitration_feed_retention,
+// --arbitration_feed_retention, --arbitration_compact_moves,
 // --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --arbitration_redis_async_flow,
 // --seal_key_file, --record_signing_key, --record_public_keys; search-analysis apart:
 // --analysis_target, --analysis_call_deadline,

@@ -164,6 +164,33 @@ TEST_F(SignedRecordServerTest, AFinishedGamesRecordIsSignedAndVerifies) {
   EXPECT_TRUE(record::Verify(player.record(), published).ok());
 }
 
+// The store keeps each move in its compact form (libs/arbitration/move_codec.h): the log's
+// records in Redis hold no move's UCI or SAN string, and every reader gets the moves as played,
+// byte for byte (the signed record's digest above is over the same events read back).
+TEST_F(SignedRecordServerTest, TheMovesAreKeptCompactAndReadAsPlayed) {
+  Play("compact", 4);
+  absl::StatusOr<std::string> keys = redis_->Command({"KEYS", "*:log:compact"});
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  ASSERT_FALSE(keys->empty());
+  absl::StatusOr<std::string> records = redis_->Command({"XRANGE", *keys, "-", "+"});
+  ASSERT_TRUE(records.ok()) << records.status();
+  for (const char* uci : {"f2f3", "e7e5", "g2g4", "d8h4"}) {
+    EXPECT_THAT(*records, ::testing::Not(HasSubstr(uci))) << uci;
+  }
+  EXPECT_THAT(*records, ::testing::Not(HasSubstr("Qh4#")));
+  const std::vector<v1::ArbitrationEvent> log = Log("compact", 7);
+  std::vector<std::string> played;
+  for (const v1::ArbitrationEvent& e : log) {
+    if (!e.has_move()) continue;
+    played.push_back(absl::StrCat(e.move().side(), " ", e.move().uci(), " ", e.move().san()));
+    EXPECT_GT(e.move().clock_ms(), 0);
+    EXPECT_EQ(e.move().ends_game(), e.move().uci() == "d8h4");
+    EXPECT_EQ(e.actor().role(), "player");
+  }
+  EXPECT_EQ(played, (std::vector<std::string>{"1 f2f3 f3", "2 e7e5 e5", "1 g2g4 g4",
+                                              "2 d8h4 Qh4#"}));
+}
+
 // 8.7: the confirmation that completes the result (both players signed the scoresheet) is when
 // Arbiter signs the record: its reply carries it, at the game's version then; the first
 // confirmation carries none.

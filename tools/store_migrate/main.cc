@@ -36,6 +36,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "libs/arbitration/index_backfill.h"
+#include "libs/arbitration/move_codec.h"
 #include "libs/store/migrate.h"
 #include "libs/store/redis_client.h"
 #include "libs/store/redis_game_store.h"
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
   options.connection = *to;
   options.key_prefix = absl::GetFlag(FLAGS_to_prefix);
   options.num_deadline_shards = absl::GetFlag(FLAGS_to_shards);
+  // The games' moves in the arbitration's compact form, as its servers read and write them.
+  options.event_codec = arbitration::CompactMoveCodec();
   absl::StatusOr<std::unique_ptr<store::RedisGameStore>> target =
       store::RedisGameStore::Create(options);
   if (!target.ok()) return fail(target.status());
