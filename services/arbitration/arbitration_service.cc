@@ -62,10 +62,6 @@ constexpr int kMaxDelayPlies = 1000;
 constexpr size_t kMaxPositionLength = 16 * 1024;
 constexpr std::int64_t kMaxDelayMs = 24LL * 3600 * 1000;
 
-std::string Method(absl::string_view name) {
-  return absl::StrCat("/", ArbitrationService::kName, "/", name);
-}
-
 absl::Status BadArgument(absl::string_view message) {
   return base::Error(base::kErrBadArgument, message);
 }
@@ -181,6 +177,10 @@ absl::Status CheckCreate(const v1::CreateGameRequest& req) {
 
 }  // namespace
 
+std::string ArbitrationService::FullMethod(absl::string_view name) {
+  return absl::StrCat("/", kName, "/", name);
+}
+
 ArbitrationService::ArbitrationService(service::ServiceEnv* env,
                                        arbitration::GameAuthority* authority,
                                        ServiceOptions options)
@@ -196,58 +196,58 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};
   const std::vector<Role> play = {Role::kPlatform, Role::kService, Role::kPlayer};
   const std::vector<Role> arbiter = {Role::kArbiter, Role::kService};
-  env_->policy().Add({Method("CreateGame"), create, false});
-  env_->policy().Add({Method("StartGame"), start, false});
+  env_->policy().Add({FullMethod("CreateGame"), create, false});
+  env_->policy().Add({FullMethod("StartGame"), start, false});
   // A player acts only in his own game (game-bound) and for his own colour (SideFor).
   // A person's token for an event is bound to the game it acts in (ActingIn).
-  env_->policy().Add({Method("Arrive"), arrive, true, true});
+  env_->policy().Add({FullMethod("Arrive"), arrive, true, true});
   for (const char* m :
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
-    env_->policy().Add({Method(m), play, true, true});
+    env_->policy().Add({FullMethod(m), play, true, true});
   }
   for (const char* m :
        {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // Article 7: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
   // arbiter's.
   for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
-    env_->policy().Add({Method(m), play, true, true});
+    env_->policy().Add({FullMethod(m), play, true, true});
   }
   // 7.4a: the arbiter finds an illegal move; a player's report (his own colour's token; the
   // platform's names the offender) is a claim the arbiter rules on (ReportIllegalMove decides).
-  env_->policy().Add({Method("ReportIllegalMove"),
+  env_->policy().Add({FullMethod("ReportIllegalMove"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
                       true,
                       true});
   for (const char* m : {"RuleIrregularity", "RuleStop", "UsePower"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // Electronic boards: the electronic board's relay (a service) or the arbiter.
-  env_->policy().Add({Method("SubmitBoardFeed"), arbiter, false});
+  env_->policy().Add({FullMethod("SubmitBoardFeed"), arbiter, false});
   // Appendix A: the player on move seals; the arbiter adjourns, resumes, and rules on a lost
   // envelope.
-  env_->policy().Add({Method("SealMove"), play, true, true});
+  env_->policy().Add({FullMethod("SealMove"), play, true, true});
   for (const char* m : {"AdjournGame", "ResumeAdjournedGame", "ReportEnvelopeLost"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // The platform (or a service) archives a game that is over once it holds the record.
-  env_->policy().Add({Method("ArchiveGame"), create, false});
+  env_->policy().Add({FullMethod("ArchiveGame"), create, false});
   AddRecordPolicy();
   // The arbiter's queue (the console): the arbiters of the event.
-  env_->policy().Add({Method("ListArbiterCalls"), arbiter, false});
+  env_->policy().Add({FullMethod("ListArbiterCalls"), arbiter, false});
   AddListingPolicy();
   AddEventPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
-    env_->policy().Add({Method(m), service::kAllRoles, true, true});
+    env_->policy().Add({FullMethod(m), service::kAllRoles, true, true});
   }
   // The firehose: every role, each sees the games it may (firehose.h).
-  env_->policy().Add({Method("WatchGames"), service::kAllRoles, false, false});
+  env_->policy().Add({FullMethod("WatchGames"), service::kAllRoles, false, false});
   async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
                                                  &ArbitrationService::SubmitMove));
   // The stream: opened by whoever may move; each of its moves is admitted as a SubmitMove.
-  env_->policy().Add({Method("SubmitMoves"), play, false});
+  env_->policy().Add({FullMethod("SubmitMoves"), play, false});
   async_.push_back(std::make_unique<MoveStreamMethod>(this, env_));
   // WatchGame: no thread per stream (libs/service/async_stream.h); a watcher that lets
   // max_watch_backlog updates pile up unread is cut off (it resumes from its last version).
@@ -297,9 +297,9 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
                                       Reply reply, bool streamed) {
   auto serve = [&](auto&& fn) {
     if (streamed) {
-      env_->ServeStreamMessage(ctx, Method(method), *req, fn, std::move(reply));
+      env_->ServeStreamMessage(ctx, FullMethod(method), *req, fn, std::move(reply));
     } else {
-      env_->ServeQueuedAsync(ctx, Method(method), *req, fn, std::move(reply));
+      env_->ServeQueuedAsync(ctx, FullMethod(method), *req, fn, std::move(reply));
     }
   };
   serve([&](const CallContext&, const Principal& who,
@@ -344,7 +344,8 @@ template <typename Request, typename Make>
 grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* method,
                                          const Request& req, v1::GameReply* resp, Make make) {
   return env_->Serve(
-      ctx, Method(method), req, [&](const CallContext&, const Principal& caller) -> absl::Status {
+      ctx, FullMethod(method), req,
+      [&](const CallContext&, const Principal& caller) -> absl::Status {
         Principal who = caller;
         if (!caller.event.empty()) {
           // A token that serves one event acts only on its games, a person's for his colour (one
@@ -379,7 +380,7 @@ absl::Status ArbitrationService::ReplyOf(const Principal& who, absl::string_view
 grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                                             const v1::CreateGameRequest* req, v1::GameReply* resp) {
   return env_->Serve(
-      ctx, Method("CreateGame"), *req,
+      ctx, FullMethod("CreateGame"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(CheckCreate(*req));
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
@@ -798,7 +799,7 @@ absl::Status ArbitrationService::OpenEnvelopeFor(absl::string_view game_id,
 grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::SealMoveRequest* req,
                                           v1::GameReply* resp) {
   return env_->Serve(
-      ctx, Method("SealMove"), *req,
+      ctx, FullMethod("SealMove"), *req,
       [&](const CallContext&, const Principal& caller) -> absl::Status {
         if (req->move().empty()) return BadArgument("move is required");
         RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
@@ -879,7 +880,7 @@ grpc::Status ArbitrationService::ReportEnvelopeLost(grpc::ServerContext* ctx,
 
 grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::GetGameRequest* req,
                                          v1::GameReply* resp) {
-  return env_->Serve(ctx, Method("GetGame"), *req,
+  return env_->Serve(ctx, FullMethod("GetGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
                        RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
@@ -890,7 +891,7 @@ grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::Get
 grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
                                            const v1::ExportPgnRequest* req,
                                            v1::ExportPgnReply* resp) {
-  return env_->Serve(ctx, Method("ExportPgn"), *req,
+  return env_->Serve(ctx, FullMethod("ExportPgn"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
                        RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
@@ -906,7 +907,7 @@ grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
 grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
                                              const v1::ArchiveGameRequest* req,
                                              v1::ArchiveGameReply* resp) {
-  return env_->Serve(ctx, Method("ArchiveGame"), *req,
+  return env_->Serve(ctx, FullMethod("ArchiveGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(store::ValidateGameId(req->game_id()));
                        ASSIGN_OR_RETURN(arbitration::ArchiveOutcome out,
@@ -930,7 +931,7 @@ grpc::Status ArbitrationService::ListArbiterCalls(grpc::ServerContext* ctx,
                                                   const v1::ListArbiterCallsRequest* req,
                                                   v1::ListArbiterCallsReply* resp) {
   return env_->Serve(
-      ctx, Method("ListArbiterCalls"), *req,
+      ctx, FullMethod("ListArbiterCalls"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         if (req->event().empty()) return BadArgument("event is required");
         RETURN_IF_ERROR(CheckLength("event", req->event(), kMaxNameLength));
@@ -1112,7 +1113,7 @@ class GameWatch final : public service::WatchHub::Listener {
 void ArbitrationService::StartWatch(grpc::ServerContext* ctx, const v1::WatchGameRequest& req,
                                     std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
   // Admission reads no store; the log does: on the watch workers, never on the queue's thread.
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGame"), &req);
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, FullMethod("WatchGame"), &req);
   absl::Status admitted = who.status();
   if (admitted.ok()) admitted = store::ValidateGameId(req.game_id());
   if (!admitted.ok()) return out->Finish(service::ToGrpcStatus(admitted));
@@ -1154,7 +1155,7 @@ void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequ
 void ArbitrationService::StartWatchGames(
     grpc::ServerContext* ctx, const v1::WatchGamesRequest& req,
     std::shared_ptr<service::StreamWriter<v1::GamesUpdate>> out) {
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGames"), &req);
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, FullMethod("WatchGames"), &req);
   if (!who.ok()) return out->Finish(service::ToGrpcStatus(who.status()));
   if (req.position().size() > kMaxPositionLength) {
     return out->Finish(service::ToGrpcStatus(

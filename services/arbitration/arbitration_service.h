@@ -66,6 +66,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
@@ -121,6 +122,9 @@ class ArbitrationService final : public ArbitrationBase {
   using Reply = std::function<void(grpc::Status)>;
 
   static constexpr char kName[] = "arbiter.v1.Arbitration";
+  // "/arbiter.v1.Arbitration/<name>": a method as the policy table, the access log and
+  // admission name it.
+  static std::string FullMethod(absl::string_view name);
 
   grpc::Status CreateGame(grpc::ServerContext* ctx, const arbiter::v1::CreateGameRequest* req,
                           arbiter::v1::GameReply* resp) override;
