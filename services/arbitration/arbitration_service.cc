@@ -62,10 +62,6 @@ constexpr int kMaxDelayPlies = 1000;
 constexpr size_t kMaxPositionLength = 16 * 1024;
 constexpr std::int64_t kMaxDelayMs = 24LL * 3600 * 1000;
 
-std::string Method(absl::string_view name) {
-  return absl::StrCat("/", ArbitrationService::kName, "/", name);
-}
-
 absl::Status BadArgument(absl::string_view message) {
   return base::Error(base::kErrBadArgument, message);
 }
@@ -181,6 +177,10 @@ absl::Status CheckCreate(const v1::CreateGameRequest& req) {
 
 }  // namespace
 
+std::string ArbitrationService::FullMethod(absl::string_view name) {
+  return absl::StrCat("/", kName, "/", name);
+}
+
 ArbitrationService::ArbitrationService(service::ServiceEnv* env,
                                        arbitration::GameAuthority* authority,
                                        ServiceOptions options)
@@ -196,58 +196,86 @@ ArbitrationService::ArbitrationService(service::ServiceEnv* env,
   const std::vector<Role> arrive = {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer};
   const std::vector<Role> play = {Role::kPlatform, Role::kService, Role::kPlayer};
   const std::vector<Role> arbiter = {Role::kArbiter, Role::kService};
-  env_->policy().Add({Method("CreateGame"), create, false});
-  env_->policy().Add({Method("StartGame"), start, false});
+  env_->policy().Add({FullMethod("CreateGame"), create, false});
+  env_->policy().Add({FullMethod("StartGame"), start, false});
   // A player acts only in his own game (game-bound) and for his own colour (SideFor).
   // A person's token for an event is bound to the game it acts in (ActingIn).
-  env_->policy().Add({Method("Arrive"), arrive, true, true});
+  env_->policy().Add({FullMethod("Arrive"), arrive, true, true});
   for (const char* m :
        {"SubmitMove", "Resign", "OfferDraw", "RespondDraw", "Claim", "ConfirmResult"}) {
-    env_->policy().Add({Method(m), play, true, true});
+    env_->policy().Add({FullMethod(m), play, true, true});
   }
   for (const char* m :
        {"Rule", "SetResult", "PauseGame", "ResumeGame", "AdjustTime", "SetClocks"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // Article 7: the offender's C3 move and a player's stop (6.13b) are the players'; the rest the
   // arbiter's.
   for (const char* m : {"CompleteIllegalMove", "StopClocks"}) {
-    env_->policy().Add({Method(m), play, true, true});
+    env_->policy().Add({FullMethod(m), play, true, true});
   }
   // 7.4a: the arbiter finds an illegal move; a player's report (his own colour's token; the
   // platform's names the offender) is a claim the arbiter rules on (ReportIllegalMove decides).
-  env_->policy().Add({Method("ReportIllegalMove"),
+  env_->policy().Add({FullMethod("ReportIllegalMove"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
                       true,
                       true});
   for (const char* m : {"RuleIrregularity", "RuleStop", "UsePower"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // Electronic boards: the electronic board's relay (a service) or the arbiter.
-  env_->policy().Add({Method("SubmitBoardFeed"), arbiter, false});
+  env_->policy().Add({FullMethod("SubmitBoardFeed"), arbiter, false});
   // Appendix A: the player on move seals; the arbiter adjourns, resumes, and rules on a lost
   // envelope.
-  env_->policy().Add({Method("SealMove"), play, true, true});
+  env_->policy().Add({FullMethod("SealMove"), play, true, true});
   for (const char* m : {"AdjournGame", "ResumeAdjournedGame", "ReportEnvelopeLost"}) {
-    env_->policy().Add({Method(m), arbiter, false});
+    env_->policy().Add({FullMethod(m), arbiter, false});
   }
   // The platform (or a service) archives a game that is over once it holds the record.
-  env_->policy().Add({Method("ArchiveGame"), create, false});
+  env_->policy().Add({FullMethod("ArchiveGame"), create, false});
   AddRecordPolicy();
   // The arbiter's queue (the console): the arbiters of the event.
-  env_->policy().Add({Method("ListArbiterCalls"), arbiter, false});
+  env_->policy().Add({FullMethod("ListArbiterCalls"), arbiter, false});
   AddListingPolicy();
   AddEventPolicy();
   // Everyone reads; a player only his own game; observers through the broadcast delay.
   for (const char* m : {"GetGame", "WatchGame", "ExportPgn"}) {
-    env_->policy().Add({Method(m), service::kAllRoles, true, true});
+    env_->policy().Add({FullMethod(m), service::kAllRoles, true, true});
   }
   // The firehose: every role, each sees the games it may (firehose.h).
-  env_->policy().Add({Method("WatchGames"), service::kAllRoles, false, false});
-  async_.push_back(service::ServedFromQueueAsync(this, &ArbitrationService::RequestSubmitMove,
-                                                 &ArbitrationService::SubmitMove));
+  env_->policy().Add({FullMethod("WatchGames"), service::kAllRoles, false, false});
+  // The game commands, from the completion queues (CommandAsync): none holds a thread of the
+  // synchronous server while the store appends. Each is marked async in ArbitrationBase.
+  using S = ArbitrationService;
+  auto queued = [this](auto request, auto handle) {
+    async_.push_back(service::ServedFromQueueAsync(this, request, handle));
+  };
+  queued(&S::RequestSubmitMove, &S::SubmitMove);
+  queued(&S::RequestStartGame, &S::StartGame);
+  queued(&S::RequestArrive, &S::Arrive);
+  queued(&S::RequestResign, &S::Resign);
+  queued(&S::RequestOfferDraw, &S::OfferDraw);
+  queued(&S::RequestRespondDraw, &S::RespondDraw);
+  queued(&S::RequestClaim, &S::Claim);
+  queued(&S::RequestRule, &S::Rule);
+  queued(&S::RequestConfirmResult, &S::ConfirmResult);
+  queued(&S::RequestSetResult, &S::SetResult);
+  queued(&S::RequestPauseGame, &S::PauseGame);
+  queued(&S::RequestResumeGame, &S::ResumeGame);
+  queued(&S::RequestAdjustTime, &S::AdjustTime);
+  queued(&S::RequestSetClocks, &S::SetClocks);
+  queued(&S::RequestSubmitBoardFeed, &S::SubmitBoardFeed);
+  queued(&S::RequestReportIllegalMove, &S::ReportIllegalMove);
+  queued(&S::RequestCompleteIllegalMove, &S::CompleteIllegalMove);
+  queued(&S::RequestRuleIrregularity, &S::RuleIrregularity);
+  queued(&S::RequestStopClocks, &S::StopClocks);
+  queued(&S::RequestRuleStop, &S::RuleStop);
+  queued(&S::RequestUsePower, &S::UsePower);
+  queued(&S::RequestAdjournGame, &S::AdjournGame);
+  queued(&S::RequestResumeAdjournedGame, &S::ResumeAdjournedGame);
+  queued(&S::RequestReportEnvelopeLost, &S::ReportEnvelopeLost);
   // The stream: opened by whoever may move; each of its moves is admitted as a SubmitMove.
-  env_->policy().Add({Method("SubmitMoves"), play, false});
+  env_->policy().Add({FullMethod("SubmitMoves"), play, false});
   async_.push_back(std::make_unique<MoveStreamMethod>(this, env_));
   // WatchGame: no thread per stream (libs/service/async_stream.h); a watcher that lets
   // max_watch_backlog updates pile up unread is cut off (it resumes from its last version).
@@ -294,25 +322,28 @@ std::vector<service::AsyncUnaryMethod*> ArbitrationService::async_methods() cons
 template <typename Request, typename Make>
 void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* method,
                                       const Request* req, v1::GameReply* resp, Make make,
-                                      Reply reply, bool streamed) {
+                                      Reply reply, Serving how) {
   auto serve = [&](auto&& fn) {
-    if (streamed) {
-      env_->ServeStreamMessage(ctx, Method(method), *req, fn, std::move(reply));
+    if (how == Serving::kStreamed) {
+      env_->ServeStreamMessage(ctx, FullMethod(method), *req, fn, std::move(reply));
     } else {
-      env_->ServeQueuedAsync(ctx, Method(method), *req, fn, std::move(reply));
+      env_->ServeQueuedAsync(ctx, FullMethod(method), *req, fn, std::move(reply));
     }
   };
   serve([&](const CallContext&, const Principal& who,
             std::function<void(const absl::Status&)> finish) {
-    if (!who.event.empty()) {
-      // A token that serves one event acts only on its games, and a person's token for an event
-      // acts for the colour the game names him for. Both read the game, so the command is made
-      // on the pool (`make` is copied there: it captures nothing of the caller's frame by
-      // reference), then goes the synchronous way.
-      auto checked = [this, req, resp, who, method, make, finish] {
+    if (how == Serving::kOnPool || !who.event.empty()) {
+      // The synchronous way, on the pool (`make` is copied there: it captures nothing of the
+      // caller's frame by reference). A token that serves one event acts only on its games, and a
+      // person's token for an event acts for the colour the game names him for: both read the
+      // game first (one more read, for such tokens only).
+      auto blocking = [this, req, resp, who, method, make, finish] {
         finish([&]() -> absl::Status {
-          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
-          ASSIGN_OR_RETURN(Principal acting, ActingIn(who, req->game_id(), game.game->created()));
+          Principal acting = who;
+          if (!who.event.empty()) {
+            ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req->game_id()));
+            ASSIGN_OR_RETURN(acting, ActingIn(who, req->game_id(), game.game->created()));
+          }
           ASSIGN_OR_RETURN(arbitration::Command command, make(acting));
           command.actor = env_->ActorOf(acting);
           ASSIGN_OR_RETURN(CommandResult r,
@@ -320,7 +351,7 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
           return FillReply(req->game_id(), r, ViewerOf(*env_, acting), resp);
         }());
       };
-      if (!pool_->Submit(checked)) checked();  // the pool is stopping: here
+      if (!pool_->Submit(blocking)) blocking();  // the pool is stopping: here
       return;
     }
     absl::StatusOr<arbitration::Command> command = make(who);
@@ -340,35 +371,17 @@ void ArbitrationService::CommandAsync(grpc::ServerContext* ctx, const char* meth
   });
 }
 
-template <typename Request, typename Make>
-grpc::Status ArbitrationService::Command(grpc::ServerContext* ctx, const char* method,
-                                         const Request& req, v1::GameReply* resp, Make make) {
-  return env_->Serve(
-      ctx, Method(method), req, [&](const CallContext&, const Principal& caller) -> absl::Status {
-        Principal who = caller;
-        if (!caller.event.empty()) {
-          // A token that serves one event acts only on its games, a person's for his colour (one
-          // more read, for such tokens only).
-          ASSIGN_OR_RETURN(CommandResult game, authority_->Get(req.game_id()));
-          ASSIGN_OR_RETURN(who, ActingIn(caller, req.game_id(), game.game->created()));
-        }
-        ASSIGN_OR_RETURN(arbitration::Command command, make(who));
-        command.actor = env_->ActorOf(who);
-        ASSIGN_OR_RETURN(CommandResult r,
-                         authority_->Execute(req.game_id(), command, OptionsOf(method, req)));
-        return FillReply(req.game_id(), r, ViewerOf(*env_, who), resp);
-      });
-}
-
 template <typename Request>
-grpc::Status ArbitrationService::SideCommand(grpc::ServerContext* ctx, const char* method,
-                                             const Request& req, v1::GameReply* resp,
-                                             CommandKind kind) {
-  return Command(ctx, method, req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req.side(), *env_, who));
-                   return PlayerCommand(kind, side);
-                 });
+void ArbitrationService::SideCommand(grpc::ServerContext* ctx, const char* method,
+                                     const Request* req, v1::GameReply* resp, CommandKind kind,
+                                     Reply reply, Serving how) {
+  CommandAsync(
+      ctx, method, req, resp,
+      [this, req, kind](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        return PlayerCommand(kind, side);
+      },
+      std::move(reply), how);
 }
 
 absl::Status ArbitrationService::ReplyOf(const Principal& who, absl::string_view game_id,
@@ -379,7 +392,7 @@ absl::Status ArbitrationService::ReplyOf(const Principal& who, absl::string_view
 grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
                                             const v1::CreateGameRequest* req, v1::GameReply* resp) {
   return env_->Serve(
-      ctx, Method("CreateGame"), *req,
+      ctx, FullMethod("CreateGame"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(CheckCreate(*req));
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));  // an event-scoped token
@@ -395,10 +408,11 @@ grpc::Status ArbitrationService::CreateGame(grpc::ServerContext* ctx,
       });
 }
 
-grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
-                                           const v1::StartGameRequest* req, v1::GameReply* resp) {
-  return Command(
-      ctx, "StartGame", *req, resp, [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
+void ArbitrationService::StartGame(grpc::ServerContext* ctx, const v1::StartGameRequest* req,
+                                   v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "StartGame", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
         arbitration::Command c;
         c.kind = CommandKind::kStart;
         if (req->absent_size() > 2) return BadArgument("absent: at most two players");
@@ -411,34 +425,37 @@ grpc::Status ArbitrationService::StartGame(grpc::ServerContext* ctx,
           c.absent.push_back(*color);
         }
         return c;
-      });
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::ArriveRequest* req,
-                                        v1::GameReply* resp) {
-  return Command(ctx, "Arrive", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   arbitration::Command c = PlayerCommand(CommandKind::kArrive, side);
-                   // Appendix A9b, A9c: an arrival may open the envelope that waits for him.
-                   RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
-                   return c;
-                 });
+void ArbitrationService::Arrive(grpc::ServerContext* ctx, const v1::ArriveRequest* req,
+                                v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "Arrive", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        arbitration::Command c = PlayerCommand(CommandKind::kArrive, side);
+        // Appendix A9b, A9c: an arrival may open the envelope that waits for him.
+        RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
+        return c;
+      },
+      std::move(reply), Serving::kOnPool);
 }
 
 void ArbitrationService::SubmitMove(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
                                     v1::GameReply* resp, Reply reply) {
-  Move(ctx, req, resp, std::move(reply), /*streamed=*/false);
+  Move(ctx, req, resp, std::move(reply), Serving::kOnQueue);
 }
 
 void ArbitrationService::SubmitStreamedMove(grpc::ServerContext* ctx,
                                             const v1::SubmitMoveRequest* req, v1::GameReply* resp,
                                             Reply reply) {
-  Move(ctx, req, resp, std::move(reply), /*streamed=*/true);
+  Move(ctx, req, resp, std::move(reply), Serving::kStreamed);
 }
 
 void ArbitrationService::Move(grpc::ServerContext* ctx, const v1::SubmitMoveRequest* req,
-                              v1::GameReply* resp, Reply reply, bool streamed) {
+                              v1::GameReply* resp, Reply reply, Serving how) {
   CommandAsync(
       ctx, "SubmitMove", req, resp,
       [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
@@ -454,30 +471,31 @@ void ArbitrationService::Move(grpc::ServerContext* ctx, const v1::SubmitMoveRequ
         c.lag_ms = req->lag_ms();
         return c;
       },
-      std::move(reply), streamed);
+      std::move(reply), how);
 }
 
-grpc::Status ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,
-                                        v1::GameReply* resp) {
-  return SideCommand(ctx, "Resign", *req, resp, CommandKind::kResign);  // 5.1b
+void ArbitrationService::Resign(grpc::ServerContext* ctx, const v1::ResignRequest* req,
+                                v1::GameReply* resp, Reply reply) {
+  SideCommand(ctx, "Resign", req, resp, CommandKind::kResign, std::move(reply));  // 5.1b
 }
 
-grpc::Status ArbitrationService::OfferDraw(grpc::ServerContext* ctx,
-                                           const v1::OfferDrawRequest* req, v1::GameReply* resp) {
-  return SideCommand(ctx, "OfferDraw", *req, resp, CommandKind::kOfferDraw);  // 9.1
+void ArbitrationService::OfferDraw(grpc::ServerContext* ctx, const v1::OfferDrawRequest* req,
+                                   v1::GameReply* resp, Reply reply) {
+  SideCommand(ctx, "OfferDraw", req, resp, CommandKind::kOfferDraw, std::move(reply));  // 9.1
 }
 
-grpc::Status ArbitrationService::RespondDraw(grpc::ServerContext* ctx,
-                                             const v1::RespondDrawRequest* req,
-                                             v1::GameReply* resp) {
-  return SideCommand(ctx, "RespondDraw", *req, resp,
-                     req->accept() ? CommandKind::kAcceptDraw : CommandKind::kDeclineDraw);
+void ArbitrationService::RespondDraw(grpc::ServerContext* ctx, const v1::RespondDrawRequest* req,
+                                     v1::GameReply* resp, Reply reply) {
+  SideCommand(ctx, "RespondDraw", req, resp,
+              req->accept() ? CommandKind::kAcceptDraw : CommandKind::kDeclineDraw,
+              std::move(reply));
 }
 
-grpc::Status ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::ClaimRequest* req,
-                                       v1::GameReply* resp) {
-  return Command(
-      ctx, "Claim", *req, resp, [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+void ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::ClaimRequest* req,
+                               v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "Claim", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
         ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
         if (!v1::ClaimKind_IsValid(req->kind()) || req->kind() == v1::CLAIM_KIND_UNSPECIFIED) {
           return BadArgument("kind: THREEFOLD, FIFTY, QUICKPLAY, TIME or ILLEGAL_MOVE");
@@ -491,297 +509,332 @@ grpc::Status ArbitrationService::Claim(grpc::ServerContext* ctx, const v1::Claim
         c.move = req->intended_move();  // 9.2a / 9.3a
         c.ground = req->ground();       // D1
         return c;
-      });
+      },
+      std::move(reply), Serving::kOnPool);
 }
 
-grpc::Status ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRequest* req,
-                                      v1::GameReply* resp) {
-  return Command(ctx, "Rule", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   if (!v1::RulingDecision_IsValid(req->decision()) ||
-                       req->decision() == v1::RULING_DECISION_UNSPECIFIED) {
-                     return BadArgument("decision: DRAW, POSTPONE, REJECT or UPHOLD");
-                   }
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c;
-                   c.kind = CommandKind::kRule;  // 10.2a-c, D1; 7.4a on a claimed illegal move
-                   c.decision = req->decision();
-                   c.add_time = req->add_time();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::Rule(grpc::ServerContext* ctx, const v1::RuleRequest* req,
+                              v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "Rule", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        if (!v1::RulingDecision_IsValid(req->decision()) ||
+            req->decision() == v1::RULING_DECISION_UNSPECIFIED) {
+          return BadArgument("decision: DRAW, POSTPONE, REJECT or UPHOLD");
+        }
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c;
+        c.kind = CommandKind::kRule;  // 10.2a-c, D1; 7.4a on a claimed illegal move
+        c.decision = req->decision();
+        c.add_time = req->add_time();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply), Serving::kOnPool);
 }
 
-grpc::Status ArbitrationService::ConfirmResult(grpc::ServerContext* ctx,
-                                               const v1::ConfirmResultRequest* req,
-                                               v1::GameReply* resp) {
-  grpc::Status status =
-      SideCommand(ctx, "ConfirmResult", *req, resp, CommandKind::kConfirm);  // 8.7
-  if (!status.ok() || options_.record_signer == nullptr || !resp->game().white_confirmed() ||
+void ArbitrationService::ConfirmResult(grpc::ServerContext* ctx,
+                                       const v1::ConfirmResultRequest* req, v1::GameReply* resp,
+                                       Reply reply) {
+  // On the pool: signing the record after the confirmation that completes it reads the game, and
+  // that runs where the command finished, before the reply.
+  auto signed_then_reply = [this, req, resp, reply = std::move(reply)](grpc::Status status) {
+    if (status.ok()) SignConfirmed(req->game_id(), resp);
+    reply(std::move(status));
+  };
+  SideCommand(ctx, "ConfirmResult", req, resp, CommandKind::kConfirm,  // 8.7
+              std::move(signed_then_reply), Serving::kOnPool);
+}
+
+void ArbitrationService::SignConfirmed(const std::string& game_id, v1::GameReply* resp) {
+  if (options_.record_signer == nullptr || !resp->game().white_confirmed() ||
       !resp->game().black_confirmed()) {
-    return status;
+    return;
   }
   // 8.7: both players signed the scoresheet: Arbiter signs the record at that moment, and the
   // confirmation that completes it carries the signed record. The caller's right to the game was
   // checked by the command; a record that cannot be made does not undo the confirmation.
   absl::StatusOr<arbitration::RecordAnswer> answer =
-      arbitration::SignedRecordOf(*authority_, req->game_id(), options_.record_signer.get(),
+      arbitration::SignedRecordOf(*authority_, game_id, options_.record_signer.get(),
                                   [](absl::string_view) { return absl::OkStatus(); });
   if (answer.ok()) {
     resp->set_signed_record(std::move(answer->record));
   } else {
     service::Log(service::LogLevel::kWarning, "the confirmed result's record was not signed",
-                 {{"game_id", req->game_id()}, {"error", answer.status().ToString()}});
+                 {{"game_id", game_id}, {"error", answer.status().ToString()}});
   }
-  return status;
 }
 
-grpc::Status ArbitrationService::SetResult(grpc::ServerContext* ctx,
-                                           const v1::SetResultRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "SetResult", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   if (!v1::Result_IsValid(req->result())) return BadArgument("result: unknown");
-                   ASSIGN_OR_RETURN(laws::Result result, laws::ResultOf(req->result()));
-                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (req->article().empty()) return BadArgument("article is required");
-                   if (req->reason().empty()) return BadArgument("reason is required");
-                   arbitration::Command c;
-                   c.kind = CommandKind::kSetResult;
-                   c.outcome.result = result;
-                   c.outcome.termination = laws::Termination::kArbiterDecision;
-                   c.outcome.article = req->article();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::SetResult(grpc::ServerContext* ctx, const v1::SetResultRequest* req,
+                                   v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "SetResult", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        if (!v1::Result_IsValid(req->result())) return BadArgument("result: unknown");
+        ASSIGN_OR_RETURN(laws::Result result, laws::ResultOf(req->result()));
+        RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (req->article().empty()) return BadArgument("article is required");
+        if (req->reason().empty()) return BadArgument("reason is required");
+        arbitration::Command c;
+        c.kind = CommandKind::kSetResult;
+        c.outcome.result = result;
+        c.outcome.termination = laws::Termination::kArbiterDecision;
+        c.outcome.article = req->article();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::PauseGame(grpc::ServerContext* ctx,
-                                           const v1::PauseGameRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "PauseGame", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (req->reason().empty()) return BadArgument("reason is required (6.13a)");
-                   arbitration::Command c;
-                   c.kind = CommandKind::kPause;  // 6.13a
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::PauseGame(grpc::ServerContext* ctx, const v1::PauseGameRequest* req,
+                                   v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "PauseGame", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (req->reason().empty()) return BadArgument("reason is required (6.13a)");
+        arbitration::Command c;
+        c.kind = CommandKind::kPause;  // 6.13a
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::ResumeGame(grpc::ServerContext* ctx,
-                                            const v1::ResumeGameRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "ResumeGame", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c;
-                   c.kind = CommandKind::kResume;  // 6.13
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::ResumeGame(grpc::ServerContext* ctx, const v1::ResumeGameRequest* req,
+                                    v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "ResumeGame", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c;
+        c.kind = CommandKind::kResume;  // 6.13
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::AdjustTime(grpc::ServerContext* ctx,
-                                            const v1::AdjustTimeRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "AdjustTime", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (req->reason().empty()) return BadArgument("reason is required");
-                   arbitration::Command c;
-                   c.kind = CommandKind::kAdjustTime;  // 6.8d, 7.4b, 8.1, 13.4b-c, 13.5, 6.13
-                   c.side = side;
-                   RETURN_IF_ERROR(base::CheckDeltaMs("delta_ms", req->delta_ms()));
-                   c.delta_ms = req->delta_ms();
-                   c.article = req->article();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::AdjustTime(grpc::ServerContext* ctx, const v1::AdjustTimeRequest* req,
+                                    v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "AdjustTime", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (req->reason().empty()) return BadArgument("reason is required");
+        arbitration::Command c;
+        c.kind = CommandKind::kAdjustTime;  // 6.8d, 7.4b, 8.1, 13.4b-c, 13.5, 6.13
+        c.side = side;
+        RETURN_IF_ERROR(base::CheckDeltaMs("delta_ms", req->delta_ms()));
+        c.delta_ms = req->delta_ms();
+        c.article = req->article();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::SetClocks(grpc::ServerContext* ctx,
-                                           const v1::SetClocksRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "SetClocks", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (req->reason().empty()) return BadArgument("reason is required");
-                   arbitration::Command c;
-                   c.kind = CommandKind::kSetClocks;  // 6.14, 6.11
-                   RETURN_IF_ERROR(base::CheckDurationMs("white_ms", req->white_ms()));
-                   RETURN_IF_ERROR(base::CheckDurationMs("black_ms", req->black_ms()));
-                   if (req->has_white_moves()) {
-                     RETURN_IF_ERROR(base::CheckCount("white_moves", req->white_moves()));
-                   }
-                   if (req->has_black_moves()) {
-                     RETURN_IF_ERROR(base::CheckCount("black_moves", req->black_moves()));
-                   }
-                   c.clocks.set_white_ms(req->white_ms());
-                   c.clocks.set_black_ms(req->black_ms());
-                   if (req->has_white_moves()) c.clocks.set_white_moves(req->white_moves());
-                   if (req->has_black_moves()) c.clocks.set_black_moves(req->black_moves());
-                   c.article = req->article();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::SetClocks(grpc::ServerContext* ctx, const v1::SetClocksRequest* req,
+                                   v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "SetClocks", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (req->reason().empty()) return BadArgument("reason is required");
+        arbitration::Command c;
+        c.kind = CommandKind::kSetClocks;  // 6.14, 6.11
+        RETURN_IF_ERROR(base::CheckDurationMs("white_ms", req->white_ms()));
+        RETURN_IF_ERROR(base::CheckDurationMs("black_ms", req->black_ms()));
+        if (req->has_white_moves()) {
+          RETURN_IF_ERROR(base::CheckCount("white_moves", req->white_moves()));
+        }
+        if (req->has_black_moves()) {
+          RETURN_IF_ERROR(base::CheckCount("black_moves", req->black_moves()));
+        }
+        c.clocks.set_white_ms(req->white_ms());
+        c.clocks.set_black_ms(req->black_ms());
+        if (req->has_white_moves()) c.clocks.set_white_moves(req->white_moves());
+        if (req->has_black_moves()) c.clocks.set_black_moves(req->black_moves());
+        c.article = req->article();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
 // --- Electronic boards (libs/arbitration/board_feed.h, touch_move.h) ---
 
-grpc::Status ArbitrationService::SubmitBoardFeed(grpc::ServerContext* ctx,
-                                                 const v1::SubmitBoardFeedRequest* req,
-                                                 v1::GameReply* resp) {
-  return Command(ctx, "SubmitBoardFeed", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   arbitration::Command c;
-                   c.kind = CommandKind::kBoardFeed;  // 4.3-4.7, 7.4a; validated by the rulings
-                   c.feed.assign(req->placements().begin(), req->placements().end());
-                   return c;
-                 });
+void ArbitrationService::SubmitBoardFeed(grpc::ServerContext* ctx,
+                                         const v1::SubmitBoardFeedRequest* req, v1::GameReply* resp,
+                                         Reply reply) {
+  CommandAsync(
+      ctx, "SubmitBoardFeed", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        arbitration::Command c;
+        c.kind = CommandKind::kBoardFeed;  // 4.3-4.7, 7.4a; validated by the rulings
+        c.feed.assign(req->placements().begin(), req->placements().end());
+        return c;
+      },
+      std::move(reply));
 }
 
 // --- Article 7, 6.13b/d, 12, 13.4 (libs/arbitration/irregularities.h) ---
 
-grpc::Status ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
-                                                   const v1::ReportIllegalMoveRequest* req,
-                                                   v1::GameReply* resp) {
-  return Command(ctx, "ReportIllegalMove", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
-                   RETURN_IF_ERROR(CheckIrregularityBounds(*req));
-                   const std::optional<chess::Color> offender = laws::ColorOf(req->side());
-                   arbitration::Command c;
-                   c.kind = CommandKind::kReportIllegalMove;  // 7.4a: the arbiter finds
-                   c.side = offender;
-                   // Only an arbiter (or a service acting for him) finds; a player's report, or
-                   // the platform's for a player, is a claim the arbiter rules on (7.4a, B5).
-                   const bool finds =
-                       env_->insecure() || who.role == Role::kArbiter || who.role == Role::kService;
-                   if (!finds) {
-                     std::optional<chess::Color> claimant =
-                         offender ? std::optional<chess::Color>(~*offender) : std::nullopt;
-                     std::optional<chess::Color> own = TokenColor(who);
-                     if (who.role == Role::kPlayer && own.has_value()) {
-                       if (offender.has_value() && *offender != ~*own) {
-                         return base::Error(service::kErrPermissionDenied,
-                                            "a player claims the opponent's illegal move: side "
-                                            "must name the opponent");
-                       }
-                       claimant = *own;
-                     }
-                     if (!claimant) {
-                       return BadArgument(
-                           "side is required: the offender (COLOR_WHITE or "
-                           "COLOR_BLACK)");
-                     }
-                     if (req->has_white_ms() || req->has_black_ms()) {
-                       return BadArgument("white_ms, black_ms: the arbiter sets the clocks (6.14)");
-                     }
-                     c.kind = CommandKind::kClaimIllegalMove;  // 7.4a, B5
-                     c.side = claimant;
-                   }
-                   if (req->has_ply()) c.irregular.ply = req->ply();
-                   c.irregular.from = req->from();
-                   c.irregular.to = req->to();
-                   c.irregular.promotion = req->promotion();
-                   if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
-                   if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
-                   c.irregular.position_unknown = req->position_unknown();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::ReportIllegalMove(grpc::ServerContext* ctx,
+                                           const v1::ReportIllegalMoveRequest* req,
+                                           v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "ReportIllegalMove", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
+        RETURN_IF_ERROR(CheckIrregularityBounds(*req));
+        const std::optional<chess::Color> offender = laws::ColorOf(req->side());
+        arbitration::Command c;
+        c.kind = CommandKind::kReportIllegalMove;  // 7.4a: the arbiter finds
+        c.side = offender;
+        // Only an arbiter (or a service acting for him) finds; a player's report, or
+        // the platform's for a player, is a claim the arbiter rules on (7.4a, B5).
+        const bool finds =
+            env_->insecure() || who.role == Role::kArbiter || who.role == Role::kService;
+        if (!finds) {
+          std::optional<chess::Color> claimant =
+              offender ? std::optional<chess::Color>(~*offender) : std::nullopt;
+          std::optional<chess::Color> own = TokenColor(who);
+          if (who.role == Role::kPlayer && own.has_value()) {
+            if (offender.has_value() && *offender != ~*own) {
+              return base::Error(service::kErrPermissionDenied,
+                                 "a player claims the opponent's illegal move: side "
+                                 "must name the opponent");
+            }
+            claimant = *own;
+          }
+          if (!claimant) {
+            return BadArgument(
+                "side is required: the offender (COLOR_WHITE or "
+                "COLOR_BLACK)");
+          }
+          if (req->has_white_ms() || req->has_black_ms()) {
+            return BadArgument("white_ms, black_ms: the arbiter sets the clocks (6.14)");
+          }
+          c.kind = CommandKind::kClaimIllegalMove;  // 7.4a, B5
+          c.side = claimant;
+        }
+        if (req->has_ply()) c.irregular.ply = req->ply();
+        c.irregular.from = req->from();
+        c.irregular.to = req->to();
+        c.irregular.promotion = req->promotion();
+        if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
+        if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+        c.irregular.position_unknown = req->position_unknown();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply), Serving::kOnPool);
 }
 
-grpc::Status ArbitrationService::CompleteIllegalMove(grpc::ServerContext* ctx,
-                                                     const v1::CompleteIllegalMoveRequest* req,
-                                                     v1::GameReply* resp) {
-  return Command(ctx, "CompleteIllegalMove", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   arbitration::Command c = PlayerCommand(CommandKind::kCompleteIllegalMove, side);
-                   c.irregular.from = req->from();  // C3
-                   c.irregular.to = req->to();
-                   c.irregular.promotion = req->promotion();
-                   return c;
-                 });
+void ArbitrationService::CompleteIllegalMove(grpc::ServerContext* ctx,
+                                             const v1::CompleteIllegalMoveRequest* req,
+                                             v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "CompleteIllegalMove", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        arbitration::Command c = PlayerCommand(CommandKind::kCompleteIllegalMove, side);
+        c.irregular.from = req->from();  // C3
+        c.irregular.to = req->to();
+        c.irregular.promotion = req->promotion();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
-                                                  const v1::RuleIrregularityRequest* req,
-                                                  v1::GameReply* resp) {
-  return Command(ctx, "RuleIrregularity", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c;
-                   c.kind = CommandKind::kRuleIrregularity;  // 7.1a, 7.1b, 7.2, 7.3, 7.5
-                   c.article = req->article();
-                   c.irregular.replay = req->replay();
-                   RETURN_IF_ERROR(CheckIrregularityBounds(*req));
-                   if (req->has_ply()) c.irregular.ply = req->ply();
-                   if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
-                   if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
-                   c.irregular.position_unknown = req->position_unknown();
-                   if (req->side() != v1::COLOR_UNSPECIFIED) {
-                     std::optional<chess::Color> side = laws::ColorOf(req->side());
-                     if (!side) {
-                       return base::Error(base::kErrBadArgument, "side: white or black (7.3)");
-                     }
-                     c.irregular.displaced_by = side;
-                   }
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::RuleIrregularity(grpc::ServerContext* ctx,
+                                          const v1::RuleIrregularityRequest* req,
+                                          v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "RuleIrregularity", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("article", req->article(), kMaxArticleLength));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c;
+        c.kind = CommandKind::kRuleIrregularity;  // 7.1a, 7.1b, 7.2, 7.3, 7.5
+        c.article = req->article();
+        c.irregular.replay = req->replay();
+        RETURN_IF_ERROR(CheckIrregularityBounds(*req));
+        if (req->has_ply()) c.irregular.ply = req->ply();
+        if (req->has_white_ms()) c.irregular.white_ms = req->white_ms();
+        if (req->has_black_ms()) c.irregular.black_ms = req->black_ms();
+        c.irregular.position_unknown = req->position_unknown();
+        if (req->side() != v1::COLOR_UNSPECIFIED) {
+          std::optional<chess::Color> side = laws::ColorOf(req->side());
+          if (!side) {
+            return base::Error(base::kErrBadArgument, "side: white or black (7.3)");
+          }
+          c.irregular.displaced_by = side;
+        }
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::StopClocks(grpc::ServerContext* ctx,
-                                            const v1::StopClocksRequest* req, v1::GameReply* resp) {
-  return Command(ctx, "StopClocks", *req, resp,
-                 [&](const Principal& who) -> absl::StatusOr<arbitration::Command> {
-                   ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c = PlayerCommand(CommandKind::kStopClocks, side);  // 6.13b
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::StopClocks(grpc::ServerContext* ctx, const v1::StopClocksRequest* req,
+                                    v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "StopClocks", req, resp,
+      [this, req](const Principal& who) -> absl::StatusOr<arbitration::Command> {
+        ASSIGN_OR_RETURN(chess::Color side, SideFor(req->side(), *env_, who));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c = PlayerCommand(CommandKind::kStopClocks, side);  // 6.13b
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::RuleStop(grpc::ServerContext* ctx, const v1::RuleStopRequest* req,
-                                          v1::GameReply* resp) {
-  return Command(ctx, "RuleStop", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("penalty", req->penalty(), kMaxArticleLength));
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c;
-                   c.kind = CommandKind::kRuleStop;  // 6.13d, 13.4
-                   c.irregular.valid = req->valid();
-                   c.irregular.penalty = req->penalty();
-                   RETURN_IF_ERROR(base::CheckDurationMs("penalty_ms", req->penalty_ms()));
-                   c.delta_ms = req->penalty_ms();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::RuleStop(grpc::ServerContext* ctx, const v1::RuleStopRequest* req,
+                                  v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "RuleStop", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("penalty", req->penalty(), kMaxArticleLength));
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c;
+        c.kind = CommandKind::kRuleStop;  // 6.13d, 13.4
+        c.irregular.valid = req->valid();
+        c.irregular.penalty = req->penalty();
+        RETURN_IF_ERROR(base::CheckDurationMs("penalty_ms", req->penalty_ms()));
+        c.delta_ms = req->penalty_ms();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::UsePower(grpc::ServerContext* ctx, const v1::UsePowerRequest* req,
-                                          v1::GameReply* resp) {
-  return Command(ctx, "UsePower", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
-                   if (!v1::ArbiterPower_IsValid(req->power())) {
-                     return BadArgument("power: unknown value");
-                   }
-                   arbitration::Command c;
-                   c.kind = CommandKind::kUsePower;  // 12.4, 12.7, 12.8, 13.4a/d/e/f/g
-                   c.side = laws::ColorOf(req->side());
-                   c.irregular.power = req->power();
-                   if (req->has_points()) c.irregular.points = req->points();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::UsePower(grpc::ServerContext* ctx, const v1::UsePowerRequest* req,
+                                  v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "UsePower", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (!v1::Color_IsValid(req->side())) return BadArgument("side: unknown colour");
+        if (!v1::ArbiterPower_IsValid(req->power())) {
+          return BadArgument("power: unknown value");
+        }
+        arbitration::Command c;
+        c.kind = CommandKind::kUsePower;  // 12.4, 12.7, 12.8, 13.4a/d/e/f/g
+        c.side = laws::ColorOf(req->side());
+        c.irregular.power = req->power();
+        if (req->has_points()) c.irregular.points = req->points();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
 // --- Appendix A: adjourned games (libs/arbitration/adjournment.h) ---
@@ -798,7 +851,7 @@ absl::Status ArbitrationService::OpenEnvelopeFor(absl::string_view game_id,
 grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::SealMoveRequest* req,
                                           v1::GameReply* resp) {
   return env_->Serve(
-      ctx, Method("SealMove"), *req,
+      ctx, FullMethod("SealMove"), *req,
       [&](const CallContext&, const Principal& caller) -> absl::Status {
         if (req->move().empty()) return BadArgument("move is required");
         RETURN_IF_ERROR(CheckLength("move", req->move(), kMaxMoveLength));
@@ -829,57 +882,61 @@ grpc::Status ArbitrationService::SealMove(grpc::ServerContext* ctx, const v1::Se
       });
 }
 
-grpc::Status ArbitrationService::AdjournGame(grpc::ServerContext* ctx,
-                                             const v1::AdjournGameRequest* req,
-                                             v1::GameReply* resp) {
-  return Command(ctx, "AdjournGame", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   arbitration::Command c;
-                   c.kind = CommandKind::kAdjourn;  // A1: the call to seal, or the envelope closed
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::AdjournGame(grpc::ServerContext* ctx, const v1::AdjournGameRequest* req,
+                                     v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "AdjournGame", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        arbitration::Command c;
+        c.kind = CommandKind::kAdjourn;  // A1: the call to seal, or the envelope closed
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
-grpc::Status ArbitrationService::ResumeAdjournedGame(grpc::ServerContext* ctx,
-                                                     const v1::ResumeAdjournedGameRequest* req,
-                                                     v1::GameReply* resp) {
-  return Command(ctx, "ResumeAdjournedGame", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   arbitration::Command c;
-                   c.kind = CommandKind::kResumeAdjourned;  // A5, A9, A13
-                   if (req->absent_size() > 2) return BadArgument("absent: at most two players");
-                   for (int side : req->absent()) {
-                     std::optional<chess::Color> color =
-                         v1::Color_IsValid(side) ? laws::ColorOf(static_cast<v1::Color>(side))
-                                                 : std::nullopt;
-                     if (!color) return BadArgument("absent: COLOR_WHITE or COLOR_BLACK");
-                     c.absent.push_back(*color);
-                   }
-                   RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
-                   return c;
-                 });
+void ArbitrationService::ResumeAdjournedGame(grpc::ServerContext* ctx,
+                                             const v1::ResumeAdjournedGameRequest* req,
+                                             v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "ResumeAdjournedGame", req, resp,
+      [this, req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        arbitration::Command c;
+        c.kind = CommandKind::kResumeAdjourned;  // A5, A9, A13
+        if (req->absent_size() > 2) return BadArgument("absent: at most two players");
+        for (int side : req->absent()) {
+          std::optional<chess::Color> color =
+              v1::Color_IsValid(side) ? laws::ColorOf(static_cast<v1::Color>(side)) : std::nullopt;
+          if (!color) return BadArgument("absent: COLOR_WHITE or COLOR_BLACK");
+          c.absent.push_back(*color);
+        }
+        RETURN_IF_ERROR(OpenEnvelopeFor(req->game_id(), &c));
+        return c;
+      },
+      std::move(reply), Serving::kOnPool);
 }
 
-grpc::Status ArbitrationService::ReportEnvelopeLost(grpc::ServerContext* ctx,
-                                                    const v1::ReportEnvelopeLostRequest* req,
-                                                    v1::GameReply* resp) {
-  return Command(ctx, "ReportEnvelopeLost", *req, resp,
-                 [&](const Principal&) -> absl::StatusOr<arbitration::Command> {
-                   RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
-                   if (req->reason().empty()) return BadArgument("reason is required");
-                   arbitration::Command c;
-                   c.kind = CommandKind::kReportEnvelopeLost;  // A11
-                   c.position_unknown = req->position_unknown();
-                   c.reason = req->reason();
-                   return c;
-                 });
+void ArbitrationService::ReportEnvelopeLost(grpc::ServerContext* ctx,
+                                            const v1::ReportEnvelopeLostRequest* req,
+                                            v1::GameReply* resp, Reply reply) {
+  CommandAsync(
+      ctx, "ReportEnvelopeLost", req, resp,
+      [req](const Principal&) -> absl::StatusOr<arbitration::Command> {
+        RETURN_IF_ERROR(CheckLength("reason", req->reason(), kMaxTextLength));
+        if (req->reason().empty()) return BadArgument("reason is required");
+        arbitration::Command c;
+        c.kind = CommandKind::kReportEnvelopeLost;  // A11
+        c.position_unknown = req->position_unknown();
+        c.reason = req->reason();
+        return c;
+      },
+      std::move(reply));
 }
 
 grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::GetGameRequest* req,
                                          v1::GameReply* resp) {
-  return env_->Serve(ctx, Method("GetGame"), *req,
+  return env_->Serve(ctx, FullMethod("GetGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
                        RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
@@ -890,7 +947,7 @@ grpc::Status ArbitrationService::GetGame(grpc::ServerContext* ctx, const v1::Get
 grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
                                            const v1::ExportPgnRequest* req,
                                            v1::ExportPgnReply* resp) {
-  return env_->Serve(ctx, Method("ExportPgn"), *req,
+  return env_->Serve(ctx, FullMethod("ExportPgn"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        ASSIGN_OR_RETURN(CommandResult r, authority_->Get(req->game_id()));
                        RETURN_IF_ERROR(ActingIn(who, req->game_id(), r.game->created()).status());
@@ -906,7 +963,7 @@ grpc::Status ArbitrationService::ExportPgn(grpc::ServerContext* ctx,
 grpc::Status ArbitrationService::ArchiveGame(grpc::ServerContext* ctx,
                                              const v1::ArchiveGameRequest* req,
                                              v1::ArchiveGameReply* resp) {
-  return env_->Serve(ctx, Method("ArchiveGame"), *req,
+  return env_->Serve(ctx, FullMethod("ArchiveGame"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(store::ValidateGameId(req->game_id()));
                        ASSIGN_OR_RETURN(arbitration::ArchiveOutcome out,
@@ -930,7 +987,7 @@ grpc::Status ArbitrationService::ListArbiterCalls(grpc::ServerContext* ctx,
                                                   const v1::ListArbiterCallsRequest* req,
                                                   v1::ListArbiterCallsReply* resp) {
   return env_->Serve(
-      ctx, Method("ListArbiterCalls"), *req,
+      ctx, FullMethod("ListArbiterCalls"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         if (req->event().empty()) return BadArgument("event is required");
         RETURN_IF_ERROR(CheckLength("event", req->event(), kMaxNameLength));
@@ -1112,7 +1169,7 @@ class GameWatch final : public service::WatchHub::Listener {
 void ArbitrationService::StartWatch(grpc::ServerContext* ctx, const v1::WatchGameRequest& req,
                                     std::shared_ptr<service::StreamWriter<v1::GameUpdate>> out) {
   // Admission reads no store; the log does: on the watch workers, never on the queue's thread.
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGame"), &req);
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, FullMethod("WatchGame"), &req);
   absl::Status admitted = who.status();
   if (admitted.ok()) admitted = store::ValidateGameId(req.game_id());
   if (!admitted.ok()) return out->Finish(service::ToGrpcStatus(admitted));
@@ -1154,7 +1211,7 @@ void ArbitrationService::OpenWatch(const Principal& who, const v1::WatchGameRequ
 void ArbitrationService::StartWatchGames(
     grpc::ServerContext* ctx, const v1::WatchGamesRequest& req,
     std::shared_ptr<service::StreamWriter<v1::GamesUpdate>> out) {
-  absl::StatusOr<Principal> who = env_->Admit(*ctx, Method("WatchGames"), &req);
+  absl::StatusOr<Principal> who = env_->Admit(*ctx, FullMethod("WatchGames"), &req);
   if (!who.ok()) return out->Finish(service::ToGrpcStatus(who.status()));
   if (req.position().size() > kMaxPositionLength) {
     return out->Finish(service::ToGrpcStatus(

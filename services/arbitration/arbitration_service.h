@@ -46,15 +46,19 @@
 // for arbiters only (12.2).
 //
 // How calls are served. SubmitMove, the hot path (>= 16,000 moves/s through Redis with
-// appendfsync always), is served from the completion queues (libs/service/async_unary.h): it is
+// appendfsync always), and every other game command (Resign, OfferDraw, the arbiter's Rule,
+// SetResult, ...: those made by CommandAsync) are served from the completion queues
+// (libs/service/async_unary.h), so none holds a thread of the synchronous server while the store
+// appends. A move, and a command that reads nothing while it is made and asks no search, is
 // decided on the queue's thread on the cached state and answered from the Redis client's thread
 // that reads the append's reply (GameAuthority::ExecuteAsync), with no thread waiting for the
-// store; what that path cannot finish (no cached state, a refusal, a conflict, a retry) runs on
-// this service's worker pool. The other methods block on the store (a Redis round trip) and are
-// synchronous, served by gRPC's thread pool, except WatchGame, whose streams hold no thread
-// (libs/service/async_stream.h): ten thousand observers of one game on one replica share one store
-// watch (libs/service/watch_hub.h) and are written to from memory; none uses the callback API (see
-// libs/service/health.h for why). Measured: services/arbitration/README.md.
+// store; what that path cannot finish (no cached state, a refusal, a conflict, a retry), and the
+// commands that read or may wait for search-analysis (Serving::kOnPool), run on this service's
+// worker pool. CreateGame, SealMove, ArchiveGame, the reads and the events' methods block on the
+// store and are synchronous, served by gRPC's thread pool; WatchGame's streams hold no thread
+// (libs/service/async_stream.h): ten thousand observers of one game on one replica share one
+// store watch (libs/service/watch_hub.h) and are written to from memory; none uses the callback
+// API (see libs/service/health.h for why). Measured: services/arbitration/README.md.
 #ifndef ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
 #define ARBITER_SERVICES_ARBITRATION_ARBITRATION_SERVICE_H_
 
@@ -66,6 +70,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "libs/arbitration/authority.h"
 #include "libs/arbitration/sealed_move.h"
@@ -91,7 +96,8 @@ struct ServiceOptions {
   int max_watched_games = 4096;
   int max_watch_backlog = 10'000;
   int watch_workers = 4;
-  // Threads for the moves the completion-queue path hands back (they wait on the store).
+  // Threads for the commands the completion-queue path hands back or serves the synchronous way
+  // (they wait on the store).
   int workers = 16;
   // Appendix A: the sealed moves' master key (--seal_key_file); unset: SealMove and the opening
   // of an envelope answer FAILED_PRECONDITION ERR_SEAL_KEY_MISSING.
@@ -101,12 +107,45 @@ struct ServiceOptions {
   std::shared_ptr<const arbitration::RecordSigner> record_signer;
 };
 
-// gRPC takes a method as async only when marked so on a base still synchronous.
-using ArbitrationBase = arbiter::v1::Arbitration::WithAsyncMethod_WatchGames<
-    arbiter::v1::Arbitration::WithAsyncMethod_WatchGame<
-        arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves<
-            arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove<
-                arbiter::v1::Arbitration::Service>>>>;
+// `Base` with each of `Marks` (gRPC's WithAsyncMethod_X templates) stacked on it.
+template <typename Base, template <typename> class... Marks>
+struct MarkedAsync {
+  using type = Base;
+};
+template <typename Base, template <typename> class First, template <typename> class... Rest>
+struct MarkedAsync<Base, First, Rest...> {
+  using type = First<typename MarkedAsync<Base, Rest...>::type>;
+};
+
+// gRPC takes a method as async only when marked so on a base still synchronous: the streams, and
+// the game commands served from the completion queues (the table in the constructor).
+using ArbitrationBase = MarkedAsync<
+    arbiter::v1::Arbitration::Service, arbiter::v1::Arbitration::WithAsyncMethod_WatchGames,
+    arbiter::v1::Arbitration::WithAsyncMethod_WatchGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMoves,
+    arbiter::v1::Arbitration::WithAsyncMethod_SubmitMove,
+    arbiter::v1::Arbitration::WithAsyncMethod_StartGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_Arrive,
+    arbiter::v1::Arbitration::WithAsyncMethod_Resign,
+    arbiter::v1::Arbitration::WithAsyncMethod_OfferDraw,
+    arbiter::v1::Arbitration::WithAsyncMethod_RespondDraw,
+    arbiter::v1::Arbitration::WithAsyncMethod_Claim, arbiter::v1::Arbitration::WithAsyncMethod_Rule,
+    arbiter::v1::Arbitration::WithAsyncMethod_ConfirmResult,
+    arbiter::v1::Arbitration::WithAsyncMethod_SetResult,
+    arbiter::v1::Arbitration::WithAsyncMethod_PauseGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_ResumeGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_AdjustTime,
+    arbiter::v1::Arbitration::WithAsyncMethod_SetClocks,
+    arbiter::v1::Arbitration::WithAsyncMethod_SubmitBoardFeed,
+    arbiter::v1::Arbitration::WithAsyncMethod_ReportIllegalMove,
+    arbiter::v1::Arbitration::WithAsyncMethod_CompleteIllegalMove,
+    arbiter::v1::Arbitration::WithAsyncMethod_RuleIrregularity,
+    arbiter::v1::Arbitration::WithAsyncMethod_StopClocks,
+    arbiter::v1::Arbitration::WithAsyncMethod_RuleStop,
+    arbiter::v1::Arbitration::WithAsyncMethod_UsePower,
+    arbiter::v1::Arbitration::WithAsyncMethod_AdjournGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_ResumeAdjournedGame,
+    arbiter::v1::Arbitration::WithAsyncMethod_ReportEnvelopeLost>::type;
 
 class GameWatch;
 
@@ -117,75 +156,76 @@ class ArbitrationService final : public ArbitrationBase {
                      ServiceOptions options = {});
   ~ArbitrationService() override;
 
-  // SubmitMove replies later, from where the store finishes the append (async_unary.h).
+  // A command served from the completion queues replies later, from where it finishes
+  // (async_unary.h).
   using Reply = std::function<void(grpc::Status)>;
 
   static constexpr char kName[] = "arbiter.v1.Arbitration";
+  // "/arbiter.v1.Arbitration/<name>": a method as the policy table, the access log and
+  // admission name it.
+  static std::string FullMethod(absl::string_view name);
 
   grpc::Status CreateGame(grpc::ServerContext* ctx, const arbiter::v1::CreateGameRequest* req,
                           arbiter::v1::GameReply* resp) override;
-  grpc::Status StartGame(grpc::ServerContext* ctx, const arbiter::v1::StartGameRequest* req,
-                         arbiter::v1::GameReply* resp) override;
-  grpc::Status Arrive(grpc::ServerContext* ctx, const arbiter::v1::ArriveRequest* req,
-                      arbiter::v1::GameReply* resp) override;
+  void StartGame(grpc::ServerContext* ctx, const arbiter::v1::StartGameRequest* req,
+                 arbiter::v1::GameReply* resp, Reply reply);
+  void Arrive(grpc::ServerContext* ctx, const arbiter::v1::ArriveRequest* req,
+              arbiter::v1::GameReply* resp, Reply reply);
   void SubmitMove(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
                   arbiter::v1::GameReply* resp, Reply reply);
   // One move of a SubmitMoves stream (move_stream.h), served as a SubmitMove call.
   void SubmitStreamedMove(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
                           arbiter::v1::GameReply* resp, Reply reply);
-  grpc::Status Resign(grpc::ServerContext* ctx, const arbiter::v1::ResignRequest* req,
-                      arbiter::v1::GameReply* resp) override;
-  grpc::Status OfferDraw(grpc::ServerContext* ctx, const arbiter::v1::OfferDrawRequest* req,
-                         arbiter::v1::GameReply* resp) override;
-  grpc::Status RespondDraw(grpc::ServerContext* ctx, const arbiter::v1::RespondDrawRequest* req,
-                           arbiter::v1::GameReply* resp) override;
-  grpc::Status Claim(grpc::ServerContext* ctx, const arbiter::v1::ClaimRequest* req,
-                     arbiter::v1::GameReply* resp) override;
-  grpc::Status Rule(grpc::ServerContext* ctx, const arbiter::v1::RuleRequest* req,
-                    arbiter::v1::GameReply* resp) override;
-  grpc::Status ConfirmResult(grpc::ServerContext* ctx, const arbiter::v1::ConfirmResultRequest* req,
-                             arbiter::v1::GameReply* resp) override;
-  grpc::Status SetResult(grpc::ServerContext* ctx, const arbiter::v1::SetResultRequest* req,
-                         arbiter::v1::GameReply* resp) override;
-  grpc::Status PauseGame(grpc::ServerContext* ctx, const arbiter::v1::PauseGameRequest* req,
-                         arbiter::v1::GameReply* resp) override;
-  grpc::Status ResumeGame(grpc::ServerContext* ctx, const arbiter::v1::ResumeGameRequest* req,
-                          arbiter::v1::GameReply* resp) override;
-  grpc::Status AdjustTime(grpc::ServerContext* ctx, const arbiter::v1::AdjustTimeRequest* req,
-                          arbiter::v1::GameReply* resp) override;
-  grpc::Status SetClocks(grpc::ServerContext* ctx, const arbiter::v1::SetClocksRequest* req,
-                         arbiter::v1::GameReply* resp) override;
+  void Resign(grpc::ServerContext* ctx, const arbiter::v1::ResignRequest* req,
+              arbiter::v1::GameReply* resp, Reply reply);
+  void OfferDraw(grpc::ServerContext* ctx, const arbiter::v1::OfferDrawRequest* req,
+                 arbiter::v1::GameReply* resp, Reply reply);
+  void RespondDraw(grpc::ServerContext* ctx, const arbiter::v1::RespondDrawRequest* req,
+                   arbiter::v1::GameReply* resp, Reply reply);
+  void Claim(grpc::ServerContext* ctx, const arbiter::v1::ClaimRequest* req,
+             arbiter::v1::GameReply* resp, Reply reply);
+  void Rule(grpc::ServerContext* ctx, const arbiter::v1::RuleRequest* req,
+            arbiter::v1::GameReply* resp, Reply reply);
+  void ConfirmResult(grpc::ServerContext* ctx, const arbiter::v1::ConfirmResultRequest* req,
+                     arbiter::v1::GameReply* resp, Reply reply);
+  void SetResult(grpc::ServerContext* ctx, const arbiter::v1::SetResultRequest* req,
+                 arbiter::v1::GameReply* resp, Reply reply);
+  void PauseGame(grpc::ServerContext* ctx, const arbiter::v1::PauseGameRequest* req,
+                 arbiter::v1::GameReply* resp, Reply reply);
+  void ResumeGame(grpc::ServerContext* ctx, const arbiter::v1::ResumeGameRequest* req,
+                  arbiter::v1::GameReply* resp, Reply reply);
+  void AdjustTime(grpc::ServerContext* ctx, const arbiter::v1::AdjustTimeRequest* req,
+                  arbiter::v1::GameReply* resp, Reply reply);
+  void SetClocks(grpc::ServerContext* ctx, const arbiter::v1::SetClocksRequest* req,
+                 arbiter::v1::GameReply* resp, Reply reply);
   // An electronic board's feed (4.3-4.7, 7.4a).
-  grpc::Status SubmitBoardFeed(grpc::ServerContext* ctx,
-                               const arbiter::v1::SubmitBoardFeedRequest* req,
-                               arbiter::v1::GameReply* resp) override;
+  void SubmitBoardFeed(grpc::ServerContext* ctx, const arbiter::v1::SubmitBoardFeedRequest* req,
+                       arbiter::v1::GameReply* resp, Reply reply);
   // Article 7, 6.13b/d, 12, 13.4.
-  grpc::Status ReportIllegalMove(grpc::ServerContext* ctx,
-                                 const arbiter::v1::ReportIllegalMoveRequest* req,
-                                 arbiter::v1::GameReply* resp) override;
-  grpc::Status CompleteIllegalMove(grpc::ServerContext* ctx,
-                                   const arbiter::v1::CompleteIllegalMoveRequest* req,
-                                   arbiter::v1::GameReply* resp) override;
-  grpc::Status RuleIrregularity(grpc::ServerContext* ctx,
-                                const arbiter::v1::RuleIrregularityRequest* req,
-                                arbiter::v1::GameReply* resp) override;
-  grpc::Status StopClocks(grpc::ServerContext* ctx, const arbiter::v1::StopClocksRequest* req,
-                          arbiter::v1::GameReply* resp) override;
-  grpc::Status RuleStop(grpc::ServerContext* ctx, const arbiter::v1::RuleStopRequest* req,
-                        arbiter::v1::GameReply* resp) override;
-  grpc::Status UsePower(grpc::ServerContext* ctx, const arbiter::v1::UsePowerRequest* req,
-                        arbiter::v1::GameReply* resp) override;
+  void ReportIllegalMove(grpc::ServerContext* ctx, const arbiter::v1::ReportIllegalMoveRequest* req,
+                         arbiter::v1::GameReply* resp, Reply reply);
+  void CompleteIllegalMove(grpc::ServerContext* ctx,
+                           const arbiter::v1::CompleteIllegalMoveRequest* req,
+                           arbiter::v1::GameReply* resp, Reply reply);
+  void RuleIrregularity(grpc::ServerContext* ctx, const arbiter::v1::RuleIrregularityRequest* req,
+                        arbiter::v1::GameReply* resp, Reply reply);
+  void StopClocks(grpc::ServerContext* ctx, const arbiter::v1::StopClocksRequest* req,
+                  arbiter::v1::GameReply* resp, Reply reply);
+  void RuleStop(grpc::ServerContext* ctx, const arbiter::v1::RuleStopRequest* req,
+                arbiter::v1::GameReply* resp, Reply reply);
+  void UsePower(grpc::ServerContext* ctx, const arbiter::v1::UsePowerRequest* req,
+                arbiter::v1::GameReply* resp, Reply reply);
   // Appendix A: adjourned games (libs/arbitration/adjournment.h).
   grpc::Status SealMove(grpc::ServerContext* ctx, const arbiter::v1::SealMoveRequest* req,
                         arbiter::v1::GameReply* resp) override;
-  grpc::Status AdjournGame(grpc::ServerContext* ctx, const arbiter::v1::AdjournGameRequest* req,
-                           arbiter::v1::GameReply* resp) override;
-  grpc::Status ResumeAdjournedGame(grpc::ServerContext* ctx,
-                                   const arbiter::v1::ResumeAdjournedGameRequest* req,
-                                   arbiter::v1::GameReply* resp) override;
-  grpc::Status ReportEnvelopeLost(grpc::ServerContext* ctx,
-                                  const arbiter::v1::ReportEnvelopeLostRequest* req,
-                                  arbiter::v1::GameReply* resp) override;
+  void AdjournGame(grpc::ServerContext* ctx, const arbiter::v1::AdjournGameRequest* req,
+                   arbiter::v1::GameReply* resp, Reply reply);
+  void ResumeAdjournedGame(grpc::ServerContext* ctx,
+                           const arbiter::v1::ResumeAdjournedGameRequest* req,
+                           arbiter::v1::GameReply* resp, Reply reply);
+  void ReportEnvelopeLost(grpc::ServerContext* ctx,
+                          const arbiter::v1::ReportEnvelopeLostRequest* req,
+                          arbiter::v1::GameReply* resp, Reply reply);
   grpc::Status GetGame(grpc::ServerContext* ctx, const arbiter::v1::GetGameRequest* req,
                        arbiter::v1::GameReply* resp) override;
   grpc::Status ExportPgn(grpc::ServerContext* ctx, const arbiter::v1::ExportPgnRequest* req,
@@ -230,29 +270,43 @@ class ArbitrationService final : public ArbitrationBase {
   std::vector<service::AsyncUnaryMethod*> async_methods() const;
 
  private:
-  // A command through Serve: `make` builds it from the request (with the caller's actor), the
-  // authority decides and appends it, the reply is the game after it.
-  template <typename Request, typename Make>
-  grpc::Status Command(grpc::ServerContext* ctx, const char* method, const Request& req,
-                       arbiter::v1::GameReply* resp, Make make);
-
   // The reply for the game `r` (a round's game) as `who` sees it.
   absl::Status ReplyOf(const service::Principal& who, absl::string_view game_id,
                        const arbitration::CommandResult& r, arbiter::v1::GameReply* resp) const;
 
-  // A player command that is only its kind and the side it is for (SideFor): Arrive, Resign, ...
-  template <typename Request>
-  grpc::Status SideCommand(grpc::ServerContext* ctx, const char* method, const Request& req,
-                           arbiter::v1::GameReply* resp, arbitration::CommandKind kind);
+  // How a command is served from the completion queues (CommandAsync).
+  enum class Serving {
+    // Decided on the queue's thread on the replica's cached state and answered from where the
+    // store finishes the append (GameAuthority::ExecuteAsync): no thread waits for the store.
+    // Only for a command that reads nothing while it is made and asks no search while it is
+    // decided beyond what a move asks.
+    kOnQueue,
+    // One move of a SubmitMoves stream, the same way (ServiceEnv::ServeStreamMessage).
+    kStreamed,
+    // Made and decided the synchronous way on this service's worker pool
+    // (GameAuthority::Execute): a command whose making reads the game (an envelope to open,
+    // Appendix A9) or whose ruling may wait for search-analysis (a claim, 10.2, C3; an
+    // arbiter's ruling, B7; a reported second illegal move, 7.5.5; an arrival, A9).
+    kOnPool,
+  };
 
-  // The same served from a completion queue: decided on the cached state and answered from
-  // where the store finishes the append (GameAuthority::ExecuteAsync).
-  // `streamed`: one message of a SubmitMoves stream (ServiceEnv::ServeStreamMessage).
+  // A command through ServiceEnv::ServeQueuedAsync: `make` builds it from the request (with the
+  // caller's actor; it is copied to the pool, so it captures nothing of the caller's frame by
+  // reference), the authority decides and appends it, the reply is the game after it. A token
+  // that serves one event goes the kOnPool way whatever `how` says (its game is read first).
   template <typename Request, typename Make>
   void CommandAsync(grpc::ServerContext* ctx, const char* method, const Request* req,
-                    arbiter::v1::GameReply* resp, Make make, Reply reply, bool streamed = false);
+                    arbiter::v1::GameReply* resp, Make make, Reply reply,
+                    Serving how = Serving::kOnQueue);
+  // A player command that is only its kind and the side it is for (SideFor): Resign, ...
+  template <typename Request>
+  void SideCommand(grpc::ServerContext* ctx, const char* method, const Request* req,
+                   arbiter::v1::GameReply* resp, arbitration::CommandKind kind, Reply reply,
+                   Serving how = Serving::kOnQueue);
   void Move(grpc::ServerContext* ctx, const arbiter::v1::SubmitMoveRequest* req,
-            arbiter::v1::GameReply* resp, Reply reply, bool streamed);
+            arbiter::v1::GameReply* resp, Reply reply, Serving how);
+  // 8.7: the record signed into `resp` when the confirmation completed it (with a signer).
+  void SignConfirmed(const std::string& game_id, arbiter::v1::GameReply* resp);
 
   // WatchGame, from its arrival on a completion queue: admitted there, opened on the watch
   // workers (the log's read), then fed by the hub.

@@ -3,7 +3,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "libs/arbitration/event_rounds.h"
 #include "libs/arbitration/pgn_export.h"
 #include "libs/base/error.h"
@@ -20,10 +19,6 @@ using service::CallContext;
 using service::Principal;
 using service::Role;
 
-std::string EventMethod(absl::string_view name) {
-  return absl::StrCat("/", ArbitrationService::kName, "/", name);
-}
-
 }  // namespace
 
 void ArbitrationService::AddEventPolicy() {
@@ -31,16 +26,16 @@ void ArbitrationService::AddEventPolicy() {
   // token: its event only), who publishes the pairings.
   const std::vector<Role> organisers = {Role::kPlatform, Role::kArbiter, Role::kService};
   for (const char* m : {"CreateEvent", "CreateRound", "GetEventResults", "ExportEventPgn"}) {
-    env_->policy().Add({EventMethod(m), organisers, false});
+    env_->policy().Add({FullMethod(m), organisers, false});
   }
   // The event's rules and pairings are public.
-  env_->policy().Add({EventMethod("GetEvent"), service::kAllRoles, false});
+  env_->policy().Add({FullMethod("GetEvent"), service::kAllRoles, false});
 }
 
 grpc::Status ArbitrationService::CreateEvent(grpc::ServerContext* ctx,
                                              const v1::CreateEventRequest* req,
                                              v1::EventReply* resp) {
-  return env_->Serve(ctx, EventMethod("CreateEvent"), *req,
+  return env_->Serve(ctx, FullMethod("CreateEvent"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
                        ASSIGN_OR_RETURN(
@@ -55,7 +50,7 @@ grpc::Status ArbitrationService::CreateEvent(grpc::ServerContext* ctx,
 
 grpc::Status ArbitrationService::GetEvent(grpc::ServerContext* ctx, const v1::GetEventRequest* req,
                                           v1::EventReply* resp) {
-  return env_->Serve(ctx, EventMethod("GetEvent"), *req,
+  return env_->Serve(ctx, FullMethod("GetEvent"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
                        ASSIGN_OR_RETURN(*resp->mutable_event(),
@@ -68,7 +63,7 @@ grpc::Status ArbitrationService::CreateRound(grpc::ServerContext* ctx,
                                              const v1::CreateRoundRequest* req,
                                              v1::RoundReply* resp) {
   return env_->Serve(
-      ctx, EventMethod("CreateRound"), *req,
+      ctx, FullMethod("CreateRound"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
         ASSIGN_OR_RETURN(arbitration::RoundOutcome r,
@@ -87,7 +82,7 @@ grpc::Status ArbitrationService::GetEventResults(grpc::ServerContext* ctx,
                                                  const v1::GetEventResultsRequest* req,
                                                  v1::EventResultsReply* resp) {
   return env_->Serve(
-      ctx, EventMethod("GetEventResults"), *req,
+      ctx, FullMethod("GetEventResults"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
         ASSIGN_OR_RETURN(*resp, arbitration::EventResults(*authority_, req->event(), req->round()));
@@ -99,7 +94,7 @@ grpc::Status ArbitrationService::ExportEventPgn(grpc::ServerContext* ctx,
                                                 const v1::ExportEventPgnRequest* req,
                                                 v1::ExportPgnReply* resp) {
   return env_->Serve(
-      ctx, EventMethod("ExportEventPgn"), *req,
+      ctx, FullMethod("ExportEventPgn"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
         arbitration::PgnExportOptions options;

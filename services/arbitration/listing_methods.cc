@@ -30,10 +30,6 @@ constexpr int kDefaultPageSize = 50;
 constexpr int kMaxPageSize = 500;
 constexpr size_t kMaxFilterLength = 256;
 
-std::string ListingMethod(absl::string_view name) {
-  return absl::StrCat("/", ArbitrationService::kName, "/", name);
-}
-
 // The index's status labels (libs/arbitration/authority.h, IndexLabelsOf) by ListedStatus.
 constexpr std::array<absl::string_view, 8> kStatusNames = {
     "",          "created",           "ongoing", "awaiting_ruling",
@@ -95,12 +91,12 @@ void FillOutcomes(const std::vector<arbitration::EventGameOutcome>& outcomes,
 void ArbitrationService::AddListingPolicy() {
   // Who lists sees the games it may act on or read in full; observers read games one by one
   // through the broadcast delay, which a listed status (an end) would outrun.
-  env_->policy().Add({ListingMethod("ListGames"),
+  env_->policy().Add({FullMethod("ListGames"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
                       false});
   // 6.13a: the arbiter interrupts the games (an event-scoped token: its event's).
   for (const char* m : {"PauseEvent", "ResumeEvent"}) {
-    env_->policy().Add({ListingMethod(m), {Role::kArbiter, Role::kService}, false});
+    env_->policy().Add({FullMethod(m), {Role::kArbiter, Role::kService}, false});
   }
 }
 
@@ -108,7 +104,7 @@ grpc::Status ArbitrationService::ListGames(grpc::ServerContext* ctx,
                                            const v1::ListGamesRequest* req,
                                            v1::ListGamesReply* resp) {
   return env_->Serve(
-      ctx, ListingMethod("ListGames"), *req,
+      ctx, FullMethod("ListGames"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         for (const auto& [field, value] :
              {std::pair<absl::string_view, const std::string*>{"event", &req->event()},
@@ -166,7 +162,7 @@ grpc::Status ArbitrationService::ListGames(grpc::ServerContext* ctx,
 grpc::Status ArbitrationService::PauseEvent(grpc::ServerContext* ctx,
                                             const v1::PauseEventRequest* req,
                                             v1::EventGamesReply* resp) {
-  return env_->Serve(ctx, ListingMethod("PauseEvent"), *req,
+  return env_->Serve(ctx, FullMethod("PauseEvent"), *req,
                      [&](const CallContext&, const Principal& who) -> absl::Status {
                        RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
                        ASSIGN_OR_RETURN(
@@ -184,7 +180,7 @@ grpc::Status ArbitrationService::ResumeEvent(grpc::ServerContext* ctx,
                                              const v1::ResumeEventRequest* req,
                                              v1::EventGamesReply* resp) {
   return env_->Serve(
-      ctx, ListingMethod("ResumeEvent"), *req,
+      ctx, FullMethod("ResumeEvent"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(service::CheckEvent(who, req->event()));
         if (req->outage_started_ms() < 0) {

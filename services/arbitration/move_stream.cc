@@ -6,7 +6,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/async_stream.h"
@@ -46,8 +45,8 @@ class MoveStreamMethod::Stream {
       return;
     }
     method_->Arm(cq_);  // the next stream may open while this one runs
-    absl::StatusOr<service::Principal> who = method_->env_->Admit(
-        ctx_, absl::StrCat("/", ArbitrationService::kName, "/SubmitMoves"), nullptr);
+    absl::StatusOr<service::Principal> who =
+        method_->env_->Admit(ctx_, ArbitrationService::FullMethod("SubmitMoves"), nullptr);
     absl::MutexLock lock(&mu_);
     if (!who.ok()) {
       reads_done_ = true;

@@ -3,7 +3,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "libs/arbitration/signed_record.h"
 #include "libs/base/status_macros.h"
 #include "libs/record/record.h"
@@ -19,26 +18,22 @@ using service::CallContext;
 using service::Principal;
 using service::Role;
 
-std::string RecordMethod(absl::string_view name) {
-  return absl::StrCat("/", ArbitrationService::kName, "/", name);
-}
-
 }  // namespace
 
 void ArbitrationService::AddRecordPolicy() {
   // The record is the players' as much as the platform's (8.7: they sign the scoresheet): a
   // player reads his own game's; observers read the PGN (ExportPgn) through the broadcast delay.
-  env_->policy().Add({RecordMethod("GetSignedRecord"),
+  env_->policy().Add({FullMethod("GetSignedRecord"),
                       {Role::kPlatform, Role::kArbiter, Role::kService, Role::kPlayer},
                       true});
-  env_->policy().Add({RecordMethod("GetRecordKeys"), service::kAllRoles, false});
+  env_->policy().Add({FullMethod("GetRecordKeys"), service::kAllRoles, false});
 }
 
 grpc::Status ArbitrationService::GetSignedRecord(grpc::ServerContext* ctx,
                                                  const v1::GetSignedRecordRequest* req,
                                                  v1::GetSignedRecordReply* resp) {
   return env_->Serve(
-      ctx, RecordMethod("GetSignedRecord"), *req,
+      ctx, FullMethod("GetSignedRecord"), *req,
       [&](const CallContext&, const Principal& who) -> absl::Status {
         RETURN_IF_ERROR(store::ValidateGameId(req->game_id()));
         ASSIGN_OR_RETURN(
@@ -56,7 +51,7 @@ grpc::Status ArbitrationService::GetSignedRecord(grpc::ServerContext* ctx,
 grpc::Status ArbitrationService::GetRecordKeys(grpc::ServerContext* ctx,
                                                const v1::GetRecordKeysRequest* req,
                                                v1::GetRecordKeysReply* resp) {
-  return env_->Serve(ctx, RecordMethod("GetRecordKeys"), *req,
+  return env_->Serve(ctx, FullMethod("GetRecordKeys"), *req,
                      [&](const CallContext&, const Principal&) -> absl::Status {
                        if (options_.record_signer == nullptr) return absl::OkStatus();
                        const arbitration::RecordSigner& signer = *options_.record_signer;

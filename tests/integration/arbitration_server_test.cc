@@ -1653,5 +1653,67 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
 
 INSTANTIATE_TEST_SUITE_P(Stores, ArbitrationServerTest, kEachStore, StoreName);
 
+// The game commands are served from the completion queues: with every thread of the synchronous
+// server held by reads waiting for a paused Redis (a further synchronous call is refused
+// RESOURCE_EXHAUSTED at once), a draw offer (decided on the queue's thread) and a confirmation
+// (made on the service's worker pool) are still taken, and answered once Redis is back. Served by
+// gRPC's thread pool they would be refused as the read is.
+TEST(CompletionQueuePathTest, GameCommandsNeedNoThreadOfTheSynchronousServer) {
+  TestServerOptions options = WithoutMetrics({Service::kArbitration}, Store::kRedis);
+  options.config.grpc_max_threads = 4;
+  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  using S = v1::Arbitration::Stub;
+  std::unique_ptr<S> stub = server->Stub<v1::Arbitration>();
+  const std::string platform = Token(Role::kPlatform);
+  const std::string offered = GameId("offered");
+  const std::string resigned = GameId("resigned");
+  for (const std::string& game : {offered, resigned}) {
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::CreateGame, AliceBobGame(game), platform)));
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
+                                Token(Role::kArbiter))));
+  }
+  ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::Resign,
+                              ForSide<v1::ResignRequest>(resigned, v1::COLOR_BLACK), platform)));
+
+  ASSERT_TRUE(server->redis()->Pause().ok());
+  // Reads that wait for the store (GetGame reads it, never the cache) until every thread is held.
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 16; ++i) {
+    readers.emplace_back([&] {
+      Unary(stub.get(), &S::GetGame, ForGame<v1::GetGameRequest>(offered), platform, nullptr,
+            absl::Seconds(10));
+    });
+  }
+  grpc::Status read;
+  for (const absl::Time until = absl::Now() + absl::Seconds(1); absl::Now() < until;) {
+    read = Unary(stub.get(), &S::GetGame, ForGame<v1::GetGameRequest>(offered), platform, nullptr,
+                 absl::Milliseconds(100));
+    if (read.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) break;
+  }
+  EXPECT_EQ(read.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << read.error_message();
+
+  v1::GameReply offer_reply, confirm_reply;
+  grpc::Status offer, confirm;
+  std::thread offering([&] {
+    offer =
+        Unary(stub.get(), &S::OfferDraw, ForSide<v1::OfferDrawRequest>(offered, v1::COLOR_WHITE),
+              platform, &offer_reply, absl::Seconds(10));
+  });
+  std::thread confirming([&] {
+    confirm = Unary(stub.get(), &S::ConfirmResult,
+                    ForSide<v1::ConfirmResultRequest>(resigned, v1::COLOR_WHITE), platform,
+                    &confirm_reply, absl::Seconds(10));
+  });
+  absl::SleepFor(absl::Milliseconds(300));  // both arrive while the threads are held
+  ASSERT_TRUE(server->redis()->Resume().ok());
+  offering.join();
+  confirming.join();
+  for (std::thread& t : readers) t.join();
+  EXPECT_TRUE(Succeeded(offer));
+  EXPECT_EQ(offer_reply.game().draw_offer(), v1::COLOR_WHITE);
+  EXPECT_TRUE(Succeeded(confirm));
+  EXPECT_TRUE(confirm_reply.game().white_confirmed());
+}
+
 }  // namespace
 }  // namespace integration

@@ -3,8 +3,8 @@
 // JSON a script reads, errors exit 2 with their stable code. The real service: tests/integration.
 #include "tools/arbiterctl/event_cmds.h"
 
+#include <iterator>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -93,30 +93,10 @@ class EventCmdsTest : public ::testing::Test {
  protected:
   // `arbiterctl event <words...>` as main.cc parses it.
   GameRun Run(const std::vector<std::string>& words) {
-    Args args;
-    args.flags["server"] = absl::StrCat("127.0.0.1:", server_.port());
-    args.positional.push_back("event");
-    for (size_t i = 0; i < words.size(); ++i) {
-      const std::string& w = words[i];
-      if (w.rfind("--", 0) != 0) {
-        args.positional.push_back(w);
-        continue;
-      }
-      const std::string name = w.substr(2);
-      bool boolean = name == "json" || name == "no-arbiter" || name == "unsupervised";
-      for (const char* b : kEventBooleanFlags) boolean = boolean || name == b;
-      if (boolean) {
-        args.flags[name] = "true";
-      } else {
-        args.flags[name] = i + 1 < words.size() ? words[++i] : "";
-      }
-    }
-    std::ostringstream out, err;
-    GameRun run;
-    run.rc = RunEventRecord(args, out, err);
-    run.out = out.str();
-    run.err = err.str();
-    return run;
+    std::vector<std::string> boolean_flags = {"json", "no-arbiter", "unsupervised"};
+    boolean_flags.insert(boolean_flags.end(), std::begin(kEventBooleanFlags),
+                         std::end(kEventBooleanFlags));
+    return RunCommand(server_.port(), "event", words, boolean_flags, RunEventRecord);
   }
 
   FakeEvents fake_;

@@ -1,5 +1,6 @@
 #include "tools/arbiterctl/game_client_testing.h"
 
+#include <iterator>
 #include <sstream>
 #include <utility>
 
@@ -21,33 +22,28 @@ FakeServer::~FakeServer() {
   if (server_ != nullptr) server_->Shutdown();
 }
 
-GameRun RunGame(int port, const std::vector<std::string>& words) {
-  ClientArgs args;
-  args.flags["server"] = absl::StrCat("127.0.0.1:", port);
-  args.positional.push_back("game");
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w.rfind("--", 0) != 0) {
-      args.positional.push_back(w);
-      continue;
-    }
-    const std::string name = w.substr(2);
-    bool boolean = name == "json";
-    for (const char* b : kGameBooleanFlags) boolean = boolean || name == b;
-    if (size_t eq = w.find('='); eq != std::string::npos) {
-      args.flags[w.substr(2, eq - 2)] = w.substr(eq + 1);
-    } else if (boolean) {
-      args.flags[name] = "true";
-    } else {
-      args.flags[name] = i + 1 < words.size() ? words[++i] : "";
-    }
-  }
+GameRun RunCommand(int port, const std::string& command, const std::vector<std::string>& words,
+                   const std::vector<std::string>& boolean_flags,
+                   int (*run)(const Args&, std::ostream&, std::ostream&)) {
+  std::vector<std::string> argv_words = {"arbiterctl", absl::StrCat("--server=127.0.0.1:", port),
+                                         command};
+  argv_words.insert(argv_words.end(), words.begin(), words.end());
+  std::vector<const char*> argv;
+  for (const std::string& w : argv_words) argv.push_back(w.c_str());
+  const Args args = Args::Parse(static_cast<int>(argv.size()), argv.data(), boolean_flags);
   std::ostringstream out, err;
-  GameRun run;
-  run.rc = RunGameClient(args, out, err);
-  run.out = out.str();
-  run.err = err.str();
-  return run;
+  GameRun result;
+  result.rc = run(args, out, err);
+  result.out = out.str();
+  result.err = err.str();
+  return result;
+}
+
+GameRun RunGame(int port, const std::vector<std::string>& words) {
+  std::vector<std::string> boolean_flags = {"json"};
+  boolean_flags.insert(boolean_flags.end(), std::begin(kGameBooleanFlags),
+                       std::end(kGameBooleanFlags));
+  return RunCommand(port, "game", words, boolean_flags, RunGameClient);
 }
 
 nlohmann::json RunGameJson(int port, std::vector<std::string> words, int want_rc) {

@@ -1,6 +1,6 @@
-// For the tests of `arbiterctl game ...`: a fake arbitration service on a free loopback port,
-// fresh for every test, and the command run against it with its flags parsed as main.cc parses
-// them.
+// For the tests of `arbiterctl game ...` (and `event ...`): a fake arbitration service on a free
+// loopback port, fresh for every test, and the command run against it with its flags parsed as
+// main.cc parses them.
 //
 //   class FakeArbitration final : public arbiter::v1::Arbitration::Service { ... };
 //   class GameGetTest : public FakeGameServiceTest<FakeArbitration> {};
@@ -13,6 +13,7 @@
 #define ARBITER_TOOLS_ARBITERCTL_GAME_CLIENT_TESTING_H_
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "grpcpp/server.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tools/arbiterctl/args.h"
 
 namespace arbiterctl {
 
@@ -45,8 +47,14 @@ struct GameRun {
   std::string err;
 };
 
-// `arbiterctl --server=127.0.0.1:<port> game <words...>`; flags "--name=value", "--name value",
-// or the boolean ones (--json and kGameBooleanFlags) alone, as main.cc parses them.
+// `arbiterctl --server=127.0.0.1:<port> <command> <words...>` run by `run` (RunGameClient,
+// RunEventRecord, ...), the words parsed as main.cc parses them (Args::Parse): flags
+// "--name=value", "--name value", or the `boolean_flags` alone.
+GameRun RunCommand(int port, const std::string& command, const std::vector<std::string>& words,
+                   const std::vector<std::string>& boolean_flags,
+                   int (*run)(const Args&, std::ostream&, std::ostream&));
+
+// RunCommand for `game`, its boolean flags --json and kGameBooleanFlags.
 GameRun RunGame(int port, const std::vector<std::string>& words);
 
 // RunGame with --json: the output's JSON; a test failure if the exit code is not `want_rc` or the
