@@ -32,7 +32,7 @@ enum Flag : unsigned {
 
 // The roles an actor has (libs/service/auth.cc's roles, the server's own, the insecure mode's),
 // by their number in the form; 0 is a role spelled out.
-constexpr absl::string_view kRoles[] = {"",        "platform", "player", "arbiter",
+constexpr absl::string_view kRoles[] = {"",         "platform", "player", "arbiter",
                                         "observer", "service",  "server", "dev"};
 
 // The SAN's piece letters by the form's number; 6 is castling.
@@ -75,7 +75,8 @@ unsigned SanShape(absl::string_view san) {
   if (check != 0) san.remove_suffix(1);
   if (san == "O-O" || san == "O-O-O") return kCastling | check << 6;
   unsigned piece = 0;
-  if (const char* p = std::find(std::begin(kPieces) + 1, std::end(kPieces) - 1, san.empty() ? ' ' : san[0]);
+  if (const char* p =
+          std::find(std::begin(kPieces) + 1, std::end(kPieces) - 1, san.empty() ? ' ' : san[0]);
       p != std::end(kPieces) - 1) {
     piece = static_cast<unsigned>(p - std::begin(kPieces));
     san.remove_prefix(1);
@@ -138,8 +139,8 @@ class Codec final : public store::EventCodec {
     const std::optional<std::uint16_t> bits = MoveBits(m.uci());
     if (!bits) return std::nullopt;
     const std::int64_t at_delta = e.at_ms() - event.recorded_at_ms();
-    unsigned flags = (m.side() == v1::COLOR_BLACK ? kBlack : 0) | (m.offer_draw() ? kOfferDraw : 0) |
-                     (m.ends_game() ? kEndsGame : 0) |
+    unsigned flags = (m.side() == v1::COLOR_BLACK ? kBlack : 0) |
+                     (m.offer_draw() ? kOfferDraw : 0) | (m.ends_game() ? kEndsGame : 0) |
                      (m.dead_position_asked() ? kDeadPositionAsked : 0) |
                      (m.sealed() ? kSealed : 0) | (at_delta != 0 ? kAtDiffers : 0) |
                      (m.lag_ms() != 0 ? kLag : 0) | (e.has_actor() ? 0 : kNoActor);
@@ -198,10 +199,9 @@ class Codec final : public store::EventCodec {
     if (!in.empty()) return Damaged();
     v1::MoveMade* m = e.mutable_move();
     m->set_side(flags & kBlack ? v1::COLOR_BLACK : v1::COLOR_WHITE);
-    m->set_uci(promotion == 0
-                   ? absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63))
-                   : absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63),
-                                  std::string(1, kPromotions[promotion])));
+    m->set_uci(promotion == 0 ? absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63))
+                              : absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63),
+                                             std::string(1, kPromotions[promotion])));
     m->set_san(SanOf(bits, shape));
     m->set_offer_draw(flags & kOfferDraw);
     m->set_lag_ms(lag);
@@ -217,8 +217,8 @@ class Codec final : public store::EventCodec {
 }  // namespace
 
 std::shared_ptr<const store::EventCodec> CompactMoveCodec() {
-  static const auto* const codec = new std::shared_ptr<const store::EventCodec>(
-      std::make_shared<Codec>());
+  static const auto* const codec =
+      new std::shared_ptr<const store::EventCodec>(std::make_shared<Codec>());
   return *codec;
 }
 

@@ -106,8 +106,8 @@ TEST(CompactMoveCodecTest, EveryMoveAndReplyOfThePerftPositionsIsSaidExactly) {
 }
 
 TEST(CompactMoveCodecTest, AMoveIsAFewBytesAndItsActorsSubject) {
-  absl::StatusOr<chess::Position> start = chess::ParseFen(
-      "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  absl::StatusOr<chess::Position> start =
+      chess::ParseFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
   ASSERT_TRUE(start.ok());
   v1::ArbitrationEvent e = MoveEvent(*start, chess::ParseSan(*start, "Nf3").value());
   const v1::GameEvent event = EventOf(e);
@@ -121,24 +121,24 @@ TEST(CompactMoveCodecTest, AMoveIsAFewBytesAndItsActorsSubject) {
 }
 
 TEST(CompactMoveCodecTest, EveryFieldOfAMoveIsKept) {
-  absl::StatusOr<chess::Position> start = chess::ParseFen(
-      "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  absl::StatusOr<chess::Position> start =
+      chess::ParseFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
   ASSERT_TRUE(start.ok());
   v1::ArbitrationEvent base = MoveEvent(*start, chess::ParseSan(*start, "e4").value());
   std::vector<v1::ArbitrationEvent> variants;
   for (int i = 0; i < 10; ++i) variants.push_back(base);
-  variants[0].mutable_move()->set_offer_draw(true);                // 9.1
-  variants[1].mutable_move()->set_ends_game(true);                 // 6.8a
-  variants[2].mutable_move()->set_dead_position_asked(true);       // 5.2b
-  variants[3].mutable_move()->set_sealed(true);                    // A7, A9
-  variants[4].set_at_ms(kRecordedAt - 1'234);                      // an instant of its own
-  variants[5].mutable_move()->set_lag_ms(-17);                     // reported lag
+  variants[0].mutable_move()->set_offer_draw(true);           // 9.1
+  variants[1].mutable_move()->set_ends_game(true);            // 6.8a
+  variants[2].mutable_move()->set_dead_position_asked(true);  // 5.2b
+  variants[3].mutable_move()->set_sealed(true);               // A7, A9
+  variants[4].set_at_ms(kRecordedAt - 1'234);                 // an instant of its own
+  variants[5].mutable_move()->set_lag_ms(-17);                // reported lag
   variants[6].mutable_move()->set_lag_ms(350);
-  variants[7].clear_actor();                                       // no actor
-  variants[8].mutable_actor()->set_role("relay-of-board-7");       // a role spelled out
-  variants[9].mutable_actor()->set_role("server");                 // the server's own
+  variants[7].clear_actor();                                  // no actor
+  variants[8].mutable_actor()->set_role("relay-of-board-7");  // a role spelled out
+  variants[9].mutable_actor()->set_role("server");            // the server's own
   variants[9].mutable_actor()->set_subject("arbiter");
-  variants[9].mutable_move()->set_clock_ms(-5);                    // a clock past zero
+  variants[9].mutable_move()->set_clock_ms(-5);  // a clock past zero
   variants[9].mutable_move()->set_elapsed_ms(0);
   for (const v1::ArbitrationEvent& v : variants) {
     const v1::GameEvent event = EventOf(v);
@@ -178,8 +178,8 @@ TEST(CompactMoveCodecTest, OtherEventsAndUnsayableMovesKeepTheirBytes) {
 }
 
 TEST(CompactMoveCodecTest, ADamagedFormIsRefused) {
-  absl::StatusOr<chess::Position> start = chess::ParseFen(
-      "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  absl::StatusOr<chess::Position> start =
+      chess::ParseFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
   ASSERT_TRUE(start.ok());
   const std::string form =
       Compact(EventOf(MoveEvent(*start, chess::ParseSan(*start, "d4").value())));

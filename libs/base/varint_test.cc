@@ -32,9 +32,9 @@ TEST(VarintTest, ZigZagKeepsSmallMagnitudesSmallOfEitherSign) {
   EXPECT_EQ(ZigZag(0), 0u);
   EXPECT_EQ(ZigZag(-1), 1u);
   EXPECT_EQ(ZigZag(1), 2u);
-  for (std::int64_t v : {std::int64_t{-5400000}, std::int64_t{123456789},
-                         std::numeric_limits<std::int64_t>::min(),
-                         std::numeric_limits<std::int64_t>::max()}) {
+  for (std::int64_t v :
+       {std::int64_t{-5400000}, std::int64_t{123456789}, std::numeric_limits<std::int64_t>::min(),
+        std::numeric_limits<std::int64_t>::max()}) {
     EXPECT_EQ(UnZigZag(ZigZag(v)), v);
   }
 }
@@ -44,8 +44,14 @@ TEST(VarintTest, ATruncatedOrOverlongInputIsRefused) {
   EXPECT_FALSE(ByteReader(std::string("\x80", 1)).Varint(v));
   EXPECT_FALSE(ByteReader(std::string(11, '\xff')).Varint(v));
   absl::string_view bytes;
-  EXPECT_FALSE(ByteReader(std::string("\x05""abc", 4)).Bytes(bytes));
-  const std::string record("\x03""abcd", 5);
+  EXPECT_FALSE(ByteReader(std::string("\x05"
+                                      "abc",
+                                      4))
+                   .Bytes(bytes));
+  const std::string record(
+      "\x03"
+      "abcd",
+      5);
   ByteReader in(record);
   ASSERT_TRUE(in.Bytes(bytes));
   EXPECT_EQ(bytes, "abc");

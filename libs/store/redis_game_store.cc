@@ -556,9 +556,8 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
     return Corrupt("log entry");
   }
   if (Str(field) == "r") {
-    absl::StatusOr<std::vector<GameEvent>> events =
-        internal::DecodeRecord(Str(value), last, static_cast<int>(n), scopes,
-                               options_.event_codec.get());
+    absl::StatusOr<std::vector<GameEvent>> events = internal::DecodeRecord(
+        Str(value), last, static_cast<int>(n), scopes, options_.event_codec.get());
     if (!events.ok()) {
       return Corrupt(absl::StrCat("record ", Str(id), ": ", events.status().message()));
     }

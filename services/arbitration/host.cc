@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/credentials.h"
+#include "libs/arbitration/move_codec.h"
 #include "libs/base/error.h"
 #include "libs/base/status_macros.h"
-#include "libs/arbitration/move_codec.h"
 #include "libs/record/record.h"
 #include "libs/service/errors.h"
 #include "libs/service/log.h"

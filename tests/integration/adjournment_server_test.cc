@@ -94,6 +94,10 @@ class AdjournmentServerTest : public ::testing::Test {
         "--metrics_address=none",
         "--arbitration_engine_path=",
         "--shutdown_grace=0s",
+        // The moves as protobuf bytes, their UCI in clear: the search of Redis's data for the
+        // sealed move is then shown to find a move where there is one (the compact form would
+        // hide every move, sealed or not; the envelope is encrypted either way).
+        "--arbitration_compact_moves=false",
     };
     if (with_key) flags.push_back(absl::StrCat("--seal_key_file=", seal_key_));
     absl::StatusOr<std::unique_ptr<testing_util::ServerProcess>> p =

@@ -187,8 +187,8 @@ TEST_F(SignedRecordServerTest, TheMovesAreKeptCompactAndReadAsPlayed) {
     EXPECT_EQ(e.move().ends_game(), e.move().uci() == "d8h4");
     EXPECT_EQ(e.actor().role(), "player");
   }
-  EXPECT_EQ(played, (std::vector<std::string>{"1 f2f3 f3", "2 e7e5 e5", "1 g2g4 g4",
-                                              "2 d8h4 Qh4#"}));
+  EXPECT_EQ(played,
+            (std::vector<std::string>{"1 f2f3 f3", "2 e7e5 e5", "1 g2g4 g4", "2 d8h4 Qh4#"}));
 }
 
 // 8.7: the confirmation that completes the result (both players signed the scoresheet) is when
