@@ -4,12 +4,14 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "libs/base/varint.h"
+#include "libs/chess/types.h"
 #include "proto/arbiter/v1/arbitration.pb.h"
 
 namespace arbitration {
@@ -40,19 +42,16 @@ constexpr char kPieces[] = " NBRQK";
 constexpr unsigned kCastling = 6;
 constexpr char kPromotions[] = " nbrq";
 
-std::optional<unsigned> SquareOf(absl::string_view s) {
-  if (s.size() != 2 || s[0] < 'a' || s[0] > 'h' || s[1] < '1' || s[1] > '8') return std::nullopt;
-  return static_cast<unsigned>((s[1] - '1') * 8 + (s[0] - 'a'));
+// The form numbers the squares as chess::Square does (a1 = 0, b1 = 1, ..., h8 = 63).
+absl::string_view NameOf(unsigned square) {
+  return chess::SquareName(static_cast<chess::Square>(square));
 }
-
-char FileOf(unsigned square) { return static_cast<char>('a' + square % 8); }
-char RankOf(unsigned square) { return static_cast<char>('1' + square / 8); }
-std::string SquareName(unsigned square) { return {FileOf(square), RankOf(square)}; }
 
 // The move's 16 bits from its UCI string ("e2e4", "e7e8q").
 std::optional<std::uint16_t> MoveBits(absl::string_view uci) {
   if (uci.size() != 4 && uci.size() != 5) return std::nullopt;
-  std::optional<unsigned> from = SquareOf(uci.substr(0, 2)), to = SquareOf(uci.substr(2, 2));
+  const std::optional<chess::Square> from = chess::ParseSquare(uci.substr(0, 2));
+  const std::optional<chess::Square> to = chess::ParseSquare(uci.substr(2, 2));
   unsigned promotion = 0;
   if (uci.size() == 5) {
     const char* p = std::find(std::begin(kPromotions) + 1, std::end(kPromotions) - 1, uci[4]);
@@ -60,7 +59,7 @@ std::optional<std::uint16_t> MoveBits(absl::string_view uci) {
     promotion = static_cast<unsigned>(p - std::begin(kPromotions));
   }
   if (!from || !to) return std::nullopt;
-  return static_cast<std::uint16_t>(*from | *to << 6 | promotion << 12);
+  return static_cast<std::uint16_t>(unsigned{*from} | unsigned{*to} << 6 | promotion << 12);
 }
 
 // The SAN's shape (the form's byte) as the string shows it. Whatever it gets wrong, the store's
@@ -105,18 +104,18 @@ std::string SanOf(std::uint16_t bits, unsigned shape) {
   if (piece == kCastling) {
     san = to % 8 > from % 8 ? "O-O" : "O-O-O";
   } else if (piece == 0) {
-    if (capture) san = {FileOf(from), 'x'};
-    san += SquareName(to);
+    if (capture) san = {NameOf(from)[0], 'x'};
+    absl::StrAppend(&san, NameOf(to));
     if (promotion != 0) {
       san += '=';
       san += absl::ascii_toupper(static_cast<unsigned char>(kPromotions[promotion]));
     }
   } else {
     san = kPieces[piece];
-    if (origin & 1) san += FileOf(from);
-    if (origin & 2) san += RankOf(from);
+    if (origin & 1) san += NameOf(from)[0];
+    if (origin & 2) san += NameOf(from)[1];
     if (capture) san += 'x';
-    san += SquareName(to);
+    absl::StrAppend(&san, NameOf(to));
   }
   if (check == 1) san += '+';
   if (check == 2) san += '#';
@@ -199,9 +198,9 @@ class Codec final : public store::EventCodec {
     if (!in.empty()) return Damaged();
     v1::MoveMade* m = e.mutable_move();
     m->set_side(flags & kBlack ? v1::COLOR_BLACK : v1::COLOR_WHITE);
-    m->set_uci(promotion == 0 ? absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63))
-                              : absl::StrCat(SquareName(bits & 63), SquareName(bits >> 6 & 63),
-                                             std::string(1, kPromotions[promotion])));
+    std::string uci = absl::StrCat(NameOf(bits & 63), NameOf(bits >> 6 & 63));
+    if (promotion != 0) uci += kPromotions[promotion];
+    m->set_uci(std::move(uci));
     m->set_san(SanOf(bits, shape));
     m->set_offer_draw(flags & kOfferDraw);
     m->set_lag_ms(lag);
