@@ -112,8 +112,11 @@ T& GameState::Log::Segments<T>::Claimed(std::int64_t i) {
   return items[offset];
 }
 
-const v1::ArbitrationEvent& GameState::Log::at(std::int64_t i) const {
-  return storage_->events.at(i);
+v1::ArbitrationEvent GameState::Log::at(std::int64_t i) const {
+  v1::ArbitrationEvent event;
+  // The bytes are this log's own serialization of an event: they parse.
+  event.ParseFromString(storage_->events.at(i));
+  return event;
 }
 
 absl::string_view GameState::Log::san(std::int64_t ply) const {
@@ -122,22 +125,28 @@ absl::string_view GameState::Log::san(std::int64_t ply) const {
 }
 
 void GameState::Log::Append(const v1::ArbitrationEvent& event) {
+  std::string bytes;
+  event.SerializeToString(&bytes);
+  Append(std::move(bytes), event.has_move() ? &event.move().san() : nullptr);
+}
+
+void GameState::Log::Append(std::string bytes, const std::string* san) {
   std::int64_t expected = size_;
   if (!storage_->end.compare_exchange_strong(expected, size_ + 1)) {
     // Another copy appended here first: this state's events go to storage of its own.
+    // (Rare: two commands decided on one cached state; each event is read back once.)
     Log copy;
     for (std::int64_t i = 0; i < size_; ++i) copy.Append(at(i));
     *this = std::move(copy);
-    return Append(event);
+    return Append(std::move(bytes), san);
   }
   // The storage's end is this log's: its next event and its next move are this append's to write.
-  storage_->events.Claimed(size_) = event;
+  storage_->events.Claimed(size_) = std::move(bytes);
   ++size_;
-  if (event.has_move()) {
+  if (san != nullptr) {
     San& s = storage_->sans.Claimed(plies_);
-    const std::string& san = event.move().san();
-    s.size = static_cast<std::uint8_t>(std::min(san.size(), sizeof(s.text)));
-    std::memcpy(s.text, san.data(), s.size);
+    s.size = static_cast<std::uint8_t>(std::min(san->size(), sizeof(s.text)));
+    std::memcpy(s.text, san->data(), s.size);
     ++plies_;
   }
 }

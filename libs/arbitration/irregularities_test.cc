@@ -4,6 +4,7 @@
 #include "libs/arbitration/irregularities.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,7 @@ class Table : public StartedTable {
     return Do(c, at_ms);
   }
 
-  const v1::ArbitrationEvent& last() const { return game_->event(game_->version() - 1); }
+  v1::ArbitrationEvent last() const { return game_->event(game_->version() - 1); }
   std::vector<std::string> StandingSans() const {
     std::vector<std::string> out;
     for (std::int64_t i = 0; i < game_->plies(); ++i) {
@@ -236,11 +237,11 @@ TEST(Article7_4, PositionUnknownResumesFromTheLastKnown) {
   c.irregular.ply = 2;
   const std::int64_t black = t.ms(kB, 10'000);
   ASSERT_OK(t.Do(c, 10'000));
-  const v1::ArbitrationEvent* reported = nullptr;
+  std::optional<v1::ArbitrationEvent> reported;
   for (std::int64_t i = 0; i < t.game().version(); ++i) {
-    if (t.game().event(i).has_illegal_move_reported()) reported = &t.game().event(i);
+    if (t.game().event(i).has_illegal_move_reported()) reported = t.game().event(i);
   }
-  ASSERT_NE(reported, nullptr);
+  ASSERT_TRUE(reported.has_value());
   EXPECT_TRUE(reported->illegal_move_reported().position_unknown());
   EXPECT_EQ(reported->illegal_move_reported().retracted_plies(), 2);
   EXPECT_EQ(chess::ToFen(t.game().position()),

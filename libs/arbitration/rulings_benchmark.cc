@@ -1,9 +1,13 @@
 // The move path's domain cost: Decide (validation, the clock's press, what the move ends) and
 // applying its events, per move of a real game, with the dead-position checks of 5.2b / 9.6 on
 // (LocalAnalyst after captures, pawn moves and promotions) and off (an analyst that never
-// searches), so their cost per move is the difference.
+// searches), so their cost per move is the difference. And a replica's cost of a game it holds:
+// the heap of one cached state (BM_CachedStateBytes) and the replay of a game's log when the cache
+// has not got it (BM_ReplayGame), at ply 43 and 80.
 //
 //   bazel run -c opt //libs/arbitration:rulings_benchmark
+#include <malloc.h>
+
 #include <string>
 #include <vector>
 
@@ -80,6 +84,54 @@ void BM_MovesWithoutDeadPositionSearch(benchmark::State& state) {
   PlayGame(state, analyst);
 }
 BENCHMARK(BM_MovesWithoutDeadPositionSearch);
+
+// The states of games played to `plies`, each by its own moves, kept as a replica's state cache
+// keeps them: the heap one state holds (glibc's count of bytes in use, so this binary must not
+// link another allocator) and the replay of its log, what a command for a game the cache has not
+// got costs before it is decided.
+std::vector<GameState> PlayedStates(int games, int plies) {
+  const GameState start = NewState();
+  NeverSearches none;
+  std::vector<GameState> out;
+  out.reserve(static_cast<size_t>(games));
+  for (int g = 0; g < games; ++g) {
+    GameState s = start;
+    s = *GameState::Replay(s.events());  // a log of its own, as a replay or a read makes it
+    std::int64_t at = 1000;
+    for (int i = 0; i < plies; ++i) {
+      Command c{.kind = CommandKind::kMove, .side = s.to_move(), .move = kGame[i]};
+      s = *std::move(Decide(s, c, at, none)->after);
+      at += 1000;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void BM_CachedStateBytes(benchmark::State& state) {
+  const int plies = static_cast<int>(state.range(0));
+  constexpr int kGames = 200;
+  double bytes = 0;
+  for (auto _ : state) {
+    const size_t before = mallinfo2().uordblks;
+    std::vector<GameState> states = PlayedStates(kGames, plies);
+    bytes = static_cast<double>(mallinfo2().uordblks - before) / kGames;
+    benchmark::DoNotOptimize(states);
+  }
+  state.counters["heap bytes/state"] = bytes;
+}
+BENCHMARK(BM_CachedStateBytes)->Arg(43)->Arg(80)->Iterations(3);
+
+void BM_ReplayGame(benchmark::State& state) {
+  const std::vector<GameState> played = PlayedStates(1, static_cast<int>(state.range(0)));
+  const std::vector<v1::ArbitrationEvent> events = played[0].events();
+  for (auto _ : state) {
+    absl::StatusOr<GameState> replayed = GameState::Replay(events);
+    if (!replayed.ok()) state.SkipWithError("the replay failed");
+    benchmark::DoNotOptimize(replayed);
+  }
+}
+BENCHMARK(BM_ReplayGame)->Arg(43)->Arg(80);
 
 }  // namespace
 }  // namespace arbitration
