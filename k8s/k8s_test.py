@@ -179,11 +179,19 @@ def check_apart(docs, where):
     # The engine pool lives only in search-analysis.
     check(flag_values(docs, arbitration, "arbitration_engine_path") == [""],
           f"{where}: arbitration may start an engine of its own (want --arbitration_engine_path= empty)")
+    # The state cache (--arbitration_state_cache_games, every live game: any replica may be sent
+    # any game's command) at 12 KB a game (a state at ply 80) below the pod's limit, with room
+    # for the rest.
+    games = int((flag_values(docs, arbitration, "arbitration_state_cache_games") or ["100000"])[-1])
+    limit = arbitration["spec"]["template"]["spec"]["containers"][0].get("resources", {}).get("limits", {})
+    check(memory_bytes(limit.get("memory", "0")) >= games * 12 * 1024 + (256 << 20),
+          f"{where}: arbitration's memory limit leaves no room for --arbitration_state_cache_games={games}")
 
 
 def check_apart_rejects(docs):
     """The check above is shown to fail on a ClusterIP in front of search-analysis, on arbitration
-    asking the analysis in process, and on a Deployment running every service."""
+    asking the analysis in process, on a Deployment running every service, and on an arbitration
+    pod whose memory limit cannot hold its state cache."""
     def deployment(copied, module):
         return next(d for d in servers(copied) if services_of(d) == {module})
 
@@ -197,8 +205,12 @@ def check_apart_rejects(docs):
     def everything(copied):
         args = deployment(copied, "rules_validation")["spec"]["template"]["spec"]["containers"][0]["args"]
         args[0] = "--services=all"
+
+    def small(copied):
+        deployment(copied, "arbitration")["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"] = "1Gi"
     for mutate, what in ((clusterip, "search-analysis has a ClusterIP"), (in_process, "arbitration has no --analysis_target"),
-                         (everything, "rules-validation runs every service")):
+                         (everything, "rules-validation runs every service"),
+                         (small, "arbitration's limit cannot hold 100,000 states")):
         check(failures_of(check_apart, docs, mutate), f"check_apart passes when {what}")
 
 

@@ -19,6 +19,11 @@ ABSL_FLAG(bool, arbitration_compact_moves, true,
           "arbitration: a Redis store keeps each move in its compact form (about 12 bytes and "
           "the actor's name; libs/arbitration/move_codec.h); false while replicas of a release "
           "that cannot read it still run (reads expand it either way)");
+ABSL_FLAG(int64_t, arbitration_state_cache_games, 100'000,
+          "arbitration: games whose latest state this replica keeps (least recently used out); "
+          "a command for a game beyond it reads and replays the game's log first. About 8 KB "
+          "a game at ply 43, 12 KB at ply 80 (//libs/arbitration:rulings_benchmark): size it "
+          "for the live games and the memory limit");
 ABSL_FLAG(bool, arbitration_timers, true,
           "arbitration: fire flags and defaults (6.9, 6.7) from this process");
 ABSL_FLAG(absl::Duration, arbitration_sweep_interval, absl::Milliseconds(500),
@@ -82,6 +87,7 @@ ArbitrationHostOptions ArbitrationHostOptionsFromFlags() {
           .redis_key_prefix = absl::GetFlag(FLAGS_arbitration_key_prefix),
           .feed_retention = absl::GetFlag(FLAGS_arbitration_feed_retention),
           .compact_moves = absl::GetFlag(FLAGS_arbitration_compact_moves),
+          .state_cache_games = absl::GetFlag(FLAGS_arbitration_state_cache_games),
           .analysis_max_nodes = absl::GetFlag(FLAGS_arbitration_analysis_max_nodes),
           .engine_path = absl::GetFlag(FLAGS_arbitration_engine_path),
           .analysis_target = absl::GetFlag(FLAGS_analysis_target),

@@ -157,6 +157,11 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
                        "--arbitration_key_prefix must not be empty: the games would "
                        "share the clock authority's keys and deadline index");
   }
+  if (options.state_cache_games < 1) {
+    return base::Error(service::kErrBadFlag,
+                       absl::StrCat("--arbitration_state_cache_games must be at least 1, not ",
+                                    options.state_cache_games));
+  }
   std::unique_ptr<ArbitrationHost> host(new ArbitrationHost());
   if (options.replica_id.empty()) {
     options.replica_id = absl::StrCat(service::DefaultReplicaId(), ":arbitration");
@@ -182,8 +187,10 @@ absl::StatusOr<std::unique_ptr<ArbitrationHost>> ArbitrationHost::CreateUnconnec
       host->appends_.get(), &host->time_, *host->analyst_,
       // A move appends its record alone: the snapshot every 16 versions (a game's state is its
       // log's replay anyway), the flag deadline as a bound that moves rarely rewrite.
-      arbitration::AuthorityOptions{
-          .owner = options.replica_id, .snapshot_every = 16, .deadline_bounds = true});
+      arbitration::AuthorityOptions{.owner = options.replica_id,
+                                    .cache_size = static_cast<size_t>(options.state_cache_games),
+                                    .snapshot_every = 16,
+                                    .deadline_bounds = true});
   host->authority_->AddObserver(host->metrics_.get());
   if (options.run_timers) {
     ArbitrationMetrics* metrics = host->metrics_.get();

@@ -64,6 +64,9 @@ struct ArbitrationHostOptions {
   // protobuf bytes, for a rolling upgrade from a release that cannot read the form (reads expand
   // it either way).
   bool compact_moves = true;
+  // Games whose latest state the replica keeps (ledger::AuthorityOptions::cache_size): every
+  // replica may be sent any game's command, so sized for every live game, not a share.
+  std::int64_t state_cache_games = 100'000;
   std::int64_t analysis_max_nodes = 200'000;  // per search (LocalAnalyst)
   // The engine for 10.2 advice (started at the first claim); "" = none. Unused with an
   // analysis_target: the engine is search-analysis's.
@@ -91,7 +94,7 @@ struct ArbitrationHostOptions {
 // The arbitration flags (see flags.cc): --arbitration_replica_id, --arbitration_key_prefix,
 // --arbitration_deadline_shards, --arbitration_timers, --arbitration_sweep_interval,
 // --arbitration_sweep_grace, --arbitration_timer_workers, --arbitration_analysis_max_nodes,
-// --arbitration_feed_retention, --arbitration_compact_moves,
+// --arbitration_feed_retention, --arbitration_compact_moves, --arbitration_state_cache_games,
 // --arbitration_engine_path, --arbitration_redis_pipeline_lanes, --arbitration_redis_async_flow,
 // --seal_key_file, --record_signing_key, --record_public_keys; search-analysis apart:
 // --analysis_target, --analysis_call_deadline,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "libs/arbitration/testing/game_table.h"
 #include "libs/base/status_matchers.h"
@@ -95,6 +96,25 @@ TEST(ArbitrationHost, AnAnalysisTargetReplacesTheAnalysisInThisProcess) {
   EXPECT_THAT(create(secure, options), ::base::HasErrorCode("ERR_BAD_FLAG"));
   options.analysis_call_deadline = absl::ZeroDuration();
   EXPECT_THAT(create(config, options), ::base::HasErrorCode("ERR_BAD_FLAG"));
+}
+
+// The state cache is sized by --arbitration_state_cache_games; a size that keeps no game is a
+// mistake of the flags, refused at the start rather than served with every command a read.
+TEST(ArbitrationHost, AStateCacheOfNoGameIsABadFlag) {
+  service::ServerConfig config;
+  config.insecure_dev = true;
+  config.metrics_address = "none";
+  config.log_level = "warning";
+  config.store = "memory";
+  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
+  ASSERT_OK(env);
+  ArbitrationHostOptions options;
+  options.run_timers = false;
+  options.state_cache_games = 0;
+  absl::StatusOr<std::unique_ptr<ArbitrationHost>> host =
+      ArbitrationHost::CreateUnconnected(config, env->get(), options);
+  EXPECT_THAT(host, ::base::HasErrorCode("ERR_BAD_FLAG"));
+  EXPECT_THAT(host.status().message(), ::testing::HasSubstr("--arbitration_state_cache_games"));
 }
 
 }  // namespace
