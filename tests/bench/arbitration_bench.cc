@@ -926,6 +926,7 @@ int main(int argc, char** argv) {
   // Redis's memory before the first game: what the games add is theirs.
   absl::StatusOr<bench::RedisInfo> empty = bench::ReadRedisInfo(*redis->server);
   if (!empty.ok()) Die(empty.status().ToString());
+  const std::int64_t server_empty = bench::ResidentBytes((*server)->pid());
   MoveLoad load(channel, games);
   load.Prepare();
   load.SetRunning();
@@ -961,6 +962,13 @@ int main(int argc, char** argv) {
       static_cast<double>(full->used_memory - empty->used_memory) / games,
       static_cast<long long>(full->used_memory - empty->used_memory), games, load.MeanPly());
   PrintLongestGame(*redis->server);
+  // And the server's: mostly its state cache (--arbitration_state_cache_games), a state for
+  // every live game it keeps.
+  const std::int64_t server_full = bench::ResidentBytes((*server)->pid());
+  std::printf(
+      "  server memory per live game: %.0f bytes (its resident memory grew %lld bytes, to %lld)\n",
+      static_cast<double>(server_full - server_empty) / games,
+      static_cast<long long>(server_full - server_empty), static_cast<long long>(server_full));
   if (absl::GetFlag(FLAGS_redis_latency_ms) > 0) {
     PrintRedisStalls(*redis->server, load.measure_from_unix(), absl::GetFlag(FLAGS_duration));
   }

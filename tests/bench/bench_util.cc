@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -44,6 +46,21 @@ std::vector<double> CpuSeconds(const std::vector<pid_t>& pids) {
   std::vector<double> seconds;
   for (pid_t pid : pids) seconds.push_back(CpuSeconds(pid));
   return seconds;
+}
+
+std::int64_t ResidentBytes(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!absl::StartsWith(line, "VmRSS:")) continue;
+    std::int64_t kb = 0;
+    if (!absl::SimpleAtoi(absl::StripSuffix(absl::StripAsciiWhitespace(line.substr(6)), " kB"),
+                          &kb)) {
+      return 0;
+    }
+    return kb * 1024;
+  }
+  return 0;
 }
 
 std::string LoadAverage() {

@@ -36,6 +36,9 @@ double CpuSeconds(pid_t pid);
 // The same for each of `pids`.
 std::vector<double> CpuSeconds(const std::vector<pid_t>& pids);
 
+// A process's resident memory in bytes (VmRSS of /proc/<pid>/status), 0 if unknown.
+std::int64_t ResidentBytes(pid_t pid);
+
 // The load averages of the last 1, 5 and 15 minutes: "0.52 0.58 0.59".
 std::string LoadAverage();
 
