@@ -36,6 +36,16 @@ arbitration::Command WhiteMoves(const std::string& move) {
   return c;
 }
 
+// A server with no auth, no metrics endpoint, on a memory store of its own.
+service::ServerConfig InsecureOnMemory() {
+  service::ServerConfig config;
+  config.insecure_dev = true;
+  config.metrics_address = "none";
+  config.log_level = "warning";
+  config.store = "memory";
+  return config;
+}
+
 TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
   absl::StatusOr<service::testing::EnvOnRedis> env = service::testing::StartEnvOnRedis();
   ASSERT_OK(env);
@@ -67,11 +77,7 @@ TEST(ArbitrationHost, StopWaitsForTheAppendsInFlightAndRefusesNewOnes) {
 // this process. The caller must be authenticated as a service: no token key, no start (unless
 // the server runs --insecure_dev).
 TEST(ArbitrationHost, AnAnalysisTargetReplacesTheAnalysisInThisProcess) {
-  service::ServerConfig config;
-  config.insecure_dev = true;
-  config.metrics_address = "none";
-  config.log_level = "warning";
-  config.store = "memory";
+  const service::ServerConfig config = InsecureOnMemory();
   // Each host adds its service's policy rows: an environment of its own each.
   std::vector<std::unique_ptr<service::ServiceEnv>> envs;
   auto create = [&](const service::ServerConfig& c, const ArbitrationHostOptions& o) {
@@ -101,11 +107,7 @@ TEST(ArbitrationHost, AnAnalysisTargetReplacesTheAnalysisInThisProcess) {
 // The state cache is sized by --arbitration_state_cache_games; a size that keeps no game is a
 // mistake of the flags, refused at the start rather than served with every command a read.
 TEST(ArbitrationHost, AStateCacheOfNoGameIsABadFlag) {
-  service::ServerConfig config;
-  config.insecure_dev = true;
-  config.metrics_address = "none";
-  config.log_level = "warning";
-  config.store = "memory";
+  const service::ServerConfig config = InsecureOnMemory();
   absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
   ASSERT_OK(env);
   ArbitrationHostOptions options;
