@@ -153,6 +153,9 @@ b.panel("CPU by instance", [
     (f'rate(process_cpu_seconds_total{{{SEL}}}[{RI}])', "{{instance}}")], "percentunit")
 b.panel("Resident memory by instance", [
     (f'process_resident_memory_bytes{{{SEL}}}', "{{instance}}")], "bytes")
+b.panel("Calls refused as overloaded per second (--max_calls_in_flight)", [
+    (f'sum by (instance) (rate(arbiter_calls_refused_overloaded_total{{{SEL}}}[{RI}]))',
+     "{{instance}}")], "reqps")
 b.write("arbiter-grpc.json")
 
 # --- Games and arbitration -----------------------------------------------------------------------

@@ -71,6 +71,11 @@ ABSL_FLAG(int, max_streams_per_caller, 256,
 ABSL_FLAG(int, max_streams, 20000,
           "open streams of the server in all (every method and caller), RESOURCE_EXHAUSTED "
           "ERR_TOO_MANY_STREAMS beyond; 0 = no limit");
+ABSL_FLAG(int, max_calls_in_flight, 4096,
+          "unary calls (and SubmitMoves messages) the server serves at once, of every method and "
+          "caller; one beyond is refused RESOURCE_EXHAUSTED ERR_OVERLOADED before any work (an "
+          "overloaded server refuses at once instead of queueing past the callers' deadlines); "
+          "0 = no limit");
 ABSL_FLAG(int, max_unauthenticated_streams, 1000,
           "open streams without a token (the health Watch, on both ports), RESOURCE_EXHAUSTED "
           "ERR_TOO_MANY_STREAMS beyond; 0 = no limit");
@@ -132,6 +137,7 @@ ServerConfig ConfigFromFlags() {
   c.tls_reload = absl::GetFlag(FLAGS_tls_reload);
   c.grpc_reflection = absl::GetFlag(FLAGS_grpc_reflection);
   c.grpc_max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  c.max_calls_in_flight = absl::GetFlag(FLAGS_max_calls_in_flight);
   c.default_deadline = absl::GetFlag(FLAGS_default_deadline);
   c.rate_limit_qps = absl::GetFlag(FLAGS_rate_limit_qps);
   c.rate_limit_burst = absl::GetFlag(FLAGS_rate_limit_burst);

@@ -10,6 +10,7 @@
 //   Limits: --grpc_reflection (off) --grpc_max_threads (1000) --default_deadline (30s)
 //           --rate_limit_qps (0 = off) --rate_limit_burst --max_streams_per_caller (256)
 //           --max_streams (20000) --max_unauthenticated_streams (1000)
+//           --max_calls_in_flight (4096 unary calls and SubmitMoves messages being served)
 //   Operations: --health_address ('' = off; plaintext, grpc.health.v1 only, for the kubelet)
 //           --http_address ('' = off; the HTTP/JSON gateway, http_gateway.h)
 //           --console_address ('' = off; the arbiter's console, served by arbiterd)

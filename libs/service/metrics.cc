@@ -238,7 +238,11 @@ Metrics::Metrics()
           "Response latency (seconds) of the unary RPCs this process made, until the status.")),
       insecure_(AddMetric<prometheus::Gauge>(
           *registry_, "arbiter_insecure_dev",
-          "1 when the server runs without authentication (--insecure_dev).")) {
+          "1 when the server runs without authentication (--insecure_dev).")),
+      overloaded_(AddMetric<prometheus::Counter>(
+          *registry_, "arbiter_calls_refused_overloaded_total",
+          "Calls refused RESOURCE_EXHAUSTED ERR_OVERLOADED before any work: the server was "
+          "serving --max_calls_in_flight calls already.")) {
   AddFamily<prometheus::Gauge>(*registry_, "arbiter_build_info",
                                "Build information; the value is always 1.")
       .Add({{"version", "0.1.0"}, {"compiler", __VERSION__}})

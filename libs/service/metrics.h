@@ -17,8 +17,9 @@
 //   grpc_client_handling_seconds, unary calls), recorded by the client (ClientSeries), every
 //   code's series made with the method's first call;
 // build info; process metrics (CPU, memory, open files, threads, start time); and whether the
-// server runs without authentication (--insecure_dev). Served by a pull exposer on
-// --metrics_address at /metrics.
+// server runs without authentication (--insecure_dev); the calls refused because the server was
+// serving --max_calls_in_flight already (arbiter_calls_refused_overloaded_total). Served by a
+// pull exposer on --metrics_address at /metrics.
 #ifndef ARBITER_LIBS_SERVICE_METRICS_H_
 #define ARBITER_LIBS_SERVICE_METRICS_H_
 
@@ -46,6 +47,8 @@ class Metrics {
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
   void SetInsecureDev(bool insecure);
+  // A call refused RESOURCE_EXHAUSTED ERR_OVERLOADED (--max_calls_in_flight).
+  void CallRefusedOverloaded() const { overloaded_.Increment(); }
   // Makes every series of every method of `full_service_name` ("arbiter.v1.RulesValidation"),
   // as the linked protobuf descriptors describe it, at zero. False when no descriptor is linked.
   bool AddService(absl::string_view full_service_name);
@@ -112,6 +115,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& grpc_client_handled_;
   prometheus::Family<prometheus::Histogram>& grpc_client_handling_;
   prometheus::Gauge& insecure_;
+  prometheus::Counter& overloaded_;
 };
 
 // "/arbiter.v1.RulesValidation/ValidateMove" -> {"arbiter.v1.RulesValidation", "ValidateMove"}.

@@ -181,6 +181,9 @@ absl::StatusOr<std::unique_ptr<ServiceEnv>> ServiceEnv::Create(const ServerConfi
                        "--rate_limit_qps, --rate_limit_burst and --max_streams_per_caller must "
                        "not be negative");
   }
+  if (config.max_calls_in_flight < 0) {
+    return base::Error(service::kErrBadFlag, "--max_calls_in_flight must not be negative");
+  }
   if (config.max_streams < 0 || config.max_unauthenticated_streams < 0) {
     return base::Error(service::kErrBadFlag,
                        "--max_streams and --max_unauthenticated_streams must not be negative");
@@ -263,6 +266,18 @@ absl::Status ServiceEnv::RateLimitLocked(const Principal& who) const {
   }
   b.tokens -= 1;
   return absl::OkStatus();
+}
+
+absl::Status ServiceEnv::TakeCallSlot() const {
+  const int max = config_.max_calls_in_flight;
+  if (max <= 0) return absl::OkStatus();
+  if (calls_in_flight_.fetch_add(1, std::memory_order_relaxed) < max) return absl::OkStatus();
+  calls_in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  metrics_.CallRefusedOverloaded();
+  return base::Error(service::kErrOverloaded,
+                     absl::StrCat("the server is serving ", max,
+                                  " calls already (--max_calls_in_flight): nothing was done; "
+                                  "retry after a moment, with the same command id"));
 }
 
 absl::Status ServiceEnv::ChargeMessage(const Principal& who) const {

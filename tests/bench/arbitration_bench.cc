@@ -322,6 +322,11 @@ class MoveLoad {
     if (rate > 0 && late_max_ > 0) {
       std::printf("  moves that found no free game: %llu (the longest wait %.1f ms)\n",
                   static_cast<unsigned long long>(late_), late_max_);
+      // The latency above counts a move from when it fell due, its wait for a free game
+      // included; from its sending, it is the server's queue and work alone.
+      const bench::Percentiles q = bench::Of(sent_latencies_);
+      std::printf("  latency from sending: p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.1f ms\n",
+                  q.p50, q.p99, q.p999, q.max);
     }
     if (tail_report_) PrintTail(p.p99);
     // Game creations (1 per 87 moves) are included.
@@ -396,10 +401,11 @@ class MoveLoad {
     void* owner;
   };
   struct Call {
-    Call(Kind k, int s, Clock::time_point d) : kind(k), slot(s), due(d) {}
+    Call(Kind k, int s, Clock::time_point d) : kind(k), slot(s), due(d), sent(Clock::now()) {}
     Kind kind;
     int slot;
-    Clock::time_point due;  // latency runs from here
+    Clock::time_point due;   // latency runs from here
+    Clock::time_point sent;  // and the server's share of it from here
     Tag tag{Tag::kCall, this};
     grpc::Status status;
     // A unary call's; a move sent on a stream has none (no call of its own to set up).
@@ -667,6 +673,8 @@ class MoveLoad {
                 const double ms =
                     std::chrono::duration<double, std::milli>(now - call->due).count();
                 latencies_.push_back(ms);
+                sent_latencies_.push_back(
+                    std::chrono::duration<double, std::milli>(now - call->sent).count());
                 if (tail_report_) {
                   samples_.push_back(
                       {ms, slots_[slot].ply,
@@ -744,6 +752,7 @@ class MoveLoad {
   std::uint64_t late_ = 0;
   double late_max_ = 0;
   std::vector<double> latencies_;
+  std::vector<double> sent_latencies_;  // the same moves' latencies from their sending
   struct Sample {
     double ms;
     int ply;

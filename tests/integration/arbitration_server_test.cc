@@ -1715,5 +1715,71 @@ TEST(CompletionQueuePathTest, GameCommandsNeedNoThreadOfTheSynchronousServer) {
   EXPECT_TRUE(confirm_reply.game().white_confirmed());
 }
 
+// An overloaded server refuses at once what it cannot serve in time (--max_calls_in_flight):
+// with four moves held by a paused Redis, a fifth is refused RESOURCE_EXHAUSTED ERR_OVERLOADED
+// before any work, while the four are answered once Redis is back; the refused move changed
+// nothing, so the same command sent again is taken, once.
+TEST(OverloadTest, ACallBeyondTheCallsInFlightIsRefusedAtOnceAndChangesNothing) {
+  TestServerOptions options = WithoutMetrics({Service::kArbitration}, Store::kRedis);
+  options.config.max_calls_in_flight = 4;
+  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  using S = v1::Arbitration::Stub;
+  std::unique_ptr<S> stub = server->Stub<v1::Arbitration>();
+  const std::string platform = Token(Role::kPlatform);
+  std::vector<std::string> games;
+  for (int i = 0; i < 5; ++i) {
+    games.push_back(GameId(absl::StrCat("overload-", i)));
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::CreateGame, AliceBobGame(games.back()), platform)));
+    ASSERT_TRUE(
+        Succeeded(Unary(stub.get(), &S::StartGame, ForGame<v1::StartGameRequest>(games.back()),
+                        Token(Role::kArbiter))));
+  }
+  auto e4 = [&](int i) {
+    auto req = ForSide<v1::SubmitMoveRequest>(games[i], v1::COLOR_WHITE);
+    req.set_move("e4");
+    req.set_command_id(absl::StrCat("e4-", i));
+    return req;
+  };
+
+  ASSERT_TRUE(server->redis()->Pause().ok());
+  std::vector<grpc::Status> held(4);
+  std::vector<std::thread> movers;
+  for (int i = 0; i < 4; ++i) {
+    movers.emplace_back([&, i] {
+      held[i] = Unary(stub.get(), &S::SubmitMove, e4(i), platform, nullptr, absl::Seconds(20));
+    });
+  }
+  // The four are in flight, waiting for Redis.
+  for (const absl::Time until = absl::Now() + absl::Seconds(10);
+       server->env()->calls_in_flight() < 4 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(server->env()->calls_in_flight(), 4);
+  const absl::Time sent = absl::Now();
+  const grpc::Status refused =
+      Unary(stub.get(), &S::SubmitMove, e4(4), platform, nullptr, absl::Seconds(20));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << refused.error_message();
+  EXPECT_EQ(Code(refused), "ERR_OVERLOADED");
+  EXPECT_LT(absl::Now() - sent, absl::Seconds(5));  // at once, not after Redis comes back
+  ASSERT_TRUE(server->redis()->Resume().ok());
+  for (std::thread& t : movers) t.join();
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(Succeeded(held[i])) << i;
+
+  auto plies = [&](int i) {
+    v1::GameReply reply;
+    EXPECT_TRUE(Succeeded(
+        Unary(stub.get(), &S::GetGame, ForGame<v1::GetGameRequest>(games[i]), platform, &reply)));
+    return reply.game().moves_san_size();
+  };
+  EXPECT_EQ(plies(0), 1);
+  EXPECT_EQ(plies(4), 0);  // refused before any work
+  v1::GameReply first, again;
+  ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::SubmitMove, e4(4), platform, &first)));
+  ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::SubmitMove, e4(4), platform, &again)));
+  EXPECT_FALSE(first.replayed());
+  EXPECT_TRUE(again.replayed());
+  EXPECT_EQ(plies(4), 1);
+}
+
 }  // namespace
 }  // namespace integration

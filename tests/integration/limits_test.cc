@@ -1,8 +1,9 @@
 // The service framework (libs/service), over real gRPC on loopback around
 // the rules-validation service: tokens' audience, issuer and lifetime, keys rotated without a
 // restart, reflection only when asked for, the synchronous server's thread cap, the default
-// deadline, per-caller rate and stream limits, --insecure_dev refused beyond loopback, and error
-// messages that no longer echo their input unbounded.
+// deadline, per-caller rate and stream limits, --insecure_dev refused beyond loopback, error
+// messages that no longer echo their input unbounded, and a negative bound of calls in flight
+// refused (the bound's refusals: arbitration_server_test, OverloadTest).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -370,6 +371,20 @@ TEST(LimitsTest, InsecureDevIsRefusedBeyondLoopback) {
 
 // A huge move string: the caller gets the move's error with a short message, not a status too big
 // for its metadata limit (RESOURCE_EXHAUSTED before the fix).
+// A negative bound of the calls being served is refused at start (0 turns it off).
+TEST(LimitsTest, ANegativeBoundOfCallsInFlightIsABadFlag) {
+  service::ServerConfig config;
+  config.insecure_dev = true;
+  config.metrics_address = "none";
+  config.max_calls_in_flight = -1;
+  absl::StatusOr<std::unique_ptr<service::ServiceEnv>> env = service::ServiceEnv::Create(config);
+  ASSERT_FALSE(env.ok());
+  EXPECT_EQ(env.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(env.status().message().find("--max_calls_in_flight"), absl::string_view::npos);
+  config.max_calls_in_flight = 0;
+  EXPECT_TRUE(service::ServiceEnv::Create(config).ok());
+}
+
 TEST(LimitsTest, ErrorMessagesDoNotEchoInputUnbounded) {
   std::unique_ptr<TestServer> s = RulesServer();
   auto stub = s->Stub<v1::RulesValidation>();

@@ -571,7 +571,7 @@ TEST_F(PrometheusTest, EveryDashboardAndAlertExpressionHasData) {
       }
     }
   }
-  EXPECT_EQ(alerts, 9);
+  EXPECT_EQ(alerts, 10);
 
   // The data is the load's, and the rules run on it.
   EXPECT_GE(Scalar(prometheus->Query(
