@@ -10,6 +10,7 @@
 // and colour; retries apply once; observers see moves only after the broadcast delay; the PGN of
 // every finished game parses and replays by the Laws (`arbiterctl pgn check`).
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -1653,24 +1654,43 @@ TEST_P(ArbitrationServerTest, AuthMatrix) {
 
 INSTANTIATE_TEST_SUITE_P(Stores, ArbitrationServerTest, kEachStore, StoreName);
 
+// An arbitration server alone on a real Redis that a test may pause (no /metrics), `tweak`
+// applied to its configuration, with the platform's token and its way to ready a game.
+struct OnRedis {
+  explicit OnRedis(const std::function<void(service::ServerConfig&)>& tweak) {
+    TestServerOptions options = WithoutMetrics({Service::kArbitration}, Store::kRedis);
+    tweak(options.config);
+    server = TestServer::StartOrDie(options);
+    stub = server->Stub<v1::Arbitration>();
+  }
+  // Created by the platform, started by the arbiter.
+  void Ready(const std::string& game) {
+    using S = v1::Arbitration::Stub;
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::CreateGame, AliceBobGame(game), platform)));
+    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
+                                Token(Role::kArbiter))));
+  }
+  std::unique_ptr<TestServer> server;
+  std::unique_ptr<v1::Arbitration::Stub> stub;
+  const std::string platform = Token(Role::kPlatform);
+};
+
 // The game commands are served from the completion queues: with every thread of the synchronous
 // server held by reads waiting for a paused Redis (a further synchronous call is refused
 // RESOURCE_EXHAUSTED at once), a draw offer (decided on the queue's thread) and a confirmation
 // (made on the service's worker pool) are still taken, and answered once Redis is back. Served by
 // gRPC's thread pool they would be refused as the read is.
 TEST(CompletionQueuePathTest, GameCommandsNeedNoThreadOfTheSynchronousServer) {
-  TestServerOptions options = WithoutMetrics({Service::kArbitration}, Store::kRedis);
-  options.config.grpc_max_threads = 4;
-  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  OnRedis on_redis([](service::ServerConfig& c) { c.grpc_max_threads = 4; });
   using S = v1::Arbitration::Stub;
-  std::unique_ptr<S> stub = server->Stub<v1::Arbitration>();
-  const std::string platform = Token(Role::kPlatform);
+  const std::unique_ptr<TestServer>& server = on_redis.server;
+  const std::unique_ptr<S>& stub = on_redis.stub;
+  const std::string& platform = on_redis.platform;
   const std::string offered = GameId("offered");
   const std::string resigned = GameId("resigned");
   for (const std::string& game : {offered, resigned}) {
-    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::CreateGame, AliceBobGame(game), platform)));
-    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::StartGame, ForGame<v1::StartGameRequest>(game),
-                                Token(Role::kArbiter))));
+    on_redis.Ready(game);
+    if (HasFatalFailure()) return;
   }
   ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::Resign,
                               ForSide<v1::ResignRequest>(resigned, v1::COLOR_BLACK), platform)));
@@ -1720,19 +1740,16 @@ TEST(CompletionQueuePathTest, GameCommandsNeedNoThreadOfTheSynchronousServer) {
 // before any work, while the four are answered once Redis is back; the refused move changed
 // nothing, so the same command sent again is taken, once.
 TEST(OverloadTest, ACallBeyondTheCallsInFlightIsRefusedAtOnceAndChangesNothing) {
-  TestServerOptions options = WithoutMetrics({Service::kArbitration}, Store::kRedis);
-  options.config.max_calls_in_flight = 4;
-  std::unique_ptr<TestServer> server = TestServer::StartOrDie(options);
+  OnRedis on_redis([](service::ServerConfig& c) { c.max_calls_in_flight = 4; });
   using S = v1::Arbitration::Stub;
-  std::unique_ptr<S> stub = server->Stub<v1::Arbitration>();
-  const std::string platform = Token(Role::kPlatform);
+  const std::unique_ptr<TestServer>& server = on_redis.server;
+  const std::unique_ptr<S>& stub = on_redis.stub;
+  const std::string& platform = on_redis.platform;
   std::vector<std::string> games;
   for (int i = 0; i < 5; ++i) {
     games.push_back(GameId(absl::StrCat("overload-", i)));
-    ASSERT_TRUE(Succeeded(Unary(stub.get(), &S::CreateGame, AliceBobGame(games.back()), platform)));
-    ASSERT_TRUE(
-        Succeeded(Unary(stub.get(), &S::StartGame, ForGame<v1::StartGameRequest>(games.back()),
-                        Token(Role::kArbiter))));
+    on_redis.Ready(games.back());
+    if (HasFatalFailure()) return;
   }
   auto e4 = [&](int i) {
     auto req = ForSide<v1::SubmitMoveRequest>(games[i], v1::COLOR_WHITE);
