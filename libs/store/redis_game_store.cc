@@ -221,7 +221,8 @@ std::vector<std::string> RedisGameStore::GameKeys(absl::string_view game_id) con
           ShardKey("feed", shard)};
 }
 
-RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& request) const {
+RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& request,
+                                                      std::string vouched) const {
   const std::string& id = request.game_id;
   ScriptArgs a;
   a.keys = GameKeys(id);
@@ -250,12 +251,51 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
   a.args.push_back(internal::EncodeEvents(
       request.events, options_.compact_events ? options_.event_codec.get() : nullptr));
   a.args.push_back(absl::StrCat(std::max<std::int64_t>(0, options_.feed_retention)));
+  a.args.push_back(std::move(vouched));
   // The index only when its labels change: an ordinary move sends (and logs) nothing more.
   if (request.index.has_value()) {
     AddIndexKeys(id, *request.index, a.keys);
-    a.args.insert(a.args.end(), {"", PackLabels(request.index->labels)});
+    a.args.push_back(PackLabels(request.index->labels));
   }
   return a;
+}
+
+std::string RedisGameStore::Vouch(const AppendRequest& request) {
+  if (request.expected_version == 0 || request.expected_tip.empty()) return "";
+  const std::size_t id = absl::HashOf(request.command_id);
+  absl::MutexLock lock(&tails_mu_);
+  auto it = tails_.find(request.game_id);
+  if (it == tails_.end()) return "";
+  const KnownTail& t = it->second;
+  if (t.version != request.expected_version || t.tip != request.expected_tip) return "";
+  for (std::size_t known : t.ids) {
+    if (known == id) return "";  // perhaps a retry: the function looks
+  }
+  return absl::StrCat(t.snapshot_version);
+}
+
+void RedisGameStore::Learn(const AppendRequest& request,
+                           const absl::StatusOr<AppendResult>& result) {
+  absl::MutexLock lock(&tails_mu_);
+  if (!result.ok() || result->replayed || result->tip.empty()) {
+    tails_.erase(request.game_id);
+    return;
+  }
+  if (internal::WritesSnapshot(request)) {
+    if (tails_.size() >= kMaxKnownTails && !tails_.contains(request.game_id)) tails_.clear();
+    tails_[request.game_id] = KnownTail{result->version, result->version, result->tip, {}};
+    return;
+  }
+  auto it = tails_.find(request.game_id);
+  if (it == tails_.end()) return;
+  KnownTail& t = it->second;
+  if (t.version != request.expected_version || t.tip != request.expected_tip) {
+    tails_.erase(it);
+    return;
+  }
+  t.ids.push_back(absl::HashOf(request.command_id));
+  t.version = result->version;
+  t.tip = result->tip;
 }
 
 void RedisGameStore::AddIndexKeys(absl::string_view game_id, const IndexUpdate& update,
@@ -346,20 +386,27 @@ absl::StatusOr<IndexPage> RedisGameStore::ListIndex(const IndexQuery& query) {
 
 absl::StatusOr<AppendResult> RedisGameStore::Append(const AppendRequest& request) {
   RETURN_IF_ERROR(internal::ValidateAppendRequest(request));
-  const ScriptArgs a = AppendArgs(request);
-  return AppendOutcome(request,
-                       Call(redis_scripts::kAppend, a.keys, a.args, Durability::kReplicated));
+  const ScriptArgs a = AppendArgs(request, Vouch(request));
+  absl::StatusOr<AppendResult> result =
+      AppendOutcome(request, Call(redis_scripts::kAppend, a.keys, a.args, Durability::kReplicated));
+  Learn(request, result);
+  return result;
 }
 
 void RedisGameStore::AppendAsync(AppendRequest request, AppendCallback done) {
   if (absl::Status st = internal::ValidateAppendRequest(request); !st.ok()) return done(st);
-  ScriptArgs a = AppendArgs(request);
+  ScriptArgs a = AppendArgs(request, Vouch(request));
   client_.CommandAsync(
       FcallCommand(redis_scripts::kAppend, std::move(a.keys), std::move(a.args)),
       [this, request = std::move(request),
        done = std::move(done)](absl::StatusOr<RedisReplyPtr> reply) {
-        if (absl::Status missing = FunctionsMissing(reply); !missing.ok()) return done(missing);
-        done(AppendOutcome(request, std::move(reply)));
+        if (absl::Status missing = FunctionsMissing(reply); !missing.ok()) {
+          Learn(request, missing);
+          return done(missing);
+        }
+        absl::StatusOr<AppendResult> result = AppendOutcome(request, std::move(reply));
+        Learn(request, result);
+        done(std::move(result));
       },
       Durability::kReplicated);
 }
@@ -411,6 +458,10 @@ absl::StatusOr<AppendResult> RedisGameStore::AppendOutcome(const AppendRequest& 
 absl::StatusOr<ArchiveResult> RedisGameStore::Archive(const ArchiveRequest& request) {
   RETURN_IF_ERROR(internal::ValidateArchiveRequest(request));
   const std::string& id = request.game_id;
+  {
+    absl::MutexLock lock(&tails_mu_);
+    tails_.erase(id);
+  }
   std::vector<std::string> keys = GameKeys(id);
   std::vector<std::string> args = {id, absl::StrCat(request.expected_version), request.tombstone};
   if (request.index.has_value()) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "libs/store/event_codec.h"
 #include "libs/store/game_store.h"
@@ -160,8 +161,9 @@ class RedisGameStore final : public GameStore {
   // FCALL function numkeys keys... args...
   static std::vector<std::string> FcallCommand(const char* function, std::vector<std::string> keys,
                                                std::vector<std::string> args);
-  // The append function's keys and arguments for `request`, and what its reply means.
-  ScriptArgs AppendArgs(const AppendRequest& request) const;
+  // The append function's keys and arguments for `request` (`vouched`: its ARGV[12], below), and
+  // what its reply means.
+  ScriptArgs AppendArgs(const AppendRequest& request, std::string vouched) const;
   absl::StatusOr<AppendResult> AppendOutcome(const AppendRequest& request,
                                              absl::StatusOr<RedisReplyPtr> sent);
   // A command whose error reply is an error status.
@@ -216,6 +218,27 @@ class RedisGameStore final : public GameStore {
   // The skew recorded for `master` (the hash `<prefix>time-skew`, field = its address): the first
   // replica to see it records `skew_ms` (HSETNX), every one reads the recorded value.
   absl::StatusOr<std::int64_t> RecordedSkew(const std::string& master, std::int64_t skew_ms);
+
+  // What this client's own appends tell it of a game's records after its last snapshot, which the
+  // append function compares a command id with (redis_functions.lua, `vouched`): after a
+  // creation or an append that wrote the snapshot, each further append of this client at the
+  // version and tip the last one left adds its command id. Only while the game is at `version`
+  // with `tip` does it say anything, and the function checks both, and the snapshot's version,
+  // before it takes the client's word that a new command id is none of them.
+  struct KnownTail {
+    std::int64_t snapshot_version = 0;
+    std::int64_t version = 0;
+    std::string tip;
+    std::vector<std::size_t> ids;  // hashes of the records' command ids (a collision: no word)
+  };
+  // The snapshot version `request` may vouch for ("" when this client cannot say).
+  std::string Vouch(const AppendRequest& request);
+  // What `request`'s outcome teaches (anything but a new append: forget the game).
+  void Learn(const AppendRequest& request, const absl::StatusOr<AppendResult>& result);
+  // Games known at most: past it the table starts over (a game unknown is only read in full).
+  static constexpr size_t kMaxKnownTails = 131'072;
+  absl::Mutex tails_mu_;
+  absl::flat_hash_map<std::string, KnownTail> tails_ ABSL_GUARDED_BY(tails_mu_);
 
   const RedisGameStoreOptions options_;
   const std::vector<std::string> shard_tags_;  // ShardHashTag of each shard (key_layout.h)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
@@ -247,6 +248,77 @@ TEST(RedisCommandIdsTest, ARetryLongAfterIsAnsweredFromItsRecord) {
     ASSERT_TRUE(events.ok()) << events.status();
     EXPECT_EQ(static_cast<int>(events->size()), appends);
   }
+}
+
+// The calls of `command` (e.g. "xrange") the server has run.
+std::int64_t CommandCalls(RedisServer& server, absl::string_view command) {
+  absl::StatusOr<std::string> stats = server.Command({"INFO", "commandstats"});
+  EXPECT_TRUE(stats.ok()) << stats.status();
+  if (!stats.ok()) return -1;
+  const std::string field = absl::StrCat("cmdstat_", command, ":calls=");
+  const size_t at = stats->find(field);
+  if (at == std::string::npos) return 0;
+  std::int64_t calls = 0;
+  EXPECT_TRUE(absl::SimpleAtoi(
+      absl::string_view(*stats).substr(at + field.size(), stats->find(',', at) - at - field.size()),
+      &calls));
+  return calls;
+}
+
+// A new command id is compared with the records after the snapshot only when the client cannot
+// vouch for them: a client whose own appends made them all names the snapshot, and the append
+// function reads none of them (no XRANGE of the log). A retry of one of them, an append on a
+// version another client moved, and a retry through another client are looked up in full and
+// answered as ever; the snapshot's append reads them for its filter, and a retry long after is
+// still found.
+TEST(RedisCommandIdsTest, AClientsOwnAppendsSpareTheReadOfTheRecordsAfterTheSnapshot) {
+  std::unique_ptr<GameStore> store = MakeStore({});
+  ASSERT_NE(store, nullptr);
+  RedisServer& admin = *RedisEnvironment::server();
+  RedisGameStoreOptions second_options;
+  second_options.connection.port = admin.port();
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> second = RedisGameStore::Create(second_options);
+  ASSERT_TRUE(second.ok()) << second.status();
+  auto request = [](std::int64_t v, const std::string& id, const std::string& tip) {
+    AppendRequest r = Request("g1", v, id);
+    r.snapshot_every = 16;
+    r.fingerprint = absl::StrCat("fp-", id);
+    r.expected_tip = v == 0 ? "" : tip;
+    return r;
+  };
+  std::string tip;
+  auto append = [&](GameStore& to, std::int64_t v, const std::string& id) {
+    absl::StatusOr<AppendResult> r = to.Append(request(v, id, tip));
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (r.ok() && !r->replayed) tip = r->tip;
+    return r.ok() ? *r : AppendResult{};
+  };
+  for (int v = 0; v < 5; ++v) append(*store, v, absl::StrCat("c", v));
+  const std::int64_t xranges = CommandCalls(admin, "xrange");
+  for (int v = 5; v < 15; ++v) append(*store, v, absl::StrCat("c", v));  // 14 after the snapshot
+  EXPECT_EQ(CommandCalls(admin, "xrange"), xranges);
+
+  // A retry of one of them through the same client: the records are read, the original answers.
+  EXPECT_EQ(append(*store, 15, "c7"), (AppendResult{8, 8, true}));
+  EXPECT_GT(CommandCalls(admin, "xrange"), xranges);
+  append(*store, 15, "c15");  // 16: writes the snapshot, and the filter of the ids before it
+  const std::int64_t after_snapshot = CommandCalls(admin, "xrange");
+  append(*store, 16, "c16");
+  EXPECT_EQ(CommandCalls(admin, "xrange"), after_snapshot);
+
+  // Another client moves the game on: the first's word is stale, so its append is compared in
+  // full and loses the race; the other's command, retried through the first, is its record.
+  const std::string stale_tip = tip;
+  append(**second, 17, "other");
+  absl::StatusOr<AppendResult> late = store->Append(request(17, "c17", stale_tip));
+  EXPECT_THAT(late, base::HasErrorCode(kErrVersionConflict));
+  EXPECT_EQ(append(*store, 18, "other"), (AppendResult{18, 18, true}));
+  // A retry long after, through the filter and the older records.
+  EXPECT_EQ(append(*store, 18, "c3"), (AppendResult{4, 4, true}));
+  append(*store, 18, "c18");
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store->ReadEvents("g1", 1, kHead);
+  ASSERT_TRUE(events.ok()) << events.status();
+  EXPECT_EQ(events->size(), 19u);
 }
 
 // Two callers' ids, stored scoped ("u:<32 hex>/<client id>", command_ids.h), share a client id.

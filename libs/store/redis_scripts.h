@@ -51,7 +51,9 @@
 // compares its own with those of the records after the snapshot, one by one, and with a Bloom
 // filter of those up to it (field b of the game's hash, 128 bytes, written with the snapshot);
 // only the filter's "maybe" (about 1 in 60 at 100 ids) reads the older records. So an id is
-// recognised however old, and a common append reads at most snapshot_every - 1 records.
+// recognised however old, and a common append reads at most snapshot_every - 1 records, and none
+// when the client that made every append since the snapshot vouches that the id is none of
+// theirs (ARGV[12] of kAppend) and the game is at the snapshot, version and tip it names.
 #ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 #define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 
@@ -59,14 +61,20 @@ namespace store::redis_scripts {
 
 // The library and the version of its functions this server calls. A change to any function is a
 // new version (library and function names), loaded beside the old one: servers of both versions
-// then run side by side during a rolling upgrade.
+// then run side by side during a rolling upgrade. An argument that the older function ignores and
+// the newer one does without (kAppend's ARGV[12]) is not such a change: either server runs with
+// either function.
 inline constexpr char kLibrary[] = "arbiter_v3";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived, feed (the shard's).
 // ARGV: game id, command id, fingerprint ("" for none), expected tip ("" for none), expected
 //   version, deadline kind ("keep"|"set"|"clear"|"bound"), deadline ms, snapshot ("": not
 //   written by this append), number of events, the events (internal/record.h), the feed's
-//   retention in entries ("0": no feed entry; not part of the command's identity).
+//   retention in entries ("0": no feed entry; not part of the command's identity), and the
+//   snapshot version the caller vouches for ("" for none; not part of the identity): none of the
+//   records after the snapshot at that version holds this command id, so when the game's snapshot
+//   is at that version and its last entry at the expected version with the expected tip, they are
+//   not read (only the store's client sends it, from its own appends: RedisGameStore::Vouch).
 // Returns {"OK", first version, version, tip}, {"REPLAY"|"REUSED", first version, version},
 // {"EXISTS"|"CONFLICT", version},
 // {"TIP", version} (at the expected version by another append than the expected tip),
@@ -76,7 +84,8 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // move sends none of it): KEYS[7] the shard's feed (as without the index), KEYS[8] the
 // index hash, KEYS[9] index:all, KEYS[10] the previous status's set (the new one's for a game not
 // listed yet), KEYS[11] the new status's set, KEYS[12..] the event's and the players' sets;
-// ARGV[11] the feed's retention (as without the index), ARGV[12] "", ARGV[13] the packed labels.
+// ARGV[11] the feed's retention and ARGV[12] the vouched snapshot (as without the index), ARGV[13]
+// the packed labels.
 inline constexpr char kAppend[] = "arbiter_v3_append";
 
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
