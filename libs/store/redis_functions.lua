@@ -168,18 +168,20 @@ end
 -- when the game is where the caller says: its snapshot at that version, its last entry at the
 -- expected version with the expected tip (the compare-and-set the append makes anyway). Otherwise
 -- the records are read and compared as ever. Either way the filter answers for the ids up to the
--- snapshot. Returns the log's last entry when trusted (nil otherwise), with game.tail set: {} when
--- trusted, the records otherwise.
+-- snapshot. Returns the game's version and tip when trusted (nil otherwise), with game.tail set:
+-- {} when trusted, the records otherwise.
 local function vouched(KEYS, ARGV, game)
   local at = tonumber(ARGV[12] or '')
-  local last
   if at and at == game.at and not game.v2 and ARGV[4] ~= '' then
-    last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+    local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
     local version, tip = head(KEYS, {last[1]})
-    if version ~= tonumber(ARGV[5]) or tip ~= ARGV[4] then last = nil end
+    if version == tonumber(ARGV[5]) and tip == ARGV[4] then
+      game.tail = {}
+      return version, tip
+    end
   end
-  if last then game.tail = {} else game.tail = tail_of(KEYS, game.at) end
-  return last
+  game.tail = tail_of(KEYS, game.at)
+  return nil
 end
 
 -- A command id's record: first, last version and identity (v2's: its identity string), or nil.
@@ -248,7 +250,7 @@ local function append(KEYS, ARGV)
     identity = digest('r:' .. table.concat(parts), 8)
   end
   local game = load(KEYS, true)
-  local last_entry = vouched(KEYS, ARGV, game)
+  local trusted_version, trusted_tip = vouched(KEYS, ARGV, game)
   local form, new_scope = id_form(game, ARGV[2])
   local first, last, recorded = find(KEYS, game, ARGV[2], form)
   if first then
@@ -261,11 +263,13 @@ local function append(KEYS, ARGV)
     redis.call('HSET', KEYS[1], 'r', last)
     return {'REPLAY', tostring(first), tostring(last)}
   end
-  local latest = game.tail
-  if #latest == 0 then
-    latest = last_entry or redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+  -- The game's version and tip: known already when the caller's word was taken.
+  local version, tip = trusted_version, trusted_tip
+  if not version then
+    local latest = game.tail
+    if #latest == 0 then latest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) end
+    version, tip = head(KEYS, {latest[#latest]})
   end
-  local version, tip = head(KEYS, {latest[#latest]})
   local expected = tonumber(ARGV[5])
   if version == 0 and redis.call('EXISTS', KEYS[6]) == 1 then return {'ARCHIVED'} end
   if expected == 0 and version ~= 0 then return {'EXISTS', tostring(version)} end
@@ -289,7 +293,7 @@ local function append(KEYS, ARGV)
   end
   if ARGV[8] ~= '' then
     local ids = {ARGV[2]}
-    if last_entry then game.tail = tail_of(KEYS, game.at) end  -- skipped above
+    if trusted_version then game.tail = tail_of(KEYS, game.at) end  -- skipped above
     for _, entry in ipairs(game.tail) do
       if entry[2][1] == 'r' then ids[#ids + 1] = record_id(game, entry[2][2]) end
     end
