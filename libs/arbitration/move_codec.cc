@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "libs/base/status_macros.h"
 #include "libs/base/varint.h"
 #include "libs/chess/types.h"
 #include "proto/arbiter/v1/arbitration.pb.h"
@@ -124,6 +125,46 @@ std::string SanOf(std::uint16_t bits, unsigned shape) {
 
 absl::Status Damaged() { return absl::DataLossError("a damaged compact move"); }
 
+// A form's fields as read, before they become a MoveMade.
+struct Form {
+  unsigned flags = 0;
+  std::uint16_t bits = 0;
+  unsigned shape = 0;
+  std::int64_t at_delta = 0, lag = 0, clock = 0, elapsed = 0;
+  absl::string_view role, subject;
+  std::size_t subject_at = 0;  // where the subject's length begins, with an actor
+};
+
+absl::StatusOr<Form> Read(absl::string_view compact) {
+  base::ByteReader in(compact);
+  absl::string_view head;
+  if (!in.Take(4, head)) return Damaged();
+  Form f;
+  f.flags = static_cast<unsigned char>(head[0]);
+  f.bits = static_cast<std::uint16_t>(static_cast<unsigned char>(head[1]) |
+                                      static_cast<unsigned char>(head[2]) << 8);
+  f.shape = static_cast<unsigned char>(head[3]);
+  if ((f.bits >> 12) >= std::size(kPromotions) - 1 || (f.shape & 7) > kCastling ||
+      f.shape >> 6 == 3) {
+    return Damaged();
+  }
+  if ((f.flags & kAtDiffers) && !in.SignedVarint(f.at_delta)) return Damaged();
+  if ((f.flags & kLag) && !in.SignedVarint(f.lag)) return Damaged();
+  if (!in.SignedVarint(f.clock) || !in.SignedVarint(f.elapsed)) return Damaged();
+  if (!(f.flags & kNoActor)) {
+    absl::string_view role_byte;
+    if (!in.Take(1, role_byte)) return Damaged();
+    const auto known = static_cast<unsigned char>(role_byte[0]);
+    if (known >= std::size(kRoles)) return Damaged();
+    f.role = kRoles[known];
+    if (known == 0 && !in.Bytes(f.role)) return Damaged();
+    f.subject_at = compact.size() - in.left();
+    if (!in.Bytes(f.subject)) return Damaged();
+  }
+  if (!in.empty()) return Damaged();
+  return f;
+}
+
 class Codec final : public store::EventCodec {
  public:
   absl::string_view type_url() const override { return kTypeUrl; }
@@ -167,49 +208,36 @@ class Codec final : public store::EventCodec {
 
   absl::StatusOr<std::string> Decode(absl::string_view compact,
                                      std::int64_t recorded_at_ms) const override {
-    base::ByteReader in(compact);
-    absl::string_view head;
-    if (!in.Take(4, head)) return Damaged();
-    const auto flags = static_cast<unsigned char>(head[0]);
-    const auto bits = static_cast<std::uint16_t>(static_cast<unsigned char>(head[1]) |
-                                                 static_cast<unsigned char>(head[2]) << 8);
-    const auto shape = static_cast<unsigned char>(head[3]);
-    const unsigned promotion = bits >> 12;
-    if (promotion >= std::size(kPromotions) - 1 || (shape & 7) > kCastling || shape >> 6 == 3) {
-      return Damaged();
-    }
-    std::int64_t at_delta = 0, lag = 0, clock = 0, elapsed = 0;
-    if ((flags & kAtDiffers) && !in.SignedVarint(at_delta)) return Damaged();
-    if ((flags & kLag) && !in.SignedVarint(lag)) return Damaged();
-    if (!in.SignedVarint(clock) || !in.SignedVarint(elapsed)) return Damaged();
+    ASSIGN_OR_RETURN(const Form f, Read(compact));
+    const unsigned flags = f.flags, promotion = f.bits >> 12;
+    const std::uint16_t bits = f.bits;
     v1::ArbitrationEvent e;
-    e.set_at_ms(recorded_at_ms + at_delta);
+    e.set_at_ms(recorded_at_ms + f.at_delta);
     if (!(flags & kNoActor)) {
-      absl::string_view role_byte, role, subject;
-      if (!in.Take(1, role_byte)) return Damaged();
-      const auto known = static_cast<unsigned char>(role_byte[0]);
-      if (known >= std::size(kRoles)) return Damaged();
-      role = kRoles[known];
-      if (known == 0 && !in.Bytes(role)) return Damaged();
-      if (!in.Bytes(subject)) return Damaged();
-      e.mutable_actor()->set_subject(std::string(subject));
-      e.mutable_actor()->set_role(std::string(role));
+      e.mutable_actor()->set_subject(std::string(f.subject));
+      e.mutable_actor()->set_role(std::string(f.role));
     }
-    if (!in.empty()) return Damaged();
     v1::MoveMade* m = e.mutable_move();
     m->set_side(flags & kBlack ? v1::COLOR_BLACK : v1::COLOR_WHITE);
     std::string uci = absl::StrCat(NameOf(bits & 63), NameOf(bits >> 6 & 63));
     if (promotion != 0) uci += kPromotions[promotion];
     m->set_uci(std::move(uci));
-    m->set_san(SanOf(bits, shape));
+    m->set_san(SanOf(bits, f.shape));
     m->set_offer_draw(flags & kOfferDraw);
-    m->set_lag_ms(lag);
+    m->set_lag_ms(f.lag);
     m->set_ends_game(flags & kEndsGame);
-    m->set_clock_ms(clock);
-    m->set_elapsed_ms(elapsed);
+    m->set_clock_ms(f.clock);
+    m->set_elapsed_ms(f.elapsed);
     m->set_dead_position_asked(flags & kDeadPositionAsked);
     m->set_sealed(flags & kSealed);
     return e.SerializeAsString();
+  }
+
+  // The actor's subject, the form's last field: one or two players' names in every move.
+  std::optional<std::size_t> NameAt(absl::string_view compact) const override {
+    absl::StatusOr<Form> f = Read(compact);
+    if (!f.ok() || (f->flags & kNoActor)) return std::nullopt;
+    return f->subject_at;
   }
 };
 

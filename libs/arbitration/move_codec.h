@@ -19,6 +19,9 @@
 // - the actor (unless flag 0x80): the role (one byte: 1..7 the roles tokens and the server give,
 //   kRoles in the .cc; 0: its length and bytes follow), the subject's length and bytes.
 //
+// The subject comes last, so the store may keep it once per game (EventCodec::NameAt): a game's
+// moves name one or two subjects, each in every move.
+//
 // A move is then 8-12 bytes and the actor's subject, against ~45 as protobuf bytes. Every other
 // event, and a move the form cannot say exactly (the store checks that it decodes to the same
 // bytes), is kept as its bytes. A number or meaning here, once written, never changes: old logs

@@ -120,6 +120,25 @@ TEST(CompactMoveCodecTest, AMoveIsAFewBytesAndItsActorsSubject) {
   EXPECT_GT(event.body().value().size() - subject, 3 * (form.size() - subject));
 }
 
+// The subject ends the form, where NameAt says (the store may keep it once per game): the
+// subject's length and bytes; a move with no actor has no name.
+TEST(CompactMoveCodecTest, TheActorsSubjectIsTheFormsName) {
+  absl::StatusOr<chess::Position> start =
+      chess::ParseFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  ASSERT_TRUE(start.ok());
+  v1::ArbitrationEvent e = MoveEvent(*start, chess::ParseSan(*start, "Nf3").value());
+  for (const std::string role : {"player", "relay-of-board-7"}) {
+    e.mutable_actor()->set_role(role);
+    const std::string form = Compact(EventOf(e));
+    const std::optional<std::size_t> at = CompactMoveCodec()->NameAt(form);
+    ASSERT_TRUE(at.has_value()) << role;
+    EXPECT_EQ(form.substr(*at), absl::StrCat("\x11", e.actor().subject())) << role;
+  }
+  e.clear_actor();
+  EXPECT_EQ(CompactMoveCodec()->NameAt(Compact(EventOf(e))), std::nullopt);
+  EXPECT_EQ(CompactMoveCodec()->NameAt("\x01"), std::nullopt);  // damaged
+}
+
 TEST(CompactMoveCodecTest, EveryFieldOfAMoveIsKept) {
   absl::StatusOr<chess::Position> start =
       chess::ParseFen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");

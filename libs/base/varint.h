@@ -71,6 +71,8 @@ class ByteReader {
     return Take(n, skipped);
   }
   bool empty() const { return in_.empty(); }
+  // How many bytes are left to read.
+  size_t left() const { return in_.size(); }
 
  private:
   absl::string_view in_;

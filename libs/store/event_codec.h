@@ -7,6 +7,7 @@
 #ifndef ARBITER_LIBS_STORE_EVENT_CODEC_H_
 #define ARBITER_LIBS_STORE_EVENT_CODEC_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,6 +34,14 @@ class EventCodec {
   // A damaged form fails.
   virtual absl::StatusOr<std::string> Decode(absl::string_view compact,
                                              std::int64_t recorded_at_ms) const = 0;
+
+  // Where the form's name begins, when it ends with one: a string that a game's events repeat
+  // (a move's actor), written last as its length (a varint) and its bytes, which the store may
+  // keep once per game instead of in every record (README.md, "The game's names"). nullopt: the
+  // form ends with no such string.
+  virtual std::optional<std::size_t> NameAt(absl::string_view compact) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace store

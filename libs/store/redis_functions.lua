@@ -83,6 +83,48 @@ local function id_form(game, command_id)
   return string.char(SCOPED, #list + 1, #rest) .. rest, scope
 end
 
+-- The game's list grows by s (a new scope or name) in this append, at the next place.
+local function join(game, s)
+  local list = scopes_of(game)
+  list[#list + 1] = s
+  game.joined = (game.joined or '') .. string.char(#s) .. s
+  return #list
+end
+
+-- A name the game's records repeat (a move's actor) is kept once, in the same list as the scopes
+-- (internal/record.h, kNamed). ARGV[14] lists the names the events hold inline: each entry its
+-- offset in the events (3 bytes, from 0), its length (1 byte) and its bytes. There the events hold
+-- the byte 0, the length (a varint) and the name, which become the name's place in the list (one
+-- byte), the name joining the list if new. A full list, or an entry that does not match the events,
+-- leaves the name inline: the record reads the same either way.
+local function place_names(game, events, names)
+  if not names or names == '' then return events end
+  local out, from, i = {}, 1, 1
+  while i + 3 <= #names do
+    local a, b, c, len = string.byte(names, i, i + 3)
+    local name = string.sub(names, i + 4, i + 3 + len)
+    i = i + 4 + len
+    local at = a * 65536 + b * 256 + c + 1
+    local length = string.char(len)
+    if len >= 128 then length = string.char(len, 1) end  -- the varint of 128..255
+    local inline = '\0' .. length .. name
+    if len > 0 and #name == len and at >= from and string.sub(events, at, at + #inline - 1) == inline then
+      local place
+      for k, s in ipairs(scopes_of(game)) do
+        if s == name then place = k; break end
+      end
+      if not place and #scopes_of(game) < MAX_SCOPES then place = join(game, name) end
+      if place then
+        out[#out + 1] = string.sub(events, from, at - 1)
+        out[#out + 1] = string.char(place)
+        from = at + #inline
+      end
+    end
+  end
+  out[#out + 1] = string.sub(events, from)
+  return table.concat(out)
+end
+
 -- The command ids: every record carries its own, so an id is recognised however old it is. The
 -- records after the snapshot (at most snapshot_every - 1, event_log.h) are compared one by one;
 -- the ids of those up to it are summarised in a Bloom filter (field b of the game's hash,
@@ -252,6 +294,7 @@ local function append(KEYS, ARGV)
   local game = load(KEYS, true)
   local trusted_version, trusted_tip = vouched(KEYS, ARGV, game)
   local form, new_scope = id_form(game, ARGV[2])
+  if new_scope then join(game, new_scope) end
   local first, last, recorded = find(KEYS, game, ARGV[2], form)
   if first then
     -- arbiter_v2's records hold the identity as 'c:' and the fingerprint's SHA-1.
@@ -279,17 +322,17 @@ local function append(KEYS, ARGV)
   -- is a conflict too. A game written before tips has none and matches only ''.
   if ARGV[4] ~= '' and tip ~= ARGV[4] then return {'TIP', tostring(version)} end
   local n = tonumber(ARGV[9])
-  local record = form .. identity .. ARGV[10]
+  local record = form .. identity .. place_names(game, ARGV[10], ARGV[14])
   local now = version + n
   redis.call('XADD', KEYS[2], now .. '-' .. n, 'r', record)
   feed(KEYS, ARGV, now, n)
-  -- One HSET of the game's hash for what changed: a new caller's scope, and the snapshot when the
-  -- caller sends one (every snapshot_every versions, event_log.h) with the filter of the command
-  -- ids up to it.
+  -- One HSET of the game's hash for what changed: a new caller's scope or name, and the snapshot
+  -- when the caller sends one (every snapshot_every versions, event_log.h) with the filter of the
+  -- command ids up to it.
   local fields = {}
-  if new_scope then
-    fields = {'u', (game.scopes or '') .. string.char(#new_scope) .. new_scope}
-    game.scopes, game.scope_list = fields[2], nil
+  if game.joined then
+    fields = {'u', (game.scopes or '') .. game.joined}
+    game.scopes = fields[2]
   end
   if ARGV[8] ~= '' then
     local ids = {ARGV[2]}
@@ -317,7 +360,7 @@ local function append(KEYS, ARGV)
     redis.call('ZREM', KEYS[4], ARGV[1])
     redis.call('HDEL', KEYS[5], ARGV[1])
   end
-  if ARGV[13] then index(KEYS, 8, ARGV[1], ARGV[13]) end
+  if ARGV[13] and ARGV[13] ~= '' then index(KEYS, 8, ARGV[1], ARGV[13]) end
   return {'OK', tostring(version + 1), tostring(now), redis.sha1hex(record)}
 end
 
@@ -410,6 +453,12 @@ local function version()
   return 'arbiter_v3'
 end
 
+-- Whether the append places names (its ARGV[14]): a library loaded before has no such function,
+-- and a store that finds none sends no names (redis_scripts.h, kNames).
+local function names()
+  return 1
+end
+
 redis.register_function('arbiter_v3_append', append)
 redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
                         flags = {'no-writes'}}
@@ -420,4 +469,6 @@ redis.register_function('arbiter_v3_release', release)
 redis.register_function{function_name = 'arbiter_v3_list', callback = list,
                         flags = {'no-writes'}}
 redis.register_function{function_name = 'arbiter_v3_version', callback = version,
+                        flags = {'no-writes'}}
+redis.register_function{function_name = 'arbiter_v3_names', callback = names,
                         flags = {'no-writes'}}

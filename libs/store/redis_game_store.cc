@@ -188,6 +188,9 @@ absl::Status RedisGameStore::CheckFunctions() {
   if (client_.uses_cluster()) {
     // Every master serves some games: each must have the library (FUNCTION LOAD runs per node).
     absl::Status status = client_.CommandOnEveryMaster({"FCALL_RO", redis_scripts::kVersion, "0"});
+    if (status.ok()) {
+      LearnNames(client_.CommandOnEveryMaster({"FCALL_RO", redis_scripts::kNames, "0"}));
+    }
     if (base::ErrorCode(status) == kErrStoreInternal &&
         absl::StrContains(status.message(), "Function not found")) {
       return base::Error(absl::StatusCode::kUnavailable, kErrStoreFunctionsMissing,
@@ -207,7 +210,14 @@ absl::Status RedisGameStore::CheckFunctions() {
   if (!IsString(**reply) || Str(**reply) != redis_scripts::kLibrary) {
     return Corrupt("function library version");
   }
+  LearnNames(client_.Command({"FCALL_RO", redis_scripts::kNames, "0"}).status());
   return absl::OkStatus();
+}
+
+void RedisGameStore::LearnNames(const absl::Status& answer) {
+  // A library loaded before kNames answers "Function not found": its append would take the names'
+  // argument for an index's labels, so none is sent to it.
+  library_places_names_.store(answer.ok(), std::memory_order_relaxed);
 }
 
 std::vector<std::string> RedisGameStore::GameKeys(absl::string_view game_id) const {
@@ -248,14 +258,20 @@ RedisGameStore::ScriptArgs RedisGameStore::AppendArgs(const AppendRequest& reque
                        : std::string());
   a.args.push_back(absl::StrCat(request.events.size()));
   // The store fills version and command id on read (the entry's ID, the record's header).
-  a.args.push_back(internal::EncodeEvents(
-      request.events, options_.compact_events ? options_.event_codec.get() : nullptr));
+  internal::EncodedEvents encoded = internal::EncodeEvents(
+      request.events, options_.compact_events ? options_.event_codec.get() : nullptr,
+      library_places_names_.load(std::memory_order_relaxed));
+  a.args.push_back(std::move(encoded.events));
   a.args.push_back(absl::StrCat(std::max<std::int64_t>(0, options_.feed_retention)));
   a.args.push_back(std::move(vouched));
   // The index only when its labels change: an ordinary move sends (and logs) nothing more.
   if (request.index.has_value()) {
     AddIndexKeys(id, *request.index, a.keys);
     a.args.push_back(PackLabels(request.index->labels));
+  }
+  if (!encoded.names.empty()) {
+    if (!request.index.has_value()) a.args.emplace_back();  // no labels
+    a.args.push_back(std::move(encoded.names));
   }
   return a;
 }
@@ -609,7 +625,7 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntry(const redisRep
   if (Str(field) == "r") {
     absl::StatusOr<std::vector<GameEvent>> events = internal::DecodeRecord(
         Str(value), last, static_cast<int>(n), scopes, options_.event_codec.get());
-    if (!events.ok()) {
+    if (!events.ok() && !absl::IsNotFound(events.status())) {
       return Corrupt(absl::StrCat("record ", Str(id), ": ", events.status().message()));
     }
     return events;
@@ -628,7 +644,6 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(absl::string
                                                                     std::int64_t to_version,
                                                                     absl::string_view scopes) {
   if (entries.type != REDIS_REPLY_ARRAY) return Corrupt("stream entries");
-  bool unknown_scope = false;
   for (size_t i = 0; i < entries.elements; ++i) {
     const redisReply& entry = *entries.element[i];
     // [id, [field, value]]; the functions write exactly one field.
@@ -636,31 +651,30 @@ absl::StatusOr<std::vector<GameEvent>> RedisGameStore::ParseEntries(absl::string
         entry.element[1]->type != REDIS_REPLY_ARRAY || entry.element[1]->elements != 2) {
       return Corrupt("event");
     }
-    const redisReply& value = *entry.element[1]->element[1];
-    if (IsString(value) && internal::HasScopedId(Str(value)) &&
-        !internal::HoldsScopeOf(scopes, Str(value))) {
-      unknown_scope = true;
+  }
+  auto parse_all = [&](absl::string_view list) -> absl::StatusOr<std::vector<GameEvent>> {
+    std::vector<GameEvent> out;
+    for (size_t i = 0; i < entries.elements; ++i) {
+      const redisReply& entry = *entries.element[i];
+      ASSIGN_OR_RETURN(std::vector<GameEvent> events,
+                       ParseEntry(*entry.element[0], *entry.element[1]->element[0],
+                                  *entry.element[1]->element[1], list));
+      for (GameEvent& e : events) {
+        // An append's record holds all of its events: the range may begin or end inside one.
+        if (e.version() >= from_version && e.version() <= to_version) out.push_back(std::move(e));
+      }
     }
-  }
-  RedisReplyPtr scopes_reply;
-  if (unknown_scope) {
-    // The game's list only grows, and a scope joins it in the append that first names it: read
-    // after the entries, it holds all they name. None: the game was archived meanwhile.
-    ASSIGN_OR_RETURN(scopes_reply, Run(client_, {"HGET", Key("game", game_id), "u"}));
-    if (!IsString(*scopes_reply)) return Missing(game_id);
-    scopes = Str(*scopes_reply);
-  }
-  std::vector<GameEvent> out;
-  for (size_t i = 0; i < entries.elements; ++i) {
-    const redisReply& entry = *entries.element[i];
-    ASSIGN_OR_RETURN(std::vector<GameEvent> events,
-                     ParseEntry(*entry.element[0], *entry.element[1]->element[0],
-                                *entry.element[1]->element[1], scopes));
-    for (GameEvent& e : events) {
-      // An append's record holds all of its events: the range may begin or end inside one.
-      if (e.version() >= from_version && e.version() <= to_version) out.push_back(std::move(e));
-    }
-  }
+    return out;
+  };
+  absl::StatusOr<std::vector<GameEvent>> out = parse_all(scopes);
+  if (!absl::IsNotFound(out.status())) return out;
+  // A record names a place beyond the caller's list (or it read none). The game's list only
+  // grows, and a scope or name joins it in the append that first names it: read after the
+  // entries, it holds all they name. None: the game was archived meanwhile.
+  ASSIGN_OR_RETURN(RedisReplyPtr list, Run(client_, {"HGET", Key("game", game_id), "u"}));
+  if (!IsString(*list)) return Missing(game_id);
+  out = parse_all(Str(*list));
+  if (absl::IsNotFound(out.status())) return Corrupt(out.status().message());
   return out;
 }
 

@@ -25,6 +25,7 @@
 #ifndef ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
 #define ARBITER_LIBS_STORE_REDIS_GAME_STORE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -74,6 +75,8 @@ class RedisGameStore final : public GameStore {
   // when it does not answer or refuses. The game and clock hosts call it when they connect
   // (services/clock_authority/host.h); each call that needs a function answers the same error
   // while the library is missing.
+  // It also learns whether the library keeps a game's names once (README.md, "The game's names");
+  // until a call finds it does, appends keep every name in its record.
   absl::Status CheckFunctions();
 
   absl::StatusOr<AppendResult> Append(const AppendRequest& request) override;
@@ -187,9 +190,10 @@ class RedisGameStore final : public GameStore {
   void AddIndexKeys(absl::string_view game_id, const IndexUpdate& update,
                     std::vector<std::string>& keys) const;
   // The events of game_id's log entries, those with from_version <= version <= to_version. A
-  // record with a scoped command id needs the game's scopes: `scopes` when the caller read them
-  // (ReadLatest, with the snapshot) and they hold every scope the entries name, else read once
-  // (HGET, after the entries, so it holds them all), only when a record needs them.
+  // record with a scoped command id or a placed name needs the game's list (field u): `scopes`
+  // when the caller read it (ReadLatest, with the snapshot) and it holds every place the entries
+  // name, else read once (HGET, after the entries, so it holds them all), only when a record
+  // needs it.
   absl::StatusOr<std::vector<arbiter::v1::GameEvent>> ParseEntries(absl::string_view game_id,
                                                                    const redisReply& entries,
                                                                    std::int64_t from_version,
@@ -233,12 +237,19 @@ class RedisGameStore final : public GameStore {
   };
   // The snapshot version `request` may vouch for ("" when this client cannot say).
   std::string Vouch(const AppendRequest& request);
+  // Whether the library answered kNames (CheckFunctions).
+  void LearnNames(const absl::Status& answer);
   // What `request`'s outcome teaches (anything but a new append: forget the game).
   void Learn(const AppendRequest& request, const absl::StatusOr<AppendResult>& result);
   // Games known at most: past it the table starts over (a game unknown is only read in full).
   static constexpr size_t kMaxKnownTails = 131'072;
   absl::Mutex tails_mu_;
   absl::flat_hash_map<std::string, KnownTail> tails_ ABSL_GUARDED_BY(tails_mu_);
+
+  // Whether the library places names (redis_scripts.h, kNames): learnt by CheckFunctions, off
+  // until then, so a store never sends a name to a library that would keep the argument as an
+  // index's labels.
+  std::atomic<bool> library_places_names_{false};
 
   const RedisGameStoreOptions options_;
   const std::vector<std::string> shard_tags_;  // ShardHashTag of each shard (key_layout.h)

@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "libs/base/status_matchers.h"
+#include "libs/base/varint.h"
 #include "libs/store/testing/game_store_contract.h"
 #include "libs/store/testing/redis_fixture.h"
 #include "libs/store/testing/redis_server.h"
@@ -55,7 +56,10 @@ std::unique_ptr<GameStore> MakeStore(RedisGameStoreOptions options, bool acl = f
   options.connection.command_timeout = absl::Seconds(5);
   absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
   EXPECT_TRUE(store.ok()) << store.status();
-  return store.ok() ? std::move(*store) : nullptr;
+  if (!store.ok()) return nullptr;
+  // As the services' stores do when they connect: it also learns that the library places names.
+  EXPECT_TRUE((*store)->CheckFunctions().ok());
+  return std::move(*store);
 }
 
 // A contract run on a store made with these options (its port and credentials set by MakeStore).
@@ -85,6 +89,41 @@ class ReversingCodec final : public EventCodec {
   const bool faithful_;
 };
 
+// A codec whose form ends with a name (EventCodec::NameAt): a test body's UCI "<name>/<rest>"
+// (the contract's are "<command id>/<i>") as the rest's length and bytes, then the name's length
+// and bytes.
+class NamingCodec final : public EventCodec {
+ public:
+  absl::string_view type_url() const override { return "type.googleapis.com/arbiter.v1.Move"; }
+  std::optional<std::string> Encode(const arbiter::v1::GameEvent& event) const override {
+    arbiter::v1::Move move;
+    if (!event.body().UnpackTo(&move)) return std::nullopt;
+    const std::pair<absl::string_view, absl::string_view> parts =
+        absl::StrSplit(move.uci(), absl::MaxSplits('/', 1));
+    std::string form;
+    base::PutBytes(form, parts.second);
+    base::PutBytes(form, parts.first);
+    return form;
+  }
+  absl::StatusOr<std::string> Decode(absl::string_view compact,
+                                     std::int64_t recorded_at_ms) const override {
+    base::ByteReader in(compact);
+    absl::string_view rest, name;
+    if (!in.Bytes(rest) || !in.Bytes(name) || !in.empty()) {
+      return absl::DataLossError("a damaged test form");
+    }
+    arbiter::v1::Move move;
+    move.set_uci(absl::StrCat(name, "/", rest));
+    return move.SerializeAsString();
+  }
+  std::optional<std::size_t> NameAt(absl::string_view compact) const override {
+    base::ByteReader in(compact);
+    absl::string_view rest;
+    if (!in.Bytes(rest)) return std::nullopt;
+    return compact.size() - in.left();
+  }
+};
+
 std::vector<StoreFactory> Setups() {
   // Other options: a key prefix, two shards, a pool smaller than the number of racing threads
   // (they queue for connections).
@@ -108,9 +147,16 @@ std::vector<StoreFactory> Setups() {
   // form a record keeps.
   RedisGameStoreOptions compact;
   compact.event_codec = std::make_shared<ReversingCodec>();
-  return {Setup("Redis", {}), Setup("RedisSmallPool", small_pool),
-          Setup("RedisPipelined", pipelined), Setup("RedisAcl", acl, /*acl=*/true),
-          Setup("RedisCompact", compact)};
+  // Every test body's name (its command id) kept in the game's list, a place in its record, past
+  // 250 names inline again.
+  RedisGameStoreOptions named;
+  named.event_codec = std::make_shared<NamingCodec>();
+  return {Setup("Redis", {}),
+          Setup("RedisSmallPool", small_pool),
+          Setup("RedisPipelined", pipelined),
+          Setup("RedisAcl", acl, /*acl=*/true),
+          Setup("RedisCompact", compact),
+          Setup("RedisNamed", named)};
 }
 
 INSTANTIATE_TEST_SUITE_P(Redis, GameStoreContractTest, ::testing::ValuesIn(Setups()),
@@ -409,7 +455,7 @@ std::string RecordsOf(GameStore& store) {
 }
 
 std::vector<arbiter::v1::GameEvent> EventsOf(GameStore& store) {
-  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store.ReadEvents("g1", 1, 100);
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> events = store.ReadEvents("g1", 1, kHead);
   EXPECT_TRUE(events.ok()) << events.status();
   return events.value_or(std::vector<arbiter::v1::GameEvent>{});
 }
@@ -490,6 +536,85 @@ TEST(RedisEventCodecTest, AFormThatDoesNotReadBackIsNotKept) {
   const std::vector<arbiter::v1::GameEvent> events = EventsOf(*store);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].body().value(), create.events[0].body().value());
+}
+
+// A request of one event whose body's UCI is `uci` ("<name>/<rest>" for NamingCodec).
+AppendRequest NamedMove(std::int64_t expected_version, const std::string& uci) {
+  AppendRequest r = Request("g1", expected_version, absl::StrCat("m", expected_version));
+  arbiter::v1::Move move;
+  move.set_uci(uci);
+  r.events[0].mutable_body()->PackFrom(move);
+  return r;
+}
+
+// A name the records repeat is kept once, in the game's list beside the callers' scopes, and each
+// record names it by its place; every read gives the events back as appended. A store that has
+// not seen the library place names (no CheckFunctions) keeps them inline, and when the list is
+// full a name stays inline too; both read back.
+TEST(RedisEventCodecTest, ANameIsKeptOnceInTheGamesListAndReadBackEverywhere) {
+  std::unique_ptr<GameStore> store = MakeStore(WithCodec(std::make_shared<NamingCodec>()));
+  ASSERT_NE(store, nullptr);
+  auto& redis = static_cast<RedisGameStore&>(*store);
+  const std::vector<std::string> ucis = {"alice/e2e4", "bob/e7e5", "alice/g1f3", "bob/b8c6"};
+  for (int v = 0; v < 4; ++v) ASSERT_TRUE(store->Append(NamedMove(v, ucis[v])).ok()) << v;
+  std::string records = RecordsOf(*store);
+  EXPECT_FALSE(absl::StrContains(records, "alice")) << records;
+  EXPECT_FALSE(absl::StrContains(records, "bob")) << records;
+  absl::StatusOr<std::string> list =
+      RedisEnvironment::server()->Command({"HGET", redis.Key("game", "g1"), "u"});
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(*list,
+            "\x05"
+            "alice"
+            "\x03"
+            "bob");
+  auto expect_ucis = [&](const std::vector<arbiter::v1::GameEvent>& events,
+                         const std::vector<std::string>& expected) {
+    ASSERT_EQ(events.size(), expected.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      arbiter::v1::Move move;
+      ASSERT_TRUE(events[i].body().UnpackTo(&move));
+      EXPECT_EQ(move.uci(), expected[i]) << i;
+    }
+  };
+  expect_ucis(EventsOf(*store), ucis);
+
+  // A store that never asked the library: the names inline, read by either store.
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> unchecked = [] {
+    RedisGameStoreOptions options = WithCodec(std::make_shared<NamingCodec>());
+    options.connection.port = RedisEnvironment::server()->port();
+    return RedisGameStore::Create(options);
+  }();
+  ASSERT_TRUE(unchecked.ok()) << unchecked.status();
+  ASSERT_TRUE((*unchecked)->Append(NamedMove(4, "carol/f1c4")).ok());
+  EXPECT_TRUE(absl::StrContains(RecordsOf(*store), "carol"));
+  std::vector<std::string> all = ucis;
+  all.push_back("carol/f1c4");
+  expect_ucis(EventsOf(*store), all);
+  expect_ucis(EventsOf(**unchecked), all);
+
+  // 250 places in all (alice, bob and p5..p252; carol was left inline), then inline: the list
+  // is full.
+  for (int v = 5; v < 253; ++v) {
+    all.push_back(absl::StrCat("p", v, "/x"));
+    ASSERT_TRUE(store->Append(NamedMove(v, all.back())).ok()) << v;
+  }
+  all.push_back("overflow/y");
+  ASSERT_TRUE(store->Append(NamedMove(253, all.back())).ok());
+  records = RecordsOf(*store);
+  EXPECT_FALSE(absl::StrContains(records, "p252"));
+  EXPECT_TRUE(absl::StrContains(records, "overflow"));
+  expect_ucis(EventsOf(*store), all);
+  // The watch and the batched reads (with the list read beside the range) read the same.
+  absl::StatusOr<std::vector<arbiter::v1::GameEvent>> watched =
+      store->WaitForEvents("g1", 251, absl::ZeroDuration(), 10);
+  ASSERT_TRUE(watched.ok()) << watched.status();
+  expect_ucis(*watched, {all[251], all[252], all[253]});
+  std::vector<absl::StatusOr<std::vector<arbiter::v1::GameEvent>>> ranges =
+      store->ReadEventsOfGames({{"g1", 1, 4}});
+  ASSERT_EQ(ranges.size(), 1u);
+  ASSERT_TRUE(ranges[0].ok()) << ranges[0].status();
+  expect_ucis(*ranges[0], ucis);
 }
 
 // What one move, as the services append it (one event, the snapshot not due, the deadline bound

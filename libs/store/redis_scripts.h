@@ -53,7 +53,9 @@
 // only the filter's "maybe" (about 1 in 60 at 100 ids) reads the older records. So an id is
 // recognised however old, and a common append reads at most snapshot_every - 1 records, and none
 // when the client that made every append since the snapshot vouches that the id is none of
-// theirs (ARGV[12] of kAppend) and the game is at the snapshot, version and tip it names.
+// theirs (ARGV[12] of kAppend) and the game is at the snapshot, version and tip it names. A
+// name the game's records repeat (a move's actor, internal/record.h kNamed) is kept in the same
+// list as the scopes, and a record names it by its place there (kAppend's ARGV[14]).
 #ifndef ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 #define ARBITER_LIBS_STORE_REDIS_SCRIPTS_H_
 
@@ -63,7 +65,8 @@ namespace store::redis_scripts {
 // new version (library and function names), loaded beside the old one: servers of both versions
 // then run side by side during a rolling upgrade. An argument that the older function ignores and
 // the newer one does without (kAppend's ARGV[12]) is not such a change: either server runs with
-// either function.
+// either function. Nor is one the store sends only to a library that says it takes it (kAppend's
+// ARGV[14], sent only once kNames answered).
 inline constexpr char kLibrary[] = "arbiter_v3";
 
 // KEYS: game, log, cmd, deadlines, deadline-info, archived, feed (the shard's).
@@ -85,7 +88,11 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // index hash, KEYS[9] index:all, KEYS[10] the previous status's set (the new one's for a game not
 // listed yet), KEYS[11] the new status's set, KEYS[12..] the event's and the players' sets;
 // ARGV[11] the feed's retention and ARGV[12] the vouched snapshot (as without the index), ARGV[13]
-// the packed labels.
+// the packed labels ("" with ARGV[14] and no index).
+// ARGV[14] (only to a library that answers kNames): the names the events hold inline that the
+// game's list keeps (internal/record.h, EncodeEvents): each becomes its place in field u (added
+// there if new; left inline when the list is full). Not part of the command's identity: it says
+// where the events, which are, hold the names.
 inline constexpr char kAppend[] = "arbiter_v3_append";
 
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
@@ -119,6 +126,11 @@ inline constexpr char kList[] = "arbiter_v3_list";
 // FCALL_RO, no keys, no arguments: the library's name (kLibrary). The store calls it at start
 // (RedisGameStore::CheckFunctions) to tell a Redis without the library from one that is down.
 inline constexpr char kVersion[] = "arbiter_v3_version";
+
+// FCALL_RO, no keys, no arguments: 1, from a library whose kAppend places names (its ARGV[14]).
+// A library loaded before answers "Function not found", and the store then sends no names
+// (RedisGameStore::CheckFunctions).
+inline constexpr char kNames[] = "arbiter_v3_names";
 
 }  // namespace store::redis_scripts
 

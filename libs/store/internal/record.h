@@ -21,24 +21,28 @@ namespace store::internal {
 // codec encodes and decodes back to the same bytes, type kCompact and the codec's form. Version
 // and command id are not stored: the entry's ID gives the versions, the record's header the
 // command id.
-std::string EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events,
-                         const EventCodec* codec = nullptr);
-
-// Whether the record's command id is stored scoped: its caller's scope by its index in the game's
-// list of scopes (field u of the game's hash, redis_scripts.h "Records"), which DecodeRecord then
-// needs.
-bool HasScopedId(absl::string_view record);
-
-// Whether `scopes` (a game's field u) holds the scope a scoped record names.
-bool HoldsScopeOf(absl::string_view scopes, absl::string_view record);
+//
+// With `names`, a form that ends with a name (EventCodec::NameAt) is written as type kNamed: the
+// form without its name, then the name inline (the byte 0, its length, its bytes), which the
+// append function replaces by the name's place in the game's list (one byte, 1..250). `names`
+// lists them for the function (its ARGV[14], redis_scripts.h): for each, where its inline form
+// begins in the events (3 bytes, big-endian, from 0), its length (1 byte) and its bytes.
+struct EncodedEvents {
+  std::string events;
+  std::string names;
+};
+EncodedEvents EncodeEvents(const std::vector<arbiter::v1::GameEvent>& events,
+                           const EventCodec* codec = nullptr, bool names = false);
 
 // A whole record (header and events) of the entry "<last>-<n>": its events with versions
-// last-n+1..last and the header's command id, a scoped one completed from `scopes` (the game's
-// field u), compact bodies expanded by `codec`. Fails on a damaged record, on a scope that
-// `scopes` does not hold, and on a compact body with no codec to read it.
+// last-n+1..last and the header's command id, a scoped one completed from `list` (the game's
+// field u: its callers' scopes and its names), names by their place from the same list, compact
+// bodies expanded by `codec`. Fails NOT_FOUND on a place `list` does not hold (a reader's list
+// older than the record: it reads the game's list and decodes again), DATA_LOSS on a damaged
+// record, FAILED_PRECONDITION on a compact body with no codec to read it.
 absl::StatusOr<std::vector<arbiter::v1::GameEvent>> DecodeRecord(absl::string_view record,
                                                                  std::int64_t last, int n,
-                                                                 absl::string_view scopes = "",
+                                                                 absl::string_view list = "",
                                                                  const EventCodec* codec = nullptr);
 
 }  // namespace store::internal
