@@ -10,7 +10,7 @@
 // Keys (P = key prefix, S = DeadlineShard(game id), G = game id):
 //   P{S}:game:G       hash   s = serialized GameSnapshot as last written, sv = its version,
 //                            b = the Bloom filter of the command ids up to sv (below),
-//                            u = the callers' scopes its records name (below)
+//                            u = the callers' scopes and the names its records name (below)
 //                            (arbiter_v2's games: v = version, t = tip, and s at v)
 //   P{S}:log:G        stream one entry per append, ID "<last version>-<number of events>",
 //                            field r = the record (below); arbiter_v2's: one entry per event,
