@@ -4,9 +4,12 @@
 // (each shard's next entry) instead of watching each game: the firehose of the arbitration
 // service (WatchGames) reads the feeds once per server and the events of the games that changed.
 //
-// - Each shard's feed numbers its entries 0, 1, 2, ... in the order of the appends (an entry's
+// - Each shard's feed numbers its entries one more each, in the order of the appends (an entry's
 //   sequence); a position holds, per shard, the sequence of the next entry to read. A reader
-//   resumes from the position it last got and misses and repeats nothing.
+//   resumes from the position it last got and misses and repeats nothing. The Redis store keeps
+//   the feed in memory and on its replicas, not in the AOF: after a restart of Redis (or a
+//   failover, or a reload of its functions) a shard's numbering jumps on past whatever was lost,
+//   so a position from before is refused as expired (below), never read past lost entries.
 // - Retention: a shard keeps its last kFeedRetention entries (at least; Redis trims whole nodes,
 //   XTRIM MAXLEN ~ every 128th entry), so memory is bounded whatever the rate of moves; how long
 //   that is in time depends on the rate: at 8,000 moves/s over 256 shards, about two minutes; on a

@@ -7,6 +7,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -482,11 +484,75 @@ TEST(RedisAclRestartTest, ARestartWithTheAclKeepsEveryAppend) {
   // The functions came back from the AOF too (the loader's FUNCTION LOAD replayed as the default
   // user): the store writes again after the restart.
   EXPECT_TRUE((*store)->CheckFunctions().ok());
+  // The feed is not in the AOF: its numbering goes on past what the restart lost
+  // (RedisFeedRestartTest).
   absl::StatusOr<FeedPosition> feed_after = (*store)->FeedHead();
   ASSERT_TRUE(feed_after.ok()) << feed_after.status();
-  EXPECT_EQ(*feed_after, *feed);
+  EXPECT_NE(*feed_after, *feed);
   EXPECT_TRUE((*store)->Append(Request("acl-game", 4, "c3", 1)).ok());
   EXPECT_THAT((*server)->LogTail(), Not(HasSubstr("NOPERM")));
+}
+
+// The feed is replicated, not written to the AOF (redis_functions.lua): a replica has every
+// entry; a restart from the AOF loses them, and the shard's numbering jumps, so a reader's
+// position from before is refused ERR_FEED_POSITION_EXPIRED (it rebuilds from the games), never
+// read past entries that are gone; a position taken after the restart reads on.
+TEST(RedisFeedRestartTest, TheFeedIsReplicatedAndARestartNeverReadsPastWhatItLost) {
+  absl::StatusOr<std::unique_ptr<RedisServer>> master = RedisServer::Start();
+  ASSERT_TRUE(master.ok()) << master.status();
+  absl::StatusOr<std::unique_ptr<RedisServer>> replica = RedisServer::Start(
+      {.extra_args = {"--replicaof", "127.0.0.1", absl::StrCat((*master)->port())}});
+  ASSERT_TRUE(replica.ok()) << replica.status();
+  RedisGameStoreOptions options;
+  options.connection.port = (*master)->port();
+  absl::StatusOr<std::unique_ptr<RedisGameStore>> store = RedisGameStore::Create(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  RedisGameStore& s = **store;
+  const int shard = DeadlineShard("f", s.NumDeadlineShards());
+  const std::string feed_key = s.ShardKey("feed", shard);
+
+  absl::StatusOr<FeedPosition> before = s.FeedHead();
+  ASSERT_TRUE(before.ok()) << before.status();
+  for (int v = 0; v < 3; ++v) ASSERT_TRUE(s.Append(Request("f", v, absl::StrCat("c", v))).ok());
+  absl::StatusOr<std::vector<FeedEntry>> read = s.ReadFeed(*before, 10, absl::ZeroDuration());
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), 3u);
+  EXPECT_EQ((*read)[0].sequence, before->next[shard]);
+  FeedPosition seen = *before;
+  seen.next[shard] = read->back().sequence + 1;
+
+  // The replica has the entries; the AOF has the log's appends and not one feed entry.
+  ASSERT_TRUE((*master)->Command({"WAIT", "1", "5000"}).ok());
+  EXPECT_EQ(*(*replica)->Command({"XLEN", feed_key}), "3");
+  std::string aof;
+  for (const auto& f : std::filesystem::directory_iterator((*master)->dir() + "/appendonlydir")) {
+    if (absl::EndsWith(f.path().string(), ".incr.aof")) {
+      std::ifstream in(f.path(), std::ios::binary);
+      aof.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  }
+  EXPECT_TRUE(absl::StrContains(aof, s.Key("log", "f"))) << aof;
+  EXPECT_FALSE(absl::StrContains(aof, feed_key)) << aof;
+
+  ASSERT_TRUE((*master)->Stop(SIGKILL).ok());
+  ASSERT_TRUE((*master)->Restart().ok());
+  // Nothing new yet: nothing to read, nothing misread.
+  read = s.ReadFeed(seen, 10, absl::ZeroDuration());
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(read->empty());
+  absl::StatusOr<FeedPosition> after = s.FeedHead();
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_GT(after->next[shard], seen.next[shard]);
+  ASSERT_TRUE(s.Append(Request("f", 3, "c3")).ok());
+  for (const FeedPosition& old : {*before, seen}) {
+    EXPECT_THAT(s.ReadFeed(old, 10, absl::ZeroDuration()), HasErrorCode(kErrFeedPositionExpired));
+  }
+  read = s.ReadFeed(*after, 10, absl::ZeroDuration());
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ((*read)[0].game_id, "f");
+  EXPECT_EQ((*read)[0].version, 4);
+  EXPECT_EQ((*read)[0].sequence, after->next[shard]);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pipelining, RedisFailureTest, ::testing::Values(0, 4),

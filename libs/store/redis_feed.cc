@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -13,6 +14,7 @@
 #include "libs/base/status_macros.h"
 #include "libs/store/internal/validation.h"
 #include "libs/store/redis_game_store.h"
+#include "libs/store/redis_scripts.h"
 
 namespace store {
 namespace {
@@ -67,9 +69,14 @@ absl::Status RedisGameStore::ParseFeed(int shard, std::int64_t next, const redis
     FeedEntry e{.shard = shard};
     if (!ParseFeedId(Text(*entry.element[0]), &e.sequence)) return Corrupt("feed entry ID");
     if (i == 0 && e.sequence != next) {
-      // Entries between the position and the first one kept were trimmed.
+      // Entries between the position and the first one kept were trimmed, or lost with a restart
+      // (the numbering jumped past them: redis_functions.lua).
       return internal::FeedPositionExpired(shard, next, e.sequence);
     }
+    // A jump after the first: the read ends before it, and the next read, from the entry it
+    // expects, is refused as above.
+    if (i > 0 && e.sequence != next) break;
+    next = e.sequence + 1;
     const redisReply& fields = *entry.element[1];
     for (size_t f = 0; f < fields.elements; ++f) {
       if (!IsText(*fields.element[f])) return Corrupt("feed entry");
@@ -100,6 +107,33 @@ absl::Status RedisGameStore::ParseFeed(int shard, std::int64_t next, const redis
 }
 
 absl::StatusOr<FeedPosition> RedisGameStore::FeedHead() {
+  const int shards = options_.num_deadline_shards;
+  std::vector<std::vector<std::string>> commands;
+  commands.reserve(static_cast<size_t>(shards));
+  // The library says where each shard's next entry goes (it may jump: kFeedHead); one loaded
+  // before it had the function has no jumps, and the last entry says it.
+  for (int s = 0; s < shards; ++s) {
+    commands.push_back({"FCALL_RO", redis_scripts::kFeedHead, "2", ShardKey("feed", s),
+                        ShardKey("deadline-info", s)});
+  }
+  std::vector<absl::StatusOr<RedisReplyPtr>> replies = RunAll(client_, std::move(commands));
+  FeedPosition head;
+  head.next.reserve(static_cast<size_t>(shards));
+  if (!replies.empty() && !replies[0].ok() &&
+      absl::StrContains(replies[0].status().message(), "Function not found")) {
+    return FeedHeadOfLastEntries();
+  }
+  for (int s = 0; s < shards; ++s) {
+    if (!replies[s].ok()) return replies[s].status();
+    const redisReply& r = **replies[s];
+    std::int64_t next = 0;
+    if (!IsText(r) || !absl::SimpleAtoi(Text(r), &next) || next < 0) return Corrupt("feed head");
+    head.next.push_back(next);
+  }
+  return head;
+}
+
+absl::StatusOr<FeedPosition> RedisGameStore::FeedHeadOfLastEntries() {
   const int shards = options_.num_deadline_shards;
   std::vector<std::vector<std::string>> commands;
   commands.reserve(static_cast<size_t>(shards));

@@ -256,16 +256,56 @@ end
 -- least ARGV[11] entries and at most that many more.
 local FEED_TRIM_EVERY = 128
 
+-- The feed is replicated but not written to the AOF (redis.set_repl): a move then costs the AOF
+-- its log's XADD alone, without the feed's XADD and the MULTI/EXEC that two writes need. A
+-- failover keeps it (the replicas have it); a restart from the AOF loses the entries since the
+-- last rewrite, or the whole feed. So the first entry a shard's feed gets after this library is
+-- loaded (a restart, a promoted replica, FUNCTION LOAD) starts a new epoch of its numbering:
+-- sequence (epoch) * FEED_EPOCH, the epoch one more than the last, which is kept where the AOF
+-- has it (field '' of the shard's deadline-info hash, KEYS[5]: no game has an empty id), written
+-- once per load and shard. A reader's position from before then finds another sequence than the
+-- one it expects and is refused as expired, never read past entries that were lost. (A shard's
+-- epoch holds 2^36 entries: years of a shard's appends.) The feeds written since the library was
+-- loaded:
+local FEED_EPOCH = 68719476736
+local feeds_written = {}
+
+-- The epoch the shard's next entry starts, when it is the first since the library was loaded,
+-- else nil. `info`: the shard's deadline-info hash.
+local function feed_epoch(key, info)
+  if feeds_written[key] then return nil end
+  return tonumber(redis.call('HGET', info, '') or '0') + 1
+end
+
 local function feed(KEYS, ARGV, now, n)
   local keep = tonumber(ARGV[11] or '0') or 0
   if keep <= 0 then return end
   local versions = tostring(now)
   if n ~= 1 then versions = now .. '-' .. n end
-  local id = redis.call('XADD', KEYS[7], '1-*', ARGV[1], versions)
+  local epoch = feed_epoch(KEYS[7], KEYS[5])
+  local next_id = '1-*'
+  if epoch then
+    redis.call('HSET', KEYS[5], '', string.format('%.0f', epoch))
+    next_id = string.format('1-%.0f', epoch * FEED_EPOCH)
+  end
+  redis.set_repl(redis.REPL_REPLICA)
+  local id = redis.call('XADD', KEYS[7], next_id, ARGV[1], versions)
+  feeds_written[KEYS[7]] = true
   local every = math.min(FEED_TRIM_EVERY, math.max(1, math.floor(keep / 32)))
   if tonumber(string.sub(id, 3)) % every == 0 then
     redis.call('XTRIM', KEYS[7], 'MAXLEN', '~', keep)
   end
+  redis.set_repl(redis.REPL_ALL)
+end
+
+-- The sequence of the shard's next feed entry (KEYS[1] the feed, KEYS[2] the shard's
+-- deadline-info; FeedHead): one past the last, or the next epoch's first.
+local function feed_head(KEYS)
+  local epoch = feed_epoch(KEYS[1], KEYS[2])
+  if epoch then return string.format('%.0f', epoch * FEED_EPOCH) end
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  if not last then return '0' end
+  return string.format('%.0f', tonumber(string.sub(last[1], 3)) + 1)
 end
 
 -- The games index (redis_scripts.h, "The games index"): the caller's labels for the game (packed
@@ -460,6 +500,8 @@ local function names()
 end
 
 redis.register_function('arbiter_v3_append', append)
+redis.register_function{function_name = 'arbiter_v3_feed_head', callback = feed_head,
+                        flags = {'no-writes'}}
 redis.register_function{function_name = 'arbiter_v3_lookup', callback = lookup,
                         flags = {'no-writes'}}
 redis.register_function('arbiter_v3_archive', archive)

@@ -210,8 +210,11 @@ class RedisGameStore final : public GameStore {
   // Every command at once through the client's pipelines (CommandAsync), each reply in order.
   std::vector<absl::StatusOr<RedisReplyPtr>> RunAll(RedisClient& client,
                                                     std::vector<std::vector<std::string>> commands);
+  // FeedHead from each shard's last entry, on a library without kFeedHead (redis_scripts.h).
+  absl::StatusOr<FeedPosition> FeedHeadOfLastEntries();
   // The entries of one shard's feed in an XREAD or XRANGE reply, checked against `next` (the
-  // first must be it: ERR_FEED_POSITION_EXPIRED otherwise).
+  // first must be it: ERR_FEED_POSITION_EXPIRED otherwise; the entries end before a jump of the
+  // numbering, which the next read then finds).
   absl::Status ParseFeed(int shard, std::int64_t next, const redisReply& entries,
                          std::vector<FeedEntry>* out);
   absl::StatusOr<Deadline> ParseDeadline(absl::string_view game_id, absl::string_view info);

@@ -20,11 +20,13 @@
 //                            (read only; arbiter_v3's are in the log's records)
 //   P{S}:deadlines    zset   game id -> when its entry is next due (deadline, or end of lease)
 //   P{S}:deadline-info hash  game id -> "<deadline>|<set at version>|<claims>|<lease
-//   until>|<owner>"
+//   until>|<owner>"; and '' -> the feed's epoch (below)
 //   P{S}:archived:G   hash   t = tombstone: the game was archived (kArchive), and its game, log
 //                            and cmd keys and deadline entry are gone
 //   P{S}:feed         stream the shard's feed (game_feed.h): one entry per append, ID
-//                            "1-<sequence>" (0, 1, 2, ... numbered by Redis: XADD 1-*), one
+//                            "1-<sequence>" (one more each, numbered by Redis: XADD 1-*; the
+//                            first after the library is loaded starts an epoch: epoch * 2^36;
+//                            replicated, not in the AOF: redis_functions.lua), one
 //                            field: game id = "<last version>" ("-<number of events>" after it
 //                            when more than one; entries written before: fields g = game id,
 //                            v = "<last version>-<number of events>"); trimmed to about the
@@ -94,6 +96,12 @@ inline constexpr char kLibrary[] = "arbiter_v3";
 // there if new; left inline when the list is full). Not part of the command's identity: it says
 // where the events, which are, hold the names.
 inline constexpr char kAppend[] = "arbiter_v3_append";
+
+// FCALL_RO. KEYS: a shard's feed, its deadline-info. Returns the sequence its next entry takes
+// (FeedHead): one past its last, or, when it is the first since the library was loaded, the first
+// of the shard's next epoch (redis_functions.lua: the feed is replicated but not written to the
+// AOF, and numbers on past what a restart lost; the epoch is field '' of deadline-info).
+inline constexpr char kFeedHead[] = "arbiter_v3_feed_head";
 
 // FCALL_RO. KEYS: game, log, cmd. ARGV: command id. Returns {first version, version} or {}.
 inline constexpr char kLookup[] = "arbiter_v3_lookup";
