@@ -70,25 +70,26 @@ local function scopes_of(game)
   return game.scope_list
 end
 
--- The stored form of a command id (the record's first bytes, before the identity), and its scope
--- when the append that writes it must add that scope to the game's list.
-local function id_form(game, command_id)
-  local scope, rest = string.match(command_id, '^(u:[^/]*/)(.*)$')
-  if not scope then return string.char(#command_id) .. command_id end
+-- The place of s (a scope or a name) in the game's list, s joining the list at the next place
+-- when it is not there yet (written by the append that first names it: game.joined); nil when
+-- the list is full.
+local function place_of(game, s)
   local list = scopes_of(game)
-  for i, s in ipairs(list) do
-    if s == scope then return string.char(SCOPED, i, #rest) .. rest end
+  for i, listed in ipairs(list) do
+    if listed == s then return i end
   end
-  if #list >= MAX_SCOPES then return string.char(#command_id) .. command_id end
-  return string.char(SCOPED, #list + 1, #rest) .. rest, scope
-end
-
--- The game's list grows by s (a new scope or name) in this append, at the next place.
-local function join(game, s)
-  local list = scopes_of(game)
+  if #list >= MAX_SCOPES then return nil end
   list[#list + 1] = s
   game.joined = (game.joined or '') .. string.char(#s) .. s
   return #list
+end
+
+-- The stored form of a command id (the record's first bytes, before the identity).
+local function id_form(game, command_id)
+  local scope, rest = string.match(command_id, '^(u:[^/]*/)(.*)$')
+  local place = scope and place_of(game, scope)
+  if not place then return string.char(#command_id) .. command_id end
+  return string.char(SCOPED, place, #rest) .. rest
 end
 
 -- A name the game's records repeat (a move's actor) is kept once, in the same list as the scopes
@@ -108,17 +109,13 @@ local function place_names(game, events, names)
     local length = string.char(len)
     if len >= 128 then length = string.char(len, 1) end  -- the varint of 128..255
     local inline = '\0' .. length .. name
-    if len > 0 and #name == len and at >= from and string.sub(events, at, at + #inline - 1) == inline then
-      local place
-      for k, s in ipairs(scopes_of(game)) do
-        if s == name then place = k; break end
-      end
-      if not place and #scopes_of(game) < MAX_SCOPES then place = join(game, name) end
-      if place then
-        out[#out + 1] = string.sub(events, from, at - 1)
-        out[#out + 1] = string.char(place)
-        from = at + #inline
-      end
+    local matches = len > 0 and #name == len and at >= from and
+                    string.sub(events, at, at + #inline - 1) == inline
+    local place = matches and place_of(game, name)
+    if place then
+      out[#out + 1] = string.sub(events, from, at - 1)
+      out[#out + 1] = string.char(place)
+      from = at + #inline
     end
   end
   out[#out + 1] = string.sub(events, from)
@@ -333,8 +330,7 @@ local function append(KEYS, ARGV)
   end
   local game = load(KEYS, true)
   local trusted_version, trusted_tip = vouched(KEYS, ARGV, game)
-  local form, new_scope = id_form(game, ARGV[2])
-  if new_scope then join(game, new_scope) end
+  local form = id_form(game, ARGV[2])
   local first, last, recorded = find(KEYS, game, ARGV[2], form)
   if first then
     -- arbiter_v2's records hold the identity as 'c:' and the fingerprint's SHA-1.
