@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -119,8 +118,7 @@ absl::StatusOr<FeedPosition> RedisGameStore::FeedHead() {
   std::vector<absl::StatusOr<RedisReplyPtr>> replies = RunAll(client_, std::move(commands));
   FeedPosition head;
   head.next.reserve(static_cast<size_t>(shards));
-  if (!replies.empty() && !replies[0].ok() &&
-      absl::StrContains(replies[0].status().message(), "Function not found")) {
+  if (!replies.empty() && NoSuchFunction(replies[0].status())) {
     return FeedHeadOfLastEntries();
   }
   for (int s = 0; s < shards; ++s) {

@@ -136,6 +136,11 @@ absl::StatusOr<RedisReplyPtr> RedisGameStore::Run(RedisClient& client,
   return reply;
 }
 
+bool RedisGameStore::NoSuchFunction(const absl::Status& status) {
+  return base::ErrorCode(status) == kErrStoreInternal &&
+         absl::StrContains(status.message(), "Function not found");
+}
+
 absl::Status RedisGameStore::FunctionsMissing(const absl::StatusOr<RedisReplyPtr>& reply) const {
   if (!reply.ok() || (*reply)->type != REDIS_REPLY_ERROR ||
       !absl::StartsWith(Str(**reply), "ERR Function not found")) {
@@ -191,8 +196,7 @@ absl::Status RedisGameStore::CheckFunctions() {
     if (status.ok()) {
       LearnNames(client_.CommandOnEveryMaster({"FCALL_RO", redis_scripts::kNames, "0"}));
     }
-    if (base::ErrorCode(status) == kErrStoreInternal &&
-        absl::StrContains(status.message(), "Function not found")) {
+    if (NoSuchFunction(status)) {
       return base::Error(absl::StatusCode::kUnavailable, kErrStoreFunctionsMissing,
                          absl::StrCat(status.message(),
                                       ": a master of the cluster has no function "

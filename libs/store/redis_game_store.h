@@ -157,6 +157,9 @@ class RedisGameStore final : public GameStore {
                                      Durability durability = Durability::kNone);
   // The error for "ERR Function not found", or OK for any other reply.
   absl::Status FunctionsMissing(const absl::StatusOr<RedisReplyPtr>& reply) const;
+  // Whether a command failed as an FCALL of a function Redis does not have (the status the
+  // client made of "ERR Function not found").
+  static bool NoSuchFunction(const absl::Status& status);
   struct ScriptArgs {
     std::vector<std::string> keys;
     std::vector<std::string> args;
